@@ -1,0 +1,508 @@
+//! Configuration of the multi-hash profiler (SPEC §3): parsed from TOML, validated in one place,
+//! and read by both the RTL generator and the reference model.
+//!
+//! Every parameter, its default and its rule:
+//!
+//! | key | meaning | rule |
+//! |---|---|---|
+//! | `interval` | L, events per interval | 1 ..= 2^40 |
+//! | `threshold` | T, the candidate threshold: an integer count, or a string `"p%"` giving T = ceil(L·p/100) | 1 ..= L |
+//! | `tables` | n, number of hash tables (n = 1 is the single-hash profiler) | 1 ..= 16 |
+//! | `entries` | counters per table | power of two, 2 ..= 2^20 |
+//! | `counter_bits` | width of every counter (tables and accumulator), saturating; default 24 | 1 ..= 32, and 2^bits − 1 ≥ T |
+//! | `conservative_update` | C1 (true) / C0; default true | |
+//! | `reset_on_promote` | R1 (true) / R0; default false | |
+//! | `retaining` | P1 (true) / P0; default true | |
+//! | `hash` | `"tabulation"` (the paper's) or `"h3"`; default tabulation | |
+//! | `seed` | seed of every random hash constant (see [`crate::hash`]); default 1 | |
+//! | `a_bits`, `b_bits` | key widths; inputs are masked to them; default 48 | 1 ..= 64 |
+//! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
+//! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
+//! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
+//! | `[accumulator] stash` | fully-associative overflow entries beside the sets (set-associative only); default 0 | 0 ..= 64 |
+
+use serde::Deserialize;
+use std::fmt;
+use std::path::Path;
+
+/// A configuration error: which field broke which rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Where: a file path, or `<string>`.
+    pub source: String,
+    /// The offending field (dotted for sub-tables), empty when the file itself is the problem.
+    pub field: String,
+    /// The rule that was broken, with the value found.
+    pub rule: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "config {}: {}", self.source, self.rule)
+        } else {
+            write!(
+                f,
+                "config {}: field `{}`: {}",
+                self.source, self.field, self.rule
+            )
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The candidate threshold as written: a count or a percentage of the interval.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum ThresholdSpec {
+    Count(u64),
+    /// `"1%"`, `"0.1%"`: a decimal percentage, resolved exactly (no floating point).
+    Percent(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HashKind {
+    /// The paper's hash (§5.3): byte-wise random tables, flip, xor, xor-fold.
+    Tabulation,
+    /// H3: each index bit is the parity of the masked key.
+    H3,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Organisation {
+    FullyAssociative,
+    SetAssociative,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AccumulatorFile {
+    entries: Option<u64>,
+    organisation: Option<Organisation>,
+    ways: Option<u64>,
+    stash: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfilerFile {
+    interval: u64,
+    threshold: ThresholdSpec,
+    tables: u64,
+    entries: u64,
+    counter_bits: Option<u64>,
+    conservative_update: Option<bool>,
+    reset_on_promote: Option<bool>,
+    retaining: Option<bool>,
+    hash: Option<HashKind>,
+    seed: Option<u64>,
+    a_bits: Option<u64>,
+    b_bits: Option<u64>,
+    accumulator: Option<AccumulatorFile>,
+}
+
+/// The accumulator table's shape, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccumulatorConfig {
+    pub entries: usize,
+    pub organisation: Organisation,
+    /// Ways per set; equals `entries` for a fully-associative accumulator.
+    pub ways: usize,
+    /// Fully-associative overflow entries (set-associative only).
+    pub stash: usize,
+}
+
+impl AccumulatorConfig {
+    pub fn sets(&self) -> usize {
+        self.entries / self.ways
+    }
+}
+
+/// A validated multi-hash profiler configuration. Construct with [`ProfilerConfig::from_toml_str`],
+/// [`ProfilerConfig::load`] or [`ProfilerConfig::builder`]-style field edits followed by
+/// [`ProfilerConfig::validate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfilerConfig {
+    pub interval: u64,
+    /// T, resolved to a count.
+    pub threshold: u64,
+    pub tables: usize,
+    pub entries: usize,
+    pub counter_bits: u32,
+    pub conservative_update: bool,
+    pub reset_on_promote: bool,
+    pub retaining: bool,
+    pub hash: HashKind,
+    pub seed: u64,
+    pub a_bits: u32,
+    pub b_bits: u32,
+    pub accumulator: AccumulatorConfig,
+}
+
+/// Largest supported values, chosen so that RTL widths stay sane.
+pub const MAX_INTERVAL: u64 = 1 << 40;
+pub const MAX_TABLES: u64 = 16;
+pub const MAX_ENTRIES: u64 = 1 << 20;
+pub const MAX_COUNTER_BITS: u64 = 32;
+pub const MAX_ACCUMULATOR: u64 = 65536;
+pub const MAX_STASH: u64 = 64;
+
+fn err(source: &str, field: &str, rule: impl Into<String>) -> ConfigError {
+    ConfigError {
+        source: source.to_string(),
+        field: field.to_string(),
+        rule: rule.into(),
+    }
+}
+
+/// T = ceil(L·p/100) for a decimal percentage string `"p%"`, computed exactly.
+fn resolve_percent(source: &str, interval: u64, text: &str) -> Result<u64, ConfigError> {
+    let bad = || {
+        err(
+            source,
+            "threshold",
+            format!("expected a count or a percentage such as \"1%\" or \"0.1%\", got {text:?}"),
+        )
+    };
+    let num = text.trim().strip_suffix('%').ok_or_else(bad)?.trim();
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty() && frac.is_empty()
+        || !int.bytes().all(|c| c.is_ascii_digit())
+        || !frac.bytes().all(|c| c.is_ascii_digit())
+        || frac.len() > 12
+        || int.len() > 3
+    {
+        return Err(bad());
+    }
+    let scale = 10u128.pow(frac.len() as u32);
+    let mantissa: u128 = format!("{int}{frac}").parse().map_err(|_| bad())?;
+    if mantissa == 0 || mantissa > 100 * scale {
+        return Err(err(
+            source,
+            "threshold",
+            format!("percentage must be in (0, 100], got {text:?}"),
+        ));
+    }
+    let den = 100 * scale;
+    Ok(((interval as u128 * mantissa).div_ceil(den)) as u64)
+}
+
+impl ProfilerConfig {
+    /// Reads and validates a TOML file; every failure names the file, and the field where there is one.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| err(&source, "", format!("cannot read file: {e}")))?;
+        Self::from_toml_str(&text, &source)
+    }
+
+    /// Parses and validates TOML text; `source` names it in errors.
+    pub fn from_toml_str(text: &str, source: &str) -> Result<Self, ConfigError> {
+        let file: ProfilerFile = toml::from_str(text)
+            .map_err(|e| err(source, "", e.to_string().trim_end().replace('\n', "\n  ")))?;
+        let interval = file.interval;
+        if !(1..=MAX_INTERVAL).contains(&interval) {
+            return Err(err(
+                source,
+                "interval",
+                format!("must be in 1..={MAX_INTERVAL}, got {interval}"),
+            ));
+        }
+        let threshold = match &file.threshold {
+            ThresholdSpec::Count(t) => *t,
+            ThresholdSpec::Percent(p) => resolve_percent(source, interval, p)?,
+        };
+        let acc = file.accumulator.clone();
+        let organisation = acc
+            .as_ref()
+            .and_then(|a| a.organisation)
+            .unwrap_or(Organisation::FullyAssociative);
+        let acc_entries = acc
+            .as_ref()
+            .and_then(|a| a.entries)
+            .unwrap_or(if threshold == 0 {
+                0
+            } else {
+                interval / threshold
+            });
+        let ways = match organisation {
+            Organisation::FullyAssociative => acc_entries,
+            Organisation::SetAssociative => acc.as_ref().and_then(|a| a.ways).unwrap_or(4),
+        };
+        let stash = acc.as_ref().and_then(|a| a.stash).unwrap_or(0);
+        let cfg = ProfilerConfig {
+            interval,
+            threshold,
+            tables: file.tables as usize,
+            entries: file.entries as usize,
+            counter_bits: file.counter_bits.unwrap_or(24).min(u32::MAX as u64) as u32,
+            conservative_update: file.conservative_update.unwrap_or(true),
+            reset_on_promote: file.reset_on_promote.unwrap_or(false),
+            retaining: file.retaining.unwrap_or(true),
+            hash: file.hash.unwrap_or(HashKind::Tabulation),
+            seed: file.seed.unwrap_or(1),
+            a_bits: file.a_bits.unwrap_or(48).min(u32::MAX as u64) as u32,
+            b_bits: file.b_bits.unwrap_or(48).min(u32::MAX as u64) as u32,
+            accumulator: AccumulatorConfig {
+                entries: acc_entries as usize,
+                organisation,
+                ways: ways as usize,
+                stash: stash as usize,
+            },
+        };
+        if organisation == Organisation::FullyAssociative {
+            if let Some(a) = &acc {
+                if a.ways.is_some() || a.stash.is_some() {
+                    return Err(err(
+                        source,
+                        "accumulator.ways",
+                        "`ways` and `stash` apply only to organisation = \"set_associative\"",
+                    ));
+                }
+            }
+        }
+        cfg.validate_named(source)?;
+        Ok(cfg)
+    }
+
+    /// Checks every rule of the table in the module documentation.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.validate_named("<config>")
+    }
+
+    fn validate_named(&self, source: &str) -> Result<(), ConfigError> {
+        let e = |field: &str, rule: String| Err(err(source, field, rule));
+        if !(1..=MAX_INTERVAL).contains(&self.interval) {
+            return e(
+                "interval",
+                format!("must be in 1..={MAX_INTERVAL}, got {}", self.interval),
+            );
+        }
+        if self.threshold == 0 {
+            return e("threshold", "must be at least 1 (got 0)".into());
+        }
+        if self.threshold > self.interval {
+            return e(
+                "threshold",
+                format!(
+                    "must not exceed the interval {} (got {})",
+                    self.interval, self.threshold
+                ),
+            );
+        }
+        if !(1..=MAX_TABLES).contains(&(self.tables as u64)) {
+            return e(
+                "tables",
+                format!("must be in 1..={MAX_TABLES}, got {}", self.tables),
+            );
+        }
+        let n = self.entries as u64;
+        if !n.is_power_of_two() || !(2..=MAX_ENTRIES).contains(&n) {
+            return e(
+                "entries",
+                format!("must be a power of two in 2..={MAX_ENTRIES}, got {n}"),
+            );
+        }
+        if !(1..=MAX_COUNTER_BITS).contains(&(self.counter_bits as u64)) {
+            return e(
+                "counter_bits",
+                format!(
+                    "must be in 1..={MAX_COUNTER_BITS}, got {}",
+                    self.counter_bits
+                ),
+            );
+        }
+        if self.counter_max() < self.threshold {
+            return e(
+                "counter_bits",
+                format!(
+                    "{} bits saturate at {}, below the threshold {}: counters could never reach it",
+                    self.counter_bits,
+                    self.counter_max(),
+                    self.threshold
+                ),
+            );
+        }
+        for (name, bits) in [("a_bits", self.a_bits), ("b_bits", self.b_bits)] {
+            if !(1..=64).contains(&bits) {
+                return e(name, format!("must be in 1..=64, got {bits}"));
+            }
+        }
+        let acc = &self.accumulator;
+        if !(1..=MAX_ACCUMULATOR).contains(&(acc.entries as u64)) {
+            return e(
+                "accumulator.entries",
+                format!("must be in 1..={MAX_ACCUMULATOR}, got {}", acc.entries),
+            );
+        }
+        match acc.organisation {
+            Organisation::FullyAssociative => {
+                if acc.ways != acc.entries || acc.stash != 0 {
+                    return e(
+                        "accumulator.ways",
+                        "a fully-associative accumulator has one set: ways = entries, stash = 0"
+                            .into(),
+                    );
+                }
+            }
+            Organisation::SetAssociative => {
+                if acc.ways == 0
+                    || acc.entries % acc.ways != 0
+                    || !(acc.entries / acc.ways).is_power_of_two()
+                {
+                    return e(
+                        "accumulator.ways",
+                        format!(
+                            "must divide accumulator.entries ({}) into a power-of-two number of sets, got {}",
+                            acc.entries, acc.ways
+                        ),
+                    );
+                }
+                if acc.stash as u64 > MAX_STASH {
+                    return e(
+                        "accumulator.stash",
+                        format!("must be in 0..={MAX_STASH}, got {}", acc.stash),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// log2(entries): the width of a table index.
+    pub fn index_bits(&self) -> u32 {
+        self.entries.trailing_zeros()
+    }
+
+    /// The saturation value of every counter: 2^counter_bits − 1.
+    pub fn counter_max(&self) -> u64 {
+        (1u64 << self.counter_bits) - 1
+    }
+
+    pub fn a_mask(&self) -> u64 {
+        width_mask(self.a_bits)
+    }
+
+    pub fn b_mask(&self) -> u64 {
+        width_mask(self.b_bits)
+    }
+
+    /// Bytes of each key that the tabulation hash reads: ceil(max(a_bits, b_bits) / 8).
+    pub fn key_bytes(&self) -> usize {
+        (self.a_bits.max(self.b_bits) as usize).div_ceil(8)
+    }
+
+    /// Total bits of hash-table counters (tables × entries × counter_bits).
+    pub fn counter_storage_bits(&self) -> u64 {
+        self.tables as u64 * self.entries as u64 * self.counter_bits as u64
+    }
+
+    /// A one-line summary such as `4x512x24b C1R0P1 tabulation L=10000 T=100 A=100`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}x{}x{}b C{}R{}P{} {} L={} T={} A={}{}",
+            self.tables,
+            self.entries,
+            self.counter_bits,
+            self.conservative_update as u8,
+            self.reset_on_promote as u8,
+            self.retaining as u8,
+            match self.hash {
+                HashKind::Tabulation => "tabulation",
+                HashKind::H3 => "h3",
+            },
+            self.interval,
+            self.threshold,
+            self.accumulator.entries,
+            match self.accumulator.organisation {
+                Organisation::FullyAssociative => String::new(),
+                Organisation::SetAssociative => format!(
+                    " ({}-way, stash {})",
+                    self.accumulator.ways, self.accumulator.stash
+                ),
+            }
+        )
+    }
+}
+
+/// All-ones in the low `bits` bits (bits in 1..=64).
+pub fn width_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "interval = 10000\nthreshold = \"1%\"\ntables = 4\nentries = 512\n";
+
+    fn parse(extra: &str) -> Result<ProfilerConfig, ConfigError> {
+        ProfilerConfig::from_toml_str(&format!("{BASE}{extra}"), "t.toml")
+    }
+
+    #[test]
+    fn defaults_and_percent() {
+        let c = parse("").unwrap();
+        assert_eq!(c.threshold, 100);
+        assert_eq!(c.accumulator.entries, 100);
+        assert_eq!(c.counter_bits, 24);
+        assert!(c.conservative_update && !c.reset_on_promote && c.retaining);
+        let c = ProfilerConfig::from_toml_str(
+            "interval = 1000000\nthreshold = \"0.1%\"\ntables = 1\nentries = 2048\n",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(c.threshold, 1000, "exact decimal, no float rounding up");
+        assert_eq!(c.accumulator.entries, 1000);
+        let c = ProfilerConfig::from_toml_str(
+            "interval = 333\nthreshold = \"1%\"\ntables = 1\nentries = 2\n",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(c.threshold, 4, "ceil(3.33)");
+    }
+
+    #[test]
+    fn rules_name_the_field() {
+        let cases = [
+            ("tables = 0", "tables"),
+            ("entries = 500", "entries"),
+            ("threshold = 0", "threshold"),
+            ("threshold = 10001", "threshold"),
+            ("threshold = \"abc\"", "threshold"),
+            ("counter_bits = 6", "counter_bits"),
+            ("a_bits = 0", "a_bits"),
+            ("b_bits = 65", "b_bits"),
+            ("[accumulator]\nentries = 0", "accumulator.entries"),
+            (
+                "[accumulator]\norganisation = \"set_associative\"\nentries = 100\nways = 3",
+                "accumulator.ways",
+            ),
+        ];
+        for (extra, field) in cases {
+            // Later keys override: rebuild the base without the key being replaced.
+            let key = extra.split([' ', '\n']).next().unwrap();
+            let base: String = BASE
+                .lines()
+                .filter(|l| !l.starts_with(key))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let r = ProfilerConfig::from_toml_str(&format!("{base}{extra}\n"), "t.toml");
+            let e = r.expect_err(extra);
+            assert_eq!(e.field, field, "{extra}: {e}");
+        }
+    }
+
+    #[test]
+    fn unknown_field_rejected() {
+        let e = parse("bogus_field = 3\n").unwrap_err();
+        assert!(e.to_string().contains("bogus_field"), "{e}");
+    }
+}

@@ -1,0 +1,9 @@
+//! Bit-exact reference models of the hwprof blocks, event traces, the accuracy metric, and the
+//! co-simulation of the RTL in `hwprof-hdl` against the models.
+
+pub mod fxhash;
+pub mod metric;
+pub mod multihash;
+pub mod trace;
+
+pub use hwprof_hdl;

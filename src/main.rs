@@ -1,0 +1,40 @@
+//! `hwprof`: the command-line tool. Thin by design: parse arguments, call the libraries, print.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "hwprof",
+    version,
+    about = "Hardware program profilers: RTL, bit-exact models, Verilog, synthesis"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the multi-hash profiler model on a trace and report the paper's accuracy metric.
+    Model(commands::model::ModelArgs),
+    /// Record, convert and summarise event traces.
+    #[command(subcommand)]
+    Trace(commands::trace::TraceCommand),
+    /// The main job on the bundled trace: the paper preset against the single-hash profiler.
+    Demo(commands::demo::DemoArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Model(a) => commands::model::run(a),
+        Command::Trace(c) => commands::trace::run(c),
+        Command::Demo(a) => commands::demo::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {}", e.message);
+        std::process::exit(e.code);
+    }
+}
