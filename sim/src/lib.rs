@@ -2,6 +2,7 @@
 //! co-simulation of the RTL in `hwprof-hdl` against the models.
 
 pub mod fxhash;
+pub mod icarus;
 pub mod metric;
 pub mod multihash;
 pub mod trace;
