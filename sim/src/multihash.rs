@@ -83,7 +83,11 @@ impl Accumulator {
             state: vec![EntryState::Empty; entries],
             tag: vec![(0, 0); entries],
             count: vec![0; entries],
-            map: fx_map(),
+            map: {
+                let mut m = fx_map();
+                m.reserve(entries);
+                m
+            },
             empty,
             replaceable: vec![0; words],
         }
@@ -173,6 +177,10 @@ pub struct MultiHash {
     in_interval: u64,
     interval: u64,
     pub stats: ModelCounters,
+    /// Hot copies of configuration values, read on every event.
+    a_mask: u64,
+    b_mask: u64,
+    counter_max: u32,
 }
 
 impl MultiHash {
@@ -191,6 +199,9 @@ impl MultiHash {
             in_interval: 0,
             interval: 0,
             stats: ModelCounters::default(),
+            a_mask: cfg.a_mask(),
+            b_mask: cfg.b_mask(),
+            counter_max: cfg.counter_max() as u32,
         })
     }
 
@@ -207,12 +218,12 @@ impl MultiHash {
     #[inline]
     pub fn event(&mut self, a: u64, b: u64) -> Option<IntervalReport> {
         let cfg = &self.cfg;
-        let t = (a & cfg.a_mask(), b & cfg.b_mask());
-        let max = cfg.counter_max();
+        let t = (a & self.a_mask, b & self.b_mask);
+        let max32 = self.counter_max;
         if let Some(i) = self.acc.lookup(t) {
             // Shielding: a tuple in the accumulator never touches the hash tables.
             self.stats.shielded += 1;
-            let c = (self.acc.count[i] + 1).min(max);
+            let c = (self.acc.count[i] + 1).min(max32 as u64);
             self.acc.count[i] = c;
             if self.acc.state[i] == EntryState::Replaceable && c >= cfg.threshold {
                 self.acc.lock(i);
@@ -225,7 +236,6 @@ impl MultiHash {
             for k in 0..n {
                 c[k] = self.counters[k * cfg.entries + idx[k] as usize];
             }
-            let max32 = max as u32;
             if cfg.conservative_update {
                 let m = *c[..n].iter().min().unwrap();
                 for ck in &mut c[..n] {
