@@ -403,3 +403,53 @@ proptest! {
         prop_assert_eq!(Accuracy::from_intervals(&[e]).net_error, 0.0);
     }
 }
+
+fn sa_cfg(entries: usize, ways: usize, stash: usize, interval: u64) -> ProfilerConfig {
+    ProfilerConfig::from_toml_str(
+        &format!(
+            "interval = {interval}\nthreshold = 3\ntables = 2\nentries = 16\nseed = 3\na_bits = 16\nb_bits = 16\n\
+             [accumulator]\norganisation = \"set_associative\"\nentries = {entries}\nways = {ways}\nstash = {stash}\n"
+        ),
+        "test",
+    )
+    .unwrap()
+}
+
+#[test]
+fn set_conflicts_fail_or_spill_into_the_stash() {
+    use hwprof_sim::hwprof_hdl::hash::SetHash;
+    let c = sa_cfg(2, 1, 0, 100);
+    let h = SetHash::new(&c);
+    let x = 1;
+    let y = (2..1000).find(|&a| h.set(a, 0) == h.set(x, 0)).unwrap();
+    let z = (2..1000).find(|&a| h.set(a, 0) != h.set(x, 0)).unwrap();
+    let mut m = MultiHash::new(&c).unwrap();
+    feed(&mut m, &[x, x, x, y, y, y, z, z, z]);
+    assert_eq!(m.stats.failed_allocations, 1, "y's set is taken by x");
+    assert_eq!(m.acc.tag[h.set(z, 0)], (z, 0), "z has a set of its own");
+    let c = sa_cfg(2, 1, 1, 100);
+    let mut m = MultiHash::new(&c).unwrap();
+    feed(&mut m, &[x, x, x, y, y, y]);
+    assert_eq!(
+        (m.acc.len(), m.acc.tag[2]),
+        (3, (y, 0)),
+        "y spills into the stash (entry A + 0)"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// One set holding every entry is the fully-associative accumulator, report for report.
+    #[test]
+    fn one_set_equals_fully_associative(stream in prop::collection::vec(0u64..24, 1..600), acc in 1usize..6) {
+        let fa = cfg(&Knobs { tables: 2, entries: 4, interval: 37, threshold: 3, acc, bits: 4, ..Default::default() });
+        let mut sa = fa.clone();
+        sa.accumulator.organisation = hwprof_sim::hwprof_hdl::Organisation::SetAssociative;
+        sa.accumulator.ways = acc;
+        let (mut m1, mut m2) = (MultiHash::new(&fa).unwrap(), MultiHash::new(&sa).unwrap());
+        for &a in &stream {
+            prop_assert_eq!(m1.event(a, 0), m2.event(a, 0));
+        }
+    }
+}
