@@ -6,6 +6,7 @@ pub mod icarus;
 pub mod metric;
 pub mod multihash;
 pub mod multihash_cosim;
+pub mod multihash_icarus;
 pub mod trace;
 
 pub use hwprof_hdl;

@@ -126,7 +126,7 @@ fn settle<B: Block>(uut: &mut B) -> Result<(), String> {
 type Vcd = VCDProbe<std::io::BufWriter<std::fs::File>>;
 
 /// One report word: (interval, a, b, count, last).
-type Word = (u64, u64, u64, u64, bool);
+pub(crate) type Word = (u64, u64, u64, u64, bool);
 
 /// Drives the top ports clock by clock, optionally recording a VCD.
 struct Driver {
@@ -183,12 +183,12 @@ impl Driver {
 
 /// Assembles report words into interval reports (a count-0 word is an empty report's marker).
 #[derive(Default)]
-struct Assembler {
-    current: Option<IntervalReport>,
+pub(crate) struct Assembler {
+    pub(crate) current: Option<IntervalReport>,
 }
 
 impl Assembler {
-    fn push(&mut self, (interval, a, b, count, last): Word) -> Option<IntervalReport> {
+    pub(crate) fn push(&mut self, (interval, a, b, count, last): Word) -> Option<IntervalReport> {
         let r = self.current.get_or_insert_with(|| IntervalReport {
             interval,
             entries: Vec::new(),
