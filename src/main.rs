@@ -24,6 +24,10 @@ enum Command {
     Trace(commands::trace::TraceCommand),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
+    /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
+    Cosim(commands::cosim::CosimArgs),
+    /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
+    Verilog(commands::verilog::VerilogArgs),
 }
 
 fn main() {
@@ -38,6 +42,8 @@ fn main() {
         Command::Model(a) => commands::model::run(a),
         Command::Trace(c) => commands::trace::run(c),
         Command::Demo(a) => commands::demo::run(a),
+        Command::Cosim(a) => commands::cosim::run(a),
+        Command::Verilog(a) => commands::verilog::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);
