@@ -4,13 +4,14 @@
 //! are compared with the model's exactly like [`crate::multihash_cosim`] does. This checks the
 //! Verilog itself, which rust-hdl's simulator never runs.
 
-use crate::icarus::{run, write_memh, SimDir};
+use crate::icarus::{available, write_memh, SimDir};
 use crate::multihash::{IntervalReport, MultiHash};
 use crate::multihash_cosim::{Assembler, Mismatch, ReadyPattern};
 use crate::trace::Tuple;
 use hwprof_hdl::multihash::verilog;
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
+use std::process::Command;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct IcarusResult {
@@ -22,7 +23,7 @@ pub struct IcarusResult {
     /// Clocks from the first accepted event to the last one.
     pub cycles: u64,
     pub events_per_cycle: f64,
-    /// Clocks simulated in all, and Icarus's speed on them (compile time excluded).
+    /// Clocks simulated in all, and Icarus's speed on them (`vvp` only; compilation excluded).
     pub total_cycles: u64,
     pub cycles_per_second: f64,
 }
@@ -92,6 +93,43 @@ endmodule
         period = ready.period,
         ready = ready.ready,
     )
+}
+
+/// `iverilog` then `vvp`, as [`crate::icarus::run`] does, but timing the simulation alone.
+fn compile_and_run(dir: &SimDir) -> Result<(String, f64), String> {
+    available().map_err(|e| e.0)?;
+    let exe = dir.file("sim.vvp");
+    let out = Command::new("iverilog")
+        .args(["-g2012", "-o"])
+        .arg(&exe)
+        .args(["-s", "tb"])
+        .arg(dir.file("design.v"))
+        .arg(dir.file("tb.v"))
+        .output()
+        .map_err(|e| format!("cannot run iverilog: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "iverilog failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let start = std::time::Instant::now();
+    let out = Command::new("vvp")
+        .arg("-n")
+        .arg(&exe)
+        .current_dir(&dir.path)
+        .output()
+        .map_err(|e| format!("cannot run vvp: {e}"))?;
+    let secs = start.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(format!(
+            "vvp failed:\n{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok((stdout, secs))
 }
 
 /// Compares reports in order: how many agree before the first difference, and that difference
@@ -167,9 +205,7 @@ pub fn icarus_cosim(
         testbench(events.len(), expected.len(), ready, max_cycles),
     )
     .map_err(io)?;
-    let start = std::time::Instant::now();
-    let out = run(&dir, &[dir.file("design.v"), dir.file("tb.v")], "tb").map_err(|e| e.0)?;
-    let secs = start.elapsed().as_secs_f64();
+    let (out, secs) = compile_and_run(&dir)?;
     let mut res = IcarusResult {
         events: events.len() as u64,
         intervals: expected.len() as u64,
