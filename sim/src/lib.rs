@@ -7,6 +7,7 @@ pub mod metric;
 pub mod multihash;
 pub mod multihash_cosim;
 pub mod multihash_icarus;
+pub mod multihash_streams;
 pub mod trace;
 
 pub use hwprof_hdl;
