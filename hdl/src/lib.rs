@@ -3,5 +3,6 @@
 
 pub mod config;
 pub mod hash;
+pub mod profile_buffer;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};
