@@ -173,8 +173,7 @@ impl BufferConfig {
 
     fn validate_named(&self, source: &str) -> Result<(), ConfigError> {
         let e = |field: &str, rule: String| Err(err(source, field, rule));
-        if !self.entries.is_power_of_two() || !(MIN_ENTRIES..=MAX_ENTRIES).contains(&self.entries)
-        {
+        if !self.entries.is_power_of_two() || !(MIN_ENTRIES..=MAX_ENTRIES).contains(&self.entries) {
             return e(
                 "entries",
                 format!(
@@ -288,10 +287,9 @@ impl BufferConfig {
     /// A one-line summary such as `64 entries address 16b S=100000`.
     pub fn summary(&self) -> String {
         let mode = match self.indexing {
-            Indexing::SetAssociative => format!(
-                "set_associative {}-way tag {}b",
-                self.ways, self.tag_bits
-            ),
+            Indexing::SetAssociative => {
+                format!("set_associative {}-way tag {}b", self.ways, self.tag_bits)
+            }
             m => m.name().to_string(),
         };
         format!(
@@ -611,7 +609,10 @@ mod tests {
         assert_eq!((c.ways, c.counter_bits, c.tag_bits), (1, 16, 0));
         assert_eq!(c.sample_interval, 100_000);
         let c = parse("entries = 64\nindexing = \"set_associative\"\n").unwrap();
-        assert_eq!((c.ways, c.sets(), c.tag_bits, c.tag_shift()), (4, 16, 16, 4));
+        assert_eq!(
+            (c.ways, c.sets(), c.tag_bits, c.tag_shift()),
+            (4, 16, 16, 4)
+        );
         assert_eq!(c.set_of(0x1234_5678, 0), 0x8);
         assert_eq!(c.tag_of(0x1234_5678), 0x4567);
     }
@@ -622,16 +623,43 @@ mod tests {
             ("entries = 4\nindexing = \"address\"", "entries"),
             ("entries = 48\nindexing = \"address\"", "entries"),
             ("entries = 2048\nindexing = \"address\"", "entries"),
-            ("entries = 64\nindexing = \"address\"\ncounter_bits = 12", "counter_bits"),
+            (
+                "entries = 64\nindexing = \"address\"\ncounter_bits = 12",
+                "counter_bits",
+            ),
             ("entries = 64\nindexing = \"address\"\nways = 4", "ways"),
-            ("entries = 64\nindexing = \"compiler\"\ntag_bits = 8", "tag_bits"),
-            ("entries = 64\nindexing = \"set_associative\"\nways = 3", "ways"),
-            ("entries = 64\nindexing = \"set_associative\"\nways = 32", "ways"),
-            ("entries = 8\nindexing = \"set_associative\"\nways = 16", "ways"),
-            ("entries = 64\nindexing = \"set_associative\"\ntag_bits = 7", "tag_bits"),
-            ("entries = 64\nindexing = \"address\"\npc_shift = 64", "pc_shift"),
-            ("entries = 64\nindexing = \"address\"\npc_shift = 60", "pc_shift"),
-            ("entries = 64\nindexing = \"address\"\nsample_interval = 4294967296", "sample_interval"),
+            (
+                "entries = 64\nindexing = \"compiler\"\ntag_bits = 8",
+                "tag_bits",
+            ),
+            (
+                "entries = 64\nindexing = \"set_associative\"\nways = 3",
+                "ways",
+            ),
+            (
+                "entries = 64\nindexing = \"set_associative\"\nways = 32",
+                "ways",
+            ),
+            (
+                "entries = 8\nindexing = \"set_associative\"\nways = 16",
+                "ways",
+            ),
+            (
+                "entries = 64\nindexing = \"set_associative\"\ntag_bits = 7",
+                "tag_bits",
+            ),
+            (
+                "entries = 64\nindexing = \"address\"\npc_shift = 64",
+                "pc_shift",
+            ),
+            (
+                "entries = 64\nindexing = \"address\"\npc_shift = 60",
+                "pc_shift",
+            ),
+            (
+                "entries = 64\nindexing = \"address\"\nsample_interval = 4294967296",
+                "sample_interval",
+            ),
         ];
         for (text, field) in cases {
             let e = parse(text).expect_err(text);
@@ -649,10 +677,14 @@ mod tests {
 
     #[test]
     fn verilog_is_deterministic_and_has_no_generic_names() {
-        let c = parse("entries = 8\nindexing = \"set_associative\"\nways = 2\ntag_bits = 8\n").unwrap();
+        let c =
+            parse("entries = 8\nindexing = \"set_associative\"\nways = 2\ntag_bits = 8\n").unwrap();
         let a = verilog(&c);
         assert_eq!(a, verilog(&c));
         assert!(a.contains("module top"), "top module");
-        assert!(!a.contains("CW") && !a.contains("TW"), "const generic leaked");
+        assert!(
+            !a.contains("CW") && !a.contains("TW"),
+            "const generic leaked"
+        );
     }
 }

@@ -5,6 +5,7 @@ pub mod fxhash;
 pub mod icarus;
 pub mod metric;
 pub mod multihash;
+pub mod profile_buffer;
 pub mod trace;
 
 pub use hwprof_hdl;
