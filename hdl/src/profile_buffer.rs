@@ -363,6 +363,17 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize> {
     hit_age: Signal<Local, Bits<AGE_BITS>>,
     hit: Vec<Signal<Local, Bit>>,
     in_set: Vec<Signal<Local, Bit>>,
+    masked_age: Vec<Signal<Local, Bits<AGE_BITS>>>,
+    pick: Vec<Signal<Local, Bit>>,
+    masked_taken: Vec<Signal<Local, Bits<CW>>>,
+    masked_not_taken: Vec<Signal<Local, Bits<CW>>>,
+    masked_tag: Vec<Signal<Local, Bits<TW>>>,
+    sel_taken: Signal<Local, Bits<CW>>,
+    sel_not_taken: Signal<Local, Bits<CW>>,
+    sel_tag: Signal<Local, Bits<TW>>,
+    sel_count: Signal<Local, Bits<CW>>,
+    inc_count: Signal<Local, Bits<CW>>,
+    saturated: Signal<Local, Bit>,
 }
 
 impl<const CW: usize, const TW: usize> ProfileBuffer<CW, TW> {
@@ -420,6 +431,17 @@ impl<const CW: usize, const TW: usize> ProfileBuffer<CW, TW> {
             hit_age: Default::default(),
             hit: (0..n).map(|_| Default::default()).collect(),
             in_set: (0..n).map(|_| Default::default()).collect(),
+            masked_age: (0..n).map(|_| Default::default()).collect(),
+            pick: (0..n).map(|_| Default::default()).collect(),
+            masked_taken: (0..n).map(|_| Default::default()).collect(),
+            masked_not_taken: (0..n).map(|_| Default::default()).collect(),
+            masked_tag: (0..n).map(|_| Default::default()).collect(),
+            sel_taken: Default::default(),
+            sel_not_taken: Default::default(),
+            sel_tag: Default::default(),
+            sel_count: Default::default(),
+            inc_count: Default::default(),
+            saturated: Default::default(),
         }
     }
 }
@@ -452,20 +474,56 @@ impl<const CW: usize, const TW: usize> Logic for ProfileBuffer<CW, TW> {
             self.set_index.next =
                 self.shifted_pc.val().get_bits::<INDEX_BITS>(0) & self.set_mask.val();
         }
+        // Lookup: a hit in the addressed set (always, in the direct modes) and its LRU age.
+        self.any_hit.next = false;
+        self.hit_age.next = 0.into();
+        for i in 0..self.num_taken.len() {
+            self.in_set[i].next = self.set_index.val() == self.entry_set[i].val();
+            self.hit[i].next = self.in_set[i].val()
+                & (self.direct.val()
+                    | (self.valid[i].q.val() & (self.tag[i].q.val() == self.ev_tag.val())));
+            self.any_hit.next = self.any_hit.val() | self.hit[i].val();
+            self.masked_age[i].next = 0.into();
+            if self.hit[i].val() {
+                self.masked_age[i].next = self.age[i].q.val();
+            }
+            self.hit_age.next = self.hit_age.val() | self.masked_age[i].val();
+        }
+        // One shared read port (AND-OR over a one-hot pick): the entry being read out, else
+        // the hit entry. It feeds the readout and the one shared saturating incrementer.
+        self.sel_taken.next = 0.into();
+        self.sel_not_taken.next = 0.into();
+        self.sel_tag.next = 0.into();
+        for i in 0..self.num_taken.len() {
+            self.pick[i].next = self.hit[i].val();
+            if self.reading.q.val() {
+                self.pick[i].next = self.rd_ptr.q.val() == self.entry_id[i].val();
+            }
+            self.masked_taken[i].next = 0.into();
+            self.masked_not_taken[i].next = 0.into();
+            self.masked_tag[i].next = 0.into();
+            if self.pick[i].val() {
+                self.masked_taken[i].next = self.num_taken[i].q.val();
+                self.masked_not_taken[i].next = self.num_not_taken[i].q.val();
+                self.masked_tag[i].next = self.tag[i].q.val();
+            }
+            self.sel_taken.next = self.sel_taken.val() | self.masked_taken[i].val();
+            self.sel_not_taken.next = self.sel_not_taken.val() | self.masked_not_taken[i].val();
+            self.sel_tag.next = self.sel_tag.val() | self.masked_tag[i].val();
+        }
+        self.sel_count.next = self.sel_not_taken.val();
+        if self.ev_taken.val() {
+            self.sel_count.next = self.sel_taken.val();
+        }
+        self.saturated.next = self.sel_count.val() == self.counter_max.val();
+        self.inc_count.next = self.sel_count.val() + 1;
         // Readout: one entry per accepted word; clear all after the last.
         self.out_valid.next = self.reading.q.val();
         self.out_index.next = self.rd_ptr.q.val();
         self.out_last.next = self.rd_ptr.q.val() == self.last_entry.val();
-        self.out_tag.next = 0.into();
-        self.out_taken.next = 0.into();
-        self.out_not_taken.next = 0.into();
-        for i in 0..self.num_taken.len() {
-            if self.rd_ptr.q.val() == self.entry_id[i].val() {
-                self.out_tag.next = self.tag[i].q.val();
-                self.out_taken.next = self.num_taken[i].q.val();
-                self.out_not_taken.next = self.num_not_taken[i].q.val();
-            }
-        }
+        self.out_tag.next = self.sel_tag.val();
+        self.out_taken.next = self.sel_taken.val();
+        self.out_not_taken.next = self.sel_not_taken.val();
         self.clear.next = self.reset.val();
         if self.reading.q.val() & self.out_ready.val() {
             self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
@@ -487,30 +545,17 @@ impl<const CW: usize, const TW: usize> Logic for ProfileBuffer<CW, TW> {
             self.rd_ptr.d.next = 0.into();
             self.ev_count.d.next = 0.into();
         }
-        // Lookup: a hit in the addressed set (always, in the direct modes) and its LRU age.
-        self.any_hit.next = false;
-        self.hit_age.next = 0.into();
-        for i in 0..self.num_taken.len() {
-            self.in_set[i].next = self.set_index.val() == self.entry_set[i].val();
-            self.hit[i].next = self.in_set[i].val()
-                & (self.direct.val()
-                    | (self.valid[i].q.val() & (self.tag[i].q.val() == self.ev_tag.val())));
-            if self.hit[i].val() {
-                self.any_hit.next = true;
-                self.hit_age.next = self.age[i].q.val();
-            }
-        }
         // Update: count in the hit way, or replace the LRU way; ages follow LRU order.
         for i in 0..self.num_taken.len() {
             if self.accept.val() & self.in_set[i].val() {
                 if self.any_hit.val() {
                     if self.hit[i].val() {
-                        if self.ev_taken.val() {
-                            if self.num_taken[i].q.val() != self.counter_max.val() {
-                                self.num_taken[i].d.next = self.num_taken[i].q.val() + 1;
+                        if !self.saturated.val() {
+                            if self.ev_taken.val() {
+                                self.num_taken[i].d.next = self.inc_count.val();
+                            } else {
+                                self.num_not_taken[i].d.next = self.inc_count.val();
                             }
-                        } else if self.num_not_taken[i].q.val() != self.counter_max.val() {
-                            self.num_not_taken[i].d.next = self.num_not_taken[i].q.val() + 1;
                         }
                         self.valid[i].d.next = true;
                         self.age[i].d.next = 0.into();
