@@ -33,7 +33,9 @@ endmodule
 V
 yosys -q -l "$tmp/yosys.log" -p "synth_ice40 -top synth_top -json $tmp/x.json" "$tmp/buffer.v" "$tmp/wrap.v" >/dev/null
 nextpnr-ice40 --up5k --package sg48 --seed "$seed" --json "$tmp/x.json" --report "$tmp/r.json" \
-  >"$tmp/pnr.log" 2>&1 || { tail -5 "$tmp/pnr.log"; exit 1; }
+  >"$tmp/pnr.log" 2>&1 || {
+    echo "$cfg: nextpnr failed: $(grep -m1 ICESTORM_LC "$tmp/pnr.log" | sed 's/^Info: *//') (iCE40 UP5K sg48)"
+    grep -m1 ERROR "$tmp/pnr.log"; exit 1; }
 python3 - "$tmp/r.json" "$cfg" <<'P'
 import json, sys
 r = json.load(open(sys.argv[1]))
