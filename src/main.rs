@@ -22,6 +22,8 @@ enum Command {
     /// Record, convert and summarise event traces.
     #[command(subcommand)]
     Trace(commands::trace::TraceCommand),
+    /// Profile buffer (Conte/Menezes) on a branch trace: arc error and contention.
+    Buffer(commands::buffer::BufferArgs),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
     /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
@@ -44,6 +46,7 @@ fn main() {
         Command::Demo(a) => commands::demo::run(a),
         Command::Cosim(a) => commands::cosim::run(a),
         Command::Verilog(a) => commands::verilog::run(a),
+        Command::Buffer(a) => commands::buffer::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

@@ -9,5 +9,6 @@ pub mod multihash_accumulator;
 pub mod multihash_counters;
 pub mod multihash_hash;
 pub mod multihash_interval;
+pub mod profile_buffer;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};

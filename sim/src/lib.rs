@@ -8,6 +8,7 @@ pub mod multihash;
 pub mod multihash_cosim;
 pub mod multihash_icarus;
 pub mod multihash_streams;
+pub mod profile_buffer;
 pub mod trace;
 
 pub use hwprof_hdl;
