@@ -2,6 +2,10 @@
 //! in `hwprof-sim`. One concept per file; each block's model lives under the same name in `sim/`.
 
 pub mod config;
+pub mod exact_counter;
+pub mod float_counter;
 pub mod hash;
+pub mod lfsr;
+pub mod morris;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};
