@@ -128,7 +128,7 @@ impl<const B: usize, const W: usize> FloatCounter<B, W> {
             lfsr: Lfsr::new(params.lfsr, seed)?,
             state: Default::default(),
             mantissa_bits: Constant::new(bits(params.mantissa as u64)),
-            ones: Constant::new(bits::<W>(u64::MAX)),
+            ones: Constant::new(bits::<W>(crate::lfsr::width_mask(W))),
             full: Constant::new(bits::<B>(params.max_state())),
         })
     }

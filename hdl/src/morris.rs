@@ -130,7 +130,7 @@ impl<const B: usize, const W: usize> MorrisCounter<B, W> {
             x: Default::default(),
             lfsr: Lfsr::new(params.lfsr, seed)?,
             state: Default::default(),
-            ones: Constant::new(bits::<W>(u64::MAX)),
+            ones: Constant::new(bits::<W>(crate::lfsr::width_mask(W))),
             full: Constant::new(bits::<B>(params.max_state() as u64)),
         })
     }
@@ -158,51 +158,19 @@ impl<const B: usize, const W: usize> Logic for MorrisCounter<B, W> {
     }
 }
 
-/// A Morris group counter: g counters, each with its own LFSR and seed, counting one event.
-#[derive(LogicBlock)]
-pub struct MorrisGroup<const G: usize, const B: usize, const W: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub inc: Signal<In, Bit>,
-    pub counters: [MorrisCounter<B, W>; G],
-}
-
-impl<const G: usize, const B: usize, const W: usize> MorrisGroup<G, B, W> {
-    pub fn new(params: &MorrisParams, seeds: &[u64]) -> Result<Self, String> {
-        if params.group != G || seeds.len() != G {
-            return Err(format!(
-                "group of {G} counters: parameters say {}, {} seeds given",
-                params.group,
-                seeds.len()
-            ));
-        }
-        let counters: Vec<MorrisCounter<B, W>> = seeds
-            .iter()
-            .map(|&s| MorrisCounter::new(params, s))
-            .collect::<Result<_, _>>()?;
-        Ok(MorrisGroup {
-            clock: Default::default(),
-            reset: Default::default(),
-            inc: Default::default(),
-            counters: counters.try_into().map_err(|_| "group size").unwrap(),
-        })
-    }
-}
-
-impl<const G: usize, const B: usize, const W: usize> Logic for MorrisGroup<G, B, W> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        for j in 0..G {
-            self.counters[j].clock.next = self.clock.val();
-            self.counters[j].reset.next = self.reset.val();
-            self.counters[j].inc.next = self.inc.val();
-        }
-    }
-}
-
 /// A bank of E Morris group counters with one increment input per event and a query port.
+///
+/// The **group** of event e is `counters[e·G .. e·G + G]`, each with its own LFSR and seed. The
+/// counters are one flat array of N = E·G (a const generic of its own, checked) because rust-hdl's
+/// Verilog generator resolves only one loop index per name (`groups[i].counters[j]` does not export).
 #[derive(LogicBlock)]
-pub struct MorrisBank<const E: usize, const G: usize, const B: usize, const W: usize> {
+pub struct MorrisBank<
+    const E: usize,
+    const G: usize,
+    const N: usize,
+    const B: usize,
+    const W: usize,
+> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: all counters to 0, all LFSRs to their seeds, the query port idle.
     pub reset: Signal<In, Bit>,
@@ -213,8 +181,11 @@ pub struct MorrisBank<const E: usize, const G: usize, const B: usize, const W: u
     pub query_ready: Signal<Out, Bit>,
     pub estimate_valid: Signal<Out, Bit>,
     pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
-    pub groups: [MorrisGroup<G, B, W>; E],
-    event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
+    pub counters: [MorrisCounter<B, W>; N],
+    /// Event (group) of counter k.
+    owner: [Constant<Bits<QUERY_INDEX_BITS>>; N],
+    /// Position of counter k in its group.
+    member: [Constant<Bits<QUERY_INDEX_BITS>>; N],
     member_ids: [Constant<Bits<QUERY_INDEX_BITS>>; G],
     snap: [DFF<Bits<B>>; G],
     busy: DFF<Bit>,
@@ -231,18 +202,26 @@ pub struct MorrisBank<const E: usize, const G: usize, const B: usize, const W: u
     last_bit: Constant<Bits<QUERY_INDEX_BITS>>,
 }
 
-impl<const E: usize, const G: usize, const B: usize, const W: usize> MorrisBank<E, G, B, W> {
+impl<const E: usize, const G: usize, const N: usize, const B: usize, const W: usize>
+    MorrisBank<E, G, N, B, W>
+{
     pub fn new(params: &MorrisParams) -> Result<Self, String> {
         params.validate()?;
-        if params.events != E || params.group != G || params.bits != B || params.lfsr.width != W {
+        if params.events != E
+            || params.group != G
+            || N != E * G
+            || params.bits != B
+            || params.lfsr.width != W
+        {
             return Err(format!(
-                "bank <E={E}, G={G}, B={B}, W={W}> does not match parameters {params:?}"
+                "bank <E={E}, G={G}, N={N}, B={B}, W={W}> does not match parameters {params:?} (N = E·G)"
             ));
         }
-        let seeds = params.lfsr_seeds();
-        let groups: Vec<MorrisGroup<G, B, W>> = seeds
-            .iter()
-            .map(|s| MorrisGroup::new(params, s))
+        let counters: Vec<MorrisCounter<B, W>> = params
+            .lfsr_seeds()
+            .into_iter()
+            .flatten()
+            .map(|s| MorrisCounter::new(params, s))
             .collect::<Result<_, _>>()?;
         Ok(MorrisBank {
             clock: Default::default(),
@@ -253,8 +232,9 @@ impl<const E: usize, const G: usize, const B: usize, const W: usize> MorrisBank<
             query_ready: Default::default(),
             estimate_valid: Default::default(),
             estimate: Default::default(),
-            groups: groups.try_into().map_err(|_| "bank size").unwrap(),
-            event_ids: std::array::from_fn(|i| Constant::new(bits(i as u64))),
+            counters: counters.try_into().map_err(|_| "bank size").unwrap(),
+            owner: std::array::from_fn(|k| Constant::new(bits((k / G) as u64))),
+            member: std::array::from_fn(|k| Constant::new(bits((k % G) as u64))),
             member_ids: std::array::from_fn(|j| Constant::new(bits(j as u64))),
             snap: std::array::from_fn(|_| Default::default()),
             busy: Default::default(),
@@ -273,8 +253,8 @@ impl<const E: usize, const G: usize, const B: usize, const W: usize> MorrisBank<
     }
 }
 
-impl<const E: usize, const G: usize, const B: usize, const W: usize> Logic
-    for MorrisBank<E, G, B, W>
+impl<const E: usize, const G: usize, const N: usize, const B: usize, const W: usize> Logic
+    for MorrisBank<E, G, N, B, W>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -283,10 +263,10 @@ impl<const E: usize, const G: usize, const B: usize, const W: usize> Logic
             self.snap[j].clock.next = self.clock.val();
             self.snap[j].d.next = self.snap[j].q.val();
         }
-        for i in 0..E {
-            self.groups[i].clock.next = self.clock.val();
-            self.groups[i].reset.next = self.reset.val();
-            self.groups[i].inc.next = self.inc.val().get_bit(i);
+        for k in 0..N {
+            self.counters[k].clock.next = self.clock.val();
+            self.counters[k].reset.next = self.reset.val();
+            self.counters[k].inc.next = self.inc.val().get_bit(self.owner[k].val().index());
         }
         self.query_ready.next = !self.busy.q.val();
         self.estimate_valid.next = self.done.q.val();
@@ -301,10 +281,12 @@ impl<const E: usize, const G: usize, const B: usize, const W: usize> Logic
                 self.dividing.d.next = false;
                 self.step.d.next = 0.into();
                 self.acc.d.next = 0.into();
-                for i in 0..E {
-                    if self.query_event.val() == self.event_ids[i].val() {
-                        for j in 0..G {
-                            self.snap[j].d.next = self.groups[i].counters[j].x.val();
+                for k in 0..N {
+                    for j in 0..G {
+                        if (self.query_event.val() == self.owner[k].val())
+                            & (self.member[k].val() == self.member_ids[j].val())
+                        {
+                            self.snap[j].d.next = self.counters[k].x.val();
                         }
                     }
                 }

@@ -1,6 +1,8 @@
 //! Bit-exact reference models of the hwprof blocks, event traces, the accuracy metric, and the
 //! co-simulation of the RTL in `hwprof-hdl` against the models.
 
+pub mod counter_cosim;
+pub mod exact_counter;
 pub mod float_counter;
 pub mod fxhash;
 pub mod icarus;
