@@ -24,6 +24,9 @@ enum Command {
     Trace(commands::trace::TraceCommand),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
+    /// Approximate counters (Morris, floating-point): the ISPASS study, Verilog, area.
+    #[command(subcommand)]
+    Counters(commands::counters::CountersCommand),
 }
 
 fn main() {
@@ -32,6 +35,7 @@ fn main() {
         Command::Model(a) => commands::model::run(a),
         Command::Trace(c) => commands::trace::run(c),
         Command::Demo(a) => commands::demo::run(a),
+        Command::Counters(c) => commands::counters::run(c),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

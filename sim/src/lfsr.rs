@@ -8,42 +8,46 @@
 use hwprof_hdl::lfsr::LfsrParams;
 use std::sync::Arc;
 
-/// The leap matrix as byte tables: `tables[b][v]` is the image of byte value v in byte position b.
+/// The leap as word operations. Within a chunk of c ≤ (smallest tap) steps every feedback bit is a
+/// function of the old state only, so the c new bits are XOR over taps t of (s >> (t − c)), masked
+/// to c bits; a leap of k steps is a few such chunks (64-bit register, leap 63: chunks of 60 and 3).
+/// Equal to the RTL's leap matrix (tested against single steps).
 #[derive(Debug)]
 pub struct LeapTable {
-    tables: Vec<[u64; 256]>,
+    chunks: Vec<(u32, u64)>,
+    taps: Vec<u32>,
+    mask: u64,
 }
 
 impl LeapTable {
-    pub fn from_columns(cols: &[u64]) -> Self {
-        let tables = cols
-            .chunks(8)
-            .map(|chunk| {
-                let mut t = [0u64; 256];
-                for (v, slot) in t.iter_mut().enumerate() {
-                    *slot = chunk
-                        .iter()
-                        .enumerate()
-                        .filter(|(j, _)| v >> j & 1 == 1)
-                        .fold(0, |a, (_, c)| a ^ c);
-                }
-                t
-            })
-            .collect();
-        LeapTable { tables }
-    }
-
     pub fn new(params: LfsrParams) -> Self {
-        Self::from_columns(&params.leap_columns())
+        let taps: Vec<u32> = hwprof_hdl::lfsr::LFSR_TAPS[params.width].to_vec();
+        let smallest = *taps.iter().min().expect("taps") as usize;
+        let mut chunks = vec![];
+        let mut left = params.leap;
+        while left > 0 {
+            let c = left.min(smallest);
+            chunks.push((c as u32, hwprof_hdl::lfsr::width_mask(c)));
+            left -= c;
+        }
+        LeapTable {
+            chunks,
+            taps,
+            mask: params.mask(),
+        }
     }
 
     #[inline]
-    pub fn apply(&self, s: u64) -> u64 {
-        let mut r = 0;
-        for (b, t) in self.tables.iter().enumerate() {
-            r ^= t[(s >> (8 * b)) as usize & 0xff];
+    pub fn apply(&self, mut s: u64) -> u64 {
+        for &(c, cmask) in &self.chunks {
+            let mut block = 0;
+            for &t in &self.taps {
+                block ^= s >> (t - c);
+            }
+            // c < 64 always (c ≤ smallest tap < width ≤ 64 unless the only tap is the width).
+            s = ((s << c) | (block & cmask)) & self.mask;
         }
-        r
+        s
     }
 }
 
@@ -160,6 +164,16 @@ impl IdealBits {
     }
 }
 
+impl IdealBits {
+    /// A standard normal draw (Box–Muller).
+    pub fn normal(&mut self) -> f64 {
+        use rand::Rng;
+        let u1: f64 = 1.0 - self.0.gen::<f64>();
+        let u2: f64 = self.0.gen::<f64>();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+}
+
 impl RandomBits for IdealBits {
     fn all_zero(&mut self, k: u32) -> bool {
         use rand::RngCore;
@@ -171,13 +185,27 @@ impl RandomBits for IdealBits {
 /// overlapping windows of bits. Model only (it shows what correlated bits do to the estimate).
 pub struct SlidingLfsr {
     pub state: u64,
-    pub params: LfsrParams,
+    tap_mask: u64,
+    mask: u64,
+}
+
+impl SlidingLfsr {
+    pub fn new(seed: u64, width: usize) -> Result<Self, String> {
+        let p = LfsrParams::new(width, 1)?;
+        Ok(SlidingLfsr {
+            state: seed,
+            tap_mask: p.tap_mask(),
+            mask: p.mask(),
+        })
+    }
 }
 
 impl RandomBits for SlidingLfsr {
+    #[inline]
     fn all_zero(&mut self, k: u32) -> bool {
         let hit = self.state & hwprof_hdl::lfsr::width_mask(k as usize) == 0;
-        self.state = self.params.step(self.state);
+        let fb = ((self.state & self.tap_mask).count_ones() & 1) as u64;
+        self.state = ((self.state << 1) | fb) & self.mask;
         hit
     }
 }

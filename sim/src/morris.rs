@@ -55,9 +55,12 @@ impl<R: RandomBits> MorrisGroup<R> {
         }
     }
 
+    /// n events. Counters advance in lockstep so their independent LFSR chains overlap in the CPU.
     pub fn events(&mut self, n: u64) {
-        for c in &mut self.counters {
-            c.events(n);
+        for _ in 0..n {
+            for c in &mut self.counters {
+                c.event();
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 //! One module per subcommand. Errors carry their exit code: 2 for bad input (config, trace,
 //! command line), 1 for a failure of the tool or of an external program.
 
+pub mod counters;
 pub mod demo;
 pub mod model;
 pub mod trace;
