@@ -216,10 +216,7 @@ impl<const W: usize> Logic for LeapNetwork<W> {
     }
 
     fn hdl(&self) -> Verilog {
-        let terms: Vec<String> = (0..W)
-            .rev()
-            .map(|i| format!("^(now & {W}'h{:x})", self.rows[i].val().to_u64()))
-            .collect();
+        let terms: Vec<String> = (0..W).rev().map(|i| format!("^(now & rows${i})")).collect();
         Verilog::Custom(format!(
             "assign leaped = {{\n    {}}};\n",
             terms.join(",\n    ")
