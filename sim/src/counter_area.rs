@@ -43,32 +43,44 @@ impl BankKind {
 /// Events of the paper's bank.
 pub const AREA_EVENTS: usize = 29;
 
-/// Verilog of the 29-event bank of `kind` (module `top`), LFSR seeds from `seed`.
+/// Bank sizes the Verilog export is built for (const generics): the paper's 29 events, and one
+/// event (one group and the query port) for quick area and per-event scaling.
+pub const BANK_SIZES: [usize; 2] = [1, AREA_EVENTS];
+
+macro_rules! export {
+    ($bank:expr) => {{
+        let mut b = Box::new($bank?);
+        b.connect_all();
+        generate_verilog(b.as_ref())
+    }};
+}
+
+/// Verilog of the `events`-event bank of `kind` (module `top`), LFSR seeds from `seed`.
 /// Builds on a thread with a large stack: 145 LFSRs with their leap constants are a big value.
-pub fn bank_verilog(kind: BankKind, seed: u64) -> Result<String, String> {
+pub fn bank_verilog(kind: BankKind, events: usize, seed: u64) -> Result<String, String> {
+    if !BANK_SIZES.contains(&events) {
+        return Err(format!(
+            "banks are exported with {BANK_SIZES:?} events, not {events}"
+        ));
+    }
     std::thread::Builder::new()
         .stack_size(512 << 20)
         .spawn(move || -> Result<String, String> {
-            Ok(match kind {
-                BankKind::Morris => {
-                    let mut b = Box::new(MorrisBank::<AREA_EVENTS, 5, 145, 6, 64>::new(
-                        &MorrisParams::paper(AREA_EVENTS, seed),
-                    )?);
-                    b.connect_all();
-                    generate_verilog(b.as_ref())
-                }
-                BankKind::Float => {
-                    let mut b = Box::new(FloatBank::<AREA_EVENTS, 30, 64>::new(
-                        &FloatParams::thirty_bit(AREA_EVENTS, seed),
-                    )?);
-                    b.connect_all();
-                    generate_verilog(b.as_ref())
-                }
-                BankKind::Exact => {
-                    let mut b = Box::new(ExactBank::<AREA_EVENTS>::new()?);
-                    b.connect_all();
-                    generate_verilog(b.as_ref())
-                }
+            Ok(match (kind, events) {
+                (BankKind::Morris, 1) => export!(MorrisBank::<1, 5, 5, 6, 64>::new(
+                    &MorrisParams::paper(1, seed)
+                )),
+                (BankKind::Morris, _) => export!(MorrisBank::<AREA_EVENTS, 5, 145, 6, 64>::new(
+                    &MorrisParams::paper(AREA_EVENTS, seed)
+                )),
+                (BankKind::Float, 1) => export!(FloatBank::<1, 30, 64>::new(
+                    &FloatParams::thirty_bit(1, seed)
+                )),
+                (BankKind::Float, _) => export!(FloatBank::<AREA_EVENTS, 30, 64>::new(
+                    &FloatParams::thirty_bit(AREA_EVENTS, seed)
+                )),
+                (BankKind::Exact, 1) => export!(ExactBank::<1>::new()),
+                (BankKind::Exact, _) => export!(ExactBank::<AREA_EVENTS>::new()),
             })
         })
         .map_err(|e| e.to_string())?
@@ -80,6 +92,7 @@ pub fn bank_verilog(kind: BankKind, seed: u64) -> Result<String, String> {
 #[derive(Clone, Debug, Serialize)]
 pub struct Area {
     pub kind: String,
+    pub events: usize,
     pub family: String,
     pub storage_bits_per_event: u32,
     pub cells: u64,
@@ -89,13 +102,21 @@ pub struct Area {
 }
 
 /// Synthesizes `verilog` with `synth_<family> -top top` and reads `stat`.
-pub fn yosys_area(verilog: &str, family: &str, kind: BankKind) -> Result<Area, String> {
+pub fn yosys_area(
+    verilog: &str,
+    family: &str,
+    kind: BankKind,
+    events: usize,
+) -> Result<Area, String> {
     let synth = match family {
         "ice40" => "synth_ice40 -top top",
         "ecp5" => "synth_ecp5 -top top",
         _ => return Err(format!("unknown family {family:?} (ice40 or ecp5)")),
     };
-    let dir = std::env::temp_dir().join(format!("hwprof-area-{}-{family}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "hwprof-area-{}-{family}-{events}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let src = dir.join("top.v");
     std::fs::write(&src, verilog).map_err(|e| e.to_string())?;
@@ -122,6 +143,7 @@ pub fn yosys_area(verilog: &str, family: &str, kind: BankKind) -> Result<Area, S
     let _ = std::fs::remove_dir_all(&dir);
     let mut a = Area {
         kind: kind.name().into(),
+        events,
         family: family.into(),
         storage_bits_per_event: kind.storage_bits(),
         cells: 0,

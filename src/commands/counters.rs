@@ -2,7 +2,7 @@
 //! and their area under Yosys.
 
 use super::{print_json, CliError, CmdResult};
-use hwprof_sim::counter_area::{bank_verilog, yosys_area, BankKind};
+use hwprof_sim::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
 use hwprof_sim::counter_study::{box_plot_svg, run_study, KindResult};
 use std::path::PathBuf;
 
@@ -54,6 +54,9 @@ impl From<KindArg> for BankKind {
 pub struct VerilogArgs {
     #[arg(long, value_enum)]
     kind: KindArg,
+    /// Events in the bank: 29 (the paper's) or 1.
+    #[arg(long, default_value_t = 29)]
+    events: usize,
     /// Seed of the LFSR seeds.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -69,6 +72,9 @@ pub struct AreaArgs {
     /// ice40, ecp5, or both (default).
     #[arg(long)]
     family: Option<String>,
+    /// Events in the bank: 29 (the paper's) or 1.
+    #[arg(long, default_value_t = 29)]
+    events: usize,
     #[arg(long)]
     json: bool,
 }
@@ -77,7 +83,8 @@ pub fn run(c: CountersCommand) -> CmdResult {
     match c {
         CountersCommand::Study(a) => study(a),
         CountersCommand::Verilog(a) => {
-            let v = bank_verilog(a.kind.into(), a.seed).map_err(CliError::failure)?;
+            check_events(a.events)?;
+            let v = bank_verilog(a.kind.into(), a.events, a.seed).map_err(CliError::failure)?;
             std::fs::write(&a.out, v)
                 .map_err(|e| CliError::input(format!("cannot write {}: {e}", a.out.display())))
         }
@@ -138,6 +145,16 @@ fn print_table(kinds: &[KindResult], runs: usize) {
     println!("paper (ISPASS 2021, Morris 6x5): mean 10-30 %, min < 5 %, max 40-120 %");
 }
 
+fn check_events(events: usize) -> CmdResult {
+    if BANK_SIZES.contains(&events) {
+        Ok(())
+    } else {
+        Err(CliError::input(format!(
+            "--events {events}: banks are built with {BANK_SIZES:?} events"
+        )))
+    }
+}
+
 fn area(a: AreaArgs) -> CmdResult {
     let kinds: Vec<BankKind> = match a.kind {
         Some(k) => vec![k.into()],
@@ -152,22 +169,23 @@ fn area(a: AreaArgs) -> CmdResult {
             )))
         }
     };
+    check_events(a.events)?;
     let mut rows = vec![];
     for k in kinds {
-        let v = bank_verilog(k, 1).map_err(CliError::failure)?;
+        let v = bank_verilog(k, a.events, 1).map_err(CliError::failure)?;
         for f in &families {
-            let r = yosys_area(&v, f, k).map_err(CliError::failure)?;
+            let r = yosys_area(&v, f, k, a.events).map_err(CliError::failure)?;
             if !a.json {
                 println!(
-                    "{:<48} {:<6} storage {:>2} b/event  cells {:>6}  FFs {:>6}  LUT4 {:>6}  carry {:>5}",
-                    r.kind, r.family, r.storage_bits_per_event, r.cells, r.flip_flops, r.luts, r.carries
+                    "{:<48} {:>2} events {:<6} storage {:>2} b/event  cells {:>6}  FFs {:>6}  LUT4 {:>6}  carry {:>5}",
+                    r.kind, r.events, r.family, r.storage_bits_per_event, r.cells, r.flip_flops, r.luts, r.carries
                 );
             }
             rows.push(r);
         }
     }
     if a.json {
-        print_json(&serde_json::json!({ "events": 29, "areas": rows }))?;
+        print_json(&serde_json::json!({ "areas": rows }))?;
     }
     Ok(())
 }
