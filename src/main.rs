@@ -30,6 +30,9 @@ enum Command {
     Cosim(commands::cosim::CosimArgs),
     /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
     Verilog(commands::verilog::VerilogArgs),
+    /// Approximate counters (Morris, floating-point): the ISPASS study, Verilog, area.
+    #[command(subcommand)]
+    Counters(commands::counters::CountersCommand),
 }
 
 fn main() {
@@ -47,6 +50,7 @@ fn main() {
         Command::Cosim(a) => commands::cosim::run(a),
         Command::Verilog(a) => commands::verilog::run(a),
         Command::Buffer(a) => commands::buffer::run(a),
+        Command::Counters(c) => commands::counters::run(c),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

@@ -3,6 +3,7 @@
 
 pub mod buffer;
 pub mod cosim;
+pub mod counters;
 pub mod demo;
 pub mod model;
 pub mod trace;
