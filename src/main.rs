@@ -24,6 +24,8 @@ enum Command {
     Trace(commands::trace::TraceCommand),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
+    /// Design-space sweep: a grid of configurations x traces with peers, CSV/JSON and plots.
+    Sweep(commands::sweep::SweepArgs),
 }
 
 fn main() {
@@ -32,6 +34,7 @@ fn main() {
         Command::Model(a) => commands::model::run(a),
         Command::Trace(c) => commands::trace::run(c),
         Command::Demo(a) => commands::demo::run(a),
+        Command::Sweep(a) => commands::sweep::run_cmd(a),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

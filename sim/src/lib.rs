@@ -5,6 +5,10 @@ pub mod fxhash;
 pub mod icarus;
 pub mod metric;
 pub mod multihash;
+pub mod plot;
+pub mod space_saving;
+pub mod stratified;
+pub mod sweep;
 pub mod trace;
 
 pub use hwprof_hdl;
