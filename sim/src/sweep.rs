@@ -115,7 +115,7 @@ hash = ["tabulation", "h3"]
 seed = [1, 2, 3]
 "#;
 
-/// The same frontier at 10K/1 %.
+/// The same frontier at 10K/1 % (C1 only: C0 loses everywhere at 1M and in the paper; two seeds).
 pub const PRESET_FRONTIER_10K: &str = r#"
 points = [{ interval = 10000, threshold = "1%" }]
 tables = [1, 2, 3, 4, 5, 6, 8, 12, 16]
@@ -123,11 +123,11 @@ fill_budget = true
 max_table_bits = 49152
 max_accumulator_entries = 1000
 counter_bits = [7, 8, 10, 12, 14, 16, 24]
-conservative_update = [false, true]
+conservative_update = [true]
 reset_on_promote = [false, true]
 retaining = [true]
 hash = ["tabulation", "h3"]
-seed = [1, 2, 3]
+seed = [1, 2]
 "#;
 
 /// Names accepted by `--preset`.

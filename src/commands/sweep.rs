@@ -309,8 +309,13 @@ fn print_best(rows: &[Row], top: usize) {
             .take(top);
         let peers = here.iter().filter(|r| !r.scheme.ends_with("-hash"));
         for r in prof.chain(peers) {
+            let seed = if r.scheme.ends_with("-hash") {
+                format!(" seed={}", r.seed)
+            } else {
+                String::new()
+            };
             println!(
-                "  {:>8.3} %  P {:.3} R {:.3}  {:>7} bits  {}",
+                "  {:>8.3} %  P {:.3} R {:.3}  {:>7} bits  {}{seed}",
                 100.0 * r.net_error,
                 r.precision,
                 r.recall,
