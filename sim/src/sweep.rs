@@ -674,10 +674,11 @@ fn run_job(
             let Some(py) = &opts.python else {
                 return Err("DataSketches rows need the Python bench (run scripts/venv.sh)".into());
             };
-            (
-                run_datasketches(trace, *lg_max_map_size, *lower_bound, base, py)?,
-                0,
-            )
+            let Some(r) = run_datasketches(trace, *lg_max_map_size, *lower_bound, base, py, stop)?
+            else {
+                return Ok(None);
+            };
+            (r, 0)
         }
     };
     let per: Vec<IntervalError> = reports
@@ -776,9 +777,22 @@ fn run_datasketches(
     lower_bound: bool,
     base: &ProfilerConfig,
     py: &PythonBench,
-) -> Result<Vec<IntervalReport>, String> {
+    stop: &AtomicBool,
+) -> Result<Option<Vec<IntervalReport>>, String> {
     let path = scratch_trace(trace, base, &py.scratch)?;
-    let out = std::process::Command::new(&py.python)
+    // Output to a file and a polled child, so that the stop flag can end it at once.
+    let out_path = py.scratch.join(format!(
+        "ds-{lg}-{lower_bound}-{}-{:?}.jsonl",
+        base.interval,
+        std::thread::current().id()
+    ));
+    let out_file =
+        std::fs::File::create(&out_path).map_err(|e| format!("{}: {e}", out_path.display()))?;
+    let mut cmd = std::process::Command::new(&py.python);
+    // Its own process group: a terminal's Ctrl-C reaches only hwprof, which then kills the child.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd
         .arg(&py.script)
         .arg("--trace")
         .arg(&path)
@@ -786,22 +800,40 @@ fn run_datasketches(
         .args(["--threshold", &base.threshold.to_string()])
         .args(["--lg-max-map-size", &lg.to_string()])
         .args(["--estimate", if lower_bound { "lower" } else { "upper" }])
-        .output()
+        .stdout(out_file)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .map_err(|e| format!("cannot run {}: {e}", py.python.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{} failed: {}",
-            py.script.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+    let status = loop {
+        if stop.load(Ordering::Relaxed) {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = std::fs::remove_file(&out_path);
+            return Ok(None);
+        }
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
+            Err(e) => return Err(format!("{}: {e}", py.script.display())),
+        }
+    };
+    let stdout = std::fs::read_to_string(&out_path);
+    let _ = std::fs::remove_file(&out_path);
+    if !status.success() {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut e, &mut err);
+        }
+        return Err(format!("{} failed: {}", py.script.display(), err.trim()));
     }
+    let stdout = stdout.map_err(|e| format!("{}: {e}", out_path.display()))?;
     #[derive(Deserialize)]
     struct Line {
         interval: u64,
         entries: Vec<(u64, u64, u64)>,
     }
     let mut reports = Vec::new();
-    for (n, line) in String::from_utf8_lossy(&out.stdout).lines().enumerate() {
+    for (n, line) in stdout.lines().enumerate() {
         let l: Line = serde_json::from_str(line)
             .map_err(|e| format!("{}: output line {}: {e}", py.script.display(), n + 1))?;
         reports.push(IntervalReport {
@@ -826,7 +858,7 @@ fn run_datasketches(
             reports.len()
         ));
     }
-    Ok(reports)
+    Ok(Some(reports))
 }
 
 /// The trace in the text form, masked to the key widths, written once (atomically) per trace.
