@@ -26,15 +26,27 @@ enum Command {
     Demo(commands::demo::DemoArgs),
     /// Design-space sweep: a grid of configurations x traces with peers, CSV/JSON and plots.
     Sweep(commands::sweep::SweepArgs),
+    /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
+    Cosim(commands::cosim::CosimArgs),
+    /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
+    Verilog(commands::verilog::VerilogArgs),
 }
 
 fn main() {
+    // Die quietly on a closed pipe (`hwprof trace stats X | head`) like other Unix tools,
+    // instead of panicking inside println!.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Model(a) => commands::model::run(a),
         Command::Trace(c) => commands::trace::run(c),
         Command::Demo(a) => commands::demo::run(a),
         Command::Sweep(a) => commands::sweep::run_cmd(a),
+        Command::Cosim(a) => commands::cosim::run(a),
+        Command::Verilog(a) => commands::verilog::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);
