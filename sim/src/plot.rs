@@ -315,9 +315,9 @@ fn split_of(r: &Row) -> Split {
 }
 
 fn point_name(interval: u64, threshold: u64) -> String {
-    let l = if interval % 1_000_000 == 0 {
+    let l = if interval.is_multiple_of(1_000_000) {
         format!("{}M", interval / 1_000_000)
-    } else if interval % 1000 == 0 {
+    } else if interval.is_multiple_of(1000) {
         format!("{}K", interval / 1000)
     } else {
         interval.to_string()
