@@ -102,7 +102,7 @@ any_backend!(StackedBars, |root, title: str, groups: [BarGroup]| {
         .flat_map(|g| g.1.iter().map(|b| b.1.total()))
         .fold(0.0f64, f64::max)
         * 100.0;
-    let ymax = if top <= 0.0 { 1.0 } else { top * 1.3 };
+    let ymax = if top <= 0.0 { 1.0 } else { top * 1.4 };
     let n = groups.len() as i32;
     let mut chart = ChartBuilder::on(root)
         .caption(title, (FONT, 20))
@@ -137,22 +137,22 @@ any_backend!(StackedBars, |root, title: str, groups: [BarGroup]| {
                 }
                 y += h;
             }
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    blabel.clone(),
-                    (l, -ymax * 0.02),
-                    (FONT, 11).into_font().transform(FontTransform::Rotate90),
-                )))
-                .map_err(e)?;
-        }
-        let cx = x0 + (bars.len() as i32 * 10) / 2 - 3 * glabel.len() as i32 / 2;
-        chart
-            .draw_series(std::iter::once(Text::new(
-                glabel.clone(),
-                (cx.max(x0), -ymax * 0.17),
-                (FONT, 14),
-            )))
+            // Labels below the axis, in pixels (chart coordinates are clamped to the plot area).
+            let (px, py) = chart.backend_coord(&(l, 0.0));
+            root.draw(&Text::new(
+                blabel.clone(),
+                (px + 2, py + 6),
+                (FONT, 11).into_font().transform(FontTransform::Rotate90),
+            ))
             .map_err(e)?;
+        }
+        let (gx, gy) = chart.backend_coord(&(x0 + bars.len() as i32 * 5, 0.0));
+        root.draw(&Text::new(
+            glabel.clone(),
+            (gx - 4 * glabel.len() as i32, gy + 50),
+            (FONT, 14),
+        ))
+        .map_err(e)?;
     }
     for k in 0..4 {
         let c = SPLIT_COLOURS[k];
