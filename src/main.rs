@@ -26,6 +26,8 @@ enum Command {
     Buffer(commands::buffer::BufferArgs),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
+    /// Design-space sweep: a grid of configurations x traces with peers, CSV/JSON and plots.
+    Sweep(commands::sweep::SweepArgs),
     /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
     Cosim(commands::cosim::CosimArgs),
     /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
@@ -47,6 +49,7 @@ fn main() {
         Command::Model(a) => commands::model::run(a),
         Command::Trace(c) => commands::trace::run(c),
         Command::Demo(a) => commands::demo::run(a),
+        Command::Sweep(a) => commands::sweep::run_cmd(a),
         Command::Cosim(a) => commands::cosim::run(a),
         Command::Verilog(a) => commands::verilog::run(a),
         Command::Buffer(a) => commands::buffer::run(a),
