@@ -20,7 +20,11 @@ fn buffer_json_and_bad_input() {
     std::fs::write(&cfg, "entries = 8\nindexing = \"address\"\n").unwrap();
     let (c, t) = (cfg.to_str().unwrap(), trace.to_str().unwrap());
     let out = hwprof(&["buffer", "--config", c, "--trace", t, "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["events"], 5);
     assert_eq!(j["branches"], 3);
