@@ -2,9 +2,12 @@
 //! command line), 1 for a failure of the tool or of an external program.
 
 pub mod buffer;
+pub mod cosim;
+pub mod counters;
 pub mod demo;
 pub mod model;
 pub mod trace;
+pub mod verilog;
 
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::trace::{read_trace, LackeyKind, Tuple};
