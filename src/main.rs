@@ -22,6 +22,8 @@ enum Command {
     /// Record, convert and summarise event traces.
     #[command(subcommand)]
     Trace(commands::trace::TraceCommand),
+    /// Profile buffer (Conte/Menezes) on a branch trace: arc error and contention.
+    Buffer(commands::buffer::BufferArgs),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
     /// Design-space sweep: a grid of configurations x traces with peers, CSV/JSON and plots.
@@ -30,6 +32,9 @@ enum Command {
     Cosim(commands::cosim::CosimArgs),
     /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
     Verilog(commands::verilog::VerilogArgs),
+    /// Approximate counters (Morris, floating-point): the ISPASS study, Verilog, area.
+    #[command(subcommand)]
+    Counters(commands::counters::CountersCommand),
 }
 
 fn main() {
@@ -47,6 +52,8 @@ fn main() {
         Command::Sweep(a) => commands::sweep::run_cmd(a),
         Command::Cosim(a) => commands::cosim::run(a),
         Command::Verilog(a) => commands::verilog::run(a),
+        Command::Buffer(a) => commands::buffer::run(a),
+        Command::Counters(c) => commands::counters::run(c),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);
