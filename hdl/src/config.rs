@@ -19,6 +19,7 @@
 //! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
 //! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
+//! | `[accumulator] count_bits` | width of the accumulator's counts (saturating); default `counter_bits`. Table counters only need to reach T, accumulator counts measure the profile, so narrow table counters with wide counts buy more table entries per byte | `counter_bits` ..= 32 |
 //! | `[accumulator] stash` | fully-associative overflow entries beside the sets (set-associative only); default 0 | 0 ..= 64 |
 
 use serde::Deserialize;
@@ -84,6 +85,7 @@ struct AccumulatorFile {
     organisation: Option<Organisation>,
     ways: Option<u64>,
     stash: Option<u64>,
+    count_bits: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -113,6 +115,8 @@ pub struct AccumulatorConfig {
     pub ways: usize,
     /// Fully-associative overflow entries (set-associative only).
     pub stash: usize,
+    /// Width of the accumulator's counts.
+    pub count_bits: u32,
 }
 
 impl AccumulatorConfig {
@@ -233,12 +237,17 @@ impl ProfilerConfig {
             Organisation::SetAssociative => acc.as_ref().and_then(|a| a.ways).unwrap_or(4),
         };
         let stash = acc.as_ref().and_then(|a| a.stash).unwrap_or(0);
+        let counter_bits = file.counter_bits.unwrap_or(24).min(u32::MAX as u64) as u32;
+        let count_bits = acc
+            .as_ref()
+            .and_then(|a| a.count_bits)
+            .map_or(counter_bits, |b| b.min(u32::MAX as u64) as u32);
         let cfg = ProfilerConfig {
             interval,
             threshold,
             tables: file.tables as usize,
             entries: file.entries as usize,
-            counter_bits: file.counter_bits.unwrap_or(24).min(u32::MAX as u64) as u32,
+            counter_bits,
             conservative_update: file.conservative_update.unwrap_or(true),
             reset_on_promote: file.reset_on_promote.unwrap_or(false),
             retaining: file.retaining.unwrap_or(true),
@@ -251,6 +260,7 @@ impl ProfilerConfig {
                 organisation,
                 ways: ways as usize,
                 stash: stash as usize,
+                count_bits,
             },
         };
         if organisation == Organisation::FullyAssociative {
@@ -332,6 +342,16 @@ impl ProfilerConfig {
             }
         }
         let acc = &self.accumulator;
+        if !(self.counter_bits as u64..=MAX_COUNTER_BITS).contains(&(acc.count_bits as u64)) {
+            return e(
+                "accumulator.count_bits",
+                format!(
+                    "must be in counter_bits..={MAX_COUNTER_BITS} ({}..={MAX_COUNTER_BITS}: a promoted entry \
+                     starts from the table counters' value), got {}",
+                    self.counter_bits, acc.count_bits
+                ),
+            );
+        }
         if !(1..=MAX_ACCUMULATOR).contains(&(acc.entries as u64)) {
             return e(
                 "accumulator.entries",
@@ -382,6 +402,11 @@ impl ProfilerConfig {
         (1u64 << self.counter_bits) - 1
     }
 
+    /// The saturation value of the accumulator's counts: 2^accumulator.count_bits − 1.
+    pub fn accumulator_count_max(&self) -> u64 {
+        (1u64 << self.accumulator.count_bits) - 1
+    }
+
     pub fn a_mask(&self) -> u64 {
         width_mask(self.a_bits)
     }
@@ -403,7 +428,7 @@ impl ProfilerConfig {
     /// A one-line summary such as `4x512x24b C1R0P1 tabulation L=10000 T=100 A=100`.
     pub fn summary(&self) -> String {
         format!(
-            "{}x{}x{}b C{}R{}P{} {} L={} T={} A={}{}",
+            "{}x{}x{}b C{}R{}P{} {} L={} T={} A={}{}{}",
             self.tables,
             self.entries,
             self.counter_bits,
@@ -417,6 +442,11 @@ impl ProfilerConfig {
             self.interval,
             self.threshold,
             self.accumulator.entries,
+            if self.accumulator.count_bits != self.counter_bits {
+                format!(" count {}b", self.accumulator.count_bits)
+            } else {
+                String::new()
+            },
             match self.accumulator.organisation {
                 Organisation::FullyAssociative => String::new(),
                 Organisation::SetAssociative => format!(
@@ -481,6 +511,8 @@ mod tests {
             ("a_bits = 0", "a_bits"),
             ("b_bits = 65", "b_bits"),
             ("[accumulator]\nentries = 0", "accumulator.entries"),
+            ("[accumulator]\ncount_bits = 20", "accumulator.count_bits"),
+            ("[accumulator]\ncount_bits = 33", "accumulator.count_bits"),
             (
                 "[accumulator]\norganisation = \"set_associative\"\nentries = 100\nways = 3",
                 "accumulator.ways",

@@ -407,6 +407,7 @@ mod tests {
         assert!(e.contains("no RTL shape") && e.contains("2x16 A=4"), "{e}");
         let mut cfg = small();
         cfg.counter_bits = 30;
+        cfg.accumulator.count_bits = 30;
         assert!(verilog(&cfg).unwrap_err().contains("counter storage"));
     }
 

@@ -238,6 +238,7 @@ pub struct MultiHash {
     a_mask: u64,
     b_mask: u64,
     counter_max: u32,
+    count_max: u64,
 }
 
 impl MultiHash {
@@ -256,6 +257,7 @@ impl MultiHash {
             a_mask: cfg.a_mask(),
             b_mask: cfg.b_mask(),
             counter_max: cfg.counter_max() as u32,
+            count_max: cfg.accumulator_count_max(),
         })
     }
 
@@ -277,7 +279,7 @@ impl MultiHash {
         if let Some(i) = self.acc.lookup(t) {
             // Shielding: a tuple in the accumulator never touches the hash tables.
             self.stats.shielded += 1;
-            let c = (self.acc.count[i] + 1).min(max32 as u64);
+            let c = (self.acc.count[i] + 1).min(self.count_max);
             self.acc.count[i] = c;
             if self.acc.state[i] == EntryState::Replaceable && c >= cfg.threshold {
                 self.acc.lock(i);

@@ -7,7 +7,7 @@
 //! flight are abandoned, keeping every finished row.
 //!
 //! **Memory accounting** (bits, the hardware's): profiler = tables × entries × counter_bits plus
-//! A × (a_bits + b_bits + counter_bits + 2) for the accumulator (tag, count, 2 state bits). Peers get
+//! A × (a_bits + b_bits + accumulator.count_bits + 2) for the accumulator (tag, count, 2 state bits). Peers get
 //! the profiler's total as their budget: the stratified sampler as counters of ceil(log2(T_s + 1))
 //! bits; Space-Saving and DataSketches as entries of tag + a count wide enough for L
 //! (DataSketches' hash map has 2^lg slots, of which 3/4 are usable counters).
@@ -224,7 +224,7 @@ impl Subject {
 /// Bits of a profiler: hash tables plus accumulator (tag, count, 2 state bits per entry).
 pub fn profiler_bits(c: &ProfilerConfig) -> u64 {
     c.counter_storage_bits()
-        + c.accumulator.entries as u64 * (c.a_bits + c.b_bits + c.counter_bits + 2) as u64
+        + c.accumulator.entries as u64 * (c.a_bits + c.b_bits + c.accumulator.count_bits + 2) as u64
 }
 
 /// One job: a subject over one trace.

@@ -453,3 +453,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn accumulator_counts_have_their_own_width() {
+    // 2-bit table counters (max 3) reach T = 3; 4-bit accumulator counts go on to 15 and saturate.
+    let c = ProfilerConfig::from_toml_str(
+        "interval = 100\nthreshold = 3\ntables = 2\nentries = 16\ncounter_bits = 2\n[accumulator]\nentries = 2\ncount_bits = 4\n",
+        "t",
+    )
+    .unwrap();
+    let mut m = MultiHash::new(&c).unwrap();
+    feed(&mut m, &[1; 14]);
+    assert_eq!(m.acc.count[0], 14);
+    feed(&mut m, &[1; 5]);
+    assert_eq!(
+        m.acc.count[0], 15,
+        "saturates at 2^4 - 1, not at the counters' 3"
+    );
+}
