@@ -111,7 +111,11 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
                 cfg.conservative_update,
                 cfg.reset_on_promote,
             ),
-            acc: FullyAssociativeAccumulator::new(cfg.threshold, cfg.counter_max(), cfg.retaining),
+            acc: FullyAssociativeAccumulator::new(
+                cfg.threshold,
+                cfg.accumulator_count_max(),
+                cfg.retaining,
+            ),
             control: IntervalControl::new(cfg.interval),
             s1_valid: Default::default(),
             s1_key: Default::default(),
@@ -191,6 +195,12 @@ pub fn shape_of(cfg: &ProfilerConfig) -> Result<(usize, usize, usize, usize), St
         return Err(format!(
             "counter_bits = {} exceeds the RTL's counter storage of {COUNTER_STORAGE_BITS} bits",
             cfg.counter_bits
+        ));
+    }
+    if cfg.accumulator.count_bits as usize > COUNTER_STORAGE_BITS {
+        return Err(format!(
+            "accumulator.count_bits = {} exceeds the RTL's counter storage of {COUNTER_STORAGE_BITS} bits",
+            cfg.accumulator.count_bits
         ));
     }
     let s = (
