@@ -19,7 +19,7 @@
 //! 2. at the start of an interval whose counter bank is still being cleared — only when an
 //!    interval is shorter than `entries` events (double banking, see [`CounterTables`]);
 //! 3. **report back-pressure bound**: the last event of interval i+1 is refused while the report
-//!    of interval i has not been fully sent. So the report consumer may stall for up to
+//!    of interval i has not been fully sent (or, when L = 1, is still being snapshotted). So the report consumer may stall for up to
 //!    L − 1 − (report length) cycles per interval (at one event per clock) without ever
 //!    slowing the input; beyond that input waits for it.
 //!
@@ -152,7 +152,8 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
         }
         self.counters.read_bank.next = self.control.bank.val();
         self.in_ready.next = !self.reset.val()
-            & !(self.control.last.val() & self.acc.report_busy.val())
+            & !(self.control.last.val()
+                & (self.acc.report_busy.val() | (self.s1_valid.q.val() & self.s1_last.q.val())))
             & !((self.control.bank.val() & self.counters.clearing1.val())
                 | (!self.control.bank.val() & self.counters.clearing0.val()));
         self.accept.next = self.in_valid.val() & self.in_ready.val();

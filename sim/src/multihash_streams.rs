@@ -11,9 +11,11 @@ pub enum StreamKind {
     /// The same tuple every event.
     OneTuple,
     /// Tuples that share their index in every table (or in as many leading tables as a bounded
-    /// search can match), interleaved: every event hits the same counters.
+    /// search can match), interleaved: every event hits the same counters. At most L/(2T) of
+    /// them, so that each can reach T.
     AliasStorm,
-    /// 2A + 3 distinct tuples, each frequent enough to reach T: more candidates than entries.
+    /// min(2A + 3, L/T) distinct tuples round robin: more candidates than entries when A < L/T,
+    /// else exactly a full accumulator.
     AccumulatorOverflow,
     /// A few very hot tuples among overflowing warm ones: counters and entries saturate when
     /// `counter_bits` is narrow.
@@ -93,6 +95,8 @@ pub fn stream(kind: StreamKind, cfg: &ProfilerConfig, n: usize, seed: u64) -> Ve
     let (am, bm) = (cfg.a_mask(), cfg.b_mask());
     let mut rnd = move || (g.next_u64() & am, g.next_u64() & bm);
     let a = cfg.accumulator.entries;
+    // Distinct tuples that can each still reach T within an interval.
+    let fit = ((cfg.interval / cfg.threshold) as usize).max(2);
     match kind {
         StreamKind::OneTuple => {
             let t = rnd();
@@ -101,11 +105,13 @@ pub fn stream(kind: StreamKind, cfg: &ProfilerConfig, n: usize, seed: u64) -> Ve
         StreamKind::AliasStorm => {
             let base = rnd();
             let mut set = vec![base];
-            set.extend(aliases(cfg, base, 2 * a + 2, seed));
+            set.extend(aliases(cfg, base, (2 * a + 2).min(fit / 2), seed));
             (0..n).map(|i| set[i % set.len()]).collect()
         }
         StreamKind::AccumulatorOverflow => {
-            let set: Vec<Tuple> = (0..2 * a + 3).map(|_| rnd()).collect();
+            // More candidates than entries where the configuration allows it (A < L/T), else
+            // exactly L/T tuples of T events each: a full accumulator.
+            let set: Vec<Tuple> = (0..(2 * a + 3).min(fit)).map(|_| rnd()).collect();
             (0..n).map(|i| set[i % set.len()]).collect()
         }
         StreamKind::Saturation => {

@@ -183,7 +183,7 @@ module top(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_inter
         counters$read_index$2 = hash$index$2;
         counters$read_index$3 = hash$index$3;
         counters$read_bank = control$bank;
-        in_ready = ~reset & ~(control$last & acc$report_busy) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        in_ready = ~reset & ~(control$last & (acc$report_busy | (s1_valid$q & s1_last$q))) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
         accept = in_valid & in_ready;
         control$accept = accept;
         s1_valid$d = accept;

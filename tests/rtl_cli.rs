@@ -1,0 +1,89 @@
+//! `hwprof cosim` and `hwprof verilog` end to end: JSON keys, exit codes for bad input.
+
+use std::process::{Command, Output};
+
+fn hwprof(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hwprof"))
+        .args(args)
+        .output()
+        .expect("run hwprof")
+}
+
+fn write_config(name: &str, text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("hwprof-rtl-cli-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+const SMALL: &str =
+    "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\nentries = 4\n";
+
+#[test]
+fn cosim_json_has_the_promised_keys() {
+    let cfg = write_config("small.toml", SMALL);
+    let out = hwprof(&[
+        "cosim", "--config", &cfg, "--stream", "mixed", "--events", "300", "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["events", "mismatches", "cycles", "events_per_cycle"] {
+        assert!(j.get(key).is_some(), "missing {key}: {j}");
+    }
+    assert_eq!(j["events"], 300);
+    assert_eq!(j["mismatches"], 0);
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let unsupported = write_config(
+        "bad.toml",
+        "interval = 100\nthreshold = 5\ntables = 3\nentries = 64\n",
+    );
+    for args in [
+        vec![
+            "verilog",
+            "--config",
+            unsupported.as_str(),
+            "--out",
+            "/tmp/hwprof-never",
+        ],
+        vec![
+            "cosim",
+            "--config",
+            unsupported.as_str(),
+            "--stream",
+            "mixed",
+            "--events",
+            "10",
+        ],
+    ] {
+        let out = hwprof(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("no RTL shape") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+    let cfg = write_config("ok.toml", SMALL);
+    let out = hwprof(&[
+        "cosim", "--config", &cfg, "--stream", "nope", "--events", "10",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = hwprof(&[
+        "cosim",
+        "--config",
+        &cfg,
+        "--stream",
+        "mixed",
+        "--events",
+        "10",
+        "--report-ready",
+        "0/3",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
