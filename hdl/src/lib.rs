@@ -5,3 +5,5 @@ pub mod config;
 pub mod hash;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};
+pub mod event_source;
+pub mod uart;

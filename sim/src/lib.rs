@@ -8,3 +8,6 @@ pub mod multihash;
 pub mod trace;
 
 pub use hwprof_hdl;
+pub mod event_source;
+pub mod synth;
+pub mod uart;
