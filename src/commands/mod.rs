@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod model;
+pub mod synth;
 pub mod trace;
 
 use hwprof_sim::hwprof_hdl::ProfilerConfig;

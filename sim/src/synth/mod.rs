@@ -228,7 +228,7 @@ pub fn run(
     let (top, harness_ffs, sources) = if constraints.is_none() {
         progress(&format!("yosys: reading the ports of `{}`", design.top));
         let script = format!(
-            "read_verilog design.v\nhierarchy -top {}\nwrite_json ports.json\n",
+            "read_verilog design.v\nhierarchy -top {}\nproc\nwrite_json ports.json\n",
             design.top
         );
         write(&dir.join("ports.ys"), &script)?;
