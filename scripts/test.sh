@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command of the README: installs what the tests need, then runs every test.
-# Debian packages: iverilog (cross-simulation of exported Verilog), verilator and yosys (lint).
+# Debian packages: iverilog (cross-simulation of exported Verilog), verilator and yosys (lint),
+# valgrind (trace recording).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -8,6 +9,7 @@ command -v iverilog >/dev/null || need+=(iverilog)
 command -v verilator >/dev/null || need+=(verilator)
 command -v yosys >/dev/null || need+=(yosys)
 command -v nextpnr-ice40 >/dev/null && command -v icepack >/dev/null || need+=(nextpnr-ice40 fpga-icestorm)  # synthesis flow tests
+command -v valgrind >/dev/null || need+=(valgrind)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing Debian packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

@@ -34,6 +34,12 @@ enum Command {
 }
 
 fn main() {
+    // Die quietly on a closed pipe (`hwprof trace stats X | head`) like other Unix tools,
+    // instead of panicking inside println!.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Model(a) => commands::model::run(a),
