@@ -6,4 +6,5 @@ pub mod hash;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};
 pub mod event_source;
+pub mod report_format;
 pub mod uart;

@@ -9,5 +9,6 @@ pub mod trace;
 
 pub use hwprof_hdl;
 pub mod event_source;
+pub mod report_format;
 pub mod synth;
 pub mod uart;

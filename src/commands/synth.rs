@@ -272,12 +272,14 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
     let board = Board::parse(&a.board).map_err(CliError::input)?;
     let design = match &a.verilog {
         Some(path) => read_verilog(path, a.top.as_deref().unwrap_or_default())?,
-        None => return Err(CliError::failure(format!(
+        None => {
+            return Err(CliError::failure(format!(
             "the {} board top needs the multi-hash profiler RTL, which is not in this build yet; \
                  give --verilog FILE --top NAME with the board's pin names ({})",
             board.name(),
             board.constraints()
-        ))),
+        )))
+        }
     };
     let root = tools::project_root().unwrap_or_else(|| PathBuf::from("."));
     let opts = FlowOptions {
