@@ -8,6 +8,7 @@
 pub mod device;
 pub mod harness;
 pub mod report;
+pub mod throughput;
 pub mod tools;
 
 use device::{Capacity, Family, Target};
@@ -523,12 +524,13 @@ fn rows(results: &[&SynthResult]) -> Vec<(String, Vec<String>)> {
     });
     row("events / clock", &|x| fmt_opt(x.events_per_clock, 3));
     row("events / s (best Fmax)", &|x| fmt_rate(x.events_per_s));
-    row("critical path", &|x| {
-        x.critical_path.as_ref().map_or("-".into(), |c| {
-            format!("{} → {} ({} logic levels)", c.from, c.to, c.logic_levels)
-        })
-    });
     r
+}
+
+fn critical_path(x: &SynthResult) -> String {
+    x.critical_path.as_ref().map_or("-".into(), |c| {
+        format!("{} → {} ({} logic levels)", c.from, c.to, c.logic_levels)
+    })
 }
 
 /// A plain-text table of one or more results side by side.
@@ -560,6 +562,15 @@ pub fn table(results: &[&SynthResult]) -> String {
             .collect();
         let _ = writeln!(s, "{l:<lw$}  {}", cells.join("  ").trim_end());
     }
+    for x in results {
+        let _ = writeln!(
+            s,
+            "critical path ({}, {}): {}",
+            x.design,
+            x.target.name(),
+            critical_path(x)
+        );
+    }
     s
 }
 
@@ -570,12 +581,12 @@ pub fn markdown(results: &[&SynthResult]) -> String {
     let _ = writeln!(s, "| | {} |", head.join(" | "));
     let _ = writeln!(s, "|---|{}", "---|".repeat(results.len()));
     for (l, vals) in rows(results) {
-        let _ = writeln!(
-            s,
-            "| {} | {} |",
-            l.trim(),
-            vals.join(" | ").replace('|', "\\|")
-        );
+        let _ = writeln!(s, "| {} | {} |", l.trim(), vals.join(" | "));
     }
+    let paths: Vec<String> = results
+        .iter()
+        .map(|x| format!("`{}`", critical_path(x)))
+        .collect();
+    let _ = writeln!(s, "| critical path | {} |", paths.join(" | "));
     s
 }
