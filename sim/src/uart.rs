@@ -60,6 +60,20 @@ impl UartTxModel {
 /// and every bit is read in the middle of its period. A stop bit that is not high is an error
 /// naming the sample; a frame cut off by the end of the samples is an error too.
 pub fn decode(line: &[bool], clocks_per_bit: u64) -> Result<Vec<u8>, String> {
+    match decode_prefix(line, clocks_per_bit)? {
+        (out, None) => Ok(out),
+        (_, Some(i)) => Err(format!(
+            "UART frame starting at sample {i} is cut off by the end of the line"
+        )),
+    }
+}
+
+/// [`decode`] of a line that may end inside a frame (a capture stopped at any time): the bytes of
+/// the complete frames, and where the cut-off frame starts, if there is one.
+pub fn decode_prefix(
+    line: &[bool],
+    clocks_per_bit: u64,
+) -> Result<(Vec<u8>, Option<usize>), String> {
     let cpb = clocks_per_bit as usize;
     let mut out = Vec::new();
     let mut i = 1;
@@ -67,9 +81,7 @@ pub fn decode(line: &[bool], clocks_per_bit: u64) -> Result<Vec<u8>, String> {
         if line[i - 1] && !line[i] {
             let at = |bit: usize| i + bit * cpb + cpb / 2;
             if at(9) >= line.len() {
-                return Err(format!(
-                    "UART frame starting at sample {i} is cut off by the end of the line"
-                ));
+                return Ok((out, Some(i)));
             }
             if line[at(0)] {
                 // a glitch, not a start bit
@@ -89,7 +101,7 @@ pub fn decode(line: &[bool], clocks_per_bit: u64) -> Result<Vec<u8>, String> {
             i += 1;
         }
     }
-    Ok(out)
+    Ok((out, None))
 }
 
 #[cfg(test)]

@@ -130,9 +130,10 @@ impl ToolPath {
                 } else {
                     o.stdout
                 };
+                // YoWASP's first run announces itself ("Preparing to run ...") before compiling.
                 String::from_utf8_lossy(&text)
                     .lines()
-                    .next()
+                    .find(|l| !l.trim().is_empty() && !l.starts_with("Preparing to run"))
                     .unwrap_or("")
                     .trim()
                     .to_string()
