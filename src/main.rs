@@ -31,6 +31,10 @@ enum Command {
     Tools(commands::synth::ToolsCommand),
     /// A bitstream for the iCEBreaker or the ULX3S (icepack / ecppack).
     Bitstream(commands::synth::BitstreamArgs),
+    /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
+    Cosim(commands::cosim::CosimArgs),
+    /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
+    Verilog(commands::verilog::VerilogArgs),
 }
 
 fn main() {
@@ -48,6 +52,8 @@ fn main() {
         Command::Synth(a) => commands::synth::run(a),
         Command::Tools(c) => commands::synth::run_tools(c),
         Command::Bitstream(a) => commands::synth::run_bitstream(a),
+        Command::Cosim(a) => commands::cosim::run(a),
+        Command::Verilog(a) => commands::verilog::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

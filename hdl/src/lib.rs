@@ -3,6 +3,12 @@
 
 pub mod config;
 pub mod hash;
+pub mod hdl_util;
+pub mod multihash;
+pub mod multihash_accumulator;
+pub mod multihash_counters;
+pub mod multihash_hash;
+pub mod multihash_interval;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};
 pub mod event_source;

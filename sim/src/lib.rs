@@ -5,6 +5,8 @@ pub mod fxhash;
 pub mod icarus;
 pub mod metric;
 pub mod multihash;
+pub mod multihash_cosim;
+pub mod multihash_icarus;
 pub mod trace;
 
 pub use hwprof_hdl;
