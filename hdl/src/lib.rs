@@ -11,6 +11,7 @@ pub mod multihash_hash;
 pub mod multihash_interval;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};
+pub mod board_top;
 pub mod event_source;
 pub mod report_format;
 pub mod uart;

@@ -10,6 +10,7 @@ pub mod multihash_icarus;
 pub mod trace;
 
 pub use hwprof_hdl;
+pub mod board_top;
 pub mod event_source;
 pub mod report_format;
 pub mod synth;

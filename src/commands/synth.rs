@@ -2,6 +2,7 @@
 
 use super::{print_json, CliError, CmdResult};
 use hwprof_sim::hwprof_hdl;
+use hwprof_sim::hwprof_hdl::board_top::{self, BoardParams, BAUD};
 use hwprof_sim::synth::device::{Board, Target};
 use hwprof_sim::synth::tools::{self, Preference, Tool};
 use hwprof_sim::synth::{self, Design, FlowError, FlowOptions, SynthResult};
@@ -86,8 +87,11 @@ pub struct BitstreamArgs {
     /// Output directory (bitstream.bin / bitstream.bit, logs, reports).
     #[arg(long)]
     out: PathBuf,
-    /// A Verilog design whose ports are the board's pin names (see constraints/), with --top;
-    /// default: the board top of the profiler.
+    /// The profiler configuration of the board top (default: configs/board-<board>.toml).
+    #[arg(long, conflicts_with = "verilog")]
+    config: Option<PathBuf>,
+    /// Instead of the board top: a Verilog design whose ports are the board's pin names
+    /// (see constraints/), with --top.
     #[arg(long, requires = "top")]
     verilog: Option<PathBuf>,
     #[arg(long)]
@@ -105,9 +109,7 @@ fn read_verilog(path: &Path, top: &str) -> Result<Design, CliError> {
     let verilog = std::fs::read_to_string(path)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
     Ok(Design {
-        name: path
-            .file_stem()
-            .map_or("design".into(), |s| s.to_string_lossy().into_owned()),
+        name: stem(path),
         verilog,
         top: top.to_string(),
         events_per_clock: None,
@@ -138,11 +140,28 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
             events_per_clock: None,
         }
     } else if let Some(path) = &a.config {
-        let _cfg = super::load_config(path)?;
-        return Err(CliError::failure(
-            "--config: the multi-hash profiler RTL (hwprof_hdl::multihash) is not in this build yet; \
-             use --verilog FILE --top NAME or --block",
-        ));
+        let cfg = super::load_config(path)?;
+        let (interval, entries) = (cfg.interval, cfg.entries as u64);
+        let verilog = with_big_stack(move || hwprof_hdl::multihash::verilog(&cfg))
+            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+        let events_per_clock = match a.events_per_clock {
+            Some(e) => Some(e),
+            None => {
+                // Two intervals and the clearing between them, capped: Icarus is slow on big designs.
+                let cycles = (2 * interval + entries + 100).min(THROUGHPUT_CYCLES);
+                progress(&format!("icarus: events per clock over {cycles} cycles"));
+                Some(
+                    synth::throughput::events_per_clock(&verilog, "top", cycles)
+                        .map_err(CliError::failure)?,
+                )
+            }
+        };
+        Design {
+            name: stem(path),
+            verilog,
+            top: "top".into(),
+            events_per_clock,
+        }
     } else {
         return Err(CliError::input(
             "say what to synthesize: --config FILE, --verilog FILE --top NAME, or --block NAME",
@@ -157,6 +176,27 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
         d.events_per_clock = Some(e);
     }
     Ok(d)
+}
+
+/// The longest throughput simulation (cycles) for `--config` designs.
+const THROUGHPUT_CYCLES: u64 = 30_000;
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or("design".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// rust-hdl's Verilog generation recurses deeply on large designs (a 1000-entry accumulator
+/// overflows the default 8 MB main stack): run it on a thread with a large stack.
+fn with_big_stack<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(f)
+        .map_err(|e| format!("cannot start the generator thread: {e}"))?
+        .join()
+        .map_err(|_| "the Verilog generator panicked".to_string())?
 }
 
 /// The issue's Fmax goals, used as the default clock constraint.
@@ -270,18 +310,31 @@ fn status(p: Preference) -> CmdResult {
 
 pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
     let board = Board::parse(&a.board).map_err(CliError::input)?;
+    let root = tools::project_root().unwrap_or_else(|| PathBuf::from("."));
     let design = match &a.verilog {
         Some(path) => read_verilog(path, a.top.as_deref().unwrap_or_default())?,
         None => {
-            return Err(CliError::failure(format!(
-            "the {} board top needs the multi-hash profiler RTL, which is not in this build yet; \
-                 give --verilog FILE --top NAME with the board's pin names ({})",
-            board.name(),
-            board.constraints()
-        )))
+            let path = a
+                .config
+                .clone()
+                .unwrap_or_else(|| root.join(format!("configs/board-{}.toml", board.name())));
+            let cfg = super::load_config(&path)?;
+            let p = BoardParams {
+                clock_hz: board.clock_hz(),
+                clocks_per_bit: hwprof_hdl::uart::clocks_per_bit(board.clock_hz(), BAUD)
+                    .map_err(CliError::failure)?,
+                seed: hwprof_hdl::event_source::DEFAULT_SEED,
+            };
+            let verilog = with_big_stack(move || board_top::verilog(&cfg, &p))
+                .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+            Design {
+                name: format!("{}-board", stem(&path)),
+                verilog,
+                top: "top".into(),
+                events_per_clock: None,
+            }
         }
     };
-    let root = tools::project_root().unwrap_or_else(|| PathBuf::from("."));
     let opts = FlowOptions {
         target: board.target(),
         freq_mhz: board.clock_hz() as f64 / 1e6,

@@ -137,19 +137,23 @@ fn write(path: &Path, text: &str) -> Result<(), FlowError> {
         .map_err(|e| FlowError::Input(format!("cannot write {}: {e}", path.display())))
 }
 
-/// Runs a tool with its output in `log`; an error carries the log's last lines.
+/// Runs a tool with its output streamed into `log` (readable while a long run goes on); returns
+/// whether it succeeded.
 fn run_logged(tool: &ToolPath, args: &[String], dir: &Path, log: &Path) -> Result<bool, FlowError> {
-    let out = tool
+    let file = std::fs::File::create(log)
+        .map_err(|e| FlowError::Tool(format!("cannot write {}: {e}", log.display())))?;
+    let err = file
+        .try_clone()
+        .map_err(|e| FlowError::Tool(format!("{}: {e}", log.display())))?;
+    let status = tool
         .command()
         .args(args)
         .current_dir(dir)
-        .output()
+        .stdout(file)
+        .stderr(err)
+        .status()
         .map_err(|e| FlowError::Tool(format!("cannot run {}: {e}", tool.program.display())))?;
-    let mut text = out.stdout;
-    text.extend_from_slice(&out.stderr);
-    std::fs::write(log, &text)
-        .map_err(|e| FlowError::Tool(format!("cannot write {}: {e}", log.display())))?;
-    Ok(out.status.success())
+    Ok(status.success())
 }
 
 fn log_tail(log: &Path, lines: usize) -> String {

@@ -1,7 +1,9 @@
 //! Events per clock of a design with the profilers' stream ports, measured by running its Verilog
 //! under Icarus: `in_valid` held high with the on-chip event source's skewed stream on
-//! `in_a`/`in_b`, `out_ready` held high, and events counted as cycles with `in_ready` high after
-//! reset. Events/s in the synthesis report is Fmax × this figure.
+//! `in_a`/`in_b`, `out_ready` held high, and events counted as cycles with `in_ready` high, over
+//! a window that starts at the first such cycle after reset (so the one-off clearing after reset
+//! is not counted; clearing and back-pressure inside the window are). Events/s in the synthesis
+//! report is Fmax × this figure.
 
 use crate::event_source::EventSourceModel;
 use crate::icarus::{self, SimDir};
@@ -11,7 +13,7 @@ use hwprof_hdl::event_source::DEFAULT_SEED;
 const RESET_CYCLES: u64 = 4;
 
 /// Runs `top` (ports `clock`, `reset`, `in_valid`, `in_ready`, `in_a`, `in_b`, `out_ready`) for
-/// `cycles` clocks after reset; returns events taken per clock.
+/// `cycles` clocks from its first ready cycle; returns events taken per clock.
 pub fn events_per_clock(verilog: &str, top: &str, cycles: u64) -> Result<f64, String> {
     if cycles == 0 {
         return Err("throughput: at least one cycle".into());
@@ -35,6 +37,7 @@ pub fn events_per_clock(verilog: &str, top: &str, cycles: u64) -> Result<f64, St
          initial begin\n $readmemh(\"events.hex\", ev);\n taken = 0; a = ev[0][63:0]; b = ev[0][127:64];\n\
          for (c = 0; c < {reset_cycles}; c = c + 1) begin #1 clock = 1; #1 clock = 0; end\n\
          reset = 0;\n\
+         c = 0; #1; while (!in_ready && c < 100000000) begin clock = 1; #1 clock = 0; #1; c = c + 1; end\n\
          for (c = 0; c < {cycles}; c = c + 1) begin\n\
            a = ev[taken][63:0]; b = ev[taken][127:64]; #1;\n\
            if (in_ready) taken = taken + 1;\n\
