@@ -51,6 +51,24 @@ mod tests {
     }
 
     #[test]
+    fn board_presets_have_an_rtl_shape_and_32_bit_keys() {
+        for name in ["board-icebreaker", "board-ulx3s"] {
+            let path = format!("{}/../configs/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+            let cfg = ProfilerConfig::load(std::path::Path::new(&path)).unwrap();
+            hwprof_hdl::multihash::shape_of(&cfg).unwrap();
+            assert!(cfg.a_bits <= 32 && cfg.b_bits <= 32, "{name}");
+        }
+        let mut wide = small();
+        wide.a_bits = 48;
+        let p = BoardParams {
+            clock_hz: 12_000_000,
+            clocks_per_bit: 104,
+            seed: DEFAULT_SEED,
+        };
+        assert!(verilog(&wide, &p).unwrap_err().contains("a_bits"));
+    }
+
+    #[test]
     fn icarus_board_top_uart_decodes_to_model_reports() {
         if let Err(e) = icarus::available() {
             panic!("{e}");

@@ -226,8 +226,8 @@ pub fn run(a: SynthArgs) -> CmdResult {
     let design = design(&a.design)?;
     if a.compare_baseline {
         return Err(CliError::failure(
-            "--compare-baseline: the baseline profiler needs the multi-hash profiler RTL, \
-             which is not in this build yet",
+            "--compare-baseline: the baseline profiler (simple, sequential, no forwarding) is not \
+             implemented yet",
         ));
     }
     let several = targets.len() > 1;
