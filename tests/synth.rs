@@ -97,7 +97,23 @@ fn bitstream_for_icebreaker() {
 #[test]
 fn bad_requests_exit_2_with_a_message() {
     let out = scratch("bad");
-    let cases: [(&[&str], &str); 4] = [
+    std::fs::create_dir_all(&out).unwrap();
+    let noshape = out.join("noshape.toml");
+    std::fs::write(
+        &noshape,
+        "interval = 100\nthreshold = 5\ntables = 3\nentries = 64\n",
+    )
+    .unwrap();
+    let noshape = noshape.to_str().unwrap().to_string();
+    let with_config = [
+        "synth",
+        "--config",
+        noshape.as_str(),
+        "--target",
+        "ice40-up5k",
+    ];
+    let cases: [(&[&str], &str); 5] = [
+        (&with_config, "no RTL shape"),
         (
             &["synth", "--block", "uart-tx", "--target", "ice40-lp1k"],
             "unknown target",
