@@ -16,4 +16,5 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+bash scripts/venv.sh  # .venv with PyPI datasketches: the DataSketches peer of `hwprof sweep` (bench/)
 cargo test --release --workspace "$@"

@@ -22,6 +22,8 @@ enum Command {
     /// Record, convert and summarise event traces.
     #[command(subcommand)]
     Trace(commands::trace::TraceCommand),
+    /// Profile buffer (Conte/Menezes) on a branch trace: arc error and contention.
+    Buffer(commands::buffer::BufferArgs),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
     /// Yosys + nextpnr area and Fmax of a design on an iCE40 or ECP5 target.
@@ -31,10 +33,15 @@ enum Command {
     Tools(commands::synth::ToolsCommand),
     /// A bitstream for the iCEBreaker or the ULX3S (icepack / ecppack).
     Bitstream(commands::synth::BitstreamArgs),
+    /// Design-space sweep: a grid of configurations x traces with peers, CSV/JSON and plots.
+    Sweep(commands::sweep::SweepArgs),
     /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
     Cosim(commands::cosim::CosimArgs),
     /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
     Verilog(commands::verilog::VerilogArgs),
+    /// Approximate counters (Morris, floating-point): the ISPASS study, Verilog, area.
+    #[command(subcommand)]
+    Counters(commands::counters::CountersCommand),
 }
 
 fn main() {
@@ -52,8 +59,11 @@ fn main() {
         Command::Synth(a) => commands::synth::run(a),
         Command::Tools(c) => commands::synth::run_tools(c),
         Command::Bitstream(a) => commands::synth::run_bitstream(a),
+        Command::Sweep(a) => commands::sweep::run_cmd(a),
         Command::Cosim(a) => commands::cosim::run(a),
         Command::Verilog(a) => commands::verilog::run(a),
+        Command::Buffer(a) => commands::buffer::run(a),
+        Command::Counters(c) => commands::counters::run(c),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

@@ -335,28 +335,176 @@ fn run_design<const NT: usize, const IB: usize, const A: usize, const CB: usize>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwprof_hdl::hash::SplitMix64;
+    use crate::multihash_streams::{aliases, stream, StreamKind};
+    use hwprof_hdl::hash::{HashConstants, SplitMix64};
 
-    fn small(extra: &str) -> ProfilerConfig {
-        ProfilerConfig::from_toml_str(
-            &format!(
-                "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\nentries = 4\n{extra}"
-            ),
-            "t",
-        )
-        .unwrap()
+    fn config(text: &str) -> ProfilerConfig {
+        ProfilerConfig::from_toml_str(text, "test").unwrap()
+    }
+
+    /// 2 tables x 16 counters, A = 4, L = 64, T = 4, with the given C/R/P.
+    fn small(c: bool, r: bool, p: bool, extra: &str) -> ProfilerConfig {
+        config(&format!(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\nconservative_update = {c}\n\
+             reset_on_promote = {r}\nretaining = {p}\n{extra}[accumulator]\nentries = 4\n"
+        ))
+    }
+
+    fn check(cfg: &ProfilerConfig, ev: &[Tuple], opts: &CosimOptions, what: &str) -> CosimResult {
+        let r = cosim(cfg, ev, opts).unwrap();
+        assert_eq!(r.mismatches, 0, "{what}: {:#?}", r.first_mismatch);
+        assert_eq!(r.reports_compared, ev.len() as u64 / cfg.interval, "{what}");
+        r
     }
 
     #[test]
-    fn smoke_random_small() {
-        let cfg = small("");
-        let mut g = SplitMix64(5);
-        let ev: Vec<Tuple> = (0..500)
-            .map(|_| (g.next_u64() % 12, g.next_u64() % 3))
+    fn adversarial_streams_over_c_r_p() {
+        let mut reported = 0;
+        for bits in 0..8 {
+            let (c, r, p) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
+            let cfg = small(c, r, p, "");
+            for kind in StreamKind::ALL {
+                let ev = stream(kind, &cfg, 320, bits as u64);
+                let what = format!("C{}R{}P{} {}", c as u8, r as u8, p as u8, kind.name());
+                let res = check(&cfg, &ev, &CosimOptions::default(), &what);
+                // L >= entries and reports always taken: one event every clock.
+                assert_eq!(res.events_per_cycle, 1.0, "{what}");
+                assert_eq!(
+                    res.input_stall_cycles, 16,
+                    "{what}: only the clearing after reset"
+                );
+                reported += res.entries_compared;
+            }
+        }
+        assert!(
+            reported > 100,
+            "the streams must produce reports to compare"
+        );
+    }
+
+    #[test]
+    fn alias_storm_aliases_every_table() {
+        let cfg = small(true, false, true, "");
+        let h = HashConstants::new(&cfg);
+        let base = (0x1234, 0x77);
+        let al = aliases(&cfg, base, 10, 3);
+        assert_eq!(al.len(), 10);
+        for t in al {
+            for k in 0..cfg.tables {
+                assert_eq!(h.index(k, t.0, t.1), h.index(k, base.0, base.1));
+            }
+        }
+    }
+
+    #[test]
+    fn narrow_counters_saturate() {
+        for c in [false, true] {
+            // 4 tables x 16, A = 8, 3-bit counters (saturate at 7), T = 5.
+            let cfg = config(&format!(
+                "interval = 96\nthreshold = 5\ntables = 4\nentries = 16\ncounter_bits = 3\n\
+                 conservative_update = {c}\n[accumulator]\nentries = 8\n"
+            ));
+            for kind in [StreamKind::Saturation, StreamKind::AccumulatorOverflow] {
+                let ev = stream(kind, &cfg, 288, 11);
+                check(&cfg, &ev, &CosimOptions::default(), kind.name());
+            }
+            let ev = stream(StreamKind::Saturation, &cfg, 288, 11);
+            let mut m = crate::multihash::MultiHash::new(&cfg).unwrap();
+            let reps = m.run(&ev);
+            assert!(
+                reps.iter().flat_map(|r| &r.entries).any(|e| e.count == 7),
+                "the stream must saturate an accumulator count"
+            );
+        }
+    }
+
+    #[test]
+    fn back_pressured_reports() {
+        let cfg = small(true, true, true, "");
+        let ev = stream(StreamKind::Mixed, &cfg, 640, 5);
+        // Within the bound: a report of <= 4 words at 1 word per 3 clocks fits in an interval.
+        let within = CosimOptions {
+            report_ready: ReadyPattern {
+                period: 3,
+                ready: 1,
+            },
+            ..Default::default()
+        };
+        let r = check(&cfg, &ev, &within, "within bound");
+        assert_eq!(r.events_per_cycle, 1.0);
+        // Beyond it: one word per 40 clocks; input ready drops, nothing is lost.
+        let beyond = CosimOptions {
+            report_ready: ReadyPattern {
+                period: 40,
+                ready: 1,
+            },
+            ..Default::default()
+        };
+        let r = check(&cfg, &ev, &beyond, "beyond bound");
+        assert!(
+            r.events_per_cycle < 1.0 && r.input_stall_cycles > 16,
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn interval_shorter_than_table_stalls_but_matches() {
+        let cfg = config(
+            "interval = 8\nthreshold = 2\ntables = 2\nentries = 16\n[accumulator]\nentries = 4\n",
+        );
+        let ev = stream(StreamKind::Mixed, &cfg, 200, 9);
+        let r = check(&cfg, &ev, &CosimOptions::default(), "L < entries");
+        assert!(r.events_per_cycle < 1.0);
+    }
+
+    #[test]
+    fn h3_single_table_odd_key_widths() {
+        let cfg = config(
+            "interval = 50\nthreshold = 3\ntables = 1\nentries = 16\nhash = \"h3\"\na_bits = 13\n\
+             b_bits = 40\nreset_on_promote = true\nseed = 99\n[accumulator]\nentries = 4\n",
+        );
+        let mut g = SplitMix64(1);
+        // Keys wider than a_bits/b_bits: the RTL must mask them as the model does.
+        let ev: Vec<Tuple> = (0..300)
+            .map(|_| (g.next_u64() % 9 | 0xffff_0000_0000_0000, g.next_u64() % 3))
             .collect();
-        let r = cosim(&cfg, &ev, &CosimOptions::default()).unwrap();
-        assert_eq!(r.mismatches, 0, "{:#?}", r.first_mismatch);
-        assert_eq!(r.reports_compared, 500 / 64);
-        eprintln!("{r:?}");
+        check(&cfg, &ev, &CosimOptions::default(), "h3");
+    }
+
+    #[test]
+    fn paper_shape_on_bundled_trace() {
+        let text = include_str!("../../configs/paper-10k.toml")
+            .replace("interval = 10000", "interval = 2000");
+        let cfg = config(&text);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/gzip_load.hwpt.gz");
+        let ev = crate::trace::read_trace(std::path::Path::new(path), None).unwrap();
+        let r = check(&cfg, &ev[..4000], &CosimOptions::default(), "paper shape");
+        assert_eq!(r.events_per_cycle, 1.0);
+        assert!(r.entries_compared > 0);
+    }
+
+    #[test]
+    fn vcd_on_demand() {
+        let cfg = small(true, false, true, "");
+        let ev = stream(StreamKind::Mixed, &cfg, 70, 1);
+        let path = std::env::temp_dir().join(format!("hwprof-cosim-{}.vcd", std::process::id()));
+        let opts = CosimOptions {
+            vcd: Some(path.clone()),
+            ..Default::default()
+        };
+        check(&cfg, &ev, &opts, "vcd");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(text.contains("$var") && text.contains("in_ready") && text.contains("#100"));
+    }
+
+    #[test]
+    fn unsupported_shape_is_a_clear_error() {
+        let cfg = config("interval = 100\nthreshold = 5\ntables = 3\nentries = 64\n");
+        let e = cosim(&cfg, &[(1, 2)], &CosimOptions::default()).unwrap_err();
+        assert!(
+            e.contains("no RTL shape") && e.contains("4x512 A=100"),
+            "{e}"
+        );
     }
 }

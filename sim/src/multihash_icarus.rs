@@ -4,13 +4,14 @@
 //! are compared with the model's exactly like [`crate::multihash_cosim`] does. This checks the
 //! Verilog itself, which rust-hdl's simulator never runs.
 
-use crate::icarus::{run, write_memh, SimDir};
-use crate::multihash::MultiHash;
+use crate::icarus::{available, write_memh, SimDir};
+use crate::multihash::{IntervalReport, MultiHash};
 use crate::multihash_cosim::{Assembler, Mismatch, ReadyPattern};
 use crate::trace::Tuple;
 use hwprof_hdl::multihash::verilog;
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
+use std::process::Command;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct IcarusResult {
@@ -22,7 +23,7 @@ pub struct IcarusResult {
     /// Clocks from the first accepted event to the last one.
     pub cycles: u64,
     pub events_per_cycle: f64,
-    /// Clocks simulated in all, and Icarus's speed on them (compile time excluded).
+    /// Clocks simulated in all, and Icarus's speed on them (`vvp` only; compilation excluded).
     pub total_cycles: u64,
     pub cycles_per_second: f64,
 }
@@ -94,6 +95,76 @@ endmodule
     )
 }
 
+/// `iverilog` then `vvp`, as [`crate::icarus::run`] does, but timing the simulation alone.
+fn compile_and_run(dir: &SimDir) -> Result<(String, f64), String> {
+    available().map_err(|e| e.0)?;
+    let exe = dir.file("sim.vvp");
+    let out = Command::new("iverilog")
+        .args(["-g2012", "-o"])
+        .arg(&exe)
+        .args(["-s", "tb"])
+        .arg(dir.file("design.v"))
+        .arg(dir.file("tb.v"))
+        .output()
+        .map_err(|e| format!("cannot run iverilog: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "iverilog failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let start = std::time::Instant::now();
+    let out = Command::new("vvp")
+        .arg("-n")
+        .arg(&exe)
+        .current_dir(&dir.path)
+        .output()
+        .map_err(|e| format!("cannot run vvp: {e}"))?;
+    let secs = start.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(format!(
+            "vvp failed:\n{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok((stdout, secs))
+}
+
+/// Compares reports in order: how many agree before the first difference, and that difference
+/// (`expected` pairs each report with the index of the event that ended its interval).
+pub fn first_difference(
+    expected: &[(u64, IntervalReport)],
+    got: &[IntervalReport],
+) -> (u64, Option<Mismatch>) {
+    for (i, (end, want)) in expected.iter().enumerate() {
+        if got.get(i) != Some(want) {
+            return (
+                i as u64,
+                Some(Mismatch {
+                    interval: want.interval,
+                    event_index: *end,
+                    expected: Some(want.clone()),
+                    got: got.get(i).cloned(),
+                }),
+            );
+        }
+    }
+    if let Some(extra) = got.get(expected.len()) {
+        return (
+            expected.len() as u64,
+            Some(Mismatch {
+                interval: extra.interval,
+                event_index: 0,
+                expected: None,
+                got: Some(extra.clone()),
+            }),
+        );
+    }
+    (expected.len() as u64, None)
+}
+
 /// Runs `events` through the exported Verilog of `cfg` under Icarus and compares every report
 /// with the model's. Errors: no RTL shape, Icarus missing or failing, unparsable output.
 pub fn icarus_cosim(
@@ -134,9 +205,7 @@ pub fn icarus_cosim(
         testbench(events.len(), expected.len(), ready, max_cycles),
     )
     .map_err(io)?;
-    let start = std::time::Instant::now();
-    let out = run(&dir, &[dir.file("design.v"), dir.file("tb.v")], "tb").map_err(|e| e.0)?;
-    let secs = start.elapsed().as_secs_f64();
+    let (out, secs) = compile_and_run(&dir)?;
     let mut res = IcarusResult {
         events: events.len() as u64,
         intervals: expected.len() as u64,
@@ -150,6 +219,7 @@ pub fn icarus_cosim(
     };
     let bad = |l: &str| format!("unexpected Icarus output line: {l:?}");
     let mut asm = Assembler::default();
+    let mut got = Vec::new();
     let mut accepted = 0u64;
     for line in out.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
@@ -158,23 +228,7 @@ pub fn icarus_cosim(
                 let num = |s: &str| s.parse::<u64>().map_err(|_| bad(line));
                 let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad(line));
                 let w = (num(f[1])?, hex(f[2])?, hex(f[3])?, num(f[4])?, f[5] == "1");
-                if let Some(r) = asm.push(w) {
-                    if res.mismatches > 0 {
-                        continue;
-                    }
-                    match expected.get(res.reports_compared as usize) {
-                        Some((_, want)) if *want == r => res.reports_compared += 1,
-                        other => {
-                            res.mismatches = 1;
-                            res.first_mismatch = Some(Mismatch {
-                                interval: other.map_or(r.interval, |o| o.1.interval),
-                                event_index: other.map_or(0, |o| o.0),
-                                expected: other.map(|o| o.1.clone()),
-                                got: Some(r),
-                            });
-                        }
-                    }
-                }
+                got.extend(asm.push(w));
             }
             Some(&"DONE") if f.len() == 5 => {
                 let num = |s: &str| s.parse::<u64>().map_err(|_| bad(line));
@@ -186,16 +240,11 @@ pub fn icarus_cosim(
             _ => {}
         }
     }
-    if res.mismatches == 0 && (res.reports_compared as usize) < expected.len() {
-        let (end, want) = &expected[res.reports_compared as usize];
-        res.mismatches = 1;
-        res.first_mismatch = Some(Mismatch {
-            interval: want.interval,
-            event_index: *end,
-            expected: Some(want.clone()),
-            got: asm.current.take(),
-        });
-    }
+    got.extend(asm.current.take());
+    let (compared, mismatch) = first_difference(&expected, &got);
+    res.reports_compared = compared;
+    res.mismatches = mismatch.is_some() as u64;
+    res.first_mismatch = mismatch;
     if accepted != events.len() as u64 && res.mismatches == 0 {
         return Err(format!(
             "Icarus run ended after {accepted} of {} events (timeout)",
@@ -214,22 +263,80 @@ pub fn icarus_cosim(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwprof_hdl::hash::SplitMix64;
+    use crate::multihash_streams::{stream, StreamKind};
+
+    fn config(text: &str) -> ProfilerConfig {
+        ProfilerConfig::from_toml_str(text, "test").unwrap()
+    }
 
     #[test]
-    fn icarus_small_random() {
-        let cfg = ProfilerConfig::from_toml_str(
-            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\nentries = 4\n",
-            "t",
-        )
-        .unwrap();
-        let mut g = SplitMix64(5);
-        let ev: Vec<Tuple> = (0..500)
-            .map(|_| (g.next_u64() % 12, g.next_u64() % 3))
-            .collect();
-        let r = icarus_cosim(&cfg, &ev, ReadyPattern::ALWAYS).unwrap();
-        eprintln!("{r:?}");
+    fn exported_verilog_matches_model_on_trace_window() {
+        // The paper preset's shape on a window of the bundled real trace, L = 1000.
+        let text = include_str!("../../configs/paper-10k.toml")
+            .replace("interval = 10000", "interval = 1000");
+        let cfg = config(&text);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/gzip_load.hwpt.gz");
+        let ev = crate::trace::read_trace(std::path::Path::new(path), None).unwrap();
+        let r = icarus_cosim(&cfg, &ev[1000..4000], ReadyPattern::ALWAYS).unwrap();
         assert_eq!(r.mismatches, 0, "{:#?}", r.first_mismatch);
-        assert_eq!(r.reports_compared, 7);
+        assert_eq!(r.reports_compared, 3);
+        assert_eq!(r.events_per_cycle, 1.0);
+    }
+
+    #[test]
+    fn exported_verilog_matches_model_adversarial() {
+        for (c, r, p) in [(true, false, true), (false, true, false)] {
+            let cfg = config(&format!(
+                "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\nconservative_update = {c}\n\
+                 reset_on_promote = {r}\nretaining = {p}\ncounter_bits = 3\n[accumulator]\nentries = 4\n"
+            ));
+            let mut ev = Vec::new();
+            for kind in StreamKind::ALL {
+                ev.extend(stream(kind, &cfg, 128, 2));
+            }
+            // Back-pressured beyond the bound: in_ready must drop and nothing be lost.
+            let res = icarus_cosim(
+                &cfg,
+                &ev,
+                ReadyPattern {
+                    period: 40,
+                    ready: 1,
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                res.mismatches, 0,
+                "C{c} R{r} P{p}: {:#?}",
+                res.first_mismatch
+            );
+            assert_eq!(res.reports_compared, ev.len() as u64 / 64);
+            assert!(res.events_per_cycle < 1.0);
+        }
+    }
+
+    #[test]
+    fn first_difference_finds_a_changed_report() {
+        let cfg = config(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\nentries = 4\n",
+        );
+        let ev = stream(StreamKind::Mixed, &cfg, 192, 4);
+        let mut m = MultiHash::new(&cfg).unwrap();
+        let got = m.run(&ev);
+        let mut expected: Vec<(u64, IntervalReport)> = got
+            .iter()
+            .map(|r| ((r.interval + 1) * 64 - 1, r.clone()))
+            .collect();
+        let (n, m) = first_difference(&expected, &got);
+        assert!(n == 3 && m.is_none());
+        expected[1].1.entries[0].count += 1;
+        let (n, m) = first_difference(&expected, &got);
+        let m = m.unwrap();
+        assert_eq!((n, m.interval, m.event_index), (1, 1, 127));
+        assert_eq!(
+            first_difference(&expected[..1], &got).0,
+            1,
+            "an extra report differs too"
+        );
+        assert!(first_difference(&expected[..1], &got).1.is_some());
     }
 }

@@ -1,10 +1,13 @@
 //! One module per subcommand. Errors carry their exit code: 2 for bad input (config, trace,
 //! command line), 1 for a failure of the tool or of an external program.
 
+pub mod buffer;
 pub mod cosim;
+pub mod counters;
 pub mod demo;
 pub mod model;
 pub mod synth;
+pub mod sweep;
 pub mod trace;
 pub mod verilog;
 

@@ -1,0 +1,191 @@
+//! `hwprof counters`: the approximate-counter study (ISPASS 2021), Verilog of the counter banks,
+//! and their area under Yosys.
+
+use super::{print_json, CliError, CmdResult};
+use hwprof_sim::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
+use hwprof_sim::counter_study::{box_plot_svg, run_study, KindResult};
+use std::path::PathBuf;
+
+#[derive(clap::Subcommand)]
+pub enum CountersCommand {
+    /// Relative error of Morris 6x5 (hardware LFSR, ideal source), floating-point and exact
+    /// counters over 29 events and many runs.
+    Study(StudyArgs),
+    /// Write the Verilog of a 29-event bank.
+    Verilog(VerilogArgs),
+    /// Synthesize the 29-event banks with Yosys (iCE40, ECP5) and report cells and flip-flops.
+    Area(AreaArgs),
+}
+
+#[derive(clap::Args)]
+pub struct StudyArgs {
+    /// Runs (different seeds) per counter kind.
+    #[arg(long, default_value_t = 50)]
+    runs: usize,
+    /// Base seed of every run's LFSR seeds and software sources.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON ({"kinds": [...]}, relative errors as fractions) instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Write a box plot of the distributions (SVG).
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum KindArg {
+    Morris,
+    Float,
+    Exact,
+}
+
+impl From<KindArg> for BankKind {
+    fn from(k: KindArg) -> Self {
+        match k {
+            KindArg::Morris => BankKind::Morris,
+            KindArg::Float => BankKind::Float,
+            KindArg::Exact => BankKind::Exact,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct VerilogArgs {
+    #[arg(long, value_enum)]
+    kind: KindArg,
+    /// Events in the bank: 29 (the paper's) or 1.
+    #[arg(long, default_value_t = 29)]
+    events: usize,
+    /// Seed of the LFSR seeds.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(short, long)]
+    out: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct AreaArgs {
+    /// Only this kind (default: all three).
+    #[arg(long, value_enum)]
+    kind: Option<KindArg>,
+    /// ice40, ecp5, or both (default).
+    #[arg(long)]
+    family: Option<String>,
+    /// Events in the bank: 29 (the paper's) or 1.
+    #[arg(long, default_value_t = 29)]
+    events: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(c: CountersCommand) -> CmdResult {
+    match c {
+        CountersCommand::Study(a) => study(a),
+        CountersCommand::Verilog(a) => {
+            check_events(a.events)?;
+            let v = bank_verilog(a.kind.into(), a.events, a.seed).map_err(CliError::failure)?;
+            std::fs::write(&a.out, v)
+                .map_err(|e| CliError::input(format!("cannot write {}: {e}", a.out.display())))
+        }
+        CountersCommand::Area(a) => area(a),
+    }
+}
+
+fn study(a: StudyArgs) -> CmdResult {
+    if a.runs == 0 {
+        return Err(CliError::input("--runs must be at least 1"));
+    }
+    let kinds = run_study(a.runs, a.seed).map_err(CliError::failure)?;
+    if let Some(p) = &a.plot {
+        std::fs::write(p, box_plot_svg(&kinds))
+            .map_err(|e| CliError::input(format!("cannot write plot {}: {e}", p.display())))?;
+    }
+    if a.json {
+        return print_json(&serde_json::json!({ "runs": a.runs, "events": 29, "kinds": kinds }));
+    }
+    print_table(&kinds, a.runs);
+    Ok(())
+}
+
+fn print_table(kinds: &[KindResult], runs: usize) {
+    println!("29 events, {runs} runs; relative error |estimate - n| / n");
+    println!(
+        "{:<54} {:>4} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>10}",
+        "kind",
+        "bits",
+        "range",
+        "min",
+        "q1",
+        "median",
+        "mean",
+        "q3",
+        "max",
+        "theory σ",
+        "exact ≤",
+        "1st err at"
+    );
+    for k in kinds {
+        println!(
+            "{:<54} {:>4} {:>9} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>8} {:>10.3e} {:>10}",
+            k.name,
+            k.bits_per_event,
+            k.range,
+            k.min,
+            k.q1,
+            k.median,
+            k.mean,
+            k.q3,
+            k.max,
+            k.theory_rel_std.map_or("-".into(), |t| format!("{t:.2e}")),
+            k.exact_up_to as f64,
+            k.first_error_at.map_or("none".into(), |f| f.to_string())
+        );
+    }
+    println!("paper (ISPASS 2021, Morris 6x5): mean 10-30 %, min < 5 %, max 40-120 %");
+}
+
+fn check_events(events: usize) -> CmdResult {
+    if BANK_SIZES.contains(&events) {
+        Ok(())
+    } else {
+        Err(CliError::input(format!(
+            "--events {events}: banks are built with {BANK_SIZES:?} events"
+        )))
+    }
+}
+
+fn area(a: AreaArgs) -> CmdResult {
+    let kinds: Vec<BankKind> = match a.kind {
+        Some(k) => vec![k.into()],
+        None => BankKind::ALL.to_vec(),
+    };
+    let families: Vec<String> = match a.family.as_deref() {
+        None => vec!["ice40".into(), "ecp5".into()],
+        Some(f @ ("ice40" | "ecp5")) => vec![f.into()],
+        Some(f) => {
+            return Err(CliError::input(format!(
+                "--family {f:?}: use ice40 or ecp5"
+            )))
+        }
+    };
+    check_events(a.events)?;
+    let mut rows = vec![];
+    for k in kinds {
+        let v = bank_verilog(k, a.events, 1).map_err(CliError::failure)?;
+        for f in &families {
+            let r = yosys_area(&v, f, k, a.events).map_err(CliError::failure)?;
+            if !a.json {
+                println!(
+                    "{:<48} {:>2} events {:<6} storage {:>2} b/event  cells {:>6}  FFs {:>6}  LUT4 {:>6}  carry {:>5}",
+                    r.kind, r.events, r.family, r.storage_bits_per_event, r.cells, r.flip_flops, r.luts, r.carries
+                );
+            }
+            rows.push(r);
+        }
+    }
+    if a.json {
+        print_json(&serde_json::json!({ "areas": rows }))?;
+    }
+    Ok(())
+}
