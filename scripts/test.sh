@@ -8,6 +8,7 @@ need=()
 command -v iverilog >/dev/null || need+=(iverilog)
 command -v verilator >/dev/null || need+=(verilator)
 command -v yosys >/dev/null || need+=(yosys)
+command -v nextpnr-ice40 >/dev/null && command -v icepack >/dev/null || need+=(nextpnr-ice40 fpga-icestorm)  # synthesis flow tests
 command -v valgrind >/dev/null || need+=(valgrind)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing Debian packages: ${need[*]}"

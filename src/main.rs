@@ -26,6 +26,13 @@ enum Command {
     Buffer(commands::buffer::BufferArgs),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
+    /// Yosys + nextpnr area and Fmax of a design on an iCE40 or ECP5 target.
+    Synth(commands::synth::SynthArgs),
+    /// Find or install (YoWASP, project-local .venv) the synthesis tools.
+    #[command(subcommand)]
+    Tools(commands::synth::ToolsCommand),
+    /// A bitstream for the iCEBreaker or the ULX3S (icepack / ecppack).
+    Bitstream(commands::synth::BitstreamArgs),
     /// Design-space sweep: a grid of configurations x traces with peers, CSV/JSON and plots.
     Sweep(commands::sweep::SweepArgs),
     /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
@@ -49,6 +56,9 @@ fn main() {
         Command::Model(a) => commands::model::run(a),
         Command::Trace(c) => commands::trace::run(c),
         Command::Demo(a) => commands::demo::run(a),
+        Command::Synth(a) => commands::synth::run(a),
+        Command::Tools(c) => commands::synth::run_tools(c),
+        Command::Bitstream(a) => commands::synth::run_bitstream(a),
         Command::Sweep(a) => commands::sweep::run_cmd(a),
         Command::Cosim(a) => commands::cosim::run(a),
         Command::Verilog(a) => commands::verilog::run(a),

@@ -16,3 +16,7 @@ pub mod multihash_interval;
 pub mod profile_buffer;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};
+pub mod board_top;
+pub mod event_source;
+pub mod report_format;
+pub mod uart;

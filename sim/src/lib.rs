@@ -23,3 +23,8 @@ pub mod sweep;
 pub mod trace;
 
 pub use hwprof_hdl;
+pub mod board_top;
+pub mod event_source;
+pub mod report_format;
+pub mod synth;
+pub mod uart;

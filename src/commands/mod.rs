@@ -6,6 +6,7 @@ pub mod cosim;
 pub mod counters;
 pub mod demo;
 pub mod model;
+pub mod synth;
 pub mod sweep;
 pub mod trace;
 pub mod verilog;

@@ -1,0 +1,199 @@
+//! Synthesis targets: the FPGA devices, their nextpnr options and their capacities (datasheet
+//! figures: Lattice iCE40 UltraPlus / LP-HX family data sheets, ECP5 family data sheet).
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Ice40,
+    Ecp5,
+}
+
+/// What a device holds. iCE40 logic cells each have one LUT4 and one flip-flop; ECP5 slices have
+/// two LUT4s and two flip-flops, so both are counted in LUT4s / flip-flops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Capacity {
+    /// iCE40 logic cells, ECP5 LUT4s.
+    pub cells: u64,
+    pub ffs: u64,
+    /// iCE40 SB_RAM40_4K (4 kbit), ECP5 DP16KD (18 kbit).
+    pub brams: u64,
+    /// iCE40 SB_MAC16, ECP5 MULT18X18D.
+    pub dsps: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Target {
+    #[serde(rename = "ice40-up5k")]
+    Ice40Up5k,
+    #[serde(rename = "ice40-hx8k")]
+    Ice40Hx8k,
+    #[serde(rename = "ecp5-25k")]
+    Ecp5_25k,
+    #[serde(rename = "ecp5-85k")]
+    Ecp5_85k,
+}
+
+impl Target {
+    pub const ALL: [Target; 4] = [
+        Target::Ice40Up5k,
+        Target::Ice40Hx8k,
+        Target::Ecp5_25k,
+        Target::Ecp5_85k,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Ice40Up5k => "ice40-up5k",
+            Target::Ice40Hx8k => "ice40-hx8k",
+            Target::Ecp5_25k => "ecp5-25k",
+            Target::Ecp5_85k => "ecp5-85k",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Target, String> {
+        Target::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Target::ALL.iter().map(|t| t.name()).collect();
+                format!("unknown target {s:?}: expected one of {}", names.join(", "))
+            })
+    }
+
+    pub fn family(self) -> Family {
+        match self {
+            Target::Ice40Up5k | Target::Ice40Hx8k => Family::Ice40,
+            Target::Ecp5_25k | Target::Ecp5_85k => Family::Ecp5,
+        }
+    }
+
+    /// Device and package, as Lattice names them.
+    pub fn device(self) -> &'static str {
+        match self {
+            Target::Ice40Up5k => "iCE40UP5K-SG48",
+            Target::Ice40Hx8k => "iCE40HX8K-CT256",
+            Target::Ecp5_25k => "LFE5U-25F-CABGA381",
+            Target::Ecp5_85k => "LFE5U-85F-CABGA381",
+        }
+    }
+
+    /// nextpnr's device and package options.
+    pub fn nextpnr_args(self) -> [&'static str; 3] {
+        match self {
+            Target::Ice40Up5k => ["--up5k", "--package", "sg48"],
+            Target::Ice40Hx8k => ["--hx8k", "--package", "ct256"],
+            Target::Ecp5_25k => ["--25k", "--package", "CABGA381"],
+            Target::Ecp5_85k => ["--85k", "--package", "CABGA381"],
+        }
+    }
+
+    pub fn capacity(self) -> Capacity {
+        match self {
+            Target::Ice40Up5k => Capacity {
+                cells: 5280,
+                ffs: 5280,
+                brams: 30,
+                dsps: 8,
+            },
+            Target::Ice40Hx8k => Capacity {
+                cells: 7680,
+                ffs: 7680,
+                brams: 32,
+                dsps: 0,
+            },
+            Target::Ecp5_25k => Capacity {
+                cells: 24288,
+                ffs: 24288,
+                brams: 56,
+                dsps: 28,
+            },
+            Target::Ecp5_85k => Capacity {
+                cells: 83640,
+                ffs: 83640,
+                brams: 208,
+                dsps: 156,
+            },
+        }
+    }
+
+    /// The Yosys synthesis command for the family.
+    pub fn yosys_synth(self) -> &'static str {
+        match self.family() {
+            Family::Ice40 => "synth_ice40",
+            Family::Ecp5 => "synth_ecp5",
+        }
+    }
+}
+
+/// A board: a target device, its constraint file in `constraints/`, and its clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Board {
+    /// 1BitSquared iCEBreaker: iCE40UP5K-SG48, 12 MHz oscillator, FTDI UART on pins 6 (RX) / 9 (TX).
+    Icebreaker,
+    /// Radiona ULX3S: LFE5U-85F-CABGA381, 25 MHz oscillator, FTDI UART on L4 (TX) / M1 (RX).
+    Ulx3s,
+}
+
+impl Board {
+    pub const ALL: [Board; 2] = [Board::Icebreaker, Board::Ulx3s];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Board::Icebreaker => "icebreaker",
+            Board::Ulx3s => "ulx3s",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Board, String> {
+        Board::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| format!("unknown board {s:?}: expected icebreaker or ulx3s"))
+    }
+
+    pub fn target(self) -> Target {
+        match self {
+            Board::Icebreaker => Target::Ice40Up5k,
+            Board::Ulx3s => Target::Ecp5_85k,
+        }
+    }
+
+    /// The board oscillator, which clocks the board top directly (no PLL).
+    pub fn clock_hz(self) -> u64 {
+        match self {
+            Board::Icebreaker => 12_000_000,
+            Board::Ulx3s => 25_000_000,
+        }
+    }
+
+    /// The constraint file, relative to the project root.
+    pub fn constraints(self) -> &'static str {
+        match self {
+            Board::Icebreaker => "constraints/icebreaker.pcf",
+            Board::Ulx3s => "constraints/ulx3s.lpf",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_bad_names_are_rejected() {
+        for t in Target::ALL {
+            assert_eq!(Target::parse(t.name()), Ok(t));
+        }
+        for b in Board::ALL {
+            assert_eq!(Board::parse(b.name()), Ok(b));
+        }
+        assert!(Target::parse("ice40-lp1k")
+            .unwrap_err()
+            .contains("ice40-up5k"));
+        assert!(Board::parse("arty").is_err());
+    }
+}

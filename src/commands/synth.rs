@@ -1,0 +1,360 @@
+//! `hwprof synth`, `hwprof tools`, `hwprof bitstream`: thin wrappers of `hwprof_sim::synth`.
+
+use super::{print_json, CliError, CmdResult};
+use hwprof_sim::hwprof_hdl;
+use hwprof_sim::hwprof_hdl::board_top::{self, BoardParams, BAUD};
+use hwprof_sim::synth::device::{Board, Target};
+use hwprof_sim::synth::tools::{self, Preference, Tool};
+use hwprof_sim::synth::{self, Design, FlowError, FlowOptions, SynthResult};
+use std::path::{Path, PathBuf};
+
+impl From<FlowError> for CliError {
+    fn from(e: FlowError) -> Self {
+        match e {
+            FlowError::Input(m) => CliError::input(m),
+            FlowError::Tool(m) => CliError::failure(m),
+        }
+    }
+}
+
+/// The hwprof blocks that can be synthesized on their own.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum BlockArg {
+    /// The UART transmitter at 115200 baud from 12 MHz.
+    UartTx,
+    /// The on-chip LFSR event source.
+    EventSource,
+}
+
+#[derive(clap::Args)]
+pub struct DesignArgs {
+    /// A profiler configuration (TOML): synthesizes the multi-hash profiler RTL.
+    #[arg(long, group = "design")]
+    config: Option<PathBuf>,
+    /// Any Verilog file (with --top).
+    #[arg(long, group = "design", requires = "top")]
+    verilog: Option<PathBuf>,
+    /// One of hwprof's own blocks.
+    #[arg(long, group = "design")]
+    block: Option<BlockArg>,
+    /// The top module of --verilog.
+    #[arg(long)]
+    top: Option<String>,
+    /// Events per clock of the design, measured in simulation (gives events/s in the report).
+    #[arg(long)]
+    events_per_clock: Option<f64>,
+}
+
+#[derive(clap::Args)]
+pub struct SynthArgs {
+    #[command(flatten)]
+    design: DesignArgs,
+    /// ice40-up5k, ice40-hx8k, ecp5-25k, ecp5-85k; several separated by commas, or `all`.
+    #[arg(long)]
+    target: String,
+    /// Clock constraint for nextpnr in MHz (default: the issue's goal for the target:
+    /// UP5K 40, HX8K 100, ECP5 150).
+    #[arg(long)]
+    freq: Option<f64>,
+    /// nextpnr seeds (1..=N, run one after another): best and median Fmax.
+    #[arg(long, default_value_t = 1)]
+    seeds: u32,
+    /// Output directory: result.json, result.md, Verilog, scripts and every tool log.
+    #[arg(long)]
+    out: PathBuf,
+    /// Print the result as JSON on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Synthesize the simple baseline profiler of the same configuration beside it.
+    #[arg(long)]
+    compare_baseline: bool,
+}
+
+#[derive(clap::Subcommand)]
+pub enum ToolsCommand {
+    /// Create the project-local .venv with the pinned YoWASP packages (yosys, nextpnr-ice40,
+    /// nextpnr-ecp5 with icepack and ecppack).
+    Install,
+    /// Show which tool would be used, and its version.
+    Status,
+}
+
+#[derive(clap::Args)]
+pub struct BitstreamArgs {
+    /// icebreaker (iCE40UP5K-SG48) or ulx3s (LFE5U-85F-CABGA381).
+    #[arg(long)]
+    board: String,
+    /// Output directory (bitstream.bin / bitstream.bit, logs, reports).
+    #[arg(long)]
+    out: PathBuf,
+    /// The profiler configuration of the board top (default: configs/board-<board>.toml).
+    #[arg(long, conflicts_with = "verilog")]
+    config: Option<PathBuf>,
+    /// Instead of the board top: a Verilog design whose ports are the board's pin names
+    /// (see constraints/), with --top.
+    #[arg(long, requires = "top")]
+    verilog: Option<PathBuf>,
+    #[arg(long)]
+    top: Option<String>,
+    /// nextpnr seeds; the best one is packed.
+    #[arg(long, default_value_t = 1)]
+    seeds: u32,
+}
+
+fn pref() -> Result<Preference, CliError> {
+    Preference::from_env().map_err(CliError::input)
+}
+
+fn read_verilog(path: &Path, top: &str) -> Result<Design, CliError> {
+    let verilog = std::fs::read_to_string(path)
+        .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
+    Ok(Design {
+        name: stem(path),
+        verilog,
+        top: top.to_string(),
+        events_per_clock: None,
+    })
+}
+
+fn design(a: &DesignArgs) -> Result<Design, CliError> {
+    let mut d = if let Some(path) = &a.verilog {
+        read_verilog(path, a.top.as_deref().unwrap_or_default())?
+    } else if let Some(b) = a.block {
+        let (name, verilog) = match b {
+            BlockArg::UartTx => (
+                "uart-tx",
+                hwprof_hdl::uart::verilog(
+                    hwprof_hdl::uart::clocks_per_bit(12_000_000, 115_200)
+                        .map_err(CliError::failure)?,
+                ),
+            ),
+            BlockArg::EventSource => (
+                "event-source",
+                hwprof_hdl::event_source::verilog(hwprof_hdl::event_source::DEFAULT_SEED),
+            ),
+        };
+        Design {
+            name: name.into(),
+            verilog: verilog.map_err(CliError::failure)?,
+            top: "top".into(),
+            events_per_clock: None,
+        }
+    } else if let Some(path) = &a.config {
+        let cfg = super::load_config(path)?;
+        let (interval, entries) = (cfg.interval, cfg.entries as u64);
+        let verilog = with_big_stack(move || hwprof_hdl::multihash::verilog(&cfg))
+            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+        let events_per_clock = match a.events_per_clock {
+            Some(e) => Some(e),
+            None => {
+                // Two intervals and the clearing between them, capped: Icarus is slow on big designs.
+                let cycles = (2 * interval + entries + 100).min(THROUGHPUT_CYCLES);
+                progress(&format!("icarus: events per clock over {cycles} cycles"));
+                Some(
+                    synth::throughput::events_per_clock(&verilog, "top", cycles)
+                        .map_err(CliError::failure)?,
+                )
+            }
+        };
+        Design {
+            name: stem(path),
+            verilog,
+            top: "top".into(),
+            events_per_clock,
+        }
+    } else {
+        return Err(CliError::input(
+            "say what to synthesize: --config FILE, --verilog FILE --top NAME, or --block NAME",
+        ));
+    };
+    if let Some(e) = a.events_per_clock {
+        if !(e.is_finite() && e > 0.0) {
+            return Err(CliError::input(format!(
+                "--events-per-clock must be positive, got {e}"
+            )));
+        }
+        d.events_per_clock = Some(e);
+    }
+    Ok(d)
+}
+
+/// The longest throughput simulation (cycles) for `--config` designs.
+const THROUGHPUT_CYCLES: u64 = 30_000;
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or("design".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// rust-hdl's Verilog generation recurses deeply on large designs (a 1000-entry accumulator
+/// overflows the default 8 MB main stack): run it on a thread with a large stack.
+fn with_big_stack<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(f)
+        .map_err(|e| format!("cannot start the generator thread: {e}"))?
+        .join()
+        .map_err(|_| "the Verilog generator panicked".to_string())?
+}
+
+/// The issue's Fmax goals, used as the default clock constraint.
+fn default_freq(t: Target) -> f64 {
+    match t {
+        Target::Ice40Up5k => 40.0,
+        Target::Ice40Hx8k => 100.0,
+        Target::Ecp5_25k | Target::Ecp5_85k => 150.0,
+    }
+}
+
+fn targets(s: &str) -> Result<Vec<Target>, CliError> {
+    if s == "all" {
+        return Ok(Target::ALL.to_vec());
+    }
+    s.split(',')
+        .map(|t| Target::parse(t.trim()).map_err(CliError::input))
+        .collect()
+}
+
+fn progress(line: &str) {
+    eprintln!("[synth] {line}");
+}
+
+pub fn run(a: SynthArgs) -> CmdResult {
+    let targets = targets(&a.target)?;
+    let design = design(&a.design)?;
+    if a.compare_baseline {
+        return Err(CliError::failure(
+            "--compare-baseline: the baseline profiler (simple, sequential, no forwarding) is not \
+             implemented yet",
+        ));
+    }
+    let several = targets.len() > 1;
+    let mut results: Vec<SynthResult> = Vec::new();
+    for t in targets {
+        let opts = FlowOptions {
+            target: t,
+            freq_mhz: a.freq.unwrap_or(default_freq(t)),
+            seeds: a.seeds,
+            out_dir: if several {
+                a.out.join(t.name())
+            } else {
+                a.out.clone()
+            },
+            constraints: None,
+            bitstream: false,
+            tools: pref()?,
+        };
+        results.push(synth::run(&design, &opts, &mut progress)?);
+    }
+    let refs: Vec<&SynthResult> = results.iter().collect();
+    if several {
+        std::fs::write(a.out.join("result.md"), synth::markdown(&refs))
+            .map_err(|e| CliError::failure(format!("{}: {e}", a.out.display())))?;
+    }
+    if a.json {
+        if several {
+            print_json(&results)
+        } else {
+            print_json(&results[0])
+        }
+    } else {
+        print!("{}", synth::table(&refs));
+        println!("(results, Markdown and tool logs in {})", a.out.display());
+        Ok(())
+    }
+}
+
+pub fn run_tools(c: ToolsCommand) -> CmdResult {
+    match c {
+        ToolsCommand::Install => {
+            let venv = tools::venv_dir();
+            tools::install(&venv, |l| eprintln!("[tools] {l}")).map_err(CliError::failure)?;
+            println!("installed into {}:", venv.display());
+            status(Preference::Yowasp)
+        }
+        ToolsCommand::Status => status(pref()?),
+    }
+}
+
+fn status(p: Preference) -> CmdResult {
+    let mut missing = 0;
+    for t in Tool::ALL {
+        match tools::find(t, p) {
+            Ok(tp) => {
+                let v = if matches!(t, Tool::Icepack | Tool::Ecppack) {
+                    String::new()
+                } else {
+                    tp.version()
+                };
+                println!(
+                    "{:<14} {} {}{}",
+                    t.name(),
+                    if tp.yowasp { "yowasp" } else { "native" },
+                    tp.program.display(),
+                    if v.is_empty() { v } else { format!("  ({v})") }
+                );
+            }
+            Err(e) => {
+                missing += 1;
+                println!("{:<14} missing: {e}", t.name());
+            }
+        }
+    }
+    if missing > 0 {
+        println!("{missing} tool(s) missing");
+    }
+    Ok(())
+}
+
+pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
+    let board = Board::parse(&a.board).map_err(CliError::input)?;
+    let root = tools::project_root().unwrap_or_else(|| PathBuf::from("."));
+    let design = match &a.verilog {
+        Some(path) => read_verilog(path, a.top.as_deref().unwrap_or_default())?,
+        None => {
+            let path = a
+                .config
+                .clone()
+                .unwrap_or_else(|| root.join(format!("configs/board-{}.toml", board.name())));
+            let cfg = super::load_config(&path)?;
+            let p = BoardParams {
+                clock_hz: board.clock_hz(),
+                clocks_per_bit: hwprof_hdl::uart::clocks_per_bit(board.clock_hz(), BAUD)
+                    .map_err(CliError::failure)?,
+                seed: hwprof_hdl::event_source::DEFAULT_SEED,
+            };
+            let verilog = with_big_stack(move || board_top::verilog(&cfg, &p))
+                .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+            Design {
+                name: format!("{}-board", stem(&path)),
+                verilog,
+                top: "top".into(),
+                events_per_clock: None,
+            }
+        }
+    };
+    let opts = FlowOptions {
+        target: board.target(),
+        freq_mhz: board.clock_hz() as f64 / 1e6,
+        seeds: a.seeds,
+        out_dir: a.out.clone(),
+        constraints: Some(root.join(board.constraints())),
+        bitstream: true,
+        tools: pref()?,
+    };
+    let r = synth::run(&design, &opts, &mut progress)?;
+    print!("{}", synth::table(&[&r]));
+    match &r.bitstream {
+        Some(b) => {
+            println!("bitstream: {}", b.display());
+            Ok(())
+        }
+        None => Err(CliError::failure(format!(
+            "no bitstream: the design does not fit {} ({})",
+            board.name(),
+            r.not_fit_reason.as_deref().unwrap_or("not placed")
+        ))),
+    }
+}

@@ -1,0 +1,153 @@
+//! The synthesis flow end to end on tiny designs with the native iCE40 tools (Debian yosys,
+//! nextpnr-ice40, fpga-icestorm; `scripts/test.sh` installs them): a few seconds in all.
+//! Large designs and ECP5 (YoWASP, slow first call) are measured by commands, not here.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn hwprof() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hwprof"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hwprof-test-synth-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn synth_block_on_up5k_reports_area_and_fmax() {
+    let out = scratch("uart");
+    let o = hwprof()
+        .args([
+            "synth",
+            "--block",
+            "uart-tx",
+            "--target",
+            "ice40-up5k",
+            "--seeds",
+            "2",
+        ])
+        .args(["--json", "--out"])
+        .arg(&out)
+        .env("HWPROF_TOOLS", "native")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["target"], "ice40-up5k");
+    assert_eq!(j["fits"], true);
+    // The transmitter has 30 flip-flops (10 shift, 4 count, 16 tick) plus the harness's.
+    let ffs = j["ffs"].as_u64().unwrap();
+    let harness = j["harness_ffs"].as_u64().unwrap();
+    assert_eq!(
+        harness,
+        10 + 1 + 2,
+        "inputs reset+valid+data, load bit, outputs ready+tx"
+    );
+    assert!(ffs >= 30 + harness, "ffs {ffs}");
+    assert!(j["cells"].as_u64().unwrap() > 20);
+    assert_eq!(j["brams"], 0);
+    let best = j["fmax_mhz"].as_f64().unwrap();
+    let median = j["fmax_median_mhz"].as_f64().unwrap();
+    assert!(best > 10.0 && median <= best, "{best} {median}");
+    assert_eq!(j["fmax_per_seed"].as_array().unwrap().len(), 2);
+    for f in [
+        "yosys.log",
+        "nextpnr-seed1.log",
+        "nextpnr-seed2.log",
+        "result.json",
+        "result.md",
+    ] {
+        assert!(out.join(f).is_file(), "{f} kept");
+    }
+    let md = std::fs::read_to_string(out.join("result.md")).unwrap();
+    assert!(md.contains("| Fmax best (MHz) |"), "{md}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bitstream_for_icebreaker() {
+    let out = scratch("bits");
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/board_blink.v");
+    let o = hwprof()
+        .args([
+            "bitstream",
+            "--board",
+            "icebreaker",
+            "--verilog",
+            fixture,
+            "--top",
+            "blink",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .env("HWPROF_TOOLS", "native")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bin = std::fs::read(out.join("bitstream.bin")).unwrap();
+    // iCE40 bitstreams carry the preamble 0x7EAA997E after a short comment; UP5K images are
+    // 104090 bytes.
+    assert!(bin[..64].windows(4).any(|w| w == [0x7e, 0xaa, 0x99, 0x7e]));
+    assert_eq!(bin.len(), 104090);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bad_requests_exit_2_with_a_message() {
+    let out = scratch("bad");
+    std::fs::create_dir_all(&out).unwrap();
+    let noshape = out.join("noshape.toml");
+    std::fs::write(
+        &noshape,
+        "interval = 100\nthreshold = 5\ntables = 3\nentries = 64\n",
+    )
+    .unwrap();
+    let noshape = noshape.to_str().unwrap().to_string();
+    let with_config = [
+        "synth",
+        "--config",
+        noshape.as_str(),
+        "--target",
+        "ice40-up5k",
+    ];
+    let cases: [(&[&str], &str); 5] = [
+        (&with_config, "no RTL shape"),
+        (
+            &["synth", "--block", "uart-tx", "--target", "ice40-lp1k"],
+            "unknown target",
+        ),
+        (
+            &[
+                "synth",
+                "--verilog",
+                "/nonexistent.v",
+                "--top",
+                "x",
+                "--target",
+                "ice40-up5k",
+            ],
+            "cannot read",
+        ),
+        (
+            &[
+                "synth",
+                "--block",
+                "uart-tx",
+                "--target",
+                "ice40-up5k",
+                "--seeds",
+                "0",
+            ],
+            "seeds",
+        ),
+        (&["bitstream", "--board", "arty"], "unknown board"),
+    ];
+    for (args, msg) in cases {
+        let o = hwprof().args(args).arg("--out").arg(&out).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+}
