@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # The test command of the README: installs what the tests need, then runs every test.
-# Debian packages: iverilog (cross-simulation of exported Verilog), verilator and yosys (lint).
+# Debian packages: iverilog (cross-simulation of exported Verilog), verilator and yosys (lint),
+# valgrind (trace recording).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
 command -v iverilog >/dev/null || need+=(iverilog)
 command -v verilator >/dev/null || need+=(verilator)
 command -v yosys >/dev/null || need+=(yosys)
+command -v valgrind >/dev/null || need+=(valgrind)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing Debian packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+bash scripts/venv.sh  # .venv with PyPI datasketches: the DataSketches peer of `hwprof sweep` (bench/)
 cargo test --release --workspace "$@"

@@ -22,19 +22,37 @@ enum Command {
     /// Record, convert and summarise event traces.
     #[command(subcommand)]
     Trace(commands::trace::TraceCommand),
+    /// Profile buffer (Conte/Menezes) on a branch trace: arc error and contention.
+    Buffer(commands::buffer::BufferArgs),
     /// The main job on the bundled trace: the paper preset against the single-hash profiler.
     Demo(commands::demo::DemoArgs),
+    /// Design-space sweep: a grid of configurations x traces with peers, CSV/JSON and plots.
+    Sweep(commands::sweep::SweepArgs),
+    /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
+    Cosim(commands::cosim::CosimArgs),
+    /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
+    Verilog(commands::verilog::VerilogArgs),
     /// Approximate counters (Morris, floating-point): the ISPASS study, Verilog, area.
     #[command(subcommand)]
     Counters(commands::counters::CountersCommand),
 }
 
 fn main() {
+    // Die quietly on a closed pipe (`hwprof trace stats X | head`) like other Unix tools,
+    // instead of panicking inside println!.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Model(a) => commands::model::run(a),
         Command::Trace(c) => commands::trace::run(c),
         Command::Demo(a) => commands::demo::run(a),
+        Command::Sweep(a) => commands::sweep::run_cmd(a),
+        Command::Cosim(a) => commands::cosim::run(a),
+        Command::Verilog(a) => commands::verilog::run(a),
+        Command::Buffer(a) => commands::buffer::run(a),
         Command::Counters(c) => commands::counters::run(c),
     };
     if let Err(e) = result {

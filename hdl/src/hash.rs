@@ -4,7 +4,10 @@
 //! `seed`, drawn in this fixed order: for table k = 0, 1, …, n−1:
 //! - `tabulation`: R_k[0..256], one draw per byte, keeping the draw's low 8 bits;
 //! - `h3`: for index bit i = 0, 1, …: Q_k,i as two draws, the a-half then the b-half, each masked
-//!   to its key width.
+//!   to its key width;
+//!
+//! then, for a set-associative accumulator, its set-index masks ([`SetHash`]), two draws per bit
+//! (a-half, b-half) as for h3.
 //!
 //! **tabulation** (the paper's §5.3): with W = ceil(max(a_bits, b_bits)/8) key bytes,
 //! randomize_k(x) replaces each of the W bytes of x by R_k[byte]; flip(x) reverses the W bytes;
@@ -262,5 +265,51 @@ mod tests {
         c2.seed = 8;
         assert_ne!(HashConstants::new(&c2), h);
         assert_eq!(HashConstants::new(&c), h, "deterministic");
+    }
+}
+
+/// The set index of a set-associative accumulator: an h3 hash over (a, b) whose masks are drawn
+/// from the same [`SplitMix64`] stream right after every table constant of [`HashConstants`], so it
+/// is independent of the counter-table hashes (a tuple's accumulator set says nothing about where
+/// its counters alias).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetHash {
+    /// (mask over a, mask over b) per set-index bit, lowest bit first.
+    pub q: Vec<(u64, u64)>,
+    pub a_mask: u64,
+    pub b_mask: u64,
+}
+
+impl SetHash {
+    pub fn new(cfg: &ProfilerConfig) -> Self {
+        let mut g = SplitMix64(cfg.seed);
+        // Replay the table constants' draws (see the generator order at the top of this file).
+        let draws_per_table = match cfg.hash {
+            HashKind::Tabulation => 256,
+            HashKind::H3 => 2 * cfg.index_bits() as usize,
+        };
+        for _ in 0..cfg.tables * draws_per_table {
+            g.next_u64();
+        }
+        let bits = cfg.accumulator.sets().trailing_zeros();
+        let q = (0..bits)
+            .map(|_| (g.next_u64() & cfg.a_mask(), g.next_u64() & cfg.b_mask()))
+            .collect();
+        SetHash {
+            q,
+            a_mask: cfg.a_mask(),
+            b_mask: cfg.b_mask(),
+        }
+    }
+
+    /// The set of the tuple (a, b).
+    #[inline]
+    pub fn set(&self, a: u64, b: u64) -> usize {
+        let (a, b) = (a & self.a_mask, b & self.b_mask);
+        self.q
+            .iter()
+            .enumerate()
+            .map(|(i, &(qa, qb))| ((((a & qa) ^ (b & qb)).count_ones() & 1) as usize) << i)
+            .sum()
     }
 }

@@ -5,7 +5,14 @@ pub mod config;
 pub mod exact_counter;
 pub mod float_counter;
 pub mod hash;
+pub mod hdl_util;
 pub mod lfsr;
 pub mod morris;
+pub mod multihash;
+pub mod multihash_accumulator;
+pub mod multihash_counters;
+pub mod multihash_hash;
+pub mod multihash_interval;
+pub mod profile_buffer;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};

@@ -12,6 +12,14 @@ pub mod lfsr;
 pub mod metric;
 pub mod morris;
 pub mod multihash;
+pub mod multihash_cosim;
+pub mod multihash_icarus;
+pub mod multihash_streams;
+pub mod plot;
+pub mod profile_buffer;
+pub mod space_saving;
+pub mod stratified;
+pub mod sweep;
 pub mod trace;
 
 pub use hwprof_hdl;

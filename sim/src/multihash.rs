@@ -2,6 +2,9 @@
 //! single-hash profiler. The RTL in `hwprof_hdl::multihash` must produce exactly these reports.
 //!
 //! Per event (a, b), masked to the key widths:
+//! The accumulator is fully associative or set-associative (sets chosen by an h3 hash, optional
+//! shared stash); the same rules hold among the entries open to a tuple.
+//!
 //! 1. accumulator hit: count += 1 (saturating); a replaceable entry reaching T becomes locked.
 //!    The hash tables are not touched (**shielding**).
 //! 2. miss: counters c_k = table_k[h_k(a, b)]; **conservative update** (C1) increments only the
@@ -17,7 +20,7 @@
 use crate::fxhash::{fx_map, FxMap};
 use crate::trace::Tuple;
 use hwprof_hdl::config::{Organisation, ProfilerConfig, MAX_TABLES};
-use hwprof_hdl::hash::{ByteLinearHash, HashConstants};
+use hwprof_hdl::hash::{ByteLinearHash, HashConstants, SetHash};
 use serde::Serialize;
 
 /// One reported tuple.
@@ -45,7 +48,23 @@ pub enum EntryState {
     Replaceable,
 }
 
-/// The fully-associative accumulator table.
+/// How the accumulator's entries are organised (SPEC §3 `accumulator.organisation`).
+#[derive(Debug, Clone)]
+enum Layout {
+    /// One set of A entries: any tuple may take any entry.
+    Full,
+    /// A / ways sets of `ways` entries chosen by [`SetHash`], then `stash` fully-associative entries
+    /// (indices A .. A + stash) shared by every set.
+    Sets {
+        ways: usize,
+        entries: usize,
+        stash: usize,
+        hash: SetHash,
+    },
+}
+
+/// The accumulator table. Entry order (for allocation and reports) is the index order:
+/// set-major, way-minor, then the stash.
 #[derive(Debug, Clone)]
 pub struct Accumulator {
     pub state: Vec<EntryState>,
@@ -55,6 +74,7 @@ pub struct Accumulator {
     /// Bitsets of empty and of replaceable entries, for "lowest index first" in O(A/64).
     empty: Vec<u64>,
     replaceable: Vec<u64>,
+    layout: Layout,
 }
 
 fn first_set(bits: &[u64]) -> Option<usize> {
@@ -73,7 +93,20 @@ fn set_bit(bits: &mut [u64], i: usize, on: bool) {
 }
 
 impl Accumulator {
-    pub fn new(entries: usize) -> Self {
+    pub fn new(cfg: &ProfilerConfig) -> Self {
+        let acc = &cfg.accumulator;
+        let (entries, layout) = match acc.organisation {
+            Organisation::FullyAssociative => (acc.entries, Layout::Full),
+            Organisation::SetAssociative => (
+                acc.entries + acc.stash,
+                Layout::Sets {
+                    ways: acc.ways,
+                    entries: acc.entries,
+                    stash: acc.stash,
+                    hash: SetHash::new(cfg),
+                },
+            ),
+        };
         let words = entries.div_ceil(64);
         let mut empty = vec![u64::MAX; words];
         if entries % 64 != 0 {
@@ -83,9 +116,43 @@ impl Accumulator {
             state: vec![EntryState::Empty; entries],
             tag: vec![(0, 0); entries],
             count: vec![0; entries],
-            map: fx_map(),
+            map: {
+                let mut m = fx_map();
+                m.reserve(entries);
+                m
+            },
             empty,
             replaceable: vec![0; words],
+            layout,
+        }
+    }
+
+    /// Number of entries (including a set-associative accumulator's stash).
+    pub fn len(&self) -> usize {
+        self.state.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.state.is_empty()
+    }
+
+    /// The entry a new tuple may take: empty first, else replaceable, each in index order among
+    /// the entries open to `t`.
+    fn victim(&self, t: Tuple) -> Option<usize> {
+        match &self.layout {
+            Layout::Full => first_set(&self.empty).or_else(|| first_set(&self.replaceable)),
+            Layout::Sets {
+                ways,
+                entries,
+                stash,
+                hash,
+            } => {
+                let base = hash.set(t.0, t.1) * ways;
+                let open = || (base..base + ways).chain(*entries..entries + stash);
+                open()
+                    .find(|&i| self.state[i] == EntryState::Empty)
+                    .or_else(|| open().find(|&i| self.state[i] == EntryState::Replaceable))
+            }
         }
     }
 
@@ -97,18 +164,12 @@ impl Accumulator {
     /// Allocates a locked entry for `t` (known to be absent): empty first, else replaceable,
     /// lowest index first. None when every entry is locked.
     pub fn allocate(&mut self, t: Tuple, count: u64) -> Option<usize> {
-        let i = match first_set(&self.empty) {
-            Some(i) => {
-                set_bit(&mut self.empty, i, false);
-                i
-            }
-            None => {
-                let i = first_set(&self.replaceable)?;
-                set_bit(&mut self.replaceable, i, false);
-                self.map.remove(&self.tag[i]);
-                i
-            }
-        };
+        let i = self.victim(t)?;
+        if self.state[i] == EntryState::Replaceable {
+            self.map.remove(&self.tag[i]);
+        }
+        set_bit(&mut self.empty, i, false);
+        set_bit(&mut self.replaceable, i, false);
         self.state[i] = EntryState::Locked;
         self.tag[i] = t;
         self.count[i] = count;
@@ -173,24 +234,28 @@ pub struct MultiHash {
     in_interval: u64,
     interval: u64,
     pub stats: ModelCounters,
+    /// Hot copies of configuration values, read on every event.
+    a_mask: u64,
+    b_mask: u64,
+    counter_max: u32,
 }
 
 impl MultiHash {
-    /// A model of `cfg`. Errors for organisations the model does not implement yet.
+    /// A model of `cfg` (validated again here, so a hand-edited config cannot slip through).
     pub fn new(cfg: &ProfilerConfig) -> Result<Self, String> {
         cfg.validate().map_err(|e| e.to_string())?;
-        if cfg.accumulator.organisation != Organisation::FullyAssociative {
-            return Err("accumulator.organisation = \"set_associative\" is not implemented in the model yet".into());
-        }
         let hash = ByteLinearHash::new(&HashConstants::new(cfg));
         Ok(MultiHash {
             cfg: cfg.clone(),
             hash,
             counters: vec![0; cfg.tables * cfg.entries],
-            acc: Accumulator::new(cfg.accumulator.entries),
+            acc: Accumulator::new(cfg),
             in_interval: 0,
             interval: 0,
             stats: ModelCounters::default(),
+            a_mask: cfg.a_mask(),
+            b_mask: cfg.b_mask(),
+            counter_max: cfg.counter_max() as u32,
         })
     }
 
@@ -207,12 +272,12 @@ impl MultiHash {
     #[inline]
     pub fn event(&mut self, a: u64, b: u64) -> Option<IntervalReport> {
         let cfg = &self.cfg;
-        let t = (a & cfg.a_mask(), b & cfg.b_mask());
-        let max = cfg.counter_max();
+        let t = (a & self.a_mask, b & self.b_mask);
+        let max32 = self.counter_max;
         if let Some(i) = self.acc.lookup(t) {
             // Shielding: a tuple in the accumulator never touches the hash tables.
             self.stats.shielded += 1;
-            let c = (self.acc.count[i] + 1).min(max);
+            let c = (self.acc.count[i] + 1).min(max32 as u64);
             self.acc.count[i] = c;
             if self.acc.state[i] == EntryState::Replaceable && c >= cfg.threshold {
                 self.acc.lock(i);
@@ -225,7 +290,6 @@ impl MultiHash {
             for k in 0..n {
                 c[k] = self.counters[k * cfg.entries + idx[k] as usize];
             }
-            let max32 = max as u32;
             if cfg.conservative_update {
                 let m = *c[..n].iter().min().unwrap();
                 for ck in &mut c[..n] {

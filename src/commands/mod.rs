@@ -1,10 +1,14 @@
 //! One module per subcommand. Errors carry their exit code: 2 for bad input (config, trace,
 //! command line), 1 for a failure of the tool or of an external program.
 
+pub mod buffer;
+pub mod cosim;
 pub mod counters;
 pub mod demo;
 pub mod model;
+pub mod sweep;
 pub mod trace;
+pub mod verilog;
 
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::trace::{read_trace, LackeyKind, Tuple};

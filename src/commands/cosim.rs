@@ -1,0 +1,165 @@
+//! `hwprof cosim`: the RTL (rust-hdl simulation) against the model on a trace, report by report.
+
+use super::{load_config, load_trace, print_json, CliError, CmdResult, KindArg};
+use hwprof_sim::multihash_cosim::{cosim, CosimOptions, ReadyPattern};
+use hwprof_sim::multihash_icarus::icarus_cosim;
+use hwprof_sim::multihash_streams::{stream, StreamKind};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct CosimArgs {
+    /// Profiler configuration (TOML), e.g. configs/paper-10k.toml
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Trace: lackey log (with --kind), text or binary; .gz read transparently
+    #[arg(long, required_unless_present = "stream", conflicts_with = "stream")]
+    pub trace: Option<PathBuf>,
+    /// Instead of a trace, an adversarial stream built for the configuration (needs --events):
+    /// one-tuple, alias-storm, accumulator-overflow, saturation, all-distinct, mixed
+    #[arg(long, requires = "events")]
+    pub stream: Option<String>,
+    /// Seed of --stream
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Run the exported Verilog under Icarus Verilog instead of rust-hdl's simulator
+    #[arg(long, conflicts_with = "vcd")]
+    pub icarus: bool,
+    /// How to read a lackey log
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+    /// Use only the first N events of the trace
+    #[arg(long)]
+    pub events: Option<usize>,
+    /// Write a VCD waveform of the run (large: use with small --events)
+    #[arg(long)]
+    pub vcd: Option<PathBuf>,
+    /// Back-pressure the report stream: out_ready high on R cycles of every P, given as "R/P"
+    #[arg(long, default_value = "1/1")]
+    pub report_ready: String,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: CosimArgs) -> CmdResult {
+    let cfg = load_config(&a.config)?;
+    hwprof_sim::hwprof_hdl::multihash::shape_of(&cfg)
+        .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
+    let report_ready = parse_ready(&a.report_ready)?;
+    let events = match (&a.trace, &a.stream) {
+        (Some(trace), _) => {
+            let mut events = load_trace(trace, a.kind)?;
+            if let Some(n) = a.events {
+                if n > events.len() {
+                    return Err(CliError::input(format!(
+                        "--events {n}: the trace {} has only {} events",
+                        trace.display(),
+                        events.len()
+                    )));
+                }
+                events.truncate(n);
+            }
+            events
+        }
+        (None, Some(name)) => {
+            let kind = StreamKind::parse(name).ok_or_else(|| {
+                let names: Vec<&str> = StreamKind::ALL.iter().map(|k| k.name()).collect();
+                CliError::input(format!(
+                    "--stream {name:?}: expected one of {}",
+                    names.join(", ")
+                ))
+            })?;
+            stream(kind, &cfg, a.events.unwrap_or(0), a.seed)
+        }
+        (None, None) => return Err(CliError::input("give --trace FILE or --stream KIND")),
+    };
+    if a.icarus {
+        let r = icarus_cosim(&cfg, &events, report_ready).map_err(CliError::failure)?;
+        if a.json {
+            print_json(&r)?;
+        } else {
+            println!("config             {}", cfg.summary());
+            println!("events             {}", r.events);
+            println!(
+                "reports compared   {} of {}",
+                r.reports_compared, r.intervals
+            );
+            println!("mismatches         {}", r.mismatches);
+            println!(
+                "cycles             {} (events/cycle {:.4})",
+                r.cycles, r.events_per_cycle
+            );
+            println!(
+                "Icarus speed       {:.0} cycles/s ({} cycles in all)",
+                r.cycles_per_second, r.total_cycles
+            );
+            if let Some(m) = &r.first_mismatch {
+                println!(
+                    "FIRST MISMATCH     interval {} (ended by event {})\n  model: {}\n  rtl:   {}",
+                    m.interval,
+                    m.event_index,
+                    serde_json::to_string(&m.expected).unwrap_or_default(),
+                    serde_json::to_string(&m.got).unwrap_or_default()
+                );
+            }
+        }
+        if r.mismatches != 0 {
+            return Err(CliError::failure("the Verilog differs from the model"));
+        }
+        return Ok(());
+    }
+    let opts = CosimOptions {
+        vcd: a.vcd,
+        report_ready,
+    };
+    let r = cosim(&cfg, &events, &opts).map_err(CliError::failure)?;
+    if a.json {
+        print_json(&r)?;
+    } else {
+        println!("config             {}", r.config);
+        println!("events             {}", r.events);
+        println!(
+            "reports compared   {} of {} ({} entries)",
+            r.reports_compared, r.intervals, r.entries_compared
+        );
+        println!("mismatches         {}", r.mismatches);
+        println!(
+            "cycles             {} (events/cycle {:.4}; {} input stall cycles)",
+            r.cycles, r.events_per_cycle, r.input_stall_cycles
+        );
+        println!(
+            "rust-hdl speed     {:.0} cycles/s ({} cycles in all)",
+            r.cycles_per_second, r.total_cycles
+        );
+        if let Some(m) = &r.first_mismatch {
+            println!(
+                "FIRST MISMATCH     interval {} (ended by event {})\n  model: {}\n  rtl:   {}",
+                m.interval,
+                m.event_index,
+                serde_json::to_string(&m.expected).unwrap_or_default(),
+                serde_json::to_string(&m.got).unwrap_or_default()
+            );
+        }
+    }
+    if r.mismatches != 0 {
+        return Err(CliError::failure("the RTL differs from the model"));
+    }
+    Ok(())
+}
+
+fn parse_ready(s: &str) -> Result<ReadyPattern, CliError> {
+    let bad = || {
+        CliError::input(format!(
+            "--report-ready: expected R/P with 1 <= R <= P, got {s:?}"
+        ))
+    };
+    let (r, p) = s.split_once('/').ok_or_else(bad)?;
+    let (ready, period): (u64, u64) = (
+        r.trim().parse().map_err(|_| bad())?,
+        p.trim().parse().map_err(|_| bad())?,
+    );
+    if ready == 0 || ready > period {
+        return Err(bad());
+    }
+    Ok(ReadyPattern { period, ready })
+}
