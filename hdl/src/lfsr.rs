@@ -173,7 +173,7 @@ pub fn width_mask(width: usize) -> u64 {
 }
 
 /// The leap network: `leaped` is `now` advanced `leap` steps, one parity per output bit. Written as
-/// custom Verilog (`assign` of XOR reductions) because an hdl_gen kernel cannot assemble a vector bit
+/// custom Verilog (XOR reductions in an `always @(*)`; rust-hdl declares outputs `reg`) because an hdl_gen kernel cannot assemble a vector bit
 /// by bit; the Rust `update` evaluates the same rows, and the Icarus cross-simulation checks both.
 #[derive(LogicBlock)]
 pub struct LeapNetwork<const W: usize> {
@@ -218,7 +218,7 @@ impl<const W: usize> Logic for LeapNetwork<W> {
     fn hdl(&self) -> Verilog {
         let terms: Vec<String> = (0..W).rev().map(|i| format!("^(now & rows${i})")).collect();
         Verilog::Custom(format!(
-            "assign leaped = {{\n    {}}};\n",
+            "always @(*) leaped = {{\n    {}}};\n",
             terms.join(",\n    ")
         ))
     }
