@@ -419,6 +419,28 @@ mod tests {
     }
 
     #[test]
+    fn accumulator_counts_wider_than_counters() {
+        // 3-bit table counters (saturate at 7) but 5-bit accumulator counts (saturate at 31).
+        let cfg = config(
+            "interval = 96\nthreshold = 5\ntables = 4\nentries = 16\ncounter_bits = 3\n\
+             [accumulator]\nentries = 8\ncount_bits = 5\n",
+        );
+        let ev = stream(StreamKind::Saturation, &cfg, 288, 11);
+        check(&cfg, &ev, &CosimOptions::default(), "count_bits 5");
+        let reps = crate::multihash::MultiHash::new(&cfg).unwrap().run(&ev);
+        let counts: Vec<u64> = reps
+            .iter()
+            .flat_map(|r| &r.entries)
+            .map(|e| e.count)
+            .collect();
+        assert!(
+            counts.iter().any(|&c| c > 7),
+            "counts go past the counters' saturation: {counts:?}"
+        );
+        assert!(counts.iter().all(|&c| c <= 31));
+    }
+
+    #[test]
     fn back_pressured_reports() {
         let cfg = small(true, true, true, "");
         let ev = stream(StreamKind::Mixed, &cfg, 640, 5);

@@ -6,8 +6,8 @@ pub mod cosim;
 pub mod counters;
 pub mod demo;
 pub mod model;
-pub mod synth;
 pub mod sweep;
+pub mod synth;
 pub mod trace;
 pub mod verilog;
 
