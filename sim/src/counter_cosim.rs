@@ -4,7 +4,7 @@
 //! A [`Stimulus`] is a list of phases; each phase starts with a one-clock reset, feeds its `inc`
 //! words one per clock, then queries every event through the query port in order. The results are
 //! the estimates read, phase by phase; the models compute the same list ([`Stimulus::expected`]).
-//! Set `HWPROF_VCD=file.vcd` to get the rust-hdl run's waveform.
+//! Set `HWPROF_VCD=DIR` to get the rust-hdl run's waveform (`crate::waveform`).
 
 use crate::exact_counter::ExactBank as ExactModel;
 use crate::float_counter::FloatBank as FloatModel;
@@ -189,11 +189,7 @@ pub fn run_rust_hdl<T: QueryBank>(uut: T, stim: &Stimulus) -> Result<Vec<u64>, S
     let total: usize = stim.phases.iter().map(|p| p.len() + 1).sum::<usize>()
         + stim.phases.len() * stim.queried.len() * QUERY_TIMEOUT;
     let max_time = 10 * (total as u64 + 10);
-    let r = match std::env::var("HWPROF_VCD") {
-        Ok(path) => sim.run_to_file(Box::new(uut), max_time, &path),
-        Err(_) => sim.run(Box::new(uut), max_time),
-    };
-    r.map_err(|e| format!("rust-hdl simulation failed: {e:?}"))?;
+    crate::waveform::run(sim, uut, max_time, "counter_bank")?;
     let v = results.lock().unwrap().clone();
     Ok(v)
 }

@@ -112,16 +112,7 @@ mod tests {
             sim.done(x)
         });
         let cycles = stim.len() as u64 * 10 + 20;
-        match std::env::var_os("HWPROF_VCD") {
-            Some(d) => sim
-                .run_to_file(
-                    Box::new(uut),
-                    cycles,
-                    &format!("{}/event_source.vcd", d.to_string_lossy()),
-                )
-                .unwrap(),
-            None => sim.run(Box::new(uut), cycles).unwrap(),
-        }
+        crate::waveform::run(sim, uut, cycles, "event_source").unwrap();
         let got = got.lock().unwrap().clone();
         for (c, (g, e)) in got.iter().zip(&expect).enumerate() {
             // Before the first reset the outputs of an all-zero state are compared too.

@@ -28,3 +28,4 @@ pub mod event_source;
 pub mod report_format;
 pub mod synth;
 pub mod uart;
+pub mod waveform;

@@ -1,6 +1,6 @@
 //! Bit-exact reference model of the profile buffer (`hwprof_hdl::profile_buffer`, SPEC §8), the
 //! thesis's accuracy metric on branch traces, and the co-simulation of the RTL against the model
-//! (rust-hdl simulation and Icarus Verilog; `HWPROF_VCD=file.vcd` writes the rust-hdl waveform,
+//! (rust-hdl simulation and Icarus Verilog; `HWPROF_VCD=DIR` writes the rust-hdl waveform,
 //! `HWPROF_KEEP_SIM=1` keeps the Icarus files).
 //!
 //! The model works per event, not per cycle: the RTL must produce exactly the model's readout
@@ -416,17 +416,13 @@ pub mod cosim {
             sim.done(x)
         });
         let max_time = 10 * (4 * stimuli.len() as u64 + 64 * cfg.entries as u64 * 8 + 10_000);
-        let r = match std::env::var_os("HWPROF_VCD") {
-            Some(path) => sim.run_to_file(Box::new(uut), max_time, &path.to_string_lossy()),
-            None => sim.run(Box::new(uut), max_time),
-        };
-        r.map_err(|e| format!("rust-hdl simulation failed: {e:?}"))?;
+        crate::waveform::run(sim, uut, max_time, "profile_buffer")?;
         let w = words.lock().unwrap().clone();
         Ok(w)
     }
 
     /// Runs the rust-hdl RTL on `stimuli` with random handshakes from `seed`; returns every
-    /// readout word in order. `HWPROF_VCD=file.vcd` writes the waveform.
+    /// readout word in order. `HWPROF_VCD=DIR` writes the waveform.
     pub fn rust_hdl(
         cfg: &BufferConfig,
         stimuli: &[Stimulus],

@@ -180,16 +180,7 @@ mod tests {
             sim.done(x)
         });
         let total = (cycles + 2) * 10 + 10;
-        match std::env::var_os("HWPROF_VCD") {
-            Some(d) => sim
-                .run_to_file(
-                    Box::new(uut),
-                    total,
-                    &format!("{}/report_format.vcd", d.to_string_lossy()),
-                )
-                .unwrap(),
-            None => sim.run(Box::new(uut), total).unwrap(),
-        }
+        crate::waveform::run(sim, uut, total, "report_format").unwrap();
         let bytes = out.lock().unwrap().clone();
         String::from_utf8(bytes).unwrap()
     }

@@ -165,16 +165,7 @@ mod tests {
             sim.done(x)
         });
         let cycles = stim.len() as u64 * 10 + 20;
-        match std::env::var_os("HWPROF_VCD") {
-            Some(d) => sim
-                .run_to_file(
-                    Box::new(uut),
-                    cycles,
-                    &format!("{}/uart_tx.vcd", d.to_string_lossy()),
-                )
-                .unwrap(),
-            None => sim.run(Box::new(uut), cycles).unwrap(),
-        }
+        crate::waveform::run(sim, uut, cycles, "uart_tx").unwrap();
         let got = got.lock().unwrap().clone();
         assert_eq!(got.len(), expect.len());
         for (c, (g, e)) in got.iter().zip(&expect).enumerate() {
