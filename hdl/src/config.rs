@@ -154,12 +154,30 @@ pub const MAX_COUNTER_BITS: u64 = 32;
 pub const MAX_ACCUMULATOR: u64 = 65536;
 pub const MAX_STASH: u64 = 64;
 
-fn err(source: &str, field: &str, rule: impl Into<String>) -> ConfigError {
+/// A [`ConfigError`] for `field` of `source` (every configuration type of the crate uses it).
+pub(crate) fn err(source: &str, field: &str, rule: impl Into<String>) -> ConfigError {
     ConfigError {
         source: source.to_string(),
         field: field.to_string(),
         rule: rule.into(),
     }
+}
+
+/// Reads a configuration file; the error names the file.
+pub(crate) fn read_config_file(path: &Path) -> Result<(String, String), ConfigError> {
+    let source = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| err(&source, "", format!("cannot read file: {e}")))?;
+    Ok((text, source))
+}
+
+/// Deserializes TOML (unknown fields are rejected by each file type); the error names `source`.
+pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    source: &str,
+) -> Result<T, ConfigError> {
+    toml::from_str(text)
+        .map_err(|e| err(source, "", e.to_string().trim_end().replace('\n', "\n  ")))
 }
 
 /// T = ceil(L·p/100) for a decimal percentage string `"p%"`, computed exactly.
@@ -197,16 +215,13 @@ fn resolve_percent(source: &str, interval: u64, text: &str) -> Result<u64, Confi
 impl ProfilerConfig {
     /// Reads and validates a TOML file; every failure names the file, and the field where there is one.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let source = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| err(&source, "", format!("cannot read file: {e}")))?;
+        let (text, source) = read_config_file(path)?;
         Self::from_toml_str(&text, &source)
     }
 
     /// Parses and validates TOML text; `source` names it in errors.
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self, ConfigError> {
-        let file: ProfilerFile = toml::from_str(text)
-            .map_err(|e| err(source, "", e.to_string().trim_end().replace('\n', "\n  ")))?;
+        let file: ProfilerFile = parse_toml(text, source)?;
         let interval = file.interval;
         if !(1..=MAX_INTERVAL).contains(&interval) {
             return Err(err(

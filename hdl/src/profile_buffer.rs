@@ -41,7 +41,7 @@ use rust_hdl::prelude::*;
 use serde::Deserialize;
 use std::path::Path;
 
-use crate::config::ConfigError;
+use crate::config::{err, parse_toml, read_config_file, ConfigError};
 
 /// Width of the entry number (index in, index out): enough for the largest buffer.
 pub const INDEX_BITS: usize = 10;
@@ -106,27 +106,16 @@ pub struct BufferConfig {
     pub sample_interval: u64,
 }
 
-fn err(source: &str, field: &str, rule: impl Into<String>) -> ConfigError {
-    ConfigError {
-        source: source.to_string(),
-        field: field.to_string(),
-        rule: rule.into(),
-    }
-}
-
 impl BufferConfig {
     /// Reads and validates a TOML file; errors name the file and the field.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let source = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| err(&source, "", format!("cannot read file: {e}")))?;
+        let (text, source) = read_config_file(path)?;
         Self::from_toml_str(&text, &source)
     }
 
     /// Parses and validates TOML text; `source` names it in errors.
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self, ConfigError> {
-        let f: BufferFile = toml::from_str(text)
-            .map_err(|e| err(source, "", e.to_string().trim_end().replace('\n', "\n  ")))?;
+        let f: BufferFile = parse_toml(text, source)?;
         let assoc = f.indexing == Indexing::SetAssociative;
         if !assoc {
             if f.ways.is_some() {
