@@ -10,9 +10,11 @@ pub mod lfsr;
 pub mod morris;
 pub mod multihash;
 pub mod multihash_accumulator;
+pub mod multihash_bram;
 pub mod multihash_counters;
 pub mod multihash_hash;
 pub mod multihash_interval;
+pub mod multihash_set_accumulator;
 pub mod profile_buffer;
 
 pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};

@@ -183,51 +183,152 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
     }
 }
 
-/// The shape of `cfg`, or why it has none.
-pub fn shape_of(cfg: &ProfilerConfig) -> Result<(usize, usize, usize, usize), String> {
-    cfg.validate().map_err(|e| e.to_string())?;
-    if cfg.accumulator.organisation != Organisation::FullyAssociative {
-        return Err(
-            "the MultiHashProfiler RTL implements accumulator.organisation = \"fully_associative\" only"
-                .into(),
-        );
-    }
-    if cfg.counter_bits as usize > COUNTER_STORAGE_BITS {
+/// One report word on the output ports: (interval, a, b, count, last).
+pub type ReportWord = (u64, u64, u64, u64, bool);
+
+/// The stream ports every profiler top shares (the port list at the top of this file), so that
+/// testbenches and exporters are written once for every design.
+pub trait ProfilerTop: Block {
+    /// Whether each report lists its entries in accumulator-entry order, like the model. A design
+    /// that reports entries in another order (the set-associative one: in the order it retires
+    /// sets) is compared with the model entry-set by entry-set.
+    const ENTRY_ORDER: bool;
+    /// Sets every input port: the clock level, reset, the offered event (if any), `out_ready`.
+    fn drive(&mut self, clock: bool, reset: bool, offer: Option<(u64, u64)>, out_ready: bool);
+    fn in_ready(&self) -> bool;
+    /// The word on the report ports while `out_valid` is high.
+    fn out_word(&self) -> Option<ReportWord>;
+    /// Clocks within which a report starts after its interval's last event, at full speed, with
+    /// slack: the testbenches' time-out.
+    fn drain_bound(&self) -> u64;
+}
+
+/// Implements [`ProfilerTop`] for a top whose ports have the standard names.
+macro_rules! impl_profiler_top {
+    ($name:ident<$(const $g:ident),*>, entry_order = $eo:expr, drain_bound = $drain:expr) => {
+        impl<$(const $g: usize),*> $crate::multihash::ProfilerTop for $name<$($g),*> {
+            const ENTRY_ORDER: bool = $eo;
+            fn drive(
+                &mut self,
+                clock: bool,
+                reset: bool,
+                offer: Option<(u64, u64)>,
+                out_ready: bool,
+            ) {
+                use $crate::hdl_util::bits_u64;
+                self.clock.next = Clock { clk: clock };
+                self.reset.next = reset;
+                self.in_valid.next = offer.is_some();
+                let (a, b) = offer.unwrap_or((0, 0));
+                self.in_a.next = bits_u64::<64>(a);
+                self.in_b.next = bits_u64::<64>(b);
+                self.out_ready.next = out_ready;
+            }
+            fn in_ready(&self) -> bool {
+                self.in_ready.val()
+            }
+            fn out_word(&self) -> Option<$crate::multihash::ReportWord> {
+                use $crate::hdl_util::u64_bits;
+                self.out_valid.val().then(|| {
+                    (
+                        u64_bits(self.out_interval.val()),
+                        u64_bits(self.out_a.val()),
+                        u64_bits(self.out_b.val()),
+                        u64_bits(self.out_count.val()),
+                        self.out_last.val(),
+                    )
+                })
+            }
+            fn drain_bound(&self) -> u64 {
+                $drain
+            }
+        }
+    };
+}
+pub(crate) use impl_profiler_top;
+
+impl_profiler_top!(
+    MultiHashProfiler<const NT, const IB, const A, const CB>,
+    entry_order = true,
+    drain_bound = A as u64 + (1u64 << IB) + 64
+);
+
+/// Which design of a configuration: the pipelined profiler (one event per clock), or the
+/// deliberately simple baseline it is compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Design {
+    Pipelined,
+    Baseline,
+}
+
+/// The hardware of a configuration: which top, with which const generics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// [`MultiHashProfiler`]`<NT, IB, A, CB>`: fully-associative accumulator in flip-flops.
+    Full(usize, usize, usize, usize),
+    /// [`BramProfiler`]`<NT, IB, SB, S, W, CB>`: set-associative accumulator in block RAM.
+    Sets(usize, usize, usize, usize, usize, usize),
+}
+
+fn check_widths(cfg: &ProfilerConfig, storage: usize) -> Result<(), String> {
+    if cfg.counter_bits as usize > storage {
         return Err(format!(
-            "counter_bits = {} exceeds the RTL's counter storage of {COUNTER_STORAGE_BITS} bits",
+            "counter_bits = {} exceeds the RTL's counter storage of {storage} bits",
             cfg.counter_bits
         ));
     }
-    if cfg.accumulator.count_bits as usize > COUNTER_STORAGE_BITS {
+    if cfg.accumulator.count_bits as usize > storage {
         return Err(format!(
-            "accumulator.count_bits = {} exceeds the RTL's counter storage of {COUNTER_STORAGE_BITS} bits",
+            "accumulator.count_bits = {} exceeds the RTL's counter storage of {storage} bits",
             cfg.accumulator.count_bits
         ));
     }
-    let s = (
-        cfg.tables,
-        cfg.index_bits() as usize,
-        cfg.accumulator.entries,
-        COUNTER_STORAGE_BITS,
-    );
-    if SHAPES.contains(&s) {
-        Ok(s)
-    } else {
-        let list: Vec<String> = SHAPES
-            .iter()
-            .map(|(t, ib, a, _)| format!("{t}x{} A={a}", 1usize << ib))
-            .collect();
-        Err(format!(
-            "no RTL shape for tables = {}, entries = {}, accumulator.entries = {}; supported (tables x entries, accumulator): {} (add one to hwprof_hdl::multihash::SHAPES)",
-            cfg.tables,
-            cfg.entries,
-            cfg.accumulator.entries,
-            list.join(", ")
-        ))
+    Ok(())
+}
+
+/// The shape of `cfg`, or why it has none.
+pub fn rtl_shape(cfg: &ProfilerConfig) -> Result<Shape, String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    match cfg.accumulator.organisation {
+        Organisation::FullyAssociative => {
+            check_widths(cfg, COUNTER_STORAGE_BITS)?;
+            let s = (
+                cfg.tables,
+                cfg.index_bits() as usize,
+                cfg.accumulator.entries,
+                COUNTER_STORAGE_BITS,
+            );
+            if SHAPES.contains(&s) {
+                return Ok(Shape::Full(s.0, s.1, s.2, s.3));
+            }
+            let list: Vec<String> = SHAPES
+                .iter()
+                .map(|(t, ib, a, _)| format!("{t}x{} A={a}", 1usize << ib))
+                .collect();
+            Err(format!(
+                "no RTL shape for tables = {}, entries = {}, accumulator.entries = {}; supported (tables x entries, accumulator): {} (add one to hwprof_hdl::multihash::SHAPES)",
+                cfg.tables,
+                cfg.entries,
+                cfg.accumulator.entries,
+                list.join(", ")
+            ))
+        }
+        Organisation::SetAssociative => crate::multihash_bram::shape_of(cfg),
     }
 }
 
-/// Code generic over the shape, run by [`with_shape`] with the shape of a configuration.
+/// The shape of a configuration with a fully-associative accumulator (the board top's), or why
+/// it has none.
+pub fn shape_of(cfg: &ProfilerConfig) -> Result<(usize, usize, usize, usize), String> {
+    match rtl_shape(cfg)? {
+        Shape::Full(nt, ib, a, cb) => Ok((nt, ib, a, cb)),
+        Shape::Sets(..) => {
+            Err("this block needs accumulator.organisation = \"fully_associative\"".into())
+        }
+    }
+}
+
+/// Code generic over the fully-associative shapes, run by [`with_shape`] (the board top).
 pub trait ShapeVisitor {
     type Output;
     fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
@@ -236,23 +337,89 @@ pub trait ShapeVisitor {
     ) -> Self::Output;
 }
 
-/// Runs `v` with the const generics of `cfg`'s shape; an error names the supported shapes.
-/// It runs on a thread with a large stack: rust-hdl blocks are built by value, and a
-/// 1000-entry accumulator is several megabytes.
+/// Code generic over the profiler top, run by [`with_design`] with the design of a configuration.
+pub trait DesignVisitor {
+    type Output;
+    fn visit<T: ProfilerTop>(self, uut: T, cfg: &ProfilerConfig) -> Self::Output;
+}
+
+/// rust-hdl blocks are built by value, and a 1000-entry accumulator is several megabytes: RTL
+/// code runs on a thread with a large stack.
+fn on_rtl_thread<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R, String> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("hwprof-rtl".into())
+            .stack_size(1 << 30)
+            .spawn_scoped(s, f)
+            .map_err(|e| format!("cannot start the RTL thread: {e}"))?
+            .join()
+            .map_err(|_| "the RTL thread panicked".to_string())
+    })
+}
+
+/// Runs `v` with the const generics of `cfg`'s (fully-associative) shape; an error names the
+/// supported shapes.
 pub fn with_shape<V: ShapeVisitor + Send>(cfg: &ProfilerConfig, v: V) -> Result<V::Output, String>
 where
     V::Output: Send,
 {
     let shape = shape_of(cfg)?;
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("hwprof-rtl".into())
-            .stack_size(1 << 30)
-            .spawn_scoped(s, move || dispatch(shape, cfg, v))
-            .map_err(|e| format!("cannot start the RTL thread: {e}"))?
-            .join()
-            .map_err(|_| "the RTL thread panicked".to_string())
-    })
+    on_rtl_thread(move || dispatch(shape, cfg, v))
+}
+
+/// Runs `v` with the top of `design` for `cfg`, built and connected; an error says why the
+/// configuration has no such hardware.
+pub fn with_design<V: DesignVisitor + Send>(
+    cfg: &ProfilerConfig,
+    design: Design,
+    v: V,
+) -> Result<V::Output, String>
+where
+    V::Output: Send,
+{
+    let shape = rtl_shape(cfg)?;
+    match (design, shape) {
+        (Design::Pipelined, Shape::Full(..)) => {
+            let shape = shape_of(cfg)?;
+            on_rtl_thread(move || dispatch(shape, cfg, Pipelined(v)))
+        }
+        (Design::Pipelined, Shape::Sets(..)) => {
+            on_rtl_thread(move || crate::multihash_bram::dispatch(shape, cfg, v))
+        }
+        (Design::Baseline, _) => Err(
+            "the baseline profiler (simple, sequential, no forwarding) is not implemented yet"
+                .into(),
+        ),
+    }
+}
+
+struct EntryOrder;
+
+impl DesignVisitor for EntryOrder {
+    type Output = bool;
+    fn visit<T: ProfilerTop>(self, _: T, _: &ProfilerConfig) -> bool {
+        T::ENTRY_ORDER
+    }
+}
+
+/// Whether `design` of `cfg` reports entries in accumulator-entry order ([`ProfilerTop::ENTRY_ORDER`]).
+pub fn entry_order(cfg: &ProfilerConfig, design: Design) -> Result<bool, String> {
+    with_design(cfg, design, EntryOrder)
+}
+
+/// Adapts a [`DesignVisitor`] to the pipelined fully-associative tops.
+struct Pipelined<V>(V);
+
+impl<V: DesignVisitor> ShapeVisitor for Pipelined<V> {
+    type Output = V::Output;
+    fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
+        self,
+        cfg: &ProfilerConfig,
+    ) -> Self::Output {
+        let mut uut = MultiHashProfiler::<NT, IB, A, CB>::new(cfg);
+        uut.connect_all();
+        self.0.visit(uut, cfg)
+    }
 }
 
 fn dispatch<V: ShapeVisitor>(
@@ -283,14 +450,9 @@ pub const LINT_WAIVERS: &[(&str, &str)] = &[
 
 struct VerilogOf;
 
-impl ShapeVisitor for VerilogOf {
+impl DesignVisitor for VerilogOf {
     type Output = String;
-    fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
-        self,
-        cfg: &ProfilerConfig,
-    ) -> String {
-        let mut uut = MultiHashProfiler::<NT, IB, A, CB>::new(cfg);
-        uut.connect_all();
+    fn visit<T: ProfilerTop>(self, uut: T, _: &ProfilerConfig) -> String {
         generate_verilog(&uut)
     }
 }
@@ -298,7 +460,12 @@ impl ShapeVisitor for VerilogOf {
 /// The complete Verilog of the profiler for `cfg` (top module `top`), deterministic: the same
 /// configuration gives the same bytes. Errors for configurations without an RTL shape.
 pub fn verilog(cfg: &ProfilerConfig) -> Result<String, String> {
-    let body = with_shape(cfg, VerilogOf)?;
+    verilog_of(cfg, Design::Pipelined)
+}
+
+/// The complete Verilog of `design` for `cfg` (top module `top`), deterministic.
+pub fn verilog_of(cfg: &ProfilerConfig, design: Design) -> Result<String, String> {
+    let body = with_design(cfg, design, VerilogOf)?;
     let mut s = String::new();
     s.push_str("// hwprof multi-hash profiler, generated by hwprof_hdl::multihash::verilog; do not edit.\n");
     s.push_str(&format!("// configuration: {}\n", cfg.summary()));

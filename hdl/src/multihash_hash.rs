@@ -119,3 +119,42 @@ impl<const NT: usize, const IB: usize> Logic for HashUnit<NT, IB> {
         }
     }
 }
+
+/// The set index of a set-associative accumulator (SPEC §3, [`crate::hash::SetHash`]): bit i =
+/// parity((a & Qa_i) xor (b & Qb_i)), one xor tree per bit, combinational.
+#[derive(LogicBlock)]
+pub struct SetHashUnit<const SB: usize> {
+    /// Key a, already masked to `a_bits`.
+    pub a: Signal<In, Bits<64>>,
+    /// Key b, already masked to `b_bits`.
+    pub b: Signal<In, Bits<64>>,
+    pub set: Signal<Out, Bits<SB>>,
+    qa: [Constant<Bits<64>>; SB],
+    qb: [Constant<Bits<64>>; SB],
+    bits: crate::hdl_util::BitGather<SB>,
+}
+
+impl<const SB: usize> SetHashUnit<SB> {
+    pub fn new(h: &crate::hash::SetHash) -> Self {
+        assert_eq!(h.q.len(), SB, "set-index bits vs RTL shape");
+        SetHashUnit {
+            a: Default::default(),
+            b: Default::default(),
+            set: Default::default(),
+            qa: std::array::from_fn(|i| Constant::new(h.q[i].0.into())),
+            qb: std::array::from_fn(|i| Constant::new(h.q[i].1.into())),
+            bits: Default::default(),
+        }
+    }
+}
+
+impl<const SB: usize> Logic for SetHashUnit<SB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..SB {
+            self.bits.bits[i].next =
+                ((self.a.val() & self.qa[i].val()) ^ (self.b.val() & self.qb[i].val())).xor();
+        }
+        self.set.next = self.bits.word.val();
+    }
+}

@@ -10,8 +10,7 @@
 
 use crate::multihash::{IntervalReport, MultiHash, ReportEntry};
 use crate::trace::Tuple;
-use hwprof_hdl::hdl_util::{bits_u64, u64_bits};
-use hwprof_hdl::multihash::{with_shape, MultiHashProfiler, ShapeVisitor};
+use hwprof_hdl::multihash::{with_design, Design, DesignVisitor, ProfilerTop, ReportWord};
 use hwprof_hdl::ProfilerConfig;
 use rust_hdl::core::vcd_probe::{write_vcd_change, write_vcd_dump, write_vcd_header, VCDProbe};
 use rust_hdl::prelude::*;
@@ -41,6 +40,8 @@ pub struct CosimOptions {
     /// Write a VCD waveform of the whole run here.
     pub vcd: Option<PathBuf>,
     pub report_ready: ReadyPattern,
+    /// The design under test: the pipelined profiler or the baseline.
+    pub design: Design,
 }
 
 impl Default for CosimOptions {
@@ -48,6 +49,7 @@ impl Default for CosimOptions {
         CosimOptions {
             vcd: None,
             report_ready: ReadyPattern::ALWAYS,
+            design: Design::Pipelined,
         }
     }
 }
@@ -93,14 +95,9 @@ struct Run<'a> {
     opts: &'a CosimOptions,
 }
 
-impl ShapeVisitor for Run<'_> {
+impl DesignVisitor for Run<'_> {
     type Output = Result<CosimResult, String>;
-    fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
-        self,
-        cfg: &ProfilerConfig,
-    ) -> Self::Output {
-        let mut uut = MultiHashProfiler::<NT, IB, A, CB>::new(cfg);
-        uut.connect_all();
+    fn visit<T: ProfilerTop>(self, mut uut: T, cfg: &ProfilerConfig) -> Self::Output {
         run_design(&mut uut, cfg, self.events, self.opts)
     }
 }
@@ -112,7 +109,7 @@ pub fn cosim(
     events: &[Tuple],
     opts: &CosimOptions,
 ) -> Result<CosimResult, String> {
-    with_shape(cfg, Run { events, opts })?
+    with_design(cfg, opts.design, Run { events, opts })?
 }
 
 fn settle<B: Block>(uut: &mut B) -> Result<(), String> {
@@ -126,7 +123,7 @@ fn settle<B: Block>(uut: &mut B) -> Result<(), String> {
 type Vcd = VCDProbe<std::io::BufWriter<std::fs::File>>;
 
 /// One report word: (interval, a, b, count, last).
-pub(crate) type Word = (u64, u64, u64, u64, bool);
+pub(crate) type Word = ReportWord;
 
 /// Drives the top ports clock by clock, optionally recording a VCD.
 struct Driver {
@@ -146,34 +143,20 @@ impl Driver {
 
     /// One clock: inputs set with the clock low, handshakes sampled, then the rising edge.
     /// Returns whether the offered event was accepted and the report word taken, if any.
-    fn step<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
+    fn step<T: ProfilerTop>(
         &mut self,
-        u: &mut MultiHashProfiler<NT, IB, A, CB>,
+        u: &mut T,
         reset: bool,
         offer: Option<Tuple>,
         out_ready: bool,
     ) -> Result<(bool, Option<Word>), String> {
-        u.clock.next = Clock { clk: false };
-        u.reset.next = reset;
-        u.in_valid.next = offer.is_some();
-        let (a, b) = offer.unwrap_or((0, 0));
-        u.in_a.next = bits_u64::<64>(a);
-        u.in_b.next = bits_u64::<64>(b);
-        u.out_ready.next = out_ready;
+        u.drive(false, reset, offer, out_ready);
         settle(u)?;
         self.time += 5;
         self.trace(&*u)?;
-        let accepted = offer.is_some() && u.in_ready.val();
-        let word = (u.out_valid.val() && out_ready).then(|| {
-            (
-                u64_bits(u.out_interval.val()),
-                u64_bits(u.out_a.val()),
-                u64_bits(u.out_b.val()),
-                u64_bits(u.out_count.val()),
-                u.out_last.val(),
-            )
-        });
-        u.clock.next = Clock { clk: true };
+        let accepted = offer.is_some() && u.in_ready();
+        let word = u.out_word().filter(|_| out_ready);
+        u.drive(true, reset, offer, out_ready);
         settle(u)?;
         self.time += 5;
         self.trace(&*u)?;
@@ -181,10 +164,20 @@ impl Driver {
     }
 }
 
-/// Assembles report words into interval reports (a count-0 word is an empty report's marker).
+/// Assembles report words into interval reports (a count-0 word is an empty report's marker,
+/// or the terminator of a set-associative report). With `entry_order` false (a design that does
+/// not report in entry order) each report is put in a canonical order, by tuple.
 #[derive(Default)]
 pub(crate) struct Assembler {
     pub(crate) current: Option<IntervalReport>,
+    pub(crate) canonical: bool,
+}
+
+/// `r` with its entries in canonical order (by tuple): how reports of designs that do not
+/// report in entry order are compared. An interval reports each tuple at most once.
+pub fn canonical(mut r: IntervalReport) -> IntervalReport {
+    r.entries.sort_by_key(|e| (e.a, e.b));
+    r
 }
 
 impl Assembler {
@@ -196,21 +189,27 @@ impl Assembler {
         if r.interval != interval {
             // A word of another interval before `last`: report what was seen, as is.
             r.entries.push(ReportEntry { a, b, count });
-            return self.current.take();
+            return self.take();
         }
         if count != 0 {
             r.entries.push(ReportEntry { a, b, count });
         }
         if last {
-            self.current.take()
+            self.take()
         } else {
             None
         }
     }
+
+    /// The report being assembled (complete or not), in canonical order if asked.
+    pub(crate) fn take(&mut self) -> Option<IntervalReport> {
+        let r = self.current.take()?;
+        Some(if self.canonical { canonical(r) } else { r })
+    }
 }
 
-fn run_design<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
-    uut: &mut MultiHashProfiler<NT, IB, A, CB>,
+fn run_design<T: ProfilerTop>(
+    uut: &mut T,
     cfg: &ProfilerConfig,
     events: &[Tuple],
     opts: &CosimOptions,
@@ -220,7 +219,7 @@ fn run_design<const NT: usize, const IB: usize, const A: usize, const CB: usize>
     let mut expected = Vec::new();
     for (i, &(a, b)) in events.iter().enumerate() {
         if let Some(r) = model.event(a, b) {
-            expected.push((i as u64, r));
+            expected.push((i as u64, if T::ENTRY_ORDER { r } else { canonical(r) }));
         }
     }
     let vcd = match &opts.vcd {
@@ -255,12 +254,15 @@ fn run_design<const NT: usize, const IB: usize, const A: usize, const CB: usize>
         input_stall_cycles: 0,
         cycles_per_second: 0.0,
     };
-    let mut asm = Assembler::default();
+    let mut asm = Assembler {
+        current: None,
+        canonical: !T::ENTRY_ORDER,
+    };
     let mut next = 0usize;
     let mut first_accept = None;
     let mut last_accept = 0u64;
     // After the last event: long enough for the slowest report drain, then give up.
-    let drain_limit = (A as u64 + 4) * opts.report_ready.period + (1u64 << IB) + 64;
+    let drain_limit = uut.drain_bound() * opts.report_ready.period;
     let mut idle = 0u64;
     while (res.reports_compared as usize) < expected.len() {
         let offer = events.get(next).copied();
@@ -299,7 +301,7 @@ fn run_design<const NT: usize, const IB: usize, const A: usize, const CB: usize>
                 interval: want.interval,
                 event_index: *end,
                 expected: Some(want.clone()),
-                got: asm.current.take(),
+                got: asm.take(),
             });
             break;
         }

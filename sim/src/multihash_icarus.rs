@@ -6,9 +6,9 @@
 
 use crate::icarus::{available, write_memh, SimDir};
 use crate::multihash::{IntervalReport, MultiHash};
-use crate::multihash_cosim::{Assembler, Mismatch, ReadyPattern};
+use crate::multihash_cosim::{canonical, Assembler, Mismatch, ReadyPattern};
 use crate::trace::Tuple;
-use hwprof_hdl::multihash::verilog;
+use hwprof_hdl::multihash::{entry_order, verilog_of, Design};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
 use std::process::Command;
@@ -172,14 +172,25 @@ pub fn icarus_cosim(
     events: &[Tuple],
     ready: ReadyPattern,
 ) -> Result<IcarusResult, String> {
+    icarus_cosim_design(cfg, Design::Pipelined, events, ready)
+}
+
+/// [`icarus_cosim`] of either design of `cfg`.
+pub fn icarus_cosim_design(
+    cfg: &ProfilerConfig,
+    which: Design,
+    events: &[Tuple],
+    ready: ReadyPattern,
+) -> Result<IcarusResult, String> {
+    let in_entry_order = entry_order(cfg, which)?;
     let mut model = MultiHash::new(cfg)?;
     let mut expected = Vec::new();
     for (i, &(a, b)) in events.iter().enumerate() {
         if let Some(r) = model.event(a, b) {
-            expected.push((i as u64, r));
+            expected.push((i as u64, if in_entry_order { r } else { canonical(r) }));
         }
     }
-    let design = verilog(cfg)?;
+    let design = verilog_of(cfg, which)?;
     let dir = SimDir::new("multihash").map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| e.to_string();
     std::fs::write(dir.file("design.v"), design).map_err(io)?;
@@ -197,7 +208,7 @@ pub fn icarus_cosim(
     )
     .map_err(io)?;
     let max_cycles = 4 * events.len() as u64
-        + (cfg.accumulator.entries as u64 + 4) * ready.period * (expected.len() as u64 + 1)
+        + (2 * cfg.accumulator.entries as u64 + 4) * ready.period * (expected.len() as u64 + 1)
         + 4 * cfg.entries as u64
         + 1000;
     std::fs::write(
@@ -218,7 +229,10 @@ pub fn icarus_cosim(
         cycles_per_second: 0.0,
     };
     let bad = |l: &str| format!("unexpected Icarus output line: {l:?}");
-    let mut asm = Assembler::default();
+    let mut asm = Assembler {
+        current: None,
+        canonical: !in_entry_order,
+    };
     let mut got = Vec::new();
     let mut accepted = 0u64;
     for line in out.lines() {
@@ -240,7 +254,7 @@ pub fn icarus_cosim(
             _ => {}
         }
     }
-    got.extend(asm.current.take());
+    got.extend(asm.take());
     let (compared, mismatch) = first_difference(&expected, &got);
     res.reports_compared = compared;
     res.mismatches = mismatch.is_some() as u64;

@@ -1,8 +1,9 @@
 //! `hwprof cosim`: the RTL (rust-hdl simulation) against the model on a trace, report by report.
 
 use super::{load_config, load_trace, print_json, CliError, CmdResult, KindArg};
+use hwprof_sim::hwprof_hdl::multihash::Design;
 use hwprof_sim::multihash_cosim::{cosim, CosimOptions, ReadyPattern};
-use hwprof_sim::multihash_icarus::icarus_cosim;
+use hwprof_sim::multihash_icarus::icarus_cosim_design;
 use hwprof_sim::multihash_streams::{stream, StreamKind};
 use std::path::PathBuf;
 
@@ -24,6 +25,9 @@ pub struct CosimArgs {
     /// Run the exported Verilog under Icarus Verilog instead of rust-hdl's simulator
     #[arg(long, conflicts_with = "vcd")]
     pub icarus: bool,
+    /// Simulate the simple baseline profiler of the configuration instead of the pipelined one
+    #[arg(long)]
+    pub baseline: bool,
     /// How to read a lackey log
     #[arg(long, value_enum)]
     pub kind: Option<KindArg>,
@@ -43,9 +47,14 @@ pub struct CosimArgs {
 
 pub fn run(a: CosimArgs) -> CmdResult {
     let cfg = load_config(&a.config)?;
-    hwprof_sim::hwprof_hdl::multihash::shape_of(&cfg)
+    hwprof_sim::hwprof_hdl::multihash::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     let report_ready = parse_ready(&a.report_ready)?;
+    let design = if a.baseline {
+        Design::Baseline
+    } else {
+        Design::Pipelined
+    };
     let events = match (&a.trace, &a.stream) {
         (Some(trace), _) => {
             let mut events = load_trace(trace, a.kind)?;
@@ -74,7 +83,8 @@ pub fn run(a: CosimArgs) -> CmdResult {
         (None, None) => return Err(CliError::input("give --trace FILE or --stream KIND")),
     };
     if a.icarus {
-        let r = icarus_cosim(&cfg, &events, report_ready).map_err(CliError::failure)?;
+        let r =
+            icarus_cosim_design(&cfg, design, &events, report_ready).map_err(CliError::failure)?;
         if a.json {
             print_json(&r)?;
         } else {
@@ -111,6 +121,7 @@ pub fn run(a: CosimArgs) -> CmdResult {
     let opts = CosimOptions {
         vcd: a.vcd,
         report_ready,
+        design,
     };
     let r = cosim(&cfg, &events, &opts).map_err(CliError::failure)?;
     if a.json {
