@@ -107,6 +107,7 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
             out_last: Default::default(),
             hash: HashUnit::new(&h),
             counters: CounterTables::new(
+                cfg.threshold,
                 cfg.counter_max(),
                 cfg.conservative_update,
                 cfg.reset_on_promote,
@@ -166,6 +167,7 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
         self.acc.valid.next = self.s1_valid.q.val();
         self.acc.key.next = self.s1_key.q.val();
         self.acc.new_min.next = self.counters.new_min.val();
+        self.acc.candidate.next = self.counters.candidate.val();
         self.acc.end_interval.next = self.s1_last.q.val();
         self.acc.interval.next = self.control.interval.val();
         self.counters.update.next = self.s1_valid.q.val() & !self.acc.hit.val();

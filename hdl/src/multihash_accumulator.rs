@@ -35,6 +35,8 @@ pub struct FullyAssociativeAccumulator<const A: usize, const CB: usize> {
     pub valid: Signal<In, Bit>,
     pub key: Signal<In, Bits<128>>,
     pub new_min: Signal<In, Bits<CB>>,
+    /// `new_min` >= T (the counters compute it off the minimum's carry chains).
+    pub candidate: Signal<In, Bit>,
     /// The event is the last of its interval, numbered `interval`.
     pub end_interval: Signal<In, Bit>,
     pub interval: Signal<In, Bits<32>>,
@@ -90,6 +92,7 @@ impl<const A: usize, const CB: usize> FullyAssociativeAccumulator<A, CB> {
             valid: Default::default(),
             key: Default::default(),
             new_min: Default::default(),
+            candidate: Default::default(),
             end_interval: Default::default(),
             interval: Default::default(),
             hit: Default::default(),
@@ -167,7 +170,7 @@ impl<const A: usize, const CB: usize> Logic for FullyAssociativeAccumulator<A, C
         }
         self.promoted.next = self.valid.val()
             & !self.hit_bits.val().any()
-            & (self.new_min.val() >= self.threshold.val())
+            & self.candidate.val()
             & (self.empty.val() | self.repl.val()).any();
         self.alloc.next = self.none.val();
         if self.promoted.val() {

@@ -114,6 +114,7 @@ impl<
             hash: HashUnit::new(&h),
             set_hash: ParityHash::new(&SetHash::new(cfg).q),
             counters: CounterTables::new(
+                cfg.threshold,
                 counter_max,
                 cfg.conservative_update,
                 cfg.reset_on_promote,
@@ -180,6 +181,7 @@ impl<
         self.acc.valid.next = self.s1_valid.q.val();
         self.acc.tag.next = self.s1_tag.q.val();
         self.acc.new_min.next = self.counters.new_min.val();
+        self.acc.candidate.next = self.counters.candidate.val();
         self.acc.end_interval.next = self.s1_last.q.val();
         self.acc.interval.next = self.control.interval.val();
         self.counters.update.next = self.s1_valid.q.val() & !self.acc.hit.val();

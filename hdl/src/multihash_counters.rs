@@ -35,6 +35,10 @@ pub struct CounterTables<const NT: usize, const IB: usize, const CB: usize> {
     pub promoted: Signal<In, Bit>,
     /// Stage 1: min_k c'_k, the tuple's count estimate after this event.
     pub new_min: Signal<Out, Bits<CB>>,
+    /// Stage 1: the tuple is a **candidate**: `new_min` >= T, the candidate threshold. Computed
+    /// beside `new_min`, not from it, to keep the promotion decision off the minimum's carry
+    /// chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
+    pub candidate: Signal<Out, Bit>,
     /// Stage 1: the event is the last of its interval; clear its bank from the next cycle on.
     pub clear_start: Signal<In, Bit>,
     /// Bank 0 / bank 1 is being cleared: no event of that bank may be accepted.
@@ -56,12 +60,18 @@ pub struct CounterTables<const NT: usize, const IB: usize, const CB: usize> {
     c: [Signal<Local, Bits<CB>>; NT],
     /// c'_k: after the (conservative) increment.
     c_inc: [Signal<Local, Bits<CB>>; NT],
+    /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
+    inc: [Signal<Local, Bits<CB>>; NT],
+    /// Bit k: c_k >= T − 1 (bits of absent tables set).
+    floor_gather: BitGather<16>,
     /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
     le_gather: BitGather<256>,
     le: Signal<Local, Bits<256>>,
     /// The word written back: c'_k, or 0 after a promotion under R1.
     w: [Signal<Local, Bits<CB>>; NT],
-    min_c: Signal<Local, Bits<CB>>,
+    /// T − 1, and whether the counters can reach T at all.
+    candidate_floor: Constant<Bits<CB>>,
+    promotable: Constant<Bit>,
     /// 2^counter_bits − 1, from the configuration.
     counter_max: Constant<Bits<CB>>,
     one: Constant<Bits<CB>>,
@@ -75,8 +85,15 @@ pub struct CounterTables<const NT: usize, const IB: usize, const CB: usize> {
 }
 
 impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB> {
-    pub fn new(counter_max: u64, conservative_update: bool, reset_on_promote: bool) -> Self {
-        assert!(NT <= 16 && counter_max < (1u64 << CB));
+    /// `threshold` is T (>= 1); `counter_max` 2^counter_bits − 1, below 2^CB.
+    pub fn new(
+        threshold: u64,
+        counter_max: u64,
+        conservative_update: bool,
+        reset_on_promote: bool,
+    ) -> Self {
+        assert!(NT <= 16 && counter_max < (1u64 << CB) && threshold >= 1);
+        let promotable = counter_max >= threshold;
         CounterTables {
             clock: Default::default(),
             reset: Default::default(),
@@ -85,6 +102,7 @@ impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB
             update: Default::default(),
             promoted: Default::default(),
             new_min: Default::default(),
+            candidate: Default::default(),
             clear_start: Default::default(),
             clearing0: Default::default(),
             clearing1: Default::default(),
@@ -102,10 +120,13 @@ impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB
             clear_addr1: Default::default(),
             c: std::array::from_fn(|_| Default::default()),
             c_inc: std::array::from_fn(|_| Default::default()),
+            inc: std::array::from_fn(|_| Default::default()),
+            floor_gather: Default::default(),
             w: std::array::from_fn(|_| Default::default()),
             le_gather: Default::default(),
             le: Default::default(),
-            min_c: Default::default(),
+            candidate_floor: Constant::new(if promotable { threshold - 1 } else { 0 }.into()),
+            promotable: Constant::new(promotable),
             counter_max: Constant::new(counter_max.into()),
             one: Constant::new(1.into()),
             zero: Constant::new(0.into()),
@@ -168,18 +189,22 @@ impl<const NT: usize, const IB: usize, const CB: usize> Logic for CounterTables<
             }
         }
         self.le.next = self.le_gather.word.val();
-        self.min_c.next = self.zero.val();
+        // Every minimal counter is incremented under C1 and C0 alike, so min c' = sat(min c + 1).
+        for i in 0..16 {
+            self.floor_gather.bits[i].next = true;
+        }
+        self.new_min.next = self.zero.val();
         for k in 0..NT {
+            self.inc[k].next = self.c[k].val();
+            if self.c[k].val() < self.counter_max.val() {
+                self.inc[k].next = self.c[k].val() + self.one.val();
+            }
+            self.floor_gather.bits[k].next = self.c[k].val() >= self.candidate_floor.val();
             if (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all() {
-                self.min_c.next = self.c[k].val();
+                self.new_min.next = self.inc[k].val();
             }
         }
-        // Every minimal counter is incremented under C1 and C0 alike, so min c' = sat(min c + 1).
-        if self.min_c.val() < self.counter_max.val() {
-            self.new_min.next = self.min_c.val() + self.one.val();
-        } else {
-            self.new_min.next = self.min_c.val();
-        }
+        self.candidate.next = self.promotable.val() & self.floor_gather.word.val().all();
         for k in 0..NT {
             self.c_inc[k].next = self.c[k].val();
             if (self.c[k].val() < self.counter_max.val())

@@ -65,6 +65,8 @@ pub struct SetAssociativeAccumulator<
     pub valid: Signal<In, Bit>,
     pub tag: Signal<In, Bits<TAG_BITS>>,
     pub new_min: Signal<In, Bits<CB>>,
+    /// `new_min` >= T (the counters compute it off the minimum's carry chains).
+    pub candidate: Signal<In, Bit>,
     /// The event is the last of its interval, numbered `interval`.
     pub end_interval: Signal<In, Bit>,
     pub interval: Signal<In, Bits<32>>,
@@ -170,6 +172,7 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize>
             valid: Default::default(),
             tag: Default::default(),
             new_min: Default::default(),
+            candidate: Default::default(),
             end_interval: Default::default(),
             interval: Default::default(),
             hit: Default::default(),
@@ -321,7 +324,7 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize> Logic
         }
         self.promoted.next = self.valid.val()
             & !self.hits.word.val().any()
-            & (self.new_min.val() >= self.threshold.val())
+            & self.candidate.val()
             & (self.empty.val() | self.repl.val()).any();
         self.alloc.next = self.way_none.val();
         if self.promoted.val() {

@@ -50,6 +50,7 @@ module top(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_inter
     reg  counters$update;
     reg  counters$promoted;
     wire  [23:0] counters$new_min;
+    wire  counters$candidate;
     reg  counters$clear_start;
     wire  counters$clearing0;
     wire  counters$clearing1;
@@ -58,6 +59,7 @@ module top(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_inter
     reg  acc$valid;
     reg  [127:0] acc$key;
     reg  [23:0] acc$new_min;
+    reg  acc$candidate;
     reg  acc$end_interval;
     reg  [31:0] acc$interval;
     wire  acc$hit;
@@ -112,6 +114,7 @@ module top(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_inter
         .update(counters$update),
         .promoted(counters$promoted),
         .new_min(counters$new_min),
+        .candidate(counters$candidate),
         .clear_start(counters$clear_start),
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
@@ -122,6 +125,7 @@ module top(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_inter
         .valid(acc$valid),
         .key(acc$key),
         .new_min(acc$new_min),
+        .candidate(acc$candidate),
         .end_interval(acc$end_interval),
         .interval(acc$interval),
         .hit(acc$hit),
@@ -192,6 +196,7 @@ module top(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_inter
         acc$valid = s1_valid$q;
         acc$key = s1_key$q;
         acc$new_min = counters$new_min;
+        acc$candidate = counters$candidate;
         acc$end_interval = s1_last$q;
         acc$interval = control$interval;
         counters$update = s1_valid$q & ~acc$hit;
@@ -210,7 +215,7 @@ module top(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_inter
 endmodule // top
 
 
-module top$acc(clock,reset,valid,key,new_min,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_a,report_b,report_count,report_last,report_busy);
+module top$acc(clock,reset,valid,key,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_a,report_b,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -218,6 +223,7 @@ module top$acc(clock,reset,valid,key,new_min,end_interval,interval,hit,promoted,
     input wire  valid;
     input wire  [127:0] key;
     input wire  [23:0] new_min;
+    input wire  candidate;
     input wire  end_interval;
     input wire  [31:0] interval;
     output reg  hit;
@@ -4228,7 +4234,7 @@ module top$acc(clock,reset,valid,key,new_min,end_interval,interval,hit,promoted,
         else begin
             choose = repl & (~repl + one);
         end
-        promoted = valid & ~|hit_bits & (new_min >= threshold) & |(empty | repl);
+        promoted = valid & ~|hit_bits & candidate & |(empty | repl);
         alloc = none;
         if (promoted) begin
             alloc = choose;
@@ -14931,7 +14937,7 @@ module top$control$parity(d,q,clock);
 endmodule // top$control$parity
 
 
-module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,update,promoted,new_min,clear_start,clearing0,clearing1);
+module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,update,promoted,new_min,candidate,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -14944,11 +14950,14 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
     input wire  update;
     input wire  promoted;
     output reg  [23:0] new_min;
+    output reg  candidate;
     input wire  clear_start;
     output reg  clearing0;
     output reg  clearing1;
     
     // Constant declarations
+    localparam  candidate_floor = 24'h63;
+    localparam  promotable = 1'b1;
     localparam  counter_max = 24'hffffff;
     localparam  one = 24'h1;
     localparam  zero = 24'h0;
@@ -15072,6 +15081,23 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
     reg  [8:0] clear_addr1$d;
     wire  [8:0] clear_addr1$q;
     reg  clear_addr1$clock;
+    reg  floor_gather$bits$0;
+    reg  floor_gather$bits$1;
+    reg  floor_gather$bits$2;
+    reg  floor_gather$bits$3;
+    reg  floor_gather$bits$4;
+    reg  floor_gather$bits$5;
+    reg  floor_gather$bits$6;
+    reg  floor_gather$bits$7;
+    reg  floor_gather$bits$8;
+    reg  floor_gather$bits$9;
+    reg  floor_gather$bits$10;
+    reg  floor_gather$bits$11;
+    reg  floor_gather$bits$12;
+    reg  floor_gather$bits$13;
+    reg  floor_gather$bits$14;
+    reg  floor_gather$bits$15;
+    wire  [15:0] floor_gather$word;
     reg  le_gather$bits$0;
     reg  le_gather$bits$1;
     reg  le_gather$bits$2;
@@ -15339,12 +15365,15 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
     reg  [23:0] c_inc$1;
     reg  [23:0] c_inc$2;
     reg  [23:0] c_inc$3;
+    reg  [23:0] inc$0;
+    reg  [23:0] inc$1;
+    reg  [23:0] inc$2;
+    reg  [23:0] inc$3;
     reg  [255:0] le;
     reg  [23:0] w$0;
     reg  [23:0] w$1;
     reg  [23:0] w$2;
     reg  [23:0] w$3;
-    reg  [23:0] min_c;
     
     // Sub module instances
     top$counters$bank0$0 bank0$0(
@@ -15513,6 +15542,25 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         .d(clear_addr1$d),
         .q(clear_addr1$q),
         .clock(clear_addr1$clock)
+    );
+    top$counters$floor_gather floor_gather(
+        .bits$0(floor_gather$bits$0),
+        .bits$1(floor_gather$bits$1),
+        .bits$2(floor_gather$bits$2),
+        .bits$3(floor_gather$bits$3),
+        .bits$4(floor_gather$bits$4),
+        .bits$5(floor_gather$bits$5),
+        .bits$6(floor_gather$bits$6),
+        .bits$7(floor_gather$bits$7),
+        .bits$8(floor_gather$bits$8),
+        .bits$9(floor_gather$bits$9),
+        .bits$10(floor_gather$bits$10),
+        .bits$11(floor_gather$bits$11),
+        .bits$12(floor_gather$bits$12),
+        .bits$13(floor_gather$bits$13),
+        .bits$14(floor_gather$bits$14),
+        .bits$15(floor_gather$bits$15),
+        .word(floor_gather$word)
     );
     top$counters$le_gather le_gather(
         .bits$0(le_gather$bits$0),
@@ -16142,25 +16190,56 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         le_gather$bits$50 = c$3 <= c$2;
         le_gather$bits$51 = c$3 <= c$3;
         le = le_gather$word;
-        min_c = zero;
+        floor_gather$bits$0 = 1'b1;
+        floor_gather$bits$1 = 1'b1;
+        floor_gather$bits$2 = 1'b1;
+        floor_gather$bits$3 = 1'b1;
+        floor_gather$bits$4 = 1'b1;
+        floor_gather$bits$5 = 1'b1;
+        floor_gather$bits$6 = 1'b1;
+        floor_gather$bits$7 = 1'b1;
+        floor_gather$bits$8 = 1'b1;
+        floor_gather$bits$9 = 1'b1;
+        floor_gather$bits$10 = 1'b1;
+        floor_gather$bits$11 = 1'b1;
+        floor_gather$bits$12 = 1'b1;
+        floor_gather$bits$13 = 1'b1;
+        floor_gather$bits$14 = 1'b1;
+        floor_gather$bits$15 = 1'b1;
+        new_min = zero;
+        inc$0 = c$0;
+        if (c$0 < counter_max) begin
+            inc$0 = c$0 + one;
+        end
+        floor_gather$bits$0 = c$0 >= candidate_floor;
         if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
-            min_c = c$0;
+            new_min = inc$0;
         end
+        inc$1 = c$1;
+        if (c$1 < counter_max) begin
+            inc$1 = c$1 + one;
+        end
+        floor_gather$bits$1 = c$1 >= candidate_floor;
         if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
-            min_c = c$1;
+            new_min = inc$1;
         end
+        inc$2 = c$2;
+        if (c$2 < counter_max) begin
+            inc$2 = c$2 + one;
+        end
+        floor_gather$bits$2 = c$2 >= candidate_floor;
         if (&(le[(2 * 32'h10)+:(16)] | absent_tables)) begin
-            min_c = c$2;
+            new_min = inc$2;
         end
+        inc$3 = c$3;
+        if (c$3 < counter_max) begin
+            inc$3 = c$3 + one;
+        end
+        floor_gather$bits$3 = c$3 >= candidate_floor;
         if (&(le[(3 * 32'h10)+:(16)] | absent_tables)) begin
-            min_c = c$3;
+            new_min = inc$3;
         end
-        if (min_c < counter_max) begin
-            new_min = min_c + one;
-        end
-        else begin
-            new_min = min_c;
-        end
+        candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
         if ((c$0 < counter_max) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$0 = c$0 + one;
@@ -16636,6 +16715,32 @@ module top$counters$clear_busy1(d,q,clock);
     end
           
 endmodule // top$counters$clear_busy1
+
+
+module top$counters$floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    input wire  bits$4;
+    input wire  bits$5;
+    input wire  bits$6;
+    input wire  bits$7;
+    input wire  bits$8;
+    input wire  bits$9;
+    input wire  bits$10;
+    input wire  bits$11;
+    input wire  bits$12;
+    input wire  bits$13;
+    input wire  bits$14;
+    input wire  bits$15;
+    output reg  [15:0] word;
+    
+    // Update code (custom)
+    always @(*) word = {bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+endmodule // top$counters$floor_gather
 
 
 module top$counters$fw_bank(d,q,clock);
