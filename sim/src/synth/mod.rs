@@ -5,6 +5,7 @@
 //! Every file a run makes stays in its output directory: the design and harness Verilog, the Yosys
 //! script, log, statistics and netlist, and per seed the nextpnr log, report and placed design.
 
+pub mod compare;
 pub mod device;
 pub mod harness;
 pub mod report;
