@@ -24,7 +24,7 @@ use crate::hash::{HashConstants, SetHash};
 use crate::multihash::{
     impl_profiler_top, CounterTables, DesignVisitor, HashUnit, IntervalControl, Shape,
 };
-pub use crate::multihash_hash::SetHashUnit;
+pub use crate::multihash_hash::ParityHash;
 pub use crate::multihash_set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use rust_hdl::prelude::*;
 
@@ -60,7 +60,8 @@ pub struct BramProfiler<
     pub out_count: Signal<Out, Bits<32>>,
     pub out_last: Signal<Out, Bit>,
     hash: HashUnit<NT, IB>,
-    set_hash: SetHashUnit<SB>,
+    /// The accumulator set of the tuple (h3, [`SetHash`]).
+    set_hash: ParityHash<SB>,
     counters: CounterTables<NT, IB, CB>,
     acc: SetAssociativeAccumulator<SB, S, W, CB>,
     control: IntervalControl,
@@ -111,7 +112,7 @@ impl<
             out_count: Default::default(),
             out_last: Default::default(),
             hash: HashUnit::new(&h),
-            set_hash: SetHashUnit::new(&SetHash::new(cfg)),
+            set_hash: ParityHash::new(&SetHash::new(cfg).q),
             counters: CounterTables::new(
                 counter_max,
                 cfg.conservative_update,
@@ -161,7 +162,7 @@ impl<
             self.counters.read_index[k].next = self.hash.index[k].val();
         }
         self.counters.read_bank.next = self.control.bank.val();
-        self.acc.lookup_set.next = self.set_hash.set.val();
+        self.acc.lookup_set.next = self.set_hash.index.val();
         self.in_ready.next = !self.reset.val()
             & self.acc.lookup_ok.val()
             & !(self.control.last.val()

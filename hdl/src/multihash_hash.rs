@@ -6,9 +6,9 @@
 //! positions p of T_k,p[byte_p]), one 256-entry ROM per position. The ROM contents are computed
 //! from [`HashConstants::index`] — the definition — so the RTL reads the same R_k / Q_k,i
 //! constants as the model and nothing is typed twice. For `tabulation`, T_k,p is R_k composed
-//! with the fixed flip and xor-fold wiring of byte position p; for `h3`, T_k,p holds the parities
-//! of byte p against the masks Q_k,i. Positions beyond the key widths hold only zeros and are
-//! emitted as empty case statements (synthesis removes them).
+//! with the fixed flip and xor-fold wiring of byte position p. Positions beyond the key widths
+//! hold only zeros and are emitted as empty case statements (synthesis removes them).
+//! `h3` is realised directly as xor trees over the masks Q_k,i ([`ParityHash`]), its ROMs empty.
 
 use crate::hash::HashConstants;
 use rust_hdl::prelude::*;
@@ -26,6 +26,8 @@ pub struct TableHash<const IB: usize> {
     rom_a: [ROM<Bits<IB>, 8>; 8],
     rom_b: [ROM<Bits<IB>, 8>; 8],
     base: Constant<Bits<IB>>,
+    /// h3: the masks Q_k,i (all zero for tabulation).
+    parity: ParityHash<IB>,
 }
 
 impl<const IB: usize> TableHash<IB> {
@@ -33,8 +35,15 @@ impl<const IB: usize> TableHash<IB> {
     pub fn new(h: &HashConstants, k: usize) -> Self {
         assert_eq!(h.index_bits as usize, IB, "hash index width vs RTL shape");
         let base = h.index(k, 0, 0) as u64;
+        let (h3, q) = match &h.tables[k] {
+            crate::hash::TableHash::H3 { q } => (true, q.clone()),
+            crate::hash::TableHash::Tabulation { .. } => (false, vec![(0, 0); IB]),
+        };
         let rom = |of_a: bool, p: usize| {
             let mut m = BTreeMap::new();
+            if h3 {
+                return ROM::new(m);
+            }
             for byte in 0..256u64 {
                 let x = byte << (8 * p);
                 let i = if of_a {
@@ -56,6 +65,7 @@ impl<const IB: usize> TableHash<IB> {
             rom_a: std::array::from_fn(|p| rom(true, p)),
             rom_b: std::array::from_fn(|p| rom(false, p)),
             base: Constant::new(Bits::<IB>::from(base)),
+            parity: ParityHash::new(&q),
         }
     }
 }
@@ -63,11 +73,14 @@ impl<const IB: usize> TableHash<IB> {
 impl<const IB: usize> Logic for TableHash<IB> {
     #[hdl_gen]
     fn update(&mut self) {
+        self.parity.a.next = self.a.val();
+        self.parity.b.next = self.b.val();
         for p in 0..8 {
             self.rom_a[p].address.next = self.a.val().get_bits::<8>(p * 8);
             self.rom_b[p].address.next = self.b.val().get_bits::<8>(p * 8);
         }
         self.index.next = self.base.val()
+            ^ self.parity.index.val()
             ^ self.rom_a[0].data.val()
             ^ self.rom_a[1].data.val()
             ^ self.rom_a[2].data.val()
@@ -120,41 +133,44 @@ impl<const NT: usize, const IB: usize> Logic for HashUnit<NT, IB> {
     }
 }
 
-/// The set index of a set-associative accumulator (SPEC §3, [`crate::hash::SetHash`]): bit i =
-/// parity((a & Qa_i) xor (b & Qb_i)), one xor tree per bit, combinational.
+/// B parity bits of the key: bit i = parity((a & Qa_i) xor (b & Qb_i)), one xor tree per bit,
+/// combinational. The `h3` table indices and the set index of a set-associative accumulator
+/// ([`crate::hash::SetHash`]): xor trees cost a few LUTs per bit where a ROM of the same linear
+/// function would cost a mux tree per bit (synthesis does not find the linearity).
 #[derive(LogicBlock)]
-pub struct SetHashUnit<const SB: usize> {
+pub struct ParityHash<const B: usize> {
     /// Key a, already masked to `a_bits`.
     pub a: Signal<In, Bits<64>>,
     /// Key b, already masked to `b_bits`.
     pub b: Signal<In, Bits<64>>,
-    pub set: Signal<Out, Bits<SB>>,
-    qa: [Constant<Bits<64>>; SB],
-    qb: [Constant<Bits<64>>; SB],
-    bits: crate::hdl_util::BitGather<SB>,
+    pub index: Signal<Out, Bits<B>>,
+    qa: [Constant<Bits<64>>; B],
+    qb: [Constant<Bits<64>>; B],
+    bits: crate::hdl_util::BitGather<B>,
 }
 
-impl<const SB: usize> SetHashUnit<SB> {
-    pub fn new(h: &crate::hash::SetHash) -> Self {
-        assert_eq!(h.q.len(), SB, "set-index bits vs RTL shape");
-        SetHashUnit {
+impl<const B: usize> ParityHash<B> {
+    /// `q[i]` = (Qa_i, Qb_i); all-zero masks give the constant 0.
+    pub fn new(q: &[(u64, u64)]) -> Self {
+        assert_eq!(q.len(), B, "parity masks vs RTL width");
+        ParityHash {
             a: Default::default(),
             b: Default::default(),
-            set: Default::default(),
-            qa: std::array::from_fn(|i| Constant::new(h.q[i].0.into())),
-            qb: std::array::from_fn(|i| Constant::new(h.q[i].1.into())),
+            index: Default::default(),
+            qa: std::array::from_fn(|i| Constant::new(q[i].0.into())),
+            qb: std::array::from_fn(|i| Constant::new(q[i].1.into())),
             bits: Default::default(),
         }
     }
 }
 
-impl<const SB: usize> Logic for SetHashUnit<SB> {
+impl<const B: usize> Logic for ParityHash<B> {
     #[hdl_gen]
     fn update(&mut self) {
-        for i in 0..SB {
+        for i in 0..B {
             self.bits.bits[i].next =
                 ((self.a.val() & self.qa[i].val()) ^ (self.b.val() & self.qb[i].val())).xor();
         }
-        self.set.next = self.bits.word.val();
+        self.index.next = self.bits.word.val();
     }
 }

@@ -13,6 +13,7 @@ pub mod lfsr;
 pub mod metric;
 pub mod morris;
 pub mod multihash;
+pub mod multihash_bram;
 pub mod multihash_cosim;
 pub mod multihash_icarus;
 pub mod multihash_streams;

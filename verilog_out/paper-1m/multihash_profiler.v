@@ -145997,6 +145997,9 @@ module top$hash$tables$0(a,b,index);
     wire  [8:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
     wire  [8:0] rom_b$7$data;
+    reg  [63:0] parity$a;
+    reg  [63:0] parity$b;
+    wire  [8:0] parity$index;
     
     // Sub module instances
     top$hash$tables$0$rom_a$0 rom_a$0(
@@ -146063,9 +146066,16 @@ module top$hash$tables$0(a,b,index);
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
+    top$hash$tables$0$parity parity(
+        .a(parity$a),
+        .b(parity$b),
+        .index(parity$index)
+    );
     
     // Update code
     always @(*) begin
+        parity$a = a;
+        parity$b = b;
         rom_a$0$address = a[(0 * 32'h8)+:(8)];
         rom_b$0$address = b[(0 * 32'h8)+:(8)];
         rom_a$1$address = a[(1 * 32'h8)+:(8)];
@@ -146082,10 +146092,99 @@ module top$hash$tables$0(a,b,index);
         rom_b$6$address = b[(6 * 32'h8)+:(8)];
         rom_a$7$address = a[(7 * 32'h8)+:(8)];
         rom_b$7$address = b[(7 * 32'h8)+:(8)];
-        index = base ^ rom_a$0$data ^ rom_a$1$data ^ rom_a$2$data ^ rom_a$3$data ^ rom_a$4$data ^ rom_a$5$data ^ rom_a$6$data ^ rom_a$7$data ^ rom_b$0$data ^ rom_b$1$data ^ rom_b$2$data ^ rom_b$3$data ^ rom_b$4$data ^ rom_b$5$data ^ rom_b$6$data ^ rom_b$7$data;
+        index = base ^ parity$index ^ rom_a$0$data ^ rom_a$1$data ^ rom_a$2$data ^ rom_a$3$data ^ rom_a$4$data ^ rom_a$5$data ^ rom_a$6$data ^ rom_a$7$data ^ rom_b$0$data ^ rom_b$1$data ^ rom_b$2$data ^ rom_b$3$data ^ rom_b$4$data ^ rom_b$5$data ^ rom_b$6$data ^ rom_b$7$data;
     end
     
 endmodule // top$hash$tables$0
+
+
+module top$hash$tables$0$parity(a,b,index);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] b;
+    output reg  [8:0] index;
+    
+    // Constant declarations
+    localparam  qa$0 = 64'h0;
+    localparam  qa$1 = 64'h0;
+    localparam  qa$2 = 64'h0;
+    localparam  qa$3 = 64'h0;
+    localparam  qa$4 = 64'h0;
+    localparam  qa$5 = 64'h0;
+    localparam  qa$6 = 64'h0;
+    localparam  qa$7 = 64'h0;
+    localparam  qa$8 = 64'h0;
+    localparam  qb$0 = 64'h0;
+    localparam  qb$1 = 64'h0;
+    localparam  qb$2 = 64'h0;
+    localparam  qb$3 = 64'h0;
+    localparam  qb$4 = 64'h0;
+    localparam  qb$5 = 64'h0;
+    localparam  qb$6 = 64'h0;
+    localparam  qb$7 = 64'h0;
+    localparam  qb$8 = 64'h0;
+    
+    // Stub signals
+    reg  bits$bits$0;
+    reg  bits$bits$1;
+    reg  bits$bits$2;
+    reg  bits$bits$3;
+    reg  bits$bits$4;
+    reg  bits$bits$5;
+    reg  bits$bits$6;
+    reg  bits$bits$7;
+    reg  bits$bits$8;
+    wire  [8:0] bits$word;
+    
+    // Sub module instances
+    top$hash$tables$0$parity$bits bits(
+        .bits$0(bits$bits$0),
+        .bits$1(bits$bits$1),
+        .bits$2(bits$bits$2),
+        .bits$3(bits$bits$3),
+        .bits$4(bits$bits$4),
+        .bits$5(bits$bits$5),
+        .bits$6(bits$bits$6),
+        .bits$7(bits$bits$7),
+        .bits$8(bits$bits$8),
+        .word(bits$word)
+    );
+    
+    // Update code
+    always @(*) begin
+        bits$bits$0 = ^((a & qa$0) ^ (b & qb$0));
+        bits$bits$1 = ^((a & qa$1) ^ (b & qb$1));
+        bits$bits$2 = ^((a & qa$2) ^ (b & qb$2));
+        bits$bits$3 = ^((a & qa$3) ^ (b & qb$3));
+        bits$bits$4 = ^((a & qa$4) ^ (b & qb$4));
+        bits$bits$5 = ^((a & qa$5) ^ (b & qb$5));
+        bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
+        bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
+        bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        index = bits$word;
+    end
+    
+endmodule // top$hash$tables$0$parity
+
+
+module top$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,word);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    input wire  bits$4;
+    input wire  bits$5;
+    input wire  bits$6;
+    input wire  bits$7;
+    input wire  bits$8;
+    output reg  [8:0] word;
+    
+    // Update code (custom)
+    always @(*) word = {bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+endmodule // top$hash$tables$0$parity$bits
 
 
 module top$hash$tables$0$rom_a$0(address,data);
@@ -149423,6 +149522,9 @@ module top$hash$tables$1(a,b,index);
     wire  [8:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
     wire  [8:0] rom_b$7$data;
+    reg  [63:0] parity$a;
+    reg  [63:0] parity$b;
+    wire  [8:0] parity$index;
     
     // Sub module instances
     top$hash$tables$1$rom_a$0 rom_a$0(
@@ -149489,9 +149591,16 @@ module top$hash$tables$1(a,b,index);
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
+    top$hash$tables$1$parity parity(
+        .a(parity$a),
+        .b(parity$b),
+        .index(parity$index)
+    );
     
     // Update code
     always @(*) begin
+        parity$a = a;
+        parity$b = b;
         rom_a$0$address = a[(0 * 32'h8)+:(8)];
         rom_b$0$address = b[(0 * 32'h8)+:(8)];
         rom_a$1$address = a[(1 * 32'h8)+:(8)];
@@ -149508,10 +149617,99 @@ module top$hash$tables$1(a,b,index);
         rom_b$6$address = b[(6 * 32'h8)+:(8)];
         rom_a$7$address = a[(7 * 32'h8)+:(8)];
         rom_b$7$address = b[(7 * 32'h8)+:(8)];
-        index = base ^ rom_a$0$data ^ rom_a$1$data ^ rom_a$2$data ^ rom_a$3$data ^ rom_a$4$data ^ rom_a$5$data ^ rom_a$6$data ^ rom_a$7$data ^ rom_b$0$data ^ rom_b$1$data ^ rom_b$2$data ^ rom_b$3$data ^ rom_b$4$data ^ rom_b$5$data ^ rom_b$6$data ^ rom_b$7$data;
+        index = base ^ parity$index ^ rom_a$0$data ^ rom_a$1$data ^ rom_a$2$data ^ rom_a$3$data ^ rom_a$4$data ^ rom_a$5$data ^ rom_a$6$data ^ rom_a$7$data ^ rom_b$0$data ^ rom_b$1$data ^ rom_b$2$data ^ rom_b$3$data ^ rom_b$4$data ^ rom_b$5$data ^ rom_b$6$data ^ rom_b$7$data;
     end
     
 endmodule // top$hash$tables$1
+
+
+module top$hash$tables$1$parity(a,b,index);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] b;
+    output reg  [8:0] index;
+    
+    // Constant declarations
+    localparam  qa$0 = 64'h0;
+    localparam  qa$1 = 64'h0;
+    localparam  qa$2 = 64'h0;
+    localparam  qa$3 = 64'h0;
+    localparam  qa$4 = 64'h0;
+    localparam  qa$5 = 64'h0;
+    localparam  qa$6 = 64'h0;
+    localparam  qa$7 = 64'h0;
+    localparam  qa$8 = 64'h0;
+    localparam  qb$0 = 64'h0;
+    localparam  qb$1 = 64'h0;
+    localparam  qb$2 = 64'h0;
+    localparam  qb$3 = 64'h0;
+    localparam  qb$4 = 64'h0;
+    localparam  qb$5 = 64'h0;
+    localparam  qb$6 = 64'h0;
+    localparam  qb$7 = 64'h0;
+    localparam  qb$8 = 64'h0;
+    
+    // Stub signals
+    reg  bits$bits$0;
+    reg  bits$bits$1;
+    reg  bits$bits$2;
+    reg  bits$bits$3;
+    reg  bits$bits$4;
+    reg  bits$bits$5;
+    reg  bits$bits$6;
+    reg  bits$bits$7;
+    reg  bits$bits$8;
+    wire  [8:0] bits$word;
+    
+    // Sub module instances
+    top$hash$tables$1$parity$bits bits(
+        .bits$0(bits$bits$0),
+        .bits$1(bits$bits$1),
+        .bits$2(bits$bits$2),
+        .bits$3(bits$bits$3),
+        .bits$4(bits$bits$4),
+        .bits$5(bits$bits$5),
+        .bits$6(bits$bits$6),
+        .bits$7(bits$bits$7),
+        .bits$8(bits$bits$8),
+        .word(bits$word)
+    );
+    
+    // Update code
+    always @(*) begin
+        bits$bits$0 = ^((a & qa$0) ^ (b & qb$0));
+        bits$bits$1 = ^((a & qa$1) ^ (b & qb$1));
+        bits$bits$2 = ^((a & qa$2) ^ (b & qb$2));
+        bits$bits$3 = ^((a & qa$3) ^ (b & qb$3));
+        bits$bits$4 = ^((a & qa$4) ^ (b & qb$4));
+        bits$bits$5 = ^((a & qa$5) ^ (b & qb$5));
+        bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
+        bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
+        bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        index = bits$word;
+    end
+    
+endmodule // top$hash$tables$1$parity
+
+
+module top$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,word);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    input wire  bits$4;
+    input wire  bits$5;
+    input wire  bits$6;
+    input wire  bits$7;
+    input wire  bits$8;
+    output reg  [8:0] word;
+    
+    // Update code (custom)
+    always @(*) word = {bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+endmodule // top$hash$tables$1$parity$bits
 
 
 module top$hash$tables$1$rom_a$0(address,data);
@@ -152861,6 +153059,9 @@ module top$hash$tables$2(a,b,index);
     wire  [8:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
     wire  [8:0] rom_b$7$data;
+    reg  [63:0] parity$a;
+    reg  [63:0] parity$b;
+    wire  [8:0] parity$index;
     
     // Sub module instances
     top$hash$tables$2$rom_a$0 rom_a$0(
@@ -152927,9 +153128,16 @@ module top$hash$tables$2(a,b,index);
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
+    top$hash$tables$2$parity parity(
+        .a(parity$a),
+        .b(parity$b),
+        .index(parity$index)
+    );
     
     // Update code
     always @(*) begin
+        parity$a = a;
+        parity$b = b;
         rom_a$0$address = a[(0 * 32'h8)+:(8)];
         rom_b$0$address = b[(0 * 32'h8)+:(8)];
         rom_a$1$address = a[(1 * 32'h8)+:(8)];
@@ -152946,10 +153154,99 @@ module top$hash$tables$2(a,b,index);
         rom_b$6$address = b[(6 * 32'h8)+:(8)];
         rom_a$7$address = a[(7 * 32'h8)+:(8)];
         rom_b$7$address = b[(7 * 32'h8)+:(8)];
-        index = base ^ rom_a$0$data ^ rom_a$1$data ^ rom_a$2$data ^ rom_a$3$data ^ rom_a$4$data ^ rom_a$5$data ^ rom_a$6$data ^ rom_a$7$data ^ rom_b$0$data ^ rom_b$1$data ^ rom_b$2$data ^ rom_b$3$data ^ rom_b$4$data ^ rom_b$5$data ^ rom_b$6$data ^ rom_b$7$data;
+        index = base ^ parity$index ^ rom_a$0$data ^ rom_a$1$data ^ rom_a$2$data ^ rom_a$3$data ^ rom_a$4$data ^ rom_a$5$data ^ rom_a$6$data ^ rom_a$7$data ^ rom_b$0$data ^ rom_b$1$data ^ rom_b$2$data ^ rom_b$3$data ^ rom_b$4$data ^ rom_b$5$data ^ rom_b$6$data ^ rom_b$7$data;
     end
     
 endmodule // top$hash$tables$2
+
+
+module top$hash$tables$2$parity(a,b,index);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] b;
+    output reg  [8:0] index;
+    
+    // Constant declarations
+    localparam  qa$0 = 64'h0;
+    localparam  qa$1 = 64'h0;
+    localparam  qa$2 = 64'h0;
+    localparam  qa$3 = 64'h0;
+    localparam  qa$4 = 64'h0;
+    localparam  qa$5 = 64'h0;
+    localparam  qa$6 = 64'h0;
+    localparam  qa$7 = 64'h0;
+    localparam  qa$8 = 64'h0;
+    localparam  qb$0 = 64'h0;
+    localparam  qb$1 = 64'h0;
+    localparam  qb$2 = 64'h0;
+    localparam  qb$3 = 64'h0;
+    localparam  qb$4 = 64'h0;
+    localparam  qb$5 = 64'h0;
+    localparam  qb$6 = 64'h0;
+    localparam  qb$7 = 64'h0;
+    localparam  qb$8 = 64'h0;
+    
+    // Stub signals
+    reg  bits$bits$0;
+    reg  bits$bits$1;
+    reg  bits$bits$2;
+    reg  bits$bits$3;
+    reg  bits$bits$4;
+    reg  bits$bits$5;
+    reg  bits$bits$6;
+    reg  bits$bits$7;
+    reg  bits$bits$8;
+    wire  [8:0] bits$word;
+    
+    // Sub module instances
+    top$hash$tables$2$parity$bits bits(
+        .bits$0(bits$bits$0),
+        .bits$1(bits$bits$1),
+        .bits$2(bits$bits$2),
+        .bits$3(bits$bits$3),
+        .bits$4(bits$bits$4),
+        .bits$5(bits$bits$5),
+        .bits$6(bits$bits$6),
+        .bits$7(bits$bits$7),
+        .bits$8(bits$bits$8),
+        .word(bits$word)
+    );
+    
+    // Update code
+    always @(*) begin
+        bits$bits$0 = ^((a & qa$0) ^ (b & qb$0));
+        bits$bits$1 = ^((a & qa$1) ^ (b & qb$1));
+        bits$bits$2 = ^((a & qa$2) ^ (b & qb$2));
+        bits$bits$3 = ^((a & qa$3) ^ (b & qb$3));
+        bits$bits$4 = ^((a & qa$4) ^ (b & qb$4));
+        bits$bits$5 = ^((a & qa$5) ^ (b & qb$5));
+        bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
+        bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
+        bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        index = bits$word;
+    end
+    
+endmodule // top$hash$tables$2$parity
+
+
+module top$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,word);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    input wire  bits$4;
+    input wire  bits$5;
+    input wire  bits$6;
+    input wire  bits$7;
+    input wire  bits$8;
+    output reg  [8:0] word;
+    
+    // Update code (custom)
+    always @(*) word = {bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+endmodule // top$hash$tables$2$parity$bits
 
 
 module top$hash$tables$2$rom_a$0(address,data);
@@ -156299,6 +156596,9 @@ module top$hash$tables$3(a,b,index);
     wire  [8:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
     wire  [8:0] rom_b$7$data;
+    reg  [63:0] parity$a;
+    reg  [63:0] parity$b;
+    wire  [8:0] parity$index;
     
     // Sub module instances
     top$hash$tables$3$rom_a$0 rom_a$0(
@@ -156365,9 +156665,16 @@ module top$hash$tables$3(a,b,index);
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
+    top$hash$tables$3$parity parity(
+        .a(parity$a),
+        .b(parity$b),
+        .index(parity$index)
+    );
     
     // Update code
     always @(*) begin
+        parity$a = a;
+        parity$b = b;
         rom_a$0$address = a[(0 * 32'h8)+:(8)];
         rom_b$0$address = b[(0 * 32'h8)+:(8)];
         rom_a$1$address = a[(1 * 32'h8)+:(8)];
@@ -156384,10 +156691,99 @@ module top$hash$tables$3(a,b,index);
         rom_b$6$address = b[(6 * 32'h8)+:(8)];
         rom_a$7$address = a[(7 * 32'h8)+:(8)];
         rom_b$7$address = b[(7 * 32'h8)+:(8)];
-        index = base ^ rom_a$0$data ^ rom_a$1$data ^ rom_a$2$data ^ rom_a$3$data ^ rom_a$4$data ^ rom_a$5$data ^ rom_a$6$data ^ rom_a$7$data ^ rom_b$0$data ^ rom_b$1$data ^ rom_b$2$data ^ rom_b$3$data ^ rom_b$4$data ^ rom_b$5$data ^ rom_b$6$data ^ rom_b$7$data;
+        index = base ^ parity$index ^ rom_a$0$data ^ rom_a$1$data ^ rom_a$2$data ^ rom_a$3$data ^ rom_a$4$data ^ rom_a$5$data ^ rom_a$6$data ^ rom_a$7$data ^ rom_b$0$data ^ rom_b$1$data ^ rom_b$2$data ^ rom_b$3$data ^ rom_b$4$data ^ rom_b$5$data ^ rom_b$6$data ^ rom_b$7$data;
     end
     
 endmodule // top$hash$tables$3
+
+
+module top$hash$tables$3$parity(a,b,index);
+    
+    // Module arguments
+    input wire  [63:0] a;
+    input wire  [63:0] b;
+    output reg  [8:0] index;
+    
+    // Constant declarations
+    localparam  qa$0 = 64'h0;
+    localparam  qa$1 = 64'h0;
+    localparam  qa$2 = 64'h0;
+    localparam  qa$3 = 64'h0;
+    localparam  qa$4 = 64'h0;
+    localparam  qa$5 = 64'h0;
+    localparam  qa$6 = 64'h0;
+    localparam  qa$7 = 64'h0;
+    localparam  qa$8 = 64'h0;
+    localparam  qb$0 = 64'h0;
+    localparam  qb$1 = 64'h0;
+    localparam  qb$2 = 64'h0;
+    localparam  qb$3 = 64'h0;
+    localparam  qb$4 = 64'h0;
+    localparam  qb$5 = 64'h0;
+    localparam  qb$6 = 64'h0;
+    localparam  qb$7 = 64'h0;
+    localparam  qb$8 = 64'h0;
+    
+    // Stub signals
+    reg  bits$bits$0;
+    reg  bits$bits$1;
+    reg  bits$bits$2;
+    reg  bits$bits$3;
+    reg  bits$bits$4;
+    reg  bits$bits$5;
+    reg  bits$bits$6;
+    reg  bits$bits$7;
+    reg  bits$bits$8;
+    wire  [8:0] bits$word;
+    
+    // Sub module instances
+    top$hash$tables$3$parity$bits bits(
+        .bits$0(bits$bits$0),
+        .bits$1(bits$bits$1),
+        .bits$2(bits$bits$2),
+        .bits$3(bits$bits$3),
+        .bits$4(bits$bits$4),
+        .bits$5(bits$bits$5),
+        .bits$6(bits$bits$6),
+        .bits$7(bits$bits$7),
+        .bits$8(bits$bits$8),
+        .word(bits$word)
+    );
+    
+    // Update code
+    always @(*) begin
+        bits$bits$0 = ^((a & qa$0) ^ (b & qb$0));
+        bits$bits$1 = ^((a & qa$1) ^ (b & qb$1));
+        bits$bits$2 = ^((a & qa$2) ^ (b & qb$2));
+        bits$bits$3 = ^((a & qa$3) ^ (b & qb$3));
+        bits$bits$4 = ^((a & qa$4) ^ (b & qb$4));
+        bits$bits$5 = ^((a & qa$5) ^ (b & qb$5));
+        bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
+        bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
+        bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        index = bits$word;
+    end
+    
+endmodule // top$hash$tables$3$parity
+
+
+module top$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,word);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    input wire  bits$4;
+    input wire  bits$5;
+    input wire  bits$6;
+    input wire  bits$7;
+    input wire  bits$8;
+    output reg  [8:0] word;
+    
+    // Update code (custom)
+    always @(*) word = {bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+endmodule // top$hash$tables$3$parity$bits
 
 
 module top$hash$tables$3$rom_a$0(address,data);
