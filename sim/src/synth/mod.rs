@@ -168,8 +168,10 @@ fn need(tool: Tool, pref: Preference) -> Result<ToolPath, FlowError> {
 }
 
 /// Messages with which nextpnr gives up on a design too large for the device.
-const NOT_FIT_MESSAGES: [&str; 5] = [
+const NOT_FIT_MESSAGES: [&str; 6] = [
     "no BELs remaining",
+    // nextpnr-ice40's analytic placer, when the logic cells are all taken.
+    "Failed to expand region",
     "Unable to place",
     "utilisation limit",
     "too many",
