@@ -10,7 +10,7 @@
 //! **Pipeline** (as the fully-associative accumulator, but the table is in RAM):
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's RAMs;
 //! - stage 1: the W words arrive; **forwarding**: when the op one cycle ahead wrote the same set,
-//!   its words are used instead (the RAM returns old data on a same-cycle read/write). Hit
+//!   its written words are used instead (the RAM returns old data on a same-cycle read/write). Hit
 //!   (**shielding**), allocation (empty way first, else replaceable, lowest way first) and
 //!   locking follow SPEC §3 within the set; every way of the set is written back.
 //!
@@ -88,7 +88,12 @@ pub struct SetAssociativeAccumulator<
     scan_set: DFF<Bits<SB>>,
     fw_valid: DFF<Bit>,
     fw_set: DFF<Bits<SB>>,
-    fw_tag: [DFF<Bits<TAG_BITS>>; W],
+    /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
+    /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
+    /// ahead, which takes that op's tuple. Counts and states change on every write and are
+    /// forwarded whole.
+    fw_alloc: DFF<Bits<W>>,
+    fw_tag: DFF<Bits<TAG_BITS>>,
     fw_meta: [DFF<Bits<CB>>; W],
     st_valid: DFF<Bits<W>>,
     st_tag: [DFF<Bits<TAG_BITS>>; W],
@@ -186,7 +191,8 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize>
             scan_set: Default::default(),
             fw_valid: Default::default(),
             fw_set: Default::default(),
-            fw_tag: std::array::from_fn(|_| Default::default()),
+            fw_alloc: Default::default(),
+            fw_tag: Default::default(),
             fw_meta: std::array::from_fn(|_| Default::default()),
             st_valid: Default::default(),
             st_tag: std::array::from_fn(|_| Default::default()),
@@ -254,6 +260,8 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize> Logic
             scan_set,
             fw_valid,
             fw_set,
+            fw_alloc,
+            fw_tag,
             st_valid,
             term,
             rep_interval
@@ -268,20 +276,19 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize> Logic
             self.tags[w].write_clock.next = self.clock.val();
             self.metas[w].read_clock.next = self.clock.val();
             self.metas[w].write_clock.next = self.clock.val();
-            self.fw_tag[w].clock.next = self.clock.val();
             self.fw_meta[w].clock.next = self.clock.val();
             self.st_tag[w].clock.next = self.clock.val();
             self.st_count[w].clock.next = self.clock.val();
-            self.fw_tag[w].d.next = self.fw_tag[w].q.val();
             self.fw_meta[w].d.next = self.fw_meta[w].q.val();
             self.st_tag[w].d.next = self.st_tag[w].q.val();
             self.st_count[w].d.next = self.st_count[w].q.val();
+            self.raw_tag[w].next = self.tags[w].read_data.val();
+            self.raw_meta[w].next = self.metas[w].read_data.val();
             if self.fw_valid.q.val() & (self.fw_set.q.val() == self.s1_set.q.val()) {
-                self.raw_tag[w].next = self.fw_tag[w].q.val();
+                if self.fw_alloc.q.val().get_bit(w) {
+                    self.raw_tag[w].next = self.fw_tag.q.val();
+                }
                 self.raw_meta[w].next = self.fw_meta[w].q.val();
-            } else {
-                self.raw_tag[w].next = self.tags[w].read_data.val();
-                self.raw_meta[w].next = self.metas[w].read_data.val();
             }
             self.raw_count[w].next = self.raw_meta[w].val() & self.count_mask.val();
             self.raw_valid.bits[w].next = (self.raw_meta[w].val() & self.valid_flag.val()).any();
@@ -352,12 +359,13 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize> Logic
             self.tags[w].write_enable.next = self.valid.val();
             self.metas[w].write_enable.next = self.valid.val();
             if self.valid.val() {
-                self.fw_tag[w].d.next = self.n_tag[w].val();
                 self.fw_meta[w].d.next = self.n_meta[w].val();
             }
         }
         self.fw_valid.d.next = self.valid.val();
         self.fw_set.d.next = self.s1_set.q.val();
+        self.fw_alloc.d.next = self.alloc.val();
+        self.fw_tag.d.next = self.tag.val();
         // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs.
         self.room.next = !self.st_valid.q.val().any() & !self.s1_pend.val();
         self.lookup_sel.next = self.set_one.val() << self.lookup_set.val();
