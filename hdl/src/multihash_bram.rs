@@ -15,7 +15,7 @@
 //! accumulator counts CB − 2 plus two state bits, so a block-RAM word holds an entry's count and
 //! state). Counts never exceed L in an interval, so CB only needs to hold min(2^counter_bits − 1, L)
 //! and min(2^count_bits − 1, L): the presets use the narrowest CB that does, which is what makes
-//! `paper-10k-bram-up5k` fit the UP5K's 30 block RAMs. Supported shapes: [`SET_SHAPES`].
+//! `paper-10k-bram` fit the UP5K's 30 block RAMs. Supported shapes: [`SET_SHAPES`].
 //!
 //! [`MultiHashProfiler`]: crate::multihash::MultiHashProfiler
 
@@ -30,8 +30,8 @@ use rust_hdl::prelude::*;
 
 /// The supported set-associative shapes: (tables, index bits, set bits, ways, storage bits).
 pub const SET_SHAPES: &[(usize, usize, usize, usize, usize)] = &[
-    (4, 9, 5, 4, 16), // paper-10k-bram: 4 x 512, 32 sets x 4 ways, L = 10 000
-    (4, 9, 6, 2, 16), // paper-10k-bram-up5k: 64 sets x 2 ways
+    (4, 9, 5, 4, 16), // paper-10k-bram-4way: 4 x 512, 32 sets x 4 ways, L = 10 000
+    (4, 9, 6, 2, 16), // paper-10k-bram (sized for the UP5K): 64 sets x 2 ways
     (4, 9, 8, 4, 22), // paper-1m-bram: 256 sets x 4 ways, L = 1 000 000
     (2, 4, 2, 2, 16), // tests: 2 x 16, 4 sets x 2 ways
     (1, 4, 1, 4, 16), // tests: single hash 16, 2 sets x 4 ways

@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn paper_shape_on_bundled_trace() {
-        let text = include_str!("../../configs/paper-10k-bram.toml")
+        let text = include_str!("../../configs/paper-10k-bram-4way.toml")
             .replace("interval = 10000", "interval = 2000");
         let cfg = config(&text);
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/gzip_load.hwpt.gz");
@@ -189,7 +189,7 @@ mod tests {
             &cfg,
             &ev[..6000],
             &CosimOptions::default(),
-            "paper-10k-bram shape",
+            "paper-10k-bram-4way shape",
         );
         assert!(r.entries_compared > 0);
         assert!(within_wait_bound(&r, &cfg), "{r:?}");
@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn exported_verilog_matches_model_on_trace_window() {
-        let text = include_str!("../../configs/paper-10k-bram-up5k.toml")
+        let text = include_str!("../../configs/paper-10k-bram.toml")
             .replace("interval = 10000", "interval = 1000");
         let cfg = config(&text);
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/gzip_load.hwpt.gz");
