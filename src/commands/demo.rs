@@ -20,7 +20,8 @@ const PRESETS: [(&str, &str); 2] = [
 ];
 
 /// The paper preset whose area and Fmax the demo reports: the paper's 4 x 512 profiler with its
-/// accumulator in block RAM (the fully-associative paper-10k fits no target), on the ECP5-85K.
+/// accumulator in block RAM, sized for the iCE40 UP5K (the fully-associative paper-10k fits no
+/// target); the UP5K needs only Debian's yosys and nextpnr-ice40.
 const SYNTH_PRESET: (&str, &str) = (
     "paper-10k-bram",
     include_str!("../../configs/paper-10k-bram.toml"),
@@ -28,7 +29,7 @@ const SYNTH_PRESET: (&str, &str) = (
 
 #[derive(clap::Args)]
 pub struct DemoArgs {
-    /// Also synthesize the paper preset's hardware (paper-10k-bram on the ECP5-85K with Yosys
+    /// Also synthesize the paper preset's hardware (paper-10k-bram on the iCE40 UP5K with Yosys
     /// and nextpnr, one seed) and print its area/Fmax table; takes minutes.
     #[arg(long)]
     synth: bool,
@@ -67,13 +68,13 @@ pub fn run(args: DemoArgs) -> CmdResult {
 fn synth_demo(run_it: bool) -> CmdResult {
     use hwprof_sim::synth::{self, device::Target, tools, FlowOptions};
     let (name, text) = SYNTH_PRESET;
-    let target = Target::Ecp5_85k;
+    let target = Target::Ice40Up5k;
     println!(
         "\n-- Area/Fmax of {name} on {} (Yosys + nextpnr, 1 seed)",
         target.name()
     );
     let pref = tools::Preference::from_env().map_err(CliError::input)?;
-    let missing: Vec<String> = [tools::Tool::Yosys, tools::Tool::NextpnrEcp5]
+    let missing: Vec<String> = [tools::Tool::Yosys, tools::Tool::NextpnrIce40]
         .into_iter()
         .filter_map(|t| tools::find(t, pref).err())
         .collect();
@@ -110,7 +111,7 @@ fn synth_demo(run_it: bool) -> CmdResult {
     };
     let opts = FlowOptions {
         target,
-        freq_mhz: 150.0,
+        freq_mhz: 40.0,
         seeds: 1,
         out_dir: std::env::temp_dir().join("hwprof-demo-synth").join(name),
         constraints: None,
@@ -125,7 +126,7 @@ fn synth_demo(run_it: bool) -> CmdResult {
 }
 
 /// Wall time of `demo --synth` on the development machine, for the hint printed without it.
-const SYNTH_MINUTES: u32 = 6;
+const SYNTH_MINUTES: u32 = 2;
 
 /// The RTL part of the demo: a short co-simulation of the paper preset's hardware against the
 /// model (interval shortened to 2000 so that reports come quickly), and its Verilog export.
