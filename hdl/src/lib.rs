@@ -1,6 +1,7 @@
 //! Synthesizable rust-hdl blocks of hwprof, and the parameters they share with the reference models
 //! in `hwprof-sim`. One concept per file; each block's model lives under the same name in `sim/`.
 
+pub mod baseline;
 pub mod config;
 pub mod exact_counter;
 pub mod float_counter;

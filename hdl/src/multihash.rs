@@ -388,8 +388,9 @@ where
         (Design::Pipelined, Shape::Sets(..)) => {
             on_rtl_thread(move || crate::multihash_bram::dispatch(shape, cfg, v))
         }
-        (Design::Baseline, _) => Err(
-            "the baseline profiler (simple, sequential, no forwarding) is not implemented yet"
+        (Design::Baseline, Shape::Full(..)) => with_shape(cfg, crate::baseline::Build(v)),
+        (Design::Baseline, Shape::Sets(..)) => Err(
+            "the baseline profiler exists for fully-associative accumulators only (accumulator.organisation = \"fully_associative\")"
                 .into(),
         ),
     }

@@ -1,6 +1,7 @@
 //! Bit-exact reference models of the hwprof blocks, event traces, the accuracy metric, and the
 //! co-simulation of the RTL in `hwprof-hdl` against the models.
 
+pub mod baseline;
 pub mod counter_area;
 pub mod counter_cosim;
 pub mod counter_study;

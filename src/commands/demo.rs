@@ -19,10 +19,23 @@ const PRESETS: [(&str, &str); 2] = [
     ),
 ];
 
-#[derive(clap::Args)]
-pub struct DemoArgs {}
+/// The paper preset whose area and Fmax the demo reports: the paper's 4 x 512 profiler with its
+/// accumulator in block RAM, sized for the iCE40 UP5K (the fully-associative paper-10k fits no
+/// target); the UP5K needs only Debian's yosys and nextpnr-ice40.
+const SYNTH_PRESET: (&str, &str) = (
+    "paper-10k-bram",
+    include_str!("../../configs/paper-10k-bram.toml"),
+);
 
-pub fn run(_: DemoArgs) -> CmdResult {
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Also synthesize the paper preset's hardware (paper-10k-bram on the iCE40 UP5K with Yosys
+    /// and nextpnr, one seed) and print its area/Fmax table; takes minutes.
+    #[arg(long)]
+    synth: bool,
+}
+
+pub fn run(args: DemoArgs) -> CmdResult {
     let path = std::env::temp_dir().join(format!("hwprof-demo-{}.hwpt.gz", std::process::id()));
     std::fs::write(&path, BUNDLED_TRACE).map_err(CliError::failure)?;
     let events = read_trace(&path, None).map_err(CliError::failure);
@@ -46,8 +59,74 @@ pub fn run(_: DemoArgs) -> CmdResult {
         100.0 * errors[0],
         100.0 * errors[1]
     );
-    rtl_demo(&events)
+    rtl_demo(&events)?;
+    synth_demo(args.synth)
 }
+
+/// The area/Fmax part of the demo (issue 4): the paper preset through Yosys and nextpnr when the
+/// tools are there and `--synth` asks for it; otherwise says how to get them or how to run it.
+fn synth_demo(run_it: bool) -> CmdResult {
+    use hwprof_sim::synth::{self, device::Target, tools, FlowOptions};
+    let (name, text) = SYNTH_PRESET;
+    let target = Target::Ice40Up5k;
+    println!(
+        "\n-- Area/Fmax of {name} on {} (Yosys + nextpnr, 1 seed)",
+        target.name()
+    );
+    let pref = tools::Preference::from_env().map_err(CliError::input)?;
+    let missing: Vec<String> = [tools::Tool::Yosys, tools::Tool::NextpnrIce40]
+        .into_iter()
+        .filter_map(|t| tools::find(t, pref).err())
+        .collect();
+    if !missing.is_empty() {
+        println!("   skipped, a synthesis tool is missing:");
+        for m in missing {
+            println!("   {m}");
+        }
+        println!("   then run `cargo run --release -- demo --synth`");
+        return Ok(());
+    }
+    if !run_it {
+        println!(
+            "   tools found; run `cargo run --release -- demo --synth` to synthesize it here (about {SYNTH_MINUTES} minutes),"
+        );
+        println!(
+            "   or see docs/RESULTS.md (\"Issue 4\") for the figures of every preset and target"
+        );
+        return Ok(());
+    }
+    let cfg = ProfilerConfig::from_toml_str(text, name).map_err(CliError::failure)?;
+    let verilog = hwprof_sim::hwprof_hdl::multihash::verilog(&cfg).map_err(CliError::failure)?;
+    let progress = |l: &str| eprintln!("[demo synth] {l}");
+    // Two intervals and the rollover between them, as `hwprof synth --config` measures it.
+    let cycles = 2 * cfg.interval + cfg.entries as u64 + 100;
+    progress(&format!("icarus: events per clock over {cycles} cycles"));
+    let epc =
+        synth::throughput::events_per_clock(&verilog, "top", cycles).map_err(CliError::failure)?;
+    let design = synth::Design {
+        name: name.into(),
+        verilog,
+        top: "top".into(),
+        events_per_clock: Some(epc),
+    };
+    let opts = FlowOptions {
+        target,
+        freq_mhz: 40.0,
+        seeds: 1,
+        out_dir: std::env::temp_dir().join("hwprof-demo-synth").join(name),
+        constraints: None,
+        bitstream: false,
+        tools: pref,
+    };
+    let r = synth::run(&design, &opts, &mut |l| progress(l))
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    print!("{}", synth::table(&[&r]));
+    println!("   (tool logs in {})", opts.out_dir.display());
+    Ok(())
+}
+
+/// Wall time of `demo --synth` on the development machine, for the hint printed without it.
+const SYNTH_MINUTES: u32 = 2;
 
 /// The RTL part of the demo: a short co-simulation of the paper preset's hardware against the
 /// model (interval shortened to 2000 so that reports come quickly), and its Verilog export.

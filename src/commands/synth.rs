@@ -65,9 +65,14 @@ pub struct SynthArgs {
     /// Print the result as JSON on stdout instead of the table.
     #[arg(long)]
     json: bool,
-    /// Synthesize the simple baseline profiler of the same configuration beside it.
+    /// Synthesize the simple baseline profiler of the same configuration beside it (needs
+    /// --config): one table with area, Fmax, events/clock and events/s of both.
     #[arg(long)]
     compare_baseline: bool,
+    /// Events of the co-simulation that measures events/clock of both designs
+    /// (with --compare-baseline; a mixed adversarial stream built for the configuration).
+    #[arg(long, default_value_t = synth::compare::DEFAULT_EVENTS)]
+    compare_events: usize,
 }
 
 #[derive(clap::Subcommand)]
@@ -223,29 +228,14 @@ fn progress(line: &str) {
 
 pub fn run(a: SynthArgs) -> CmdResult {
     let targets = targets(&a.target)?;
-    let design = design(&a.design)?;
     if a.compare_baseline {
-        return Err(CliError::failure(
-            "--compare-baseline: the baseline profiler (simple, sequential, no forwarding) is not \
-             implemented yet",
-        ));
+        return compare_baseline(&a, &targets);
     }
+    let design = design(&a.design)?;
     let several = targets.len() > 1;
     let mut results: Vec<SynthResult> = Vec::new();
     for t in targets {
-        let opts = FlowOptions {
-            target: t,
-            freq_mhz: a.freq.unwrap_or(default_freq(t)),
-            seeds: a.seeds,
-            out_dir: if several {
-                a.out.join(t.name())
-            } else {
-                a.out.clone()
-            },
-            constraints: None,
-            bitstream: false,
-            tools: pref()?,
-        };
+        let opts = flow_options(&a, t, several)?;
         results.push(synth::run(&design, &opts, &mut progress)?);
     }
     let refs: Vec<&SynthResult> = results.iter().collect();
@@ -262,6 +252,78 @@ pub fn run(a: SynthArgs) -> CmdResult {
     } else {
         print!("{}", synth::table(&refs));
         println!("(results, Markdown and tool logs in {})", a.out.display());
+        Ok(())
+    }
+}
+
+fn flow_options(a: &SynthArgs, t: Target, several: bool) -> Result<FlowOptions, CliError> {
+    Ok(FlowOptions {
+        target: t,
+        freq_mhz: a.freq.unwrap_or(default_freq(t)),
+        seeds: a.seeds,
+        out_dir: if several {
+            a.out.join(t.name())
+        } else {
+            a.out.clone()
+        },
+        constraints: None,
+        bitstream: false,
+        tools: pref()?,
+    })
+}
+
+/// `--compare-baseline`: both designs of the configuration on every target, one table.
+fn compare_baseline(a: &SynthArgs, targets: &[Target]) -> CmdResult {
+    use hwprof_sim::multihash_streams::{stream, StreamKind};
+    use synth::compare;
+    let path = a.design.config.as_ref().ok_or_else(|| {
+        CliError::input("--compare-baseline needs --config FILE (a profiler configuration)")
+    })?;
+    if a.design.events_per_clock.is_some() {
+        return Err(CliError::input(
+            "--compare-baseline measures events per clock itself: drop --events-per-clock",
+        ));
+    }
+    if a.compare_events == 0 {
+        return Err(CliError::input("--compare-events must be at least 1"));
+    }
+    let cfg = super::load_config(path)?;
+    // Checked first, so a configuration without a baseline fails before any simulation.
+    hwprof_hdl::multihash::entry_order(&cfg, hwprof_hdl::multihash::Design::Baseline)
+        .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+    let events = stream(StreamKind::Mixed, &cfg, a.compare_events, 1);
+    let tp = compare::throughput(&cfg, &events, &mut progress)?;
+    let (p, b) = compare::designs(&cfg, &stem(path), &tp)?;
+    let mut cmps = Vec::new();
+    for &t in targets {
+        let opts = flow_options(a, t, true)?;
+        cmps.push(compare::compare(&p, &b, &opts, &mut progress)?);
+    }
+    std::fs::create_dir_all(&a.out)
+        .and_then(|_| std::fs::write(a.out.join("compare.md"), compare::markdown(&cmps)))
+        .map_err(|e| CliError::failure(format!("{}: {e}", a.out.display())))?;
+    if a.json {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            throughput: &'a compare::Throughput,
+            comparisons: &'a [compare::Comparison],
+        }
+        if let [c] = cmps.as_slice() {
+            print_json(c)
+        } else {
+            print_json(&Out {
+                throughput: &tp,
+                comparisons: &cmps,
+            })
+        }
+    } else {
+        print!("{}", compare::table(&cmps));
+        println!(
+            "(events/clock from a rust-hdl co-simulation of {} events against the model, 0 mismatches; \
+             results, Markdown and tool logs in {})",
+            tp.events,
+            a.out.display()
+        );
         Ok(())
     }
 }

@@ -5,6 +5,7 @@
 //! Every file a run makes stays in its output directory: the design and harness Verilog, the Yosys
 //! script, log, statistics and netlist, and per seed the nextpnr log, report and placed design.
 
+pub mod compare;
 pub mod device;
 pub mod harness;
 pub mod report;
@@ -167,8 +168,10 @@ fn need(tool: Tool, pref: Preference) -> Result<ToolPath, FlowError> {
 }
 
 /// Messages with which nextpnr gives up on a design too large for the device.
-const NOT_FIT_MESSAGES: [&str; 5] = [
+const NOT_FIT_MESSAGES: [&str; 6] = [
     "no BELs remaining",
+    // nextpnr-ice40's analytic placer, when the logic cells are all taken.
+    "Failed to expand region",
     "Unable to place",
     "utilisation limit",
     "too many",
