@@ -98,6 +98,8 @@ pub struct BaselineProfiler<const NT: usize, const IB: usize, const A: usize, co
     le: Signal<Local, Bits<256>>,
     min_c: Signal<Local, Bits<CB>>,
     new_min: Signal<Local, Bits<CB>>,
+    /// T: the baseline decides promotion the plain way, `new_min` >= T after the minimum.
+    threshold: Constant<Bits<CB>>,
     a_mask: Constant<Bits<64>>,
     b_mask: Constant<Bits<64>>,
     key_shift: Constant<Bits<8>>,
@@ -159,6 +161,7 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
             le: Default::default(),
             min_c: Default::default(),
             new_min: Default::default(),
+            threshold: Constant::new(cfg.threshold.into()),
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             key_shift: Constant::new(64.into()),
@@ -233,6 +236,7 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
         self.acc.key.next = (bit_cast::<128, 64>(self.key_b.q.val()) << self.key_shift.val())
             | bit_cast::<128, 64>(self.key_a.q.val());
         self.acc.new_min.next = self.new_min.val();
+        self.acc.candidate.next = self.new_min.val() >= self.threshold.val();
         self.acc.end_interval.next = self.key_last.q.val();
         self.acc.interval.next = self.control.interval.val();
         // The state machine. Signals into the accumulator and interval control are each
