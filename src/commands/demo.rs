@@ -29,10 +29,10 @@ const SYNTH_PRESET: (&str, &str) = (
 
 #[derive(clap::Args)]
 pub struct DemoArgs {
-    /// Also synthesize the paper preset's hardware (paper-10k-bram on the iCE40 UP5K with Yosys
-    /// and nextpnr, one seed) and print its area/Fmax table; takes minutes.
+    /// Skip the synthesis of the paper preset's hardware (paper-10k-bram on the iCE40 UP5K with
+    /// Yosys and nextpnr, one seed, about two minutes), which otherwise runs when the tools are there.
     #[arg(long)]
-    synth: bool,
+    no_synth: bool,
 }
 
 pub fn run(args: DemoArgs) -> CmdResult {
@@ -60,11 +60,11 @@ pub fn run(args: DemoArgs) -> CmdResult {
         100.0 * errors[1]
     );
     rtl_demo(&events)?;
-    synth_demo(args.synth)
+    synth_demo(!args.no_synth)
 }
 
 /// The area/Fmax part of the demo (issue 4): the paper preset through Yosys and nextpnr when the
-/// tools are there and `--synth` asks for it; otherwise says how to get them or how to run it.
+/// tools are there (unless `--no-synth`); otherwise says how to get them.
 fn synth_demo(run_it: bool) -> CmdResult {
     use hwprof_sim::synth::{self, device::Target, tools, FlowOptions};
     let (name, text) = SYNTH_PRESET;
@@ -83,12 +83,12 @@ fn synth_demo(run_it: bool) -> CmdResult {
         for m in missing {
             println!("   {m}");
         }
-        println!("   then run `cargo run --release -- demo --synth`");
+        println!("   then run `cargo run --release -- demo` again");
         return Ok(());
     }
     if !run_it {
         println!(
-            "   tools found; run `cargo run --release -- demo --synth` to synthesize it here (about {SYNTH_MINUTES} minutes),"
+            "   skipped (--no-synth); without it the demo synthesizes it here (about {SYNTH_MINUTES} minutes),"
         );
         println!(
             "   or see docs/RESULTS.md (\"Issue 4\") for the figures of every preset and target"
@@ -125,7 +125,7 @@ fn synth_demo(run_it: bool) -> CmdResult {
     Ok(())
 }
 
-/// Wall time of `demo --synth` on the development machine, for the hint printed without it.
+/// Wall time of the demo's synthesis on the development machine, for the hint printed without it.
 const SYNTH_MINUTES: u32 = 2;
 
 /// The RTL part of the demo: a short co-simulation of the paper preset's hardware against the
