@@ -34,11 +34,11 @@
 
 use crate::config::ProfilerConfig;
 use crate::hash::HashConstants;
-use crate::hdl_util::BitGather;
 use crate::multihash::{
     impl_profiler_top, shape_of, DesignVisitor, FullyAssociativeAccumulator, HashUnit,
     IntervalControl, ShapeVisitor,
 };
+use crate::multihash_counters::ConservativeUpdate;
 use rust_hdl::prelude::*;
 
 /// Clocks the baseline spends on each event (Idle, Read, Update).
@@ -89,30 +89,14 @@ pub struct BaselineProfiler<const NT: usize, const IB: usize, const A: usize, co
     clearing: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
     updating: Signal<Local, Bit>,
-    /// c_k as read, c'_k after the (conservative) increment, the word written back.
-    c: [Signal<Local, Bits<CB>>; NT],
-    c_inc: [Signal<Local, Bits<CB>>; NT],
-    w: [Signal<Local, Bits<CB>>; NT],
-    /// le[16k + j] = c_k <= c_j: c_k is a minimum when its row is all ones.
-    le_gather: BitGather<256>,
-    le: Signal<Local, Bits<256>>,
-    min_c: Signal<Local, Bits<CB>>,
-    new_min: Signal<Local, Bits<CB>>,
-    /// T: the baseline decides promotion the plain way, `new_min` >= T after the minimum.
-    threshold: Constant<Bits<CB>>,
+    /// The counter update of the event in flight (the pipelined design's, unpipelined).
+    cu: ConservativeUpdate<NT, CB>,
     a_mask: Constant<Bits<64>>,
     b_mask: Constant<Bits<64>>,
     key_shift: Constant<Bits<8>>,
-    /// 2^counter_bits − 1, from the configuration.
-    counter_max: Constant<Bits<CB>>,
-    one: Constant<Bits<CB>>,
     zero: Constant<Bits<CB>>,
     index_one: Constant<Bits<IB>>,
     last_index: Constant<Bits<IB>>,
-    /// Bits j >= NT of a row of `le`: tables that do not exist never bound the minimum.
-    absent_tables: Constant<Bits<16>>,
-    conservative_update: Constant<Bit>,
-    reset_on_promote: Constant<Bit>,
 }
 
 impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
@@ -154,25 +138,18 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
             clearing: Default::default(),
             idle: Default::default(),
             updating: Default::default(),
-            c: std::array::from_fn(|_| Default::default()),
-            c_inc: std::array::from_fn(|_| Default::default()),
-            w: std::array::from_fn(|_| Default::default()),
-            le_gather: Default::default(),
-            le: Default::default(),
-            min_c: Default::default(),
-            new_min: Default::default(),
-            threshold: Constant::new(cfg.threshold.into()),
+            cu: ConservativeUpdate::new(
+                cfg.threshold,
+                cfg.counter_max(),
+                cfg.conservative_update,
+                cfg.reset_on_promote,
+            ),
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             key_shift: Constant::new(64.into()),
-            counter_max: Constant::new(cfg.counter_max().into()),
-            one: Constant::new(1.into()),
             zero: Constant::new(0.into()),
             index_one: Constant::new(1.into()),
             last_index: Constant::new(((1u64 << IB) - 1).into()),
-            absent_tables: Constant::new((0xffffu64 & !((1u64 << NT) - 1)).into()),
-            conservative_update: Constant::new(cfg.conservative_update),
-            reset_on_promote: Constant::new(cfg.reset_on_promote),
         }
     }
 }
@@ -194,49 +171,15 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
             self.table[k].read_clock.next = self.clock.val();
             self.table[k].write_clock.next = self.clock.val();
             self.table[k].read_address.next = self.hash.index[k].val();
-            self.c[k].next = self.table[k].read_data.val();
+            self.cu.c[k].next = self.table[k].read_data.val();
         }
         // Counter update (SPEC §3 step 2), valid in Update.
-        for i in 0..256 {
-            self.le_gather.bits[i].next = false;
-        }
-        for k in 0..NT {
-            for j in 0..NT {
-                self.le_gather.bits[k * 16 + j].next = self.c[k].val() <= self.c[j].val();
-            }
-        }
-        self.le.next = self.le_gather.word.val();
-        self.min_c.next = self.zero.val();
-        for k in 0..NT {
-            if (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all() {
-                self.min_c.next = self.c[k].val();
-            }
-        }
-        // Every minimal counter is incremented under C1 and C0 alike, so min c' = sat(min c + 1).
-        if self.min_c.val() < self.counter_max.val() {
-            self.new_min.next = self.min_c.val() + self.one.val();
-        } else {
-            self.new_min.next = self.min_c.val();
-        }
-        for k in 0..NT {
-            self.c_inc[k].next = self.c[k].val();
-            if (self.c[k].val() < self.counter_max.val())
-                & (!self.conservative_update.val()
-                    | (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all())
-            {
-                self.c_inc[k].next = self.c[k].val() + self.one.val();
-            }
-            if self.acc.promoted.val() & self.reset_on_promote.val() {
-                self.w[k].next = self.zero.val();
-            } else {
-                self.w[k].next = self.c_inc[k].val();
-            }
-        }
+        self.cu.promoted.next = self.acc.promoted.val();
         // Accumulator (steps 1 and 3), valid in Update.
         self.acc.key.next = (bit_cast::<128, 64>(self.key_b.q.val()) << self.key_shift.val())
             | bit_cast::<128, 64>(self.key_a.q.val());
-        self.acc.new_min.next = self.new_min.val();
-        self.acc.candidate.next = self.new_min.val() >= self.threshold.val();
+        self.acc.new_min.next = self.cu.new_min.val();
+        self.acc.candidate.next = self.cu.candidate.val();
         self.acc.end_interval.next = self.key_last.q.val();
         self.acc.interval.next = self.control.interval.val();
         // The state machine. Signals into the accumulator and interval control are each
@@ -261,7 +204,7 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
                 self.table[k].write_data.next = self.zero.val();
             } else {
                 self.table[k].write_address.next = self.hash.index[k].val();
-                self.table[k].write_data.next = self.w[k].val();
+                self.table[k].write_data.next = self.cu.w[k].val();
             }
         }
         match self.state.q.val() {

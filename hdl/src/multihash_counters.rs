@@ -56,32 +56,11 @@ pub struct CounterTables<const NT: usize, const IB: usize, const CB: usize> {
     clear_busy1: DFF<Bit>,
     clear_addr0: DFF<Bits<IB>>,
     clear_addr1: DFF<Bits<IB>>,
-    /// c_k after forwarding.
-    c: [Signal<Local, Bits<CB>>; NT],
-    /// c'_k: after the (conservative) increment.
-    c_inc: [Signal<Local, Bits<CB>>; NT],
-    /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
-    inc: [Signal<Local, Bits<CB>>; NT],
-    /// Bit k: c_k >= T − 1 (bits of absent tables set).
-    floor_gather: BitGather<16>,
-    /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
-    le_gather: BitGather<256>,
-    le: Signal<Local, Bits<256>>,
-    /// The word written back: c'_k, or 0 after a promotion under R1.
-    w: [Signal<Local, Bits<CB>>; NT],
-    /// T − 1, and whether the counters can reach T at all.
-    candidate_floor: Constant<Bits<CB>>,
-    promotable: Constant<Bit>,
-    /// 2^counter_bits − 1, from the configuration.
-    counter_max: Constant<Bits<CB>>,
-    one: Constant<Bits<CB>>,
+    /// The update of the counters read (after forwarding).
+    cu: ConservativeUpdate<NT, CB>,
     zero: Constant<Bits<CB>>,
     index_one: Constant<Bits<IB>>,
     last_index: Constant<Bits<IB>>,
-    /// Bits j >= NT of a row of `le`: tables that do not exist never bound the minimum.
-    absent_tables: Constant<Bits<16>>,
-    conservative_update: Constant<Bit>,
-    reset_on_promote: Constant<Bit>,
 }
 
 impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB> {
@@ -92,8 +71,6 @@ impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB
         conservative_update: bool,
         reset_on_promote: bool,
     ) -> Self {
-        assert!(NT <= 16 && counter_max < (1u64 << CB) && threshold >= 1);
-        let promotable = counter_max >= threshold;
         CounterTables {
             clock: Default::default(),
             reset: Default::default(),
@@ -118,23 +95,15 @@ impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB
             clear_busy1: Default::default(),
             clear_addr0: Default::default(),
             clear_addr1: Default::default(),
-            c: std::array::from_fn(|_| Default::default()),
-            c_inc: std::array::from_fn(|_| Default::default()),
-            inc: std::array::from_fn(|_| Default::default()),
-            floor_gather: Default::default(),
-            w: std::array::from_fn(|_| Default::default()),
-            le_gather: Default::default(),
-            le: Default::default(),
-            candidate_floor: Constant::new(if promotable { threshold - 1 } else { 0 }.into()),
-            promotable: Constant::new(promotable),
-            counter_max: Constant::new(counter_max.into()),
-            one: Constant::new(1.into()),
+            cu: ConservativeUpdate::new(
+                threshold,
+                counter_max,
+                conservative_update,
+                reset_on_promote,
+            ),
             zero: Constant::new(0.into()),
             index_one: Constant::new(1.into()),
             last_index: Constant::new(((1u64 << IB) - 1).into()),
-            absent_tables: Constant::new((0xffffu64 & !((1u64 << NT) - 1)).into()),
-            conservative_update: Constant::new(conservative_update),
-            reset_on_promote: Constant::new(reset_on_promote),
         }
     }
 }
@@ -172,13 +141,148 @@ impl<const NT: usize, const IB: usize, const CB: usize> Logic for CounterTables<
                 & (self.fw_bank.q.val() == self.s1_bank.q.val())
                 & (self.fw_index[k].q.val() == self.s1_index[k].q.val())
             {
-                self.c[k].next = self.fw_data[k].q.val();
+                self.cu.c[k].next = self.fw_data[k].q.val();
             } else if self.s1_bank.q.val() {
-                self.c[k].next = self.bank1[k].read_data.val();
+                self.cu.c[k].next = self.bank1[k].read_data.val();
             } else {
-                self.c[k].next = self.bank0[k].read_data.val();
+                self.cu.c[k].next = self.bank0[k].read_data.val();
             }
         }
+        self.cu.promoted.next = self.promoted.val();
+        self.new_min.next = self.cu.new_min.val();
+        self.candidate.next = self.cu.candidate.val();
+        // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
+        self.fw_valid.d.next = self.update.val() & !self.reset.val();
+        self.fw_bank.d.next = self.s1_bank.q.val();
+        for k in 0..NT {
+            self.fw_index[k].d.next = self.s1_index[k].q.val();
+            self.fw_data[k].d.next = self.cu.w[k].val();
+            self.bank0[k].write_enable.next = false;
+            self.bank0[k].write_address.next = self.clear_addr0.q.val();
+            self.bank0[k].write_data.next = self.zero.val();
+            self.bank1[k].write_enable.next = false;
+            self.bank1[k].write_address.next = self.clear_addr1.q.val();
+            self.bank1[k].write_data.next = self.zero.val();
+            if self.update.val() & !self.s1_bank.q.val() {
+                self.bank0[k].write_enable.next = true;
+                self.bank0[k].write_address.next = self.s1_index[k].q.val();
+                self.bank0[k].write_data.next = self.cu.w[k].val();
+            } else if self.clear_busy0.q.val() {
+                self.bank0[k].write_enable.next = true;
+            }
+            if self.update.val() & self.s1_bank.q.val() {
+                self.bank1[k].write_enable.next = true;
+                self.bank1[k].write_address.next = self.s1_index[k].q.val();
+                self.bank1[k].write_data.next = self.cu.w[k].val();
+            } else if self.clear_busy1.q.val() {
+                self.bank1[k].write_enable.next = true;
+            }
+        }
+        // Background clearing, one word per clock.
+        if self.clear_busy0.q.val() {
+            self.clear_addr0.d.next = self.clear_addr0.q.val() + self.index_one.val();
+            if self.clear_addr0.q.val() == self.last_index.val() {
+                self.clear_busy0.d.next = false;
+            }
+        }
+        if self.clear_busy1.q.val() {
+            self.clear_addr1.d.next = self.clear_addr1.q.val() + self.index_one.val();
+            if self.clear_addr1.q.val() == self.last_index.val() {
+                self.clear_busy1.d.next = false;
+            }
+        }
+        if self.clear_start.val() & !self.s1_bank.q.val() {
+            self.clear_busy0.d.next = true;
+            self.clear_addr0.d.next = 0.into();
+        }
+        if self.clear_start.val() & self.s1_bank.q.val() {
+            self.clear_busy1.d.next = true;
+            self.clear_addr1.d.next = 0.into();
+        }
+        if self.reset.val() {
+            self.clear_busy0.d.next = true;
+            self.clear_addr0.d.next = 0.into();
+            self.clear_busy1.d.next = true;
+            self.clear_addr1.d.next = 0.into();
+        }
+    }
+}
+
+/// The arithmetic of SPEC §3 step 2 on the counters c_k of one tuple, combinational: **conservative
+/// update** (C1: only the counters equal to the minimum are incremented; C0: all), saturating at
+/// 2^counter_bits − 1; the written words w_k (0 after a promotion under **reset on promote**);
+/// `new_min` = min_k c'_k; and `candidate` = `new_min` >= T, the candidate threshold, computed
+/// beside `new_min` rather than from it so the promotion decision stays off the minimum's carry
+/// chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
+/// Used by [`CounterTables`] and by the baseline profiler.
+#[derive(LogicBlock)]
+pub struct ConservativeUpdate<const NT: usize, const CB: usize> {
+    /// The tuple's counters as read.
+    pub c: [Signal<In, Bits<CB>>; NT],
+    /// The accumulator allocated an entry for the tuple.
+    pub promoted: Signal<In, Bit>,
+    /// The words to write back.
+    pub w: [Signal<Out, Bits<CB>>; NT],
+    pub new_min: Signal<Out, Bits<CB>>,
+    pub candidate: Signal<Out, Bit>,
+    /// c'_k: after the (conservative) increment.
+    c_inc: [Signal<Local, Bits<CB>>; NT],
+    /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
+    inc: [Signal<Local, Bits<CB>>; NT],
+    /// Bit k: c_k >= T − 1 (bits of absent tables set).
+    floor_gather: BitGather<16>,
+    /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
+    le_gather: BitGather<256>,
+    le: Signal<Local, Bits<256>>,
+    /// T − 1, and whether the counters can reach T at all.
+    candidate_floor: Constant<Bits<CB>>,
+    promotable: Constant<Bit>,
+    /// 2^counter_bits − 1, from the configuration.
+    counter_max: Constant<Bits<CB>>,
+    one: Constant<Bits<CB>>,
+    zero: Constant<Bits<CB>>,
+    /// Bits j >= NT of a row of `le`: tables that do not exist never bound the minimum.
+    absent_tables: Constant<Bits<16>>,
+    conservative_update: Constant<Bit>,
+    reset_on_promote: Constant<Bit>,
+}
+
+impl<const NT: usize, const CB: usize> ConservativeUpdate<NT, CB> {
+    /// `threshold` is T (>= 1); `counter_max` 2^counter_bits − 1, below 2^CB.
+    pub fn new(
+        threshold: u64,
+        counter_max: u64,
+        conservative_update: bool,
+        reset_on_promote: bool,
+    ) -> Self {
+        assert!(NT <= 16 && counter_max < (1u64 << CB) && threshold >= 1);
+        let promotable = counter_max >= threshold;
+        ConservativeUpdate {
+            c: std::array::from_fn(|_| Default::default()),
+            promoted: Default::default(),
+            w: std::array::from_fn(|_| Default::default()),
+            new_min: Default::default(),
+            candidate: Default::default(),
+            c_inc: std::array::from_fn(|_| Default::default()),
+            inc: std::array::from_fn(|_| Default::default()),
+            floor_gather: Default::default(),
+            le_gather: Default::default(),
+            le: Default::default(),
+            candidate_floor: Constant::new(if promotable { threshold - 1 } else { 0 }.into()),
+            promotable: Constant::new(promotable),
+            counter_max: Constant::new(counter_max.into()),
+            one: Constant::new(1.into()),
+            zero: Constant::new(0.into()),
+            absent_tables: Constant::new((0xffffu64 & !((1u64 << NT) - 1)).into()),
+            conservative_update: Constant::new(conservative_update),
+            reset_on_promote: Constant::new(reset_on_promote),
+        }
+    }
+}
+
+impl<const NT: usize, const CB: usize> Logic for ConservativeUpdate<NT, CB> {
+    #[hdl_gen]
+    fn update(&mut self) {
         // The minimum, without a chain: c_k is minimal when c_k <= c_j for every table j.
         for i in 0..256 {
             self.le_gather.bits[i].next = false;
@@ -213,65 +317,11 @@ impl<const NT: usize, const IB: usize, const CB: usize> Logic for CounterTables<
             {
                 self.c_inc[k].next = self.c[k].val() + self.one.val();
             }
-        }
-        // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
-        self.fw_valid.d.next = self.update.val() & !self.reset.val();
-        self.fw_bank.d.next = self.s1_bank.q.val();
-        for k in 0..NT {
-            self.fw_index[k].d.next = self.s1_index[k].q.val();
             if self.promoted.val() & self.reset_on_promote.val() {
                 self.w[k].next = self.zero.val();
             } else {
                 self.w[k].next = self.c_inc[k].val();
             }
-            self.fw_data[k].d.next = self.w[k].val();
-            self.bank0[k].write_enable.next = false;
-            self.bank0[k].write_address.next = self.clear_addr0.q.val();
-            self.bank0[k].write_data.next = self.zero.val();
-            self.bank1[k].write_enable.next = false;
-            self.bank1[k].write_address.next = self.clear_addr1.q.val();
-            self.bank1[k].write_data.next = self.zero.val();
-            if self.update.val() & !self.s1_bank.q.val() {
-                self.bank0[k].write_enable.next = true;
-                self.bank0[k].write_address.next = self.s1_index[k].q.val();
-                self.bank0[k].write_data.next = self.w[k].val();
-            } else if self.clear_busy0.q.val() {
-                self.bank0[k].write_enable.next = true;
-            }
-            if self.update.val() & self.s1_bank.q.val() {
-                self.bank1[k].write_enable.next = true;
-                self.bank1[k].write_address.next = self.s1_index[k].q.val();
-                self.bank1[k].write_data.next = self.w[k].val();
-            } else if self.clear_busy1.q.val() {
-                self.bank1[k].write_enable.next = true;
-            }
-        }
-        // Background clearing, one word per clock.
-        if self.clear_busy0.q.val() {
-            self.clear_addr0.d.next = self.clear_addr0.q.val() + self.index_one.val();
-            if self.clear_addr0.q.val() == self.last_index.val() {
-                self.clear_busy0.d.next = false;
-            }
-        }
-        if self.clear_busy1.q.val() {
-            self.clear_addr1.d.next = self.clear_addr1.q.val() + self.index_one.val();
-            if self.clear_addr1.q.val() == self.last_index.val() {
-                self.clear_busy1.d.next = false;
-            }
-        }
-        if self.clear_start.val() & !self.s1_bank.q.val() {
-            self.clear_busy0.d.next = true;
-            self.clear_addr0.d.next = 0.into();
-        }
-        if self.clear_start.val() & self.s1_bank.q.val() {
-            self.clear_busy1.d.next = true;
-            self.clear_addr1.d.next = 0.into();
-        }
-        if self.reset.val() {
-            self.clear_busy0.d.next = true;
-            self.clear_addr0.d.next = 0.into();
-            self.clear_busy1.d.next = true;
-            self.clear_addr1.d.next = 0.into();
         }
     }
 }

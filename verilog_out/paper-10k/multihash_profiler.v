@@ -14956,16 +14956,9 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
     output reg  clearing1;
     
     // Constant declarations
-    localparam  candidate_floor = 24'h63;
-    localparam  promotable = 1'b1;
-    localparam  counter_max = 24'hffffff;
-    localparam  one = 24'h1;
     localparam  zero = 24'h0;
     localparam  index_one = 9'b1;
     localparam  last_index = 9'b111111111;
-    localparam  absent_tables = 16'hfff0;
-    localparam  conservative_update = 1'b1;
-    localparam  reset_on_promote = 1'b0;
     
     // Stub signals
     reg  [8:0] bank0$0$read_address;
@@ -15081,299 +15074,17 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
     reg  [8:0] clear_addr1$d;
     wire  [8:0] clear_addr1$q;
     reg  clear_addr1$clock;
-    reg  floor_gather$bits$0;
-    reg  floor_gather$bits$1;
-    reg  floor_gather$bits$2;
-    reg  floor_gather$bits$3;
-    reg  floor_gather$bits$4;
-    reg  floor_gather$bits$5;
-    reg  floor_gather$bits$6;
-    reg  floor_gather$bits$7;
-    reg  floor_gather$bits$8;
-    reg  floor_gather$bits$9;
-    reg  floor_gather$bits$10;
-    reg  floor_gather$bits$11;
-    reg  floor_gather$bits$12;
-    reg  floor_gather$bits$13;
-    reg  floor_gather$bits$14;
-    reg  floor_gather$bits$15;
-    wire  [15:0] floor_gather$word;
-    reg  le_gather$bits$0;
-    reg  le_gather$bits$1;
-    reg  le_gather$bits$2;
-    reg  le_gather$bits$3;
-    reg  le_gather$bits$4;
-    reg  le_gather$bits$5;
-    reg  le_gather$bits$6;
-    reg  le_gather$bits$7;
-    reg  le_gather$bits$8;
-    reg  le_gather$bits$9;
-    reg  le_gather$bits$10;
-    reg  le_gather$bits$11;
-    reg  le_gather$bits$12;
-    reg  le_gather$bits$13;
-    reg  le_gather$bits$14;
-    reg  le_gather$bits$15;
-    reg  le_gather$bits$16;
-    reg  le_gather$bits$17;
-    reg  le_gather$bits$18;
-    reg  le_gather$bits$19;
-    reg  le_gather$bits$20;
-    reg  le_gather$bits$21;
-    reg  le_gather$bits$22;
-    reg  le_gather$bits$23;
-    reg  le_gather$bits$24;
-    reg  le_gather$bits$25;
-    reg  le_gather$bits$26;
-    reg  le_gather$bits$27;
-    reg  le_gather$bits$28;
-    reg  le_gather$bits$29;
-    reg  le_gather$bits$30;
-    reg  le_gather$bits$31;
-    reg  le_gather$bits$32;
-    reg  le_gather$bits$33;
-    reg  le_gather$bits$34;
-    reg  le_gather$bits$35;
-    reg  le_gather$bits$36;
-    reg  le_gather$bits$37;
-    reg  le_gather$bits$38;
-    reg  le_gather$bits$39;
-    reg  le_gather$bits$40;
-    reg  le_gather$bits$41;
-    reg  le_gather$bits$42;
-    reg  le_gather$bits$43;
-    reg  le_gather$bits$44;
-    reg  le_gather$bits$45;
-    reg  le_gather$bits$46;
-    reg  le_gather$bits$47;
-    reg  le_gather$bits$48;
-    reg  le_gather$bits$49;
-    reg  le_gather$bits$50;
-    reg  le_gather$bits$51;
-    reg  le_gather$bits$52;
-    reg  le_gather$bits$53;
-    reg  le_gather$bits$54;
-    reg  le_gather$bits$55;
-    reg  le_gather$bits$56;
-    reg  le_gather$bits$57;
-    reg  le_gather$bits$58;
-    reg  le_gather$bits$59;
-    reg  le_gather$bits$60;
-    reg  le_gather$bits$61;
-    reg  le_gather$bits$62;
-    reg  le_gather$bits$63;
-    reg  le_gather$bits$64;
-    reg  le_gather$bits$65;
-    reg  le_gather$bits$66;
-    reg  le_gather$bits$67;
-    reg  le_gather$bits$68;
-    reg  le_gather$bits$69;
-    reg  le_gather$bits$70;
-    reg  le_gather$bits$71;
-    reg  le_gather$bits$72;
-    reg  le_gather$bits$73;
-    reg  le_gather$bits$74;
-    reg  le_gather$bits$75;
-    reg  le_gather$bits$76;
-    reg  le_gather$bits$77;
-    reg  le_gather$bits$78;
-    reg  le_gather$bits$79;
-    reg  le_gather$bits$80;
-    reg  le_gather$bits$81;
-    reg  le_gather$bits$82;
-    reg  le_gather$bits$83;
-    reg  le_gather$bits$84;
-    reg  le_gather$bits$85;
-    reg  le_gather$bits$86;
-    reg  le_gather$bits$87;
-    reg  le_gather$bits$88;
-    reg  le_gather$bits$89;
-    reg  le_gather$bits$90;
-    reg  le_gather$bits$91;
-    reg  le_gather$bits$92;
-    reg  le_gather$bits$93;
-    reg  le_gather$bits$94;
-    reg  le_gather$bits$95;
-    reg  le_gather$bits$96;
-    reg  le_gather$bits$97;
-    reg  le_gather$bits$98;
-    reg  le_gather$bits$99;
-    reg  le_gather$bits$100;
-    reg  le_gather$bits$101;
-    reg  le_gather$bits$102;
-    reg  le_gather$bits$103;
-    reg  le_gather$bits$104;
-    reg  le_gather$bits$105;
-    reg  le_gather$bits$106;
-    reg  le_gather$bits$107;
-    reg  le_gather$bits$108;
-    reg  le_gather$bits$109;
-    reg  le_gather$bits$110;
-    reg  le_gather$bits$111;
-    reg  le_gather$bits$112;
-    reg  le_gather$bits$113;
-    reg  le_gather$bits$114;
-    reg  le_gather$bits$115;
-    reg  le_gather$bits$116;
-    reg  le_gather$bits$117;
-    reg  le_gather$bits$118;
-    reg  le_gather$bits$119;
-    reg  le_gather$bits$120;
-    reg  le_gather$bits$121;
-    reg  le_gather$bits$122;
-    reg  le_gather$bits$123;
-    reg  le_gather$bits$124;
-    reg  le_gather$bits$125;
-    reg  le_gather$bits$126;
-    reg  le_gather$bits$127;
-    reg  le_gather$bits$128;
-    reg  le_gather$bits$129;
-    reg  le_gather$bits$130;
-    reg  le_gather$bits$131;
-    reg  le_gather$bits$132;
-    reg  le_gather$bits$133;
-    reg  le_gather$bits$134;
-    reg  le_gather$bits$135;
-    reg  le_gather$bits$136;
-    reg  le_gather$bits$137;
-    reg  le_gather$bits$138;
-    reg  le_gather$bits$139;
-    reg  le_gather$bits$140;
-    reg  le_gather$bits$141;
-    reg  le_gather$bits$142;
-    reg  le_gather$bits$143;
-    reg  le_gather$bits$144;
-    reg  le_gather$bits$145;
-    reg  le_gather$bits$146;
-    reg  le_gather$bits$147;
-    reg  le_gather$bits$148;
-    reg  le_gather$bits$149;
-    reg  le_gather$bits$150;
-    reg  le_gather$bits$151;
-    reg  le_gather$bits$152;
-    reg  le_gather$bits$153;
-    reg  le_gather$bits$154;
-    reg  le_gather$bits$155;
-    reg  le_gather$bits$156;
-    reg  le_gather$bits$157;
-    reg  le_gather$bits$158;
-    reg  le_gather$bits$159;
-    reg  le_gather$bits$160;
-    reg  le_gather$bits$161;
-    reg  le_gather$bits$162;
-    reg  le_gather$bits$163;
-    reg  le_gather$bits$164;
-    reg  le_gather$bits$165;
-    reg  le_gather$bits$166;
-    reg  le_gather$bits$167;
-    reg  le_gather$bits$168;
-    reg  le_gather$bits$169;
-    reg  le_gather$bits$170;
-    reg  le_gather$bits$171;
-    reg  le_gather$bits$172;
-    reg  le_gather$bits$173;
-    reg  le_gather$bits$174;
-    reg  le_gather$bits$175;
-    reg  le_gather$bits$176;
-    reg  le_gather$bits$177;
-    reg  le_gather$bits$178;
-    reg  le_gather$bits$179;
-    reg  le_gather$bits$180;
-    reg  le_gather$bits$181;
-    reg  le_gather$bits$182;
-    reg  le_gather$bits$183;
-    reg  le_gather$bits$184;
-    reg  le_gather$bits$185;
-    reg  le_gather$bits$186;
-    reg  le_gather$bits$187;
-    reg  le_gather$bits$188;
-    reg  le_gather$bits$189;
-    reg  le_gather$bits$190;
-    reg  le_gather$bits$191;
-    reg  le_gather$bits$192;
-    reg  le_gather$bits$193;
-    reg  le_gather$bits$194;
-    reg  le_gather$bits$195;
-    reg  le_gather$bits$196;
-    reg  le_gather$bits$197;
-    reg  le_gather$bits$198;
-    reg  le_gather$bits$199;
-    reg  le_gather$bits$200;
-    reg  le_gather$bits$201;
-    reg  le_gather$bits$202;
-    reg  le_gather$bits$203;
-    reg  le_gather$bits$204;
-    reg  le_gather$bits$205;
-    reg  le_gather$bits$206;
-    reg  le_gather$bits$207;
-    reg  le_gather$bits$208;
-    reg  le_gather$bits$209;
-    reg  le_gather$bits$210;
-    reg  le_gather$bits$211;
-    reg  le_gather$bits$212;
-    reg  le_gather$bits$213;
-    reg  le_gather$bits$214;
-    reg  le_gather$bits$215;
-    reg  le_gather$bits$216;
-    reg  le_gather$bits$217;
-    reg  le_gather$bits$218;
-    reg  le_gather$bits$219;
-    reg  le_gather$bits$220;
-    reg  le_gather$bits$221;
-    reg  le_gather$bits$222;
-    reg  le_gather$bits$223;
-    reg  le_gather$bits$224;
-    reg  le_gather$bits$225;
-    reg  le_gather$bits$226;
-    reg  le_gather$bits$227;
-    reg  le_gather$bits$228;
-    reg  le_gather$bits$229;
-    reg  le_gather$bits$230;
-    reg  le_gather$bits$231;
-    reg  le_gather$bits$232;
-    reg  le_gather$bits$233;
-    reg  le_gather$bits$234;
-    reg  le_gather$bits$235;
-    reg  le_gather$bits$236;
-    reg  le_gather$bits$237;
-    reg  le_gather$bits$238;
-    reg  le_gather$bits$239;
-    reg  le_gather$bits$240;
-    reg  le_gather$bits$241;
-    reg  le_gather$bits$242;
-    reg  le_gather$bits$243;
-    reg  le_gather$bits$244;
-    reg  le_gather$bits$245;
-    reg  le_gather$bits$246;
-    reg  le_gather$bits$247;
-    reg  le_gather$bits$248;
-    reg  le_gather$bits$249;
-    reg  le_gather$bits$250;
-    reg  le_gather$bits$251;
-    reg  le_gather$bits$252;
-    reg  le_gather$bits$253;
-    reg  le_gather$bits$254;
-    reg  le_gather$bits$255;
-    wire  [255:0] le_gather$word;
-    
-    // Local signals
-    reg  [23:0] c$0;
-    reg  [23:0] c$1;
-    reg  [23:0] c$2;
-    reg  [23:0] c$3;
-    reg  [23:0] c_inc$0;
-    reg  [23:0] c_inc$1;
-    reg  [23:0] c_inc$2;
-    reg  [23:0] c_inc$3;
-    reg  [23:0] inc$0;
-    reg  [23:0] inc$1;
-    reg  [23:0] inc$2;
-    reg  [23:0] inc$3;
-    reg  [255:0] le;
-    reg  [23:0] w$0;
-    reg  [23:0] w$1;
-    reg  [23:0] w$2;
-    reg  [23:0] w$3;
+    reg  [23:0] cu$c$0;
+    reg  [23:0] cu$c$1;
+    reg  [23:0] cu$c$2;
+    reg  [23:0] cu$c$3;
+    reg  cu$promoted;
+    wire  [23:0] cu$w$0;
+    wire  [23:0] cu$w$1;
+    wire  [23:0] cu$w$2;
+    wire  [23:0] cu$w$3;
+    wire  [23:0] cu$new_min;
+    wire  cu$candidate;
     
     // Sub module instances
     top$counters$bank0$0 bank0$0(
@@ -15543,283 +15254,18 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         .q(clear_addr1$q),
         .clock(clear_addr1$clock)
     );
-    top$counters$floor_gather floor_gather(
-        .bits$0(floor_gather$bits$0),
-        .bits$1(floor_gather$bits$1),
-        .bits$2(floor_gather$bits$2),
-        .bits$3(floor_gather$bits$3),
-        .bits$4(floor_gather$bits$4),
-        .bits$5(floor_gather$bits$5),
-        .bits$6(floor_gather$bits$6),
-        .bits$7(floor_gather$bits$7),
-        .bits$8(floor_gather$bits$8),
-        .bits$9(floor_gather$bits$9),
-        .bits$10(floor_gather$bits$10),
-        .bits$11(floor_gather$bits$11),
-        .bits$12(floor_gather$bits$12),
-        .bits$13(floor_gather$bits$13),
-        .bits$14(floor_gather$bits$14),
-        .bits$15(floor_gather$bits$15),
-        .word(floor_gather$word)
-    );
-    top$counters$le_gather le_gather(
-        .bits$0(le_gather$bits$0),
-        .bits$1(le_gather$bits$1),
-        .bits$2(le_gather$bits$2),
-        .bits$3(le_gather$bits$3),
-        .bits$4(le_gather$bits$4),
-        .bits$5(le_gather$bits$5),
-        .bits$6(le_gather$bits$6),
-        .bits$7(le_gather$bits$7),
-        .bits$8(le_gather$bits$8),
-        .bits$9(le_gather$bits$9),
-        .bits$10(le_gather$bits$10),
-        .bits$11(le_gather$bits$11),
-        .bits$12(le_gather$bits$12),
-        .bits$13(le_gather$bits$13),
-        .bits$14(le_gather$bits$14),
-        .bits$15(le_gather$bits$15),
-        .bits$16(le_gather$bits$16),
-        .bits$17(le_gather$bits$17),
-        .bits$18(le_gather$bits$18),
-        .bits$19(le_gather$bits$19),
-        .bits$20(le_gather$bits$20),
-        .bits$21(le_gather$bits$21),
-        .bits$22(le_gather$bits$22),
-        .bits$23(le_gather$bits$23),
-        .bits$24(le_gather$bits$24),
-        .bits$25(le_gather$bits$25),
-        .bits$26(le_gather$bits$26),
-        .bits$27(le_gather$bits$27),
-        .bits$28(le_gather$bits$28),
-        .bits$29(le_gather$bits$29),
-        .bits$30(le_gather$bits$30),
-        .bits$31(le_gather$bits$31),
-        .bits$32(le_gather$bits$32),
-        .bits$33(le_gather$bits$33),
-        .bits$34(le_gather$bits$34),
-        .bits$35(le_gather$bits$35),
-        .bits$36(le_gather$bits$36),
-        .bits$37(le_gather$bits$37),
-        .bits$38(le_gather$bits$38),
-        .bits$39(le_gather$bits$39),
-        .bits$40(le_gather$bits$40),
-        .bits$41(le_gather$bits$41),
-        .bits$42(le_gather$bits$42),
-        .bits$43(le_gather$bits$43),
-        .bits$44(le_gather$bits$44),
-        .bits$45(le_gather$bits$45),
-        .bits$46(le_gather$bits$46),
-        .bits$47(le_gather$bits$47),
-        .bits$48(le_gather$bits$48),
-        .bits$49(le_gather$bits$49),
-        .bits$50(le_gather$bits$50),
-        .bits$51(le_gather$bits$51),
-        .bits$52(le_gather$bits$52),
-        .bits$53(le_gather$bits$53),
-        .bits$54(le_gather$bits$54),
-        .bits$55(le_gather$bits$55),
-        .bits$56(le_gather$bits$56),
-        .bits$57(le_gather$bits$57),
-        .bits$58(le_gather$bits$58),
-        .bits$59(le_gather$bits$59),
-        .bits$60(le_gather$bits$60),
-        .bits$61(le_gather$bits$61),
-        .bits$62(le_gather$bits$62),
-        .bits$63(le_gather$bits$63),
-        .bits$64(le_gather$bits$64),
-        .bits$65(le_gather$bits$65),
-        .bits$66(le_gather$bits$66),
-        .bits$67(le_gather$bits$67),
-        .bits$68(le_gather$bits$68),
-        .bits$69(le_gather$bits$69),
-        .bits$70(le_gather$bits$70),
-        .bits$71(le_gather$bits$71),
-        .bits$72(le_gather$bits$72),
-        .bits$73(le_gather$bits$73),
-        .bits$74(le_gather$bits$74),
-        .bits$75(le_gather$bits$75),
-        .bits$76(le_gather$bits$76),
-        .bits$77(le_gather$bits$77),
-        .bits$78(le_gather$bits$78),
-        .bits$79(le_gather$bits$79),
-        .bits$80(le_gather$bits$80),
-        .bits$81(le_gather$bits$81),
-        .bits$82(le_gather$bits$82),
-        .bits$83(le_gather$bits$83),
-        .bits$84(le_gather$bits$84),
-        .bits$85(le_gather$bits$85),
-        .bits$86(le_gather$bits$86),
-        .bits$87(le_gather$bits$87),
-        .bits$88(le_gather$bits$88),
-        .bits$89(le_gather$bits$89),
-        .bits$90(le_gather$bits$90),
-        .bits$91(le_gather$bits$91),
-        .bits$92(le_gather$bits$92),
-        .bits$93(le_gather$bits$93),
-        .bits$94(le_gather$bits$94),
-        .bits$95(le_gather$bits$95),
-        .bits$96(le_gather$bits$96),
-        .bits$97(le_gather$bits$97),
-        .bits$98(le_gather$bits$98),
-        .bits$99(le_gather$bits$99),
-        .bits$100(le_gather$bits$100),
-        .bits$101(le_gather$bits$101),
-        .bits$102(le_gather$bits$102),
-        .bits$103(le_gather$bits$103),
-        .bits$104(le_gather$bits$104),
-        .bits$105(le_gather$bits$105),
-        .bits$106(le_gather$bits$106),
-        .bits$107(le_gather$bits$107),
-        .bits$108(le_gather$bits$108),
-        .bits$109(le_gather$bits$109),
-        .bits$110(le_gather$bits$110),
-        .bits$111(le_gather$bits$111),
-        .bits$112(le_gather$bits$112),
-        .bits$113(le_gather$bits$113),
-        .bits$114(le_gather$bits$114),
-        .bits$115(le_gather$bits$115),
-        .bits$116(le_gather$bits$116),
-        .bits$117(le_gather$bits$117),
-        .bits$118(le_gather$bits$118),
-        .bits$119(le_gather$bits$119),
-        .bits$120(le_gather$bits$120),
-        .bits$121(le_gather$bits$121),
-        .bits$122(le_gather$bits$122),
-        .bits$123(le_gather$bits$123),
-        .bits$124(le_gather$bits$124),
-        .bits$125(le_gather$bits$125),
-        .bits$126(le_gather$bits$126),
-        .bits$127(le_gather$bits$127),
-        .bits$128(le_gather$bits$128),
-        .bits$129(le_gather$bits$129),
-        .bits$130(le_gather$bits$130),
-        .bits$131(le_gather$bits$131),
-        .bits$132(le_gather$bits$132),
-        .bits$133(le_gather$bits$133),
-        .bits$134(le_gather$bits$134),
-        .bits$135(le_gather$bits$135),
-        .bits$136(le_gather$bits$136),
-        .bits$137(le_gather$bits$137),
-        .bits$138(le_gather$bits$138),
-        .bits$139(le_gather$bits$139),
-        .bits$140(le_gather$bits$140),
-        .bits$141(le_gather$bits$141),
-        .bits$142(le_gather$bits$142),
-        .bits$143(le_gather$bits$143),
-        .bits$144(le_gather$bits$144),
-        .bits$145(le_gather$bits$145),
-        .bits$146(le_gather$bits$146),
-        .bits$147(le_gather$bits$147),
-        .bits$148(le_gather$bits$148),
-        .bits$149(le_gather$bits$149),
-        .bits$150(le_gather$bits$150),
-        .bits$151(le_gather$bits$151),
-        .bits$152(le_gather$bits$152),
-        .bits$153(le_gather$bits$153),
-        .bits$154(le_gather$bits$154),
-        .bits$155(le_gather$bits$155),
-        .bits$156(le_gather$bits$156),
-        .bits$157(le_gather$bits$157),
-        .bits$158(le_gather$bits$158),
-        .bits$159(le_gather$bits$159),
-        .bits$160(le_gather$bits$160),
-        .bits$161(le_gather$bits$161),
-        .bits$162(le_gather$bits$162),
-        .bits$163(le_gather$bits$163),
-        .bits$164(le_gather$bits$164),
-        .bits$165(le_gather$bits$165),
-        .bits$166(le_gather$bits$166),
-        .bits$167(le_gather$bits$167),
-        .bits$168(le_gather$bits$168),
-        .bits$169(le_gather$bits$169),
-        .bits$170(le_gather$bits$170),
-        .bits$171(le_gather$bits$171),
-        .bits$172(le_gather$bits$172),
-        .bits$173(le_gather$bits$173),
-        .bits$174(le_gather$bits$174),
-        .bits$175(le_gather$bits$175),
-        .bits$176(le_gather$bits$176),
-        .bits$177(le_gather$bits$177),
-        .bits$178(le_gather$bits$178),
-        .bits$179(le_gather$bits$179),
-        .bits$180(le_gather$bits$180),
-        .bits$181(le_gather$bits$181),
-        .bits$182(le_gather$bits$182),
-        .bits$183(le_gather$bits$183),
-        .bits$184(le_gather$bits$184),
-        .bits$185(le_gather$bits$185),
-        .bits$186(le_gather$bits$186),
-        .bits$187(le_gather$bits$187),
-        .bits$188(le_gather$bits$188),
-        .bits$189(le_gather$bits$189),
-        .bits$190(le_gather$bits$190),
-        .bits$191(le_gather$bits$191),
-        .bits$192(le_gather$bits$192),
-        .bits$193(le_gather$bits$193),
-        .bits$194(le_gather$bits$194),
-        .bits$195(le_gather$bits$195),
-        .bits$196(le_gather$bits$196),
-        .bits$197(le_gather$bits$197),
-        .bits$198(le_gather$bits$198),
-        .bits$199(le_gather$bits$199),
-        .bits$200(le_gather$bits$200),
-        .bits$201(le_gather$bits$201),
-        .bits$202(le_gather$bits$202),
-        .bits$203(le_gather$bits$203),
-        .bits$204(le_gather$bits$204),
-        .bits$205(le_gather$bits$205),
-        .bits$206(le_gather$bits$206),
-        .bits$207(le_gather$bits$207),
-        .bits$208(le_gather$bits$208),
-        .bits$209(le_gather$bits$209),
-        .bits$210(le_gather$bits$210),
-        .bits$211(le_gather$bits$211),
-        .bits$212(le_gather$bits$212),
-        .bits$213(le_gather$bits$213),
-        .bits$214(le_gather$bits$214),
-        .bits$215(le_gather$bits$215),
-        .bits$216(le_gather$bits$216),
-        .bits$217(le_gather$bits$217),
-        .bits$218(le_gather$bits$218),
-        .bits$219(le_gather$bits$219),
-        .bits$220(le_gather$bits$220),
-        .bits$221(le_gather$bits$221),
-        .bits$222(le_gather$bits$222),
-        .bits$223(le_gather$bits$223),
-        .bits$224(le_gather$bits$224),
-        .bits$225(le_gather$bits$225),
-        .bits$226(le_gather$bits$226),
-        .bits$227(le_gather$bits$227),
-        .bits$228(le_gather$bits$228),
-        .bits$229(le_gather$bits$229),
-        .bits$230(le_gather$bits$230),
-        .bits$231(le_gather$bits$231),
-        .bits$232(le_gather$bits$232),
-        .bits$233(le_gather$bits$233),
-        .bits$234(le_gather$bits$234),
-        .bits$235(le_gather$bits$235),
-        .bits$236(le_gather$bits$236),
-        .bits$237(le_gather$bits$237),
-        .bits$238(le_gather$bits$238),
-        .bits$239(le_gather$bits$239),
-        .bits$240(le_gather$bits$240),
-        .bits$241(le_gather$bits$241),
-        .bits$242(le_gather$bits$242),
-        .bits$243(le_gather$bits$243),
-        .bits$244(le_gather$bits$244),
-        .bits$245(le_gather$bits$245),
-        .bits$246(le_gather$bits$246),
-        .bits$247(le_gather$bits$247),
-        .bits$248(le_gather$bits$248),
-        .bits$249(le_gather$bits$249),
-        .bits$250(le_gather$bits$250),
-        .bits$251(le_gather$bits$251),
-        .bits$252(le_gather$bits$252),
-        .bits$253(le_gather$bits$253),
-        .bits$254(le_gather$bits$254),
-        .bits$255(le_gather$bits$255),
-        .word(le_gather$word)
+    top$counters$cu cu(
+        .c$0(cu$c$0),
+        .c$1(cu$c$1),
+        .c$2(cu$c$2),
+        .c$3(cu$c$3),
+        .promoted(cu$promoted),
+        .w$0(cu$w$0),
+        .w$1(cu$w$1),
+        .w$2(cu$w$2),
+        .w$3(cu$w$3),
+        .new_min(cu$new_min),
+        .candidate(cu$candidate)
     );
     
     // Update code
@@ -15852,13 +15298,13 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         bank1$0$read_address = read_index$0;
         s1_index$0$d = read_index$0;
         if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$0$q == s1_index$0$q)) begin
-            c$0 = fw_data$0$q;
+            cu$c$0 = fw_data$0$q;
         end
         else if (s1_bank$q) begin
-            c$0 = bank1$0$read_data;
+            cu$c$0 = bank1$0$read_data;
         end
         else begin
-            c$0 = bank0$0$read_data;
+            cu$c$0 = bank0$0$read_data;
         end
         bank0$1$read_clock = clock;
         bank0$1$write_clock = clock;
@@ -15871,13 +15317,13 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         bank1$1$read_address = read_index$1;
         s1_index$1$d = read_index$1;
         if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$1$q == s1_index$1$q)) begin
-            c$1 = fw_data$1$q;
+            cu$c$1 = fw_data$1$q;
         end
         else if (s1_bank$q) begin
-            c$1 = bank1$1$read_data;
+            cu$c$1 = bank1$1$read_data;
         end
         else begin
-            c$1 = bank0$1$read_data;
+            cu$c$1 = bank0$1$read_data;
         end
         bank0$2$read_clock = clock;
         bank0$2$write_clock = clock;
@@ -15890,13 +15336,13 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         bank1$2$read_address = read_index$2;
         s1_index$2$d = read_index$2;
         if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$2$q == s1_index$2$q)) begin
-            c$2 = fw_data$2$q;
+            cu$c$2 = fw_data$2$q;
         end
         else if (s1_bank$q) begin
-            c$2 = bank1$2$read_data;
+            cu$c$2 = bank1$2$read_data;
         end
         else begin
-            c$2 = bank0$2$read_data;
+            cu$c$2 = bank0$2$read_data;
         end
         bank0$3$read_clock = clock;
         bank0$3$write_clock = clock;
@@ -15909,363 +15355,21 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         bank1$3$read_address = read_index$3;
         s1_index$3$d = read_index$3;
         if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$3$q == s1_index$3$q)) begin
-            c$3 = fw_data$3$q;
+            cu$c$3 = fw_data$3$q;
         end
         else if (s1_bank$q) begin
-            c$3 = bank1$3$read_data;
+            cu$c$3 = bank1$3$read_data;
         end
         else begin
-            c$3 = bank0$3$read_data;
+            cu$c$3 = bank0$3$read_data;
         end
-        le_gather$bits$0 = 1'b0;
-        le_gather$bits$1 = 1'b0;
-        le_gather$bits$2 = 1'b0;
-        le_gather$bits$3 = 1'b0;
-        le_gather$bits$4 = 1'b0;
-        le_gather$bits$5 = 1'b0;
-        le_gather$bits$6 = 1'b0;
-        le_gather$bits$7 = 1'b0;
-        le_gather$bits$8 = 1'b0;
-        le_gather$bits$9 = 1'b0;
-        le_gather$bits$10 = 1'b0;
-        le_gather$bits$11 = 1'b0;
-        le_gather$bits$12 = 1'b0;
-        le_gather$bits$13 = 1'b0;
-        le_gather$bits$14 = 1'b0;
-        le_gather$bits$15 = 1'b0;
-        le_gather$bits$16 = 1'b0;
-        le_gather$bits$17 = 1'b0;
-        le_gather$bits$18 = 1'b0;
-        le_gather$bits$19 = 1'b0;
-        le_gather$bits$20 = 1'b0;
-        le_gather$bits$21 = 1'b0;
-        le_gather$bits$22 = 1'b0;
-        le_gather$bits$23 = 1'b0;
-        le_gather$bits$24 = 1'b0;
-        le_gather$bits$25 = 1'b0;
-        le_gather$bits$26 = 1'b0;
-        le_gather$bits$27 = 1'b0;
-        le_gather$bits$28 = 1'b0;
-        le_gather$bits$29 = 1'b0;
-        le_gather$bits$30 = 1'b0;
-        le_gather$bits$31 = 1'b0;
-        le_gather$bits$32 = 1'b0;
-        le_gather$bits$33 = 1'b0;
-        le_gather$bits$34 = 1'b0;
-        le_gather$bits$35 = 1'b0;
-        le_gather$bits$36 = 1'b0;
-        le_gather$bits$37 = 1'b0;
-        le_gather$bits$38 = 1'b0;
-        le_gather$bits$39 = 1'b0;
-        le_gather$bits$40 = 1'b0;
-        le_gather$bits$41 = 1'b0;
-        le_gather$bits$42 = 1'b0;
-        le_gather$bits$43 = 1'b0;
-        le_gather$bits$44 = 1'b0;
-        le_gather$bits$45 = 1'b0;
-        le_gather$bits$46 = 1'b0;
-        le_gather$bits$47 = 1'b0;
-        le_gather$bits$48 = 1'b0;
-        le_gather$bits$49 = 1'b0;
-        le_gather$bits$50 = 1'b0;
-        le_gather$bits$51 = 1'b0;
-        le_gather$bits$52 = 1'b0;
-        le_gather$bits$53 = 1'b0;
-        le_gather$bits$54 = 1'b0;
-        le_gather$bits$55 = 1'b0;
-        le_gather$bits$56 = 1'b0;
-        le_gather$bits$57 = 1'b0;
-        le_gather$bits$58 = 1'b0;
-        le_gather$bits$59 = 1'b0;
-        le_gather$bits$60 = 1'b0;
-        le_gather$bits$61 = 1'b0;
-        le_gather$bits$62 = 1'b0;
-        le_gather$bits$63 = 1'b0;
-        le_gather$bits$64 = 1'b0;
-        le_gather$bits$65 = 1'b0;
-        le_gather$bits$66 = 1'b0;
-        le_gather$bits$67 = 1'b0;
-        le_gather$bits$68 = 1'b0;
-        le_gather$bits$69 = 1'b0;
-        le_gather$bits$70 = 1'b0;
-        le_gather$bits$71 = 1'b0;
-        le_gather$bits$72 = 1'b0;
-        le_gather$bits$73 = 1'b0;
-        le_gather$bits$74 = 1'b0;
-        le_gather$bits$75 = 1'b0;
-        le_gather$bits$76 = 1'b0;
-        le_gather$bits$77 = 1'b0;
-        le_gather$bits$78 = 1'b0;
-        le_gather$bits$79 = 1'b0;
-        le_gather$bits$80 = 1'b0;
-        le_gather$bits$81 = 1'b0;
-        le_gather$bits$82 = 1'b0;
-        le_gather$bits$83 = 1'b0;
-        le_gather$bits$84 = 1'b0;
-        le_gather$bits$85 = 1'b0;
-        le_gather$bits$86 = 1'b0;
-        le_gather$bits$87 = 1'b0;
-        le_gather$bits$88 = 1'b0;
-        le_gather$bits$89 = 1'b0;
-        le_gather$bits$90 = 1'b0;
-        le_gather$bits$91 = 1'b0;
-        le_gather$bits$92 = 1'b0;
-        le_gather$bits$93 = 1'b0;
-        le_gather$bits$94 = 1'b0;
-        le_gather$bits$95 = 1'b0;
-        le_gather$bits$96 = 1'b0;
-        le_gather$bits$97 = 1'b0;
-        le_gather$bits$98 = 1'b0;
-        le_gather$bits$99 = 1'b0;
-        le_gather$bits$100 = 1'b0;
-        le_gather$bits$101 = 1'b0;
-        le_gather$bits$102 = 1'b0;
-        le_gather$bits$103 = 1'b0;
-        le_gather$bits$104 = 1'b0;
-        le_gather$bits$105 = 1'b0;
-        le_gather$bits$106 = 1'b0;
-        le_gather$bits$107 = 1'b0;
-        le_gather$bits$108 = 1'b0;
-        le_gather$bits$109 = 1'b0;
-        le_gather$bits$110 = 1'b0;
-        le_gather$bits$111 = 1'b0;
-        le_gather$bits$112 = 1'b0;
-        le_gather$bits$113 = 1'b0;
-        le_gather$bits$114 = 1'b0;
-        le_gather$bits$115 = 1'b0;
-        le_gather$bits$116 = 1'b0;
-        le_gather$bits$117 = 1'b0;
-        le_gather$bits$118 = 1'b0;
-        le_gather$bits$119 = 1'b0;
-        le_gather$bits$120 = 1'b0;
-        le_gather$bits$121 = 1'b0;
-        le_gather$bits$122 = 1'b0;
-        le_gather$bits$123 = 1'b0;
-        le_gather$bits$124 = 1'b0;
-        le_gather$bits$125 = 1'b0;
-        le_gather$bits$126 = 1'b0;
-        le_gather$bits$127 = 1'b0;
-        le_gather$bits$128 = 1'b0;
-        le_gather$bits$129 = 1'b0;
-        le_gather$bits$130 = 1'b0;
-        le_gather$bits$131 = 1'b0;
-        le_gather$bits$132 = 1'b0;
-        le_gather$bits$133 = 1'b0;
-        le_gather$bits$134 = 1'b0;
-        le_gather$bits$135 = 1'b0;
-        le_gather$bits$136 = 1'b0;
-        le_gather$bits$137 = 1'b0;
-        le_gather$bits$138 = 1'b0;
-        le_gather$bits$139 = 1'b0;
-        le_gather$bits$140 = 1'b0;
-        le_gather$bits$141 = 1'b0;
-        le_gather$bits$142 = 1'b0;
-        le_gather$bits$143 = 1'b0;
-        le_gather$bits$144 = 1'b0;
-        le_gather$bits$145 = 1'b0;
-        le_gather$bits$146 = 1'b0;
-        le_gather$bits$147 = 1'b0;
-        le_gather$bits$148 = 1'b0;
-        le_gather$bits$149 = 1'b0;
-        le_gather$bits$150 = 1'b0;
-        le_gather$bits$151 = 1'b0;
-        le_gather$bits$152 = 1'b0;
-        le_gather$bits$153 = 1'b0;
-        le_gather$bits$154 = 1'b0;
-        le_gather$bits$155 = 1'b0;
-        le_gather$bits$156 = 1'b0;
-        le_gather$bits$157 = 1'b0;
-        le_gather$bits$158 = 1'b0;
-        le_gather$bits$159 = 1'b0;
-        le_gather$bits$160 = 1'b0;
-        le_gather$bits$161 = 1'b0;
-        le_gather$bits$162 = 1'b0;
-        le_gather$bits$163 = 1'b0;
-        le_gather$bits$164 = 1'b0;
-        le_gather$bits$165 = 1'b0;
-        le_gather$bits$166 = 1'b0;
-        le_gather$bits$167 = 1'b0;
-        le_gather$bits$168 = 1'b0;
-        le_gather$bits$169 = 1'b0;
-        le_gather$bits$170 = 1'b0;
-        le_gather$bits$171 = 1'b0;
-        le_gather$bits$172 = 1'b0;
-        le_gather$bits$173 = 1'b0;
-        le_gather$bits$174 = 1'b0;
-        le_gather$bits$175 = 1'b0;
-        le_gather$bits$176 = 1'b0;
-        le_gather$bits$177 = 1'b0;
-        le_gather$bits$178 = 1'b0;
-        le_gather$bits$179 = 1'b0;
-        le_gather$bits$180 = 1'b0;
-        le_gather$bits$181 = 1'b0;
-        le_gather$bits$182 = 1'b0;
-        le_gather$bits$183 = 1'b0;
-        le_gather$bits$184 = 1'b0;
-        le_gather$bits$185 = 1'b0;
-        le_gather$bits$186 = 1'b0;
-        le_gather$bits$187 = 1'b0;
-        le_gather$bits$188 = 1'b0;
-        le_gather$bits$189 = 1'b0;
-        le_gather$bits$190 = 1'b0;
-        le_gather$bits$191 = 1'b0;
-        le_gather$bits$192 = 1'b0;
-        le_gather$bits$193 = 1'b0;
-        le_gather$bits$194 = 1'b0;
-        le_gather$bits$195 = 1'b0;
-        le_gather$bits$196 = 1'b0;
-        le_gather$bits$197 = 1'b0;
-        le_gather$bits$198 = 1'b0;
-        le_gather$bits$199 = 1'b0;
-        le_gather$bits$200 = 1'b0;
-        le_gather$bits$201 = 1'b0;
-        le_gather$bits$202 = 1'b0;
-        le_gather$bits$203 = 1'b0;
-        le_gather$bits$204 = 1'b0;
-        le_gather$bits$205 = 1'b0;
-        le_gather$bits$206 = 1'b0;
-        le_gather$bits$207 = 1'b0;
-        le_gather$bits$208 = 1'b0;
-        le_gather$bits$209 = 1'b0;
-        le_gather$bits$210 = 1'b0;
-        le_gather$bits$211 = 1'b0;
-        le_gather$bits$212 = 1'b0;
-        le_gather$bits$213 = 1'b0;
-        le_gather$bits$214 = 1'b0;
-        le_gather$bits$215 = 1'b0;
-        le_gather$bits$216 = 1'b0;
-        le_gather$bits$217 = 1'b0;
-        le_gather$bits$218 = 1'b0;
-        le_gather$bits$219 = 1'b0;
-        le_gather$bits$220 = 1'b0;
-        le_gather$bits$221 = 1'b0;
-        le_gather$bits$222 = 1'b0;
-        le_gather$bits$223 = 1'b0;
-        le_gather$bits$224 = 1'b0;
-        le_gather$bits$225 = 1'b0;
-        le_gather$bits$226 = 1'b0;
-        le_gather$bits$227 = 1'b0;
-        le_gather$bits$228 = 1'b0;
-        le_gather$bits$229 = 1'b0;
-        le_gather$bits$230 = 1'b0;
-        le_gather$bits$231 = 1'b0;
-        le_gather$bits$232 = 1'b0;
-        le_gather$bits$233 = 1'b0;
-        le_gather$bits$234 = 1'b0;
-        le_gather$bits$235 = 1'b0;
-        le_gather$bits$236 = 1'b0;
-        le_gather$bits$237 = 1'b0;
-        le_gather$bits$238 = 1'b0;
-        le_gather$bits$239 = 1'b0;
-        le_gather$bits$240 = 1'b0;
-        le_gather$bits$241 = 1'b0;
-        le_gather$bits$242 = 1'b0;
-        le_gather$bits$243 = 1'b0;
-        le_gather$bits$244 = 1'b0;
-        le_gather$bits$245 = 1'b0;
-        le_gather$bits$246 = 1'b0;
-        le_gather$bits$247 = 1'b0;
-        le_gather$bits$248 = 1'b0;
-        le_gather$bits$249 = 1'b0;
-        le_gather$bits$250 = 1'b0;
-        le_gather$bits$251 = 1'b0;
-        le_gather$bits$252 = 1'b0;
-        le_gather$bits$253 = 1'b0;
-        le_gather$bits$254 = 1'b0;
-        le_gather$bits$255 = 1'b0;
-        le_gather$bits$0 = c$0 <= c$0;
-        le_gather$bits$1 = c$0 <= c$1;
-        le_gather$bits$2 = c$0 <= c$2;
-        le_gather$bits$3 = c$0 <= c$3;
-        le_gather$bits$16 = c$1 <= c$0;
-        le_gather$bits$17 = c$1 <= c$1;
-        le_gather$bits$18 = c$1 <= c$2;
-        le_gather$bits$19 = c$1 <= c$3;
-        le_gather$bits$32 = c$2 <= c$0;
-        le_gather$bits$33 = c$2 <= c$1;
-        le_gather$bits$34 = c$2 <= c$2;
-        le_gather$bits$35 = c$2 <= c$3;
-        le_gather$bits$48 = c$3 <= c$0;
-        le_gather$bits$49 = c$3 <= c$1;
-        le_gather$bits$50 = c$3 <= c$2;
-        le_gather$bits$51 = c$3 <= c$3;
-        le = le_gather$word;
-        floor_gather$bits$0 = 1'b1;
-        floor_gather$bits$1 = 1'b1;
-        floor_gather$bits$2 = 1'b1;
-        floor_gather$bits$3 = 1'b1;
-        floor_gather$bits$4 = 1'b1;
-        floor_gather$bits$5 = 1'b1;
-        floor_gather$bits$6 = 1'b1;
-        floor_gather$bits$7 = 1'b1;
-        floor_gather$bits$8 = 1'b1;
-        floor_gather$bits$9 = 1'b1;
-        floor_gather$bits$10 = 1'b1;
-        floor_gather$bits$11 = 1'b1;
-        floor_gather$bits$12 = 1'b1;
-        floor_gather$bits$13 = 1'b1;
-        floor_gather$bits$14 = 1'b1;
-        floor_gather$bits$15 = 1'b1;
-        new_min = zero;
-        inc$0 = c$0;
-        if (c$0 < counter_max) begin
-            inc$0 = c$0 + one;
-        end
-        floor_gather$bits$0 = c$0 >= candidate_floor;
-        if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = inc$0;
-        end
-        inc$1 = c$1;
-        if (c$1 < counter_max) begin
-            inc$1 = c$1 + one;
-        end
-        floor_gather$bits$1 = c$1 >= candidate_floor;
-        if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = inc$1;
-        end
-        inc$2 = c$2;
-        if (c$2 < counter_max) begin
-            inc$2 = c$2 + one;
-        end
-        floor_gather$bits$2 = c$2 >= candidate_floor;
-        if (&(le[(2 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = inc$2;
-        end
-        inc$3 = c$3;
-        if (c$3 < counter_max) begin
-            inc$3 = c$3 + one;
-        end
-        floor_gather$bits$3 = c$3 >= candidate_floor;
-        if (&(le[(3 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = inc$3;
-        end
-        candidate = promotable & &floor_gather$word;
-        c_inc$0 = c$0;
-        if ((c$0 < counter_max) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
-            c_inc$0 = c$0 + one;
-        end
-        c_inc$1 = c$1;
-        if ((c$1 < counter_max) & (~conservative_update | &(le[(1 * 32'h10)+:(16)] | absent_tables))) begin
-            c_inc$1 = c$1 + one;
-        end
-        c_inc$2 = c$2;
-        if ((c$2 < counter_max) & (~conservative_update | &(le[(2 * 32'h10)+:(16)] | absent_tables))) begin
-            c_inc$2 = c$2 + one;
-        end
-        c_inc$3 = c$3;
-        if ((c$3 < counter_max) & (~conservative_update | &(le[(3 * 32'h10)+:(16)] | absent_tables))) begin
-            c_inc$3 = c$3 + one;
-        end
+        cu$promoted = promoted;
+        new_min = cu$new_min;
+        candidate = cu$candidate;
         fw_valid$d = update & ~reset;
         fw_bank$d = s1_bank$q;
         fw_index$0$d = s1_index$0$q;
-        if (promoted & reset_on_promote) begin
-            w$0 = zero;
-        end
-        else begin
-            w$0 = c_inc$0;
-        end
-        fw_data$0$d = w$0;
+        fw_data$0$d = cu$w$0;
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear_addr0$q;
         bank0$0$write_data = zero;
@@ -16275,7 +15379,7 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         if (update & ~s1_bank$q) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = s1_index$0$q;
-            bank0$0$write_data = w$0;
+            bank0$0$write_data = cu$w$0;
         end
         else if (clear_busy0$q) begin
             bank0$0$write_enable = 1'b1;
@@ -16283,19 +15387,13 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         if (update & s1_bank$q) begin
             bank1$0$write_enable = 1'b1;
             bank1$0$write_address = s1_index$0$q;
-            bank1$0$write_data = w$0;
+            bank1$0$write_data = cu$w$0;
         end
         else if (clear_busy1$q) begin
             bank1$0$write_enable = 1'b1;
         end
         fw_index$1$d = s1_index$1$q;
-        if (promoted & reset_on_promote) begin
-            w$1 = zero;
-        end
-        else begin
-            w$1 = c_inc$1;
-        end
-        fw_data$1$d = w$1;
+        fw_data$1$d = cu$w$1;
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear_addr0$q;
         bank0$1$write_data = zero;
@@ -16305,7 +15403,7 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         if (update & ~s1_bank$q) begin
             bank0$1$write_enable = 1'b1;
             bank0$1$write_address = s1_index$1$q;
-            bank0$1$write_data = w$1;
+            bank0$1$write_data = cu$w$1;
         end
         else if (clear_busy0$q) begin
             bank0$1$write_enable = 1'b1;
@@ -16313,19 +15411,13 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         if (update & s1_bank$q) begin
             bank1$1$write_enable = 1'b1;
             bank1$1$write_address = s1_index$1$q;
-            bank1$1$write_data = w$1;
+            bank1$1$write_data = cu$w$1;
         end
         else if (clear_busy1$q) begin
             bank1$1$write_enable = 1'b1;
         end
         fw_index$2$d = s1_index$2$q;
-        if (promoted & reset_on_promote) begin
-            w$2 = zero;
-        end
-        else begin
-            w$2 = c_inc$2;
-        end
-        fw_data$2$d = w$2;
+        fw_data$2$d = cu$w$2;
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear_addr0$q;
         bank0$2$write_data = zero;
@@ -16335,7 +15427,7 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         if (update & ~s1_bank$q) begin
             bank0$2$write_enable = 1'b1;
             bank0$2$write_address = s1_index$2$q;
-            bank0$2$write_data = w$2;
+            bank0$2$write_data = cu$w$2;
         end
         else if (clear_busy0$q) begin
             bank0$2$write_enable = 1'b1;
@@ -16343,19 +15435,13 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         if (update & s1_bank$q) begin
             bank1$2$write_enable = 1'b1;
             bank1$2$write_address = s1_index$2$q;
-            bank1$2$write_data = w$2;
+            bank1$2$write_data = cu$w$2;
         end
         else if (clear_busy1$q) begin
             bank1$2$write_enable = 1'b1;
         end
         fw_index$3$d = s1_index$3$q;
-        if (promoted & reset_on_promote) begin
-            w$3 = zero;
-        end
-        else begin
-            w$3 = c_inc$3;
-        end
-        fw_data$3$d = w$3;
+        fw_data$3$d = cu$w$3;
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear_addr0$q;
         bank0$3$write_data = zero;
@@ -16365,7 +15451,7 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         if (update & ~s1_bank$q) begin
             bank0$3$write_enable = 1'b1;
             bank0$3$write_address = s1_index$3$q;
-            bank0$3$write_data = w$3;
+            bank0$3$write_data = cu$w$3;
         end
         else if (clear_busy0$q) begin
             bank0$3$write_enable = 1'b1;
@@ -16373,7 +15459,7 @@ module top$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_inde
         if (update & s1_bank$q) begin
             bank1$3$write_enable = 1'b1;
             bank1$3$write_address = s1_index$3$q;
-            bank1$3$write_data = w$3;
+            bank1$3$write_data = cu$w$3;
         end
         else if (clear_busy1$q) begin
             bank1$3$write_enable = 1'b1;
@@ -16717,7 +15803,969 @@ module top$counters$clear_busy1(d,q,clock);
 endmodule // top$counters$clear_busy1
 
 
-module top$counters$floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
+module top$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$3,new_min,candidate);
+    
+    // Module arguments
+    input wire  [23:0] c$0;
+    input wire  [23:0] c$1;
+    input wire  [23:0] c$2;
+    input wire  [23:0] c$3;
+    input wire  promoted;
+    output reg  [23:0] w$0;
+    output reg  [23:0] w$1;
+    output reg  [23:0] w$2;
+    output reg  [23:0] w$3;
+    output reg  [23:0] new_min;
+    output reg  candidate;
+    
+    // Constant declarations
+    localparam  candidate_floor = 24'h63;
+    localparam  promotable = 1'b1;
+    localparam  counter_max = 24'hffffff;
+    localparam  one = 24'h1;
+    localparam  zero = 24'h0;
+    localparam  absent_tables = 16'hfff0;
+    localparam  conservative_update = 1'b1;
+    localparam  reset_on_promote = 1'b0;
+    
+    // Stub signals
+    reg  floor_gather$bits$0;
+    reg  floor_gather$bits$1;
+    reg  floor_gather$bits$2;
+    reg  floor_gather$bits$3;
+    reg  floor_gather$bits$4;
+    reg  floor_gather$bits$5;
+    reg  floor_gather$bits$6;
+    reg  floor_gather$bits$7;
+    reg  floor_gather$bits$8;
+    reg  floor_gather$bits$9;
+    reg  floor_gather$bits$10;
+    reg  floor_gather$bits$11;
+    reg  floor_gather$bits$12;
+    reg  floor_gather$bits$13;
+    reg  floor_gather$bits$14;
+    reg  floor_gather$bits$15;
+    wire  [15:0] floor_gather$word;
+    reg  le_gather$bits$0;
+    reg  le_gather$bits$1;
+    reg  le_gather$bits$2;
+    reg  le_gather$bits$3;
+    reg  le_gather$bits$4;
+    reg  le_gather$bits$5;
+    reg  le_gather$bits$6;
+    reg  le_gather$bits$7;
+    reg  le_gather$bits$8;
+    reg  le_gather$bits$9;
+    reg  le_gather$bits$10;
+    reg  le_gather$bits$11;
+    reg  le_gather$bits$12;
+    reg  le_gather$bits$13;
+    reg  le_gather$bits$14;
+    reg  le_gather$bits$15;
+    reg  le_gather$bits$16;
+    reg  le_gather$bits$17;
+    reg  le_gather$bits$18;
+    reg  le_gather$bits$19;
+    reg  le_gather$bits$20;
+    reg  le_gather$bits$21;
+    reg  le_gather$bits$22;
+    reg  le_gather$bits$23;
+    reg  le_gather$bits$24;
+    reg  le_gather$bits$25;
+    reg  le_gather$bits$26;
+    reg  le_gather$bits$27;
+    reg  le_gather$bits$28;
+    reg  le_gather$bits$29;
+    reg  le_gather$bits$30;
+    reg  le_gather$bits$31;
+    reg  le_gather$bits$32;
+    reg  le_gather$bits$33;
+    reg  le_gather$bits$34;
+    reg  le_gather$bits$35;
+    reg  le_gather$bits$36;
+    reg  le_gather$bits$37;
+    reg  le_gather$bits$38;
+    reg  le_gather$bits$39;
+    reg  le_gather$bits$40;
+    reg  le_gather$bits$41;
+    reg  le_gather$bits$42;
+    reg  le_gather$bits$43;
+    reg  le_gather$bits$44;
+    reg  le_gather$bits$45;
+    reg  le_gather$bits$46;
+    reg  le_gather$bits$47;
+    reg  le_gather$bits$48;
+    reg  le_gather$bits$49;
+    reg  le_gather$bits$50;
+    reg  le_gather$bits$51;
+    reg  le_gather$bits$52;
+    reg  le_gather$bits$53;
+    reg  le_gather$bits$54;
+    reg  le_gather$bits$55;
+    reg  le_gather$bits$56;
+    reg  le_gather$bits$57;
+    reg  le_gather$bits$58;
+    reg  le_gather$bits$59;
+    reg  le_gather$bits$60;
+    reg  le_gather$bits$61;
+    reg  le_gather$bits$62;
+    reg  le_gather$bits$63;
+    reg  le_gather$bits$64;
+    reg  le_gather$bits$65;
+    reg  le_gather$bits$66;
+    reg  le_gather$bits$67;
+    reg  le_gather$bits$68;
+    reg  le_gather$bits$69;
+    reg  le_gather$bits$70;
+    reg  le_gather$bits$71;
+    reg  le_gather$bits$72;
+    reg  le_gather$bits$73;
+    reg  le_gather$bits$74;
+    reg  le_gather$bits$75;
+    reg  le_gather$bits$76;
+    reg  le_gather$bits$77;
+    reg  le_gather$bits$78;
+    reg  le_gather$bits$79;
+    reg  le_gather$bits$80;
+    reg  le_gather$bits$81;
+    reg  le_gather$bits$82;
+    reg  le_gather$bits$83;
+    reg  le_gather$bits$84;
+    reg  le_gather$bits$85;
+    reg  le_gather$bits$86;
+    reg  le_gather$bits$87;
+    reg  le_gather$bits$88;
+    reg  le_gather$bits$89;
+    reg  le_gather$bits$90;
+    reg  le_gather$bits$91;
+    reg  le_gather$bits$92;
+    reg  le_gather$bits$93;
+    reg  le_gather$bits$94;
+    reg  le_gather$bits$95;
+    reg  le_gather$bits$96;
+    reg  le_gather$bits$97;
+    reg  le_gather$bits$98;
+    reg  le_gather$bits$99;
+    reg  le_gather$bits$100;
+    reg  le_gather$bits$101;
+    reg  le_gather$bits$102;
+    reg  le_gather$bits$103;
+    reg  le_gather$bits$104;
+    reg  le_gather$bits$105;
+    reg  le_gather$bits$106;
+    reg  le_gather$bits$107;
+    reg  le_gather$bits$108;
+    reg  le_gather$bits$109;
+    reg  le_gather$bits$110;
+    reg  le_gather$bits$111;
+    reg  le_gather$bits$112;
+    reg  le_gather$bits$113;
+    reg  le_gather$bits$114;
+    reg  le_gather$bits$115;
+    reg  le_gather$bits$116;
+    reg  le_gather$bits$117;
+    reg  le_gather$bits$118;
+    reg  le_gather$bits$119;
+    reg  le_gather$bits$120;
+    reg  le_gather$bits$121;
+    reg  le_gather$bits$122;
+    reg  le_gather$bits$123;
+    reg  le_gather$bits$124;
+    reg  le_gather$bits$125;
+    reg  le_gather$bits$126;
+    reg  le_gather$bits$127;
+    reg  le_gather$bits$128;
+    reg  le_gather$bits$129;
+    reg  le_gather$bits$130;
+    reg  le_gather$bits$131;
+    reg  le_gather$bits$132;
+    reg  le_gather$bits$133;
+    reg  le_gather$bits$134;
+    reg  le_gather$bits$135;
+    reg  le_gather$bits$136;
+    reg  le_gather$bits$137;
+    reg  le_gather$bits$138;
+    reg  le_gather$bits$139;
+    reg  le_gather$bits$140;
+    reg  le_gather$bits$141;
+    reg  le_gather$bits$142;
+    reg  le_gather$bits$143;
+    reg  le_gather$bits$144;
+    reg  le_gather$bits$145;
+    reg  le_gather$bits$146;
+    reg  le_gather$bits$147;
+    reg  le_gather$bits$148;
+    reg  le_gather$bits$149;
+    reg  le_gather$bits$150;
+    reg  le_gather$bits$151;
+    reg  le_gather$bits$152;
+    reg  le_gather$bits$153;
+    reg  le_gather$bits$154;
+    reg  le_gather$bits$155;
+    reg  le_gather$bits$156;
+    reg  le_gather$bits$157;
+    reg  le_gather$bits$158;
+    reg  le_gather$bits$159;
+    reg  le_gather$bits$160;
+    reg  le_gather$bits$161;
+    reg  le_gather$bits$162;
+    reg  le_gather$bits$163;
+    reg  le_gather$bits$164;
+    reg  le_gather$bits$165;
+    reg  le_gather$bits$166;
+    reg  le_gather$bits$167;
+    reg  le_gather$bits$168;
+    reg  le_gather$bits$169;
+    reg  le_gather$bits$170;
+    reg  le_gather$bits$171;
+    reg  le_gather$bits$172;
+    reg  le_gather$bits$173;
+    reg  le_gather$bits$174;
+    reg  le_gather$bits$175;
+    reg  le_gather$bits$176;
+    reg  le_gather$bits$177;
+    reg  le_gather$bits$178;
+    reg  le_gather$bits$179;
+    reg  le_gather$bits$180;
+    reg  le_gather$bits$181;
+    reg  le_gather$bits$182;
+    reg  le_gather$bits$183;
+    reg  le_gather$bits$184;
+    reg  le_gather$bits$185;
+    reg  le_gather$bits$186;
+    reg  le_gather$bits$187;
+    reg  le_gather$bits$188;
+    reg  le_gather$bits$189;
+    reg  le_gather$bits$190;
+    reg  le_gather$bits$191;
+    reg  le_gather$bits$192;
+    reg  le_gather$bits$193;
+    reg  le_gather$bits$194;
+    reg  le_gather$bits$195;
+    reg  le_gather$bits$196;
+    reg  le_gather$bits$197;
+    reg  le_gather$bits$198;
+    reg  le_gather$bits$199;
+    reg  le_gather$bits$200;
+    reg  le_gather$bits$201;
+    reg  le_gather$bits$202;
+    reg  le_gather$bits$203;
+    reg  le_gather$bits$204;
+    reg  le_gather$bits$205;
+    reg  le_gather$bits$206;
+    reg  le_gather$bits$207;
+    reg  le_gather$bits$208;
+    reg  le_gather$bits$209;
+    reg  le_gather$bits$210;
+    reg  le_gather$bits$211;
+    reg  le_gather$bits$212;
+    reg  le_gather$bits$213;
+    reg  le_gather$bits$214;
+    reg  le_gather$bits$215;
+    reg  le_gather$bits$216;
+    reg  le_gather$bits$217;
+    reg  le_gather$bits$218;
+    reg  le_gather$bits$219;
+    reg  le_gather$bits$220;
+    reg  le_gather$bits$221;
+    reg  le_gather$bits$222;
+    reg  le_gather$bits$223;
+    reg  le_gather$bits$224;
+    reg  le_gather$bits$225;
+    reg  le_gather$bits$226;
+    reg  le_gather$bits$227;
+    reg  le_gather$bits$228;
+    reg  le_gather$bits$229;
+    reg  le_gather$bits$230;
+    reg  le_gather$bits$231;
+    reg  le_gather$bits$232;
+    reg  le_gather$bits$233;
+    reg  le_gather$bits$234;
+    reg  le_gather$bits$235;
+    reg  le_gather$bits$236;
+    reg  le_gather$bits$237;
+    reg  le_gather$bits$238;
+    reg  le_gather$bits$239;
+    reg  le_gather$bits$240;
+    reg  le_gather$bits$241;
+    reg  le_gather$bits$242;
+    reg  le_gather$bits$243;
+    reg  le_gather$bits$244;
+    reg  le_gather$bits$245;
+    reg  le_gather$bits$246;
+    reg  le_gather$bits$247;
+    reg  le_gather$bits$248;
+    reg  le_gather$bits$249;
+    reg  le_gather$bits$250;
+    reg  le_gather$bits$251;
+    reg  le_gather$bits$252;
+    reg  le_gather$bits$253;
+    reg  le_gather$bits$254;
+    reg  le_gather$bits$255;
+    wire  [255:0] le_gather$word;
+    
+    // Local signals
+    reg  [23:0] c_inc$0;
+    reg  [23:0] c_inc$1;
+    reg  [23:0] c_inc$2;
+    reg  [23:0] c_inc$3;
+    reg  [23:0] inc$0;
+    reg  [23:0] inc$1;
+    reg  [23:0] inc$2;
+    reg  [23:0] inc$3;
+    reg  [255:0] le;
+    
+    // Sub module instances
+    top$counters$cu$floor_gather floor_gather(
+        .bits$0(floor_gather$bits$0),
+        .bits$1(floor_gather$bits$1),
+        .bits$2(floor_gather$bits$2),
+        .bits$3(floor_gather$bits$3),
+        .bits$4(floor_gather$bits$4),
+        .bits$5(floor_gather$bits$5),
+        .bits$6(floor_gather$bits$6),
+        .bits$7(floor_gather$bits$7),
+        .bits$8(floor_gather$bits$8),
+        .bits$9(floor_gather$bits$9),
+        .bits$10(floor_gather$bits$10),
+        .bits$11(floor_gather$bits$11),
+        .bits$12(floor_gather$bits$12),
+        .bits$13(floor_gather$bits$13),
+        .bits$14(floor_gather$bits$14),
+        .bits$15(floor_gather$bits$15),
+        .word(floor_gather$word)
+    );
+    top$counters$cu$le_gather le_gather(
+        .bits$0(le_gather$bits$0),
+        .bits$1(le_gather$bits$1),
+        .bits$2(le_gather$bits$2),
+        .bits$3(le_gather$bits$3),
+        .bits$4(le_gather$bits$4),
+        .bits$5(le_gather$bits$5),
+        .bits$6(le_gather$bits$6),
+        .bits$7(le_gather$bits$7),
+        .bits$8(le_gather$bits$8),
+        .bits$9(le_gather$bits$9),
+        .bits$10(le_gather$bits$10),
+        .bits$11(le_gather$bits$11),
+        .bits$12(le_gather$bits$12),
+        .bits$13(le_gather$bits$13),
+        .bits$14(le_gather$bits$14),
+        .bits$15(le_gather$bits$15),
+        .bits$16(le_gather$bits$16),
+        .bits$17(le_gather$bits$17),
+        .bits$18(le_gather$bits$18),
+        .bits$19(le_gather$bits$19),
+        .bits$20(le_gather$bits$20),
+        .bits$21(le_gather$bits$21),
+        .bits$22(le_gather$bits$22),
+        .bits$23(le_gather$bits$23),
+        .bits$24(le_gather$bits$24),
+        .bits$25(le_gather$bits$25),
+        .bits$26(le_gather$bits$26),
+        .bits$27(le_gather$bits$27),
+        .bits$28(le_gather$bits$28),
+        .bits$29(le_gather$bits$29),
+        .bits$30(le_gather$bits$30),
+        .bits$31(le_gather$bits$31),
+        .bits$32(le_gather$bits$32),
+        .bits$33(le_gather$bits$33),
+        .bits$34(le_gather$bits$34),
+        .bits$35(le_gather$bits$35),
+        .bits$36(le_gather$bits$36),
+        .bits$37(le_gather$bits$37),
+        .bits$38(le_gather$bits$38),
+        .bits$39(le_gather$bits$39),
+        .bits$40(le_gather$bits$40),
+        .bits$41(le_gather$bits$41),
+        .bits$42(le_gather$bits$42),
+        .bits$43(le_gather$bits$43),
+        .bits$44(le_gather$bits$44),
+        .bits$45(le_gather$bits$45),
+        .bits$46(le_gather$bits$46),
+        .bits$47(le_gather$bits$47),
+        .bits$48(le_gather$bits$48),
+        .bits$49(le_gather$bits$49),
+        .bits$50(le_gather$bits$50),
+        .bits$51(le_gather$bits$51),
+        .bits$52(le_gather$bits$52),
+        .bits$53(le_gather$bits$53),
+        .bits$54(le_gather$bits$54),
+        .bits$55(le_gather$bits$55),
+        .bits$56(le_gather$bits$56),
+        .bits$57(le_gather$bits$57),
+        .bits$58(le_gather$bits$58),
+        .bits$59(le_gather$bits$59),
+        .bits$60(le_gather$bits$60),
+        .bits$61(le_gather$bits$61),
+        .bits$62(le_gather$bits$62),
+        .bits$63(le_gather$bits$63),
+        .bits$64(le_gather$bits$64),
+        .bits$65(le_gather$bits$65),
+        .bits$66(le_gather$bits$66),
+        .bits$67(le_gather$bits$67),
+        .bits$68(le_gather$bits$68),
+        .bits$69(le_gather$bits$69),
+        .bits$70(le_gather$bits$70),
+        .bits$71(le_gather$bits$71),
+        .bits$72(le_gather$bits$72),
+        .bits$73(le_gather$bits$73),
+        .bits$74(le_gather$bits$74),
+        .bits$75(le_gather$bits$75),
+        .bits$76(le_gather$bits$76),
+        .bits$77(le_gather$bits$77),
+        .bits$78(le_gather$bits$78),
+        .bits$79(le_gather$bits$79),
+        .bits$80(le_gather$bits$80),
+        .bits$81(le_gather$bits$81),
+        .bits$82(le_gather$bits$82),
+        .bits$83(le_gather$bits$83),
+        .bits$84(le_gather$bits$84),
+        .bits$85(le_gather$bits$85),
+        .bits$86(le_gather$bits$86),
+        .bits$87(le_gather$bits$87),
+        .bits$88(le_gather$bits$88),
+        .bits$89(le_gather$bits$89),
+        .bits$90(le_gather$bits$90),
+        .bits$91(le_gather$bits$91),
+        .bits$92(le_gather$bits$92),
+        .bits$93(le_gather$bits$93),
+        .bits$94(le_gather$bits$94),
+        .bits$95(le_gather$bits$95),
+        .bits$96(le_gather$bits$96),
+        .bits$97(le_gather$bits$97),
+        .bits$98(le_gather$bits$98),
+        .bits$99(le_gather$bits$99),
+        .bits$100(le_gather$bits$100),
+        .bits$101(le_gather$bits$101),
+        .bits$102(le_gather$bits$102),
+        .bits$103(le_gather$bits$103),
+        .bits$104(le_gather$bits$104),
+        .bits$105(le_gather$bits$105),
+        .bits$106(le_gather$bits$106),
+        .bits$107(le_gather$bits$107),
+        .bits$108(le_gather$bits$108),
+        .bits$109(le_gather$bits$109),
+        .bits$110(le_gather$bits$110),
+        .bits$111(le_gather$bits$111),
+        .bits$112(le_gather$bits$112),
+        .bits$113(le_gather$bits$113),
+        .bits$114(le_gather$bits$114),
+        .bits$115(le_gather$bits$115),
+        .bits$116(le_gather$bits$116),
+        .bits$117(le_gather$bits$117),
+        .bits$118(le_gather$bits$118),
+        .bits$119(le_gather$bits$119),
+        .bits$120(le_gather$bits$120),
+        .bits$121(le_gather$bits$121),
+        .bits$122(le_gather$bits$122),
+        .bits$123(le_gather$bits$123),
+        .bits$124(le_gather$bits$124),
+        .bits$125(le_gather$bits$125),
+        .bits$126(le_gather$bits$126),
+        .bits$127(le_gather$bits$127),
+        .bits$128(le_gather$bits$128),
+        .bits$129(le_gather$bits$129),
+        .bits$130(le_gather$bits$130),
+        .bits$131(le_gather$bits$131),
+        .bits$132(le_gather$bits$132),
+        .bits$133(le_gather$bits$133),
+        .bits$134(le_gather$bits$134),
+        .bits$135(le_gather$bits$135),
+        .bits$136(le_gather$bits$136),
+        .bits$137(le_gather$bits$137),
+        .bits$138(le_gather$bits$138),
+        .bits$139(le_gather$bits$139),
+        .bits$140(le_gather$bits$140),
+        .bits$141(le_gather$bits$141),
+        .bits$142(le_gather$bits$142),
+        .bits$143(le_gather$bits$143),
+        .bits$144(le_gather$bits$144),
+        .bits$145(le_gather$bits$145),
+        .bits$146(le_gather$bits$146),
+        .bits$147(le_gather$bits$147),
+        .bits$148(le_gather$bits$148),
+        .bits$149(le_gather$bits$149),
+        .bits$150(le_gather$bits$150),
+        .bits$151(le_gather$bits$151),
+        .bits$152(le_gather$bits$152),
+        .bits$153(le_gather$bits$153),
+        .bits$154(le_gather$bits$154),
+        .bits$155(le_gather$bits$155),
+        .bits$156(le_gather$bits$156),
+        .bits$157(le_gather$bits$157),
+        .bits$158(le_gather$bits$158),
+        .bits$159(le_gather$bits$159),
+        .bits$160(le_gather$bits$160),
+        .bits$161(le_gather$bits$161),
+        .bits$162(le_gather$bits$162),
+        .bits$163(le_gather$bits$163),
+        .bits$164(le_gather$bits$164),
+        .bits$165(le_gather$bits$165),
+        .bits$166(le_gather$bits$166),
+        .bits$167(le_gather$bits$167),
+        .bits$168(le_gather$bits$168),
+        .bits$169(le_gather$bits$169),
+        .bits$170(le_gather$bits$170),
+        .bits$171(le_gather$bits$171),
+        .bits$172(le_gather$bits$172),
+        .bits$173(le_gather$bits$173),
+        .bits$174(le_gather$bits$174),
+        .bits$175(le_gather$bits$175),
+        .bits$176(le_gather$bits$176),
+        .bits$177(le_gather$bits$177),
+        .bits$178(le_gather$bits$178),
+        .bits$179(le_gather$bits$179),
+        .bits$180(le_gather$bits$180),
+        .bits$181(le_gather$bits$181),
+        .bits$182(le_gather$bits$182),
+        .bits$183(le_gather$bits$183),
+        .bits$184(le_gather$bits$184),
+        .bits$185(le_gather$bits$185),
+        .bits$186(le_gather$bits$186),
+        .bits$187(le_gather$bits$187),
+        .bits$188(le_gather$bits$188),
+        .bits$189(le_gather$bits$189),
+        .bits$190(le_gather$bits$190),
+        .bits$191(le_gather$bits$191),
+        .bits$192(le_gather$bits$192),
+        .bits$193(le_gather$bits$193),
+        .bits$194(le_gather$bits$194),
+        .bits$195(le_gather$bits$195),
+        .bits$196(le_gather$bits$196),
+        .bits$197(le_gather$bits$197),
+        .bits$198(le_gather$bits$198),
+        .bits$199(le_gather$bits$199),
+        .bits$200(le_gather$bits$200),
+        .bits$201(le_gather$bits$201),
+        .bits$202(le_gather$bits$202),
+        .bits$203(le_gather$bits$203),
+        .bits$204(le_gather$bits$204),
+        .bits$205(le_gather$bits$205),
+        .bits$206(le_gather$bits$206),
+        .bits$207(le_gather$bits$207),
+        .bits$208(le_gather$bits$208),
+        .bits$209(le_gather$bits$209),
+        .bits$210(le_gather$bits$210),
+        .bits$211(le_gather$bits$211),
+        .bits$212(le_gather$bits$212),
+        .bits$213(le_gather$bits$213),
+        .bits$214(le_gather$bits$214),
+        .bits$215(le_gather$bits$215),
+        .bits$216(le_gather$bits$216),
+        .bits$217(le_gather$bits$217),
+        .bits$218(le_gather$bits$218),
+        .bits$219(le_gather$bits$219),
+        .bits$220(le_gather$bits$220),
+        .bits$221(le_gather$bits$221),
+        .bits$222(le_gather$bits$222),
+        .bits$223(le_gather$bits$223),
+        .bits$224(le_gather$bits$224),
+        .bits$225(le_gather$bits$225),
+        .bits$226(le_gather$bits$226),
+        .bits$227(le_gather$bits$227),
+        .bits$228(le_gather$bits$228),
+        .bits$229(le_gather$bits$229),
+        .bits$230(le_gather$bits$230),
+        .bits$231(le_gather$bits$231),
+        .bits$232(le_gather$bits$232),
+        .bits$233(le_gather$bits$233),
+        .bits$234(le_gather$bits$234),
+        .bits$235(le_gather$bits$235),
+        .bits$236(le_gather$bits$236),
+        .bits$237(le_gather$bits$237),
+        .bits$238(le_gather$bits$238),
+        .bits$239(le_gather$bits$239),
+        .bits$240(le_gather$bits$240),
+        .bits$241(le_gather$bits$241),
+        .bits$242(le_gather$bits$242),
+        .bits$243(le_gather$bits$243),
+        .bits$244(le_gather$bits$244),
+        .bits$245(le_gather$bits$245),
+        .bits$246(le_gather$bits$246),
+        .bits$247(le_gather$bits$247),
+        .bits$248(le_gather$bits$248),
+        .bits$249(le_gather$bits$249),
+        .bits$250(le_gather$bits$250),
+        .bits$251(le_gather$bits$251),
+        .bits$252(le_gather$bits$252),
+        .bits$253(le_gather$bits$253),
+        .bits$254(le_gather$bits$254),
+        .bits$255(le_gather$bits$255),
+        .word(le_gather$word)
+    );
+    
+    // Update code
+    always @(*) begin
+        le_gather$bits$0 = 1'b0;
+        le_gather$bits$1 = 1'b0;
+        le_gather$bits$2 = 1'b0;
+        le_gather$bits$3 = 1'b0;
+        le_gather$bits$4 = 1'b0;
+        le_gather$bits$5 = 1'b0;
+        le_gather$bits$6 = 1'b0;
+        le_gather$bits$7 = 1'b0;
+        le_gather$bits$8 = 1'b0;
+        le_gather$bits$9 = 1'b0;
+        le_gather$bits$10 = 1'b0;
+        le_gather$bits$11 = 1'b0;
+        le_gather$bits$12 = 1'b0;
+        le_gather$bits$13 = 1'b0;
+        le_gather$bits$14 = 1'b0;
+        le_gather$bits$15 = 1'b0;
+        le_gather$bits$16 = 1'b0;
+        le_gather$bits$17 = 1'b0;
+        le_gather$bits$18 = 1'b0;
+        le_gather$bits$19 = 1'b0;
+        le_gather$bits$20 = 1'b0;
+        le_gather$bits$21 = 1'b0;
+        le_gather$bits$22 = 1'b0;
+        le_gather$bits$23 = 1'b0;
+        le_gather$bits$24 = 1'b0;
+        le_gather$bits$25 = 1'b0;
+        le_gather$bits$26 = 1'b0;
+        le_gather$bits$27 = 1'b0;
+        le_gather$bits$28 = 1'b0;
+        le_gather$bits$29 = 1'b0;
+        le_gather$bits$30 = 1'b0;
+        le_gather$bits$31 = 1'b0;
+        le_gather$bits$32 = 1'b0;
+        le_gather$bits$33 = 1'b0;
+        le_gather$bits$34 = 1'b0;
+        le_gather$bits$35 = 1'b0;
+        le_gather$bits$36 = 1'b0;
+        le_gather$bits$37 = 1'b0;
+        le_gather$bits$38 = 1'b0;
+        le_gather$bits$39 = 1'b0;
+        le_gather$bits$40 = 1'b0;
+        le_gather$bits$41 = 1'b0;
+        le_gather$bits$42 = 1'b0;
+        le_gather$bits$43 = 1'b0;
+        le_gather$bits$44 = 1'b0;
+        le_gather$bits$45 = 1'b0;
+        le_gather$bits$46 = 1'b0;
+        le_gather$bits$47 = 1'b0;
+        le_gather$bits$48 = 1'b0;
+        le_gather$bits$49 = 1'b0;
+        le_gather$bits$50 = 1'b0;
+        le_gather$bits$51 = 1'b0;
+        le_gather$bits$52 = 1'b0;
+        le_gather$bits$53 = 1'b0;
+        le_gather$bits$54 = 1'b0;
+        le_gather$bits$55 = 1'b0;
+        le_gather$bits$56 = 1'b0;
+        le_gather$bits$57 = 1'b0;
+        le_gather$bits$58 = 1'b0;
+        le_gather$bits$59 = 1'b0;
+        le_gather$bits$60 = 1'b0;
+        le_gather$bits$61 = 1'b0;
+        le_gather$bits$62 = 1'b0;
+        le_gather$bits$63 = 1'b0;
+        le_gather$bits$64 = 1'b0;
+        le_gather$bits$65 = 1'b0;
+        le_gather$bits$66 = 1'b0;
+        le_gather$bits$67 = 1'b0;
+        le_gather$bits$68 = 1'b0;
+        le_gather$bits$69 = 1'b0;
+        le_gather$bits$70 = 1'b0;
+        le_gather$bits$71 = 1'b0;
+        le_gather$bits$72 = 1'b0;
+        le_gather$bits$73 = 1'b0;
+        le_gather$bits$74 = 1'b0;
+        le_gather$bits$75 = 1'b0;
+        le_gather$bits$76 = 1'b0;
+        le_gather$bits$77 = 1'b0;
+        le_gather$bits$78 = 1'b0;
+        le_gather$bits$79 = 1'b0;
+        le_gather$bits$80 = 1'b0;
+        le_gather$bits$81 = 1'b0;
+        le_gather$bits$82 = 1'b0;
+        le_gather$bits$83 = 1'b0;
+        le_gather$bits$84 = 1'b0;
+        le_gather$bits$85 = 1'b0;
+        le_gather$bits$86 = 1'b0;
+        le_gather$bits$87 = 1'b0;
+        le_gather$bits$88 = 1'b0;
+        le_gather$bits$89 = 1'b0;
+        le_gather$bits$90 = 1'b0;
+        le_gather$bits$91 = 1'b0;
+        le_gather$bits$92 = 1'b0;
+        le_gather$bits$93 = 1'b0;
+        le_gather$bits$94 = 1'b0;
+        le_gather$bits$95 = 1'b0;
+        le_gather$bits$96 = 1'b0;
+        le_gather$bits$97 = 1'b0;
+        le_gather$bits$98 = 1'b0;
+        le_gather$bits$99 = 1'b0;
+        le_gather$bits$100 = 1'b0;
+        le_gather$bits$101 = 1'b0;
+        le_gather$bits$102 = 1'b0;
+        le_gather$bits$103 = 1'b0;
+        le_gather$bits$104 = 1'b0;
+        le_gather$bits$105 = 1'b0;
+        le_gather$bits$106 = 1'b0;
+        le_gather$bits$107 = 1'b0;
+        le_gather$bits$108 = 1'b0;
+        le_gather$bits$109 = 1'b0;
+        le_gather$bits$110 = 1'b0;
+        le_gather$bits$111 = 1'b0;
+        le_gather$bits$112 = 1'b0;
+        le_gather$bits$113 = 1'b0;
+        le_gather$bits$114 = 1'b0;
+        le_gather$bits$115 = 1'b0;
+        le_gather$bits$116 = 1'b0;
+        le_gather$bits$117 = 1'b0;
+        le_gather$bits$118 = 1'b0;
+        le_gather$bits$119 = 1'b0;
+        le_gather$bits$120 = 1'b0;
+        le_gather$bits$121 = 1'b0;
+        le_gather$bits$122 = 1'b0;
+        le_gather$bits$123 = 1'b0;
+        le_gather$bits$124 = 1'b0;
+        le_gather$bits$125 = 1'b0;
+        le_gather$bits$126 = 1'b0;
+        le_gather$bits$127 = 1'b0;
+        le_gather$bits$128 = 1'b0;
+        le_gather$bits$129 = 1'b0;
+        le_gather$bits$130 = 1'b0;
+        le_gather$bits$131 = 1'b0;
+        le_gather$bits$132 = 1'b0;
+        le_gather$bits$133 = 1'b0;
+        le_gather$bits$134 = 1'b0;
+        le_gather$bits$135 = 1'b0;
+        le_gather$bits$136 = 1'b0;
+        le_gather$bits$137 = 1'b0;
+        le_gather$bits$138 = 1'b0;
+        le_gather$bits$139 = 1'b0;
+        le_gather$bits$140 = 1'b0;
+        le_gather$bits$141 = 1'b0;
+        le_gather$bits$142 = 1'b0;
+        le_gather$bits$143 = 1'b0;
+        le_gather$bits$144 = 1'b0;
+        le_gather$bits$145 = 1'b0;
+        le_gather$bits$146 = 1'b0;
+        le_gather$bits$147 = 1'b0;
+        le_gather$bits$148 = 1'b0;
+        le_gather$bits$149 = 1'b0;
+        le_gather$bits$150 = 1'b0;
+        le_gather$bits$151 = 1'b0;
+        le_gather$bits$152 = 1'b0;
+        le_gather$bits$153 = 1'b0;
+        le_gather$bits$154 = 1'b0;
+        le_gather$bits$155 = 1'b0;
+        le_gather$bits$156 = 1'b0;
+        le_gather$bits$157 = 1'b0;
+        le_gather$bits$158 = 1'b0;
+        le_gather$bits$159 = 1'b0;
+        le_gather$bits$160 = 1'b0;
+        le_gather$bits$161 = 1'b0;
+        le_gather$bits$162 = 1'b0;
+        le_gather$bits$163 = 1'b0;
+        le_gather$bits$164 = 1'b0;
+        le_gather$bits$165 = 1'b0;
+        le_gather$bits$166 = 1'b0;
+        le_gather$bits$167 = 1'b0;
+        le_gather$bits$168 = 1'b0;
+        le_gather$bits$169 = 1'b0;
+        le_gather$bits$170 = 1'b0;
+        le_gather$bits$171 = 1'b0;
+        le_gather$bits$172 = 1'b0;
+        le_gather$bits$173 = 1'b0;
+        le_gather$bits$174 = 1'b0;
+        le_gather$bits$175 = 1'b0;
+        le_gather$bits$176 = 1'b0;
+        le_gather$bits$177 = 1'b0;
+        le_gather$bits$178 = 1'b0;
+        le_gather$bits$179 = 1'b0;
+        le_gather$bits$180 = 1'b0;
+        le_gather$bits$181 = 1'b0;
+        le_gather$bits$182 = 1'b0;
+        le_gather$bits$183 = 1'b0;
+        le_gather$bits$184 = 1'b0;
+        le_gather$bits$185 = 1'b0;
+        le_gather$bits$186 = 1'b0;
+        le_gather$bits$187 = 1'b0;
+        le_gather$bits$188 = 1'b0;
+        le_gather$bits$189 = 1'b0;
+        le_gather$bits$190 = 1'b0;
+        le_gather$bits$191 = 1'b0;
+        le_gather$bits$192 = 1'b0;
+        le_gather$bits$193 = 1'b0;
+        le_gather$bits$194 = 1'b0;
+        le_gather$bits$195 = 1'b0;
+        le_gather$bits$196 = 1'b0;
+        le_gather$bits$197 = 1'b0;
+        le_gather$bits$198 = 1'b0;
+        le_gather$bits$199 = 1'b0;
+        le_gather$bits$200 = 1'b0;
+        le_gather$bits$201 = 1'b0;
+        le_gather$bits$202 = 1'b0;
+        le_gather$bits$203 = 1'b0;
+        le_gather$bits$204 = 1'b0;
+        le_gather$bits$205 = 1'b0;
+        le_gather$bits$206 = 1'b0;
+        le_gather$bits$207 = 1'b0;
+        le_gather$bits$208 = 1'b0;
+        le_gather$bits$209 = 1'b0;
+        le_gather$bits$210 = 1'b0;
+        le_gather$bits$211 = 1'b0;
+        le_gather$bits$212 = 1'b0;
+        le_gather$bits$213 = 1'b0;
+        le_gather$bits$214 = 1'b0;
+        le_gather$bits$215 = 1'b0;
+        le_gather$bits$216 = 1'b0;
+        le_gather$bits$217 = 1'b0;
+        le_gather$bits$218 = 1'b0;
+        le_gather$bits$219 = 1'b0;
+        le_gather$bits$220 = 1'b0;
+        le_gather$bits$221 = 1'b0;
+        le_gather$bits$222 = 1'b0;
+        le_gather$bits$223 = 1'b0;
+        le_gather$bits$224 = 1'b0;
+        le_gather$bits$225 = 1'b0;
+        le_gather$bits$226 = 1'b0;
+        le_gather$bits$227 = 1'b0;
+        le_gather$bits$228 = 1'b0;
+        le_gather$bits$229 = 1'b0;
+        le_gather$bits$230 = 1'b0;
+        le_gather$bits$231 = 1'b0;
+        le_gather$bits$232 = 1'b0;
+        le_gather$bits$233 = 1'b0;
+        le_gather$bits$234 = 1'b0;
+        le_gather$bits$235 = 1'b0;
+        le_gather$bits$236 = 1'b0;
+        le_gather$bits$237 = 1'b0;
+        le_gather$bits$238 = 1'b0;
+        le_gather$bits$239 = 1'b0;
+        le_gather$bits$240 = 1'b0;
+        le_gather$bits$241 = 1'b0;
+        le_gather$bits$242 = 1'b0;
+        le_gather$bits$243 = 1'b0;
+        le_gather$bits$244 = 1'b0;
+        le_gather$bits$245 = 1'b0;
+        le_gather$bits$246 = 1'b0;
+        le_gather$bits$247 = 1'b0;
+        le_gather$bits$248 = 1'b0;
+        le_gather$bits$249 = 1'b0;
+        le_gather$bits$250 = 1'b0;
+        le_gather$bits$251 = 1'b0;
+        le_gather$bits$252 = 1'b0;
+        le_gather$bits$253 = 1'b0;
+        le_gather$bits$254 = 1'b0;
+        le_gather$bits$255 = 1'b0;
+        le_gather$bits$0 = c$0 <= c$0;
+        le_gather$bits$1 = c$0 <= c$1;
+        le_gather$bits$2 = c$0 <= c$2;
+        le_gather$bits$3 = c$0 <= c$3;
+        le_gather$bits$16 = c$1 <= c$0;
+        le_gather$bits$17 = c$1 <= c$1;
+        le_gather$bits$18 = c$1 <= c$2;
+        le_gather$bits$19 = c$1 <= c$3;
+        le_gather$bits$32 = c$2 <= c$0;
+        le_gather$bits$33 = c$2 <= c$1;
+        le_gather$bits$34 = c$2 <= c$2;
+        le_gather$bits$35 = c$2 <= c$3;
+        le_gather$bits$48 = c$3 <= c$0;
+        le_gather$bits$49 = c$3 <= c$1;
+        le_gather$bits$50 = c$3 <= c$2;
+        le_gather$bits$51 = c$3 <= c$3;
+        le = le_gather$word;
+        floor_gather$bits$0 = 1'b1;
+        floor_gather$bits$1 = 1'b1;
+        floor_gather$bits$2 = 1'b1;
+        floor_gather$bits$3 = 1'b1;
+        floor_gather$bits$4 = 1'b1;
+        floor_gather$bits$5 = 1'b1;
+        floor_gather$bits$6 = 1'b1;
+        floor_gather$bits$7 = 1'b1;
+        floor_gather$bits$8 = 1'b1;
+        floor_gather$bits$9 = 1'b1;
+        floor_gather$bits$10 = 1'b1;
+        floor_gather$bits$11 = 1'b1;
+        floor_gather$bits$12 = 1'b1;
+        floor_gather$bits$13 = 1'b1;
+        floor_gather$bits$14 = 1'b1;
+        floor_gather$bits$15 = 1'b1;
+        new_min = zero;
+        inc$0 = c$0;
+        if (c$0 < counter_max) begin
+            inc$0 = c$0 + one;
+        end
+        floor_gather$bits$0 = c$0 >= candidate_floor;
+        if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
+            new_min = inc$0;
+        end
+        inc$1 = c$1;
+        if (c$1 < counter_max) begin
+            inc$1 = c$1 + one;
+        end
+        floor_gather$bits$1 = c$1 >= candidate_floor;
+        if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
+            new_min = inc$1;
+        end
+        inc$2 = c$2;
+        if (c$2 < counter_max) begin
+            inc$2 = c$2 + one;
+        end
+        floor_gather$bits$2 = c$2 >= candidate_floor;
+        if (&(le[(2 * 32'h10)+:(16)] | absent_tables)) begin
+            new_min = inc$2;
+        end
+        inc$3 = c$3;
+        if (c$3 < counter_max) begin
+            inc$3 = c$3 + one;
+        end
+        floor_gather$bits$3 = c$3 >= candidate_floor;
+        if (&(le[(3 * 32'h10)+:(16)] | absent_tables)) begin
+            new_min = inc$3;
+        end
+        candidate = promotable & &floor_gather$word;
+        c_inc$0 = c$0;
+        if ((c$0 < counter_max) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
+            c_inc$0 = c$0 + one;
+        end
+        if (promoted & reset_on_promote) begin
+            w$0 = zero;
+        end
+        else begin
+            w$0 = c_inc$0;
+        end
+        c_inc$1 = c$1;
+        if ((c$1 < counter_max) & (~conservative_update | &(le[(1 * 32'h10)+:(16)] | absent_tables))) begin
+            c_inc$1 = c$1 + one;
+        end
+        if (promoted & reset_on_promote) begin
+            w$1 = zero;
+        end
+        else begin
+            w$1 = c_inc$1;
+        end
+        c_inc$2 = c$2;
+        if ((c$2 < counter_max) & (~conservative_update | &(le[(2 * 32'h10)+:(16)] | absent_tables))) begin
+            c_inc$2 = c$2 + one;
+        end
+        if (promoted & reset_on_promote) begin
+            w$2 = zero;
+        end
+        else begin
+            w$2 = c_inc$2;
+        end
+        c_inc$3 = c$3;
+        if ((c$3 < counter_max) & (~conservative_update | &(le[(3 * 32'h10)+:(16)] | absent_tables))) begin
+            c_inc$3 = c$3 + one;
+        end
+        if (promoted & reset_on_promote) begin
+            w$3 = zero;
+        end
+        else begin
+            w$3 = c_inc$3;
+        end
+    end
+    
+endmodule // top$counters$cu
+
+
+module top$counters$cu$floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
     
     // Module arguments
     input wire  bits$0;
@@ -16740,200 +16788,10 @@ module top$counters$floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$
     
     // Update code (custom)
     always @(*) word = {bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
-endmodule // top$counters$floor_gather
+endmodule // top$counters$cu$floor_gather
 
 
-module top$counters$fw_bank(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_bank
-
-
-module top$counters$fw_data$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_data$0
-
-
-module top$counters$fw_data$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_data$1
-
-
-module top$counters$fw_data$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_data$2
-
-
-module top$counters$fw_data$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_data$3
-
-
-module top$counters$fw_index$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_index$0
-
-
-module top$counters$fw_index$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_index$1
-
-
-module top$counters$fw_index$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_index$2
-
-
-module top$counters$fw_index$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_index$3
-
-
-module top$counters$fw_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_valid
-
-
-module top$counters$le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
+module top$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
     
     // Module arguments
     input wire  bits$0;
@@ -17196,7 +17054,197 @@ module top$counters$le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,b
     
     // Update code (custom)
     always @(*) word = {bits$255, bits$254, bits$253, bits$252, bits$251, bits$250, bits$249, bits$248, bits$247, bits$246, bits$245, bits$244, bits$243, bits$242, bits$241, bits$240, bits$239, bits$238, bits$237, bits$236, bits$235, bits$234, bits$233, bits$232, bits$231, bits$230, bits$229, bits$228, bits$227, bits$226, bits$225, bits$224, bits$223, bits$222, bits$221, bits$220, bits$219, bits$218, bits$217, bits$216, bits$215, bits$214, bits$213, bits$212, bits$211, bits$210, bits$209, bits$208, bits$207, bits$206, bits$205, bits$204, bits$203, bits$202, bits$201, bits$200, bits$199, bits$198, bits$197, bits$196, bits$195, bits$194, bits$193, bits$192, bits$191, bits$190, bits$189, bits$188, bits$187, bits$186, bits$185, bits$184, bits$183, bits$182, bits$181, bits$180, bits$179, bits$178, bits$177, bits$176, bits$175, bits$174, bits$173, bits$172, bits$171, bits$170, bits$169, bits$168, bits$167, bits$166, bits$165, bits$164, bits$163, bits$162, bits$161, bits$160, bits$159, bits$158, bits$157, bits$156, bits$155, bits$154, bits$153, bits$152, bits$151, bits$150, bits$149, bits$148, bits$147, bits$146, bits$145, bits$144, bits$143, bits$142, bits$141, bits$140, bits$139, bits$138, bits$137, bits$136, bits$135, bits$134, bits$133, bits$132, bits$131, bits$130, bits$129, bits$128, bits$127, bits$126, bits$125, bits$124, bits$123, bits$122, bits$121, bits$120, bits$119, bits$118, bits$117, bits$116, bits$115, bits$114, bits$113, bits$112, bits$111, bits$110, bits$109, bits$108, bits$107, bits$106, bits$105, bits$104, bits$103, bits$102, bits$101, bits$100, bits$99, bits$98, bits$97, bits$96, bits$95, bits$94, bits$93, bits$92, bits$91, bits$90, bits$89, bits$88, bits$87, bits$86, bits$85, bits$84, bits$83, bits$82, bits$81, bits$80, bits$79, bits$78, bits$77, bits$76, bits$75, bits$74, bits$73, bits$72, bits$71, bits$70, bits$69, bits$68, bits$67, bits$66, bits$65, bits$64, bits$63, bits$62, bits$61, bits$60, bits$59, bits$58, bits$57, bits$56, bits$55, bits$54, bits$53, bits$52, bits$51, bits$50, bits$49, bits$48, bits$47, bits$46, bits$45, bits$44, bits$43, bits$42, bits$41, bits$40, bits$39, bits$38, bits$37, bits$36, bits$35, bits$34, bits$33, bits$32, bits$31, bits$30, bits$29, bits$28, bits$27, bits$26, bits$25, bits$24, bits$23, bits$22, bits$21, bits$20, bits$19, bits$18, bits$17, bits$16, bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
-endmodule // top$counters$le_gather
+endmodule // top$counters$cu$le_gather
+
+
+module top$counters$fw_bank(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_bank
+
+
+module top$counters$fw_data$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_data$0
+
+
+module top$counters$fw_data$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_data$1
+
+
+module top$counters$fw_data$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_data$2
+
+
+module top$counters$fw_data$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_data$3
+
+
+module top$counters$fw_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_index$0
+
+
+module top$counters$fw_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_index$1
+
+
+module top$counters$fw_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_index$2
+
+
+module top$counters$fw_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_index$3
+
+
+module top$counters$fw_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_valid
 
 
 module top$counters$s1_bank(d,q,clock);
