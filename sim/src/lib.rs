@@ -1,33 +1,13 @@
-//! Bit-exact reference models of the hwprof blocks, event traces, the accuracy metric, and the
-//! co-simulation of the RTL in `hwprof-hdl` against the models.
+//! Everything of hwprof that is not RTL, in four layers (docs/ARCHITECTURE.md), each depending
+//! only on the ones above it:
+//! - [`model`]: bit-exact reference models of the blocks in `hwprof-hdl`, under the same names;
+//! - [`verify`]: co-simulation of the RTL against the models (rust-hdl's simulator, Icarus);
+//! - [`eval`]: event traces, the accuracy metric, peers, sweeps, studies and plots;
+//! - [`flow`]: the FPGA flow (Yosys, nextpnr, bitstreams) and its reports.
 
-pub mod baseline;
-pub mod counter_area;
-pub mod counter_cosim;
-pub mod counter_study;
-pub mod exact_counter;
-pub mod float_counter;
-pub mod fxhash;
-pub mod icarus;
-pub mod lfsr;
-pub mod metric;
-pub mod morris;
-pub mod multihash;
-pub mod multihash_bram;
-pub mod multihash_cosim;
-pub mod multihash_icarus;
-pub mod multihash_streams;
-pub mod plot;
-pub mod profile_buffer;
-pub mod space_saving;
-pub mod stratified;
-pub mod sweep;
-pub mod trace;
+pub mod eval;
+pub mod flow;
+pub mod model;
+pub mod verify;
 
 pub use hwprof_hdl;
-pub mod board_top;
-pub mod event_source;
-pub mod report_format;
-pub mod synth;
-pub mod uart;
-pub mod waveform;

@@ -2,8 +2,8 @@
 
 use hwprof_sim::hwprof_hdl::hash::HashConstants;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
-use hwprof_sim::metric::{perfect_counts, score_interval, Accuracy};
-use hwprof_sim::multihash::{EntryState, IntervalReport, MultiHash, ReportEntry};
+use hwprof_sim::eval::metric::{perfect_counts, score_interval, Accuracy};
+use hwprof_sim::model::multihash::{EntryState, IntervalReport, MultiHash, ReportEntry};
 use proptest::prelude::*;
 
 struct Knobs {

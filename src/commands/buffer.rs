@@ -3,7 +3,7 @@
 
 use super::{load_trace, print_json, CliError, CmdResult, KindArg};
 use hwprof_sim::hwprof_hdl::profile_buffer::{verilog, BufferConfig};
-use hwprof_sim::profile_buffer::{evaluate, BufferEvaluation};
+use hwprof_sim::model::profile_buffer::{evaluate, BufferEvaluation};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]

@@ -2,9 +2,9 @@
 
 use super::{load_config, load_trace, print_json, CliError, CmdResult, KindArg};
 use hwprof_sim::hwprof_hdl::multihash::Design;
-use hwprof_sim::multihash_cosim::{cosim, CosimOptions, ReadyPattern};
-use hwprof_sim::multihash_icarus::icarus_cosim_design;
-use hwprof_sim::multihash_streams::{stream, StreamKind};
+use hwprof_sim::verify::multihash::cosim::{cosim, CosimOptions, ReadyPattern};
+use hwprof_sim::verify::multihash::icarus::icarus_cosim_design;
+use hwprof_sim::verify::multihash::streams::{stream, StreamKind};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -47,7 +47,7 @@ pub struct CosimArgs {
 
 pub fn run(a: CosimArgs) -> CmdResult {
     let cfg = load_config(&a.config)?;
-    hwprof_sim::hwprof_hdl::multihash::rtl_shape(&cfg)
+    hwprof_sim::hwprof_hdl::multihash::design::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     let report_ready = parse_ready(&a.report_ready)?;
     let design = if a.baseline {

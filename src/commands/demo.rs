@@ -3,8 +3,8 @@
 
 use super::{model::print_table, CliError, CmdResult};
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
-use hwprof_sim::metric::evaluate;
-use hwprof_sim::trace::read_trace;
+use hwprof_sim::eval::metric::evaluate;
+use hwprof_sim::eval::trace::read_trace;
 
 /// A real load trace (valgrind lackey, `gzip -9` of a small binary), compact binary form.
 const BUNDLED_TRACE: &[u8] = include_bytes!("../../traces/gzip_load.hwpt.gz");
@@ -66,7 +66,7 @@ pub fn run(args: DemoArgs) -> CmdResult {
 /// The area/Fmax part of the demo (issue 4): the paper preset through Yosys and nextpnr when the
 /// tools are there (unless `--no-synth`); otherwise says how to get them.
 fn synth_demo(run_it: bool) -> CmdResult {
-    use hwprof_sim::synth::{self, device::Target, tools, FlowOptions};
+    use hwprof_sim::flow::{self, device::Target, tools, FlowOptions};
     let (name, text) = SYNTH_PRESET;
     let target = Target::Ice40Up5k;
     println!(
@@ -102,8 +102,8 @@ fn synth_demo(run_it: bool) -> CmdResult {
     let cycles = 2 * cfg.interval + cfg.entries as u64 + 100;
     progress(&format!("icarus: events per clock over {cycles} cycles"));
     let epc =
-        synth::throughput::events_per_clock(&verilog, "top", cycles).map_err(CliError::failure)?;
-    let design = synth::Design {
+        flow::throughput::events_per_clock(&verilog, "top", cycles).map_err(CliError::failure)?;
+    let design = flow::Design {
         name: name.into(),
         verilog,
         top: "top".into(),
@@ -118,9 +118,9 @@ fn synth_demo(run_it: bool) -> CmdResult {
         bitstream: false,
         tools: pref,
     };
-    let r = synth::run(&design, &opts, &mut |l| progress(l))
+    let r = flow::run(&design, &opts, &mut |l| progress(l))
         .map_err(|e| CliError::failure(e.to_string()))?;
-    print!("{}", synth::table(&[&r]));
+    print!("{}", flow::table(&[&r]));
     println!("   (tool logs in {})", opts.out_dir.display());
     Ok(())
 }
@@ -130,8 +130,8 @@ const SYNTH_MINUTES: u32 = 2;
 
 /// The RTL part of the demo: a short co-simulation of the paper preset's hardware against the
 /// model (interval shortened to 2000 so that reports come quickly), and its Verilog export.
-fn rtl_demo(events: &[hwprof_sim::trace::Tuple]) -> CmdResult {
-    use hwprof_sim::multihash_cosim::{cosim, CosimOptions};
+fn rtl_demo(events: &[hwprof_sim::eval::trace::Tuple]) -> CmdResult {
+    use hwprof_sim::verify::multihash::cosim::{cosim, CosimOptions};
     let text = PRESETS[0].1.replace("interval = 10000", "interval = 2000");
     let cfg =
         ProfilerConfig::from_toml_str(&text, "paper-10k, L = 2000").map_err(CliError::failure)?;
@@ -146,7 +146,7 @@ fn rtl_demo(events: &[hwprof_sim::trace::Tuple]) -> CmdResult {
     let dir = std::env::temp_dir()
         .join("hwprof-demo-verilog")
         .join("paper-10k");
-    let files = hwprof_sim::hwprof_hdl::multihash::export(&full, "paper-10k", &dir)
+    let files = hwprof_sim::hwprof_hdl::multihash::export::export(&full, "paper-10k", &dir)
         .map_err(CliError::failure)?;
     println!("-- Verilog of paper-10k written: {}", files[0].display());
     if r.mismatches != 0 {

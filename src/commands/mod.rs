@@ -12,7 +12,7 @@ pub mod trace;
 pub mod verilog;
 
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
-use hwprof_sim::trace::{read_trace, LackeyKind, Tuple};
+use hwprof_sim::eval::trace::{read_trace, LackeyKind, Tuple};
 use std::path::Path;
 
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! `hwprof model`: the reference model over a trace, scored with the paper's metric.
 
 use super::{load_config, load_trace, print_json, CliError, CmdResult, KindArg};
-use hwprof_sim::metric::{evaluate, Evaluation};
+use hwprof_sim::eval::metric::{evaluate, Evaluation};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]

@@ -1,9 +1,9 @@
 //! `hwprof sweep`: a grid of configurations × traces on all cores, with peers, CSV/JSON and plots.
-//! The work is in `hwprof_sim::sweep` (runner, grid) and `hwprof_sim::plot` (figures).
+//! The work is in `hwprof_sim::eval::sweep` (runner, grid) and `hwprof_sim::eval::plot` (figures).
 
 use super::{load_trace, CliError, CmdResult, KindArg};
-use hwprof_sim::plot::sweep_figures;
-use hwprof_sim::sweep::{
+use hwprof_sim::eval::plot::sweep_figures;
+use hwprof_sim::eval::sweep::{
     csv_line, expand_grid, run, Job, PythonBench, Row, RunOptions, Subject, TraceInput, CSV_HEADER,
     PRESETS,
 };

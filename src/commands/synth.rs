@@ -1,11 +1,11 @@
-//! `hwprof synth`, `hwprof tools`, `hwprof bitstream`: thin wrappers of `hwprof_sim::synth`.
+//! `hwprof synth`, `hwprof tools`, `hwprof bitstream`: thin wrappers of `hwprof_sim::flow`.
 
 use super::{print_json, CliError, CmdResult};
 use hwprof_sim::hwprof_hdl;
-use hwprof_sim::hwprof_hdl::board_top::{self, BoardParams, BAUD};
-use hwprof_sim::synth::device::{Board, Target};
-use hwprof_sim::synth::tools::{self, Preference, Tool};
-use hwprof_sim::synth::{self, Design, FlowError, FlowOptions, SynthResult};
+use hwprof_sim::hwprof_hdl::board::top::{self, BoardParams, BAUD};
+use hwprof_sim::flow::device::{Board, Target};
+use hwprof_sim::flow::tools::{self, Preference, Tool};
+use hwprof_sim::flow::{self, Design, FlowError, FlowOptions, SynthResult};
 use std::path::{Path, PathBuf};
 
 impl From<FlowError> for CliError {
@@ -71,7 +71,7 @@ pub struct SynthArgs {
     compare_baseline: bool,
     /// Events of the co-simulation that measures events/clock of both designs
     /// (with --compare-baseline; a mixed adversarial stream built for the configuration).
-    #[arg(long, default_value_t = synth::compare::DEFAULT_EVENTS)]
+    #[arg(long, default_value_t = flow::compare::DEFAULT_EVENTS)]
     compare_events: usize,
 }
 
@@ -128,14 +128,14 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
         let (name, verilog) = match b {
             BlockArg::UartTx => (
                 "uart-tx",
-                hwprof_hdl::uart::verilog(
-                    hwprof_hdl::uart::clocks_per_bit(12_000_000, 115_200)
+                hwprof_hdl::board::uart::verilog(
+                    hwprof_hdl::board::uart::clocks_per_bit(12_000_000, 115_200)
                         .map_err(CliError::failure)?,
                 ),
             ),
             BlockArg::EventSource => (
                 "event-source",
-                hwprof_hdl::event_source::verilog(hwprof_hdl::event_source::DEFAULT_SEED),
+                hwprof_hdl::board::event_source::verilog(hwprof_hdl::board::event_source::DEFAULT_SEED),
             ),
         };
         Design {
@@ -156,7 +156,7 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
                 let cycles = (2 * interval + entries + 100).min(THROUGHPUT_CYCLES);
                 progress(&format!("icarus: events per clock over {cycles} cycles"));
                 Some(
-                    synth::throughput::events_per_clock(&verilog, "top", cycles)
+                    flow::throughput::events_per_clock(&verilog, "top", cycles)
                         .map_err(CliError::failure)?,
                 )
             }
@@ -236,11 +236,11 @@ pub fn run(a: SynthArgs) -> CmdResult {
     let mut results: Vec<SynthResult> = Vec::new();
     for t in targets {
         let opts = flow_options(&a, t, several)?;
-        results.push(synth::run(&design, &opts, &mut progress)?);
+        results.push(flow::run(&design, &opts, &mut progress)?);
     }
     let refs: Vec<&SynthResult> = results.iter().collect();
     if several {
-        std::fs::write(a.out.join("result.md"), synth::markdown(&refs))
+        std::fs::write(a.out.join("result.md"), flow::markdown(&refs))
             .map_err(|e| CliError::failure(format!("{}: {e}", a.out.display())))?;
     }
     if a.json {
@@ -250,7 +250,7 @@ pub fn run(a: SynthArgs) -> CmdResult {
             print_json(&results[0])
         }
     } else {
-        print!("{}", synth::table(&refs));
+        print!("{}", flow::table(&refs));
         println!("(results, Markdown and tool logs in {})", a.out.display());
         Ok(())
     }
@@ -274,8 +274,8 @@ fn flow_options(a: &SynthArgs, t: Target, several: bool) -> Result<FlowOptions, 
 
 /// `--compare-baseline`: both designs of the configuration on every target, one table.
 fn compare_baseline(a: &SynthArgs, targets: &[Target]) -> CmdResult {
-    use hwprof_sim::multihash_streams::{stream, StreamKind};
-    use synth::compare;
+    use hwprof_sim::verify::multihash::streams::{stream, StreamKind};
+    use flow::compare;
     let path = a.design.config.as_ref().ok_or_else(|| {
         CliError::input("--compare-baseline needs --config FILE (a profiler configuration)")
     })?;
@@ -383,11 +383,11 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
             let cfg = super::load_config(&path)?;
             let p = BoardParams {
                 clock_hz: board.clock_hz(),
-                clocks_per_bit: hwprof_hdl::uart::clocks_per_bit(board.clock_hz(), BAUD)
+                clocks_per_bit: hwprof_hdl::board::uart::clocks_per_bit(board.clock_hz(), BAUD)
                     .map_err(CliError::failure)?,
-                seed: hwprof_hdl::event_source::DEFAULT_SEED,
+                seed: hwprof_hdl::board::event_source::DEFAULT_SEED,
             };
-            let verilog = with_big_stack(move || board_top::verilog(&cfg, &p))
+            let verilog = with_big_stack(move || top::verilog(&cfg, &p))
                 .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
             Design {
                 name: format!("{}-board", stem(&path)),
@@ -406,8 +406,8 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
         bitstream: true,
         tools: pref()?,
     };
-    let r = synth::run(&design, &opts, &mut progress)?;
-    print!("{}", synth::table(&[&r]));
+    let r = flow::run(&design, &opts, &mut progress)?;
+    print!("{}", flow::table(&[&r]));
     match &r.bitstream {
         Some(b) => {
             println!("bitstream: {}", b.display());

@@ -1,7 +1,7 @@
 //! `hwprof trace record|convert|stats`.
 
 use super::{load_trace, print_json, CliError, CmdResult, KindArg};
-use hwprof_sim::trace::{read_trace, stats, write_trace, LackeyKind};
+use hwprof_sim::eval::trace::{read_trace, stats, write_trace, LackeyKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -101,7 +101,7 @@ fn record(kind: LackeyKind, out: &Path, program: &[String]) -> CmdResult {
             let f = std::fs::File::create(out)
                 .map_err(|e| CliError::failure(format!("{}: {e}", out.display())))?;
             let r = if name.ends_with(".gz") {
-                let mut gz = hwprof_sim::trace::gz_writer(f);
+                let mut gz = hwprof_sim::eval::trace::gz_writer(f);
                 write(&mut gz).and_then(|_| gz.finish().map(|_| ()))
             } else {
                 let mut f = f;

@@ -1,7 +1,7 @@
 //! `hwprof verilog`: export the multi-hash profiler's Verilog and a FuseSoC core for a config.
 
 use super::{load_config, CliError, CmdResult};
-use hwprof_sim::hwprof_hdl::multihash::export;
+use hwprof_sim::hwprof_hdl::multihash::export::export;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -22,7 +22,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "profiler".into());
     // A configuration without an RTL shape is bad input; file-system failures are not.
-    hwprof_sim::hwprof_hdl::multihash::rtl_shape(&cfg)
+    hwprof_sim::hwprof_hdl::multihash::design::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     for p in export(&cfg, &name, &a.out).map_err(CliError::failure)? {
         println!("{}", p.display());

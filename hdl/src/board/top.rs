@@ -1,0 +1,148 @@
+//! Board top: something to flash and read with a terminal. The on-chip event source feeds the
+//! multi-hash profiler; every interval's report goes out over the UART (115200 8N1) in the line
+//! format of [`crate::board::report_format`]. Ports are the pin names of `constraints/icebreaker.pcf` and
+//! `constraints/ulx3s.lpf`:
+//! - `clk`: the board oscillator (12 MHz iCEBreaker, 25 MHz ULX3S), used directly;
+//! - `btn_n`: a button, active low: resets the profiler (and restarts the event stream);
+//! - `uart_tx`: to the host; `led`: toggles after every interval's report.
+//!
+//! Reset: a 4-bit power-on counter holds reset for 15 cycles after configuration; the button is
+//! synchronised through two flip-flops. The event stream is the same whatever the UART's pace
+//! (the profiler back-pressures the source), so the reports are exactly the model's reports of
+//! `hwprof_sim::model::board::event_source::EventSourceModel::events(seed, ..)`.
+
+use crate::config::ProfilerConfig;
+use crate::board::event_source::EventSource;
+use crate::multihash::profiler::MultiHashProfiler;
+use crate::multihash::{with_shape, ShapeVisitor};
+use crate::board::report_format::ReportFormat;
+use crate::board::uart::UartTx;
+use rust_hdl::prelude::*;
+
+/// The event source's tuples are 32-bit: a board configuration must not ask for wider keys.
+pub const SOURCE_BITS: u32 = 32;
+/// The UART's baud rate.
+pub const BAUD: u64 = 115_200;
+
+#[derive(LogicBlock)]
+pub struct BoardTop<const NT: usize, const IB: usize, const A: usize, const CB: usize> {
+    pub clk: Signal<In, Clock>,
+    pub btn_n: Signal<In, Bit>,
+    pub uart_tx: Signal<Out, Bit>,
+    pub led: Signal<Out, Bit>,
+    source: EventSource,
+    profiler: MultiHashProfiler<NT, IB, A, CB>,
+    format: ReportFormat,
+    uart: UartTx,
+    /// Power-on reset counter (counts to 15, then stays).
+    por: DFF<Bits<4>>,
+    btn_sync: DFF<Bits<2>>,
+    led_q: DFF<Bit>,
+    reset: Signal<Local, Bit>,
+}
+
+/// Board-level parameters beside the profiler configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct BoardParams {
+    pub clock_hz: u64,
+    /// Clocks per UART bit; normally `uart::clocks_per_bit(clock_hz, BAUD)`, smaller in tests.
+    pub clocks_per_bit: u64,
+    pub seed: u32,
+}
+
+fn check(cfg: &ProfilerConfig) -> Result<(), String> {
+    if cfg.a_bits > SOURCE_BITS || cfg.b_bits > SOURCE_BITS {
+        return Err(format!(
+            "board top: the on-chip event source makes {SOURCE_BITS}-bit tuples; set a_bits and b_bits to at most {SOURCE_BITS} (got {} and {})",
+            cfg.a_bits, cfg.b_bits
+        ));
+    }
+    Ok(())
+}
+
+impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> BoardTop<NT, IB, A, CB> {
+    pub fn new(cfg: &ProfilerConfig, p: &BoardParams) -> Result<Self, String> {
+        check(cfg)?;
+        Ok(BoardTop {
+            clk: Default::default(),
+            btn_n: Default::default(),
+            uart_tx: Default::default(),
+            led: Default::default(),
+            source: EventSource::new(p.seed)?,
+            profiler: MultiHashProfiler::new(cfg),
+            format: ReportFormat::new(cfg.a_bits, cfg.b_bits)?,
+            uart: UartTx::new(p.clocks_per_bit)?,
+            por: Default::default(),
+            btn_sync: Default::default(),
+            led_q: Default::default(),
+            reset: Default::default(),
+        })
+    }
+}
+
+impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
+    for BoardTop<NT, IB, A, CB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clk, por, btn_sync, led_q);
+        self.source.clock.next = self.clk.val();
+        self.profiler.clock.next = self.clk.val();
+        self.format.clock.next = self.clk.val();
+        self.uart.clock.next = self.clk.val();
+        // Reset: power-on, then the (synchronised, active-low) button.
+        if !self.por.q.val().all() {
+            self.por.d.next = self.por.q.val() + 1;
+        }
+        self.btn_sync.d.next =
+            (self.btn_sync.q.val() << 1) | bit_cast::<2, 1>(self.btn_n.val().into());
+        self.reset.next = !self.por.q.val().all() | !self.btn_sync.q.val().get_bit(1);
+        self.source.reset.next = self.reset.val();
+        self.profiler.reset.next = self.reset.val();
+        self.format.reset.next = self.reset.val();
+        self.uart.reset.next = self.reset.val();
+        // Source -> profiler.
+        self.profiler.in_valid.next = self.source.valid.val();
+        self.source.ready.next = self.profiler.in_ready.val();
+        self.profiler.in_a.next = bit_cast::<64, 32>(self.source.a.val());
+        self.profiler.in_b.next = bit_cast::<64, 32>(self.source.b.val());
+        // Profiler report -> line formatter.
+        self.format.in_valid.next = self.profiler.out_valid.val();
+        self.profiler.out_ready.next = self.format.in_ready.val();
+        self.format.in_interval.next = self.profiler.out_interval.val();
+        self.format.in_a.next = self.profiler.out_a.val();
+        self.format.in_b.next = self.profiler.out_b.val();
+        self.format.in_count.next = self.profiler.out_count.val();
+        self.format.in_last.next = self.profiler.out_last.val();
+        // Characters -> UART.
+        self.uart.valid.next = self.format.out_valid.val();
+        self.format.out_ready.next = self.uart.ready.val();
+        self.uart.data.next = self.format.out_data.val();
+        self.uart_tx.next = self.uart.tx.val();
+        if self.profiler.out_valid.val() & self.format.in_ready.val() & self.profiler.out_last.val()
+        {
+            self.led_q.d.next = !self.led_q.q.val();
+        }
+        self.led.next = self.led_q.q.val();
+    }
+}
+
+struct VerilogOf(BoardParams);
+
+impl ShapeVisitor for VerilogOf {
+    type Output = Result<String, String>;
+    fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
+        self,
+        cfg: &ProfilerConfig,
+    ) -> Self::Output {
+        let mut uut = BoardTop::<NT, IB, A, CB>::new(cfg, &self.0)?;
+        uut.connect_all();
+        Ok(generate_verilog(&uut))
+    }
+}
+
+/// The Verilog of the board top for `cfg` (module `top`), deterministic.
+pub fn verilog(cfg: &ProfilerConfig, p: &BoardParams) -> Result<String, String> {
+    check(cfg)?;
+    with_shape(cfg, VerilogOf(*p))?
+}

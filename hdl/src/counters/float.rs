@@ -1,0 +1,264 @@
+//! Floating-point approximate counters (Csűrös, "Approximate counting with a floating-point counter",
+//! COCOON 2010) driven by hardware LFSRs, in a bank with the same interface as the Morris bank.
+//!
+//! A counter is one B-bit integer X read as exponent e = X >> d and d-bit mantissa m = X mod 2^d. On
+//! an event X increments with probability 2^−e (the OR of e fresh LFSR bits is 0); the estimate is
+//! f(X) = (2^d + m)·2^e − 2^d, unbiased, and exact while e = 0, i.e. for counts below 2^d. The estimate
+//! saturates at 2^64 − 1 when it would not fit 64 bits (e > 63 − d). Random bits as in `morris.rs`:
+//! the counter reads bits 0..e and its LFSR leaps `leap` ≥ 2^(B−d) − 1 steps per event.
+//!
+//! Query port: as the Morris bank's, with a latency of 2 clocks (snapshot, then f(X)).
+
+use crate::hash::SplitMix64;
+use crate::counters::lfsr::{Lfsr, LfsrParams};
+use crate::counters::morris::{ESTIMATE_BITS, QUERY_INDEX_BITS};
+use rust_hdl::prelude::*;
+
+/// Parameters of a floating-point counter bank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FloatParams {
+    /// Counter width B (bits per event), 2..=64.
+    pub bits: usize,
+    /// Mantissa width d, 1..B; the exponent has B − d ≤ 6 bits.
+    pub mantissa: usize,
+    /// Number of events E (1..=256).
+    pub events: usize,
+    /// Every counter's LFSR; `leap` ≥ 2^(B−d) − 1.
+    pub lfsr: LfsrParams,
+    /// Seed of SplitMix64, which draws the LFSR seeds in event order.
+    pub seed: u64,
+}
+
+impl FloatParams {
+    /// 30 bits per event (the Morris 6×5 storage): 6-bit exponent, 24-bit mantissa.
+    pub fn thirty_bit(events: usize, seed: u64) -> Self {
+        FloatParams {
+            bits: 30,
+            mantissa: 24,
+            events,
+            lfsr: LfsrParams::new(64, 63).expect("valid"),
+            seed,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if !(2..=64).contains(&self.bits) {
+            return Err(format!("float counter bits {} outside 2..=64", self.bits));
+        }
+        if self.mantissa == 0 || self.mantissa >= self.bits || self.bits - self.mantissa > 6 {
+            return Err(format!(
+                "float counter mantissa {} must be in {}..{} (exponent of 1..=6 bits)",
+                self.mantissa,
+                self.bits.saturating_sub(6).max(1),
+                self.bits
+            ));
+        }
+        if !(1..=256).contains(&self.events) {
+            return Err(format!("float bank events {} outside 1..=256", self.events));
+        }
+        if self.lfsr.leap < self.max_exponent() as usize {
+            return Err(format!(
+                "LFSR leap {} < largest exponent {}: bits would be reused",
+                self.lfsr.leap,
+                self.max_exponent()
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn max_exponent(&self) -> u32 {
+        (1u32 << (self.bits - self.mantissa)) - 1
+    }
+
+    /// The saturation value of X.
+    pub fn max_state(&self) -> u64 {
+        if self.bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
+    }
+
+    pub fn lfsr_seeds(&self) -> Vec<u64> {
+        let mut g = SplitMix64(self.seed);
+        (0..self.events)
+            .map(|_| self.lfsr.draw_seed(&mut g))
+            .collect()
+    }
+
+    /// f(X) = (2^d + m)·2^e − 2^d, saturating at 2^64 − 1.
+    pub fn estimate(&self, x: u64) -> u64 {
+        let d = self.mantissa as u32;
+        let e = (x >> d) as u32;
+        let m = x & ((1u64 << d) - 1);
+        if e > 63 - d {
+            u64::MAX
+        } else {
+            (((1u64 << d) + m) << e) - (1u64 << d)
+        }
+    }
+}
+
+/// One floating-point counter with its own LFSR.
+#[derive(LogicBlock)]
+pub struct FloatCounter<const B: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub inc: Signal<In, Bit>,
+    /// The state X (exponent above the mantissa).
+    pub x: Signal<Out, Bits<B>>,
+    lfsr: Lfsr<W>,
+    state: DFF<Bits<B>>,
+    mantissa_bits: Constant<Bits<B>>,
+    ones: Constant<Bits<W>>,
+    full: Constant<Bits<B>>,
+}
+
+impl<const B: usize, const W: usize> FloatCounter<B, W> {
+    pub fn new(params: &FloatParams, seed: u64) -> Result<Self, String> {
+        params.validate()?;
+        if params.bits != B {
+            return Err(format!("counter width {B} != parameters ({})", params.bits));
+        }
+        Ok(FloatCounter {
+            clock: Default::default(),
+            reset: Default::default(),
+            inc: Default::default(),
+            x: Default::default(),
+            lfsr: Lfsr::new(params.lfsr, seed)?,
+            state: Default::default(),
+            mantissa_bits: Constant::new(bits(params.mantissa as u64)),
+            ones: Constant::new(bits::<W>(crate::counters::lfsr::width_mask(W))),
+            full: Constant::new(bits::<B>(params.max_state())),
+        })
+    }
+}
+
+impl<const B: usize, const W: usize> Logic for FloatCounter<B, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state);
+        self.lfsr.clock.next = self.clock.val();
+        self.lfsr.reset.next = self.reset.val();
+        self.lfsr.advance.next = self.inc.val();
+        self.x.next = self.state.q.val();
+        // Increment iff the e low LFSR bits are all zero (probability 2^−e) and not saturated.
+        if self.inc.val()
+            & !(self.lfsr.state.val()
+                & !(self.ones.val() << (self.state.q.val() >> self.mantissa_bits.val())))
+            .any()
+            & (self.state.q.val() != self.full.val())
+        {
+            self.state.d.next = self.state.q.val() + 1;
+        }
+        if self.reset.val() {
+            self.state.d.next = 0.into();
+        }
+    }
+}
+
+/// A bank of E floating-point counters with the Morris bank's ports.
+#[derive(LogicBlock)]
+pub struct FloatBank<const E: usize, const B: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub inc: Signal<In, Bits<E>>,
+    pub query_valid: Signal<In, Bit>,
+    pub query_event: Signal<In, Bits<QUERY_INDEX_BITS>>,
+    pub query_ready: Signal<Out, Bit>,
+    pub estimate_valid: Signal<Out, Bit>,
+    pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
+    pub counters: [FloatCounter<B, W>; E],
+    event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
+    snap: DFF<Bits<B>>,
+    busy: DFF<Bit>,
+    done: DFF<Bit>,
+    result: DFF<Bits<ESTIMATE_BITS>>,
+    mantissa_bits: Constant<Bits<B>>,
+    mantissa_mask: Constant<Bits<B>>,
+    hidden_one: Constant<Bits<ESTIMATE_BITS>>,
+    exponent_limit: Constant<Bits<B>>,
+    saturated: Constant<Bits<ESTIMATE_BITS>>,
+}
+
+impl<const E: usize, const B: usize, const W: usize> FloatBank<E, B, W> {
+    pub fn new(params: &FloatParams) -> Result<Self, String> {
+        params.validate()?;
+        if params.events != E || params.bits != B || params.lfsr.width != W {
+            return Err(format!(
+                "bank <E={E}, B={B}, W={W}> does not match parameters {params:?}"
+            ));
+        }
+        let counters: Vec<FloatCounter<B, W>> = params
+            .lfsr_seeds()
+            .iter()
+            .map(|&s| FloatCounter::new(params, s))
+            .collect::<Result<_, _>>()?;
+        let d = params.mantissa as u64;
+        Ok(FloatBank {
+            clock: Default::default(),
+            reset: Default::default(),
+            inc: Default::default(),
+            query_valid: Default::default(),
+            query_event: Default::default(),
+            query_ready: Default::default(),
+            estimate_valid: Default::default(),
+            estimate: Default::default(),
+            counters: counters.try_into().map_err(|_| "bank size").unwrap(),
+            event_ids: std::array::from_fn(|i| Constant::new(bits(i as u64))),
+            snap: Default::default(),
+            busy: Default::default(),
+            done: Default::default(),
+            result: Default::default(),
+            mantissa_bits: Constant::new(bits(d)),
+            mantissa_mask: Constant::new(bits((1u64 << d) - 1)),
+            hidden_one: Constant::new(bits(1u64 << d)),
+            exponent_limit: Constant::new(bits(63 - d)),
+            saturated: Constant::new(bits(u64::MAX)),
+        })
+    }
+}
+
+impl<const E: usize, const B: usize, const W: usize> Logic for FloatBank<E, B, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, snap, busy, done, result);
+        for i in 0..E {
+            self.counters[i].clock.next = self.clock.val();
+            self.counters[i].reset.next = self.reset.val();
+            self.counters[i].inc.next = self.inc.val().get_bit(i);
+        }
+        self.query_ready.next = !self.busy.q.val();
+        self.estimate_valid.next = self.done.q.val();
+        self.estimate.next = self.result.q.val();
+        self.done.d.next = false;
+        if !self.busy.q.val() {
+            if self.query_valid.val() {
+                self.busy.d.next = true;
+                for i in 0..E {
+                    if self.query_event.val() == self.event_ids[i].val() {
+                        self.snap.d.next = self.counters[i].x.val();
+                    }
+                }
+            }
+        } else {
+            self.busy.d.next = false;
+            self.done.d.next = true;
+            if (self.snap.q.val() >> self.mantissa_bits.val()) > self.exponent_limit.val() {
+                self.result.d.next = self.saturated.val();
+            } else {
+                self.result.d.next =
+                    ((bit_cast::<ESTIMATE_BITS, B>(self.snap.q.val() & self.mantissa_mask.val())
+                        + self.hidden_one.val())
+                        << bit_cast::<ESTIMATE_BITS, B>(
+                            self.snap.q.val() >> self.mantissa_bits.val(),
+                        ))
+                        - self.hidden_one.val();
+            }
+        }
+        if self.reset.val() {
+            self.busy.d.next = false;
+            self.done.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Approximate and exact event counter banks (ISPASS 2021): the leap-forward LFSR that supplies
+//! their random bits, Morris counters, floating-point counters, and the exact baseline.
+
+pub mod exact;
+pub mod float;
+pub mod lfsr;
+pub mod morris;

@@ -1,0 +1,327 @@
+//! Counter tables of the multi-hash profiler in block RAM (SPEC §3 step 2), with **conservative
+//! update** (C1) and **reset on promote** (R1), for one event per clock.
+//!
+//! Timing (two stages, no stall):
+//! - stage 0 (the cycle an event is accepted): `read_index[k]` addresses RAM table k of bank
+//!   `read_bank`; rust-hdl's `RAM` registers the read, so the words arrive in stage 1.
+//! - stage 1: c_k = the word read, or — **forwarding** — the value written back by the event one
+//!   cycle ahead when it wrote the same bank and index (the RAM returns old data on a same-cycle
+//!   read/write). C1 increments the counters equal to min_k c_k, C0 all of them, saturating at
+//!   `counter_max`; `new_min` = min_k c'_k goes to the accumulator, which answers `promoted`;
+//!   with R1 a promoted tuple's counters are written as 0. `update` = 0 (an accumulator hit:
+//!   shielding) writes nothing.
+//!
+//! Interval rollover without a clearing stall: **double banking**. Each table has two RAM banks;
+//! interval i uses bank i mod 2. When the last event of an interval leaves stage 1
+//! (`clear_start`), its bank is cleared in the background, one word per clock on that bank's
+//! otherwise idle write port, while the next interval runs on the other bank. An interval can
+//! start only on a clean bank (`clearing[bank]` low), so input ready drops only when an interval
+//! is shorter than `entries` events. After reset both banks are cleared (entries cycles).
+
+use crate::util::BitGather;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct CounterTables<const NT: usize, const IB: usize, const CB: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: starts the clearing of both banks.
+    pub reset: Signal<In, Bit>,
+    /// Stage 0: the tuple's index in every table, and its interval's bank.
+    pub read_index: [Signal<In, Bits<IB>>; NT],
+    pub read_bank: Signal<In, Bit>,
+    /// Stage 1: the event missed the accumulator, so its counters are written back.
+    pub update: Signal<In, Bit>,
+    /// Stage 1: the accumulator allocated an entry for the tuple.
+    pub promoted: Signal<In, Bit>,
+    /// Stage 1: min_k c'_k, the tuple's count estimate after this event.
+    pub new_min: Signal<Out, Bits<CB>>,
+    /// Stage 1: the tuple is a **candidate**: `new_min` >= T, the candidate threshold. Computed
+    /// beside `new_min`, not from it, to keep the promotion decision off the minimum's carry
+    /// chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
+    pub candidate: Signal<Out, Bit>,
+    /// Stage 1: the event is the last of its interval; clear its bank from the next cycle on.
+    pub clear_start: Signal<In, Bit>,
+    /// Bank 0 / bank 1 is being cleared: no event of that bank may be accepted.
+    pub clearing0: Signal<Out, Bit>,
+    pub clearing1: Signal<Out, Bit>,
+    bank0: [RAM<Bits<CB>, IB>; NT],
+    bank1: [RAM<Bits<CB>, IB>; NT],
+    s1_index: [DFF<Bits<IB>>; NT],
+    s1_bank: DFF<Bit>,
+    fw_valid: DFF<Bit>,
+    fw_bank: DFF<Bit>,
+    fw_index: [DFF<Bits<IB>>; NT],
+    fw_data: [DFF<Bits<CB>>; NT],
+    clear_busy0: DFF<Bit>,
+    clear_busy1: DFF<Bit>,
+    clear_addr0: DFF<Bits<IB>>,
+    clear_addr1: DFF<Bits<IB>>,
+    /// The update of the counters read (after forwarding).
+    cu: ConservativeUpdate<NT, CB>,
+    zero: Constant<Bits<CB>>,
+    index_one: Constant<Bits<IB>>,
+    last_index: Constant<Bits<IB>>,
+}
+
+impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB> {
+    /// `threshold` is T (>= 1); `counter_max` 2^counter_bits − 1, below 2^CB.
+    pub fn new(
+        threshold: u64,
+        counter_max: u64,
+        conservative_update: bool,
+        reset_on_promote: bool,
+    ) -> Self {
+        CounterTables {
+            clock: Default::default(),
+            reset: Default::default(),
+            read_index: std::array::from_fn(|_| Default::default()),
+            read_bank: Default::default(),
+            update: Default::default(),
+            promoted: Default::default(),
+            new_min: Default::default(),
+            candidate: Default::default(),
+            clear_start: Default::default(),
+            clearing0: Default::default(),
+            clearing1: Default::default(),
+            bank0: std::array::from_fn(|_| Default::default()),
+            bank1: std::array::from_fn(|_| Default::default()),
+            s1_index: std::array::from_fn(|_| Default::default()),
+            s1_bank: Default::default(),
+            fw_valid: Default::default(),
+            fw_bank: Default::default(),
+            fw_index: std::array::from_fn(|_| Default::default()),
+            fw_data: std::array::from_fn(|_| Default::default()),
+            clear_busy0: Default::default(),
+            clear_busy1: Default::default(),
+            clear_addr0: Default::default(),
+            clear_addr1: Default::default(),
+            cu: ConservativeUpdate::new(
+                threshold,
+                counter_max,
+                conservative_update,
+                reset_on_promote,
+            ),
+            zero: Constant::new(0.into()),
+            index_one: Constant::new(1.into()),
+            last_index: Constant::new(((1u64 << IB) - 1).into()),
+        }
+    }
+}
+
+impl<const NT: usize, const IB: usize, const CB: usize> Logic for CounterTables<NT, IB, CB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            s1_bank,
+            fw_valid,
+            fw_bank,
+            clear_busy0,
+            clear_busy1,
+            clear_addr0,
+            clear_addr1
+        );
+        self.clearing0.next = self.clear_busy0.q.val();
+        self.clearing1.next = self.clear_busy1.q.val();
+        self.s1_bank.d.next = self.read_bank.val();
+        // Stage 1: forwarded counter values.
+        for k in 0..NT {
+            self.bank0[k].read_clock.next = self.clock.val();
+            self.bank0[k].write_clock.next = self.clock.val();
+            self.bank1[k].read_clock.next = self.clock.val();
+            self.bank1[k].write_clock.next = self.clock.val();
+            self.s1_index[k].clock.next = self.clock.val();
+            self.fw_index[k].clock.next = self.clock.val();
+            self.fw_data[k].clock.next = self.clock.val();
+            self.bank0[k].read_address.next = self.read_index[k].val();
+            self.bank1[k].read_address.next = self.read_index[k].val();
+            self.s1_index[k].d.next = self.read_index[k].val();
+            if self.fw_valid.q.val()
+                & (self.fw_bank.q.val() == self.s1_bank.q.val())
+                & (self.fw_index[k].q.val() == self.s1_index[k].q.val())
+            {
+                self.cu.c[k].next = self.fw_data[k].q.val();
+            } else if self.s1_bank.q.val() {
+                self.cu.c[k].next = self.bank1[k].read_data.val();
+            } else {
+                self.cu.c[k].next = self.bank0[k].read_data.val();
+            }
+        }
+        self.cu.promoted.next = self.promoted.val();
+        self.new_min.next = self.cu.new_min.val();
+        self.candidate.next = self.cu.candidate.val();
+        // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
+        self.fw_valid.d.next = self.update.val() & !self.reset.val();
+        self.fw_bank.d.next = self.s1_bank.q.val();
+        for k in 0..NT {
+            self.fw_index[k].d.next = self.s1_index[k].q.val();
+            self.fw_data[k].d.next = self.cu.w[k].val();
+            self.bank0[k].write_enable.next = false;
+            self.bank0[k].write_address.next = self.clear_addr0.q.val();
+            self.bank0[k].write_data.next = self.zero.val();
+            self.bank1[k].write_enable.next = false;
+            self.bank1[k].write_address.next = self.clear_addr1.q.val();
+            self.bank1[k].write_data.next = self.zero.val();
+            if self.update.val() & !self.s1_bank.q.val() {
+                self.bank0[k].write_enable.next = true;
+                self.bank0[k].write_address.next = self.s1_index[k].q.val();
+                self.bank0[k].write_data.next = self.cu.w[k].val();
+            } else if self.clear_busy0.q.val() {
+                self.bank0[k].write_enable.next = true;
+            }
+            if self.update.val() & self.s1_bank.q.val() {
+                self.bank1[k].write_enable.next = true;
+                self.bank1[k].write_address.next = self.s1_index[k].q.val();
+                self.bank1[k].write_data.next = self.cu.w[k].val();
+            } else if self.clear_busy1.q.val() {
+                self.bank1[k].write_enable.next = true;
+            }
+        }
+        // Background clearing, one word per clock.
+        if self.clear_busy0.q.val() {
+            self.clear_addr0.d.next = self.clear_addr0.q.val() + self.index_one.val();
+            if self.clear_addr0.q.val() == self.last_index.val() {
+                self.clear_busy0.d.next = false;
+            }
+        }
+        if self.clear_busy1.q.val() {
+            self.clear_addr1.d.next = self.clear_addr1.q.val() + self.index_one.val();
+            if self.clear_addr1.q.val() == self.last_index.val() {
+                self.clear_busy1.d.next = false;
+            }
+        }
+        if self.clear_start.val() & !self.s1_bank.q.val() {
+            self.clear_busy0.d.next = true;
+            self.clear_addr0.d.next = 0.into();
+        }
+        if self.clear_start.val() & self.s1_bank.q.val() {
+            self.clear_busy1.d.next = true;
+            self.clear_addr1.d.next = 0.into();
+        }
+        if self.reset.val() {
+            self.clear_busy0.d.next = true;
+            self.clear_addr0.d.next = 0.into();
+            self.clear_busy1.d.next = true;
+            self.clear_addr1.d.next = 0.into();
+        }
+    }
+}
+
+/// The arithmetic of SPEC §3 step 2 on the counters c_k of one tuple, combinational: **conservative
+/// update** (C1: only the counters equal to the minimum are incremented; C0: all), saturating at
+/// 2^counter_bits − 1; the written words w_k (0 after a promotion under **reset on promote**);
+/// `new_min` = min_k c'_k; and `candidate` = `new_min` >= T, the candidate threshold, computed
+/// beside `new_min` rather than from it so the promotion decision stays off the minimum's carry
+/// chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
+/// Used by [`CounterTables`] and by the baseline profiler.
+#[derive(LogicBlock)]
+pub struct ConservativeUpdate<const NT: usize, const CB: usize> {
+    /// The tuple's counters as read.
+    pub c: [Signal<In, Bits<CB>>; NT],
+    /// The accumulator allocated an entry for the tuple.
+    pub promoted: Signal<In, Bit>,
+    /// The words to write back.
+    pub w: [Signal<Out, Bits<CB>>; NT],
+    pub new_min: Signal<Out, Bits<CB>>,
+    pub candidate: Signal<Out, Bit>,
+    /// c'_k: after the (conservative) increment.
+    c_inc: [Signal<Local, Bits<CB>>; NT],
+    /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
+    inc: [Signal<Local, Bits<CB>>; NT],
+    /// Bit k: c_k >= T − 1 (bits of absent tables set).
+    floor_gather: BitGather<16>,
+    /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
+    le_gather: BitGather<256>,
+    le: Signal<Local, Bits<256>>,
+    /// T − 1, and whether the counters can reach T at all.
+    candidate_floor: Constant<Bits<CB>>,
+    promotable: Constant<Bit>,
+    /// 2^counter_bits − 1, from the configuration.
+    counter_max: Constant<Bits<CB>>,
+    one: Constant<Bits<CB>>,
+    zero: Constant<Bits<CB>>,
+    /// Bits j >= NT of a row of `le`: tables that do not exist never bound the minimum.
+    absent_tables: Constant<Bits<16>>,
+    conservative_update: Constant<Bit>,
+    reset_on_promote: Constant<Bit>,
+}
+
+impl<const NT: usize, const CB: usize> ConservativeUpdate<NT, CB> {
+    /// `threshold` is T (>= 1); `counter_max` 2^counter_bits − 1, below 2^CB.
+    pub fn new(
+        threshold: u64,
+        counter_max: u64,
+        conservative_update: bool,
+        reset_on_promote: bool,
+    ) -> Self {
+        assert!(NT <= 16 && counter_max < (1u64 << CB) && threshold >= 1);
+        let promotable = counter_max >= threshold;
+        ConservativeUpdate {
+            c: std::array::from_fn(|_| Default::default()),
+            promoted: Default::default(),
+            w: std::array::from_fn(|_| Default::default()),
+            new_min: Default::default(),
+            candidate: Default::default(),
+            c_inc: std::array::from_fn(|_| Default::default()),
+            inc: std::array::from_fn(|_| Default::default()),
+            floor_gather: Default::default(),
+            le_gather: Default::default(),
+            le: Default::default(),
+            candidate_floor: Constant::new(if promotable { threshold - 1 } else { 0 }.into()),
+            promotable: Constant::new(promotable),
+            counter_max: Constant::new(counter_max.into()),
+            one: Constant::new(1.into()),
+            zero: Constant::new(0.into()),
+            absent_tables: Constant::new((0xffffu64 & !((1u64 << NT) - 1)).into()),
+            conservative_update: Constant::new(conservative_update),
+            reset_on_promote: Constant::new(reset_on_promote),
+        }
+    }
+}
+
+impl<const NT: usize, const CB: usize> Logic for ConservativeUpdate<NT, CB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // The minimum, without a chain: c_k is minimal when c_k <= c_j for every table j.
+        for i in 0..256 {
+            self.le_gather.bits[i].next = false;
+        }
+        for k in 0..NT {
+            for j in 0..NT {
+                self.le_gather.bits[k * 16 + j].next = self.c[k].val() <= self.c[j].val();
+            }
+        }
+        self.le.next = self.le_gather.word.val();
+        // Every minimal counter is incremented under C1 and C0 alike, so min c' = sat(min c + 1).
+        for i in 0..16 {
+            self.floor_gather.bits[i].next = true;
+        }
+        self.new_min.next = self.zero.val();
+        for k in 0..NT {
+            self.inc[k].next = self.c[k].val();
+            if self.c[k].val() < self.counter_max.val() {
+                self.inc[k].next = self.c[k].val() + self.one.val();
+            }
+            self.floor_gather.bits[k].next = self.c[k].val() >= self.candidate_floor.val();
+            if (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all() {
+                self.new_min.next = self.inc[k].val();
+            }
+        }
+        self.candidate.next = self.promotable.val() & self.floor_gather.word.val().all();
+        for k in 0..NT {
+            self.c_inc[k].next = self.c[k].val();
+            if (self.c[k].val() < self.counter_max.val())
+                & (!self.conservative_update.val()
+                    | (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all())
+            {
+                self.c_inc[k].next = self.c[k].val() + self.one.val();
+            }
+            if self.promoted.val() & self.reset_on_promote.val() {
+                self.w[k].next = self.zero.val();
+            } else {
+                self.w[k].next = self.c_inc[k].val();
+            }
+        }
+    }
+}

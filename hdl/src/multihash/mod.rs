@@ -1,0 +1,26 @@
+//! The multi-hash profiler of Narayanasamy et al. (HPCA 2003) in RTL, bit-exact with the model
+//! `hwprof_sim::model::multihash` (docs/SPEC.md §3, §9).
+//!
+//! Sub-blocks, bottom up: [`hash_unit`] (the n table indices of a tuple), [`interval`] (interval
+//! counting), [`counter_tables`] (the n counter tables with conservative update and forwarding),
+//! [`full_accumulator`] and [`set_accumulator`] (the accumulator table in flip-flops or in block
+//! RAM). Tops: [`profiler`] (pipelined, fully-associative accumulator), [`bram_profiler`]
+//! (set-associative accumulator in block RAM) and [`baseline`] (the simple design they are
+//! compared with), all with the ports of [`top`]. [`design`] maps a configuration to its top;
+//! [`export`] writes its Verilog.
+
+pub mod baseline;
+pub mod bram_profiler;
+pub mod counter_tables;
+pub mod design;
+pub mod export;
+pub mod full_accumulator;
+pub mod hash_unit;
+pub mod interval;
+pub mod profiler;
+pub mod set_accumulator;
+pub mod top;
+
+pub use design::{entry_order, with_design, with_shape, Design, DesignVisitor, ShapeVisitor};
+pub use export::{verilog, verilog_of};
+pub use top::{ProfilerTop, ReportWord};

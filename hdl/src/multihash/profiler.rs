@@ -1,0 +1,181 @@
+//! `MultiHashProfiler`: the multi-hash profiler of Narayanasamy et al. (HPCA 2003) as one
+//! synthesizable block, bit-exact with the model `hwprof_sim::model::multihash` (SPEC §3, §9).
+//!
+//! **Ports** (one clock, synchronous active-high `reset`):
+//! - event input stream: `in_valid`, `in_ready`, `in_a`, `in_b` (64 bits; masked to
+//!   `a_bits`/`b_bits` inside);
+//! - report output stream: `out_valid`, `out_ready`, `out_interval` (32 bits, wraps),
+//!   `out_a`, `out_b`, `out_count` (32 bits), `out_last` (last word of the interval's report).
+//!   Each interval's report is its entries in accumulator-entry order; an empty report is one
+//!   marker word with `out_count` = 0 and `out_last` = 1.
+//!
+//! **Pipeline**: stage 0 accepts an event, hashes it ([`HashUnit`]) and issues the RAM reads;
+//! stage 1 looks it up in the accumulator, updates counters or the entry, writes back. One event
+//! per clock, sustained, for any input: counter read-after-write hazards are forwarded
+//! ([`CounterTables`]), accumulator state is in registers read in the same stage that writes it.
+//!
+//! **When `in_ready` drops** (nothing is ever dropped; these are the only causes):
+//! 1. during reset and for `entries` cycles after it (both counter banks are cleared);
+//! 2. at the start of an interval whose counter bank is still being cleared — only when an
+//!    interval is shorter than `entries` events (double banking, see [`CounterTables`]);
+//! 3. **report back-pressure bound**: the last event of interval i+1 is refused while the report
+//!    of interval i has not been fully sent (or, when L = 1, is still being snapshotted). So the report consumer may stall for up to
+//!    L − 1 − (report length) cycles per interval (at one event per clock) without ever
+//!    slowing the input; beyond that input waits for it.
+//!
+//! **Configuration → hardware** (the rule): sizes are const generics, the rest `Constant`s.
+//! A *shape* (NT tables, IB = log2(entries), A accumulator entries, CB counter storage bits) must
+//! be one of [`SHAPES`], chosen at run time from the configuration by [`with_shape`]; any other
+//! configuration is rejected with a message listing them. Everything else — L, T, counter_bits
+//! (any value <= CB: saturation at 2^counter_bits − 1 is a constant), C/R/P, hash kind, seed,
+//! key widths (keys are 64-bit ports masked by constants) — is a constant of the generated
+//! hardware and needs no new shape. The accumulator must be `fully_associative`.
+
+use crate::config::ProfilerConfig;
+use super::design::shape_of;
+use super::top::impl_profiler_top;
+use crate::hash::HashConstants;
+use super::full_accumulator::FullyAssociativeAccumulator;
+use super::counter_tables::CounterTables;
+use super::hash_unit::HashUnit;
+use super::interval::IntervalControl;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct MultiHashProfiler<const NT: usize, const IB: usize, const A: usize, const CB: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub in_a: Signal<In, Bits<64>>,
+    pub in_b: Signal<In, Bits<64>>,
+    pub out_valid: Signal<Out, Bit>,
+    pub out_ready: Signal<In, Bit>,
+    pub out_interval: Signal<Out, Bits<32>>,
+    pub out_a: Signal<Out, Bits<64>>,
+    pub out_b: Signal<Out, Bits<64>>,
+    pub out_count: Signal<Out, Bits<32>>,
+    pub out_last: Signal<Out, Bit>,
+    hash: HashUnit<NT, IB>,
+    counters: CounterTables<NT, IB, CB>,
+    acc: FullyAssociativeAccumulator<A, CB>,
+    control: IntervalControl,
+    s1_valid: DFF<Bit>,
+    s1_key: DFF<Bits<128>>,
+    s1_last: DFF<Bit>,
+    a: Signal<Local, Bits<64>>,
+    b: Signal<Local, Bits<64>>,
+    accept: Signal<Local, Bit>,
+    a_mask: Constant<Bits<64>>,
+    b_mask: Constant<Bits<64>>,
+    key_shift: Constant<Bits<8>>,
+}
+
+impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
+    MultiHashProfiler<NT, IB, A, CB>
+{
+    /// The hardware of `cfg`, which must have this shape (see [`with_shape`]).
+    pub fn new(cfg: &ProfilerConfig) -> Self {
+        assert_eq!(shape_of(cfg), Ok((NT, IB, A, CB)), "configuration vs shape");
+        let h = HashConstants::new(cfg);
+        MultiHashProfiler {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            in_a: Default::default(),
+            in_b: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out_interval: Default::default(),
+            out_a: Default::default(),
+            out_b: Default::default(),
+            out_count: Default::default(),
+            out_last: Default::default(),
+            hash: HashUnit::new(&h),
+            counters: CounterTables::new(
+                cfg.threshold,
+                cfg.counter_max(),
+                cfg.conservative_update,
+                cfg.reset_on_promote,
+            ),
+            acc: FullyAssociativeAccumulator::new(
+                cfg.threshold,
+                cfg.accumulator_count_max(),
+                cfg.retaining,
+            ),
+            control: IntervalControl::new(cfg.interval),
+            s1_valid: Default::default(),
+            s1_key: Default::default(),
+            s1_last: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            accept: Default::default(),
+            a_mask: Constant::new(cfg.a_mask().into()),
+            b_mask: Constant::new(cfg.b_mask().into()),
+            key_shift: Constant::new(64.into()),
+        }
+    }
+}
+
+impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
+    for MultiHashProfiler<NT, IB, A, CB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, s1_valid, s1_key, s1_last);
+        self.counters.clock.next = self.clock.val();
+        self.acc.clock.next = self.clock.val();
+        self.control.clock.next = self.clock.val();
+        self.counters.reset.next = self.reset.val();
+        self.acc.reset.next = self.reset.val();
+        self.control.reset.next = self.reset.val();
+        // Stage 0: mask, hash, read the counters, accept.
+        self.a.next = self.in_a.val() & self.a_mask.val();
+        self.b.next = self.in_b.val() & self.b_mask.val();
+        self.hash.a.next = self.a.val();
+        self.hash.b.next = self.b.val();
+        for k in 0..NT {
+            self.counters.read_index[k].next = self.hash.index[k].val();
+        }
+        self.counters.read_bank.next = self.control.bank.val();
+        self.in_ready.next = !self.reset.val()
+            & !(self.control.last.val()
+                & (self.acc.report_busy.val() | (self.s1_valid.q.val() & self.s1_last.q.val())))
+            & !((self.control.bank.val() & self.counters.clearing1.val())
+                | (!self.control.bank.val() & self.counters.clearing0.val()));
+        self.accept.next = self.in_valid.val() & self.in_ready.val();
+        self.control.accept.next = self.accept.val();
+        self.s1_valid.d.next = self.accept.val();
+        self.s1_key.d.next = (bit_cast::<128, 64>(self.b.val()) << self.key_shift.val())
+            | bit_cast::<128, 64>(self.a.val());
+        self.s1_last.d.next = self.control.last.val();
+        // Stage 1: accumulator, counter update, interval end.
+        self.acc.valid.next = self.s1_valid.q.val();
+        self.acc.key.next = self.s1_key.q.val();
+        self.acc.new_min.next = self.counters.new_min.val();
+        self.acc.candidate.next = self.counters.candidate.val();
+        self.acc.end_interval.next = self.s1_last.q.val();
+        self.acc.interval.next = self.control.interval.val();
+        self.counters.update.next = self.s1_valid.q.val() & !self.acc.hit.val();
+        self.counters.promoted.next = self.acc.promoted.val();
+        self.counters.clear_start.next = self.s1_valid.q.val() & self.s1_last.q.val();
+        self.control.finish.next = self.s1_valid.q.val() & self.s1_last.q.val();
+        // Report stream.
+        self.out_valid.next = self.acc.report_valid.val();
+        self.acc.report_ready.next = self.out_ready.val();
+        self.out_interval.next = self.acc.report_interval.val();
+        self.out_a.next = self.acc.report_a.val();
+        self.out_b.next = self.acc.report_b.val();
+        self.out_count.next = self.acc.report_count.val();
+        self.out_last.next = self.acc.report_last.val();
+    }
+}
+
+
+impl_profiler_top!(
+    MultiHashProfiler<const NT, const IB, const A, const CB>,
+    entry_order = true,
+    drain_bound = A as u64 + (1u64 << IB) + 64
+);
+

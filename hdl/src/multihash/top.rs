@@ -1,0 +1,76 @@
+//! The stream ports every profiler top shares, so that testbenches and exporters are written once
+//! for every design (the pipelined profiler, its block-RAM variant and the baseline).
+//!
+//! **Ports** (one clock, synchronous active-high `reset`):
+//! - event input stream: `in_valid`, `in_ready`, `in_a`, `in_b` (64 bits; masked to
+//!   `a_bits`/`b_bits` inside);
+//! - report output stream: `out_valid`, `out_ready`, `out_interval` (32 bits, wraps),
+//!   `out_a`, `out_b`, `out_count` (32 bits), `out_last` (last word of the interval's report).
+//!   Each interval's report is its entries in accumulator-entry order; an empty report is one
+//!   marker word with `out_count` = 0 and `out_last` = 1.
+
+use rust_hdl::prelude::*;
+
+/// One report word on the output ports: (interval, a, b, count, last).
+pub type ReportWord = (u64, u64, u64, u64, bool);
+
+/// The stream ports every profiler top shares (the port list at the top of this file), so that
+/// testbenches and exporters are written once for every design.
+pub trait ProfilerTop: Block {
+    /// Whether each report lists its entries in accumulator-entry order, like the model. A design
+    /// that reports entries in another order (the set-associative one: in the order it retires
+    /// sets) is compared with the model entry-set by entry-set.
+    const ENTRY_ORDER: bool;
+    /// Sets every input port: the clock level, reset, the offered event (if any), `out_ready`.
+    fn drive(&mut self, clock: bool, reset: bool, offer: Option<(u64, u64)>, out_ready: bool);
+    fn in_ready(&self) -> bool;
+    /// The word on the report ports while `out_valid` is high.
+    fn out_word(&self) -> Option<ReportWord>;
+    /// Clocks within which a report starts after its interval's last event, at full speed, with
+    /// slack: the testbenches' time-out.
+    fn drain_bound(&self) -> u64;
+}
+
+/// Implements [`ProfilerTop`] for a top whose ports have the standard names.
+macro_rules! impl_profiler_top {
+    ($name:ident<$(const $g:ident),*>, entry_order = $eo:expr, drain_bound = $drain:expr) => {
+        impl<$(const $g: usize),*> $crate::multihash::ProfilerTop for $name<$($g),*> {
+            const ENTRY_ORDER: bool = $eo;
+            fn drive(
+                &mut self,
+                clock: bool,
+                reset: bool,
+                offer: Option<(u64, u64)>,
+                out_ready: bool,
+            ) {
+                use $crate::util::bits_u64;
+                self.clock.next = Clock { clk: clock };
+                self.reset.next = reset;
+                self.in_valid.next = offer.is_some();
+                let (a, b) = offer.unwrap_or((0, 0));
+                self.in_a.next = bits_u64::<64>(a);
+                self.in_b.next = bits_u64::<64>(b);
+                self.out_ready.next = out_ready;
+            }
+            fn in_ready(&self) -> bool {
+                self.in_ready.val()
+            }
+            fn out_word(&self) -> Option<$crate::multihash::ReportWord> {
+                use $crate::util::u64_bits;
+                self.out_valid.val().then(|| {
+                    (
+                        u64_bits(self.out_interval.val()),
+                        u64_bits(self.out_a.val()),
+                        u64_bits(self.out_b.val()),
+                        u64_bits(self.out_count.val()),
+                        self.out_last.val(),
+                    )
+                })
+            }
+            fn drain_bound(&self) -> u64 {
+                $drain
+            }
+        }
+    };
+}
+pub(crate) use impl_profiler_top;

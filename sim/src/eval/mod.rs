@@ -1,0 +1,11 @@
+//! Evaluation on real programs: traces, the paper's accuracy metric, peer algorithms at equal
+//! memory, design-space sweeps, the counter study, and plots.
+
+pub mod counter_study;
+pub mod fxhash;
+pub mod metric;
+pub mod plot;
+pub mod space_saving;
+pub mod stratified;
+pub mod sweep;
+pub mod trace;

@@ -1,0 +1,506 @@
+//! Plots of a sweep in the style of the paper (HPCA 2003): Fig. 9 (theoretical false-positive bound),
+//! Fig. 10–12 (error split NP/NN/FP/FN as stacked bars per table count and C/R option), Fig. 13
+//! (error of every interval, best single hash vs best multi-hash), and a peer comparison.
+//!
+//! Every figure is written as SVG and PNG. Text is drawn with DejaVu Sans Mono, bundled
+//! (`sim/assets/`, Bitstream Vera / DejaVu licence beside it) so that PNGs render the same on a
+//! machine without any system fonts.
+
+use crate::eval::metric::Split;
+use crate::eval::sweep::Row;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+
+const FONT: &str = "sans-serif";
+static FONT_BYTES: &[u8] = include_bytes!("../../assets/DejaVuSansMono.ttf");
+
+fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // The bundled file is a valid TrueType font; a failure here is a build defect.
+        plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES)
+            .unwrap_or_else(|_| panic!("bundled font sim/assets/DejaVuSansMono.ttf is invalid"));
+    });
+}
+
+const SIZE: (u32, u32) = (960, 540);
+/// Colours of NP, NN, FP, FN.
+const SPLIT_COLOURS: [RGBColor; 4] = [
+    RGBColor(66, 133, 244),
+    RGBColor(52, 168, 83),
+    RGBColor(234, 67, 53),
+    RGBColor(251, 188, 5),
+];
+const SPLIT_NAMES: [&str; 4] = [
+    "neutral positive",
+    "neutral negative",
+    "false positive",
+    "false negative",
+];
+
+type DrawResult = Result<(), String>;
+
+/// Draws `f` into `<stem>.svg` and `<stem>.png`; returns both paths.
+fn both(stem: &Path, f: &impl Figure) -> Result<Vec<PathBuf>, String> {
+    register_font();
+    if let Some(dir) = stem.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    {
+        let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        f.draw(&root)?;
+        root.present()
+            .map_err(|e| format!("{}: {e}", svg.display()))?;
+    }
+    {
+        let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        f.draw(&root)?;
+        root.present()
+            .map_err(|e| format!("{}: {e}", png.display()))?;
+    }
+    Ok(vec![svg, png])
+}
+
+/// A figure that draws on any backend (plotters' error types differ per backend).
+trait Figure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static;
+}
+
+macro_rules! any_backend {
+    ($name:ident, |$root:ident, $($arg:ident : $ty:ty),*| $body:block) => {
+        struct $name<'a> { $($arg: &'a $ty),* }
+        impl Figure for $name<'_> {
+            fn draw<DB: DrawingBackend>(&self, $root: &DrawingArea<DB, Shift>) -> DrawResult
+            where DB::ErrorType: 'static {
+                let $name { $($arg),* } = self;
+                $(let $arg: &$ty = $arg;)*
+                $body
+            }
+        }
+    };
+}
+
+fn e<E: std::fmt::Display>(x: E) -> String {
+    x.to_string()
+}
+
+/// A group of stacked bars: (group label, [(bar label, split)]).
+pub type BarGroup = (String, Vec<(String, Split)>);
+
+any_backend!(StackedBars, |root, title: str, groups: [BarGroup]| {
+    let per = groups.iter().map(|g| g.1.len()).max().unwrap_or(1).max(1) as i32;
+    let width = per * 10 + 10;
+    let top = groups
+        .iter()
+        .flat_map(|g| g.1.iter().map(|b| b.1.total()))
+        .fold(0.0f64, f64::max)
+        * 100.0;
+    let ymax = if top <= 0.0 { 1.0 } else { top * 1.4 };
+    let n = groups.len() as i32;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 20))
+        .margin(12)
+        .x_label_area_size(84)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0..(n * width).max(1), 0.0..ymax)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .disable_x_axis()
+        .y_desc("error (% of the perfect profile)")
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 15))
+        .draw()
+        .map_err(e)?;
+    for (gi, (glabel, bars)) in groups.iter().enumerate() {
+        let x0 = gi as i32 * width + 5;
+        for (bi, (blabel, s)) in bars.iter().enumerate() {
+            let (l, r) = (x0 + bi as i32 * 10 + 1, x0 + bi as i32 * 10 + 9);
+            let mut y = 0.0;
+            for (k, v) in [s.np, s.nn, s.fp, s.fn_].into_iter().enumerate() {
+                let h = v * 100.0;
+                if h > 0.0 {
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(
+                            [(l, y), (r, y + h)],
+                            SPLIT_COLOURS[k].filled(),
+                        )))
+                        .map_err(e)?;
+                }
+                y += h;
+            }
+            // Labels below the axis, in pixels (chart coordinates are clamped to the plot area).
+            let (px, py) = chart.backend_coord(&(l, 0.0));
+            root.draw(&Text::new(
+                blabel.clone(),
+                (px + 2, py + 6),
+                (FONT, 11).into_font().transform(FontTransform::Rotate90),
+            ))
+            .map_err(e)?;
+        }
+        let (gx, gy) = chart.backend_coord(&(x0 + bars.len() as i32 * 5, 0.0));
+        root.draw(&Text::new(
+            glabel.clone(),
+            (gx - 4 * glabel.len() as i32, gy + 50),
+            (FONT, 14),
+        ))
+        .map_err(e)?;
+    }
+    for k in 0..4 {
+        let c = SPLIT_COLOURS[k];
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0, 0.0), (0, 0.0)],
+                c.filled(),
+            )))
+            .map_err(e)?
+            .label(SPLIT_NAMES[k])
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FONT, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(e)?;
+    Ok(())
+});
+
+/// Writes a stacked-bar chart (SVG and PNG).
+pub fn stacked_bars(stem: &Path, title: &str, groups: &[BarGroup]) -> Result<Vec<PathBuf>, String> {
+    let d = StackedBars { title, groups };
+    both(stem, &d)
+}
+
+any_backend!(
+    Lines,
+    |root,
+     title: str,
+     x_desc: str,
+     y_desc: str,
+     log_y: bool,
+     series: [(String, Vec<(f64, f64)>)]| {
+        let pts = series.iter().flat_map(|s| s.1.iter());
+        let xmax = pts.clone().map(|p| p.0).fold(1.0f64, f64::max);
+        let ymax = pts.clone().map(|p| p.1).fold(0.0f64, f64::max).max(1e-9);
+        let ymin = pts
+            .map(|p| p.1)
+            .filter(|&y| y > 0.0)
+            .fold(f64::MAX, f64::min)
+            .min(ymax);
+        let colours = [
+            RGBColor(219, 68, 55),
+            RGBColor(66, 133, 244),
+            RGBColor(15, 157, 88),
+            RGBColor(120, 120, 120),
+        ];
+        let mut builder = ChartBuilder::on(root);
+        builder
+            .caption(title, (FONT, 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(72);
+        macro_rules! body {
+            ($chart:ident) => {{
+                $chart
+                    .configure_mesh()
+                    .x_desc(x_desc)
+                    .y_desc(y_desc)
+                    .label_style((FONT, 14))
+                    .axis_desc_style((FONT, 15))
+                    .draw()
+                    .map_err(e)?;
+                for (i, (name, p)) in series.iter().enumerate() {
+                    let c = colours[i % colours.len()];
+                    $chart
+                        .draw_series(LineSeries::new(p.iter().copied(), c.stroke_width(2)))
+                        .map_err(e)?
+                        .label(name.clone())
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                        });
+                    $chart
+                        .draw_series(p.iter().map(|&q| Circle::new(q, 3, c.filled())))
+                        .map_err(e)?;
+                }
+                $chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::UpperRight)
+                    .label_font((FONT, 13))
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .draw()
+                    .map_err(e)?;
+            }};
+        }
+        if *log_y {
+            let mut chart = builder
+                .build_cartesian_2d(0.0..xmax * 1.02, (ymin * 0.5..ymax * 2.0).log_scale())
+                .map_err(e)?;
+            body!(chart);
+        } else {
+            let mut chart = builder
+                .build_cartesian_2d(0.0..xmax * 1.02, 0.0..ymax * 1.1)
+                .map_err(e)?;
+            body!(chart);
+        }
+        Ok(())
+    }
+);
+
+/// Writes a line chart (SVG and PNG).
+pub fn lines(
+    stem: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    log_y: bool,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<Vec<PathBuf>, String> {
+    let d = Lines {
+        title,
+        x_desc,
+        y_desc,
+        log_y: &log_y,
+        series,
+    };
+    both(stem, &d)
+}
+
+/// The paper's Fig. 9: probability that a tuple becomes a false positive, (100·n / (t·Z))^n, for a
+/// threshold of t = 1 % and Z ∈ {500, 1000, 2000} counters split over n = 1..=8 tables.
+pub fn false_positive_bound(n: u32, z: f64, t_percent: f64) -> f64 {
+    (100.0 * n as f64 / (t_percent * z)).powi(n as i32)
+}
+
+pub fn fig9(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let series: Vec<(String, Vec<(f64, f64)>)> = [500.0, 1000.0, 2000.0]
+        .iter()
+        .map(|&z| {
+            (
+                format!("{z} entries"),
+                (1..=8)
+                    .map(|n| (n as f64, false_positive_bound(n, z, 1.0)))
+                    .collect(),
+            )
+        })
+        .collect();
+    lines(
+        &dir.join("fig9-fp-bound"),
+        "Fig. 9: false-positive bound (100n/(tZ))^n, t = 1%",
+        "hash tables n",
+        "P(false positive)",
+        true,
+        &series,
+    )
+}
+
+fn split_of(r: &Row) -> Split {
+    Split {
+        np: r.np,
+        nn: r.nn,
+        fp: r.fp,
+        fn_: r.fn_,
+    }
+}
+
+fn point_name(interval: u64, threshold: u64) -> String {
+    let l = if interval.is_multiple_of(1_000_000) {
+        format!("{}M", interval / 1_000_000)
+    } else if interval.is_multiple_of(1000) {
+        format!("{}K", interval / 1000)
+    } else {
+        interval.to_string()
+    };
+    format!("{l}-T{threshold}")
+}
+
+/// Every figure of a sweep into `dir`: Fig. 9, and per trace and (L, T): the error split by tables
+/// × C/R (Fig. 10–12, when the rows hold that grid), per-interval error of the best single vs best
+/// multi-hash (Fig. 13), and the peers against the paper preset (when the rows hold peers).
+pub fn sweep_figures(rows: &[Row], dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = fig9(dir)?;
+    let mut keys: Vec<(String, u64, u64)> = rows
+        .iter()
+        .map(|r| (r.trace.clone(), r.interval, r.threshold))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    for (trace, l, t) in keys {
+        let here: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.trace == trace && r.interval == l && r.threshold == t)
+            .collect();
+        let prof: Vec<&Row> = here
+            .iter()
+            .copied()
+            .filter(|r| r.scheme.ends_with("-hash"))
+            .collect();
+        let stem = format!("{}-{}", sanitize(&trace), point_name(l, t));
+        let pname = format!("L={l}, T={t}");
+        // Fig. 10–12: groups by table count, bars C0R0 C1R0 C0R1 C1R1 (first row of each).
+        let mut tables: Vec<usize> = prof.iter().map(|r| r.tables).collect();
+        tables.sort_unstable();
+        tables.dedup();
+        let groups: Vec<BarGroup> = tables
+            .iter()
+            .map(|&n| {
+                let bars = ["C0R0", "C1R0", "C0R1", "C1R1"]
+                    .iter()
+                    .filter_map(|cr| {
+                        prof.iter()
+                            .find(|r| r.tables == n && r.cr == *cr)
+                            .map(|r| (cr.to_string(), split_of(r)))
+                    })
+                    .collect();
+                (format!("n={n}"), bars)
+            })
+            .filter(|g: &BarGroup| !g.1.is_empty())
+            .collect();
+        if !groups.is_empty() {
+            out.extend(stacked_bars(
+                &dir.join(format!("{stem}-split")),
+                &format!("{trace}, {pname}: error split by tables and C/R"),
+                &groups,
+            )?);
+        }
+        // Fig. 13: the best single hash and the best multi-hash, every interval.
+        let best = |single: bool| {
+            prof.iter()
+                .copied()
+                .filter(|r| (r.tables == 1) == single)
+                .min_by(|a, b| a.net_error.total_cmp(&b.net_error))
+        };
+        let series: Vec<(String, Vec<(f64, f64)>)> = [best(true), best(false)]
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                (
+                    format!("{} ({:.2}%)", short(&r.config), 100.0 * r.net_error),
+                    r.per_interval
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &x)| (i as f64, 100.0 * x))
+                        .collect(),
+                )
+            })
+            .collect();
+        if !series.is_empty() {
+            out.extend(lines(
+                &dir.join(format!("{stem}-intervals")),
+                &format!("{trace}, {pname}: error per interval"),
+                "interval",
+                "error (%)",
+                false,
+                &series,
+            )?);
+        }
+        // Peers at the paper preset's memory.
+        let peers: Vec<&Row> = here
+            .iter()
+            .copied()
+            .filter(|r| !r.scheme.ends_with("-hash"))
+            .collect();
+        if !peers.is_empty() {
+            let mut bars: Vec<(String, Split)> = Vec::new();
+            if let Some(r) = prof
+                .iter()
+                .find(|r| r.tables == 4 && r.entries == 512 && r.cr == "C1R0")
+            {
+                bars.push(("paper 4x512".into(), split_of(r)));
+            }
+            if let Some(r) = prof.iter().find(|r| r.tables == 1 && r.cr == "C0R1") {
+                bars.push(("single C0R1".into(), split_of(r)));
+            }
+            for r in peers {
+                let label = match r.scheme.as_str() {
+                    "stratified" => format!(
+                        "strat Ts={}",
+                        r.config
+                            .split("Ts=")
+                            .nth(1)
+                            .and_then(|s| s.split(' ').next())
+                            .unwrap_or("?")
+                    ),
+                    "datasketches" if r.config.contains("lower-bound") => "datasketch lb".into(),
+                    "datasketches" => "datasketch est".into(),
+                    s => s.to_string(),
+                };
+                bars.push((label, split_of(r)));
+            }
+            out.extend(stacked_bars(
+                &dir.join(format!("{stem}-peers")),
+                &format!("{trace}, {pname}: peers at the same memory"),
+                &[(String::new(), bars)],
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+fn short(config: &str) -> String {
+    config.split(" L=").next().unwrap_or(config).to_string()
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bound_matches_the_paper() {
+        // 1 table, 1000 entries, 1 %: 0.1; 2 tables: (0.2)^2.
+        assert!((false_positive_bound(1, 1000.0, 1.0) - 0.1).abs() < 1e-12);
+        assert!((false_positive_bound(2, 1000.0, 1.0) - 0.04).abs() < 1e-12);
+    }
+
+    #[test]
+    fn writes_svg_and_png() {
+        let dir = std::env::temp_dir().join(format!("hwprof-plot-{}", std::process::id()));
+        let files = fig9(&dir).unwrap();
+        let s = Split {
+            np: 0.01,
+            nn: 0.0,
+            fp: 0.02,
+            fn_: 0.005,
+        };
+        let files2 = stacked_bars(
+            &dir.join("bars"),
+            "t",
+            &[("n=1".into(), vec![("C0R0".into(), s), ("C1R0".into(), s)])],
+        )
+        .unwrap();
+        for f in files.iter().chain(&files2) {
+            let b = std::fs::read(f).unwrap();
+            if f.extension().unwrap() == "png" {
+                assert_eq!(&b[..4], b"\x89PNG");
+                assert!(b.len() > 5000, "a PNG with content");
+            } else {
+                let t = String::from_utf8(b).unwrap();
+                assert!(t.contains("<svg") && t.contains("<text"), "SVG has text");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,615 @@
+//! The synthesis flow (SPEC §10): Verilog → Yosys (`synth_ice40` / `synth_ecp5`, `stat -json`) →
+//! nextpnr (`--report`, one run per seed) → one [`SynthResult`] with area against the device's
+//! capacity and Fmax (best and median over the seeds); optionally the bitstream (icepack / ecppack).
+//!
+//! Every file a run makes stays in its output directory: the design and harness Verilog, the Yosys
+//! script, log, statistics and netlist, and per seed the nextpnr log, report and placed design.
+
+pub mod compare;
+pub mod counter_area;
+pub mod device;
+pub mod harness;
+pub mod report;
+pub mod throughput;
+pub mod tools;
+
+use device::{Capacity, Family, Target};
+use report::{median, CriticalPath, PnrReport, YosysStat};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use tools::{Preference, Tool, ToolPath};
+
+/// A design to synthesize: Verilog text and its top module.
+#[derive(Debug, Clone)]
+pub struct Design {
+    /// A name for reports (a preset, a file name).
+    pub name: String,
+    pub verilog: String,
+    pub top: String,
+    /// Events the design takes per clock, measured in simulation; gives events/s = Fmax × this.
+    pub events_per_clock: Option<f64>,
+}
+
+/// How to run the flow.
+#[derive(Debug, Clone)]
+pub struct FlowOptions {
+    pub target: Target,
+    /// The clock constraint given to nextpnr, MHz.
+    pub freq_mhz: f64,
+    /// nextpnr seeds 1..=seeds, run one after another.
+    pub seeds: u32,
+    pub out_dir: PathBuf,
+    /// Pin constraints (.pcf / .lpf). Without them the design is wrapped in the IO harness.
+    pub constraints: Option<PathBuf>,
+    /// Write the bitstream of the best seed (needs constraints).
+    pub bitstream: bool,
+    pub tools: Preference,
+}
+
+/// Why the flow stopped.
+#[derive(Debug)]
+pub enum FlowError {
+    /// The request is wrong (bad option, missing file, bad Verilog): exit code 2 in the CLI.
+    Input(String),
+    /// A tool is missing or failed.
+    Tool(String),
+}
+
+impl std::fmt::Display for FlowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FlowError::Input(m) | FlowError::Tool(m) => f.write_str(m),
+        }
+    }
+}
+
+/// One resource: used, the device's capacity, and the percentage.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Usage {
+    pub used: u64,
+    pub capacity: Option<u64>,
+    pub percent: Option<f64>,
+}
+
+impl Usage {
+    fn new(used: u64, capacity: Option<u64>) -> Usage {
+        Usage {
+            used,
+            capacity,
+            percent: capacity
+                .filter(|&c| c > 0)
+                .map(|c| 100.0 * used as f64 / c as f64),
+        }
+    }
+    fn over(&self) -> bool {
+        self.capacity.is_some_and(|c| self.used > c)
+    }
+}
+
+/// Everything one flow run measured. The JSON of `hwprof synth --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SynthResult {
+    pub design: String,
+    pub top: String,
+    pub target: Target,
+    pub device: &'static str,
+    /// Placed and routed, and within every capacity.
+    pub fits: bool,
+    /// Logic cells (iCE40) / LUT4s (ECP5): nextpnr's placed count when place-and-route ran,
+    /// else Yosys's LUT4 count.
+    pub cells: u64,
+    pub luts: u64,
+    pub ffs: u64,
+    pub carry: u64,
+    pub brams: u64,
+    pub dsps: u64,
+    pub usage: Resources,
+    /// Flip-flops of the IO harness, included in `ffs` and `cells` (0 with board constraints).
+    pub harness_ffs: u64,
+    pub freq_mhz: f64,
+    /// Best Fmax over the seeds, MHz (None when nothing was placed and routed).
+    pub fmax_mhz: Option<f64>,
+    pub fmax_median_mhz: Option<f64>,
+    pub fmax_per_seed: Vec<f64>,
+    pub best_seed: Option<u32>,
+    pub events_per_clock: Option<f64>,
+    /// Best Fmax × events per clock.
+    pub events_per_s: Option<f64>,
+    pub critical_path: Option<CriticalPath>,
+    /// Why the design does not fit, when it does not.
+    pub not_fit_reason: Option<String>,
+    pub yosys_cells_by_type: std::collections::BTreeMap<String, u64>,
+    pub tools: Vec<(String, String)>,
+    pub out_dir: PathBuf,
+    pub bitstream: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Resources {
+    pub cells: Usage,
+    pub ffs: Usage,
+    pub carry: Usage,
+    pub brams: Usage,
+    pub dsps: Usage,
+}
+
+fn write(path: &Path, text: &str) -> Result<(), FlowError> {
+    std::fs::write(path, text)
+        .map_err(|e| FlowError::Input(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Runs a tool with its output streamed into `log` (readable while a long run goes on); returns
+/// whether it succeeded.
+fn run_logged(tool: &ToolPath, args: &[String], dir: &Path, log: &Path) -> Result<bool, FlowError> {
+    let file = std::fs::File::create(log)
+        .map_err(|e| FlowError::Tool(format!("cannot write {}: {e}", log.display())))?;
+    let err = file
+        .try_clone()
+        .map_err(|e| FlowError::Tool(format!("{}: {e}", log.display())))?;
+    let status = tool
+        .command()
+        .args(args)
+        .current_dir(dir)
+        .stdout(file)
+        .stderr(err)
+        .status()
+        .map_err(|e| FlowError::Tool(format!("cannot run {}: {e}", tool.program.display())))?;
+    Ok(status.success())
+}
+
+fn log_tail(log: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+fn need(tool: Tool, pref: Preference) -> Result<ToolPath, FlowError> {
+    tools::find(tool, pref).map_err(FlowError::Tool)
+}
+
+/// Messages with which nextpnr gives up on a design too large for the device.
+const NOT_FIT_MESSAGES: [&str; 6] = [
+    "no BELs remaining",
+    // nextpnr-ice40's analytic placer, when the logic cells are all taken.
+    "Failed to expand region",
+    "Unable to place",
+    "utilisation limit",
+    "too many",
+    "but only",
+];
+
+/// Runs the flow on `design`; `progress` gets one line per step (for stderr).
+pub fn run(
+    design: &Design,
+    opts: &FlowOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<SynthResult, FlowError> {
+    if opts.seeds == 0 {
+        return Err(FlowError::Input("--seeds must be at least 1".into()));
+    }
+    if !(opts.freq_mhz.is_finite() && opts.freq_mhz > 0.0) {
+        return Err(FlowError::Input(format!(
+            "--freq must be a positive number of MHz, got {}",
+            opts.freq_mhz
+        )));
+    }
+    if opts.bitstream && opts.constraints.is_none() {
+        return Err(FlowError::Input("a bitstream needs pin constraints".into()));
+    }
+    let target = opts.target;
+    let family = target.family();
+    let yosys = need(Tool::Yosys, opts.tools)?;
+    let nextpnr = need(
+        match family {
+            Family::Ice40 => Tool::NextpnrIce40,
+            Family::Ecp5 => Tool::NextpnrEcp5,
+        },
+        opts.tools,
+    )?;
+    let packer = if opts.bitstream {
+        Some(need(
+            match family {
+                Family::Ice40 => Tool::Icepack,
+                Family::Ecp5 => Tool::Ecppack,
+            },
+            opts.tools,
+        )?)
+    } else {
+        None
+    };
+    let dir = &opts.out_dir;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| FlowError::Input(format!("cannot create {}: {e}", dir.display())))?;
+    let dir = &dir
+        .canonicalize()
+        .map_err(|e| FlowError::Input(format!("{}: {e}", dir.display())))?;
+    write(&dir.join("design.v"), &design.verilog)?;
+    let constraints = match &opts.constraints {
+        Some(c) => Some(
+            c.canonicalize()
+                .map_err(|e| FlowError::Input(format!("constraint file {}: {e}", c.display())))?,
+        ),
+        None => None,
+    };
+
+    // The IO harness needs the top's ports: elaborate once and read them back.
+    let (top, harness_ffs, sources) = if constraints.is_none() {
+        progress(&format!("yosys: reading the ports of `{}`", design.top));
+        let script = format!(
+            "read_verilog design.v\nhierarchy -top {}\nproc\nwrite_json ports.json\n",
+            design.top
+        );
+        write(&dir.join("ports.ys"), &script)?;
+        let ok = run_logged(
+            &yosys,
+            &["-q".into(), "-s".into(), "ports.ys".into()],
+            dir,
+            &dir.join("yosys-ports.log"),
+        )?;
+        if !ok {
+            return Err(FlowError::Input(format!(
+                "yosys could not elaborate `{}` (log {}):\n{}",
+                design.top,
+                dir.join("yosys-ports.log").display(),
+                log_tail(&dir.join("yosys-ports.log"), 15)
+            )));
+        }
+        let json = std::fs::read_to_string(dir.join("ports.json"))
+            .map_err(|e| FlowError::Tool(format!("ports.json: {e}")))?;
+        let _ = std::fs::remove_file(dir.join("ports.json"));
+        let ports = harness::ports_from_yosys_json(&json, &design.top).map_err(FlowError::Input)?;
+        let h = harness::generate(&design.top, &ports).map_err(FlowError::Input)?;
+        write(&dir.join("harness.v"), &h.verilog)?;
+        (
+            harness::HARNESS_TOP.to_string(),
+            h.ffs,
+            "design.v harness.v",
+        )
+    } else {
+        (design.top.clone(), 0, "design.v")
+    };
+
+    progress(&format!(
+        "yosys {} ({}): {}",
+        target.yosys_synth(),
+        yosys.program.display(),
+        design.name
+    ));
+    let script = format!(
+        "read_verilog {sources}\n{} -top {top} -json netlist.json\ntee -q -o stat.json stat -json\n",
+        target.yosys_synth()
+    );
+    write(&dir.join("synth.ys"), &script)?;
+    let ylog = dir.join("yosys.log");
+    if !run_logged(&yosys, &["-s".into(), "synth.ys".into()], dir, &ylog)? {
+        return Err(FlowError::Tool(format!(
+            "yosys failed (log {}):\n{}",
+            ylog.display(),
+            log_tail(&ylog, 15)
+        )));
+    }
+    let stat_text = std::fs::read_to_string(dir.join("stat.json"))
+        .map_err(|e| FlowError::Tool(format!("yosys wrote no stat.json: {e}")))?;
+    let stat = YosysStat::parse(&stat_text, family).map_err(FlowError::Tool)?;
+
+    let cap = target.capacity();
+    let pre = resources(target, &stat, stat.luts, &cap);
+    let mut not_fit = over_capacity(&pre);
+    let mut seeds_fmax = Vec::new();
+    let mut best: Option<(u32, PnrReport)> = None;
+    if not_fit.is_none() {
+        for seed in 1..=opts.seeds {
+            progress(&format!(
+                "{} seed {seed}/{} ({})",
+                nextpnr.tool.name(),
+                opts.seeds,
+                nextpnr.program.display()
+            ));
+            let mut args: Vec<String> = target
+                .nextpnr_args()
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            args.extend([
+                "--json".into(),
+                "netlist.json".into(),
+                "--freq".into(),
+                format!("{}", opts.freq_mhz),
+                "--seed".into(),
+                seed.to_string(),
+                "--report".into(),
+                format!("report-seed{seed}.json"),
+                // Fmax is what is measured: a run that misses --freq still reports it.
+                "--timing-allow-fail".into(),
+            ]);
+            match family {
+                Family::Ice40 => {
+                    args.extend(["--asc".into(), format!("seed{seed}.asc")]);
+                    if let Some(c) = &constraints {
+                        args.extend(["--pcf".into(), c.display().to_string()]);
+                    }
+                }
+                Family::Ecp5 => {
+                    args.extend(["--textcfg".into(), format!("seed{seed}.config")]);
+                    if let Some(c) = &constraints {
+                        args.extend(["--lpf".into(), c.display().to_string()]);
+                    }
+                }
+            }
+            let plog = dir.join(format!("nextpnr-seed{seed}.log"));
+            if !run_logged(&nextpnr, &args, dir, &plog)? {
+                let text = std::fs::read_to_string(&plog).unwrap_or_default();
+                if let Some(m) = NOT_FIT_MESSAGES.iter().find(|m| text.contains(*m)) {
+                    let line = text.lines().find(|l| l.contains(m)).unwrap_or(m).trim();
+                    not_fit = Some(format!("nextpnr: {line}"));
+                    break;
+                }
+                return Err(FlowError::Tool(format!(
+                    "{} failed (log {}):\n{}",
+                    nextpnr.tool.name(),
+                    plog.display(),
+                    log_tail(&plog, 15)
+                )));
+            }
+            let rtext = std::fs::read_to_string(dir.join(format!("report-seed{seed}.json")))
+                .map_err(|e| FlowError::Tool(format!("nextpnr wrote no report: {e}")))?;
+            let r = PnrReport::parse(&rtext).map_err(FlowError::Tool)?;
+            seeds_fmax.push(r.fmax_mhz);
+            if best.as_ref().map_or(true, |(_, b)| r.fmax_mhz > b.fmax_mhz) {
+                best = Some((seed, r));
+            }
+        }
+    }
+
+    let cells = best
+        .as_ref()
+        .and_then(|(_, r)| r.logic(family))
+        .map_or(stat.luts, |(used, _)| used);
+    let usage = resources(target, &stat, cells, &cap);
+    if not_fit.is_none() {
+        not_fit = over_capacity(&usage);
+    }
+    let fits = not_fit.is_none() && best.is_some();
+
+    // A bitstream must run at the board clock: the best seed must meet it.
+    let timing_met = best
+        .as_ref()
+        .is_some_and(|(_, r)| r.fmax_mhz >= opts.freq_mhz);
+    if packer.is_some() && fits && !timing_met {
+        return Err(FlowError::Tool(format!(
+            "timing not met at {} MHz: best Fmax {:.2} MHz over {} seed(s) (reports in {}); no bitstream",
+            opts.freq_mhz,
+            best.as_ref().map_or(0.0, |(_, r)| r.fmax_mhz),
+            opts.seeds,
+            dir.display()
+        )));
+    }
+    let bitstream = match (&packer, &best, fits) {
+        (Some(packer), Some((seed, _)), true) => {
+            let (input, output, args) = match family {
+                Family::Ice40 => (
+                    format!("seed{seed}.asc"),
+                    "bitstream.bin",
+                    vec![format!("seed{seed}.asc"), "bitstream.bin".into()],
+                ),
+                Family::Ecp5 => (
+                    format!("seed{seed}.config"),
+                    "bitstream.bit",
+                    vec![
+                        "--input".into(),
+                        format!("seed{seed}.config"),
+                        "--bit".into(),
+                        "bitstream.bit".into(),
+                    ],
+                ),
+            };
+            progress(&format!("{} {input} → {output}", packer.tool.name()));
+            let log = dir.join("pack.log");
+            if !run_logged(packer, &args, dir, &log)? {
+                return Err(FlowError::Tool(format!(
+                    "{} failed (log {}):\n{}",
+                    packer.tool.name(),
+                    log.display(),
+                    log_tail(&log, 15)
+                )));
+            }
+            Some(dir.join(output))
+        }
+        _ => None,
+    };
+
+    let fmax = best.as_ref().map(|(_, r)| r.fmax_mhz);
+    let mut tools_used = vec![
+        (yosys.tool.name().to_string(), yosys.version()),
+        (nextpnr.tool.name().to_string(), nextpnr.version()),
+    ];
+    if let Some(p) = &packer {
+        tools_used.push((p.tool.name().to_string(), p.program.display().to_string()));
+    }
+    let result = SynthResult {
+        design: design.name.clone(),
+        top: design.top.clone(),
+        target,
+        device: target.device(),
+        fits,
+        cells,
+        luts: stat.luts,
+        ffs: stat.ffs,
+        carry: stat.carry,
+        brams: stat.brams,
+        dsps: stat.dsps,
+        usage,
+        harness_ffs,
+        freq_mhz: opts.freq_mhz,
+        fmax_mhz: fmax,
+        fmax_median_mhz: median(&seeds_fmax),
+        fmax_per_seed: seeds_fmax,
+        best_seed: best.as_ref().map(|(s, _)| *s),
+        events_per_clock: design.events_per_clock,
+        events_per_s: fmax.zip(design.events_per_clock).map(|(f, e)| f * 1e6 * e),
+        critical_path: best.and_then(|(_, r)| r.critical_path),
+        not_fit_reason: not_fit,
+        yosys_cells_by_type: stat.cells_by_type,
+        tools: tools_used,
+        out_dir: dir.clone(),
+        bitstream,
+    };
+    write(
+        &dir.join("result.json"),
+        &serde_json::to_string_pretty(&result).expect("serializable"),
+    )?;
+    write(&dir.join("result.md"), &markdown(&[&result]))?;
+    Ok(result)
+}
+
+fn resources(target: Target, s: &YosysStat, cells: u64, cap: &Capacity) -> Resources {
+    // iCE40: one carry per logic cell; ECP5: a CCU2C is two bits of one slice (two LUT4s).
+    let carry_cap = match target.family() {
+        Family::Ice40 => cap.cells,
+        Family::Ecp5 => cap.cells / 2,
+    };
+    Resources {
+        cells: Usage::new(cells, Some(cap.cells)),
+        ffs: Usage::new(s.ffs, Some(cap.ffs)),
+        carry: Usage::new(s.carry, Some(carry_cap)),
+        brams: Usage::new(s.brams, Some(cap.brams)),
+        dsps: Usage::new(s.dsps, Some(cap.dsps)),
+    }
+}
+
+fn over_capacity(r: &Resources) -> Option<String> {
+    [
+        ("logic cells", r.cells),
+        ("flip-flops", r.ffs),
+        ("carry cells", r.carry),
+        ("block RAMs", r.brams),
+        ("DSPs", r.dsps),
+    ]
+    .iter()
+    .find(|(_, u)| u.over())
+    .map(|(n, u)| {
+        format!(
+            "{n}: {} used, the device has {}",
+            u.used,
+            u.capacity.unwrap_or(0)
+        )
+    })
+}
+
+fn fmt_opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+fn fmt_rate(v: Option<f64>) -> String {
+    v.map_or("-".into(), |x| format!("{:.1} M", x / 1e6))
+}
+
+/// The rows of the table: (label, value per result).
+fn rows(results: &[&SynthResult]) -> Vec<(String, Vec<String>)> {
+    let usage = |u: &Usage| {
+        format!(
+            "{} / {} ({})",
+            u.used,
+            u.capacity.map_or("-".into(), |c| c.to_string()),
+            u.percent.map_or("-".into(), |p| format!("{p:.1} %"))
+        )
+    };
+    let mut r: Vec<(String, Vec<String>)> = Vec::new();
+    let mut row = |label: &str, f: &dyn Fn(&SynthResult) -> String| {
+        r.push((label.to_string(), results.iter().map(|x| f(x)).collect()));
+    };
+    row("target", &|x| format!("{} ({})", x.target.name(), x.device));
+    row("logic cells / LUT4", &|x| usage(&x.usage.cells));
+    row("flip-flops", &|x| usage(&x.usage.ffs));
+    row("  of which IO harness", &|x| x.harness_ffs.to_string());
+    row("carry", &|x| usage(&x.usage.carry));
+    row("block RAMs", &|x| usage(&x.usage.brams));
+    row("DSPs", &|x| usage(&x.usage.dsps));
+    row("fits", &|x| {
+        if x.fits {
+            "yes".into()
+        } else {
+            format!(
+                "no: {}",
+                x.not_fit_reason.as_deref().unwrap_or("not placed")
+            )
+        }
+    });
+    row("Fmax asked (MHz)", &|x| format!("{}", x.freq_mhz));
+    row("Fmax best (MHz)", &|x| fmt_opt(x.fmax_mhz, 1));
+    row("Fmax median (MHz)", &|x| {
+        format!(
+            "{} over {} seed(s)",
+            fmt_opt(x.fmax_median_mhz, 1),
+            x.fmax_per_seed.len()
+        )
+    });
+    row("events / clock", &|x| fmt_opt(x.events_per_clock, 3));
+    row("events / s (best Fmax)", &|x| fmt_rate(x.events_per_s));
+    r
+}
+
+fn critical_path(x: &SynthResult) -> String {
+    x.critical_path.as_ref().map_or("-".into(), |c| {
+        format!("{} → {} ({} logic levels)", c.from, c.to, c.logic_levels)
+    })
+}
+
+/// A plain-text table of one or more results side by side.
+pub fn table(results: &[&SynthResult]) -> String {
+    let rows = rows(results);
+    let lw = rows
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut widths = vec![0; results.len()];
+    for (_, vals) in &rows {
+        for (w, v) in widths.iter_mut().zip(vals) {
+            *w = (*w).max(v.chars().count());
+        }
+    }
+    let mut s = String::new();
+    let head: Vec<String> = results
+        .iter()
+        .zip(&widths)
+        .map(|(x, w)| format!("{:<w$}", x.design, w = *w))
+        .collect();
+    let _ = writeln!(s, "{:<lw$}  {}", "", head.join("  "));
+    for (l, vals) in rows {
+        let cells: Vec<String> = vals
+            .iter()
+            .zip(&widths)
+            .map(|(v, w)| format!("{v:<w$}", w = *w))
+            .collect();
+        let _ = writeln!(s, "{l:<lw$}  {}", cells.join("  ").trim_end());
+    }
+    for x in results {
+        let _ = writeln!(
+            s,
+            "critical path ({}, {}): {}",
+            x.design,
+            x.target.name(),
+            critical_path(x)
+        );
+    }
+    s
+}
+
+/// The same table in Markdown.
+pub fn markdown(results: &[&SynthResult]) -> String {
+    let mut s = String::new();
+    let head: Vec<&str> = results.iter().map(|x| x.design.as_str()).collect();
+    let _ = writeln!(s, "| | {} |", head.join(" | "));
+    let _ = writeln!(s, "|---|{}", "---|".repeat(results.len()));
+    for (l, vals) in rows(results) {
+        let _ = writeln!(s, "| {} | {} |", l.trim(), vals.join(" | "));
+    }
+    let paths: Vec<String> = results
+        .iter()
+        .map(|x| format!("`{}`", critical_path(x)))
+        .collect();
+    let _ = writeln!(s, "| critical path | {} |", paths.join(" | "));
+    s
+}

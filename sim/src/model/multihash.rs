@@ -1,0 +1,353 @@
+//! Bit-exact reference model of the multi-hash profiler (SPEC §3); `tables = 1` is the paper's
+//! single-hash profiler. The RTL in `hwprof_hdl::multihash` must produce exactly these reports.
+//!
+//! Per event (a, b), masked to the key widths:
+//! The accumulator is fully associative or set-associative (sets chosen by an h3 hash, optional
+//! shared stash); the same rules hold among the entries open to a tuple.
+//!
+//! 1. accumulator hit: count += 1 (saturating); a replaceable entry reaching T becomes locked.
+//!    The hash tables are not touched (**shielding**).
+//! 2. miss: counters c_k = table_k[h_k(a, b)]; **conservative update** (C1) increments only the
+//!    counters equal to the minimum, C0 all of them. If the new minimum reaches T, an accumulator
+//!    entry is allocated (empty first, else replaceable, lowest index first), locked, with that
+//!    count; with **reset on promote** (R1) the tuple's counters are then written as 0.
+//! 3. after exactly L events: the report is every entry with count ≥ T, in entry order. The tables
+//!    read as zero again; with **retaining** (P1) reported entries stay as replaceable with count 0,
+//!    all other entries are emptied.
+//!
+//! A trailing partial interval is never reported.
+
+use crate::eval::fxhash::{fx_map, FxMap};
+use crate::model::Tuple;
+use hwprof_hdl::config::{Organisation, ProfilerConfig, MAX_TABLES};
+use hwprof_hdl::hash::{ByteLinearHash, HashConstants, SetHash};
+use serde::Serialize;
+
+/// One reported tuple.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ReportEntry {
+    pub a: u64,
+    pub b: u64,
+    pub count: u64,
+}
+
+/// The report of one interval (numbered from 0), entries in accumulator-entry order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IntervalReport {
+    pub interval: u64,
+    pub entries: Vec<ReportEntry>,
+}
+
+/// State of an accumulator entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryState {
+    Empty,
+    /// Holds a tuple that has reached T in this interval; cannot be replaced.
+    Locked,
+    /// Retained from the previous interval, count below T: may be replaced by a new tuple.
+    Replaceable,
+}
+
+/// How the accumulator's entries are organised (SPEC §3 `accumulator.organisation`).
+#[derive(Debug, Clone)]
+enum Layout {
+    /// One set of A entries: any tuple may take any entry.
+    Full,
+    /// A / ways sets of `ways` entries chosen by [`SetHash`], then `stash` fully-associative entries
+    /// (indices A .. A + stash) shared by every set.
+    Sets {
+        ways: usize,
+        entries: usize,
+        stash: usize,
+        hash: SetHash,
+    },
+}
+
+/// The accumulator table. Entry order (for allocation and reports) is the index order:
+/// set-major, way-minor, then the stash.
+#[derive(Debug, Clone)]
+pub struct Accumulator {
+    pub state: Vec<EntryState>,
+    pub tag: Vec<Tuple>,
+    pub count: Vec<u64>,
+    map: FxMap<Tuple, u32>,
+    /// Bitsets of empty and of replaceable entries, for "lowest index first" in O(A/64).
+    empty: Vec<u64>,
+    replaceable: Vec<u64>,
+    layout: Layout,
+}
+
+fn first_set(bits: &[u64]) -> Option<usize> {
+    bits.iter()
+        .enumerate()
+        .find(|(_, w)| **w != 0)
+        .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+}
+
+fn set_bit(bits: &mut [u64], i: usize, on: bool) {
+    if on {
+        bits[i / 64] |= 1 << (i % 64);
+    } else {
+        bits[i / 64] &= !(1 << (i % 64));
+    }
+}
+
+impl Accumulator {
+    pub fn new(cfg: &ProfilerConfig) -> Self {
+        let acc = &cfg.accumulator;
+        let (entries, layout) = match acc.organisation {
+            Organisation::FullyAssociative => (acc.entries, Layout::Full),
+            Organisation::SetAssociative => (
+                acc.entries + acc.stash,
+                Layout::Sets {
+                    ways: acc.ways,
+                    entries: acc.entries,
+                    stash: acc.stash,
+                    hash: SetHash::new(cfg),
+                },
+            ),
+        };
+        let words = entries.div_ceil(64);
+        let mut empty = vec![u64::MAX; words];
+        if entries % 64 != 0 {
+            empty[words - 1] = (1u64 << (entries % 64)) - 1;
+        }
+        Accumulator {
+            state: vec![EntryState::Empty; entries],
+            tag: vec![(0, 0); entries],
+            count: vec![0; entries],
+            map: {
+                let mut m = fx_map();
+                m.reserve(entries);
+                m
+            },
+            empty,
+            replaceable: vec![0; words],
+            layout,
+        }
+    }
+
+    /// Number of entries (including a set-associative accumulator's stash).
+    pub fn len(&self) -> usize {
+        self.state.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.state.is_empty()
+    }
+
+    /// The entry a new tuple may take: empty first, else replaceable, each in index order among
+    /// the entries open to `t`.
+    fn victim(&self, t: Tuple) -> Option<usize> {
+        match &self.layout {
+            Layout::Full => first_set(&self.empty).or_else(|| first_set(&self.replaceable)),
+            Layout::Sets {
+                ways,
+                entries,
+                stash,
+                hash,
+            } => {
+                let base = hash.set(t.0, t.1) * ways;
+                let open = || (base..base + ways).chain(*entries..entries + stash);
+                open()
+                    .find(|&i| self.state[i] == EntryState::Empty)
+                    .or_else(|| open().find(|&i| self.state[i] == EntryState::Replaceable))
+            }
+        }
+    }
+
+    #[inline]
+    pub fn lookup(&self, t: Tuple) -> Option<usize> {
+        self.map.get(&t).map(|&i| i as usize)
+    }
+
+    /// Allocates a locked entry for `t` (known to be absent): empty first, else replaceable,
+    /// lowest index first. None when every entry is locked.
+    pub fn allocate(&mut self, t: Tuple, count: u64) -> Option<usize> {
+        let i = self.victim(t)?;
+        if self.state[i] == EntryState::Replaceable {
+            self.map.remove(&self.tag[i]);
+        }
+        set_bit(&mut self.empty, i, false);
+        set_bit(&mut self.replaceable, i, false);
+        self.state[i] = EntryState::Locked;
+        self.tag[i] = t;
+        self.count[i] = count;
+        self.map.insert(t, i as u32);
+        Some(i)
+    }
+
+    fn lock(&mut self, i: usize) {
+        self.state[i] = EntryState::Locked;
+        set_bit(&mut self.replaceable, i, false);
+    }
+
+    /// Interval end: the report (entries with count ≥ T), then retain or empty.
+    fn end_interval(&mut self, threshold: u64, retaining: bool) -> Vec<ReportEntry> {
+        let mut report = Vec::new();
+        self.map.clear();
+        for i in 0..self.state.len() {
+            let reported = self.state[i] != EntryState::Empty && self.count[i] >= threshold;
+            if reported {
+                let (a, b) = self.tag[i];
+                report.push(ReportEntry {
+                    a,
+                    b,
+                    count: self.count[i],
+                });
+            }
+            let keep = reported && retaining;
+            self.state[i] = if keep {
+                EntryState::Replaceable
+            } else {
+                EntryState::Empty
+            };
+            self.count[i] = 0;
+            set_bit(&mut self.empty, i, !keep);
+            set_bit(&mut self.replaceable, i, keep);
+            if keep {
+                self.map.insert(self.tag[i], i as u32);
+            }
+        }
+        report
+    }
+}
+
+/// Event counts of what happened inside the model (for reports and tests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ModelCounters {
+    /// Events that hit the accumulator and so were shielded from the hash tables.
+    pub shielded: u64,
+    pub promotions: u64,
+    /// Events whose counters all reached T but found no free or replaceable entry.
+    pub failed_allocations: u64,
+}
+
+/// The multi-hash profiler model.
+#[derive(Debug, Clone)]
+pub struct MultiHash {
+    cfg: ProfilerConfig,
+    hash: ByteLinearHash,
+    /// tables × entries counters, table-major.
+    pub counters: Vec<u32>,
+    pub acc: Accumulator,
+    in_interval: u64,
+    interval: u64,
+    pub stats: ModelCounters,
+    /// Hot copies of configuration values, read on every event.
+    a_mask: u64,
+    b_mask: u64,
+    counter_max: u32,
+    count_max: u64,
+}
+
+impl MultiHash {
+    /// A model of `cfg` (validated again here, so a hand-edited config cannot slip through).
+    pub fn new(cfg: &ProfilerConfig) -> Result<Self, String> {
+        cfg.validate().map_err(|e| e.to_string())?;
+        let hash = ByteLinearHash::new(&HashConstants::new(cfg));
+        Ok(MultiHash {
+            cfg: cfg.clone(),
+            hash,
+            counters: vec![0; cfg.tables * cfg.entries],
+            acc: Accumulator::new(cfg),
+            in_interval: 0,
+            interval: 0,
+            stats: ModelCounters::default(),
+            a_mask: cfg.a_mask(),
+            b_mask: cfg.b_mask(),
+            counter_max: cfg.counter_max() as u32,
+            count_max: cfg.accumulator_count_max(),
+        })
+    }
+
+    pub fn config(&self) -> &ProfilerConfig {
+        &self.cfg
+    }
+
+    /// Counter of table `k` at `index`.
+    pub fn counter(&self, k: usize, index: usize) -> u32 {
+        self.counters[k * self.cfg.entries + index]
+    }
+
+    /// Feeds one event; returns the interval's report when this event completes an interval.
+    #[inline]
+    pub fn event(&mut self, a: u64, b: u64) -> Option<IntervalReport> {
+        let cfg = &self.cfg;
+        let t = (a & self.a_mask, b & self.b_mask);
+        let max32 = self.counter_max;
+        if let Some(i) = self.acc.lookup(t) {
+            // Shielding: a tuple in the accumulator never touches the hash tables.
+            self.stats.shielded += 1;
+            let c = (self.acc.count[i] + 1).min(self.count_max);
+            self.acc.count[i] = c;
+            if self.acc.state[i] == EntryState::Replaceable && c >= cfg.threshold {
+                self.acc.lock(i);
+            }
+        } else {
+            let n = cfg.tables;
+            let mut idx = [0u32; MAX_TABLES as usize];
+            self.hash.indices(t.0, t.1, &mut idx);
+            let mut c = [0u32; MAX_TABLES as usize];
+            for k in 0..n {
+                c[k] = self.counters[k * cfg.entries + idx[k] as usize];
+            }
+            if cfg.conservative_update {
+                let m = *c[..n].iter().min().unwrap();
+                for ck in &mut c[..n] {
+                    if *ck == m && *ck < max32 {
+                        *ck += 1;
+                    }
+                }
+            } else {
+                for ck in &mut c[..n] {
+                    if *ck < max32 {
+                        *ck += 1;
+                    }
+                }
+            }
+            let new_min = *c[..n].iter().min().unwrap() as u64;
+            if new_min >= cfg.threshold {
+                if self.acc.allocate(t, new_min).is_some() {
+                    self.stats.promotions += 1;
+                    if cfg.reset_on_promote {
+                        c[..n].fill(0);
+                    }
+                } else {
+                    self.stats.failed_allocations += 1;
+                }
+            }
+            for k in 0..n {
+                self.counters[k * cfg.entries + idx[k] as usize] = c[k];
+            }
+        }
+        self.in_interval += 1;
+        if self.in_interval == cfg.interval {
+            Some(self.end_interval())
+        } else {
+            None
+        }
+    }
+
+    fn end_interval(&mut self) -> IntervalReport {
+        let entries = self
+            .acc
+            .end_interval(self.cfg.threshold, self.cfg.retaining);
+        self.counters.fill(0);
+        self.in_interval = 0;
+        let r = IntervalReport {
+            interval: self.interval,
+            entries,
+        };
+        self.interval += 1;
+        r
+    }
+
+    /// Runs a whole event stream; the reports of its complete intervals.
+    pub fn run(&mut self, events: &[Tuple]) -> Vec<IntervalReport> {
+        events
+            .iter()
+            .filter_map(|&(a, b)| self.event(a, b))
+            .collect()
+    }
+}

@@ -1,0 +1,260 @@
+//! Checks of `hwprof_hdl::multihash::bram_profiler::BramProfiler` (the profiler with its set-associative
+//! accumulator in block RAM). Its model is [`crate::model::multihash::MultiHash`] with
+//! `accumulator.organisation = "set_associative"`; the testbenches are those of the
+//! fully-associative top ([`crate::verify::multihash::cosim`], [`crate::verify::multihash::icarus`]), which compare
+//! a set-associative design's reports entry-set by entry-set (it reports in retirement order).
+//!
+//! [`set_storm`] is this accumulator's own adversarial stream: more heavy tuples than ways in one
+//! set, so allocation fails, retained entries are replaced, and rollover meets full sets.
+
+use crate::eval::trace::Tuple;
+use hwprof_hdl::hash::{SetHash, SplitMix64};
+use hwprof_hdl::ProfilerConfig;
+
+/// `n` events over `hot` distinct tuples that all fall in set 0, round robin with a little noise
+/// (every 5th event a random tuple).
+pub fn set_storm(cfg: &ProfilerConfig, hot: usize, n: usize, seed: u64) -> Vec<Tuple> {
+    let h = SetHash::new(cfg);
+    let mut g = SplitMix64(seed);
+    let mut same = Vec::new();
+    while same.len() < hot {
+        let t = (g.next_u64() & cfg.a_mask(), g.next_u64() & cfg.b_mask());
+        if h.set(t.0, t.1) == 0 && !same.contains(&t) {
+            same.push(t);
+        }
+    }
+    (0..n)
+        .map(|i| {
+            if i % 5 == 4 {
+                (g.next_u64(), g.next_u64())
+            } else {
+                same[i % hot]
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::multihash::MultiHash;
+    use crate::verify::multihash::cosim::{cosim, CosimOptions, CosimResult, ReadyPattern};
+    use crate::verify::multihash::icarus::icarus_cosim;
+    use crate::verify::multihash::streams::{stream, StreamKind};
+
+    fn config(text: &str) -> ProfilerConfig {
+        ProfilerConfig::from_toml_str(text, "test").unwrap()
+    }
+
+    /// 2 tables x 16 counters, L = 64, T = 4, accumulator 4 sets x 2 ways, with the given C/R/P.
+    fn small(c: bool, r: bool, p: bool, extra: &str) -> ProfilerConfig {
+        config(&format!(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\nconservative_update = {c}\n\
+             reset_on_promote = {r}\nretaining = {p}\n{extra}[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 8\nways = 2\n"
+        ))
+    }
+
+    fn check(cfg: &ProfilerConfig, ev: &[Tuple], opts: &CosimOptions, what: &str) -> CosimResult {
+        let r = cosim(cfg, ev, opts).unwrap();
+        assert_eq!(r.mismatches, 0, "{what}: {:#?}", r.first_mismatch);
+        assert_eq!(r.reports_compared, ev.len() as u64 / cfg.interval, "{what}");
+        r
+    }
+
+    /// The documented wait bound with reports always taken: per interval at most one clock per
+    /// set (retirement bubbles, or the scanner before the last event) plus one per report word,
+    /// on top of the 16-clock counter clearing after reset.
+    fn within_wait_bound(r: &CosimResult, cfg: &ProfilerConfig) -> bool {
+        let per_interval = 2 * cfg.accumulator.sets() as u64 + cfg.accumulator.entries as u64 + 2;
+        r.input_stall_cycles <= cfg.entries as u64 + (r.intervals + 1) * per_interval
+    }
+
+    #[test]
+    fn adversarial_streams_over_c_r_p() {
+        let mut reported = 0;
+        for bits in 0..8 {
+            let (c, r, p) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
+            let cfg = small(c, r, p, "");
+            let mut kinds: Vec<(String, Vec<Tuple>)> = StreamKind::ALL
+                .iter()
+                .map(|&k| (k.name().to_string(), stream(k, &cfg, 320, bits as u64)))
+                .collect();
+            kinds.push(("set-storm".into(), set_storm(&cfg, 5, 320, bits as u64)));
+            for (name, ev) in kinds {
+                let what = format!("C{}R{}P{} {name}", c as u8, r as u8, p as u8);
+                let res = check(&cfg, &ev, &CosimOptions::default(), &what);
+                assert!(within_wait_bound(&res, &cfg), "{what}: {res:?}");
+                reported += res.entries_compared;
+            }
+        }
+        assert!(
+            reported > 100,
+            "the streams must produce reports to compare"
+        );
+    }
+
+    #[test]
+    fn set_storm_overflows_a_set() {
+        let cfg = small(true, false, true, "");
+        let ev = set_storm(&cfg, 5, 640, 3);
+        let mut m = MultiHash::new(&cfg).unwrap();
+        m.run(&ev);
+        assert!(
+            m.stats.failed_allocations > 0,
+            "5 hot tuples in a 2-way set must fail to allocate"
+        );
+        check(&cfg, &ev, &CosimOptions::default(), "set storm");
+    }
+
+    #[test]
+    fn back_pressured_reports() {
+        let cfg = small(true, true, true, "");
+        let ev = stream(StreamKind::Mixed, &cfg, 640, 5);
+        let slow = CosimOptions {
+            report_ready: ReadyPattern {
+                period: 40,
+                ready: 1,
+            },
+            ..Default::default()
+        };
+        let r = check(&cfg, &ev, &slow, "slow consumer");
+        assert!(
+            r.events_per_cycle < 1.0 && r.input_stall_cycles > 16,
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn short_and_one_event_intervals() {
+        for p in [false, true] {
+            // L = 1: every event ends an interval; reports and rollovers back to back.
+            let cfg = config(&format!(
+                "interval = 1\nthreshold = 1\ntables = 2\nentries = 16\nretaining = {p}\n\
+                 [accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n"
+            ));
+            let ev = stream(StreamKind::Mixed, &cfg, 40, 3);
+            let opts = CosimOptions {
+                report_ready: ReadyPattern {
+                    period: 3,
+                    ready: 2,
+                },
+                ..Default::default()
+            };
+            check(&cfg, &ev, &opts, "L = 1");
+        }
+        // L < entries: the counter banks' clearing stalls the input too.
+        let cfg = config(
+            "interval = 8\nthreshold = 2\ntables = 2\nentries = 16\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 8\nways = 2\n",
+        );
+        check(
+            &cfg,
+            &stream(StreamKind::Mixed, &cfg, 200, 9),
+            &CosimOptions::default(),
+            "L = 8",
+        );
+    }
+
+    #[test]
+    fn narrow_counters_and_wide_counts_single_hash_h3() {
+        // 1 table, 2 sets x 4 ways, h3, odd key widths, 3-bit counters, 5-bit counts.
+        let cfg = config(
+            "interval = 96\nthreshold = 5\ntables = 1\nentries = 16\nhash = \"h3\"\na_bits = 13\n\
+             b_bits = 40\ncounter_bits = 3\nreset_on_promote = true\nseed = 99\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 8\nways = 4\ncount_bits = 5\n",
+        );
+        let mut g = SplitMix64(1);
+        // Keys wider than a_bits/b_bits: the RTL must mask them as the model does.
+        let mut ev: Vec<Tuple> = (0..288)
+            .map(|_| (g.next_u64() % 9 | 0xffff_0000_0000_0000, g.next_u64() % 3))
+            .collect();
+        ev.extend(stream(StreamKind::Saturation, &cfg, 288, 11));
+        check(&cfg, &ev, &CosimOptions::default(), "h3 single");
+        let reps = MultiHash::new(&cfg).unwrap().run(&ev);
+        assert!(
+            reps.iter().flat_map(|r| &r.entries).any(|e| e.count > 7),
+            "counts must pass the counters' saturation"
+        );
+    }
+
+    #[test]
+    fn paper_shape_on_bundled_trace() {
+        let text = include_str!("../../../../configs/paper-10k-bram-4way.toml")
+            .replace("interval = 10000", "interval = 2000");
+        let cfg = config(&text);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/gzip_load.hwpt.gz");
+        let ev = crate::eval::trace::read_trace(std::path::Path::new(path), None).unwrap();
+        let r = check(
+            &cfg,
+            &ev[..6000],
+            &CosimOptions::default(),
+            "paper-10k-bram-4way shape",
+        );
+        assert!(r.entries_compared > 0);
+        assert!(within_wait_bound(&r, &cfg), "{r:?}");
+    }
+
+    #[test]
+    fn exported_verilog_matches_model() {
+        let cfg = small(true, false, true, "counter_bits = 3\n");
+        let mut ev = Vec::new();
+        for kind in StreamKind::ALL {
+            ev.extend(stream(kind, &cfg, 128, 2));
+        }
+        ev.extend(set_storm(&cfg, 5, 256, 2));
+        for ready in [
+            ReadyPattern::ALWAYS,
+            ReadyPattern {
+                period: 40,
+                ready: 1,
+            },
+        ] {
+            let res = icarus_cosim(&cfg, &ev, ready).unwrap();
+            assert_eq!(res.mismatches, 0, "{ready:?}: {:#?}", res.first_mismatch);
+            assert_eq!(res.reports_compared, ev.len() as u64 / 64);
+        }
+    }
+
+    #[test]
+    fn exported_verilog_matches_model_on_trace_window() {
+        let text = include_str!("../../../../configs/paper-10k-bram.toml")
+            .replace("interval = 10000", "interval = 1000");
+        let cfg = config(&text);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/gzip_load.hwpt.gz");
+        let ev = crate::eval::trace::read_trace(std::path::Path::new(path), None).unwrap();
+        let r = icarus_cosim(&cfg, &ev[1000..4000], ReadyPattern::ALWAYS).unwrap();
+        assert_eq!(r.mismatches, 0, "{:#?}", r.first_mismatch);
+        assert_eq!(r.reports_compared, 3);
+        // The wait bound of `within_wait_bound`, in clocks from the first event to the last.
+        let bound = 3000 + 3 * (2 * 64 + 128 + 2);
+        assert!(r.cycles <= bound, "{r:?}");
+    }
+
+    #[test]
+    fn unsupported_configurations_are_clear_errors() {
+        let e = cosim(&small(true, false, true, ""), &[], &CosimOptions::default());
+        assert!(e.is_ok(), "the test shape is supported");
+        let stash = config(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 8\nways = 2\nstash = 2\n",
+        );
+        let e = cosim(&stash, &[(1, 2)], &CosimOptions::default()).unwrap_err();
+        assert!(e.contains("stash"), "{e}");
+        let ways = config(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 8\nways = 8\n",
+        );
+        let e = cosim(&ways, &[(1, 2)], &CosimOptions::default()).unwrap_err();
+        assert!(
+            e.contains("no block-RAM RTL shape") && e.contains("4 sets x 2 ways"),
+            "{e}"
+        );
+        // L = 2^20 at 16-bit storage: counts could pass the 14-bit count field.
+        let wide = config(
+            "interval = 1048576\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 8\nways = 2\n",
+        );
+        assert!(cosim(&wide, &[(1, 2)], &CosimOptions::default()).is_err());
+    }
+}

@@ -1,0 +1,8 @@
+//! Co-simulation and Icarus cross-simulation of every multi-hash profiler design against the
+//! model, and the adversarial streams they are fed.
+
+pub mod baseline;
+pub mod bram;
+pub mod cosim;
+pub mod icarus;
+pub mod streams;
