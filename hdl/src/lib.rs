@@ -5,6 +5,7 @@
 pub mod board;
 pub mod config;
 pub mod counters;
+pub mod export;
 pub mod hash;
 pub mod multihash;
 pub mod profile_buffer;

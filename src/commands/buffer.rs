@@ -2,6 +2,7 @@
 //! arc error and contention (Menezes 1997, ch. 3).
 
 use super::{load_trace, print_json, CliError, CmdResult, KindArg};
+use hwprof_sim::hwprof_hdl::export;
 use hwprof_sim::hwprof_hdl::profile_buffer::{verilog, BufferConfig};
 use hwprof_sim::model::profile_buffer::{evaluate, BufferEvaluation};
 use std::path::PathBuf;
@@ -20,7 +21,8 @@ pub struct BufferArgs {
     /// Print one JSON object instead of a table
     #[arg(long)]
     pub json: bool,
-    /// Also write the buffer's Verilog (top module `top`) to this file
+    /// Also write the buffer's Verilog (top module hwprof_<config name>) to this file; lint it
+    /// with verilog_out/hwprof.vlt
     #[arg(long)]
     pub verilog: Option<PathBuf>,
 }
@@ -28,7 +30,12 @@ pub struct BufferArgs {
 pub fn run(a: BufferArgs) -> CmdResult {
     let cfg = BufferConfig::load(&a.config).map_err(CliError::input)?;
     if let Some(path) = &a.verilog {
-        std::fs::write(path, verilog(&cfg))
+        let name = a
+            .config
+            .file_stem()
+            .map_or_else(|| "profile-buffer".into(), |s| s.to_string_lossy().into_owned());
+        let v = export::package(&verilog(&cfg), &name, "profile buffer", &format!("{cfg:?}"));
+        std::fs::write(path, v)
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
     }
     let Some(trace) = &a.trace else {

@@ -2,6 +2,7 @@
 //! and their area under Yosys.
 
 use super::{print_json, CliError, CmdResult};
+use hwprof_sim::hwprof_hdl::export;
 use hwprof_sim::flow::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
 use hwprof_sim::eval::counter_study::{box_plot_svg, run_study, KindResult};
 use std::path::PathBuf;
@@ -84,7 +85,11 @@ pub fn run(c: CountersCommand) -> CmdResult {
         CountersCommand::Study(a) => study(a),
         CountersCommand::Verilog(a) => {
             check_events(a.events)?;
-            let v = bank_verilog(a.kind.into(), a.events, a.seed).map_err(CliError::failure)?;
+            let kind: BankKind = a.kind.into();
+            let v = bank_verilog(kind, a.events, a.seed).map_err(CliError::failure)?;
+            let name = format!("{}-bank-{}", kind.name().to_lowercase(), a.events);
+            let what = format!("{} counter bank, {} events", kind.name(), a.events);
+            let v = export::package(&v, &name, &what, &format!("LFSR seeds from {}", a.seed));
             std::fs::write(&a.out, v)
                 .map_err(|e| CliError::input(format!("cannot write {}: {e}", a.out.display())))
         }

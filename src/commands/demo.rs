@@ -141,14 +141,12 @@ fn rtl_demo(events: &[hwprof_sim::eval::trace::Tuple]) -> CmdResult {
         "\n-- RTL co-simulation (rust-hdl) of {}: {} events, {} reports compared, {} mismatches, {:.4} events/clock",
         r.config, r.events, r.reports_compared, r.mismatches, r.events_per_cycle
     );
-    let full =
-        ProfilerConfig::from_toml_str(PRESETS[0].1, "paper-10k").map_err(CliError::failure)?;
-    let dir = std::env::temp_dir()
-        .join("hwprof-demo-verilog")
-        .join("paper-10k");
-    let files = hwprof_sim::hwprof_hdl::multihash::export::export(&full, "paper-10k", &dir)
+    let (name, text) = SYNTH_PRESET;
+    let fits = ProfilerConfig::from_toml_str(text, name).map_err(CliError::failure)?;
+    let dir = std::env::temp_dir().join("hwprof-demo-verilog").join(name);
+    let files = hwprof_sim::verify::multihash::export::write(&fits, name, &dir)
         .map_err(CliError::failure)?;
-    println!("-- Verilog of paper-10k written: {}", files[0].display());
+    println!("-- Verilog of {name} written: {}", files[0].display());
     if r.mismatches != 0 {
         return Err(CliError::failure("the RTL differs from the model"));
     }

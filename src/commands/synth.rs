@@ -2,7 +2,7 @@
 
 use super::{print_json, CliError, CmdResult};
 use hwprof_sim::hwprof_hdl;
-use hwprof_sim::hwprof_hdl::board::top::{self, BoardParams, BAUD};
+use hwprof_sim::hwprof_hdl::board::top;
 use hwprof_sim::flow::device::{Board, Target};
 use hwprof_sim::flow::tools::{self, Preference, Tool};
 use hwprof_sim::flow::{self, Design, FlowError, FlowOptions, SynthResult};
@@ -193,15 +193,10 @@ fn stem(path: &Path) -> String {
 
 /// rust-hdl's Verilog generation recurses deeply on large designs (a 1000-entry accumulator
 /// overflows the default 8 MB main stack): run it on a thread with a large stack.
-fn with_big_stack<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+fn with_big_stack<T: Send>(
+    f: impl FnOnce() -> Result<T, String> + Send,
 ) -> Result<T, String> {
-    std::thread::Builder::new()
-        .stack_size(1 << 30)
-        .spawn(f)
-        .map_err(|e| format!("cannot start the generator thread: {e}"))?
-        .join()
-        .map_err(|_| "the Verilog generator panicked".to_string())?
+    hwprof_hdl::util::on_rtl_thread(f)?
 }
 
 /// The Fmax goals, used as the default clock constraint.
@@ -381,18 +376,18 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
                 .clone()
                 .unwrap_or_else(|| root.join(format!("configs/board-{}.toml", board.name())));
             let cfg = super::load_config(&path)?;
-            let p = BoardParams {
-                clock_hz: board.clock_hz(),
-                clocks_per_bit: hwprof_hdl::board::uart::clocks_per_bit(board.clock_hz(), BAUD)
-                    .map_err(CliError::failure)?,
-                seed: hwprof_hdl::board::event_source::DEFAULT_SEED,
-            };
-            let verilog = with_big_stack(move || top::verilog(&cfg, &p))
-                .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+            let p = board.params().map_err(CliError::failure)?;
+            let name = format!("{}-board", stem(&path));
+            let module = hwprof_hdl::export::module_name(&name);
+            let verilog = with_big_stack({
+                let name = name.clone();
+                move || top::exported(&cfg, &p, &name)
+            })
+            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
             Design {
-                name: format!("{}-board", stem(&path)),
+                name,
                 verilog,
-                top: "top".into(),
+                top: module,
                 events_per_clock: None,
             }
         }

@@ -1,17 +1,28 @@
-//! `hwprof verilog`: export the multi-hash profiler's Verilog and a FuseSoC core for a config.
+//! `hwprof verilog`: export the multi-hash profiler of a configuration for integration.
 
 use super::{load_config, CliError, CmdResult};
-use hwprof_sim::hwprof_hdl::multihash::export::export;
+use hwprof_sim::flow::device::Board;
+use hwprof_sim::hwprof_hdl::board::top as board_top;
+use hwprof_sim::hwprof_hdl::export::{self as hwprof_export, WAIVER_FILE};
+use hwprof_sim::hwprof_hdl::util::on_rtl_thread;
+use hwprof_sim::verify::multihash::export;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct VerilogArgs {
-    /// Profiler configuration (TOML), e.g. configs/paper-10k.toml
+    /// Profiler configuration (TOML), e.g. configs/paper-10k-bram.toml
     #[arg(long)]
     pub config: PathBuf,
-    /// Output directory (created): multihash_profiler.v and multihash_profiler.core
+    /// Output directory (created): hwprof_<name>.v (top module hwprof_<name>, <name> from the
+    /// config file name), hwprof.vlt (Verilator waivers), hwprof_<name>.core (FuseSoC: default,
+    /// lint and a self-checking Icarus sim target) and the sim target's testbench and data
     #[arg(long)]
     pub out: PathBuf,
+    /// Export the board top of this board (icebreaker or ulx3s) around the configuration's
+    /// profiler instead (a name not starting with `board` gets `-board`): its .v, hwprof.vlt
+    /// and a FuseSoC core
+    #[arg(long)]
+    pub board: Option<String>,
 }
 
 pub fn run(a: VerilogArgs) -> CmdResult {
@@ -21,10 +32,32 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "profiler".into());
-    // A configuration without an RTL shape is bad input; file-system failures are not.
+    // A configuration without RTL is bad input; file-system failures are not.
     hwprof_sim::hwprof_hdl::multihash::design::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
-    for p in export(&cfg, &name, &a.out).map_err(CliError::failure)? {
+    let written = match &a.board {
+        None => export::write(&cfg, &name, &a.out),
+        Some(b) => {
+            let board = Board::parse(b).map_err(CliError::input)?;
+            let params = board.params().map_err(CliError::failure)?;
+            let name = if name.starts_with("board") { name } else { format!("{name}-board") };
+            let [vfile, core_file, ..] = export::file_names(&name);
+            let v = on_rtl_thread(|| board_top::exported(&cfg, &params, &name))
+                .map_err(CliError::failure)?
+                .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
+            let description = format!("hwprof board top for {}: {}", board.name(), cfg.summary());
+            let core = hwprof_export::fusesoc_core(&name, &description, &vfile, None);
+            hwprof_export::write_files(
+                &a.out,
+                &[
+                    (vfile.clone(), v),
+                    (WAIVER_FILE.into(), hwprof_export::waiver_file()),
+                    (core_file, core),
+                ],
+            )
+        }
+    };
+    for p in written.map_err(CliError::failure)? {
         println!("{}", p.display());
     }
     Ok(())

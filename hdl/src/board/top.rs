@@ -146,3 +146,12 @@ pub fn verilog(cfg: &ProfilerConfig, p: &BoardParams) -> Result<String, String> 
     check(cfg)?;
     with_shape(cfg, VerilogOf(*p))?
 }
+
+/// The board top of `cfg` as users get it: top module `hwprof_<name>` ([`crate::export`]).
+pub fn exported(cfg: &ProfilerConfig, p: &BoardParams, name: &str) -> Result<String, String> {
+    let what = format!(
+        "board top ({} Hz clock, UART {} clocks per bit, event source seed {:#x})",
+        p.clock_hz, p.clocks_per_bit, p.seed
+    );
+    Ok(crate::export::package(&verilog(cfg, p)?, name, &what, &cfg.summary()))
+}

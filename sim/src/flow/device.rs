@@ -1,6 +1,9 @@
 //! Synthesis targets: the FPGA devices, their nextpnr options and their capacities (datasheet
 //! figures: Lattice iCE40 UltraPlus / LP-HX family data sheets, ECP5 family data sheet).
 
+use hwprof_hdl::board::event_source::DEFAULT_SEED;
+use hwprof_hdl::board::top::{BoardParams, BAUD};
+use hwprof_hdl::board::uart::clocks_per_bit;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -168,6 +171,16 @@ impl Board {
             Board::Icebreaker => 12_000_000,
             Board::Ulx3s => 25_000_000,
         }
+    }
+
+    /// The board top's parameters: the oscillator, the UART at [`BAUD`] baud, the event source's
+    /// default seed.
+    pub fn params(self) -> Result<BoardParams, String> {
+        Ok(BoardParams {
+            clock_hz: self.clock_hz(),
+            clocks_per_bit: clocks_per_bit(self.clock_hz(), BAUD)?,
+            seed: DEFAULT_SEED,
+        })
     }
 
     /// The constraint file, relative to the project root.

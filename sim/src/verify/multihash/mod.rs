@@ -4,5 +4,6 @@
 pub mod baseline;
 pub mod bram;
 pub mod cosim;
+pub mod export;
 pub mod icarus;
 pub mod streams;

@@ -1,13 +1,6 @@
 //! `hwprof cosim` and `hwprof verilog` end to end: JSON keys, exit codes for bad input.
 
-use std::process::{Command, Output};
-
-fn hwprof(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hwprof"))
-        .args(args)
-        .output()
-        .expect("run hwprof")
-}
+use crate::common::*;
 
 fn write_config(name: &str, text: &str) -> String {
     let p = std::env::temp_dir().join(format!("hwprof-rtl-cli-{}-{name}", std::process::id()));
@@ -15,12 +8,9 @@ fn write_config(name: &str, text: &str) -> String {
     p.display().to_string()
 }
 
-const SMALL: &str =
-    "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\nentries = 4\n";
-
 #[test]
 fn cosim_json_has_the_promised_keys() {
-    let cfg = write_config("small.toml", SMALL);
+    let cfg = write_config("small.toml", SMALL_CONFIG);
     let out = hwprof(&[
         "cosim", "--config", &cfg, "--stream", "mixed", "--events", "300", "--json",
     ]);
@@ -69,7 +59,7 @@ fn bad_input_exits_2() {
             "{err}"
         );
     }
-    let cfg = write_config("ok.toml", SMALL);
+    let cfg = write_config("ok.toml", SMALL_CONFIG);
     let out = hwprof(&[
         "cosim", "--config", &cfg, "--stream", "nope", "--events", "10",
     ]);

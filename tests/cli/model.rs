@@ -1,54 +1,12 @@
 //! The command-line tool end to end: bad input is rejected with exit code 2 and a message naming
 //! the problem; the model, trace and demo commands produce what they promise.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use crate::common::*;
 
-fn hwprof(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hwprof"))
-        .args(args)
-        .output()
-        .expect("run hwprof")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn preset(name: &str) -> String {
-    root().join("configs").join(name).display().to_string()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hwprof-cli-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// A small real trace: the demo's bundled one.
-fn bundled() -> String {
-    root()
-        .join("traces/gzip_load.hwpt.gz")
-        .display()
-        .to_string()
-}
-
-fn assert_input_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(needle), "expected {needle:?} in: {err}");
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
 
 #[test]
 fn bad_configs_name_the_field() {
-    let d = tmpdir("cfg");
+    let d = Scratch::new("cli-cfg");
     let base = std::fs::read_to_string(preset("paper-10k.toml")).unwrap();
     let replace = |key: &str, line: &str| -> String {
         base.lines()
@@ -75,7 +33,7 @@ fn bad_configs_name_the_field() {
     ];
     let trace = bundled();
     for (i, (text, needle)) in cases.iter().enumerate() {
-        let cfg = write(&d, &format!("c{i}.toml"), text);
+        let cfg = d.write(&format!("c{i}.toml"), text);
         assert_input_error(
             &hwprof(&["model", "--config", &cfg, "--trace", &trace]),
             needle,
@@ -90,10 +48,9 @@ fn bad_configs_name_the_field() {
 
 #[test]
 fn bad_traces_name_the_line_or_offset() {
-    let d = tmpdir("trace");
+    let d = Scratch::new("cli-trace");
     let cfg = preset("paper-10k.toml");
-    let bad = write(
-        &d,
+    let bad = d.write(
         "bad.lackey",
         "SB 0401ab70\nSB 0401b7e7\nSB zzzz\nSB 0401b819\n",
     );
@@ -101,7 +58,7 @@ fn bad_traces_name_the_line_or_offset() {
         &hwprof(&["model", "--config", &cfg, "--trace", &bad, "--kind", "edge"]),
         "line 3",
     );
-    let wrong_kind = write(&d, "load.lackey", "I  0401ab70,3\n L 1ffeffdb48,4\n");
+    let wrong_kind = d.write("load.lackey", "I  0401ab70,3\n L 1ffeffdb48,4\n");
     assert_input_error(
         &hwprof(&[
             "model",
@@ -165,8 +122,8 @@ fn model_json_has_the_promised_keys() {
 
 #[test]
 fn trace_convert_and_stats() {
-    let d = tmpdir("conv");
-    let lackey = write(&d, "e.lackey", "SB 10\nSB 20\nSB 10\nSB 20\nSB 30\n");
+    let d = Scratch::new("cli-conv");
+    let lackey = d.write("e.lackey", "SB 10\nSB 20\nSB 10\nSB 20\nSB 30\n");
     for out in ["e.txt", "e.hwpt", "e.hwpt.gz"] {
         let o = d.join(out).display().to_string();
         assert!(hwprof(&["trace", "convert", &lackey, &o, "--kind", "edge"])
@@ -198,7 +155,7 @@ fn demo_runs_on_the_bundled_trace() {
 
 #[test]
 fn trace_record_runs_valgrind() {
-    let d = tmpdir("rec");
+    let d = Scratch::new("cli-rec");
     let out = d.join("true.hwpt").display().to_string();
     let r = hwprof(&[
         "trace",

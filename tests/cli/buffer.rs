@@ -1,13 +1,6 @@
 //! `hwprof buffer` end to end: JSON fields on a small branch trace, exit code 2 on bad input.
 
-use std::process::Command;
-
-fn hwprof(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_hwprof"))
-        .args(args)
-        .output()
-        .expect("run hwprof")
-}
+use crate::common::*;
 
 #[test]
 fn buffer_json_and_bad_input() {

@@ -1,13 +1,6 @@
 //! `hwprof counters`: bad input exits with code 2 and a message; the study's JSON has its kinds.
 
-use std::process::Command;
-
-fn hwprof(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_hwprof"))
-        .args(args)
-        .output()
-        .expect("run hwprof")
-}
+use crate::common::*;
 
 #[test]
 fn bad_counters_input_exits_2() {

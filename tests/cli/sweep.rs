@@ -1,11 +1,8 @@
 //! `hwprof sweep` end to end on a tiny synthetic trace: rows, JSON, figures, peers, bad input.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use crate::common::*;
 
-fn hwprof() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hwprof"))
-}
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("hwprof-sweep-cli-{name}-{}", std::process::id()));
@@ -55,7 +52,7 @@ fn sweep_writes_rows_json_and_figures() {
         .args(["-c", "import datasketches"])
         .output()
         .is_ok_and(|o| o.status.success());
-    let mut cmd = hwprof();
+    let mut cmd = hwprof_cmd();
     cmd.args(["sweep", "--trace"])
         .arg(&trace)
         .arg("--grid")
@@ -142,7 +139,7 @@ fn bad_input_exits_2_naming_it() {
         ),
     ];
     for (args, want) in cases {
-        let out = hwprof()
+        let out = hwprof_cmd()
             .args(["sweep", "--trace"])
             .arg(&trace)
             .args(&args)
@@ -154,7 +151,7 @@ fn bad_input_exits_2_naming_it() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
-    let out = hwprof()
+    let out = hwprof_cmd()
         .args(["sweep", "--preset", "paper", "--trace"])
         .arg(d.join("missing.txt"))
         .output()

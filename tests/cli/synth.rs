@@ -3,11 +3,8 @@
 //! Large designs and ECP5 (YoWASP, slow first call) are measured by commands, not here.
 
 use std::path::PathBuf;
-use std::process::Command;
+use crate::common::*;
 
-fn hwprof() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hwprof"))
-}
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("hwprof-test-synth-{tag}-{}", std::process::id()));
@@ -18,7 +15,7 @@ fn scratch(tag: &str) -> PathBuf {
 #[test]
 fn synth_block_on_up5k_reports_area_and_fmax() {
     let out = scratch("uart");
-    let o = hwprof()
+    let o = hwprof_cmd()
         .args([
             "synth",
             "--block",
@@ -70,7 +67,7 @@ fn synth_block_on_up5k_reports_area_and_fmax() {
 fn bitstream_for_icebreaker() {
     let out = scratch("bits");
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/board_blink.v");
-    let o = hwprof()
+    let o = hwprof_cmd()
         .args([
             "bitstream",
             "--board",
@@ -145,7 +142,7 @@ fn bad_requests_exit_2_with_a_message() {
         (&["bitstream", "--board", "arty"], "unknown board"),
     ];
     for (args, msg) in cases {
-        let o = hwprof().args(args).arg("--out").arg(&out).output().unwrap();
+        let o = hwprof_cmd().args(args).arg("--out").arg(&out).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(msg), "{args:?}: {err}");

@@ -1,0 +1,119 @@
+//! Exported Verilog users integrate: every export (profilers, counter banks, profile buffers,
+//! board tops) is named `hwprof_<design>`, lints clean under `verilator -Wall` with the one waiver
+//! file `verilog_out/hwprof.vlt`, elaborates in Yosys without logic loops or latches, and
+//! `verilog_out/` holds exactly the current exports of the presets that fit an FPGA.
+
+use crate::common::*;
+use std::path::Path;
+use std::process::Command;
+
+/// The presets in `verilog_out/`, with the board whose top is exported (None: the profiler).
+const VERILOG_OUT: &[(&str, Option<&str>)] = &[
+    ("paper-10k-bram", None),
+    ("paper-1m-bram", None),
+    ("board-icebreaker", Some("icebreaker")),
+    ("board-ulx3s", Some("ulx3s")),
+];
+
+fn export_preset(name: &str, board: Option<&str>, out: &Path) {
+    let cfg = preset(&format!("{name}.toml"));
+    let mut args = vec!["verilog", "--config", &cfg, "--out", out.to_str().unwrap()];
+    if let Some(b) = board {
+        args.extend(["--board", b]);
+    }
+    hwprof_ok(&args);
+}
+
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn verilog_out_is_fresh() {
+    let d = Scratch::new("verilog-out");
+    for (name, board) in VERILOG_OUT {
+        export_preset(name, *board, d.path());
+    }
+    let want = files_of(d.path());
+    let have = files_of(&root().join("verilog_out"));
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    let fix = "verilog_out/ is stale: regenerate it with `hwprof verilog --config configs/P.toml --out verilog_out` \
+               for P = paper-10k-bram, paper-1m-bram and `--board B` for board-icebreaker, board-ulx3s";
+    assert_eq!(names(&have), names(&want), "{fix}");
+    for ((f, a), (_, b)) in have.iter().zip(&want) {
+        assert!(a == b, "{f}: {fix}");
+    }
+}
+
+fn run(tool: &str, args: &[&str]) -> (bool, String) {
+    let out = Command::new(tool).args(args).output().unwrap_or_else(|e| {
+        panic!("cannot run {tool} ({e}): scripts/test.sh installs it")
+    });
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// The top module of an exported file: the one declared `module hwprof_…(`, no `$` in its name.
+fn top_module(v: &str) -> String {
+    v.lines()
+        .filter_map(|l| l.strip_prefix("module "))
+        .map(|l| l.split('(').next().unwrap().trim().to_string())
+        .find(|m| !m.contains('$'))
+        .expect("a top module")
+}
+
+#[test]
+fn every_export_lints_clean_with_the_one_waiver_file() {
+    let d = Scratch::new("exports");
+    let small = d.write("small-2x16.toml", SMALL_CONFIG);
+    let dir = d.path().to_str().unwrap();
+    hwprof_ok(&["verilog", "--config", &small, "--out", dir]);
+    hwprof_ok(&["verilog", "--config", &preset("paper-10k-bram.toml"), "--out", dir]);
+    hwprof_ok(&["verilog", "--config", &preset("board-icebreaker.toml"), "--board", "icebreaker", "--out", dir]);
+    for k in ["morris", "float", "exact"] {
+        hwprof_ok(&["counters", "verilog", "--kind", k, "-o", &format!("{dir}/{k}.v")]);
+    }
+    for b in ["buffer-address-64", "buffer-compiler-64", "buffer-assoc4-64"] {
+        let out = format!("{dir}/{b}.v");
+        hwprof_ok(&["buffer", "--config", &preset(&format!("{b}.toml")), "--verilog", &out]);
+    }
+    let vlt = root().join("verilog_out/hwprof.vlt");
+    let vlt = vlt.to_str().unwrap();
+    let mut designs = Vec::new();
+    for (f, text) in files_of(d.path()) {
+        if !f.ends_with(".v") || f.starts_with("tb_") {
+            continue;
+        }
+        let text = String::from_utf8(text).unwrap();
+        let top = top_module(&text);
+        assert!(top.starts_with("hwprof_"), "{f}: top module {top}");
+        assert!(!text.contains("module top"), "{f}: a module named top");
+        let path = d.join(&f);
+        let path = path.to_str().unwrap();
+        let (ok, log) = run("verilator", &["--lint-only", "-Wall", vlt, path]);
+        assert!(ok, "{f}: verilator -Wall with {vlt}:\n{log}");
+        let script = format!(
+            "read_verilog {path}; hierarchy -top {top}; proc; check -assert; \
+             select -assert-none t:$dlatch t:$adlatch t:$dlatchsr"
+        );
+        let (ok, log) = run("yosys", &["-q", "-p", &script]);
+        assert!(ok, "{f}: yosys check:\n{log}");
+        designs.push(top);
+    }
+    assert_eq!(designs.len(), 9, "{designs:?}");
+    designs.sort();
+    designs.dedup();
+    assert_eq!(designs.len(), 9, "every design has its own top module name");
+}

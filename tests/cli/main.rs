@@ -1,0 +1,11 @@
+//! The command-line tool end to end, one module per command family, sharing [`common`].
+
+mod common;
+
+mod buffer;
+mod counters;
+mod exports;
+mod model;
+mod rtl;
+mod sweep;
+mod synth;
