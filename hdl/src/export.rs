@@ -130,8 +130,14 @@ pub fn fusesoc_core(
     if let Some(t) = sim {
         s.push_str("  tb:\n    files:\n");
         for f in &t.files {
-            let kind = if f.ends_with(".v") { "verilogSource" } else { "user" };
-            s.push_str(&format!("      - {f}: {{file_type: {kind}, copyto: {f}}}\n"));
+            let kind = if f.ends_with(".v") {
+                "verilogSource"
+            } else {
+                "user"
+            };
+            s.push_str(&format!(
+                "      - {f}: {{file_type: {kind}, copyto: {f}}}\n"
+            ));
         }
     }
     s.push_str(&format!(

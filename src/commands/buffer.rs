@@ -30,10 +30,10 @@ pub struct BufferArgs {
 pub fn run(a: BufferArgs) -> CmdResult {
     let cfg = BufferConfig::load(&a.config).map_err(CliError::input)?;
     if let Some(path) = &a.verilog {
-        let name = a
-            .config
-            .file_stem()
-            .map_or_else(|| "profile-buffer".into(), |s| s.to_string_lossy().into_owned());
+        let name = a.config.file_stem().map_or_else(
+            || "profile-buffer".into(),
+            |s| s.to_string_lossy().into_owned(),
+        );
         let v = export::package(&verilog(&cfg), &name, "profile buffer", &format!("{cfg:?}"));
         std::fs::write(path, v)
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;

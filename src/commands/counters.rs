@@ -2,9 +2,9 @@
 //! and their area under Yosys.
 
 use super::{print_json, CliError, CmdResult};
-use hwprof_sim::hwprof_hdl::export;
-use hwprof_sim::flow::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
 use hwprof_sim::eval::counter_study::{box_plot_svg, run_study, KindResult};
+use hwprof_sim::flow::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
+use hwprof_sim::hwprof_hdl::export;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]

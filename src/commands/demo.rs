@@ -2,9 +2,9 @@
 //! nothing but the Rust toolchain.
 
 use super::{model::print_table, CliError, CmdResult};
-use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::eval::metric::evaluate;
 use hwprof_sim::eval::trace::read_trace;
+use hwprof_sim::hwprof_hdl::ProfilerConfig;
 
 /// A real load trace (valgrind lackey, `gzip -9` of a small binary), compact binary form.
 const BUNDLED_TRACE: &[u8] = include_bytes!("../../traces/gzip_load.hwpt.gz");

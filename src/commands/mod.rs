@@ -11,8 +11,8 @@ pub mod synth;
 pub mod trace;
 pub mod verilog;
 
-use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::eval::trace::{read_trace, LackeyKind, Tuple};
+use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use std::path::Path;
 
 #[derive(Debug)]

@@ -4,10 +4,9 @@
 use super::{load_trace, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::plot::sweep_figures;
 use hwprof_sim::eval::sweep::{
-    csv_line, expand_grid, run, Job, PythonBench, Row, RunOptions, Subject, TraceInput, CSV_HEADER,
-    PRESETS,
+    expand_grid, run, CsvOutput, Job, PythonBench, Row, RunOptions, Subject, TraceInput, PRESETS,
 };
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -189,14 +188,7 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
     }
     std::fs::create_dir_all(&a.out)
         .map_err(|e| CliError::failure(format!("{}: {e}", a.out.display())))?;
-    let io = |p: &Path, e: std::io::Error| CliError::failure(format!("{}: {e}", p.display()));
-    let csv_path = a.out.join("sweep.csv");
-    let iv_path = a.out.join("intervals.csv");
-    let mut csv = std::fs::File::create(&csv_path).map_err(|e| io(&csv_path, e))?;
-    let mut iv =
-        std::io::BufWriter::new(std::fs::File::create(&iv_path).map_err(|e| io(&iv_path, e))?);
-    writeln!(csv, "{CSV_HEADER}").map_err(|e| io(&csv_path, e))?;
-    writeln!(iv, "trace,config,interval,error").map_err(|e| io(&iv_path, e))?;
+    let mut csv = CsvOutput::create(&a.out).map_err(CliError::failure)?;
     eprintln!(
         "sweep: {} rows ({} configurations x {} traces) on {threads} threads -> {}",
         jobs.len(),
@@ -221,16 +213,7 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
         &jobs,
         &opts,
         |r| {
-            // Each row reaches the disk as soon as it is done: Ctrl-C or a crash keeps it.
-            let w = writeln!(csv, "{}", csv_line(r))
-                .and_then(|_| csv.flush())
-                .and_then(|_| {
-                    for (i, e) in r.per_interval.iter().enumerate() {
-                        writeln!(iv, "\"{}\",\"{}\",{i},{e:.6}", r.trace, r.config)?;
-                    }
-                    iv.flush()
-                });
-            if let Err(e) = w {
+            if let Err(e) = csv.write(r) {
                 write_err.get_or_insert(e);
             }
             rows.push(r.clone());
@@ -241,9 +224,10 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
         let _ = std::fs::remove_dir_all(&py.scratch);
     }
     if let Some(e) = write_err {
-        return Err(io(&csv_path, e));
+        return Err(CliError::failure(e));
     }
     let summary = result.map_err(CliError::failure)?;
+    let io = |p: &Path, e: std::io::Error| CliError::failure(format!("{}: {e}", p.display()));
     let json_path = a.out.join("sweep.json");
     let json = serde_json::json!({ "summary": summary, "rows": rows });
     std::fs::write(
@@ -270,8 +254,8 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
     );
     println!(
         "wrote {}, {}, {}, {} figures in {}",
-        csv_path.display(),
-        iv_path.display(),
+        a.out.join(CsvOutput::ROWS_FILE).display(),
+        a.out.join(CsvOutput::INTERVALS_FILE).display(),
         json_path.display(),
         figures.len(),
         a.out.join("plots").display()

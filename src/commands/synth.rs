@@ -1,11 +1,11 @@
 //! `hwprof synth`, `hwprof tools`, `hwprof bitstream`: thin wrappers of `hwprof_sim::flow`.
 
 use super::{print_json, CliError, CmdResult};
-use hwprof_sim::hwprof_hdl;
-use hwprof_sim::hwprof_hdl::board::top;
 use hwprof_sim::flow::device::{Board, Target};
 use hwprof_sim::flow::tools::{self, Preference, Tool};
 use hwprof_sim::flow::{self, Design, FlowError, FlowOptions, SynthResult};
+use hwprof_sim::hwprof_hdl;
+use hwprof_sim::hwprof_hdl::board::top;
 use std::path::{Path, PathBuf};
 
 impl From<FlowError> for CliError {
@@ -135,7 +135,9 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
             ),
             BlockArg::EventSource => (
                 "event-source",
-                hwprof_hdl::board::event_source::verilog(hwprof_hdl::board::event_source::DEFAULT_SEED),
+                hwprof_hdl::board::event_source::verilog(
+                    hwprof_hdl::board::event_source::DEFAULT_SEED,
+                ),
             ),
         };
         Design {
@@ -193,9 +195,7 @@ fn stem(path: &Path) -> String {
 
 /// rust-hdl's Verilog generation recurses deeply on large designs (a 1000-entry accumulator
 /// overflows the default 8 MB main stack): run it on a thread with a large stack.
-fn with_big_stack<T: Send>(
-    f: impl FnOnce() -> Result<T, String> + Send,
-) -> Result<T, String> {
+fn with_big_stack<T: Send>(f: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
     hwprof_hdl::util::on_rtl_thread(f)?
 }
 
@@ -269,8 +269,8 @@ fn flow_options(a: &SynthArgs, t: Target, several: bool) -> Result<FlowOptions, 
 
 /// `--compare-baseline`: both designs of the configuration on every target, one table.
 fn compare_baseline(a: &SynthArgs, targets: &[Target]) -> CmdResult {
-    use hwprof_sim::verify::multihash::streams::{stream, StreamKind};
     use flow::compare;
+    use hwprof_sim::verify::multihash::streams::{stream, StreamKind};
     let path = a.design.config.as_ref().ok_or_else(|| {
         CliError::input("--compare-baseline needs --config FILE (a profiler configuration)")
     })?;

@@ -40,7 +40,11 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         Some(b) => {
             let board = Board::parse(b).map_err(CliError::input)?;
             let params = board.params().map_err(CliError::failure)?;
-            let name = if name.starts_with("board") { name } else { format!("{name}-board") };
+            let name = if name.starts_with("board") {
+                name
+            } else {
+                format!("{name}-board")
+            };
             let [vfile, core_file, ..] = export::file_names(&name);
             let v = on_rtl_thread(|| board_top::exported(&cfg, &params, &name))
                 .map_err(CliError::failure)?

@@ -36,7 +36,10 @@ pub fn preset(name: &str) -> String {
 
 /// A small real trace: the demo's bundled one (load tuples, binary form).
 pub fn bundled() -> String {
-    root().join("traces/gzip_load.hwpt.gz").display().to_string()
+    root()
+        .join("traces/gzip_load.hwpt.gz")
+        .display()
+        .to_string()
 }
 
 /// A small profiler configuration (2 × 16 counters, 4 accumulator entries, L = 64) for quick RTL runs.

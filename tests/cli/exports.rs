@@ -29,7 +29,10 @@ fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
         })
         .collect();
     v.sort();
@@ -54,9 +57,10 @@ fn verilog_out_is_fresh() {
 }
 
 fn run(tool: &str, args: &[&str]) -> (bool, String) {
-    let out = Command::new(tool).args(args).output().unwrap_or_else(|e| {
-        panic!("cannot run {tool} ({e}): scripts/test.sh installs it")
-    });
+    let out = Command::new(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {tool} ({e}): scripts/test.sh installs it"));
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -80,14 +84,45 @@ fn every_export_lints_clean_with_the_one_waiver_file() {
     let small = d.write("small-2x16.toml", SMALL_CONFIG);
     let dir = d.path().to_str().unwrap();
     hwprof_ok(&["verilog", "--config", &small, "--out", dir]);
-    hwprof_ok(&["verilog", "--config", &preset("paper-10k-bram.toml"), "--out", dir]);
-    hwprof_ok(&["verilog", "--config", &preset("board-icebreaker.toml"), "--board", "icebreaker", "--out", dir]);
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &preset("paper-10k-bram.toml"),
+        "--out",
+        dir,
+    ]);
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &preset("board-icebreaker.toml"),
+        "--board",
+        "icebreaker",
+        "--out",
+        dir,
+    ]);
     for k in ["morris", "float", "exact"] {
-        hwprof_ok(&["counters", "verilog", "--kind", k, "-o", &format!("{dir}/{k}.v")]);
+        hwprof_ok(&[
+            "counters",
+            "verilog",
+            "--kind",
+            k,
+            "-o",
+            &format!("{dir}/{k}.v"),
+        ]);
     }
-    for b in ["buffer-address-64", "buffer-compiler-64", "buffer-assoc4-64"] {
+    for b in [
+        "buffer-address-64",
+        "buffer-compiler-64",
+        "buffer-assoc4-64",
+    ] {
         let out = format!("{dir}/{b}.v");
-        hwprof_ok(&["buffer", "--config", &preset(&format!("{b}.toml")), "--verilog", &out]);
+        hwprof_ok(&[
+            "buffer",
+            "--config",
+            &preset(&format!("{b}.toml")),
+            "--verilog",
+            &out,
+        ]);
     }
     let vlt = root().join("verilog_out/hwprof.vlt");
     let vlt = vlt.to_str().unwrap();

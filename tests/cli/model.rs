@@ -3,7 +3,6 @@
 
 use crate::common::*;
 
-
 #[test]
 fn bad_configs_name_the_field() {
     let d = Scratch::new("cli-cfg");

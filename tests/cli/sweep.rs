@@ -1,8 +1,7 @@
 //! `hwprof sweep` end to end on a tiny synthetic trace: rows, JSON, figures, peers, bad input.
 
-use std::path::{Path, PathBuf};
 use crate::common::*;
-
+use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("hwprof-sweep-cli-{name}-{}", std::process::id()));

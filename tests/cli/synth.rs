@@ -2,9 +2,8 @@
 //! nextpnr-ice40, fpga-icestorm; `scripts/test.sh` installs them): a few seconds in all.
 //! Large designs and ECP5 (YoWASP, slow first call) are measured by commands, not here.
 
-use std::path::PathBuf;
 use crate::common::*;
-
+use std::path::PathBuf;
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("hwprof-test-synth-{tag}-{}", std::process::id()));
@@ -142,7 +141,12 @@ fn bad_requests_exit_2_with_a_message() {
         (&["bitstream", "--board", "arty"], "unknown board"),
     ];
     for (args, msg) in cases {
-        let o = hwprof_cmd().args(args).arg("--out").arg(&out).output().unwrap();
+        let o = hwprof_cmd()
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(msg), "{args:?}: {err}");

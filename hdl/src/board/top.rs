@@ -11,12 +11,12 @@
 //! (the profiler back-pressures the source), so the reports are exactly the model's reports of
 //! `hwprof_sim::model::board::event_source::EventSourceModel::events(seed, ..)`.
 
-use crate::config::ProfilerConfig;
 use crate::board::event_source::EventSource;
-use crate::multihash::profiler::MultiHashProfiler;
-use crate::multihash::{with_shape, ShapeVisitor};
 use crate::board::report_format::ReportFormat;
 use crate::board::uart::UartTx;
+use crate::config::ProfilerConfig;
+use crate::multihash::profiler::MultiHashProfiler;
+use crate::multihash::{with_shape, ShapeVisitor};
 use rust_hdl::prelude::*;
 
 /// The event source's tuples are 32-bit: a board configuration must not ask for wider keys.
@@ -153,5 +153,10 @@ pub fn exported(cfg: &ProfilerConfig, p: &BoardParams, name: &str) -> Result<Str
         "board top ({} Hz clock, UART {} clocks per bit, event source seed {:#x})",
         p.clock_hz, p.clocks_per_bit, p.seed
     );
-    Ok(crate::export::package(&verilog(cfg, p)?, name, &what, &cfg.summary()))
+    Ok(crate::export::package(
+        &verilog(cfg, p)?,
+        name,
+        &what,
+        &cfg.summary(),
+    ))
 }

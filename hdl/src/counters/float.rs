@@ -9,9 +9,9 @@
 //!
 //! Query port: as the Morris bank's, with a latency of 2 clocks (snapshot, then f(X)).
 
-use crate::hash::SplitMix64;
 use crate::counters::lfsr::{Lfsr, LfsrParams};
 use crate::counters::morris::{ESTIMATE_BITS, QUERY_INDEX_BITS};
+use crate::hash::SplitMix64;
 use rust_hdl::prelude::*;
 
 /// Parameters of a floating-point counter bank.

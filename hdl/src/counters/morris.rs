@@ -14,8 +14,8 @@
 //! for one clock with `estimate` = floor(sum / g), held until the next result. Latency: g + SUM_BITS + 1
 //! clocks. Events keep counting during a query (the snapshot is taken at acceptance).
 
-use crate::hash::SplitMix64;
 use crate::counters::lfsr::{Lfsr, LfsrParams};
+use crate::hash::SplitMix64;
 use rust_hdl::prelude::*;
 
 /// Width of the group sum: 2^X − 1 < 2^63 (X ≤ 63) times g ≤ 255 fits in 71 bits.

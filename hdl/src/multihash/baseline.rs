@@ -32,14 +32,14 @@
 //! [`MultiHashProfiler`]: crate::multihash::profiler::MultiHashProfiler
 //! [`Design::Baseline`]: crate::multihash::Design::Baseline
 
-use crate::config::ProfilerConfig;
-use crate::hash::HashConstants;
+use super::counter_tables::ConservativeUpdate;
 use super::design::{shape_of, DesignVisitor, ShapeVisitor};
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
 use super::top::impl_profiler_top;
-use super::counter_tables::ConservativeUpdate;
+use crate::config::ProfilerConfig;
+use crate::hash::HashConstants;
 use rust_hdl::prelude::*;
 
 /// Clocks the baseline spends on each event (Idle, Read, Update).

@@ -19,14 +19,14 @@
 //!
 //! [`MultiHashProfiler`]: crate::multihash::profiler::MultiHashProfiler
 
-use crate::config::ProfilerConfig;
-use crate::hash::{HashConstants, SetHash};
 use super::counter_tables::CounterTables;
 use super::design::{DesignVisitor, Shape};
 use super::hash_unit::{HashUnit, ParityHash};
 use super::interval::IntervalControl;
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use super::top::impl_profiler_top;
+use crate::config::ProfilerConfig;
+use crate::hash::{HashConstants, SetHash};
 use rust_hdl::prelude::*;
 
 /// The supported set-associative shapes: (tables, index bits, set bits, ways, storage bits).

@@ -115,7 +115,6 @@ pub trait DesignVisitor {
     fn visit<T: ProfilerTop>(self, uut: T, cfg: &ProfilerConfig) -> Self::Output;
 }
 
-
 /// Runs `v` with the const generics of `cfg`'s (fully-associative) shape; an error names the
 /// supported shapes.
 pub fn with_shape<V: ShapeVisitor + Send>(cfg: &ProfilerConfig, v: V) -> Result<V::Output, String>
@@ -198,4 +197,3 @@ fn dispatch<V: ShapeVisitor>(
         s => unreachable!("shape {s:?} listed in SHAPES but not dispatched"),
     }
 }
-

@@ -31,14 +31,14 @@
 //! key widths (keys are 64-bit ports masked by constants) — is a constant of the generated
 //! hardware and needs no new shape. The accumulator must be `fully_associative`.
 
-use crate::config::ProfilerConfig;
-use super::design::shape_of;
-use super::top::impl_profiler_top;
-use crate::hash::HashConstants;
-use super::full_accumulator::FullyAssociativeAccumulator;
 use super::counter_tables::CounterTables;
+use super::design::shape_of;
+use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
+use super::top::impl_profiler_top;
+use crate::config::ProfilerConfig;
+use crate::hash::HashConstants;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -172,10 +172,8 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
     }
 }
 
-
 impl_profiler_top!(
     MultiHashProfiler<const NT, const IB, const A, const CB>,
     entry_order = true,
     drain_bound = A as u64 + (1u64 << IB) + 64
 );
-

@@ -12,8 +12,8 @@ use crate::model::counters::float::{FloatBank, FloatCounter};
 use crate::model::counters::lfsr::SlidingLfsr;
 use crate::model::counters::morris::{MorrisBank, MorrisCounter, MorrisGroup};
 use hwprof_hdl::counters::float::FloatParams;
-use hwprof_hdl::hash::SplitMix64;
 use hwprof_hdl::counters::morris::MorrisParams;
+use hwprof_hdl::hash::SplitMix64;
 use serde::Serialize;
 
 /// Events per bank, as in the paper (Rocket's 29 hardware performance counters).

@@ -7,9 +7,9 @@
 //! of E over the intervals that have a candidate; each share of the split is averaged the same way,
 //! so the four shares add up to the net error.
 
-use crate::eval::fxhash::{fx_map, FxMap};
-use crate::model::multihash::IntervalReport;
+use rustc_hash::FxHashMap as FxMap;
 use crate::eval::trace::Tuple;
+use crate::model::multihash::IntervalReport;
 use serde::Serialize;
 
 /// The four-way split of an error (fractions of Σ f_p).
@@ -50,7 +50,7 @@ impl IntervalError {
 
 /// The perfect profile of one interval: exact counts.
 pub fn perfect_counts(events: &[Tuple], a_mask: u64, b_mask: u64) -> FxMap<Tuple, u64> {
-    let mut m: FxMap<Tuple, u64> = fx_map();
+    let mut m: FxMap<Tuple, u64> = FxMap::default();
     m.reserve(events.len() / 4);
     for &(a, b) in events {
         *m.entry((a & a_mask, b & b_mask)).or_default() += 1;
@@ -69,7 +69,7 @@ pub fn score_interval(
         ..Default::default()
     };
     let (mut np, mut nn, mut fp, mut fn_) = (0u64, 0u64, 0u64, 0u64);
-    let mut hw: FxMap<Tuple, u64> = fx_map();
+    let mut hw: FxMap<Tuple, u64> = FxMap::default();
     for r in &report.entries {
         if r.count >= threshold {
             hw.insert((r.a, r.b), r.count);

@@ -2,8 +2,8 @@
 //! memory, design-space sweeps, the counter study, and plots.
 
 pub mod counter_study;
-pub mod fxhash;
 pub mod metric;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod space_saving;
 pub mod stratified;

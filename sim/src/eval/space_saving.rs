@@ -10,9 +10,9 @@
 //! an entry down the heap). Per interval of L events: the report is every entry with count ≥ T (the
 //! count is the estimate), then the sketch is emptied.
 
-use crate::eval::fxhash::{fx_map, FxMap};
-use crate::model::multihash::{IntervalReport, ReportEntry};
+use rustc_hash::FxHashMap as FxMap;
 use crate::eval::trace::Tuple;
+use crate::model::multihash::{IntervalReport, ReportEntry};
 
 /// The Space-Saving sketch.
 #[derive(Debug, Clone)]
@@ -39,7 +39,7 @@ impl SpaceSaving {
             errors: Vec::with_capacity(capacity),
             heap: Vec::with_capacity(capacity),
             pos: Vec::with_capacity(capacity),
-            map: fx_map(),
+            map: FxMap::default(),
         }
     }
 
@@ -194,7 +194,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let k = 32;
         let mut s = SpaceSaving::new(k);
-        let mut exact: FxMap<Tuple, u64> = fx_map();
+        let mut exact: FxMap<Tuple, u64> = FxMap::default();
         let n = 20_000u64;
         for _ in 0..n {
             // A few heavy tuples among many light ones.

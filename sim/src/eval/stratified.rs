@@ -14,9 +14,9 @@
 //!
 //! The hash is the profiler's own ([`hwprof_hdl::hash`]): one table, same kind and seed.
 
-use crate::eval::fxhash::{fx_map, FxMap};
-use crate::model::multihash::{IntervalReport, ReportEntry};
+use rustc_hash::FxHashMap as FxMap;
 use crate::eval::trace::Tuple;
+use crate::model::multihash::{IntervalReport, ReportEntry};
 use hwprof_hdl::config::ProfilerConfig;
 use hwprof_hdl::hash::{ByteLinearHash, HashConstants};
 
@@ -115,7 +115,7 @@ impl Stratified {
             a_mask: h.a_mask(),
             b_mask: h.b_mask(),
             counters: vec![0; cfg.entries],
-            reports: fx_map(),
+            reports: FxMap::default(),
             total_reports: 0,
             in_interval: 0,
             interval: 0,

@@ -31,12 +31,12 @@
 //! | `peers` | add, per point, the stratified sampler (T_s = T and T/10), Space-Saving and DataSketches at the memory of `peer_reference` | false |
 //! | `peer_reference` | `{ tables, entries, counter_bits }` the peers' budget is taken from | 4 × 512 × 24 |
 
-use crate::eval::fxhash::FxMap;
+use rustc_hash::FxHashMap as FxMap;
 use crate::eval::metric::{perfect_counts, score_interval, Accuracy, IntervalError};
-use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
 use crate::eval::space_saving::SpaceSavingProfiler;
 use crate::eval::stratified::{Stratified, StratifiedConfig};
 use crate::eval::trace::Tuple;
+use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
 use hwprof_hdl::config::{HashKind, ProfilerConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -891,47 +891,66 @@ fn scratch_trace(trace: &TraceInput, base: &ProfilerConfig, dir: &Path) -> Resul
         base.b_bits,
         std::thread::current().id()
     ));
-    crate::eval::trace::write_trace(&tmp, &masked).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    crate::eval::trace::write_trace(&tmp, &masked)
+        .map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
 }
 
-/// The CSV header and one row (RFC 4180 quoting for the text fields).
-pub const CSV_HEADER: &str = "trace,scheme,config,interval,threshold,tables,entries,counter_bits,cr,retaining,hash,seed,accumulator,table_bits,memory_bits,net_error,np,nn,fp,fn,precision,recall,intervals,scored_intervals,avg_candidates,extra,events,seconds";
+/// One interval's error, a row of `intervals.csv`.
+#[derive(Serialize)]
+struct IntervalRow<'a> {
+    trace: &'a str,
+    config: &'a str,
+    interval: usize,
+    error: f64,
+}
 
-pub fn csv_line(r: &Row) -> String {
-    let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-    format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{:.2},{},{},{:.3}",
-        q(&r.trace),
-        r.scheme,
-        q(&r.config),
-        r.interval,
-        r.threshold,
-        r.tables,
-        r.entries,
-        r.counter_bits,
-        r.cr,
-        r.retaining,
-        r.hash,
-        r.seed,
-        r.accumulator,
-        r.table_bits,
-        r.memory_bits,
-        r.net_error,
-        r.np,
-        r.nn,
-        r.fp,
-        r.fn_,
-        r.precision,
-        r.recall,
-        r.intervals,
-        r.scored_intervals,
-        r.avg_candidates,
-        r.extra,
-        r.events,
-        r.seconds
-    )
+/// The sweep's two CSV files, `sweep.csv` (one [`Row`] a line) and `intervals.csv` (the error of every
+/// scored interval). Each row reaches the disk when it is written, so Ctrl-C or a crash keeps it.
+/// Numbers are written in full (shortest round-trip form): the best configurations differ in the
+/// sixth decimal and beyond.
+pub struct CsvOutput {
+    rows: csv::Writer<std::fs::File>,
+    intervals: csv::Writer<std::fs::File>,
+}
+
+impl CsvOutput {
+    pub const ROWS_FILE: &'static str = "sweep.csv";
+    pub const INTERVALS_FILE: &'static str = "intervals.csv";
+
+    /// Creates both files in `dir` (which must exist); errors name the file.
+    pub fn create(dir: &Path) -> Result<Self, String> {
+        let open = |name: &str| {
+            let path = dir.join(name);
+            csv::Writer::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))
+        };
+        Ok(Self {
+            rows: open(Self::ROWS_FILE)?,
+            intervals: open(Self::INTERVALS_FILE)?,
+        })
+    }
+
+    pub fn write(&mut self, r: &Row) -> Result<(), String> {
+        let err = |name: &str, e: &dyn std::fmt::Display| format!("{name}: {e}");
+        self.rows
+            .serialize(r)
+            .and_then(|_| self.rows.flush().map_err(csv::Error::from))
+            .map_err(|e| err(Self::ROWS_FILE, &e))?;
+        for (interval, &error) in r.per_interval.iter().enumerate() {
+            self.intervals
+                .serialize(IntervalRow {
+                    trace: &r.trace,
+                    config: &r.config,
+                    interval,
+                    error,
+                })
+                .map_err(|e| err(Self::INTERVALS_FILE, &e))?;
+        }
+        self.intervals
+            .flush()
+            .map_err(|e| err(Self::INTERVALS_FILE, &e))
+    }
 }
 
 #[cfg(test)]
@@ -1014,12 +1033,26 @@ peer_reference = { tables = 4, entries = 16, counter_bits = 24 }
         assert!(rows
             .iter()
             .all(|r| r.memory_bits > 0 && r.net_error.is_finite()));
-        let line = csv_line(&rows[0]);
-        assert_eq!(
-            line.split(',').count(),
-            CSV_HEADER.split(',').count(),
-            "{line}"
-        );
+        let dir = std::env::temp_dir().join(format!("hwprof-sweep-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut out = CsvOutput::create(&dir).unwrap();
+        for r in &rows {
+            out.write(r).unwrap();
+        }
+        drop(out);
+        let mut read = csv::Reader::from_path(dir.join(CsvOutput::ROWS_FILE)).unwrap();
+        let header = read.headers().unwrap().clone();
+        assert_eq!(header.get(0), Some("trace"));
+        assert!(header.iter().any(|h| h == "fn"), "{header:?}");
+        let back: Vec<csv::StringRecord> = read.records().map(|r| r.unwrap()).collect();
+        assert_eq!(back.len(), rows.len());
+        let col = header.iter().position(|h| h == "net_error").unwrap();
+        for (r, b) in rows.iter().zip(&back) {
+            assert_eq!(b.len(), header.len());
+            // Full precision: the error reads back exactly.
+            assert_eq!(b[col].parse::<f64>().unwrap(), r.net_error);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! so a figure is never taken from a wrong design); events/s = best Fmax × events per clock.
 
 use super::{run, Design, FlowError, FlowOptions, SynthResult};
-use crate::verify::multihash::cosim::{cosim, CosimOptions, CosimResult};
 use crate::eval::trace::Tuple;
+use crate::verify::multihash::cosim::{cosim, CosimOptions, CosimResult};
 use hwprof_hdl::multihash::{verilog_of, Design as Which};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;

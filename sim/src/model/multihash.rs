@@ -17,7 +17,7 @@
 //!
 //! A trailing partial interval is never reported.
 
-use crate::eval::fxhash::{fx_map, FxMap};
+use rustc_hash::FxHashMap as FxMap;
 use crate::model::Tuple;
 use hwprof_hdl::config::{Organisation, ProfilerConfig, MAX_TABLES};
 use hwprof_hdl::hash::{ByteLinearHash, HashConstants, SetHash};
@@ -117,7 +117,7 @@ impl Accumulator {
             tag: vec![(0, 0); entries],
             count: vec![0; entries],
             map: {
-                let mut m = fx_map();
+                let mut m = FxMap::default();
                 m.reserve(entries);
                 m
             },

@@ -8,8 +8,8 @@
 
 use crate::model::counters::exact::ExactBank as ExactModel;
 use crate::model::counters::float::FloatBank as FloatModel;
-use crate::verify::icarus::{self, IcarusError, SimDir};
 use crate::model::counters::morris::MorrisBank as MorrisModel;
+use crate::verify::icarus::{self, IcarusError, SimDir};
 use hwprof_hdl::counters::exact::ExactBank;
 use hwprof_hdl::counters::float::FloatBank;
 use hwprof_hdl::counters::morris::{MorrisBank, ESTIMATE_BITS, QUERY_INDEX_BITS};

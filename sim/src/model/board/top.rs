@@ -3,8 +3,8 @@
 //! decodes its UART line, and compares.
 
 use crate::model::board::event_source::EventSourceModel;
-use crate::model::multihash::{IntervalReport, MultiHash};
 use crate::model::board::report_format::{format, words};
+use crate::model::multihash::{IntervalReport, MultiHash};
 use hwprof_hdl::ProfilerConfig;
 
 /// The first `intervals` reports of the board running `cfg` with the event source `seed`.
@@ -34,11 +34,11 @@ pub fn text(cfg: &ProfilerConfig, seed: u32, intervals: u64) -> Result<String, S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::icarus;
     use crate::model::board::report_format::parse;
     use crate::model::board::uart::decode_prefix;
-    use hwprof_hdl::board::top::{verilog, BoardParams};
+    use crate::verify::icarus;
     use hwprof_hdl::board::event_source::DEFAULT_SEED;
+    use hwprof_hdl::board::top::{verilog, BoardParams};
 
     /// A board configuration small enough for a quick simulation (shape 4 x 16, A = 8).
     fn small() -> ProfilerConfig {

@@ -220,7 +220,11 @@ mod tests {
         let stim = stimulus(300, 9);
         let (expect, _) = model_run(&stim, cpb);
         let dir = icarus::SimDir::new("uart").unwrap();
-        std::fs::write(dir.file("dut.v"), hwprof_hdl::board::uart::verilog(cpb).unwrap()).unwrap();
+        std::fs::write(
+            dir.file("dut.v"),
+            hwprof_hdl::board::uart::verilog(cpb).unwrap(),
+        )
+        .unwrap();
         icarus::write_memh(
             &dir.file("stim.hex"),
             10,

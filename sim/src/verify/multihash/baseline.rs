@@ -22,11 +22,11 @@ pub fn baseline_cycles(cfg: &ProfilerConfig, events: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::trace::Tuple;
     use crate::model::multihash::MultiHash;
     use crate::verify::multihash::cosim::{cosim, CosimOptions, CosimResult, ReadyPattern};
     use crate::verify::multihash::icarus::icarus_cosim_design;
     use crate::verify::multihash::streams::{stream, StreamKind};
-    use crate::eval::trace::Tuple;
     use hwprof_hdl::multihash::{verilog_of, Design};
 
     fn config(text: &str) -> ProfilerConfig {

@@ -8,8 +8,8 @@
 //! input rate (1.0 = one event every clock); `total_cycles` adds reset, bank clearing and the
 //! drain of the last report.
 
-use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
 use crate::eval::trace::Tuple;
+use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
 use hwprof_hdl::multihash::{with_design, Design, DesignVisitor, ProfilerTop, ReportWord};
 use hwprof_hdl::ProfilerConfig;
 use rust_hdl::core::vcd_probe::{write_vcd_change, write_vcd_dump, write_vcd_header, VCDProbe};
@@ -429,7 +429,9 @@ mod tests {
         );
         let ev = stream(StreamKind::Saturation, &cfg, 288, 11);
         check(&cfg, &ev, &CosimOptions::default(), "count_bits 5");
-        let reps = crate::model::multihash::MultiHash::new(&cfg).unwrap().run(&ev);
+        let reps = crate::model::multihash::MultiHash::new(&cfg)
+            .unwrap()
+            .run(&ev);
         let counts: Vec<u64> = reps
             .iter()
             .flat_map(|r| &r.entries)

@@ -26,8 +26,12 @@ pub fn checked_intervals(cfg: &ProfilerConfig) -> u64 {
 }
 
 /// The model's reports of the first `intervals` intervals of the event source's stream.
-pub fn expected_reports(cfg: &ProfilerConfig, intervals: u64) -> Result<Vec<IntervalReport>, String> {
-    let n = usize::try_from(cfg.interval * intervals).map_err(|_| "interval too long".to_string())?;
+pub fn expected_reports(
+    cfg: &ProfilerConfig,
+    intervals: u64,
+) -> Result<Vec<IntervalReport>, String> {
+    let n =
+        usize::try_from(cfg.interval * intervals).map_err(|_| "interval too long".to_string())?;
     let mut m = MultiHash::new(cfg)?;
     Ok(m.run(&EventSourceModel::events(DEFAULT_SEED, n)))
 }
@@ -60,7 +64,13 @@ fn expected_memh(reports: &[IntervalReport]) -> (String, String) {
 
 /// The self-checking testbench of `module`: `events` events, `intervals` reports with `entries`
 /// expected entries in all; `max_cycles` bounds the run.
-pub fn testbench(module: &str, events: u64, intervals: u64, entries: u64, max_cycles: u64) -> String {
+pub fn testbench(
+    module: &str,
+    events: u64,
+    intervals: u64,
+    entries: u64,
+    max_cycles: u64,
+) -> String {
     let (x, y, z) = XORSHIFT;
     format!(
         r#"`timescale 1ns/1ps
@@ -172,7 +182,8 @@ pub fn files(cfg: &ProfilerConfig, name: &str) -> Result<Vec<(String, String)>, 
     let reports = expected_reports(cfg, intervals)?;
     let entries: u64 = reports.iter().map(|r| r.entries.len() as u64).sum();
     let events = cfg.interval * intervals;
-    let max_cycles = 2 * events + cfg.entries as u64 * 4 + cfg.accumulator.entries as u64 * 8 + 1000;
+    let max_cycles =
+        2 * events + cfg.entries as u64 * 4 + cfg.accumulator.entries as u64 * 8 + 1000;
     let tb = testbench(&module, events, intervals, entries, max_cycles);
     let (exp, starts) = expected_memh(&reports);
     let sim = SimTarget {
@@ -183,7 +194,10 @@ pub fn files(cfg: &ProfilerConfig, name: &str) -> Result<Vec<(String, String)>, 
     Ok(vec![
         (vfile.clone(), exported(cfg, name)?),
         (WAIVER_FILE.to_string(), export::waiver_file()),
-        (core, export::fusesoc_core(name, &description, &vfile, Some(&sim))),
+        (
+            core,
+            export::fusesoc_core(name, &description, &vfile, Some(&sim)),
+        ),
         (tbfile, tb),
         (expfile, exp),
         (startsfile, starts),
@@ -231,8 +245,15 @@ mod tests {
         assert!(out.contains("PASS 2 intervals"), "{out}");
         // A wrong expected count must make it fail.
         let mut bad = files.clone();
-        let exp = &mut bad.iter_mut().find(|(f, _)| f.ends_with("_expected_entries.hex")).unwrap().1;
-        assert!(exp.lines().count() >= 1 && !exp.starts_with(&"0".repeat(48)), "no entries to corrupt");
+        let exp = &mut bad
+            .iter_mut()
+            .find(|(f, _)| f.ends_with("_expected_entries.hex"))
+            .unwrap()
+            .1;
+        assert!(
+            exp.lines().count() >= 1 && !exp.starts_with(&"0".repeat(48)),
+            "no entries to corrupt"
+        );
         let first = exp.lines().next().unwrap().to_string();
         let mut corrupted = first.clone();
         let last = corrupted.pop().unwrap();

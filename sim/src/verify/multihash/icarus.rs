@@ -4,10 +4,10 @@
 //! are compared with the model's exactly like [`crate::verify::multihash::cosim`] does. This checks the
 //! Verilog itself, which rust-hdl's simulator never runs.
 
-use crate::verify::icarus::{available, write_memh, SimDir};
-use crate::model::multihash::{IntervalReport, MultiHash};
-use crate::verify::multihash::cosim::{canonical, Assembler, Mismatch, ReadyPattern};
 use crate::eval::trace::Tuple;
+use crate::model::multihash::{IntervalReport, MultiHash};
+use crate::verify::icarus::{available, write_memh, SimDir};
+use crate::verify::multihash::cosim::{canonical, Assembler, Mismatch, ReadyPattern};
 use hwprof_hdl::multihash::{entry_order, verilog_of, Design};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
