@@ -36,10 +36,10 @@ pub fn print_table(ev: &Evaluation) {
     println!("config            {}", ev.config);
     println!("events            {}", ev.events);
     println!(
-        "intervals         {} ({} with candidates)",
+        "intervals         {} ({} with hot tuples)",
         ev.intervals, ev.scored_intervals
     );
-    println!("avg candidates    {:.1}", ev.avg_candidates);
+    println!("avg hot tuples    {:.1}", ev.avg_hot_tuples);
     println!(
         "net error         {:.4} %  (NP {:.4}  NN {:.4}  FP {:.4}  FN {:.4})",
         100.0 * ev.net_error,

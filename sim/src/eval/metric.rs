@@ -1,15 +1,16 @@
 //! The perfect profiler and the paper's accuracy metric (SPEC §5, paper §5.5).
 //!
-//! Per interval: f_p exact counts, f_h the hardware report (0 when not reported). Candidates are
-//! {f_p ≥ T} ∪ {f_h ≥ T}; E = Σ|f_p − f_h| / Σ f_p over the candidates, split four ways:
+//! Per interval: f_p exact counts, f_h the hardware report (0 when not reported). The interval's
+//! *hot tuples* are {f_p ≥ T} ∪ {f_h ≥ T} (named so as not to be confused with the profiler's
+//! promotion *candidate*); E = Σ|f_p − f_h| / Σ f_p over the hot tuples, split four ways:
 //! neutral positive (both in, f_h > f_p), neutral negative (both in, f_h < f_p), false positive
 //! (only the hardware in), false negative (only the perfect profiler in). The net error is the mean
-//! of E over the intervals that have a candidate; each share of the split is averaged the same way,
+//! of E over the intervals that have a hot tuple; each share of the split is averaged the same way,
 //! so the four shares add up to the net error.
 
-use rustc_hash::FxHashMap as FxMap;
 use crate::eval::trace::Tuple;
 use crate::model::multihash::IntervalReport;
+use rustc_hash::FxHashMap as FxMap;
 use serde::Serialize;
 
 /// The four-way split of an error (fractions of Σ f_p).
@@ -32,11 +33,12 @@ impl Split {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct IntervalError {
     pub interval: u64,
-    pub candidates: u64,
-    /// Candidates of the perfect profiler (f_p ≥ T) and of the hardware (f_h ≥ T).
-    pub perfect_candidates: u64,
-    pub hardware_candidates: u64,
-    /// Both in (true positives of the candidate set).
+    /// Hot tuples in all.
+    pub hot: u64,
+    /// Hot tuples of the perfect profiler (f_p ≥ T) and of the hardware (f_h ≥ T).
+    pub perfect_hot: u64,
+    pub hardware_hot: u64,
+    /// Both in (true positives of the hot set).
     pub both: u64,
     pub sum_fp: u64,
     pub split: Split,
@@ -77,8 +79,8 @@ pub fn score_interval(
     }
     for (&t, &fp_count) in perfect {
         if fp_count >= threshold {
-            e.candidates += 1;
-            e.perfect_candidates += 1;
+            e.hot += 1;
+            e.perfect_hot += 1;
             e.sum_fp += fp_count;
             match hw.get(&t) {
                 Some(&fh) => {
@@ -94,10 +96,10 @@ pub fn score_interval(
         }
     }
     for (t, &fh) in &hw {
-        e.hardware_candidates += 1;
+        e.hardware_hot += 1;
         let f = perfect.get(t).copied().unwrap_or(0);
         if f < threshold {
-            e.candidates += 1;
+            e.hot += 1;
             e.sum_fp += f;
             fp += fh - f;
         }
@@ -121,17 +123,18 @@ pub struct Accuracy {
     pub split: Split,
     /// Complete intervals in the run.
     pub intervals: u64,
-    /// Intervals with at least one candidate (the ones averaged).
+    /// Intervals with at least one hot tuple (the ones averaged).
     pub scored_intervals: u64,
-    pub avg_candidates: f64,
-    /// Precision and recall of the hardware candidate set against the perfect one, pooled.
+    /// Hot tuples per interval, on average.
+    pub avg_hot_tuples: f64,
+    /// Precision and recall of the hardware's hot set against the perfect one, pooled.
     pub precision: f64,
     pub recall: f64,
 }
 
 impl Accuracy {
     pub fn from_intervals(per: &[IntervalError]) -> Self {
-        let scored: Vec<&IntervalError> = per.iter().filter(|e| e.candidates > 0).collect();
+        let scored: Vec<&IntervalError> = per.iter().filter(|e| e.hot > 0).collect();
         let n = scored.len().max(1) as f64;
         let mut split = Split::default();
         for e in &scored {
@@ -141,15 +144,14 @@ impl Accuracy {
             split.fn_ += e.split.fn_ / n;
         }
         let both: u64 = per.iter().map(|e| e.both).sum();
-        let hw: u64 = per.iter().map(|e| e.hardware_candidates).sum();
-        let pf: u64 = per.iter().map(|e| e.perfect_candidates).sum();
+        let hw: u64 = per.iter().map(|e| e.hardware_hot).sum();
+        let pf: u64 = per.iter().map(|e| e.perfect_hot).sum();
         Accuracy {
             net_error: split.total(),
             split,
             intervals: per.len() as u64,
             scored_intervals: scored.len() as u64,
-            avg_candidates: per.iter().map(|e| e.candidates).sum::<u64>() as f64
-                / per.len().max(1) as f64,
+            avg_hot_tuples: per.iter().map(|e| e.hot).sum::<u64>() as f64 / per.len().max(1) as f64,
             precision: if hw == 0 {
                 1.0
             } else {
@@ -220,7 +222,7 @@ mod tests {
             ],
         };
         let e = score_interval(&p, &r, 3);
-        assert_eq!(e.candidates, 4);
+        assert_eq!(e.hot, 4);
         assert_eq!(e.sum_fp, 5 + 3 + 2);
         assert!((e.split.np - 0.1).abs() < 1e-12);
         assert!((e.split.fn_ - 0.3).abs() < 1e-12);
@@ -241,7 +243,7 @@ pub struct Evaluation {
     pub net_error: f64,
     pub split: Split,
     pub scored_intervals: u64,
-    pub avg_candidates: f64,
+    pub avg_hot_tuples: f64,
     pub precision: f64,
     pub recall: f64,
     /// The model's own rate on one core: events per second of the model thread's CPU time
@@ -287,7 +289,7 @@ pub fn evaluate(cfg: &hwprof_hdl::ProfilerConfig, events: &[Tuple]) -> Result<Ev
         net_error: acc.net_error,
         split: acc.split,
         scored_intervals: acc.scored_intervals,
-        avg_candidates: acc.avg_candidates,
+        avg_hot_tuples: acc.avg_hot_tuples,
         precision: acc.precision,
         recall: acc.recall,
         events_per_second: events.len() as f64 / secs.max(1e-9),

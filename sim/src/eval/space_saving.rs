@@ -10,9 +10,9 @@
 //! an entry down the heap). Per interval of L events: the report is every entry with count ≥ T (the
 //! count is the estimate), then the sketch is emptied.
 
-use rustc_hash::FxHashMap as FxMap;
 use crate::eval::trace::Tuple;
 use crate::model::multihash::{IntervalReport, ReportEntry};
+use rustc_hash::FxHashMap as FxMap;
 
 /// The Space-Saving sketch.
 #[derive(Debug, Clone)]

@@ -14,11 +14,11 @@
 //!
 //! The hash is the profiler's own ([`hwprof_hdl::hash`]): one table, same kind and seed.
 
-use rustc_hash::FxHashMap as FxMap;
 use crate::eval::trace::Tuple;
 use crate::model::multihash::{IntervalReport, ReportEntry};
 use hwprof_hdl::config::ProfilerConfig;
 use hwprof_hdl::hash::{ByteLinearHash, HashConstants};
+use rustc_hash::FxHashMap as FxMap;
 
 /// Parameters of a stratified sampler.
 #[derive(Debug, Clone, PartialEq, Eq)]

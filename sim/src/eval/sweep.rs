@@ -31,13 +31,13 @@
 //! | `peers` | add, per point, the stratified sampler (T_s = T and T/10), Space-Saving and DataSketches at the memory of `peer_reference` | false |
 //! | `peer_reference` | `{ tables, entries, counter_bits }` the peers' budget is taken from | 4 × 512 × 24 |
 
-use rustc_hash::FxHashMap as FxMap;
 use crate::eval::metric::{perfect_counts, score_interval, Accuracy, IntervalError};
 use crate::eval::space_saving::SpaceSavingProfiler;
 use crate::eval::stratified::{Stratified, StratifiedConfig};
 use crate::eval::trace::Tuple;
 use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
 use hwprof_hdl::config::{HashKind, ProfilerConfig};
+use rustc_hash::FxHashMap as FxMap;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -270,12 +270,12 @@ pub struct Row {
     pub recall: f64,
     pub intervals: u64,
     pub scored_intervals: u64,
-    pub avg_candidates: f64,
+    pub avg_hot_tuples: f64,
     /// Profiler: promotions that found no accumulator entry. Stratified: reports sent to software.
     pub extra: u64,
     pub events: u64,
     pub seconds: f64,
-    /// The error of each complete interval (0 for an interval without candidates).
+    /// The error of each complete interval (0 for an interval without hot tuples).
     #[serde(skip)]
     pub per_interval: Vec<f64>,
 }
@@ -754,7 +754,7 @@ fn run_job(
         recall: acc.recall,
         intervals: acc.intervals,
         scored_intervals: acc.scored_intervals,
-        avg_candidates: acc.avg_candidates,
+        avg_hot_tuples: acc.avg_hot_tuples,
         extra,
         events: ev.len() as u64,
         seconds: t0.elapsed().as_secs_f64(),

@@ -17,10 +17,10 @@
 //!
 //! A trailing partial interval is never reported.
 
-use rustc_hash::FxHashMap as FxMap;
 use crate::model::Tuple;
 use hwprof_hdl::config::{Organisation, ProfilerConfig, MAX_TABLES};
 use hwprof_hdl::hash::{ByteLinearHash, HashConstants, SetHash};
+use rustc_hash::FxHashMap as FxMap;
 use serde::Serialize;
 
 /// One reported tuple.
