@@ -65,6 +65,14 @@ fn idx(c: &ProfilerConfig, k: usize, a: u64) -> usize {
     HashConstants::new(c).index(k, a, 0) as usize
 }
 
+/// Report entries of tuples `(a, 0)` with their counts, in order.
+fn entries(a_count: &[(u64, u64)]) -> Vec<ReportEntry> {
+    a_count
+        .iter()
+        .map(|&(a, count)| ReportEntry { a, b: 0, count })
+        .collect()
+}
+
 fn feed(m: &mut MultiHash, events: &[u64]) -> Vec<IntervalReport> {
     events.iter().filter_map(|&a| m.event(a, 0)).collect()
 }
@@ -200,11 +208,7 @@ fn interval_boundary_report_and_clear() {
         r,
         vec![IntervalReport {
             interval: 0,
-            entries: vec![ReportEntry {
-                a: 1,
-                b: 0,
-                count: 3
-            }]
+            entries: entries(&[(1, 3)])
         }]
     );
     for k in 0..2 {
@@ -217,14 +221,7 @@ fn interval_boundary_report_and_clear() {
     // 2 needs 3 fresh events in interval 1 (its 2 old ones are gone).
     let r = feed(&mut m, &[2, 2, 5, 5, 5, 5]);
     assert_eq!(r[0].interval, 1);
-    assert_eq!(
-        r[0].entries,
-        vec![ReportEntry {
-            a: 5,
-            b: 0,
-            count: 4
-        }]
-    );
+    assert_eq!(r[0].entries, entries(&[(5, 4)]));
     assert_eq!(
         feed(&mut m, &[3, 3, 3, 3, 3]),
         vec![],
@@ -255,26 +252,12 @@ fn retaining_keeps_reported_entries_as_replaceable() {
             );
             // Interval 1: 1 is shielded from its first event, counted exactly, and locks at T.
             let r = feed(&mut m, &[1, 1, 1, 1, 4, 4]);
-            assert_eq!(
-                r[0].entries,
-                vec![ReportEntry {
-                    a: 1,
-                    b: 0,
-                    count: 4
-                }]
-            );
+            assert_eq!(r[0].entries, entries(&[(1, 4)]));
             assert_eq!(m.stats.shielded, 4);
         } else {
             assert_eq!(m.acc.state[0], EntryState::Empty);
             let r = feed(&mut m, &[1, 1, 1, 1, 4, 4]);
-            assert_eq!(
-                r[0].entries,
-                vec![ReportEntry {
-                    a: 1,
-                    b: 0,
-                    count: 4
-                }]
-            );
+            assert_eq!(r[0].entries, entries(&[(1, 4)]));
             assert_eq!(
                 m.stats.shielded, 1,
                 "re-promoted at its 3rd event, then one hit"
@@ -297,37 +280,12 @@ fn replaceable_entry_is_replaced_lowest_index_first() {
     let r = feed(&mut m, &[3, 3, 3, 4, 4, 4, 1, 2]);
     assert_eq!(
         r[0].entries,
-        vec![
-            ReportEntry {
-                a: 3,
-                b: 0,
-                count: 3
-            },
-            ReportEntry {
-                a: 4,
-                b: 0,
-                count: 3
-            }
-        ],
+        entries(&[(3, 3), (4, 3)]),
         "entries in index order"
     );
     // A replaceable entry that re-locks is not replaceable any more.
     let r = feed(&mut m, &[3, 3, 3, 5, 5, 5, 6, 6]);
-    assert_eq!(
-        r[0].entries,
-        vec![
-            ReportEntry {
-                a: 3,
-                b: 0,
-                count: 3
-            },
-            ReportEntry {
-                a: 5,
-                b: 0,
-                count: 3
-            }
-        ]
-    );
+    assert_eq!(r[0].entries, entries(&[(3, 3), (5, 3)]));
 }
 
 #[test]

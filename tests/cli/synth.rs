@@ -3,17 +3,11 @@
 //! Large designs and ECP5 (YoWASP, slow first call) are measured by commands, not here.
 
 use crate::common::*;
-use std::path::PathBuf;
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hwprof-test-synth-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 #[test]
 fn synth_block_on_up5k_reports_area_and_fmax() {
-    let out = scratch("uart");
+    let scratch = Scratch::new("synth-uart");
+    let out = scratch.join("out");
     let o = hwprof_cmd()
         .args([
             "synth",
@@ -64,7 +58,8 @@ fn synth_block_on_up5k_reports_area_and_fmax() {
 
 #[test]
 fn bitstream_for_icebreaker() {
-    let out = scratch("bits");
+    let scratch = Scratch::new("synth-bits");
+    let out = scratch.join("out");
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/board_blink.v");
     let o = hwprof_cmd()
         .args([
@@ -92,7 +87,8 @@ fn bitstream_for_icebreaker() {
 
 #[test]
 fn bad_requests_exit_2_with_a_message() {
-    let out = scratch("bad");
+    let scratch = Scratch::new("synth-bad");
+    let out = scratch.join("out");
     std::fs::create_dir_all(&out).unwrap();
     let noshape = out.join("noshape.toml");
     std::fs::write(

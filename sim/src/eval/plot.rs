@@ -13,6 +13,19 @@ use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
 const FONT: &str = "sans-serif";
+
+/// Every figure's legend: upper right, on a translucent white box.
+fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FONT, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+}
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/DejaVuSansMono.ttf");
 
 fn register_font() {
@@ -165,14 +178,7 @@ any_backend!(StackedBars, |root, title: str, groups: [BarGroup]| {
             .label(SPLIT_NAMES[k])
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FONT, 13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart).map_err(e)?;
     Ok(())
 });
 
@@ -233,14 +239,7 @@ any_backend!(
                         .draw_series(p.iter().map(|&q| Circle::new(q, 3, c.filled())))
                         .map_err(e)?;
                 }
-                $chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperRight)
-                    .label_font((FONT, 13))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .draw()
-                    .map_err(e)?;
+                legend(&mut $chart).map_err(e)?;
             }};
         }
         if *log_y {
