@@ -35,12 +35,6 @@ module tb_hwprof_paper_1m_bram;
   integer found;
   integer got = 0;
   integer reports = 0;
-  initial begin
-    $readmemh("hwprof_paper_1m_bram_expected_entries.hex", expected);
-    $readmemh("hwprof_paper_1m_bram_expected_starts.hex", starts);
-    for (j = 0; j <= 15; j = j + 1) matched[j] = 0;
-  end
-  always #5 clock = ~clock;
   always @(posedge clock) begin
     cyc <= cyc + 1;
     if (cyc == 1) reset <= 0;
@@ -48,33 +42,43 @@ module tb_hwprof_paper_1m_bram;
       s <= s_next;
       taken <= taken + 1;
     end
-    if (out_valid && out_ready) begin
-      if (out_interval >= 1)
-        $fatal(1, "FAIL: report of interval %0d, only %0d expected", out_interval, 1);
-      if (out_count != 0) begin
-        found = 0;
-        for (j = starts[out_interval]; j < starts[out_interval + 1]; j = j + 1)
-          if (!found && !matched[j] && expected[j] == {out_interval, out_a, out_b, out_count}) begin
-            matched[j] = 1;
-            found = 1;
+  end
+  initial forever #5 clock = ~clock;
+  // The checker samples the outputs at each rising edge, before the design's registers update.
+  initial begin
+    $readmemh("hwprof_paper_1m_bram_expected_entries.hex", expected);
+    $readmemh("hwprof_paper_1m_bram_expected_starts.hex", starts);
+    for (j = 0; j <= 15; j = j + 1) matched[j] = 0;
+    forever begin
+      @(posedge clock);
+      if (out_valid && out_ready) begin
+        if (out_interval >= 1)
+          $fatal(1, "FAIL: report of interval %0d, only %0d expected", out_interval, 1);
+        if (out_count != 0) begin
+          found = 0;
+          for (j = starts[out_interval]; j < starts[out_interval + 1]; j = j + 1)
+            if (found == 0 && !matched[j] && expected[j] == {out_interval, out_a, out_b, out_count}) begin
+              matched[j] = 1;
+              found = 1;
+            end
+          if (found == 0)
+            $fatal(1, "FAIL: interval %0d reported a=%h b=%h count=%0d, which the model does not",
+                   out_interval, out_a, out_b, out_count);
+          got = got + 1;
+        end
+        if (out_last) begin
+          if (got != starts[out_interval + 1] - starts[out_interval])
+            $fatal(1, "FAIL: interval %0d reported %0d entries, the model %0d", out_interval, got,
+                   starts[out_interval + 1] - starts[out_interval]);
+          got = 0;
+          reports = reports + 1;
+          if (reports == 1) begin
+            $display("PASS %0d intervals, %0d entries, %0d cycles", reports, 16, cyc);
+            $finish;
           end
-        if (!found)
-          $fatal(1, "FAIL: interval %0d reported a=%h b=%h count=%0d, which the model does not",
-                 out_interval, out_a, out_b, out_count);
-        got = got + 1;
-      end
-      if (out_last) begin
-        if (got != starts[out_interval + 1] - starts[out_interval])
-          $fatal(1, "FAIL: interval %0d reported %0d entries, the model %0d", out_interval, got,
-                 starts[out_interval + 1] - starts[out_interval]);
-        got = 0;
-        reports = reports + 1;
-        if (reports == 1) begin
-          $display("PASS %0d intervals, %0d entries, %0d cycles", reports, 16, cyc);
-          $finish;
         end
       end
+      if (cyc >= 2011240) $fatal(1, "FAIL: %0d of 1 reports after %0d cycles", reports, cyc);
     end
-    if (cyc >= 2011240) $fatal(1, "FAIL: %0d of 1 reports after %0d cycles", reports, cyc);
   end
 endmodule

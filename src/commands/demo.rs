@@ -144,7 +144,7 @@ fn rtl_demo(events: &[hwprof_sim::eval::trace::Tuple]) -> CmdResult {
     let (name, text) = SYNTH_PRESET;
     let fits = ProfilerConfig::from_toml_str(text, name).map_err(CliError::failure)?;
     let dir = std::env::temp_dir().join("hwprof-demo-verilog").join(name);
-    let files = hwprof_sim::verify::multihash::export::write(&fits, name, &dir)
+    let files = hwprof_sim::verify::multihash::export::write(&fits, name, &dir, true)
         .map_err(CliError::failure)?;
     println!("-- Verilog of {name} written: {}", files[0].display());
     if r.mismatches != 0 {

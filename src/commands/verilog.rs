@@ -14,10 +14,14 @@ pub struct VerilogArgs {
     #[arg(long)]
     pub config: PathBuf,
     /// Output directory (created): hwprof_<name>.v (top module hwprof_<name>, <name> from the
-    /// config file name), hwprof.vlt (Verilator waivers), hwprof_<name>.core (FuseSoC: default,
-    /// lint and a self-checking Icarus sim target) and the sim target's testbench and data
+    /// config file name), hwprof.vlt (Verilator waivers), hwprof_<name>.core (FuseSoC: default
+    /// and lint targets)
     #[arg(long)]
     pub out: PathBuf,
+    /// Also write a self-checking testbench (tb_hwprof_<name>.v: a bundled event stream in, the
+    /// model's reports expected) and the core's `sim` target that runs it under Icarus
+    #[arg(long, conflicts_with = "board")]
+    pub testbench: bool,
     /// Export the board top of this board (icebreaker or ulx3s) around the configuration's
     /// profiler instead (a name not starting with `board` gets `-board`): its .v, hwprof.vlt
     /// and a FuseSoC core
@@ -36,7 +40,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
     hwprof_sim::hwprof_hdl::multihash::design::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     let written = match &a.board {
-        None => export::write(&cfg, &name, &a.out),
+        None => export::write(&cfg, &name, &a.out, a.testbench),
         Some(b) => {
             let board = Board::parse(b).map_err(CliError::input)?;
             let params = board.params().map_err(CliError::failure)?;

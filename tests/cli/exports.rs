@@ -18,8 +18,9 @@ const VERILOG_OUT: &[(&str, Option<&str>)] = &[
 fn export_preset(name: &str, board: Option<&str>, out: &Path) {
     let cfg = preset(&format!("{name}.toml"));
     let mut args = vec!["verilog", "--config", &cfg, "--out", out.to_str().unwrap()];
-    if let Some(b) = board {
-        args.extend(["--board", b]);
+    match board {
+        Some(b) => args.extend(["--board", b]),
+        None => args.push("--testbench"),
     }
     hwprof_ok(&args);
 }
@@ -48,7 +49,7 @@ fn verilog_out_is_fresh() {
     let want = files_of(d.path());
     let have = files_of(&root().join("verilog_out"));
     let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
-    let fix = "verilog_out/ is stale: regenerate it with `hwprof verilog --config configs/P.toml --out verilog_out` \
+    let fix = "verilog_out/ is stale: regenerate it with `hwprof verilog --config configs/P.toml --testbench --out verilog_out` \
                for P = paper-10k-bram, paper-1m-bram and `--board B` for board-icebreaker, board-ulx3s";
     assert_eq!(names(&have), names(&want), "{fix}");
     for ((f, a), (_, b)) in have.iter().zip(&want) {
@@ -88,6 +89,7 @@ fn every_export_lints_clean_with_the_one_waiver_file() {
         "verilog",
         "--config",
         &preset("paper-10k-bram.toml"),
+        "--testbench",
         "--out",
         dir,
     ]);
@@ -147,6 +149,23 @@ fn every_export_lints_clean_with_the_one_waiver_file() {
         assert!(ok, "{f}: yosys check:\n{log}");
         designs.push(top);
     }
+    // A testbench elaborates beside its design: lint the two together.
+    let tb = d.join("tb_hwprof_paper_10k_bram.v");
+    let dut = d.join("hwprof_paper_10k_bram.v");
+    let (ok, log) = run(
+        "verilator",
+        &[
+            "--lint-only",
+            "-Wall",
+            "--timing",
+            vlt,
+            tb.to_str().unwrap(),
+            dut.to_str().unwrap(),
+            "--top-module",
+            "tb_hwprof_paper_10k_bram",
+        ],
+    );
+    assert!(ok, "testbench: verilator -Wall with {vlt}:\n{log}");
     assert_eq!(designs.len(), 9, "{designs:?}");
     designs.sort();
     designs.dedup();

@@ -110,12 +110,6 @@ module tb_{module};
   integer found;
   integer got = 0;
   integer reports = 0;
-  initial begin
-    $readmemh("{module}_expected_entries.hex", expected);
-    $readmemh("{module}_expected_starts.hex", starts);
-    for (j = 0; j <= {last_entry}; j = j + 1) matched[j] = 0;
-  end
-  always #5 clock = ~clock;
   always @(posedge clock) begin
     cyc <= cyc + 1;
     if (cyc == 1) reset <= 0;
@@ -123,34 +117,44 @@ module tb_{module};
       s <= s_next;
       taken <= taken + 1;
     end
-    if (out_valid && out_ready) begin
-      if (out_interval >= {intervals})
-        $fatal(1, "FAIL: report of interval %0d, only %0d expected", out_interval, {intervals});
-      if (out_count != 0) begin
-        found = 0;
-        for (j = starts[out_interval]; j < starts[out_interval + 1]; j = j + 1)
-          if (!found && !matched[j] && expected[j] == {{out_interval, out_a, out_b, out_count}}) begin
-            matched[j] = 1;
-            found = 1;
+  end
+  initial forever #5 clock = ~clock;
+  // The checker samples the outputs at each rising edge, before the design's registers update.
+  initial begin
+    $readmemh("{module}_expected_entries.hex", expected);
+    $readmemh("{module}_expected_starts.hex", starts);
+    for (j = 0; j <= {last_entry}; j = j + 1) matched[j] = 0;
+    forever begin
+      @(posedge clock);
+      if (out_valid && out_ready) begin
+        if (out_interval >= {intervals})
+          $fatal(1, "FAIL: report of interval %0d, only %0d expected", out_interval, {intervals});
+        if (out_count != 0) begin
+          found = 0;
+          for (j = starts[out_interval]; j < starts[out_interval + 1]; j = j + 1)
+            if (found == 0 && !matched[j] && expected[j] == {{out_interval, out_a, out_b, out_count}}) begin
+              matched[j] = 1;
+              found = 1;
+            end
+          if (found == 0)
+            $fatal(1, "FAIL: interval %0d reported a=%h b=%h count=%0d, which the model does not",
+                   out_interval, out_a, out_b, out_count);
+          got = got + 1;
+        end
+        if (out_last) begin
+          if (got != starts[out_interval + 1] - starts[out_interval])
+            $fatal(1, "FAIL: interval %0d reported %0d entries, the model %0d", out_interval, got,
+                   starts[out_interval + 1] - starts[out_interval]);
+          got = 0;
+          reports = reports + 1;
+          if (reports == {intervals}) begin
+            $display("PASS %0d intervals, %0d entries, %0d cycles", reports, {entries}, cyc);
+            $finish;
           end
-        if (!found)
-          $fatal(1, "FAIL: interval %0d reported a=%h b=%h count=%0d, which the model does not",
-                 out_interval, out_a, out_b, out_count);
-        got = got + 1;
-      end
-      if (out_last) begin
-        if (got != starts[out_interval + 1] - starts[out_interval])
-          $fatal(1, "FAIL: interval %0d reported %0d entries, the model %0d", out_interval, got,
-                 starts[out_interval + 1] - starts[out_interval]);
-        got = 0;
-        reports = reports + 1;
-        if (reports == {intervals}) begin
-          $display("PASS %0d intervals, %0d entries, %0d cycles", reports, {entries}, cyc);
-          $finish;
         end
       end
+      if (cyc >= {max_cycles}) $fatal(1, "FAIL: %0d of {intervals} reports after %0d cycles", reports, cyc);
     end
-    if (cyc >= {max_cycles}) $fatal(1, "FAIL: %0d of {intervals} reports after %0d cycles", reports, cyc);
   end
 endmodule
 "#,
@@ -174,10 +178,24 @@ pub fn file_names(name: &str) -> [String; 5] {
     ]
 }
 
-/// Every file of the export of `cfg` as design `name`: (file name, contents), deterministic.
-pub fn files(cfg: &ProfilerConfig, name: &str) -> Result<Vec<(String, String)>, String> {
+/// Every file of the export of `cfg` as design `name`: (file name, contents), deterministic. With
+/// `testbench`, the self-checking testbench, its data and the core's `sim` target as well (the
+/// testbench instantiates the design, so it elaborates only beside it).
+pub fn files(
+    cfg: &ProfilerConfig,
+    name: &str,
+    with_testbench: bool,
+) -> Result<Vec<(String, String)>, String> {
     let module = module_name(name);
     let [vfile, core, tbfile, expfile, startsfile] = file_names(name);
+    let description = format!("hwprof multi-hash profiler: {}", cfg.summary());
+    if !with_testbench {
+        return Ok(vec![
+            (vfile.clone(), exported(cfg, name)?),
+            (WAIVER_FILE.to_string(), export::waiver_file()),
+            (core, export::fusesoc_core(name, &description, &vfile, None)),
+        ]);
+    }
     let intervals = checked_intervals(cfg);
     let reports = expected_reports(cfg, intervals)?;
     let entries: u64 = reports.iter().map(|r| r.entries.len() as u64).sum();
@@ -190,7 +208,6 @@ pub fn files(cfg: &ProfilerConfig, name: &str) -> Result<Vec<(String, String)>, 
         toplevel: format!("tb_{module}"),
         files: vec![tbfile.clone(), expfile.clone(), startsfile.clone()],
     };
-    let description = format!("hwprof multi-hash profiler: {}", cfg.summary());
     Ok(vec![
         (vfile.clone(), exported(cfg, name)?),
         (WAIVER_FILE.to_string(), export::waiver_file()),
@@ -204,9 +221,14 @@ pub fn files(cfg: &ProfilerConfig, name: &str) -> Result<Vec<(String, String)>, 
     ])
 }
 
-/// Writes the export of `cfg` as design `name` into `dir`; returns the paths written.
-pub fn write(cfg: &ProfilerConfig, name: &str, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let files = hwprof_hdl::util::on_rtl_thread(|| files(cfg, name))??;
+/// Writes the export of `cfg` as design `name` into `dir` (see [`files`]); returns the paths written.
+pub fn write(
+    cfg: &ProfilerConfig,
+    name: &str,
+    dir: &Path,
+    testbench: bool,
+) -> Result<Vec<PathBuf>, String> {
+    let files = hwprof_hdl::util::on_rtl_thread(|| files(cfg, name, testbench))??;
     export::write_files(dir, &files)
 }
 
@@ -240,7 +262,7 @@ mod tests {
     #[test]
     fn the_simulation_target_passes_and_can_fail() {
         let cfg = small();
-        let files = files(&cfg, "small").unwrap();
+        let files = files(&cfg, "small", true).unwrap();
         let out = run_sim_target(&files, "small").unwrap();
         assert!(out.contains("PASS 2 intervals"), "{out}");
         // A wrong expected count must make it fail.
@@ -266,8 +288,8 @@ mod tests {
     #[test]
     fn exports_are_deterministic_and_named_after_the_design() {
         let cfg = small();
-        let a = files(&cfg, "my-design").unwrap();
-        assert_eq!(a, files(&cfg, "my-design").unwrap());
+        let a = files(&cfg, "my-design", true).unwrap();
+        assert_eq!(a, files(&cfg, "my-design", true).unwrap());
         let v = &a[0].1;
         assert!(v.contains("module hwprof_my_design(") && !v.contains("module top"));
         assert!(a[2].1.contains("toplevel: tb_hwprof_my_design"));
