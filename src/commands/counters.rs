@@ -35,18 +35,18 @@ pub struct StudyArgs {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-pub enum KindArg {
+pub enum BankArg {
     Morris,
     Float,
     Exact,
 }
 
-impl From<KindArg> for BankKind {
-    fn from(k: KindArg) -> Self {
+impl From<BankArg> for BankKind {
+    fn from(k: BankArg) -> Self {
         match k {
-            KindArg::Morris => BankKind::Morris,
-            KindArg::Float => BankKind::Float,
-            KindArg::Exact => BankKind::Exact,
+            BankArg::Morris => BankKind::Morris,
+            BankArg::Float => BankKind::Float,
+            BankArg::Exact => BankKind::Exact,
         }
     }
 }
@@ -54,7 +54,7 @@ impl From<KindArg> for BankKind {
 #[derive(clap::Args)]
 pub struct VerilogArgs {
     #[arg(long, value_enum)]
-    kind: KindArg,
+    kind: BankArg,
     /// Events in the bank: 29 (the paper's) or 1.
     #[arg(long, default_value_t = 29)]
     events: usize,
@@ -69,7 +69,7 @@ pub struct VerilogArgs {
 pub struct AreaArgs {
     /// Only this kind (default: all three).
     #[arg(long, value_enum)]
-    kind: Option<KindArg>,
+    kind: Option<BankArg>,
     /// ice40, ecp5, or both (default).
     #[arg(long)]
     family: Option<String>,
