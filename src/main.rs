@@ -42,6 +42,8 @@ enum Command {
     /// Approximate counters (Morris, floating-point): the ISPASS study, Verilog, area.
     #[command(subcommand)]
     Counters(commands::counters::CountersCommand),
+    /// Phase classifier on a trace: phases, CCoV against an offline reference, prediction.
+    Phase(commands::phase::PhaseArgs),
 }
 
 fn main() {
@@ -64,6 +66,7 @@ fn main() {
         Command::Verilog(a) => commands::verilog::run(a),
         Command::Buffer(a) => commands::buffer::run(a),
         Command::Counters(c) => commands::counters::run(c),
+        Command::Phase(a) => commands::phase::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

@@ -6,6 +6,7 @@ pub mod cosim;
 pub mod counters;
 pub mod demo;
 pub mod model;
+pub mod phase;
 pub mod sweep;
 pub mod synth;
 pub mod trace;

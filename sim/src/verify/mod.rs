@@ -4,4 +4,5 @@
 pub mod counters;
 pub mod icarus;
 pub mod multihash;
+pub mod phase;
 pub mod waveform;
