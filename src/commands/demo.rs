@@ -63,7 +63,7 @@ pub fn run(args: DemoArgs) -> CmdResult {
     synth_demo(!args.no_synth)
 }
 
-/// The area/Fmax part of the demo (issue 4): the paper preset through Yosys and nextpnr when the
+/// The area/Fmax part of the demo: the paper preset through Yosys and nextpnr when the
 /// tools are there (unless `--no-synth`); otherwise says how to get them.
 fn synth_demo(run_it: bool) -> CmdResult {
     use hwprof_sim::flow::{self, device::Target, tools, FlowOptions};

@@ -1,5 +1,5 @@
 //! `BaselineProfiler`: the deliberately simple multi-hash profiler that the pipelined
-//! [`MultiHashProfiler`] is compared with (issue 4 item 4, `hwprof synth --compare-baseline`).
+//! [`MultiHashProfiler`] is compared with (`hwprof synth --compare-baseline`).
 //!
 //! Same ports, same semantics (docs/SPEC.md §4) and bit-exact the same report stream as
 //! [`MultiHashProfiler`] — it reuses its [`FullyAssociativeAccumulator`] (steps 1 and 3, and the
@@ -26,7 +26,7 @@
 //! As in the pipelined design, the last event of an interval is refused while the previous
 //! report is still being sent (the accumulator holds one report snapshot).
 //!
-//! Shapes: the fully-associative [`SHAPES`](crate::multihash::SHAPES) of the pipelined design;
+//! Shapes: the fully-associative [`SHAPES`](crate::multihash::design::SHAPES) of the pipelined design;
 //! dispatched by [`crate::multihash::with_design`] with [`Design::Baseline`].
 //!
 //! [`MultiHashProfiler`]: crate::multihash::profiler::MultiHashProfiler
