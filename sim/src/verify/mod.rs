@@ -4,4 +4,5 @@
 pub mod counters;
 pub mod icarus;
 pub mod multihash;
+pub mod profile_buffer;
 pub mod waveform;
