@@ -804,7 +804,8 @@ pub fn for_each_mem_line(
     path: &Path,
     mut f: impl FnMut(u8, u64, u64) -> Result<(), String>,
 ) -> Result<(), TraceError> {
-    for_lines(path, |_, t| {
+    let mut r = open_raw(path)?;
+    for_lines(path, &mut r, 0, |_, t| {
         let (tag, addr, size) = mem_line(t)?;
         f(tag, addr, size)
     })
