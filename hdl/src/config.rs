@@ -1,5 +1,5 @@
-//! Configuration of the multi-hash profiler (SPEC §3): parsed from TOML, validated in one place,
-//! and read by both the RTL generator and the reference model.
+//! Configuration of the multi-hash profiler (docs/SPEC.md §3): parsed from TOML, validated in one
+//! place, and read by both the RTL generator and the reference model.
 //!
 //! Every parameter, its default and its rule:
 //!

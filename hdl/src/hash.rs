@@ -1,4 +1,5 @@
-//! Hash functions of the multi-hash profiler (SPEC §4) and the one generator of their constants.
+//! Hash functions of the multi-hash profiler (docs/SPEC.md §6) and the one generator of their
+//! constants.
 //!
 //! **Generator.** Every random constant comes from [`SplitMix64`] seeded with the configuration's
 //! `seed`, drawn in this fixed order: for table k = 0, 1, …, n−1:

@@ -20,7 +20,7 @@ pub struct SweepArgs {
     /// How to read lackey logs: one kind for every trace, or one per trace in order
     #[arg(long, value_enum, num_args = 1..)]
     pub kind: Vec<KindArg>,
-    /// Grid file (TOML; keys documented in sim/src/sweep.rs)
+    /// Grid file (TOML; keys documented in sim/src/eval/sweep.rs)
     #[arg(long, conflicts_with = "preset", required_unless_present = "preset")]
     pub grid: Option<PathBuf>,
     /// Built-in grid: paper (Fig. 10-12 + peers), frontier-1m, frontier-10k

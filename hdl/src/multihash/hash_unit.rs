@@ -1,5 +1,5 @@
-//! Hash unit of the multi-hash profiler (SPEC §4): the index of every table for one tuple, in one
-//! clock cycle (pure combinational logic).
+//! Hash unit of the multi-hash profiler (docs/SPEC.md §6): the index of every table for one tuple,
+//! in one clock cycle (pure combinational logic).
 //!
 //! Both hash kinds are linear over GF(2) in the key bytes (see [`crate::hash`]), so each table's
 //! index is realised in its **byte-linear form**: index_k = base_k xor (xor over the 16 key byte

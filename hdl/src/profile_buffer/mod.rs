@@ -1,5 +1,6 @@
 //! The arc-based **profile buffer** of Conte, Menezes and Hirsch (MICRO-29 1996) and Menezes's
-//! thesis (1997, chapter 3), SPEC §8: its configuration and its rust-hdl block `ProfileBuffer`.
+//! thesis (1997, chapter 3), docs/SPEC.md §10: its configuration and its rust-hdl block
+//! `ProfileBuffer`.
 //!
 //! Each entry holds two saturating counters, `num_taken` and `num_not_taken`. A resolved branch
 //! (an *event*: pc, taken, optional index) updates one entry, chosen by the *indexing* mode:

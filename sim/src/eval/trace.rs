@@ -1,5 +1,6 @@
-//! Event traces (SPEC §6): valgrind lackey logs read as edge, load or branch tuples, a plain text
-//! form, and a compact binary form; `.gz` input (any of them) is decompressed transparently.
+//! Event traces (docs/SPEC.md §8): valgrind lackey logs read as edge, load or branch tuples, a
+//! plain text form, and a compact binary form; `.gz` input (any of them) is decompressed
+//! transparently.
 //!
 //! - **edge** (`--trace-superblocks=yes`): lines `SB <hex>`; tuple = (previous SB, SB).
 //! - **load** (`--trace-mem=yes`): `I  <hex>,<size>` sets the pc; ` L <hex>,<size>` and ` M …` give

@@ -1,5 +1,5 @@
-//! Verilog of the study's 29-event counter banks and their area under Yosys (`synth_ice40`,
-//! `synth_ecp5`), run directly until the project's shared synthesis flow lands.
+//! Verilog of the study's 29-event counter banks and their area under Yosys alone (`synth_ice40`,
+//! `synth_ecp5`, the text of `stat`): cell counts, no place and route.
 
 use hwprof_hdl::counters::exact::ExactBank;
 use hwprof_hdl::counters::float::{FloatBank, FloatParams};

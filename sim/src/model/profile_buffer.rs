@@ -1,7 +1,7 @@
-//! Bit-exact reference model of the profile buffer (`hwprof_hdl::profile_buffer`, SPEC §8), the
-//! thesis's accuracy metric on branch traces, and the co-simulation of the RTL against the model
-//! (rust-hdl simulation and Icarus Verilog; `HWPROF_VCD=DIR` writes the rust-hdl waveform,
-//! `HWPROF_KEEP_SIM=1` keeps the Icarus files).
+//! Bit-exact reference model of the profile buffer (`hwprof_hdl::profile_buffer`, docs/SPEC.md
+//! §10), the thesis's accuracy metric on branch traces, and the co-simulation of the RTL against
+//! the model (rust-hdl simulation and Icarus Verilog; `HWPROF_VCD=DIR` writes the rust-hdl
+//! waveform, `HWPROF_KEEP_SIM=1` keeps the Icarus files).
 //!
 //! The model works per event, not per cycle: the RTL must produce exactly the model's readout
 //! words, in order, whatever the handshake timing.
