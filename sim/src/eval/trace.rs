@@ -385,7 +385,7 @@ pub fn read_trace_full(path: &Path, kind: Option<LackeyKind>) -> Result<Trace, T
             if let Some(k @ (LackeyKind::Load | LackeyKind::Branch)) = kind {
                 return Err(terr(
                     path,
-                    None,
+                    Some(n),
                     None,
                     format!(
                         "--kind {} needs a lackey --trace-mem log, but this is a \
@@ -400,7 +400,7 @@ pub fn read_trace_full(path: &Path, kind: Option<LackeyKind>) -> Result<Trace, T
             Some(LackeyKind::Edge) => {
                 return Err(terr(
                     path,
-                    None,
+                    Some(n),
                     None,
                     "--kind edge needs a lackey --trace-superblocks log, but this is a \
                      --trace-mem log (load or branch tuples)",
