@@ -1,5 +1,5 @@
-//! Verilog of the study's 29-event counter banks and their area under Yosys (`synth_ice40`,
-//! `synth_ecp5`), run directly until the project's shared synthesis flow lands.
+//! Verilog of the study's 29-event counter banks and their area under Yosys alone (`synth_ice40`,
+//! `synth_ecp5`, the text of `stat`): cell counts, no place and route.
 
 use hwprof_hdl::counters::exact::ExactBank;
 use hwprof_hdl::counters::float::{FloatBank, FloatParams};
@@ -64,29 +64,24 @@ pub fn bank_verilog(kind: BankKind, events: usize, seed: u64) -> Result<String, 
             "banks are exported with {BANK_SIZES:?} events, not {events}"
         ));
     }
-    std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(move || -> Result<String, String> {
-            Ok(match (kind, events) {
-                (BankKind::Morris, 1) => export!(MorrisBank::<1, 5, 5, 6, 3>::new(
-                    &MorrisParams::paper(1, seed)
-                )),
-                (BankKind::Morris, _) => export!(MorrisBank::<AREA_EVENTS, 5, 145, 6, 3>::new(
-                    &MorrisParams::paper(AREA_EVENTS, seed)
-                )),
-                (BankKind::Float, 1) => export!(FloatBank::<1, 30, 1>::new(
-                    &FloatParams::thirty_bit(1, seed)
-                )),
-                (BankKind::Float, _) => export!(FloatBank::<AREA_EVENTS, 30, 1>::new(
-                    &FloatParams::thirty_bit(AREA_EVENTS, seed)
-                )),
-                (BankKind::Exact, 1) => export!(ExactBank::<1>::new()),
-                (BankKind::Exact, _) => export!(ExactBank::<AREA_EVENTS>::new()),
-            })
+    hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
+        Ok(match (kind, events) {
+            (BankKind::Morris, 1) => export!(MorrisBank::<1, 5, 5, 6, 3>::new(
+                &MorrisParams::paper(1, seed)
+            )),
+            (BankKind::Morris, _) => export!(MorrisBank::<AREA_EVENTS, 5, 145, 6, 3>::new(
+                &MorrisParams::paper(AREA_EVENTS, seed)
+            )),
+            (BankKind::Float, 1) => export!(FloatBank::<1, 30, 1>::new(&FloatParams::thirty_bit(
+                1, seed
+            ))),
+            (BankKind::Float, _) => export!(FloatBank::<AREA_EVENTS, 30, 1>::new(
+                &FloatParams::thirty_bit(AREA_EVENTS, seed)
+            )),
+            (BankKind::Exact, 1) => export!(ExactBank::<1>::new()),
+            (BankKind::Exact, _) => export!(ExactBank::<AREA_EVENTS>::new()),
         })
-        .map_err(|e| e.to_string())?
-        .join()
-        .map_err(|_| "Verilog generation panicked".to_string())?
+    })?
 }
 
 /// Yosys's cell count for one family.
