@@ -10,3 +10,4 @@ mod phase;
 mod rtl;
 mod sweep;
 mod synth;
+mod ux;

@@ -1,5 +1,6 @@
 //! `MultiHashProfiler`: the multi-hash profiler of Narayanasamy et al. (HPCA 2003) as one
-//! synthesizable block, bit-exact with the model `hwprof_sim::model::multihash` (SPEC §3, §9).
+//! synthesizable block, bit-exact with the model `hwprof_sim::model::multihash`
+//! (docs/SPEC.md §4, §5).
 //!
 //! **Ports** (one clock, synchronous active-high `reset`):
 //! - event input stream: `in_valid`, `in_ready`, `in_a`, `in_b` (64 bits; masked to
@@ -23,13 +24,14 @@
 //!    L − 1 − (report length) cycles per interval (at one event per clock) without ever
 //!    slowing the input; beyond that input waits for it.
 //!
-//! **Configuration → hardware** (the rule): sizes are const generics, the rest `Constant`s.
-//! A *shape* (NT tables, IB = log2(entries), A accumulator entries, CB counter storage bits) must
-//! be one of [`SHAPES`], chosen at run time from the configuration by [`with_shape`]; any other
-//! configuration is rejected with a message listing them. Everything else — L, T, counter_bits
-//! (any value <= CB: saturation at 2^counter_bits − 1 is a constant), C/R/P, hash kind, seed,
-//! key widths (keys are 64-bit ports masked by constants) — is a constant of the generated
-//! hardware and needs no new shape. The accumulator must be `fully_associative`.
+//! **Configuration → hardware** (the rule): sizes are const generics, the rest `Constant`s. A
+//! *shape* (NT tables, IB = log2(entries), A accumulator entries, CB counter storage bits) must be
+//! one of [`SHAPES`](super::design::SHAPES), chosen at run time from the configuration by
+//! [`with_design`](super::design::with_design); any other configuration is rejected with a message
+//! listing them. Everything else — L, T, counter_bits (any value <= CB: saturation at
+//! 2^counter_bits − 1 is a constant), C/R/P, hash kind, seed, key widths (keys are 64-bit ports
+//! masked by constants) — is a constant of the generated hardware and needs no new shape. The
+//! accumulator must be `fully_associative`.
 
 use super::counter_tables::CounterTables;
 use super::design::shape_of;
@@ -74,7 +76,7 @@ pub struct MultiHashProfiler<const NT: usize, const IB: usize, const A: usize, c
 impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
     MultiHashProfiler<NT, IB, A, CB>
 {
-    /// The hardware of `cfg`, which must have this shape (see [`with_shape`]).
+    /// The hardware of `cfg`, which must have this shape (see [`with_design`](super::design::with_design)).
     pub fn new(cfg: &ProfilerConfig) -> Self {
         assert_eq!(shape_of(cfg), Ok((NT, IB, A, CB)), "configuration vs shape");
         let h = HashConstants::new(cfg);

@@ -5,4 +5,5 @@ pub mod counters;
 pub mod icarus;
 pub mod multihash;
 pub mod phase;
+pub mod profile_buffer;
 pub mod waveform;
