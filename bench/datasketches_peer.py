@@ -8,7 +8,7 @@ does (a trailing partial interval is not reported), feeds each interval to a fre
 {"interval": i, "entries": [[a, b, estimate], ...]} for every item whose estimate reaches T.
 `--estimate upper` reports the sketch's estimate (count + offset, never below the true count);
 `--estimate lower` its lower bound (the Misra-Gries count, never above the true count).
-Scoring is done by hwprof (the paper's metric lives in one place: sim/src/metric.rs).
+Scoring is done by hwprof (the paper's metric lives in one place: sim/src/eval/metric.rs).
 """
 import argparse
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Accuracy cost of a set-associative accumulator (issue 8) against the fully-associative one:
+# Accuracy cost of a set-associative accumulator against the fully-associative one:
 # the paper presets with accumulator = {fully associative A = L/T, fully associative A = next power of two,
 # set-associative A = next power of two with W in {2,4,8}, stash in {0,8}}. Prints a Markdown table.
 # Usage: scripts/bram-accumulator-grid.sh KIND:TRACE...

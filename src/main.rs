@@ -13,6 +13,13 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// No progress bars or step lines on stderr (they are hidden anyway when stderr is not a terminal)
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    /// Override a field of every configuration file read, e.g. `--set interval=20000` or
+    /// `--set accumulator.entries=64` (repeatable; the value is TOML, a bare word is a string)
+    #[arg(long, global = true, value_name = "KEY=VALUE", value_parser = commands::parse_set)]
+    set: Vec<(String, toml::Value)>,
 }
 
 #[derive(Subcommand)]
@@ -24,7 +31,8 @@ enum Command {
     Trace(commands::trace::TraceCommand),
     /// Profile buffer (Conte/Menezes) on a branch trace: arc error and contention.
     Buffer(commands::buffer::BufferArgs),
-    /// The main job on the bundled trace: the paper preset against the single-hash profiler.
+    /// The paper preset against the single-hash profiler on the bundled trace, a co-simulation,
+    /// the Verilog, and area/Fmax (installing the synthesis tools if needed).
     Demo(commands::demo::DemoArgs),
     /// Yosys + nextpnr area and Fmax of a design on an iCE40 or ECP5 target.
     Synth(commands::synth::SynthArgs),
@@ -42,6 +50,11 @@ enum Command {
     /// Approximate counters (Morris, floating-point): the ISPASS study, Verilog, area.
     #[command(subcommand)]
     Counters(commands::counters::CountersCommand),
+    /// Show a configuration as the tools resolve it (defaults, T, A, bits of memory).
+    #[command(subcommand)]
+    Config(commands::config::ConfigCommand),
+    /// Phase classifier on a trace: phases, CCoV against an offline reference, prediction.
+    Phase(commands::phase::PhaseArgs),
 }
 
 fn main() {
@@ -52,6 +65,10 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    commands::set_globals(commands::Globals {
+        quiet: cli.quiet,
+        sets: cli.set,
+    });
     let result = match cli.command {
         Command::Model(a) => commands::model::run(a),
         Command::Trace(c) => commands::trace::run(c),
@@ -64,6 +81,8 @@ fn main() {
         Command::Verilog(a) => commands::verilog::run(a),
         Command::Buffer(a) => commands::buffer::run(a),
         Command::Counters(c) => commands::counters::run(c),
+        Command::Config(c) => commands::config::run(c),
+        Command::Phase(a) => commands::phase::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

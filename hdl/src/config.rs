@@ -1,5 +1,5 @@
-//! Configuration of the multi-hash profiler (SPEC §3): parsed from TOML, validated in one place,
-//! and read by both the RTL generator and the reference model.
+//! Configuration of the multi-hash profiler (docs/SPEC.md §3): parsed from TOML, validated in one
+//! place, and read by both the RTL generator and the reference model.
 //!
 //! Every parameter, its default and its rule:
 //!
@@ -125,8 +125,8 @@ impl AccumulatorConfig {
     }
 }
 
-/// A validated multi-hash profiler configuration. Construct with [`ProfilerConfig::from_toml_str`],
-/// [`ProfilerConfig::load`] or [`ProfilerConfig::builder`]-style field edits followed by
+/// A validated multi-hash profiler configuration. Construct with [`ProfilerConfig::from_toml_str`]
+/// or [`ProfilerConfig::load`]; after editing fields of one, check it with
 /// [`ProfilerConfig::validate`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfilerConfig {

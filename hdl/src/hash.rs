@@ -1,4 +1,5 @@
-//! Hash functions of the multi-hash profiler (SPEC §4) and the one generator of their constants.
+//! Hash functions of the multi-hash profiler (docs/SPEC.md §6) and the one generator of their
+//! constants.
 //!
 //! **Generator.** Every random constant comes from [`SplitMix64`] seeded with the configuration's
 //! `seed`, drawn in this fixed order: for table k = 0, 1, …, n−1:
@@ -10,7 +11,7 @@
 //! (a-half, b-half) as for h3.
 //!
 //! **tabulation** (the paper's §5.3): with W = ceil(max(a_bits, b_bits)/8) key bytes,
-//! randomize_k(x) replaces each of the W bytes of x by R_k[byte]; flip(x) reverses the W bytes;
+//! randomize_k(x) replaces each of the W bytes of x by `R_k[byte]`; flip(x) reverses the W bytes;
 //! v = flip(randomize_k(a)) xor randomize_k(b); index = xor-fold(v): the xor of the index_bits-wide
 //! chunks of v, lowest first (the last chunk zero-padded).
 //!

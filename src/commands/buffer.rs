@@ -1,7 +1,7 @@
 //! `hwprof buffer`: the profile-buffer model over a branch trace, scored with the thesis's
 //! arc error and contention (Menezes 1997, ch. 3).
 
-use super::{load_trace, print_json, CliError, CmdResult, KindArg};
+use super::{config_text, load_trace, print_json, write_error, CliError, CmdResult, KindArg};
 use hwprof_sim::hwprof_hdl::export;
 use hwprof_sim::hwprof_hdl::profile_buffer::{verilog, BufferConfig};
 use hwprof_sim::model::profile_buffer::{evaluate, BufferEvaluation};
@@ -12,10 +12,11 @@ pub struct BufferArgs {
     /// Profile-buffer configuration (TOML), e.g. configs/buffer-address-64.toml
     #[arg(long)]
     pub config: PathBuf,
-    /// Branch trace: a lackey --trace-mem log read with --kind branch, or text/binary (pc, taken)
+    /// Branch trace: a lackey --trace-mem log read with --kind branch, or text/binary (pc, taken);
+    /// `-` reads stdin
     #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// How to read a lackey log
+    /// How to read a lackey log (checked against the kind a text or binary trace records)
     #[arg(long, value_enum)]
     pub kind: Option<KindArg>,
     /// Print one JSON object instead of a table
@@ -28,15 +29,15 @@ pub struct BufferArgs {
 }
 
 pub fn run(a: BufferArgs) -> CmdResult {
-    let cfg = BufferConfig::load(&a.config).map_err(CliError::input)?;
+    let (text, source) = config_text(&a.config)?;
+    let cfg = BufferConfig::from_toml_str(&text, &source).map_err(CliError::input)?;
     if let Some(path) = &a.verilog {
         let name = a.config.file_stem().map_or_else(
             || "profile-buffer".into(),
             |s| s.to_string_lossy().into_owned(),
         );
         let v = export::package(&verilog(&cfg), &name, "profile buffer", &format!("{cfg:?}"));
-        std::fs::write(path, v)
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(path, v).map_err(|e| write_error(path, e))?;
     }
     let Some(trace) = &a.trace else {
         if a.verilog.is_some() {

@@ -1,6 +1,10 @@
 //! `hwprof cosim`: the RTL (rust-hdl simulation) against the model on a trace, report by report.
 
-use super::{load_config, load_trace, print_json, CliError, CmdResult, KindArg};
+use super::progress::Progress;
+use super::{
+    check_writable_file, json_with_config, load_config, load_trace, print_json, CliError,
+    CmdResult, KindArg,
+};
 use hwprof_sim::hwprof_hdl::multihash::Design;
 use hwprof_sim::verify::multihash::cosim::{cosim, CosimOptions, ReadyPattern};
 use hwprof_sim::verify::multihash::icarus::icarus_cosim_design;
@@ -12,7 +16,7 @@ pub struct CosimArgs {
     /// Profiler configuration (TOML), e.g. configs/paper-10k.toml
     #[arg(long)]
     pub config: PathBuf,
-    /// Trace: lackey log (with --kind), text or binary; .gz read transparently
+    /// Trace: lackey log (with --kind), text or binary; .gz read transparently; `-` reads stdin
     #[arg(long, required_unless_present = "stream", conflicts_with = "stream")]
     pub trace: Option<PathBuf>,
     /// Instead of a trace, an adversarial stream built for the configuration (needs --events):
@@ -28,7 +32,7 @@ pub struct CosimArgs {
     /// Simulate the simple baseline profiler of the configuration instead of the pipelined one
     #[arg(long)]
     pub baseline: bool,
-    /// How to read a lackey log
+    /// How to read a lackey log (checked against the kind a text or binary trace records)
     #[arg(long, value_enum)]
     pub kind: Option<KindArg>,
     /// Use only the first N events of the trace
@@ -40,7 +44,8 @@ pub struct CosimArgs {
     /// Back-pressure the report stream: out_ready high on R cycles of every P, given as "R/P"
     #[arg(long, default_value = "1/1")]
     pub report_ready: String,
-    /// Print one JSON object instead of text
+    /// Print one JSON object instead of text (with the configuration's fields and the simulator's
+    /// speed)
     #[arg(long)]
     pub json: bool,
 }
@@ -55,6 +60,12 @@ pub fn run(a: CosimArgs) -> CmdResult {
     } else {
         Design::Pipelined
     };
+    if a.events == Some(0) {
+        return Err(CliError::input("--events 0: nothing to co-simulate"));
+    }
+    if let Some(v) = &a.vcd {
+        check_writable_file(v)?;
+    }
     let events = match (&a.trace, &a.stream) {
         (Some(trace), _) => {
             let mut events = load_trace(trace, a.kind)?;
@@ -82,11 +93,27 @@ pub fn run(a: CosimArgs) -> CmdResult {
         }
         (None, None) => return Err(CliError::input("give --trace FILE or --stream KIND")),
     };
+    // Only complete intervals end in a report: a shorter window would compare nothing.
+    let trailing = events.len() as u64 % cfg.interval;
+    if (events.len() as u64) < cfg.interval {
+        return Err(CliError::input(format!(
+            "{} events, fewer than one interval (L = {}): no report would be compared; \
+             give more --events or a configuration with a shorter interval",
+            events.len(),
+            cfg.interval
+        )));
+    }
+    let spinner = Progress::spinner(format!(
+        "co-simulating {} events ({})",
+        events.len(),
+        if a.icarus { "Icarus" } else { "rust-hdl" }
+    ));
     if a.icarus {
         let r =
             icarus_cosim_design(&cfg, design, &events, report_ready).map_err(CliError::failure)?;
+        spinner.finish();
         if a.json {
-            print_json(&r)?;
+            print_json(&json_with_config(&r, &cfg, trailing))?;
         } else {
             println!("config             {}", cfg.summary());
             println!("events             {}", r.events);
@@ -99,10 +126,8 @@ pub fn run(a: CosimArgs) -> CmdResult {
                 "cycles             {} (events/cycle {:.4})",
                 r.cycles, r.events_per_cycle
             );
-            println!(
-                "Icarus speed       {:.0} cycles/s ({} cycles in all)",
-                r.cycles_per_second, r.total_cycles
-            );
+            println!("cycles in all      {}", r.total_cycles);
+            print_trailing(trailing);
             if let Some(m) = &r.first_mismatch {
                 println!(
                     "FIRST MISMATCH     interval {} (ended by event {})\n  model: {}\n  rtl:   {}",
@@ -116,7 +141,7 @@ pub fn run(a: CosimArgs) -> CmdResult {
         if r.mismatches != 0 {
             return Err(CliError::failure("the Verilog differs from the model"));
         }
-        return Ok(());
+        return compared_something(r.reports_compared);
     }
     let opts = CosimOptions {
         vcd: a.vcd,
@@ -124,8 +149,9 @@ pub fn run(a: CosimArgs) -> CmdResult {
         design,
     };
     let r = cosim(&cfg, &events, &opts).map_err(CliError::failure)?;
+    spinner.finish();
     if a.json {
-        print_json(&r)?;
+        print_json(&json_with_config(&r, &cfg, trailing))?;
     } else {
         println!("config             {}", r.config);
         println!("events             {}", r.events);
@@ -138,10 +164,8 @@ pub fn run(a: CosimArgs) -> CmdResult {
             "cycles             {} (events/cycle {:.4}; {} input stall cycles)",
             r.cycles, r.events_per_cycle, r.input_stall_cycles
         );
-        println!(
-            "rust-hdl speed     {:.0} cycles/s ({} cycles in all)",
-            r.cycles_per_second, r.total_cycles
-        );
+        println!("cycles in all      {}", r.total_cycles);
+        print_trailing(trailing);
         if let Some(m) = &r.first_mismatch {
             println!(
                 "FIRST MISMATCH     interval {} (ended by event {})\n  model: {}\n  rtl:   {}",
@@ -155,7 +179,23 @@ pub fn run(a: CosimArgs) -> CmdResult {
     if r.mismatches != 0 {
         return Err(CliError::failure("the RTL differs from the model"));
     }
+    compared_something(r.reports_compared)
+}
+
+/// A run that compared no report proves nothing: a failure, never "0 mismatches".
+fn compared_something(reports: u64) -> CmdResult {
+    if reports == 0 {
+        return Err(CliError::failure(
+            "no report was compared: the run proves nothing about the RTL",
+        ));
+    }
     Ok(())
+}
+
+fn print_trailing(trailing: u64) {
+    if trailing > 0 {
+        println!("not compared       {trailing} events of a trailing partial interval");
+    }
 }
 
 fn parse_ready(s: &str) -> Result<ReadyPattern, CliError> {

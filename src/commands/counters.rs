@@ -1,7 +1,8 @@
 //! `hwprof counters`: the approximate-counter study (ISPASS 2021), Verilog of the counter banks,
 //! and their area under Yosys.
 
-use super::{print_json, CliError, CmdResult};
+use super::progress::Progress;
+use super::{print_json, write_error, CliError, CmdResult};
 use hwprof_sim::eval::counter_study::{box_plot_svg, run_study, KindResult};
 use hwprof_sim::flow::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
 use hwprof_sim::hwprof_hdl::export;
@@ -9,8 +10,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
 pub enum CountersCommand {
-    /// Relative error of Morris 6x5 (hardware LFSR, ideal source), floating-point and exact
-    /// counters over 29 events and many runs.
+    /// Relative error of Morris 6x5 (shared hardware source, ideal source), floating-point and
+    /// exact counters over 29 events and many runs, and the correlation between events' estimates.
     Study(StudyArgs),
     /// Write the Verilog of a 29-event bank.
     Verilog(VerilogArgs),
@@ -36,8 +37,11 @@ pub struct StudyArgs {
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum BankArg {
+    /// Morris 6x5 approximate counters with a hardware LFSR
     Morris,
+    /// Floating-point approximate counters
     Float,
+    /// Exact binary counters
     Exact,
 }
 
@@ -53,6 +57,7 @@ impl From<BankArg> for BankKind {
 
 #[derive(clap::Args)]
 pub struct VerilogArgs {
+    /// The counter kind of the bank
     #[arg(long, value_enum)]
     kind: BankArg,
     /// Events in the bank: 29 (the paper's) or 1.
@@ -61,6 +66,7 @@ pub struct VerilogArgs {
     /// Seed of the LFSR seeds.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Output Verilog file (top module hwprof_<kind>-bank-<events>)
     #[arg(short, long)]
     out: PathBuf,
 }
@@ -76,6 +82,7 @@ pub struct AreaArgs {
     /// Events in the bank: 29 (the paper's) or 1.
     #[arg(long, default_value_t = 29)]
     events: usize,
+    /// Print JSON ({"areas": [...]}) instead of a table
     #[arg(long)]
     json: bool,
 }
@@ -90,8 +97,7 @@ pub fn run(c: CountersCommand) -> CmdResult {
             let name = format!("{}-bank-{}", kind.name().to_lowercase(), a.events);
             let what = format!("{} counter bank, {} events", kind.name(), a.events);
             let v = export::package(&v, &name, &what, &format!("LFSR seeds from {}", a.seed));
-            std::fs::write(&a.out, v)
-                .map_err(|e| CliError::input(format!("cannot write {}: {e}", a.out.display())))
+            std::fs::write(&a.out, v).map_err(|e| write_error(&a.out, e))
         }
         CountersCommand::Area(a) => area(a),
     }
@@ -101,10 +107,11 @@ fn study(a: StudyArgs) -> CmdResult {
     if a.runs == 0 {
         return Err(CliError::input("--runs must be at least 1"));
     }
+    let spinner = Progress::spinner(format!("counter study: {} runs per kind", a.runs));
     let kinds = run_study(a.runs, a.seed).map_err(CliError::failure)?;
+    spinner.finish();
     if let Some(p) = &a.plot {
-        std::fs::write(p, box_plot_svg(&kinds))
-            .map_err(|e| CliError::input(format!("cannot write plot {}: {e}", p.display())))?;
+        std::fs::write(p, box_plot_svg(&kinds)).map_err(|e| write_error(p, e))?;
     }
     if a.json {
         return print_json(&serde_json::json!({ "runs": a.runs, "events": 29, "kinds": kinds }));
@@ -116,7 +123,7 @@ fn study(a: StudyArgs) -> CmdResult {
 fn print_table(kinds: &[KindResult], runs: usize) {
     println!("29 events, {runs} runs; relative error |estimate - n| / n");
     println!(
-        "{:<54} {:>4} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>10}",
+        "{:<54} {:>4} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>10} {:>13}",
         "kind",
         "bits",
         "range",
@@ -128,11 +135,12 @@ fn print_table(kinds: &[KindResult], runs: usize) {
         "max",
         "theory σ",
         "exact ≤",
-        "1st err at"
+        "1st err at",
+        "corr mean/max"
     );
     for k in kinds {
         println!(
-            "{:<54} {:>4} {:>9} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>8} {:>10.3e} {:>10}",
+            "{:<54} {:>4} {:>9} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>8} {:>10.3e} {:>10} {:>13}",
             k.name,
             k.bits_per_event,
             k.range,
@@ -144,7 +152,11 @@ fn print_table(kinds: &[KindResult], runs: usize) {
             k.max,
             k.theory_rel_std.map_or("-".into(), |t| format!("{t:.2e}")),
             k.exact_up_to as f64,
-            k.first_error_at.map_or("none".into(), |f| f.to_string())
+            k.first_error_at.map_or("none".into(), |f| f.to_string()),
+            match (k.estimate_correlation, k.max_estimate_correlation) {
+                (Some(m), Some(x)) => format!("{m:.2}/{x:.2}"),
+                _ => "-".into(),
+            }
         );
     }
     println!("paper (ISPASS 2021, Morris 6x5): mean 10-30 %, min < 5 %, max 40-120 %");

@@ -2,19 +2,63 @@
 //! command line), 1 for a failure of the tool or of an external program.
 
 pub mod buffer;
+pub mod config;
 pub mod cosim;
 pub mod counters;
 pub mod demo;
 pub mod model;
+pub mod phase;
+pub mod progress;
 pub mod sweep;
 pub mod synth;
 pub mod trace;
 pub mod verilog;
 
-use hwprof_sim::eval::trace::{read_trace, LackeyKind, Tuple};
+use hwprof_sim::eval::trace::{read_trace_full, LackeyKind, Trace};
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use std::path::Path;
+use std::sync::OnceLock;
 
+pub use hwprof_sim::eval::trace::Tuple;
+
+/// Options given before or after any subcommand.
+#[derive(Debug, Default)]
+pub struct Globals {
+    /// No progress display.
+    pub quiet: bool,
+    /// `--set key=value` overrides of every configuration file read.
+    pub sets: Vec<(String, toml::Value)>,
+}
+
+static GLOBALS: OnceLock<Globals> = OnceLock::new();
+
+/// Records the global options (once, at start-up).
+pub fn set_globals(g: Globals) {
+    let _ = GLOBALS.set(g);
+}
+
+pub fn globals() -> &'static Globals {
+    GLOBALS.get_or_init(Globals::default)
+}
+
+/// Parses one `--set key=value`: a dotted key (`accumulator.entries`) and a TOML value, or a bare
+/// word taken as a string (`hash=h3`).
+pub fn parse_set(s: &str) -> Result<(String, toml::Value), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected key=value (e.g. interval=20000), got {s:?}"))?;
+    let (k, v) = (k.trim(), v.trim());
+    if k.is_empty() || k.split('.').any(|p| p.is_empty()) {
+        return Err(format!("--set {s:?}: empty key"));
+    }
+    let value = match toml::from_str::<toml::Table>(&format!("v = {v}")) {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| toml::Value::String(v.into())),
+        Err(_) => toml::Value::String(v.into()),
+    };
+    Ok((k.to_string(), value))
+}
 #[derive(Debug)]
 pub struct CliError {
     pub code: i32,
@@ -43,8 +87,11 @@ pub type CmdResult = Result<(), CliError>;
 /// `--kind` values, shared by every command that reads lackey logs.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum KindArg {
+    /// (previous superblock, superblock) from a --trace-superblocks log
     Edge,
+    /// (pc, address) of loads from a --trace-mem log
     Load,
+    /// (pc, taken) of control transfers from a --trace-mem log
     Branch,
 }
 
@@ -58,12 +105,126 @@ impl From<KindArg> for LackeyKind {
     }
 }
 
+/// A configuration file's text with the `--set` overrides applied, and its name for messages.
+pub fn config_text(path: &Path) -> Result<(String, String), CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::input(format!("config {}: cannot read file: {e}", path.display()))
+    })?;
+    let sets = &globals().sets;
+    if sets.is_empty() {
+        return Ok((text, path.display().to_string()));
+    }
+    let mut table: toml::Table = toml::from_str(&text)
+        .map_err(|e| CliError::input(format!("config {}: {}", path.display(), e.message())))?;
+    for (key, value) in sets {
+        let mut t = &mut table;
+        let parts: Vec<&str> = key.split('.').collect();
+        for p in &parts[..parts.len() - 1] {
+            t = t
+                .entry(p.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .ok_or_else(|| CliError::input(format!("--set {key}: {p} is not a table")))?;
+        }
+        t.insert(parts[parts.len() - 1].to_string(), value.clone());
+    }
+    let names: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    Ok((
+        table.to_string(),
+        format!("{} (with --set {})", path.display(), names.join(", ")),
+    ))
+}
+
 pub fn load_config(path: &Path) -> Result<ProfilerConfig, CliError> {
-    ProfilerConfig::load(path).map_err(CliError::input)
+    let (text, source) = config_text(path)?;
+    ProfilerConfig::from_toml_str(&text, &source).map_err(CliError::input)
+}
+
+/// The resolved configuration as JSON fields, with its bits of memory.
+pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
+    use hwprof_sim::hwprof_hdl::config::{HashKind, Organisation};
+    serde_json::json!({
+        "summary": cfg.summary(),
+        "interval": cfg.interval,
+        "threshold": cfg.threshold,
+        "tables": cfg.tables,
+        "entries": cfg.entries,
+        "counter_bits": cfg.counter_bits,
+        "conservative_update": cfg.conservative_update,
+        "reset_on_promote": cfg.reset_on_promote,
+        "retaining": cfg.retaining,
+        "hash": match cfg.hash { HashKind::Tabulation => "tabulation", HashKind::H3 => "h3" },
+        "seed": cfg.seed,
+        "a_bits": cfg.a_bits,
+        "b_bits": cfg.b_bits,
+        "accumulator": {
+            "entries": cfg.accumulator.entries,
+            "organisation": match cfg.accumulator.organisation {
+                Organisation::FullyAssociative => "fully_associative",
+                Organisation::SetAssociative => "set_associative",
+            },
+            "ways": cfg.accumulator.ways,
+            "stash": cfg.accumulator.stash,
+            "count_bits": cfg.accumulator.count_bits,
+        },
+        "memory_bits": {
+            "counters": cfg.counter_storage_bits(),
+            "accumulator": hwprof_sim::eval::sweep::profiler_bits(cfg) - cfg.counter_storage_bits(),
+            "total": hwprof_sim::eval::sweep::profiler_bits(cfg),
+        },
+    })
+}
+
+/// A result as JSON with the configuration as fields and the events of a trailing partial
+/// interval (not scored, not compared).
+pub fn json_with_config(
+    r: &impl serde::Serialize,
+    cfg: &ProfilerConfig,
+    trailing: u64,
+) -> serde_json::Value {
+    let mut v = serde_json::to_value(r).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("configuration".into(), config_json(cfg));
+        o.insert("trailing_events".into(), trailing.into());
+    }
+    v
+}
+
+/// Reads a trace (`-` is standard input), checking `--kind` against what the file records.
+pub fn load_trace_full(path: &Path, kind: Option<KindArg>) -> Result<Trace, CliError> {
+    read_trace_full(path, kind.map(Into::into)).map_err(CliError::input)
 }
 
 pub fn load_trace(path: &Path, kind: Option<KindArg>) -> Result<Vec<Tuple>, CliError> {
-    read_trace(path, kind.map(Into::into)).map_err(CliError::input)
+    load_trace_full(path, kind).map(|t| t.events)
+}
+
+/// An output that cannot be written is the command line's fault: exit code 2.
+pub fn write_error(path: &Path, e: impl std::fmt::Display) -> CliError {
+    CliError::input(format!("cannot write {}: {e}", path.display()))
+}
+
+/// Refuses an output file that cannot be created, before any long work: creates it (empty) if
+/// absent, and leaves an existing one as it is.
+pub fn check_writable_file(path: &Path) -> CmdResult {
+    if path == Path::new(hwprof_sim::eval::trace::STDIN) {
+        return Ok(());
+    }
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map(|_| ())
+        .map_err(|e| write_error(path, e))
+}
+
+/// Creates an output directory (and its parents) or refuses it with exit code 2.
+pub fn create_out_dir(dir: &Path) -> CmdResult {
+    std::fs::create_dir_all(dir).map_err(|e| write_error(dir, e))?;
+    let probe = dir.join(format!(".hwprof-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .and_then(|_| std::fs::remove_file(&probe))
+        .map_err(|e| write_error(dir, e))
 }
 
 /// Pretty JSON on stdout.

@@ -1,21 +1,23 @@
 //! `hwprof model`: the reference model over a trace, scored with the paper's metric.
 
-use super::{load_config, load_trace, print_json, CliError, CmdResult, KindArg};
+use super::{json_with_config, load_config, load_trace, print_json, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::metric::{evaluate, Evaluation};
-use std::path::PathBuf;
+use hwprof_sim::hwprof_hdl::ProfilerConfig;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct ModelArgs {
     /// Profiler configuration (TOML), e.g. configs/paper-10k.toml
     #[arg(long)]
     pub config: PathBuf,
-    /// Trace: lackey log (with --kind), text or binary; .gz read transparently
+    /// Trace: lackey log (with --kind), text or binary; .gz read transparently; `-` reads stdin
     #[arg(long)]
     pub trace: PathBuf,
-    /// How to read a lackey log
+    /// How to read a lackey log (checked against the kind a text or binary trace records)
     #[arg(long, value_enum)]
     pub kind: Option<KindArg>,
-    /// Print one JSON object instead of a table
+    /// Print one JSON object instead of a table (with the configuration's fields and the model's
+    /// speed)
     #[arg(long)]
     pub json: bool,
 }
@@ -23,12 +25,35 @@ pub struct ModelArgs {
 pub fn run(a: ModelArgs) -> CmdResult {
     let cfg = load_config(&a.config)?;
     let events = load_trace(&a.trace, a.kind)?;
+    let trailing = check_length(&cfg, events.len() as u64, &a.trace)?;
     let ev = evaluate(&cfg, &events).map_err(CliError::input)?;
     if a.json {
-        print_json(&ev)
+        print_json(&json_with_config(&ev, &cfg, trailing))
     } else {
         print_table(&ev);
+        print_trailing(trailing, cfg.interval);
         Ok(())
+    }
+}
+
+/// A trace shorter than one interval gives no report to score: an error, not a perfect score on
+/// nothing. Returns the events of the trailing partial interval, which are not scored.
+pub fn check_length(cfg: &ProfilerConfig, events: u64, trace: &Path) -> Result<u64, CliError> {
+    if events < cfg.interval {
+        return Err(CliError::input(format!(
+            "trace {}: {events} events, fewer than one interval (L = {}): nothing to score",
+            trace.display(),
+            cfg.interval
+        )));
+    }
+    Ok(events % cfg.interval)
+}
+
+pub fn print_trailing(trailing: u64, interval: u64) {
+    if trailing > 0 {
+        println!(
+            "not scored        {trailing} events of a trailing partial interval (L = {interval})"
+        );
     }
 }
 
@@ -49,8 +74,4 @@ pub fn print_table(ev: &Evaluation) {
         100.0 * ev.split.fn_
     );
     println!("precision/recall  {:.4} / {:.4}", ev.precision, ev.recall);
-    println!(
-        "model speed       {:.1} M events/s",
-        ev.events_per_second / 1e6
-    );
 }

@@ -1,26 +1,26 @@
 //! `hwprof sweep`: a grid of configurations × traces on all cores, with peers, CSV/JSON and plots.
 //! The work is in `hwprof_sim::eval::sweep` (runner, grid) and `hwprof_sim::eval::plot` (figures).
 
-use super::{load_trace, CliError, CmdResult, KindArg};
+use super::progress::Progress;
+use super::{create_out_dir, load_trace, print_json, write_error, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::plot::sweep_figures;
 use hwprof_sim::eval::sweep::{
     expand_grid, run, CsvOutput, Job, PythonBench, Row, RunOptions, Subject, TraceInput, PRESETS,
 };
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct SweepArgs {
-    /// Traces (lackey logs with --kind, text or binary; .gz read transparently)
+    /// Traces (lackey logs with --kind, text or binary; .gz read transparently); traces with the
+    /// same file stem are labelled by their parent directory too
     #[arg(long, required = true, num_args = 1..)]
     pub trace: Vec<PathBuf>,
     /// How to read lackey logs: one kind for every trace, or one per trace in order
     #[arg(long, value_enum, num_args = 1..)]
     pub kind: Vec<KindArg>,
-    /// Grid file (TOML; keys documented in sim/src/sweep.rs)
+    /// Grid file (TOML; keys documented in sim/src/eval/sweep.rs)
     #[arg(long, conflicts_with = "preset", required_unless_present = "preset")]
     pub grid: Option<PathBuf>,
     /// Built-in grid: paper (Fig. 10-12 + peers), frontier-1m, frontier-10k
@@ -38,6 +38,9 @@ pub struct SweepArgs {
     /// Best configurations printed per trace and point
     #[arg(long, default_value_t = 5)]
     pub top: usize,
+    /// Print the summary (with its wall time), the files written and every row as one JSON object
+    #[arg(long)]
+    pub json: bool,
 }
 
 fn trace_name(p: &Path) -> String {
@@ -51,6 +54,42 @@ fn trace_name(p: &Path) -> String {
         }
     }
     n
+}
+
+/// One label per trace: its stem, and where stems repeat, the parent directories needed to tell
+/// them apart (`a/x.lackey.gz`, `b/x.lackey.gz` -> `a/x`, `b/x`; the same path twice -> `x#1`, `x#2`).
+fn trace_labels(paths: &[PathBuf]) -> Vec<String> {
+    let stem = |p: &Path, depth: usize| {
+        let mut parts: Vec<String> = p
+            .parent()
+            .into_iter()
+            .flat_map(|d| d.components().rev().take(depth))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        parts.reverse();
+        parts.push(trace_name(p));
+        parts.join("/")
+    };
+    let mut labels: Vec<String> = paths.iter().map(|p| stem(p, 0)).collect();
+    for depth in 1..=8 {
+        let dup = |l: &String, labels: &[String]| labels.iter().filter(|m| *m == l).count() > 1;
+        let snapshot = labels.clone();
+        for (i, p) in paths.iter().enumerate() {
+            if dup(&snapshot[i], &snapshot) {
+                labels[i] = stem(p, depth);
+            }
+        }
+    }
+    let snapshot = labels.clone();
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    for l in labels.iter_mut() {
+        if snapshot.iter().filter(|m| *m == l).count() > 1 {
+            let n = seen.entry(l.clone()).or_default();
+            *n += 1;
+            *l = format!("{l}#{n}");
+        }
+    }
+    labels
 }
 
 fn python_bench() -> Option<PythonBench> {
@@ -71,40 +110,6 @@ fn python_bench() -> Option<PythonBench> {
         script,
         scratch: std::env::temp_dir().join(format!("hwprof-sweep-{}", std::process::id())),
     })
-}
-
-/// A one-line progress bar on stderr (redrawn in place on a terminal, every 10 % otherwise).
-struct Progress {
-    start: Instant,
-    tty: bool,
-    last_decile: usize,
-}
-
-impl Progress {
-    fn show(&mut self, done: usize, total: usize) {
-        let secs = self.start.elapsed().as_secs_f64();
-        let eta = if done > 0 {
-            secs / done as f64 * (total - done) as f64
-        } else {
-            0.0
-        };
-        let width = 30;
-        let fill = done * width / total.max(1);
-        let line = format!(
-            "[{}{}] {done}/{total} rows  {secs:.1} s  eta {eta:.0} s",
-            "#".repeat(fill),
-            " ".repeat(width - fill)
-        );
-        if self.tty {
-            eprint!("\r{line}");
-            if done == total {
-                eprintln!();
-            }
-        } else if done * 10 / total.max(1) > self.last_decile || done == total {
-            self.last_decile = done * 10 / total.max(1);
-            eprintln!("{line}");
-        }
-    }
 }
 
 pub fn run_cmd(a: SweepArgs) -> CmdResult {
@@ -155,13 +160,16 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
             a.kind.len()
         )));
     }
+    create_out_dir(&a.out)?;
+    let labels = trace_labels(&a.trace);
     let mut traces = Vec::new();
     for (i, p) in a.trace.iter().enumerate() {
-        eprintln!("reading {}", p.display());
+        let reading = Progress::spinner(format!("reading {}", p.display()));
         let kind = a.kind.get(i).or(a.kind.first()).copied();
         let events = load_trace(p, kind)?;
+        reading.finish();
         traces.push(TraceInput {
-            name: trace_name(p),
+            name: labels[i].clone(),
             events: Arc::new(events),
         });
     }
@@ -186,16 +194,15 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
             "note: {skipped} DataSketches rows skipped: no Python with `datasketches` (run scripts/venv.sh, or set HWPROF_PYTHON)"
         );
     }
-    std::fs::create_dir_all(&a.out)
-        .map_err(|e| CliError::failure(format!("{}: {e}", a.out.display())))?;
-    let mut csv = CsvOutput::create(&a.out).map_err(CliError::failure)?;
-    eprintln!(
+    let mut csv = CsvOutput::create(&a.out).map_err(|e| write_error(&a.out, e))?;
+    let progress = Progress::bar(jobs.len() as u64, "rows");
+    progress.note(&format!(
         "sweep: {} rows ({} configurations x {} traces) on {threads} threads -> {}",
         jobs.len(),
         subjects.len(),
         traces.len(),
         a.out.display()
-    );
+    ));
     let opts = RunOptions {
         threads,
         stop: stop.clone(),
@@ -203,11 +210,6 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
     };
     let mut rows: Vec<Row> = Vec::new();
     let mut write_err = None;
-    let mut progress = Progress {
-        start: Instant::now(),
-        tty: std::io::stderr().is_terminal(),
-        last_decile: 0,
-    };
     let result = run(
         &traces,
         &jobs,
@@ -218,8 +220,9 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
             }
             rows.push(r.clone());
         },
-        |d, t| progress.show(d, t),
+        |d, _| progress.set_position(d as u64),
     );
+    progress.finish();
     if let Some(py) = &python {
         let _ = std::fs::remove_dir_all(&py.scratch);
     }
@@ -239,27 +242,39 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
     if !a.no_plots && !rows.is_empty() {
         figures = sweep_figures(&rows, &a.out.join("plots")).map_err(CliError::failure)?;
     }
-    print_best(&rows, a.top);
-    println!(
-        "{} rows in {:.1} s on {} threads: {:.1} M configuration-events/s{}",
-        summary.rows,
-        summary.seconds,
-        summary.threads,
-        summary.config_events_per_second / 1e6,
-        if summary.interrupted {
-            " (interrupted)"
-        } else {
-            ""
-        }
-    );
-    println!(
-        "wrote {}, {}, {}, {} figures in {}",
-        a.out.join(CsvOutput::ROWS_FILE).display(),
-        a.out.join(CsvOutput::INTERVALS_FILE).display(),
-        json_path.display(),
-        figures.len(),
-        a.out.join("plots").display()
-    );
+    let files = [
+        a.out.join(CsvOutput::ROWS_FILE),
+        a.out.join(CsvOutput::INTERVALS_FILE),
+        json_path.clone(),
+    ];
+    if a.json {
+        print_json(&serde_json::json!({
+            "summary": summary,
+            "files": files,
+            "figures": figures,
+            "rows": rows,
+        }))?;
+    } else {
+        print_best(&rows, a.top);
+        // Wall time and speed stay out of the text, which people diff; they are in sweep.json.
+        println!(
+            "{} rows{}",
+            summary.rows,
+            if summary.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            }
+        );
+        println!(
+            "wrote {}, {}, {}, {} figures in {}",
+            files[0].display(),
+            files[1].display(),
+            files[2].display(),
+            figures.len(),
+            a.out.join("plots").display()
+        );
+    }
     if summary.interrupted {
         return Err(CliError {
             code: 130,

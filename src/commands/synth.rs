@@ -1,6 +1,7 @@
 //! `hwprof synth`, `hwprof tools`, `hwprof bitstream`: thin wrappers of `hwprof_sim::flow`.
 
-use super::{print_json, CliError, CmdResult};
+use super::progress::{log_step, Progress};
+use super::{create_out_dir, print_json, CliError, CmdResult};
 use hwprof_sim::flow::device::{Board, Target};
 use hwprof_sim::flow::tools::{self, Preference, Tool};
 use hwprof_sim::flow::{self, Design, FlowError, FlowOptions, SynthResult};
@@ -28,7 +29,8 @@ pub enum BlockArg {
 
 #[derive(clap::Args)]
 pub struct DesignArgs {
-    /// A profiler configuration (TOML): synthesizes the multi-hash profiler RTL.
+    /// A profiler configuration (TOML): synthesizes the multi-hash profiler RTL (the phase
+    /// classifier for a file with a [phase] table).
     #[arg(long, group = "design")]
     config: Option<PathBuf>,
     /// Any Verilog file (with --top).
@@ -52,7 +54,7 @@ pub struct SynthArgs {
     /// ice40-up5k, ice40-hx8k, ecp5-25k, ecp5-85k; several separated by commas, or `all`.
     #[arg(long)]
     target: String,
-    /// Clock constraint for nextpnr in MHz (default: the goal for the target:
+    /// Clock constraint for nextpnr in MHz (default: the project's goal for the target:
     /// UP5K 40, HX8K 100, ECP5 150).
     #[arg(long)]
     freq: Option<f64>,
@@ -81,7 +83,11 @@ pub enum ToolsCommand {
     /// nextpnr-ecp5 with icepack and ecppack).
     Install,
     /// Show which tool would be used, and its version.
-    Status,
+    Status {
+        /// Print one JSON object: per tool, where it comes from, its path and version
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -99,6 +105,7 @@ pub struct BitstreamArgs {
     /// (see constraints/), with --top.
     #[arg(long, requires = "top")]
     verilog: Option<PathBuf>,
+    /// The top module of --verilog.
     #[arg(long)]
     top: Option<String>,
     /// nextpnr seeds; the best one is packed.
@@ -146,6 +153,16 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
             top: "top".into(),
             events_per_clock: None,
         }
+    } else if let Some(path) = a.config.as_ref().filter(|p| is_phase_config(p)) {
+        let cfg = hwprof_sim::hwprof_hdl::phase::PhaseConfig::load(path).map_err(CliError::input)?;
+        let verilog = with_big_stack(move || hwprof_sim::hwprof_hdl::phase::verilog(&cfg))
+            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+        Design {
+            name: stem(path),
+            verilog,
+            top: "top".into(),
+            events_per_clock: None,
+        }
     } else if let Some(path) = &a.config {
         let cfg = super::load_config(path)?;
         let (interval, entries) = (cfg.interval, cfg.entries as u64);
@@ -185,6 +202,12 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
     Ok(d)
 }
 
+/// Whether a configuration file is the phase classifier's (it has a `[phase]` table).
+fn is_phase_config(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .is_ok_and(|t| hwprof_sim::hwprof_hdl::phase::PhaseConfig::is_phase_toml(&t))
+}
+
 /// The longest throughput simulation (cycles) for `--config` designs.
 const THROUGHPUT_CYCLES: u64 = 30_000;
 
@@ -199,7 +222,7 @@ fn with_big_stack<T: Send>(f: impl FnOnce() -> Result<T, String> + Send) -> Resu
     hwprof_hdl::util::on_rtl_thread(f)?
 }
 
-/// The Fmax goals, used as the default clock constraint.
+/// The project's Fmax goals, used as the default clock constraint.
 fn default_freq(t: Target) -> f64 {
     match t {
         Target::Ice40Up5k => 40.0,
@@ -218,7 +241,7 @@ fn targets(s: &str) -> Result<Vec<Target>, CliError> {
 }
 
 fn progress(line: &str) {
-    eprintln!("[synth] {line}");
+    log_step("synth", line);
 }
 
 pub fn run(a: SynthArgs) -> CmdResult {
@@ -226,13 +249,18 @@ pub fn run(a: SynthArgs) -> CmdResult {
     if a.compare_baseline {
         return compare_baseline(&a, &targets);
     }
+    create_out_dir(&a.out)?;
     let design = design(&a.design)?;
     let several = targets.len() > 1;
     let mut results: Vec<SynthResult> = Vec::new();
+    let spinner = Progress::spinner(format!("synthesizing {}", design.name));
     for t in targets {
         let opts = flow_options(&a, t, several)?;
-        results.push(flow::run(&design, &opts, &mut progress)?);
+        results.push(flow::run(&design, &opts, &mut |l| {
+            spinner.step("synth", l)
+        })?);
     }
+    spinner.finish();
     let refs: Vec<&SynthResult> = results.iter().collect();
     if several {
         std::fs::write(a.out.join("result.md"), flow::markdown(&refs))
@@ -327,36 +355,65 @@ pub fn run_tools(c: ToolsCommand) -> CmdResult {
     match c {
         ToolsCommand::Install => {
             let venv = tools::venv_dir();
-            tools::install(&venv, |l| eprintln!("[tools] {l}")).map_err(CliError::failure)?;
+            let spinner = Progress::spinner("installing the YoWASP synthesis tools");
+            tools::install(&venv, |l| spinner.step("tools", l)).map_err(CliError::failure)?;
+            spinner.finish();
             println!("installed into {}:", venv.display());
-            status(Preference::Yowasp)
+            status(Preference::Yowasp, false)
         }
-        ToolsCommand::Status => status(pref()?),
+        ToolsCommand::Status { json } => status(pref()?, json),
     }
 }
 
-fn status(p: Preference) -> CmdResult {
-    let mut missing = 0;
-    for t in Tool::ALL {
-        match tools::find(t, p) {
-            Ok(tp) => {
-                let v = if matches!(t, Tool::Icepack | Tool::Ecppack) {
-                    String::new()
-                } else {
-                    tp.version()
-                };
-                println!(
-                    "{:<14} {} {}{}",
-                    t.name(),
-                    if tp.yowasp { "yowasp" } else { "native" },
-                    tp.program.display(),
-                    if v.is_empty() { v } else { format!("  ({v})") }
-                );
-            }
-            Err(e) => {
-                missing += 1;
-                println!("{:<14} missing: {e}", t.name());
-            }
+fn status(p: Preference, json: bool) -> CmdResult {
+    #[derive(serde::Serialize)]
+    struct Entry {
+        tool: &'static str,
+        found: bool,
+        source: Option<&'static str>,
+        program: Option<PathBuf>,
+        version: Option<String>,
+        error: Option<String>,
+    }
+    let entries: Vec<Entry> = Tool::ALL
+        .into_iter()
+        .map(|t| match tools::find(t, p) {
+            Ok(tp) => Entry {
+                tool: t.name(),
+                found: true,
+                source: Some(if tp.yowasp { "yowasp" } else { "native" }),
+                version: (!matches!(t, Tool::Icepack | Tool::Ecppack))
+                    .then(|| tp.version())
+                    .filter(|v| !v.is_empty()),
+                program: Some(tp.program),
+                error: None,
+            },
+            Err(e) => Entry {
+                tool: t.name(),
+                found: false,
+                source: None,
+                program: None,
+                version: None,
+                error: Some(e),
+            },
+        })
+        .collect();
+    let missing = entries.iter().filter(|e| !e.found).count();
+    if json {
+        return print_json(&serde_json::json!({ "tools": entries, "missing": missing }));
+    }
+    for e in &entries {
+        match (&e.program, &e.error) {
+            (Some(program), _) => println!(
+                "{:<14} {} {}{}",
+                e.tool,
+                e.source.unwrap_or_default(),
+                program.display(),
+                e.version
+                    .as_ref()
+                    .map_or(String::new(), |v| format!("  ({v})"))
+            ),
+            (None, err) => println!("{:<14} missing: {}", e.tool, err.as_deref().unwrap_or("")),
         }
     }
     if missing > 0 {

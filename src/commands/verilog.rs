@@ -1,6 +1,6 @@
 //! `hwprof verilog`: export the multi-hash profiler of a configuration for integration.
 
-use super::{load_config, CliError, CmdResult};
+use super::{config_json, create_out_dir, load_config, print_json, CliError, CmdResult};
 use hwprof_sim::flow::device::Board;
 use hwprof_sim::hwprof_hdl::board::top as board_top;
 use hwprof_sim::hwprof_hdl::export::{self as hwprof_export, WAIVER_FILE};
@@ -27,6 +27,9 @@ pub struct VerilogArgs {
     /// and a FuseSoC core
     #[arg(long)]
     pub board: Option<String>,
+    /// Print the files written and the configuration's fields as one JSON object
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(a: VerilogArgs) -> CmdResult {
@@ -39,6 +42,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
     // A configuration without RTL is bad input; file-system failures are not.
     hwprof_sim::hwprof_hdl::multihash::design::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
+    create_out_dir(&a.out)?;
     let written = match &a.board {
         None => export::write(&cfg, &name, &a.out, a.testbench),
         Some(b) => {
@@ -65,7 +69,15 @@ pub fn run(a: VerilogArgs) -> CmdResult {
             )
         }
     };
-    for p in written.map_err(CliError::failure)? {
+    let written = written.map_err(CliError::failure)?;
+    if a.json {
+        return print_json(&serde_json::json!({
+            "files": written,
+            "board": a.board,
+            "configuration": config_json(&cfg),
+        }));
+    }
+    for p in written {
         println!("{}", p.display());
     }
     Ok(())

@@ -9,3 +9,4 @@ mod model;
 mod rtl;
 mod sweep;
 mod synth;
+mod ux;

@@ -142,7 +142,8 @@ fn trace_convert_and_stats() {
 #[test]
 fn demo_runs_on_the_bundled_trace() {
     // The synthesis part is the main job's, minutes long: not in the test suite.
-    let out = hwprof(&["demo", "--no-synth"]);
+    let d = Scratch::new("cli-demo");
+    let out = hwprof(&["demo", "--no-synth", "--out", d.path().to_str().unwrap()]);
     assert!(
         out.status.success(),
         "{}",

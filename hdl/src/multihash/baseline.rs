@@ -1,7 +1,7 @@
 //! `BaselineProfiler`: the deliberately simple multi-hash profiler that the pipelined
-//! [`MultiHashProfiler`] is compared with (issue 4 item 4, `hwprof synth --compare-baseline`).
+//! [`MultiHashProfiler`] is compared with (`hwprof synth --compare-baseline`).
 //!
-//! Same ports, same semantics (SPEC §3) and bit-exact the same report stream as
+//! Same ports, same semantics (docs/SPEC.md §4) and bit-exact the same report stream as
 //! [`MultiHashProfiler`] — it reuses its [`FullyAssociativeAccumulator`] (steps 1 and 3, and the
 //! report stream in entry order), [`HashUnit`] and [`IntervalControl`] — but it is built the
 //! naive way: one event at a time, by a small state machine
@@ -173,7 +173,7 @@ impl<const CB: usize> Logic for BaselineProfiler<CB> {
             self.table[k].read_address.next = self.hash.index[k].val();
             self.cu.c[k].next = self.table[k].read_data.val();
         }
-        // Counter update (SPEC §3 step 2), valid in Update.
+        // Counter update (docs/SPEC.md §4.2 step 2), valid in Update.
         self.cu.promoted.next = self.acc.promoted.val();
         // Accumulator (steps 1 and 3), valid in Update.
         self.acc.key.next = (bit_cast::<128, 64>(self.key_b.q.val()) << self.key_shift.val())

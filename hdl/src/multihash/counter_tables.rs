@@ -1,5 +1,5 @@
-//! Counter tables of the multi-hash profiler in block RAM (SPEC §3 step 2), with **conservative
-//! update** (C1) and **reset on promote** (R1), for one event per clock.
+//! Counter tables of the multi-hash profiler in block RAM (docs/SPEC.md §4.2 step 2), with
+//! **conservative update** (C1) and **reset on promote** (R1), for one event per clock.
 //!
 //! Timing (two stages, no stall):
 //! - stage 0 (the cycle an event is accepted): `read_index[k]` addresses RAM table k of bank
@@ -179,12 +179,12 @@ impl<const CB: usize> Logic for CounterTables<CB> {
     }
 }
 
-/// The arithmetic of SPEC §3 step 2 on the counters c_k of one tuple, combinational: **conservative
-/// update** (C1: only the counters equal to the minimum are incremented; C0: all), saturating at
-/// 2^counter_bits − 1; the written words w_k (0 after a promotion under **reset on promote**);
-/// `new_min` = min_k c'_k; and `candidate` = `new_min` >= T, the candidate threshold, computed
-/// beside `new_min` rather than from it so the promotion decision stays off the minimum's carry
-/// chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
+/// The arithmetic of docs/SPEC.md §4.2 step 2 on the counters c_k of one tuple, combinational:
+/// **conservative update** (C1: only the counters equal to the minimum are incremented; C0: all),
+/// saturating at 2^counter_bits − 1; the written words w_k (0 after a promotion under **reset on
+/// promote**); `new_min` = min_k c'_k; and `candidate` = `new_min` >= T, the candidate threshold,
+/// computed beside `new_min` rather than from it so the promotion decision stays off the minimum's
+/// carry chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
 /// Used by [`CounterTables`] and by the baseline profiler.
 #[derive(LogicBlock)]
 pub struct ConservativeUpdate<const CB: usize> {

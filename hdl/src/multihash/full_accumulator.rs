@@ -1,5 +1,5 @@
-//! The fully-associative accumulator of the multi-hash profiler (SPEC §3 steps 1–3) and its
-//! interval report, for one event per clock.
+//! The fully-associative accumulator of the multi-hash profiler (docs/SPEC.md §4.2 steps 1–3, §5.3)
+//! and its interval report, for one event per clock.
 //!
 //! Each of the A entries has a tag (the tuple: a in bits 0..64, b in 64..128), a count and a
 //! state: empty (`valid` = 0), **locked** (`valid`, `locked`) or **replaceable** (`valid`, not

@@ -1,9 +1,9 @@
-//! Hash unit of the multi-hash profiler (SPEC §4): the index of every table for one tuple, in one
-//! clock cycle (pure combinational logic).
+//! Hash unit of the multi-hash profiler (docs/SPEC.md §6): the index of every table for one tuple,
+//! in one clock cycle (pure combinational logic).
 //!
 //! Both hash kinds are linear over GF(2) in the key bytes (see [`crate::hash`]), so each table's
 //! index is realised in its **byte-linear form**: index_k = base_k xor (xor over the 16 key byte
-//! positions p of T_k,p[byte_p]), one 256-entry ROM per position. The ROM contents are computed
+//! positions p of `T_k,p[byte_p]`), one 256-entry ROM per position. The ROM contents are computed
 //! from [`HashConstants::index`] — the definition — so the RTL reads the same R_k / Q_k,i
 //! constants as the model and nothing is typed twice. For `tabulation`, T_k,p is R_k composed
 //! with the fixed flip and xor-fold wiring of byte position p. Positions beyond the key widths

@@ -1,5 +1,5 @@
 //! The multi-hash profiler of Narayanasamy et al. (HPCA 2003) in RTL, bit-exact with the model
-//! `hwprof_sim::model::multihash` (docs/SPEC.md §3, §9).
+//! `hwprof_sim::model::multihash` (docs/SPEC.md §4, §5).
 //!
 //! Sub-blocks, bottom up: [`hash_unit`] (the n table indices of a tuple), [`interval`] (interval
 //! counting), [`counter_tables`] (the n counter tables with conservative update and forwarding),

@@ -1,5 +1,6 @@
 //! `MultiHashProfiler`: the multi-hash profiler of Narayanasamy et al. (HPCA 2003) as one
-//! synthesizable block, bit-exact with the model `hwprof_sim::model::multihash` (SPEC §3, §9).
+//! synthesizable block, bit-exact with the model `hwprof_sim::model::multihash`
+//! (docs/SPEC.md §4, §5).
 //!
 //! **Ports** (one clock, synchronous active-high `reset`):
 //! - event input stream: `in_valid`, `in_ready`, `in_a`, `in_b` (64 bits; masked to

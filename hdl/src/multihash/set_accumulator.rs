@@ -1,5 +1,5 @@
-//! The set-associative accumulator of the multi-hash profiler in block RAM (SPEC §3 steps 1–3,
-//! `organisation = "set_associative"`), for one event per clock.
+//! The set-associative accumulator of the multi-hash profiler in block RAM (docs/SPEC.md §4.2 steps
+//! 1–3, §5.4, `organisation = "set_associative"`), for one event per clock.
 //!
 //! **Storage.** S = 2^k sets of W ways. Way w is two RAMs of S words read in parallel with the
 //! other ways: `tags[w]` (the tuple, [`TAG_BITS`] bits) and `metas[w]` (the count in the low `count_width` bits, then
@@ -12,7 +12,7 @@
 //! - stage 1: the W words arrive; **forwarding**: when the op one cycle ahead wrote the same set,
 //!   its written words are used instead (the RAM returns old data on a same-cycle read/write). Hit
 //!   (**shielding**), allocation (empty way first, else replaceable, lowest way first) and
-//!   locking follow SPEC §3 within the set; every way of the set is written back.
+//!   locking follow docs/SPEC.md §4 within the set; every way of the set is written back.
 //!
 //! **Interval rollover without a sweep: per-set epochs.** Three bit-vectors in flip-flops, one bit
 //! per set, say what a set's RAM words mean:

@@ -1,5 +1,6 @@
 //! The arc-based **profile buffer** of Conte, Menezes and Hirsch (MICRO-29 1996) and Menezes's
-//! thesis (1997, chapter 3), SPEC §8: its configuration and its rust-hdl block `ProfileBuffer`.
+//! thesis (1997, chapter 3), docs/SPEC.md §10: its configuration and its rust-hdl block
+//! `ProfileBuffer`.
 //!
 //! Each entry holds two saturating counters, `num_taken` and `num_not_taken`. A resolved branch
 //! (an *event*: pc, taken, optional index) updates one entry, chosen by the *indexing* mode:
@@ -366,7 +367,8 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize> {
 }
 
 impl<const CW: usize, const TW: usize> ProfileBuffer<CW, TW> {
-    /// Builds the block for `cfg`; panics if `CW`/`TW` disagree with it (use [`with_profile_buffer!`]).
+    /// Builds the block for `cfg`; panics if `CW`/`TW` disagree with it (use
+    /// [`with_profile_buffer!`](crate::with_profile_buffer)).
     pub fn new(cfg: &BufferConfig) -> Self {
         assert_eq!(CW as u32, cfg.counter_bits, "counter width");
         assert_eq!(TW as u32, cfg.rtl_tag_width(), "tag width");

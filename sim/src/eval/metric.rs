@@ -1,4 +1,4 @@
-//! The perfect profiler and the paper's accuracy metric (SPEC §5, paper §5.5).
+//! The perfect profiler and the paper's accuracy metric (docs/SPEC.md §7, paper §5.5).
 //!
 //! Per interval: f_p exact counts, f_h the hardware report (0 when not reported). The interval's
 //! *hot tuples* are {f_p ≥ T} ∪ {f_h ≥ T} (named so as not to be confused with the profiler's

@@ -1,15 +1,24 @@
-//! Event traces (SPEC §6): valgrind lackey logs read as edge, load or branch tuples, a plain text
-//! form, and a compact binary form; `.gz` input (any of them) is decompressed transparently.
+//! Event traces (docs/SPEC.md §8): valgrind lackey logs read as edge, load or branch tuples, a
+//! plain text form, and a compact binary form; `.gz` input (any of them) is decompressed
+//! transparently.
 //!
 //! - **edge** (`--trace-superblocks=yes`): lines `SB <hex>`; tuple = (previous SB, SB).
 //! - **load** (`--trace-mem=yes`): `I  <hex>,<size>` sets the pc; ` L <hex>,<size>` and ` M …` give
 //!   (pc, address); ` S …` is skipped.
 //! - **branch** (`--trace-mem=yes`): a control transfer is an `I` whose successor `I` is not at
 //!   address + size; every execution of a pc ever seen transferring gives (pc, taken ∈ {0, 1}).
-//!   Needs the whole log first (two passes over the file).
-//! - **text**: `a b` in hex per line (optional `0x`), `#` comments and blank lines ignored.
-//! - **binary**: magic [`BINARY_MAGIC`], the event count as LEB128, then per event the zigzag delta
-//!   of a and of b from the previous event, each LEB128 (about 3–6 bytes an event on real traces).
+//!   Needs the whole log first: two passes over a regular file, one pass held in memory otherwise.
+//! - **text**: `a b` in hex per line (optional `0x`), `#` comments and blank lines ignored; a first
+//!   line `# hwprof trace: kind <edge|load|branch> …` records what the tuples are.
+//! - **binary**: magic [`BINARY_MAGIC`], a kind byte (0 unknown, 1 edge, 2 load, 3 branch), the
+//!   event count as LEB128, then per event the zigzag delta of a and of b from the previous event,
+//!   each LEB128 (about 3–6 bytes an event on real traces). Files with the older magic
+//!   [`BINARY_MAGIC_V1`] have no kind byte and are still read.
+//!
+//! A trace is read from one open of its source, so pipes work: the path `-` is standard input, and
+//! `/dev/stdin`, `<(zcat …)` and FIFOs are read like files; the format is recognised from the first
+//! bytes and the first meaningful line. A kind asked for that contradicts what the file records (or,
+//! for a lackey log, what it was recorded with) is an error.
 //!
 //! Lines starting `==` are valgrind's own and ignored. Anything else malformed is an error naming the
 //! line (text forms) or byte offset (binary); a trace is never silently shortened.
@@ -24,8 +33,15 @@ use std::path::{Path, PathBuf};
 /// One profiling event: the tuple (a, b).
 pub use crate::model::Tuple;
 
-/// First bytes of the binary form.
-pub const BINARY_MAGIC: &[u8; 8] = b"HWPTRC1\n";
+/// First bytes of the binary form; a kind byte follows.
+pub const BINARY_MAGIC: &[u8; 8] = b"HWPTRC2\n";
+/// First bytes of the older binary form, which has no kind byte.
+pub const BINARY_MAGIC_V1: &[u8; 8] = b"HWPTRC1\n";
+/// The start of the text form's first line; ` kind <name>` follows when the kind is known.
+const TEXT_HEADER: &str = "# hwprof trace:";
+
+/// The path that names standard input.
+pub const STDIN: &str = "-";
 
 /// How to read a valgrind lackey log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,13 +52,10 @@ pub enum LackeyKind {
 }
 
 impl LackeyKind {
+    pub const ALL: [LackeyKind; 3] = [Self::Edge, Self::Load, Self::Branch];
+
     pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "edge" => Some(Self::Edge),
-            "load" => Some(Self::Load),
-            "branch" => Some(Self::Branch),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|k| k.name() == s)
     }
     pub fn name(self) -> &'static str {
         match self {
@@ -58,6 +71,20 @@ impl LackeyKind {
             Self::Load | Self::Branch => "--trace-mem=yes",
         }
     }
+    /// The binary form's kind byte (0 is "unknown").
+    fn byte(self) -> u8 {
+        match self {
+            Self::Edge => 1,
+            Self::Load => 2,
+            Self::Branch => 3,
+        }
+    }
+    fn from_byte(b: u8) -> Option<Option<Self>> {
+        match b {
+            0 => Some(None),
+            _ => Self::ALL.into_iter().find(|k| k.byte() == b).map(Some),
+        }
+    }
 }
 
 /// A trace problem: where (file, and line or byte offset) and what.
@@ -71,7 +98,11 @@ pub struct TraceError {
 
 impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "trace {}", self.path.display())?;
+        if self.path == Path::new(STDIN) {
+            write!(f, "trace <stdin>")?;
+        } else {
+            write!(f, "trace {}", self.path.display())?;
+        }
         if let Some(l) = self.line {
             write!(f, ": line {l}")?;
         }
@@ -101,20 +132,39 @@ pub enum Format {
     Lackey(LackeyKind),
 }
 
+/// A trace read into memory, with what its file says about it.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub events: Vec<Tuple>,
+    pub format: Format,
+    /// The kind of the tuples: asked for, recorded in the file, or implied by a lackey log.
+    pub kind: Option<LackeyKind>,
+}
+
+/// Reads up to `n` bytes (fewer only at the end of the input): a pipe may deliver the first bytes
+/// in several pieces.
+fn peek(r: &mut impl Read, n: usize) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(n);
+    r.take(n as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Opens the source once (`-` is standard input) and decompresses gzip, recognised by its magic.
 fn open_raw(path: &Path) -> Result<Box<dyn BufRead>, TraceError> {
-    let f = File::open(path).map_err(|e| terr(path, None, None, format!("cannot open: {e}")))?;
-    let mut r = BufReader::with_capacity(1 << 20, f);
-    let head = r
-        .fill_buf()
-        .map_err(|e| terr(path, None, None, format!("cannot read: {e}")))?;
-    if head.starts_with(&[0x1f, 0x8b]) {
-        Ok(Box::new(BufReader::with_capacity(
-            1 << 20,
-            MultiGzDecoder::new(r),
-        )))
+    let mut src: Box<dyn Read> = if path == Path::new(STDIN) {
+        Box::new(io::stdin())
     } else {
-        Ok(Box::new(r))
-    }
+        Box::new(File::open(path).map_err(|e| terr(path, None, None, format!("cannot open: {e}")))?)
+    };
+    let head =
+        peek(&mut src, 2).map_err(|e| terr(path, None, None, format!("cannot read: {e}")))?;
+    let gz = head == [0x1f, 0x8b];
+    let src = io::Cursor::new(head).chain(src);
+    Ok(if gz {
+        Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(src)))
+    } else {
+        Box::new(BufReader::with_capacity(1 << 20, src))
+    })
 }
 
 fn io_at(path: &Path, line: Option<u64>, e: io::Error) -> TraceError {
@@ -124,48 +174,6 @@ fn io_at(path: &Path, line: Option<u64>, e: io::Error) -> TraceError {
         format!("read error: {e}")
     };
     terr(path, line, None, what)
-}
-
-/// Recognises the format from the first meaningful line; `kind` says how to read a lackey log
-/// (edge and load are also recognised without it; branch must be asked for).
-pub fn detect(path: &Path, kind: Option<LackeyKind>) -> Result<Format, TraceError> {
-    let mut r = open_raw(path)?;
-    let head = r.fill_buf().map_err(|e| io_at(path, None, e))?;
-    if head.starts_with(BINARY_MAGIC) {
-        return Ok(Format::Binary);
-    }
-    let mut line = Vec::new();
-    let mut n = 0u64;
-    loop {
-        line.clear();
-        n += 1;
-        if r.read_until(b'\n', &mut line)
-            .map_err(|e| io_at(path, Some(n), e))?
-            == 0
-        {
-            return Err(terr(path, None, None, "no events: the file is empty"));
-        }
-        let t = trim(&line);
-        if t.is_empty() || t.starts_with(b"#") || t.starts_with(b"==") {
-            continue;
-        }
-        let lackey = if t.starts_with(b"SB ") {
-            Some(LackeyKind::Edge)
-        } else if t.starts_with(b"I ")
-            || t.starts_with(b"L ")
-            || t.starts_with(b"S ")
-            || t.starts_with(b"M ")
-        {
-            Some(LackeyKind::Load)
-        } else {
-            None
-        };
-        return Ok(match (lackey, kind) {
-            (Some(_), Some(k)) => Format::Lackey(k),
-            (Some(k), None) => Format::Lackey(k),
-            (None, _) => Format::Text,
-        });
-    }
 }
 
 fn trim(l: &[u8]) -> &[u8] {
@@ -212,14 +220,16 @@ fn addr_size(body: &[u8]) -> Option<(u64, u64)> {
     Some((addr, size))
 }
 
-/// Calls `f(line_number, trimmed_line)` for every line that is not blank, a comment or valgrind's.
+/// Calls `f(line_number, trimmed_line)` for every line of `r` that is not blank, a comment or
+/// valgrind's; `first` is the number of lines of the source already consumed.
 fn for_lines(
     path: &Path,
+    r: &mut dyn BufRead,
+    first: u64,
     mut f: impl FnMut(u64, &[u8]) -> Result<(), String>,
 ) -> Result<(), TraceError> {
-    let mut r = open_raw(path)?;
     let mut line = Vec::with_capacity(128);
-    let mut n = 0u64;
+    let mut n = first;
     loop {
         line.clear();
         n += 1;
@@ -255,103 +265,289 @@ fn mem_line(t: &[u8]) -> Result<(u8, u64, u64), String> {
     Ok((tag, a, s))
 }
 
-/// Reads a whole trace into memory as tuples.
-pub fn read_trace(path: &Path, kind: Option<LackeyKind>) -> Result<Vec<Tuple>, TraceError> {
-    let format = detect(path, kind)?;
-    let mut out = Vec::new();
-    match format {
-        Format::Binary => read_binary(path, &mut out)?,
-        Format::Text => for_lines(path, |_, t| {
-            let mut it = t
-                .split(|c| c.is_ascii_whitespace())
-                .filter(|s| !s.is_empty());
-            let (a, b) = (it.next(), it.next());
-            match (a.and_then(hex), b.and_then(hex), it.next()) {
-                (Some(a), Some(b), None) => {
-                    out.push((a, b));
-                    Ok(())
-                }
-                _ => Err(format!("expected two hex numbers `a b`, got {}", show(t))),
-            }
-        })?,
-        Format::Lackey(LackeyKind::Edge) => {
-            let mut prev: Option<u64> = None;
-            for_lines(path, |_, t| {
-                let sb = t
-                    .strip_prefix(b"SB")
-                    .filter(|r| r.first().is_some_and(|c| c.is_ascii_whitespace()))
-                    .and_then(|r| hex(trim(r)))
-                    .ok_or_else(|| {
-                        format!(
-                            "expected `SB <hex>` (a --trace-superblocks log), got {}",
-                            show(t)
-                        )
-                    })?;
-                if let Some(p) = prev {
-                    out.push((p, sb));
-                }
-                prev = Some(sb);
-                Ok(())
-            })?
-        }
-        Format::Lackey(LackeyKind::Load) => {
-            let mut pc: Option<u64> = None;
-            for_lines(path, |_, t| {
-                let (tag, addr, _) = mem_line(t)?;
-                match tag {
-                    b'I' => pc = Some(addr),
-                    b'L' | b'M' => {
-                        let p = pc.ok_or("a load before any instruction line")?;
-                        out.push((p, addr));
-                    }
-                    _ => {}
-                }
-                Ok(())
-            })?
-        }
-        Format::Lackey(LackeyKind::Branch) => {
-            // Pass 1: every pc ever seen transferring control.
-            let mut transfers: HashSet<u64> = HashSet::new();
-            let mut last: Option<(u64, u64)> = None;
-            for_lines(path, |_, t| {
-                let (tag, addr, size) = mem_line(t)?;
-                if tag == b'I' {
-                    if let Some((p, s)) = last {
-                        if p.wrapping_add(s) != addr {
-                            transfers.insert(p);
-                        }
-                    }
-                    last = Some((addr, size));
-                }
-                Ok(())
-            })?;
-            // Pass 2: each execution of such a pc with its outcome (the last instruction has none).
-            let mut last: Option<(u64, u64)> = None;
-            for_lines(path, |_, t| {
-                let (tag, addr, size) = mem_line(t)?;
-                if tag == b'I' {
-                    if let Some((p, s)) = last {
-                        if transfers.contains(&p) {
-                            out.push((p, (p.wrapping_add(s) != addr) as u64));
-                        }
-                    }
-                    last = Some((addr, size));
-                }
-                Ok(())
-            })?;
-        }
-    }
-    if out.is_empty() {
-        return Err(terr(path, None, None, "no events in the trace"));
-    }
-    Ok(out)
+/// The kind a text header line records, if it is one.
+fn text_header_kind(t: &[u8]) -> Option<LackeyKind> {
+    let rest = std::str::from_utf8(t).ok()?.strip_prefix(TEXT_HEADER)?;
+    let rest = rest.trim_start().strip_prefix("kind")?;
+    LackeyKind::parse(
+        rest.split(|c: char| c.is_whitespace() || c == ';')
+            .find(|w| !w.is_empty())?,
+    )
 }
 
-fn read_binary(path: &Path, out: &mut Vec<Tuple>) -> Result<(), TraceError> {
+/// What a lackey log's lines say about how it was recorded.
+fn lackey_flavour(t: &[u8]) -> Option<LackeyKind> {
+    if t.starts_with(b"SB ") {
+        Some(LackeyKind::Edge)
+    } else if [b"I ", b"L ", b"S ", b"M "]
+        .iter()
+        .any(|p| t.starts_with(*p))
+    {
+        Some(LackeyKind::Load)
+    } else {
+        None
+    }
+}
+
+/// The kind asked for must agree with the kind the file records.
+fn check_kind(
+    path: &Path,
+    asked: Option<LackeyKind>,
+    recorded: Option<LackeyKind>,
+    what: &str,
+) -> Result<Option<LackeyKind>, TraceError> {
+    match (asked, recorded) {
+        (Some(a), Some(r)) if a != r => Err(terr(
+            path,
+            None,
+            None,
+            format!(
+                "--kind {} asked for, but the file {what} {} tuples",
+                a.name(),
+                r.name()
+            ),
+        )),
+        _ => Ok(asked.or(recorded)),
+    }
+}
+
+/// Reads a whole trace into memory as tuples.
+pub fn read_trace(path: &Path, kind: Option<LackeyKind>) -> Result<Vec<Tuple>, TraceError> {
+    read_trace_full(path, kind).map(|t| t.events)
+}
+
+/// Reads a whole trace, opening its source once; `kind` says how to read a lackey log (edge and
+/// load are also recognised without it; branch must be asked for) and is checked against the kind
+/// a binary or text trace records.
+pub fn read_trace_full(path: &Path, kind: Option<LackeyKind>) -> Result<Trace, TraceError> {
     let mut r = open_raw(path)?;
-    let mut data = Vec::new();
-    r.read_to_end(&mut data).map_err(|e| io_at(path, None, e))?;
-    let mut pos = BINARY_MAGIC.len();
+    let head = peek(&mut r, BINARY_MAGIC.len()).map_err(|e| io_at(path, None, e))?;
+    if head.as_slice() == BINARY_MAGIC || head.as_slice() == BINARY_MAGIC_V1 {
+        let mut data = Vec::new();
+        r.read_to_end(&mut data).map_err(|e| io_at(path, None, e))?;
+        let v2 = head.as_slice() == BINARY_MAGIC;
+        let (recorded, events) = read_binary(path, &data, v2)?;
+        let kind = check_kind(path, kind, recorded, "records")?;
+        return finish(path, events, Format::Binary, kind);
+    }
+    let mut r: Box<dyn BufRead> = Box::new(BufReader::new(io::Cursor::new(head).chain(r)));
+    // The first meaningful line decides the format; a text header comment may come before it.
+    let mut line = Vec::with_capacity(128);
+    let mut n = 0u64;
+    let mut recorded = None;
+    let first = loop {
+        line.clear();
+        n += 1;
+        if r.read_until(b'\n', &mut line)
+            .map_err(|e| io_at(path, Some(n), e))?
+            == 0
+        {
+            return Err(terr(path, None, None, "no events: the input is empty"));
+        }
+        let t = trim(&line);
+        if n == 1 {
+            recorded = text_header_kind(t);
+        }
+        if t.is_empty() || t.starts_with(b"#") || t.starts_with(b"==") {
+            continue;
+        }
+        break t.to_vec();
+    };
+    let mut out = Vec::new();
+    let lines = |f: &mut dyn FnMut(u64, &[u8]) -> Result<(), String>,
+                 r: &mut dyn BufRead|
+     -> Result<(), TraceError> {
+        f(n, &first).map_err(|m| terr(path, Some(n), None, m))?;
+        for_lines(path, r, n, f)
+    };
+    let format = match lackey_flavour(&first) {
+        None => {
+            let kind = check_kind(path, kind, recorded, "records")?;
+            lines(
+                &mut |_, t| {
+                    let mut it = t
+                        .split(|c| c.is_ascii_whitespace())
+                        .filter(|s| !s.is_empty());
+                    let (a, b) = (it.next(), it.next());
+                    match (a.and_then(hex), b.and_then(hex), it.next()) {
+                        (Some(a), Some(b), None) => {
+                            out.push((a, b));
+                            Ok(())
+                        }
+                        _ => Err(format!("expected two hex numbers `a b`, got {}", show(t))),
+                    }
+                },
+                &mut r,
+            )?;
+            return finish(path, out, Format::Text, kind);
+        }
+        Some(LackeyKind::Edge) => {
+            if let Some(k @ (LackeyKind::Load | LackeyKind::Branch)) = kind {
+                return Err(terr(
+                    path,
+                    Some(n),
+                    None,
+                    format!(
+                        "--kind {} needs a lackey --trace-mem log, but this is a \
+                         --trace-superblocks log (edge tuples)",
+                        k.name()
+                    ),
+                ));
+            }
+            LackeyKind::Edge
+        }
+        Some(_) => match kind {
+            Some(LackeyKind::Edge) => {
+                return Err(terr(
+                    path,
+                    Some(n),
+                    None,
+                    "--kind edge needs a lackey --trace-superblocks log, but this is a \
+                     --trace-mem log (load or branch tuples)",
+                ))
+            }
+            Some(k) => k,
+            None => LackeyKind::Load,
+        },
+    };
+    match format {
+        LackeyKind::Edge => {
+            let mut prev: Option<u64> = None;
+            lines(
+                &mut |_, t| {
+                    let sb = t
+                        .strip_prefix(b"SB")
+                        .filter(|r| r.first().is_some_and(|c| c.is_ascii_whitespace()))
+                        .and_then(|r| hex(trim(r)))
+                        .ok_or_else(|| {
+                            format!(
+                                "expected `SB <hex>` (a --trace-superblocks log), got {}",
+                                show(t)
+                            )
+                        })?;
+                    if let Some(p) = prev {
+                        out.push((p, sb));
+                    }
+                    prev = Some(sb);
+                    Ok(())
+                },
+                &mut r,
+            )?
+        }
+        LackeyKind::Load => {
+            let mut pc: Option<u64> = None;
+            lines(
+                &mut |_, t| {
+                    let (tag, addr, _) = mem_line(t)?;
+                    match tag {
+                        b'I' => pc = Some(addr),
+                        b'L' | b'M' => {
+                            let p = pc.ok_or("a load before any instruction line")?;
+                            out.push((p, addr));
+                        }
+                        _ => {}
+                    }
+                    Ok(())
+                },
+                &mut r,
+            )?
+        }
+        LackeyKind::Branch => {
+            // Every pc ever seen transferring control, and (when the source cannot be read
+            // twice) every instruction with its outcome, filtered once the set is known.
+            let seekable =
+                path != Path::new(STDIN) && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            let mut transfers: HashSet<u64> = HashSet::new();
+            let mut held: Vec<(u64, bool)> = Vec::new();
+            let mut last: Option<(u64, u64)> = None;
+            lines(
+                &mut |_, t| {
+                    let (tag, addr, size) = mem_line(t)?;
+                    if tag == b'I' {
+                        if let Some((p, s)) = last {
+                            let taken = p.wrapping_add(s) != addr;
+                            if taken {
+                                transfers.insert(p);
+                            }
+                            if !seekable {
+                                held.push((p, taken));
+                            }
+                        }
+                        last = Some((addr, size));
+                    }
+                    Ok(())
+                },
+                &mut r,
+            )?;
+            if seekable {
+                let mut last: Option<(u64, u64)> = None;
+                let mut r2 = open_raw(path)?;
+                for_lines(path, &mut r2, 0, |_, t| {
+                    let (tag, addr, size) = mem_line(t)?;
+                    if tag == b'I' {
+                        if let Some((p, s)) = last {
+                            if transfers.contains(&p) {
+                                out.push((p, (p.wrapping_add(s) != addr) as u64));
+                            }
+                        }
+                        last = Some((addr, size));
+                    }
+                    Ok(())
+                })?;
+            } else {
+                out.extend(
+                    held.into_iter()
+                        .filter(|(p, _)| transfers.contains(p))
+                        .map(|(p, taken)| (p, taken as u64)),
+                );
+            }
+        }
+    }
+    finish(path, out, Format::Lackey(format), Some(format))
+}
+
+fn finish(
+    path: &Path,
+    events: Vec<Tuple>,
+    format: Format,
+    kind: Option<LackeyKind>,
+) -> Result<Trace, TraceError> {
+    if events.is_empty() {
+        return Err(terr(path, None, None, "no events in the trace"));
+    }
+    Ok(Trace {
+        events,
+        format,
+        kind,
+    })
+}
+
+/// The binary form after its magic (`body`); offsets in errors count from the start of the file.
+fn read_binary(
+    path: &Path,
+    body: &[u8],
+    with_kind: bool,
+) -> Result<(Option<LackeyKind>, Vec<Tuple>), TraceError> {
+    let magic = BINARY_MAGIC.len();
+    let mut pos = 0usize;
+    let at = |pos: usize| Some((pos + magic) as u64);
+    let kind = if with_kind {
+        let b = *body
+            .first()
+            .ok_or_else(|| terr(path, None, at(0), "file ends before the kind byte"))?;
+        pos = 1;
+        LackeyKind::from_byte(b).ok_or_else(|| {
+            terr(
+                path,
+                None,
+                at(0),
+                format!("unknown kind byte {b} (expected 0..=3)"),
+            )
+        })?
+    } else {
+        None
+    };
+    let data = body;
     let varint = |pos: &mut usize| -> Result<u64, TraceError> {
         let start = *pos;
         let mut v = 0u64;
@@ -360,7 +556,7 @@ fn read_binary(path: &Path, out: &mut Vec<Tuple>) -> Result<(), TraceError> {
                 return Err(terr(
                     path,
                     None,
-                    Some(start as u64),
+                    at(start),
                     "file ends inside a number (truncated)",
                 ));
             };
@@ -376,20 +572,22 @@ fn read_binary(path: &Path, out: &mut Vec<Tuple>) -> Result<(), TraceError> {
         Err(terr(
             path,
             None,
-            Some(start as u64),
+            at(start),
             "malformed number (more than 64 bits)",
         ))
     };
+    let mut out = Vec::new();
+    let header = pos;
     let count = varint(&mut pos)?;
     // Guard the allocation against a corrupt count: every event takes at least two bytes.
     if count > (data.len() as u64) / 2 {
         return Err(terr(
             path,
             None,
-            Some(BINARY_MAGIC.len() as u64),
+            at(header),
             format!(
                 "header says {count} events but the file has only {} bytes (truncated)",
-                data.len()
+                data.len() + magic
             ),
         ));
     }
@@ -404,11 +602,11 @@ fn read_binary(path: &Path, out: &mut Vec<Tuple>) -> Result<(), TraceError> {
         return Err(terr(
             path,
             None,
-            Some(pos as u64),
+            at(pos),
             "trailing bytes after the last event",
         ));
     }
-    Ok(())
+    Ok((kind, out))
 }
 
 fn zigzag(d: u64) -> u64 {
@@ -437,12 +635,22 @@ fn put_varint(w: &mut impl Write, mut v: u64) -> io::Result<()> {
 }
 
 /// Output form chosen from a file name: `.txt` (optionally `.txt.gz`) is text, anything else binary;
-/// a trailing `.gz` compresses.
+/// a trailing `.gz` compresses; `-` is standard output (binary). The kind of the tuples is unknown.
 pub fn write_trace(path: &Path, events: &[Tuple]) -> io::Result<()> {
+    write_trace_kind(path, events, None)
+}
+
+/// [`write_trace`], recording the kind of the tuples in the file.
+pub fn write_trace_kind(path: &Path, events: &[Tuple], kind: Option<LackeyKind>) -> io::Result<()> {
     let name = path.to_string_lossy();
     let gz = name.ends_with(".gz");
     let text = name.trim_end_matches(".gz").ends_with(".txt");
-    let f = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let sink: Box<dyn Write> = if path == Path::new(STDIN) {
+        Box::new(io::stdout().lock())
+    } else {
+        Box::new(File::create(path)?)
+    };
+    let f = BufWriter::with_capacity(1 << 20, sink);
     let mut w: Box<dyn Write> = if gz {
         Box::new(flate2::write::GzEncoder::new(
             f,
@@ -452,12 +660,20 @@ pub fn write_trace(path: &Path, events: &[Tuple]) -> io::Result<()> {
         Box::new(f)
     };
     if text {
-        writeln!(w, "# hwprof trace: one event `a b` (hex) per line")?;
+        match kind {
+            Some(k) => writeln!(
+                w,
+                "{TEXT_HEADER} kind {}; one event `a b` (hex) per line",
+                k.name()
+            )?,
+            None => writeln!(w, "{TEXT_HEADER} one event `a b` (hex) per line")?,
+        }
         for &(a, b) in events {
             writeln!(w, "{a:x} {b:x}")?;
         }
     } else {
         w.write_all(BINARY_MAGIC)?;
+        w.write_all(&[kind.map_or(0, LackeyKind::byte)])?;
         put_varint(&mut w, events.len() as u64)?;
         let (mut pa, mut pb) = (0u64, 0u64);
         for &(a, b) in events {
@@ -580,4 +796,17 @@ pub type GzWriter = flate2::write::GzEncoder<File>;
 
 pub fn gz_writer(f: File) -> GzWriter {
     flate2::write::GzEncoder::new(f, flate2::Compression::default())
+}
+
+/// Calls `f(tag, address, size)` for every line of a lackey `--trace-mem` log (tag `I`, `L`, `S`
+/// or `M`), in order; malformed lines and errors of `f` name the line.
+pub fn for_each_mem_line(
+    path: &Path,
+    mut f: impl FnMut(u8, u64, u64) -> Result<(), String>,
+) -> Result<(), TraceError> {
+    let mut r = open_raw(path)?;
+    for_lines(path, &mut r, 0, |_, t| {
+        let (tag, addr, size) = mem_line(t)?;
+        f(tag, addr, size)
+    })
 }

@@ -5,9 +5,9 @@
 //! xor-ed in 32-bit chunks), so the whole design is kept, every path starts and ends at a
 //! flip-flop, and the top uses three pins (`clk`, `si`, `so`). Its cost is reported
 //! ([`Harness::ffs`]): one flip-flop per input bit plus one, 32 for the MISR (fewer when the
-//! design has fewer outputs), and an xor tree of about one LUT4 per three output bits. (It was a
-//! parallel-load shift register until issue 8: one flip-flop and one LUT per output bit, about
-//! 200 logic cells more on a profiler, which mattered on the UP5K.)
+//! design has fewer outputs), and an xor tree of about one LUT4 per three output bits. (A
+//! parallel-load shift register of the outputs would cost one flip-flop and one LUT per output
+//! bit, about 200 logic cells more on a profiler, which matters on the UP5K.)
 
 use serde_json::Value;
 

@@ -1,6 +1,7 @@
-//! The synthesis flow (SPEC §10): Verilog → Yosys (`synth_ice40` / `synth_ecp5`, `stat -json`) →
-//! nextpnr (`--report`, one run per seed) → one [`SynthResult`] with area against the device's
-//! capacity and Fmax (best and median over the seeds); optionally the bitstream (icepack / ecppack).
+//! The synthesis flow (docs/SPEC.md §13.3): Verilog → Yosys (`synth_ice40` / `synth_ecp5`,
+//! `stat -json`) → nextpnr (`--report`, one run per seed) → one [`SynthResult`] with area against
+//! the device's capacity and Fmax (best and median over the seeds); optionally the bitstream
+//! (icepack / ecppack).
 //!
 //! Every file a run makes stays in its output directory: the design and harness Verilog, the Yosys
 //! script, log, statistics and netlist, and per seed the nextpnr log, report and placed design.

@@ -1,6 +1,6 @@
-//! The external synthesis tools (SPEC §10): found as native binaries on PATH first, else as the
-//! YoWASP packages in the project-local virtual environment `.venv`, which [`install`] creates
-//! with the pinned versions of [`YOWASP_PINS`].
+//! The external synthesis tools (docs/SPEC.md §13.4): found as native binaries on PATH first, else
+//! as the YoWASP packages in the project-local virtual environment `.venv`, which [`install`]
+//! creates with the pinned versions of [`YOWASP_PINS`].
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,6 @@
-//! Bit-exact reference model of the multi-hash profiler (SPEC §3); `tables = 1` is the paper's
-//! single-hash profiler. The RTL in `hwprof_hdl::multihash` must produce exactly these reports.
+//! Bit-exact reference model of the multi-hash profiler (docs/SPEC.md §4); `tables = 1` is the
+//! paper's single-hash profiler. The RTL in `hwprof_hdl::multihash` must produce exactly these
+//! reports.
 //!
 //! Per event (a, b), masked to the key widths:
 //! The accumulator is fully associative or set-associative (sets chosen by an h3 hash, optional
@@ -48,7 +49,7 @@ pub enum EntryState {
     Replaceable,
 }
 
-/// How the accumulator's entries are organised (SPEC §3 `accumulator.organisation`).
+/// How the accumulator's entries are organised (docs/SPEC.md §4.4).
 #[derive(Debug, Clone)]
 enum Layout {
     /// One set of A entries: any tuple may take any entry.
