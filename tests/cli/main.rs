@@ -6,6 +6,7 @@ mod buffer;
 mod counters;
 mod exports;
 mod model;
+mod phase;
 mod rtl;
 mod sweep;
 mod synth;

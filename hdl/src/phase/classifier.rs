@@ -19,8 +19,8 @@ use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
 use crate::multihash::hash_unit::ParityHash;
 use rust_hdl::prelude::*;
 
-/// Bits of a predictor entry: valid, tag phase, tag run, next phase (from the top).
-pub const MARKOV_WORD: usize = 1 + PHASE_ID_BITS + RUN_BITS + PHASE_ID_BITS;
+/// Bits of a predictor entry: valid, confident, tag phase, tag run, next phase (from the top).
+pub const MARKOV_WORD: usize = 2 + PHASE_ID_BITS + RUN_BITS + PHASE_ID_BITS;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum PhaseState {
@@ -88,6 +88,10 @@ pub struct PhaseClassifier<
     run_max: Constant<Bits<RUN_BITS>>,
     lb_shift: Constant<Bits<8>>,
     valid_flag: Constant<Bits<MARKOV_WORD>>,
+    confident_flag: Constant<Bits<MARKOV_WORD>>,
+    held: DFF<Bits<MARKOV_WORD>>,
+    confident: Signal<Local, Bit>,
+    learned: Signal<Local, Bits<MARKOV_WORD>>,
     tag_phase_shift: Constant<Bits<8>>,
     tag_run_shift: Constant<Bits<8>>,
     go: Signal<Local, Bit>,
@@ -120,7 +124,7 @@ pub struct PhaseClassifier<
     rd_first: DFF<Bit>,
     rd_last: DFF<Bit>,
     rd_p: DFF<Bits<LP>>,
-    dist: DFF<Bits<D>>,
+    partial: DFF<Bits<D>>,
     diff: Signal<Local, Bits<Q>>,
     dsum: Signal<Local, Bits<D>>,
     rd_valid_entry: Signal<Local, Bit>,
@@ -224,6 +228,10 @@ impl<
             run_max: c((1u64 << RUN_BITS) - 1),
             lb_shift: c(LB as u64),
             valid_flag: c(1u64 << (MARKOV_WORD - 1)),
+            confident_flag: c(1u64 << (MARKOV_WORD - 2)),
+            held: Default::default(),
+            confident: Default::default(),
+            learned: Default::default(),
             tag_phase_shift: c((RUN_BITS + PHASE_ID_BITS) as u64),
             tag_run_shift: c(PHASE_ID_BITS as u64),
             go: Default::default(),
@@ -254,7 +262,7 @@ impl<
             rd_first: Default::default(),
             rd_last: Default::default(),
             rd_p: Default::default(),
-            dist: Default::default(),
+            partial: Default::default(),
             diff: Default::default(),
             dsum: Default::default(),
             rd_valid_entry: Default::default(),
@@ -311,9 +319,9 @@ impl<
     fn update(&mut self) {
         dff_setup!(
             self, clock, count, sample, state, busy, b, p, step, total, rem, quo, issuing,
-            rd_valid, rd_first, rd_last, rd_p, dist, best_d, best_p, found, fill, next_id, sel,
+            rd_valid, rd_first, rd_last, rd_p, partial, best_d, best_p, found, fill, next_id, sel,
             sel_age, hit, phase, wr_valid, wr_b, clear_addr, mk_valid, mk_phase, mk_run,
-            interval_no, o_valid, o_phase, o_distance, o_predicted, o_interval
+            interval_no, held, o_valid, o_phase, o_distance, o_predicted, o_interval
         );
         for i in 0..B {
             self.live[i].clock.next = self.clock.val();
@@ -339,13 +347,11 @@ impl<
         self.sig.write_enable.next = false;
         self.markov.write_enable.next = false;
         self.vram.write_address.next = self.b.q.val();
-        self.vram.write_data.next = self.quo2.val();
         self.vram.read_address.next = self.b.q.val();
         self.sig.read_address.next =
             (bit_cast::<SA, LP>(self.p.q.val()) << self.lb_shift.val()) | bit_cast::<SA, LB>(self.b.q.val());
         self.sig.write_address.next =
             (bit_cast::<SA, LP>(self.sel.q.val()) << self.lb_shift.val()) | bit_cast::<SA, LB>(self.wr_b.q.val());
-        self.sig.write_data.next = self.stepped.val();
         self.markov.write_address.next = self.clear_addr.q.val();
         self.markov.write_data.next = 0.into();
         self.o_valid.d.next = false;
@@ -422,7 +428,7 @@ impl<
         if self.sig.read_data.val() > self.vram.read_data.val() {
             self.diff.next = self.sig.read_data.val() - self.vram.read_data.val();
         }
-        self.dsum.next = self.dist.q.val() + bit_cast::<D, Q>(self.diff.val());
+        self.dsum.next = self.partial.q.val() + bit_cast::<D, Q>(self.diff.val());
         if self.rd_first.q.val() {
             self.dsum.next = bit_cast::<D, Q>(self.diff.val());
         }
@@ -448,11 +454,27 @@ impl<
         if !self.hit.q.val() {
             self.stepped.next = self.vv.val();
         }
+        // RAM write data after the locals that feed them (rust-hdl's loop check reads in order).
+        self.vram.write_data.next = self.quo2.val();
+        self.sig.write_data.next = self.stepped.val();
         // Predictor index of the state (mk_phase, mk_run).
         self.mk_index.next = bit_cast::<16, PHASE_ID_BITS>(self.mk_phase.q.val())
             ^ (bit_cast::<16, RUN_BITS>(self.mk_run.q.val()) << self.markov_shift.val());
         self.markov.read_address.next = self.mk_index.val().get_bits::<LM>(0);
         self.word.next = self.markov.read_data.val();
+        self.learned.next = self.valid_flag.val()
+            | (bit_cast::<MARKOV_WORD, PHASE_ID_BITS>(self.mk_phase.q.val())
+                << self.tag_phase_shift.val())
+            | (bit_cast::<MARKOV_WORD, RUN_BITS>(self.mk_run.q.val()) << self.tag_run_shift.val())
+            | bit_cast::<MARKOV_WORD, PHASE_ID_BITS>(self.phase.q.val());
+        // The entry of the current state, as looked up at the previous interval end (only the
+        // learning write since touched the table, and it came before that lookup).
+        self.confident.next = (self.held.q.val() & self.valid_flag.val()).any()
+            & ((self.held.q.val() >> self.tag_phase_shift.val()).get_bits::<PHASE_ID_BITS>(0)
+                == self.mk_phase.q.val())
+            & ((self.held.q.val() >> self.tag_run_shift.val()).get_bits::<RUN_BITS>(0)
+                == self.mk_run.q.val())
+            & (self.held.q.val().get_bits::<PHASE_ID_BITS>(0) == self.phase.q.val());
 
         match self.state.q.val() {
             PhaseState::Clear => {
@@ -511,7 +533,7 @@ impl<
                     }
                 }
                 if self.rd_valid.q.val() {
-                    self.dist.d.next = self.dsum.val();
+                    self.partial.d.next = self.dsum.val();
                     if self.rd_last.q.val() {
                         if self.rd_valid_entry.val() & (self.dsum.val() < self.best_d.q.val()) {
                             self.best_d.d.next = self.dsum.val();
@@ -600,12 +622,11 @@ impl<
                 if self.mk_valid.q.val() {
                     self.markov.write_enable.next = true;
                     self.markov.write_address.next = self.mk_index.val().get_bits::<LM>(0);
-                    self.markov.write_data.next = self.valid_flag.val()
-                        | (bit_cast::<MARKOV_WORD, PHASE_ID_BITS>(self.mk_phase.q.val())
-                            << self.tag_phase_shift.val())
-                        | (bit_cast::<MARKOV_WORD, RUN_BITS>(self.mk_run.q.val())
-                            << self.tag_run_shift.val())
-                        | bit_cast::<MARKOV_WORD, PHASE_ID_BITS>(self.phase.q.val());
+                    self.markov.write_data.next = self.learned.val();
+                    if self.confident.val() {
+                        self.markov.write_data.next =
+                            self.learned.val() | self.confident_flag.val();
+                    }
                 }
                 self.mk_run.d.next = 1.into();
                 if self.mk_valid.q.val() & (self.mk_phase.q.val() == self.phase.q.val()) {
@@ -629,7 +650,9 @@ impl<
                 self.o_phase.d.next = self.phase.q.val();
                 self.o_distance.d.next = self.best_d.q.val();
                 self.o_predicted.d.next = self.phase.q.val();
+                self.held.d.next = self.word.val();
                 if (self.word.val() & self.valid_flag.val()).any()
+                    & (self.word.val() & self.confident_flag.val()).any()
                     & ((self.word.val() >> self.tag_phase_shift.val()).get_bits::<PHASE_ID_BITS>(0)
                         == self.phase.q.val())
                     & ((self.word.val() >> self.tag_run_shift.val()).get_bits::<RUN_BITS>(0)

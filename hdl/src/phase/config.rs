@@ -269,7 +269,8 @@ impl PhaseConfig {
     }
 
     /// Bits of state: live and snapshot accumulators, the normalised vector, the signature table
-    /// (vectors, ids, valid bits, LRU ages), the predictor table and its state.
+    /// (vectors, ids, valid bits, LRU ages), the predictor table, its state and the entry held
+    /// from the last lookup.
     pub fn storage_bits(&self) -> u64 {
         let (b, p, m) = (
             self.buckets as u64,
@@ -280,7 +281,8 @@ impl PhaseConfig {
         let acc = 2 * b * self.counter_bits as u64;
         let vector = b * self.q_bits as u64;
         let table = p * (b * self.q_bits as u64 + id + 1 + self.entry_bits() as u64);
-        let markov = m * (1 + id + RUN_BITS as u64 + id) + id + RUN_BITS as u64;
+        let word = 2 + id + RUN_BITS as u64 + id;
+        let markov = m * word + id + RUN_BITS as u64 + word;
         acc + vector + table + markov
     }
 

@@ -19,9 +19,11 @@
 //!    younger than e by one and makes e age 0; the LRU entry has age P − 1.
 //! 7. **Predict.** Run-length Markov (Sherwood et al.): the state is (phase, run) with run the
 //!    number of consecutive intervals of that phase (saturating at 2^RUN_BITS − 1). At each
-//!    interval end the table entry of the previous state learns the new phase, the state advances,
-//!    and the entry of the new state predicts the next phase if its tag (phase, run) matches, else
-//!    the current phase (the last-phase predictor). Index = (phase xor (run << ⌈m/2⌉)) mod M.
+//!    interval end the table entry of the previous state learns the new phase (tag, next phase,
+//!    and a confidence bit set when the entry already held this tag and this next phase), the state
+//!    advances, and the entry of the new state predicts the next phase if its tag (phase, run)
+//!    matches and it is confident, else the current phase (the last-phase predictor): a change is
+//!    predicted only once it has been seen twice. Index = (phase xor (run << ⌈m/2⌉)) mod M.
 
 use hwprof_hdl::phase::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS};
 use hwprof_hdl::phase::CentreUpdate;
@@ -86,8 +88,8 @@ pub fn centre_step(c: u64, v: u64, k: u32) -> u64 {
 /// The run-length Markov next-phase predictor.
 #[derive(Debug, Clone)]
 pub struct MarkovPredictor {
-    /// (valid, tag phase, tag run, next phase) per entry.
-    table: Vec<(bool, u32, u32, u32)>,
+    /// (valid, confident, tag phase, tag run, next phase) per entry.
+    table: Vec<(bool, bool, u32, u32, u32)>,
     bits: u32,
     /// (phase, run) of the current state; None before the first interval.
     state: Option<(u32, u32)>,
@@ -96,7 +98,7 @@ pub struct MarkovPredictor {
 impl MarkovPredictor {
     pub fn new(entries: usize) -> Self {
         MarkovPredictor {
-            table: vec![(false, 0, 0, 0); entries],
+            table: vec![(false, false, 0, 0, 0); entries],
             bits: entries.trailing_zeros(),
             state: None,
         }
@@ -113,7 +115,9 @@ impl MarkovPredictor {
         let run = match self.state {
             Some((p, r)) => {
                 let i = self.index(p, r);
-                self.table[i] = (true, p, r, phase);
+                let (valid, _, tp, tr, next) = self.table[i];
+                let confident = valid && tp == p && tr == r && next == phase;
+                self.table[i] = (true, confident, p, r, phase);
                 if p == phase {
                     (r + 1).min(run_max)
                 } else {
@@ -123,8 +127,8 @@ impl MarkovPredictor {
             None => 1,
         };
         self.state = Some((phase, run));
-        let (valid, tp, tr, next) = self.table[self.index(phase, run)];
-        if valid && tp == phase && tr == run {
+        let (valid, confident, tp, tr, next) = self.table[self.index(phase, run)];
+        if valid && confident && tp == phase && tr == run {
             next
         } else {
             phase
@@ -357,5 +361,12 @@ mod tests {
             pred = Some(p.step(x));
         }
         assert_eq!(right, 48, "after learning, every interval is predicted");
+        // A change seen once is not predicted: last phase until it recurs.
+        let mut p = MarkovPredictor::new(32);
+        assert_eq!(p.step(0), 0);
+        assert_eq!(p.step(1), 1);
+        assert_eq!(p.step(0), 0);
+        assert_eq!(p.step(1), 1, "0 → 1 seen once only");
+        assert_eq!(p.step(0), 1, "(0, 1) → 1 seen twice: confident");
     }
 }

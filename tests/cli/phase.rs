@@ -1,0 +1,53 @@
+//! `hwprof phase`: the classifier on a synthetic two-phase lackey log, and bad input.
+
+use crate::common::*;
+
+/// A `--trace-mem` log with two loops alternating in blocks of `block` iterations: loop A
+/// (pcs 0x1000.., a load striding over 1 KiB) and loop B (pcs 0x8000.., loads over 256 KiB).
+fn two_phase_log(blocks: usize, block: usize) -> String {
+    let mut s = String::new();
+    let mut addr = 0u64;
+    for k in 0..blocks {
+        for _ in 0..block {
+            let (base, span) = if k % 2 == 0 { (0x1000, 1 << 10) } else { (0x8000, 1 << 18) };
+            addr = (addr + 64) % span;
+            // Three taken branches an iteration: base+4 → base+0x40, base+0x44 → base+0x80 → base.
+            s.push_str(&format!(
+                "I  {:x},4\n L {:x},8\nI  {:x},2\nI  {:x},4\nI  {:x},2\nI  {:x},2\n",
+                base,
+                0x10_0000 + addr,
+                base + 4,
+                base + 0x40,
+                base + 0x44,
+                base + 0x80
+            ));
+        }
+    }
+    s
+}
+
+#[test]
+fn two_phases_found_and_scored() {
+    let d = Scratch::new("phase");
+    let cfg = d.write("p.toml", "[phase]\ninterval = 600\nbuckets = 8\ncounter_bits = 8\nq_bits = 4\nentries = 4\nthreshold = 4\nmarkov_entries = 8\n");
+    let log = d.write("t.lackey", &two_phase_log(6, 1200));
+    let out = hwprof_ok(&["phase", "--config", &cfg, "--trace", &log, "--kind", "branch", "--json", "--cosim"]);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["phases"], 2, "{out}");
+    assert_eq!(j["mismatches"], 0);
+    assert!(j["ccov"].as_f64().unwrap() < j["cov_whole"].as_f64().unwrap());
+    assert!(j["intervals"].as_u64().unwrap() >= 50);
+    assert_eq!(j["metric"], "l1d_miss_rate");
+}
+
+#[test]
+fn bad_input_is_named() {
+    let d = Scratch::new("phase-bad");
+    let log = d.write("t.lackey", &two_phase_log(2, 10));
+    let bad = d.write("bad.toml", "[phase]\nbuckets = 24\n");
+    assert_input_error(&hwprof(&["phase", "--config", &bad, "--trace", &log, "--kind", "branch"]), "buckets");
+    let ok = d.write("ok.toml", "[phase]\ninterval = 1000000\n");
+    assert_input_error(&hwprof(&["phase", "--config", &ok, "--trace", &log, "--kind", "branch"]), "no interval closes");
+    let junk = d.write("junk.lackey", "I  zz,4\n");
+    assert_input_error(&hwprof(&["phase", "--config", &ok, "--trace", &junk, "--kind", "branch"]), "line 1");
+}
