@@ -53,6 +53,8 @@ enum Command {
     /// Show a configuration as the tools resolve it (defaults, T, A, bits of memory).
     #[command(subcommand)]
     Config(commands::config::ConfigCommand),
+    /// Phase classifier on a trace: phases, CCoV against an offline reference, prediction.
+    Phase(commands::phase::PhaseArgs),
 }
 
 fn main() {
@@ -80,6 +82,7 @@ fn main() {
         Command::Buffer(a) => commands::buffer::run(a),
         Command::Counters(c) => commands::counters::run(c),
         Command::Config(c) => commands::config::run(c),
+        Command::Phase(a) => commands::phase::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

@@ -125,8 +125,8 @@ impl AccumulatorConfig {
     }
 }
 
-/// A validated multi-hash profiler configuration. Construct with [`ProfilerConfig::from_toml_str`],
-/// [`ProfilerConfig::load`] or [`ProfilerConfig::builder`]-style field edits followed by
+/// A validated multi-hash profiler configuration. Construct with [`ProfilerConfig::from_toml_str`]
+/// or [`ProfilerConfig::load`]; after editing fields of one, check it with
 /// [`ProfilerConfig::validate`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfilerConfig {

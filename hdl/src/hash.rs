@@ -11,7 +11,7 @@
 //! (a-half, b-half) as for h3.
 //!
 //! **tabulation** (the paper's §5.3): with W = ceil(max(a_bits, b_bits)/8) key bytes,
-//! randomize_k(x) replaces each of the W bytes of x by R_k[byte]; flip(x) reverses the W bytes;
+//! randomize_k(x) replaces each of the W bytes of x by `R_k[byte]`; flip(x) reverses the W bytes;
 //! v = flip(randomize_k(a)) xor randomize_k(b); index = xor-fold(v): the xor of the index_bits-wide
 //! chunks of v, lowest first (the last chunk zero-padded).
 //!

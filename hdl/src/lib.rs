@@ -8,6 +8,7 @@ pub mod counters;
 pub mod export;
 pub mod hash;
 pub mod multihash;
+pub mod phase;
 pub mod profile_buffer;
 pub mod util;
 

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
 pub enum CountersCommand {
-    /// Relative error of Morris 6x5 (hardware LFSR, ideal source), floating-point and exact
-    /// counters over 29 events and many runs.
+    /// Relative error of Morris 6x5 (shared hardware source, ideal source), floating-point and
+    /// exact counters over 29 events and many runs, and the correlation between events' estimates.
     Study(StudyArgs),
     /// Write the Verilog of a 29-event bank.
     Verilog(VerilogArgs),
@@ -123,7 +123,7 @@ fn study(a: StudyArgs) -> CmdResult {
 fn print_table(kinds: &[KindResult], runs: usize) {
     println!("29 events, {runs} runs; relative error |estimate - n| / n");
     println!(
-        "{:<54} {:>4} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>10}",
+        "{:<54} {:>4} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>10} {:>13}",
         "kind",
         "bits",
         "range",
@@ -135,11 +135,12 @@ fn print_table(kinds: &[KindResult], runs: usize) {
         "max",
         "theory σ",
         "exact ≤",
-        "1st err at"
+        "1st err at",
+        "corr mean/max"
     );
     for k in kinds {
         println!(
-            "{:<54} {:>4} {:>9} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>8} {:>10.3e} {:>10}",
+            "{:<54} {:>4} {:>9} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>8} {:>10.3e} {:>10} {:>13}",
             k.name,
             k.bits_per_event,
             k.range,
@@ -151,7 +152,11 @@ fn print_table(kinds: &[KindResult], runs: usize) {
             k.max,
             k.theory_rel_std.map_or("-".into(), |t| format!("{t:.2e}")),
             k.exact_up_to as f64,
-            k.first_error_at.map_or("none".into(), |f| f.to_string())
+            k.first_error_at.map_or("none".into(), |f| f.to_string()),
+            match (k.estimate_correlation, k.max_estimate_correlation) {
+                (Some(m), Some(x)) => format!("{m:.2}/{x:.2}"),
+                _ => "-".into(),
+            }
         );
     }
     println!("paper (ISPASS 2021, Morris 6x5): mean 10-30 %, min < 5 %, max 40-120 %");

@@ -7,6 +7,7 @@ pub mod cosim;
 pub mod counters;
 pub mod demo;
 pub mod model;
+pub mod phase;
 pub mod progress;
 pub mod sweep;
 pub mod synth;

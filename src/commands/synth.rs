@@ -29,7 +29,8 @@ pub enum BlockArg {
 
 #[derive(clap::Args)]
 pub struct DesignArgs {
-    /// A profiler configuration (TOML): synthesizes the multi-hash profiler RTL.
+    /// A profiler configuration (TOML): synthesizes the multi-hash profiler RTL (the phase
+    /// classifier for a file with a [phase] table).
     #[arg(long, group = "design")]
     config: Option<PathBuf>,
     /// Any Verilog file (with --top).
@@ -152,6 +153,16 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
             top: "top".into(),
             events_per_clock: None,
         }
+    } else if let Some(path) = a.config.as_ref().filter(|p| is_phase_config(p)) {
+        let cfg = hwprof_sim::hwprof_hdl::phase::PhaseConfig::load(path).map_err(CliError::input)?;
+        let verilog = with_big_stack(move || hwprof_sim::hwprof_hdl::phase::verilog(&cfg))
+            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+        Design {
+            name: stem(path),
+            verilog,
+            top: "top".into(),
+            events_per_clock: None,
+        }
     } else if let Some(path) = &a.config {
         let cfg = super::load_config(path)?;
         let (interval, entries) = (cfg.interval, cfg.entries as u64);
@@ -189,6 +200,12 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
         d.events_per_clock = Some(e);
     }
     Ok(d)
+}
+
+/// Whether a configuration file is the phase classifier's (it has a `[phase]` table).
+fn is_phase_config(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .is_ok_and(|t| hwprof_sim::hwprof_hdl::phase::PhaseConfig::is_phase_toml(&t))
 }
 
 /// The longest throughput simulation (cycles) for `--config` designs.

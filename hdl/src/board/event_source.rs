@@ -6,10 +6,10 @@
 //! xorshift32 (13, 17, 5): s ^= s << 13; s ^= s >> 17; s ^= s << 5 — a linear feedback shift
 //! register over GF(2) with period 2^32 − 1 (Marsaglia 2003), cheap in logic (one xor tree).
 //!
-//! **Tuple of state s.** *hot* when s[31:29] ≠ 0 (7 of 8 states): idx = s[3:0] & s[7:4], giving
+//! **Tuple of state s.** *hot* when `s[31:29]` ≠ 0 (7 of 8 states): idx = `s[3:0] & s[7:4]`, giving
 //! a skewed distribution over 16 hot tuples (idx 0 about 32 % of hot events, each one-bit idx about
-//! 10.5 %, two bits 3.5 %, three bits 1.2 %, 15 about 0.4 %), and (a, b) = (HOT_A | idx,
-//! HOT_B | idx << 4). Otherwise *cold*: (a, b) = (s, s rotated by 16), almost never repeating.
+//! 10.5 %, two bits 3.5 %, three bits 1.2 %, 15 about 0.4 %), and (a, b) = (HOT_A | idx, HOT_B |
+//! idx << 4). Otherwise *cold*: (a, b) = (s, s rotated by 16), almost never repeating.
 
 use rust_hdl::prelude::*;
 

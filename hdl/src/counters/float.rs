@@ -1,31 +1,32 @@
 //! Floating-point approximate counters (Csűrös, "Approximate counting with a floating-point counter",
-//! COCOON 2010) driven by hardware LFSRs, in a bank with the same interface as the Morris bank.
+//! COCOON 2010) on the shared random source, in a bank with the same interface as the Morris bank.
 //!
 //! A counter is one B-bit integer X read as exponent e = X >> d and d-bit mantissa m = X mod 2^d. On
-//! an event X increments with probability 2^−e (the OR of e fresh LFSR bits is 0); the estimate is
-//! f(X) = (2^d + m)·2^e − 2^d, unbiased, and exact while e = 0, i.e. for counts below 2^d. The estimate
-//! saturates at 2^64 − 1 when it would not fit 64 bits (e > 63 − d). Random bits as in `morris.rs`:
-//! the counter reads bits 0..e and its LFSR leaps `leap` ≥ 2^(B−d) − 1 steps per event.
+//! an event X increments with probability 2^−e; the estimate is f(X) = (2^d + m)·2^e − 2^d, unbiased,
+//! and exact while e = 0, i.e. for counts below 2^d. The estimate saturates at 2^64 − 1 when it would
+//! not fit 64 bits (e > 63 − d).
+//!
+//! **Trial.** Every counter of the bank is member 0 of the shared source (`lfsr.rs`): it increments
+//! iff Z_0 ≥ e. The field has 2^(B−d) − 2 bits, so the largest exponent never passes: the counter
+//! stops at X = (2^(B−d) − 1)·2^d, no saturation test needed (for e6 m24 the estimate has long
+//! saturated there).
 //!
 //! Query port: as the Morris bank's, with a latency of 2 clocks (snapshot, then f(X)).
 
-use crate::counters::lfsr::{Lfsr, LfsrParams};
+use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
 use crate::counters::morris::{ESTIMATE_BITS, QUERY_INDEX_BITS};
-use crate::hash::SplitMix64;
 use rust_hdl::prelude::*;
 
 /// Parameters of a floating-point counter bank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FloatParams {
-    /// Counter width B (bits per event), 2..=64.
+    /// Counter width B (bits per event), 3..=64.
     pub bits: usize,
-    /// Mantissa width d, 1..B; the exponent has B − d ≤ 6 bits.
+    /// Mantissa width d, 1..B − 1; the exponent has 2..=6 bits.
     pub mantissa: usize,
     /// Number of events E (1..=256).
     pub events: usize,
-    /// Every counter's LFSR; `leap` ≥ 2^(B−d) − 1.
-    pub lfsr: LfsrParams,
-    /// Seed of SplitMix64, which draws the LFSR seeds in event order.
+    /// Seed of SplitMix64, which draws the source's register seeds.
     pub seed: u64,
 }
 
@@ -36,54 +37,45 @@ impl FloatParams {
             bits: 30,
             mantissa: 24,
             events,
-            lfsr: LfsrParams::new(64, 63).expect("valid"),
             seed,
         }
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        if !(2..=64).contains(&self.bits) {
-            return Err(format!("float counter bits {} outside 2..=64", self.bits));
+        if !(3..=64).contains(&self.bits) {
+            return Err(format!("float counter bits {} outside 3..=64", self.bits));
         }
-        if self.mantissa == 0 || self.mantissa >= self.bits || self.bits - self.mantissa > 6 {
+        if self.mantissa == 0 || self.mantissa + 2 > self.bits || self.bits - self.mantissa > 6 {
             return Err(format!(
-                "float counter mantissa {} must be in {}..{} (exponent of 1..=6 bits)",
+                "float counter mantissa {} must be in {}..={} (exponent of 2..=6 bits)",
                 self.mantissa,
                 self.bits.saturating_sub(6).max(1),
-                self.bits
+                self.bits - 2
             ));
         }
         if !(1..=256).contains(&self.events) {
             return Err(format!("float bank events {} outside 1..=256", self.events));
         }
-        if self.lfsr.leap < self.max_exponent() as usize {
-            return Err(format!(
-                "LFSR leap {} < largest exponent {}: bits would be reused",
-                self.lfsr.leap,
-                self.max_exponent()
-            ));
-        }
-        Ok(())
+        self.pool().map(|_| ())
     }
 
+    /// The exponent whose trials never pass: 2^(B−d) − 1.
     pub fn max_exponent(&self) -> u32 {
         (1u32 << (self.bits - self.mantissa)) - 1
     }
 
-    /// The saturation value of X.
+    /// The largest X the counter reaches: (2^(B−d) − 1)·2^d.
     pub fn max_state(&self) -> u64 {
-        if self.bits == 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.bits) - 1
-        }
+        (self.max_exponent() as u64) << self.mantissa
     }
 
-    pub fn lfsr_seeds(&self) -> Vec<u64> {
-        let mut g = SplitMix64(self.seed);
-        (0..self.events)
-            .map(|_| self.lfsr.draw_seed(&mut g))
-            .collect()
+    /// The bank's random source: one member (every counter reads Z_0), 2^(B−d) − 2 bits.
+    pub fn pool(&self) -> Result<PoolParams, String> {
+        PoolParams::new(
+            1,
+            PoolParams::field_for_state_bits(self.bits - self.mantissa),
+            self.seed,
+        )
     }
 
     /// f(X) = (2^d + m)·2^e − 2^d, saturating at 2^64 − 1.
@@ -99,23 +91,21 @@ impl FloatParams {
     }
 }
 
-/// One floating-point counter with its own LFSR.
+/// One floating-point counter; its random bits arrive as the clock's Z_0.
 #[derive(LogicBlock)]
-pub struct FloatCounter<const B: usize, const W: usize> {
+pub struct FloatCounter<const B: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub inc: Signal<In, Bit>,
+    pub z: Signal<In, Bits<Z_BITS>>,
     /// The state X (exponent above the mantissa).
     pub x: Signal<Out, Bits<B>>,
-    lfsr: Lfsr<W>,
     state: DFF<Bits<B>>,
     mantissa_bits: Constant<Bits<B>>,
-    ones: Constant<Bits<W>>,
-    full: Constant<Bits<B>>,
 }
 
-impl<const B: usize, const W: usize> FloatCounter<B, W> {
-    pub fn new(params: &FloatParams, seed: u64) -> Result<Self, String> {
+impl<const B: usize> FloatCounter<B> {
+    pub fn new(params: &FloatParams) -> Result<Self, String> {
         params.validate()?;
         if params.bits != B {
             return Err(format!("counter width {B} != parameters ({})", params.bits));
@@ -124,30 +114,23 @@ impl<const B: usize, const W: usize> FloatCounter<B, W> {
             clock: Default::default(),
             reset: Default::default(),
             inc: Default::default(),
+            z: Default::default(),
             x: Default::default(),
-            lfsr: Lfsr::new(params.lfsr, seed)?,
             state: Default::default(),
             mantissa_bits: Constant::new(bits(params.mantissa as u64)),
-            ones: Constant::new(bits::<W>(crate::counters::lfsr::width_mask(W))),
-            full: Constant::new(bits::<B>(params.max_state())),
         })
     }
 }
 
-impl<const B: usize, const W: usize> Logic for FloatCounter<B, W> {
+impl<const B: usize> Logic for FloatCounter<B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state);
-        self.lfsr.clock.next = self.clock.val();
-        self.lfsr.reset.next = self.reset.val();
-        self.lfsr.advance.next = self.inc.val();
         self.x.next = self.state.q.val();
-        // Increment iff the e low LFSR bits are all zero (probability 2^−e) and not saturated.
+        // Z ≥ e (the exponent has at most 6 bits).
         if self.inc.val()
-            & !(self.lfsr.state.val()
-                & !(self.ones.val() << (self.state.q.val() >> self.mantissa_bits.val())))
-            .any()
-            & (self.state.q.val() != self.full.val())
+            & (self.z.val()
+                >= bit_cast::<Z_BITS, B>(self.state.q.val() >> self.mantissa_bits.val()))
         {
             self.state.d.next = self.state.q.val() + 1;
         }
@@ -159,7 +142,7 @@ impl<const B: usize, const W: usize> Logic for FloatCounter<B, W> {
 
 /// A bank of E floating-point counters with the Morris bank's ports.
 #[derive(LogicBlock)]
-pub struct FloatBank<const E: usize, const B: usize, const W: usize> {
+pub struct FloatBank<const E: usize, const B: usize, const R: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub inc: Signal<In, Bits<E>>,
@@ -168,7 +151,8 @@ pub struct FloatBank<const E: usize, const B: usize, const W: usize> {
     pub query_ready: Signal<Out, Bit>,
     pub estimate_valid: Signal<Out, Bit>,
     pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
-    pub counters: [FloatCounter<B, W>; E],
+    pub counters: [FloatCounter<B>; E],
+    random: SharedRandom<1, R>,
     event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
     snap: DFF<Bits<B>>,
     busy: DFF<Bit>,
@@ -181,18 +165,16 @@ pub struct FloatBank<const E: usize, const B: usize, const W: usize> {
     saturated: Constant<Bits<ESTIMATE_BITS>>,
 }
 
-impl<const E: usize, const B: usize, const W: usize> FloatBank<E, B, W> {
+impl<const E: usize, const B: usize, const R: usize> FloatBank<E, B, R> {
     pub fn new(params: &FloatParams) -> Result<Self, String> {
         params.validate()?;
-        if params.events != E || params.bits != B || params.lfsr.width != W {
+        if params.events != E || params.bits != B {
             return Err(format!(
-                "bank <E={E}, B={B}, W={W}> does not match parameters {params:?}"
+                "bank <E={E}, B={B}> does not match parameters {params:?}"
             ));
         }
-        let counters: Vec<FloatCounter<B, W>> = params
-            .lfsr_seeds()
-            .iter()
-            .map(|&s| FloatCounter::new(params, s))
+        let counters: Vec<FloatCounter<B>> = (0..E)
+            .map(|_| FloatCounter::new(params))
             .collect::<Result<_, _>>()?;
         let d = params.mantissa as u64;
         Ok(FloatBank {
@@ -205,6 +187,7 @@ impl<const E: usize, const B: usize, const W: usize> FloatBank<E, B, W> {
             estimate_valid: Default::default(),
             estimate: Default::default(),
             counters: counters.try_into().map_err(|_| "bank size").unwrap(),
+            random: SharedRandom::new(&params.pool()?)?,
             event_ids: std::array::from_fn(|i| Constant::new(bits(i as u64))),
             snap: Default::default(),
             busy: Default::default(),
@@ -219,11 +202,14 @@ impl<const E: usize, const B: usize, const W: usize> FloatBank<E, B, W> {
     }
 }
 
-impl<const E: usize, const B: usize, const W: usize> Logic for FloatBank<E, B, W> {
+impl<const E: usize, const B: usize, const R: usize> Logic for FloatBank<E, B, R> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, snap, busy, done, result);
+        self.random.clock.next = self.clock.val();
+        self.random.reset.next = self.reset.val();
         for i in 0..E {
+            self.counters[i].z.next = self.random.z[0].val();
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].reset.next = self.reset.val();
             self.counters[i].inc.next = self.inc.val().get_bit(i);

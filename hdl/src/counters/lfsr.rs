@@ -1,281 +1,344 @@
-//! Width-generic Fibonacci LFSR with leap-forward: the random source of the approximate counters.
+//! The shared random source of the approximate counter banks: LFSRs on x^127 + x + 1 that shift in
+//! fresh bits every clock, and the per-member trailing-zero counts Z that every counter's trial reads.
 //!
-//! **Convention.** State bit i is stage i+1 of the shift register. One step shifts left: stage 1 (bit 0)
-//! takes the feedback, the XOR of the stages listed in [`LFSR_TAPS`], and the old last stage falls out.
-//! So after k steps the k freshest output bits sit in bits 0..k (bit 0 the newest).
+//! **Which bits a trial uses (the one definition; the model calls the functions below, the RTL
+//! builds the same expressions).** The bank has G *members* (positions in a group: a Morris group has
+//! G counters per event, a floating-point bank one counter per event, G = 1). Member j owns a field
+//! of K fresh bits per clock, K = 2^B − 2 for a B-bit counter state (the largest state whose trial can
+//! still succeed). Every register leaps [`LEAP`] = 105 steps per clock; its 105 fresh bits form
+//! [`LANES`] = 5 *lanes* of [`STRAND`] = 21 bits, lane l being fresh bits l, l + 5, …, l + 100. Member
+//! j's field is its S = ⌈K / 21⌉ strands in order, strand k being lane s mod 5 of register s / 5 with
+//! s = k·G + j, and field bit o = 21k + i is bit i of strand k ([`PoolParams::field_bit`]). On clock t
+//! after reset (t = 0, 1, …; the reset clock loads the seeds) with register states s_g(t):
 //!
-//! **Fresh bits (the correlation question).** A consumer that ORs X state bits and then lets the
-//! register shift by one would see X−1 of the same bits again at its next event: the windows overlap,
-//! the events are strongly correlated (a run of L zeros in the stream would push a Morris counter from
-//! X straight to about L). Here the register *leaps* `leap` steps per consumed event, computed in one
-//! clock as a constant GF(2) matrix (each new bit is the parity of a fixed subset of the old bits), and
-//! the consumer reads only bits 0..X with X ≤ `leap`. Every event therefore sees only bits that no
-//! earlier event has seen. The register advances only when its consumer takes an event, so the bits an
-//! event sees depend on the event count, not on the cycle it arrives in (the model needs no timing).
+//! - fresh_g(t) = (s ^ (s >> 1)) & (2^105 − 1)  ([`fresh`]): bit m is the sequence element that the
+//!   recurrence a_{i+127} = a_{i+1} ⊕ a_i puts m steps beyond the register, one XOR per bit;
+//! - Z_j(t) = the number of trailing zeros of member j's field, K if it is all zero ([`PoolParams::z`]);
+//! - s_g(t + 1) = (s >> 105) | (fresh_g(t) << 22)  ([`advance`]).
 //!
-//! Note: a decimation by `leap` of an m-sequence of period 2^W−1 has period (2^W−1)/gcd(leap, 2^W−1);
-//! for W = 64, leap = 63 that is (2^64−1)/3, still far beyond any run.
+//! The registers advance on every clock, whether or not any event arrives. A trial of event e at
+//! clock t by its member-j counter with state X succeeds iff Z_j(t) ≥ X: probability 2^−X for X ≤ K,
+//! and 0 for X = K + 1 = 2^B − 1, the saturated state. Every event's member j reads the same Z_j(t).
+//!
+//! **Independence.** x^127 + x + 1 is primitive (test `polynomial_is_primitive`), so a register runs
+//! through an m-sequence of period 2^127 − 1 and every window of 127 consecutive sequence bits takes
+//! each non-zero value exactly once per period. Within one clock a register hands out 105 consecutive
+//! new positions, none read before: (1) one trial's field is uniform and independent, so
+//! P(Z ≥ X) = 2^−X; (2) the members of one group read disjoint bits, their trials in one clock are
+//! independent. Across clocks the danger is a sparse linear relation: the trinomial and its squares
+//! tie a_p, a_{p+2^i} and a_{p+127·2^i}. Had a member read consecutive positions, a hit (its X low bits
+//! all zero) would force low bits of its *next* field to zero (a_{p+127} = a_p ⊕ a_{p+1}), making its
+//! next trial far likelier than 2^−X — measured: a 50 % bias of the Morris estimate. The lanes prevent
+//! it: the three positions of such a relation lie in lanes l, l + 2^i, l + 2^{i+1} (mod 5), always
+//! three different lanes (2^i mod 5 cycles 1, 2, 4, 3), and a member's low field bits (all X < 21) come
+//! from one lane. One lane over time is the 5-decimation of the m-sequence, itself an m-sequence
+//! (gcd(5, 2^127 − 1) = 1) with the minimal polynomial 1 + x^76 + x^101 + x^126 + x^127 in lane steps
+//! (test `lane_polynomial`): it ties a lane bit to four bits 76, 101, 126 and 127 lane steps back,
+//! i.e. in three different earlier clocks (21 lane bits per clock), so forcing a bit takes hits of the
+//! same member on three earlier clocks. Different registers start at independent seeds.
+//! What sharing does cost: counters of *different* events with the same member index and the same
+//! state at the same clock make the same decision — their estimates are correlated (the study measures
+//! it); each event's own estimate keeps the Morris (or floating-point) distribution.
 
 use crate::hash::SplitMix64;
 use rust_hdl::prelude::*;
 
-/// Largest supported register width.
-pub const MAX_LFSR_WIDTH: usize = 64;
+/// Width of every register; the feedback polynomial is x^127 + x + 1.
+pub const POOL_WIDTH: usize = 127;
+/// Lanes of a register's fresh bits (odd and prime to 2^127 − 1: see the independence argument).
+pub const LANES: usize = 5;
+/// Bits of one lane per clock.
+pub const STRAND: usize = 21;
+/// Steps every register moves per clock: its fresh bits.
+pub const LEAP: usize = LANES * STRAND;
+/// Largest field K (6-bit counter states).
+pub const MAX_FIELD: usize = 62;
+/// Strands of the largest field. (The trailing-zero unit indexes its strands with the literals 2
+/// and 21: keep them in step.)
+pub const MAX_STRANDS: usize = 3;
+const _: () = assert!(MAX_STRANDS == 3 && STRAND == 21 && MAX_FIELD <= MAX_STRANDS * STRAND);
+const _: () = assert!(LEAP < POOL_WIDTH);
+/// Width of a trailing-zero count Z ≤ [`MAX_FIELD`].
+pub const Z_BITS: usize = 6;
+/// Most members of one bank's source.
+pub const MAX_MEMBERS: usize = 64;
 
-/// Maximal-length taps for widths 2..=64 (1-based stage numbers, the first is always the width),
-/// from Xilinx XAPP052 (Alfke 1996), table 3. With XOR feedback the all-zero state is the lock-up
-/// state; every other state lies on the single cycle of length 2^W − 1. The test
-/// `lfsr::tests::taps_are_maximal` proves each entry primitive (order of x modulo the feedback
-/// polynomial is exactly 2^W − 1), and steps the small widths through their whole period.
-pub const LFSR_TAPS: [&[u32]; MAX_LFSR_WIDTH + 1] = [
-    &[],
-    &[],
-    &[2, 1],
-    &[3, 2],
-    &[4, 3],
-    &[5, 3],
-    &[6, 5],
-    &[7, 6],
-    &[8, 6, 5, 4],
-    &[9, 5],
-    &[10, 7],
-    &[11, 9],
-    &[12, 6, 4, 1],
-    &[13, 4, 3, 1],
-    &[14, 5, 3, 1],
-    &[15, 14],
-    &[16, 15, 13, 4],
-    &[17, 14],
-    &[18, 11],
-    &[19, 6, 2, 1],
-    &[20, 17],
-    &[21, 19],
-    &[22, 21],
-    &[23, 18],
-    &[24, 23, 22, 17],
-    &[25, 22],
-    &[26, 6, 2, 1],
-    &[27, 5, 2, 1],
-    &[28, 25],
-    &[29, 27],
-    &[30, 6, 4, 1],
-    &[31, 28],
-    &[32, 22, 2, 1],
-    &[33, 20],
-    &[34, 27, 2, 1],
-    &[35, 33],
-    &[36, 25],
-    &[37, 5, 4, 3, 2, 1],
-    &[38, 6, 5, 1],
-    &[39, 35],
-    &[40, 38, 21, 19],
-    &[41, 38],
-    &[42, 41, 20, 19],
-    &[43, 42, 38, 37],
-    &[44, 43, 18, 17],
-    &[45, 44, 42, 41],
-    &[46, 45, 26, 25],
-    &[47, 42],
-    &[48, 47, 21, 20],
-    &[49, 40],
-    &[50, 49, 24, 23],
-    &[51, 50, 36, 35],
-    &[52, 49],
-    &[53, 52, 38, 37],
-    &[54, 53, 18, 17],
-    &[55, 31],
-    &[56, 55, 35, 34],
-    &[57, 50],
-    &[58, 39],
-    &[59, 58, 38, 37],
-    &[60, 59],
-    &[61, 60, 46, 45],
-    &[62, 61, 6, 5],
-    &[63, 62],
-    &[64, 63, 61, 60],
-];
-
-/// An LFSR configuration: register `width` W (2..=64) and `leap` k, the number of steps taken per
-/// consumed event (1..=W), which is also how many fresh bits each event may read.
+/// The source of one bank: `members` fields of `field` bits per clock, register seeds from `seed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LfsrParams {
-    pub width: usize,
-    pub leap: usize,
+pub struct PoolParams {
+    pub members: usize,
+    pub field: usize,
+    pub seed: u64,
 }
 
-impl LfsrParams {
-    /// Rejects widths outside the taps table and leaps that would hand out more bits than the
-    /// register holds.
-    pub fn new(width: usize, leap: usize) -> Result<Self, String> {
-        if !(2..=MAX_LFSR_WIDTH).contains(&width) {
+impl PoolParams {
+    pub fn new(members: usize, field: usize, seed: u64) -> Result<Self, String> {
+        if !(1..=MAX_MEMBERS).contains(&members) {
             return Err(format!(
-                "LFSR width {width} outside 2..={MAX_LFSR_WIDTH} (the taps table)"
+                "random source members {members} outside 1..={MAX_MEMBERS}"
             ));
         }
-        if leap == 0 || leap > width {
+        if !(1..=MAX_FIELD).contains(&field) {
             return Err(format!(
-                "LFSR leap {leap} must be in 1..={width} (fresh bits per event ≤ register width)"
+                "random field of {field} bits outside 1..={MAX_FIELD} (counter states of at most 6 bits)"
             ));
         }
-        Ok(LfsrParams { width, leap })
+        Ok(PoolParams {
+            members,
+            field,
+            seed,
+        })
     }
 
-    /// All-ones mask of the register width.
-    pub fn mask(&self) -> u64 {
-        width_mask(self.width)
+    /// The field of a B-bit counter state: 2^B − 2 bits.
+    pub fn field_for_state_bits(bits: usize) -> usize {
+        (1usize << bits) - 2
     }
 
-    /// Feedback mask: the tapped stages as state bits.
-    pub fn tap_mask(&self) -> u64 {
-        LFSR_TAPS[self.width]
-            .iter()
-            .fold(0, |m, &t| m | 1u64 << (t - 1))
+    /// Strands S of every member's field.
+    pub fn strands(&self) -> usize {
+        self.field.div_ceil(STRAND)
     }
 
-    /// One single step of the register.
-    pub fn step(&self, s: u64) -> u64 {
-        let fb = ((s & self.tap_mask()).count_ones() & 1) as u64;
-        ((s << 1) | fb) & self.mask()
+    pub fn registers(&self) -> usize {
+        (self.members * self.strands()).div_ceil(LANES)
     }
 
-    /// Column j of the leap matrix: the state `leap` steps after the unit state e_j. By linearity
-    /// the leaped state is the XOR of the columns of the set bits.
-    pub fn leap_columns(&self) -> Vec<u64> {
-        (0..self.width)
-            .map(|j| {
-                let mut s = 1u64 << j;
-                for _ in 0..self.leap {
-                    s = self.step(s);
+    /// Register and lane of strand k of member j.
+    pub fn strand(&self, j: usize, k: usize) -> (usize, usize) {
+        let s = k * self.members + j;
+        (s / LANES, s % LANES)
+    }
+
+    /// Register and fresh-bit index of bit o of member j's field.
+    pub fn field_bit(&self, j: usize, o: usize) -> (usize, usize) {
+        let (g, lane) = self.strand(j, o / STRAND);
+        (g, lane + LANES * (o % STRAND))
+    }
+
+    /// Register seeds, non-zero, 127 bits: two SplitMix64(seed) draws each (low half first).
+    pub fn seeds(&self) -> Vec<u128> {
+        let mut gen = SplitMix64(self.seed);
+        (0..self.registers())
+            .map(|_| loop {
+                let lo = gen.next_u64() as u128;
+                let hi = gen.next_u64() as u128;
+                let s = (hi << 64 | lo) & pool_mask(POOL_WIDTH);
+                if s != 0 {
+                    break s;
                 }
-                s
             })
             .collect()
     }
 
-    /// A non-zero seed for one register, drawn from the documented generator.
-    pub fn draw_seed(&self, g: &mut SplitMix64) -> u64 {
-        loop {
-            let s = g.next_u64() & self.mask();
-            if s != 0 {
-                return s;
+    /// Z_j from this clock's fresh bits of every register: trailing zeros of member j's field, at
+    /// most K.
+    pub fn z(&self, fresh: &[u128], j: usize) -> u32 {
+        (0..self.field)
+            .find(|&o| {
+                let (g, m) = self.field_bit(j, o);
+                fresh[g] >> m & 1 == 1
+            })
+            .unwrap_or(self.field) as u32
+    }
+}
+
+/// All-ones in the low `bits` bits (≤ 127).
+pub fn pool_mask(bits: usize) -> u128 {
+    (1u128 << bits) - 1
+}
+
+/// The fresh bits of register state `s` this clock.
+pub fn fresh(s: u128) -> u128 {
+    (s ^ s >> 1) & pool_mask(LEAP)
+}
+
+/// The register state one clock later.
+pub fn advance(s: u128) -> u128 {
+    (s >> LEAP | fresh(s) << (POOL_WIDTH - LEAP)) & pool_mask(POOL_WIDTH)
+}
+
+/// A 127-bit constant as rust-hdl bits.
+fn pool_bits(v: u128) -> Bits<POOL_WIDTH> {
+    let lo = bit_cast::<POOL_WIDTH, 64>(bits::<64>(v as u64));
+    let hi = bit_cast::<POOL_WIDTH, 64>(bits::<64>((v >> 64) as u64));
+    (hi << 64) | lo
+}
+
+/// One register: loads its seed on reset, leaps [`LEAP`] steps every clock and shows the fresh bits.
+#[derive(LogicBlock)]
+pub struct PoolRegister {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// This clock's fresh bits in bits 0..LEAP (0 above).
+    pub fresh: Signal<Out, Bits<POOL_WIDTH>>,
+    state: DFF<Bits<POOL_WIDTH>>,
+    seed: Constant<Bits<POOL_WIDTH>>,
+    leap: Constant<Bits<8>>,
+    keep: Constant<Bits<8>>,
+    fresh_mask: Constant<Bits<POOL_WIDTH>>,
+}
+
+impl PoolRegister {
+    fn new(seed: u128) -> Self {
+        PoolRegister {
+            clock: Default::default(),
+            reset: Default::default(),
+            fresh: Default::default(),
+            state: Default::default(),
+            seed: Constant::new(pool_bits(seed)),
+            leap: Constant::new(bits(LEAP as u64)),
+            keep: Constant::new(bits((POOL_WIDTH - LEAP) as u64)),
+            fresh_mask: Constant::new(pool_bits(pool_mask(LEAP))),
+        }
+    }
+}
+
+impl Logic for PoolRegister {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state);
+        self.fresh.next =
+            (self.state.q.val() ^ (self.state.q.val() >> 1)) & self.fresh_mask.val();
+        self.state.d.next = (self.state.q.val() >> self.leap.val())
+            | (((self.state.q.val() ^ (self.state.q.val() >> 1)) & self.fresh_mask.val())
+                << self.keep.val());
+        if self.reset.val() {
+            self.state.d.next = self.seed.val();
+        }
+    }
+}
+
+/// Z of one member: the trailing zeros of its field, K if none is set. Strand k's register's fresh
+/// bits arrive on `strand<k>` (unused strands are masked off).
+#[derive(LogicBlock)]
+pub struct TrailingZeros {
+    pub strand0: Signal<In, Bits<POOL_WIDTH>>,
+    pub strand1: Signal<In, Bits<POOL_WIDTH>>,
+    pub strand2: Signal<In, Bits<POOL_WIDTH>>,
+    pub z: Signal<Out, Bits<Z_BITS>>,
+    strands: [Signal<Local, Bits<POOL_WIDTH>>; MAX_STRANDS],
+    /// Fresh bits of strand k that belong to the field.
+    mask: [Constant<Bits<POOL_WIDTH>>; MAX_STRANDS],
+    /// Entry 21·k + i: fresh-bit index and field bit o of strand 2 − k, bit 20 − i — from the highest
+    /// field bit down, so that the last set bit found is the lowest.
+    position: [Constant<Bits<8>>; MAX_STRANDS * STRAND],
+    value: [Constant<Bits<Z_BITS>>; MAX_STRANDS * STRAND],
+    cap: Constant<Bits<Z_BITS>>,
+}
+
+impl TrailingZeros {
+    fn new(params: &PoolParams, j: usize) -> Self {
+        let mut mask = [0u128; MAX_STRANDS];
+        for o in 0..params.field {
+            mask[o / STRAND] |= 1 << params.field_bit(j, o).1;
+        }
+        let entry = |t: usize| {
+            let o = (MAX_STRANDS - 1 - t / STRAND) * STRAND + (STRAND - 1 - t % STRAND);
+            let lane = params.strand(j, o / STRAND).1;
+            (lane + LANES * (o % STRAND), o)
+        };
+        TrailingZeros {
+            strand0: Default::default(),
+            strand1: Default::default(),
+            strand2: Default::default(),
+            z: Default::default(),
+            strands: std::array::from_fn(|_| Default::default()),
+            mask: std::array::from_fn(|k| Constant::new(pool_bits(mask[k]))),
+            position: std::array::from_fn(|t| Constant::new(bits(entry(t).0 as u64))),
+            value: std::array::from_fn(|t| Constant::new(bits(entry(t).1 as u64))),
+            cap: Constant::new(bits(params.field as u64)),
+        }
+    }
+}
+
+impl Logic for TrailingZeros {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.strands[0].next = self.strand0.val() & self.mask[0].val();
+        self.strands[1].next = self.strand1.val() & self.mask[1].val();
+        self.strands[2].next = self.strand2.val() & self.mask[2].val();
+        self.z.next = self.cap.val();
+        for k in 0..MAX_STRANDS {
+            for i in 0..STRAND {
+                if self.strands[2 - k]
+                    .val()
+                    .get_bit(self.position[k * 21 + i].val().index())
+                {
+                    self.z.next = self.value[k * 21 + i].val();
+                }
             }
         }
     }
 }
 
-/// All-ones in the low `width` bits.
-pub fn width_mask(width: usize) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    }
-}
-
-/// The leap network: `leaped` is `now` advanced `leap` steps, one parity per output bit. Written as
-/// custom Verilog (XOR reductions in an `always @(*)`; rust-hdl declares outputs `reg`) because an hdl_gen kernel cannot assemble a vector bit
-/// by bit; the Rust `update` evaluates the same rows, and the Icarus cross-simulation checks both.
+/// The whole source of a bank: R registers and G trailing-zero units; `z[j]` is Z_j of this clock.
 #[derive(LogicBlock)]
-pub struct LeapNetwork<const W: usize> {
-    pub now: Signal<In, Bits<W>>,
-    pub leaped: Signal<Out, Bits<W>>,
-    /// Row i: the old bits whose parity is new bit i.
-    rows: [Constant<Bits<W>>; W],
-}
-
-impl<const W: usize> LeapNetwork<W> {
-    pub fn new(params: LfsrParams) -> Self {
-        let cols = params.leap_columns();
-        let rows: Vec<u64> = (0..W)
-            .map(|i| {
-                (0..W)
-                    .filter(|&j| cols[j] >> i & 1 == 1)
-                    .fold(0, |m, j| m | 1u64 << j)
-            })
-            .collect();
-        LeapNetwork {
-            now: Default::default(),
-            leaped: Default::default(),
-            rows: std::array::from_fn(|i| Constant::new(bits::<W>(rows[i]))),
-        }
-    }
-}
-
-impl<const W: usize> Logic for LeapNetwork<W> {
-    fn update(&mut self) {
-        let s = self.now.val().to_u64();
-        let mut r = 0u64;
-        for i in 0..W {
-            r |= (((s & self.rows[i].val().to_u64()).count_ones() & 1) as u64) << i;
-        }
-        self.leaped.next = bits::<W>(r);
-    }
-
-    fn connect(&mut self) {
-        self.leaped.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let terms: Vec<String> = (0..W).rev().map(|i| format!("^(now & rows${i})")).collect();
-        Verilog::Custom(format!(
-            "always @(*) leaped = {{\n    {}}};\n",
-            terms.join(",\n    ")
-        ))
-    }
-}
-
-/// The LFSR as hardware: `state` is the register; with `advance` high at a clock edge it leaps
-/// `leap` steps (one clock, parity network); `reset` (synchronous, active high) reloads the seed.
-#[derive(LogicBlock)]
-pub struct Lfsr<const W: usize> {
+pub struct SharedRandom<const G: usize, const R: usize> {
     pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: every register to its seed.
     pub reset: Signal<In, Bit>,
-    /// Consume one event's bits: leap at this edge.
-    pub advance: Signal<In, Bit>,
-    /// Current state; a consumer reads its random bits from bits 0..leap.
-    pub state: Signal<Out, Bits<W>>,
-    shift: DFFWithInit<Bits<W>>,
-    seed: Constant<Bits<W>>,
-    network: LeapNetwork<W>,
+    pub z: [Signal<Out, Bits<Z_BITS>>; G],
+    registers: [PoolRegister; R],
+    units: [TrailingZeros; G],
+    /// Register of strand k of member j, at index 3j + k (unused strands: register 0, masked).
+    strand_register: [Constant<Bits<8>>; MAX_MEMBERS * MAX_STRANDS],
+    register_ids: [Constant<Bits<8>>; R],
 }
 
-impl<const W: usize> Lfsr<W> {
-    /// `seed` must be non-zero and fit in W bits; `params.width` must equal W.
-    pub fn new(params: LfsrParams, seed: u64) -> Result<Self, String> {
-        if params.width != W {
+impl<const G: usize, const R: usize> SharedRandom<G, R> {
+    pub fn new(params: &PoolParams) -> Result<Self, String> {
+        if params.members != G || params.registers() != R {
             return Err(format!(
-                "LFSR block width {W} does not match parameters ({})",
-                params.width
+                "random source <G={G}, R={R}> does not match {} members in {} registers",
+                params.members,
+                params.registers()
             ));
         }
-        if seed == 0 || seed & !params.mask() != 0 {
-            return Err(format!(
-                "LFSR seed {seed:#x} must be non-zero and fit in {W} bits"
-            ));
-        }
-        Ok(Lfsr {
+        let seeds = params.seeds();
+        let register = |t: usize| {
+            let (j, k) = (t / MAX_STRANDS, t % MAX_STRANDS);
+            if j < G && k < params.strands() {
+                params.strand(j, k).0
+            } else {
+                0
+            }
+        };
+        Ok(SharedRandom {
             clock: Default::default(),
             reset: Default::default(),
-            advance: Default::default(),
-            state: Default::default(),
-            shift: DFFWithInit::new(bits::<W>(seed)),
-            seed: Constant::new(bits::<W>(seed)),
-            network: LeapNetwork::new(params),
+            z: std::array::from_fn(|_| Default::default()),
+            registers: std::array::from_fn(|g| PoolRegister::new(seeds[g])),
+            units: std::array::from_fn(|j| TrailingZeros::new(params, j)),
+            strand_register: std::array::from_fn(|t| Constant::new(bits(register(t) as u64))),
+            register_ids: std::array::from_fn(|g| Constant::new(bits(g as u64))),
         })
     }
 }
 
-impl<const W: usize> Logic for Lfsr<W> {
+impl<const G: usize, const R: usize> Logic for SharedRandom<G, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, shift);
-        self.state.next = self.shift.q.val();
-        self.network.now.next = self.shift.q.val();
-        if self.advance.val() {
-            self.shift.d.next = self.network.leaped.val();
+        for g in 0..R {
+            self.registers[g].clock.next = self.clock.val();
+            self.registers[g].reset.next = self.reset.val();
         }
-        if self.reset.val() {
-            self.shift.d.next = self.seed.val();
+        for j in 0..G {
+            self.units[j].strand0.next = self.registers[0].fresh.val();
+            self.units[j].strand1.next = self.registers[0].fresh.val();
+            self.units[j].strand2.next = self.registers[0].fresh.val();
+            for g in 0..R {
+                if self.strand_register[j * 3].val() == self.register_ids[g].val() {
+                    self.units[j].strand0.next = self.registers[g].fresh.val();
+                }
+                if self.strand_register[j * 3 + 1].val() == self.register_ids[g].val() {
+                    self.units[j].strand1.next = self.registers[g].fresh.val();
+                }
+                if self.strand_register[j * 3 + 2].val() == self.register_ids[g].val() {
+                    self.units[j].strand2.next = self.registers[g].fresh.val();
+                }
+            }
+            self.z[j].next = self.units[j].z.val();
         }
     }
 }
@@ -284,186 +347,154 @@ impl<const W: usize> Logic for Lfsr<W> {
 mod tests {
     use super::*;
 
-    /// Carry-less multiply of two polynomials of degree < 64 modulo `p` (degree n, bit n set).
-    fn mulmod(a: u64, b: u64, p: u128, n: u32) -> u64 {
-        let mut r: u128 = 0;
-        for i in 0..64 {
+    /// a·b mod (x^127 + x + 1), polynomials as u128 bit vectors of degree < 127.
+    fn mulmod(a: u128, b: u128) -> u128 {
+        let mut r = 0u128;
+        let mut a = a;
+        for i in 0..POOL_WIDTH {
             if b >> i & 1 == 1 {
-                r ^= (a as u128) << i;
+                r ^= a;
+            }
+            // a ·= x, reduce x^127 = x + 1
+            let top = a >> (POOL_WIDTH - 1) & 1;
+            a = (a << 1) & pool_mask(POOL_WIDTH);
+            if top == 1 {
+                a ^= 0b11;
             }
         }
-        for i in (n..128).rev() {
-            if r >> i & 1 == 1 {
-                r ^= p << (i - n);
-            }
-        }
-        r as u64
+        r
     }
 
-    fn powmod(mut e: u128, p: u128, n: u32) -> u64 {
-        let (mut base, mut acc) = (2u64, 1u64); // x, 1
-        while e > 0 {
-            if e & 1 == 1 {
-                acc = mulmod(acc, base, p, n);
-            }
-            base = mulmod(base, base, p, n);
-            e >>= 1;
+    #[test]
+    fn polynomial_is_primitive() {
+        // x^(2^127) ≡ x: every irreducible factor has degree 1 or 127; p(0) = p(1) = 1, so p is
+        // irreducible; then the order of x divides the prime 2^127 − 1 and x ≠ 1, so it is maximal.
+        let x = 2u128;
+        let mut y = x;
+        for _ in 0..POOL_WIDTH {
+            y = mulmod(y, y);
         }
-        acc
+        assert_eq!(y, x);
+        let mut z = x;
+        for _ in 0..POOL_WIDTH - 1 {
+            z = mulmod(z, z);
+        }
+        assert_ne!(z, x, "x^(2^126) = x would mean a smaller field");
     }
 
-    fn mul_mod_u64(a: u64, b: u64, m: u64) -> u64 {
-        ((a as u128 * b as u128) % m as u128) as u64
+    /// The sequence a_0.. of a register seeded with `seed`, `n` elements.
+    fn sequence(seed: u128, n: usize) -> Vec<u8> {
+        let mut seq: Vec<u8> = (0..POOL_WIDTH).map(|i| (seed >> i & 1) as u8).collect();
+        while seq.len() < n {
+            let k = seq.len();
+            seq.push(seq[k - 127 + 1] ^ seq[k - 127]);
+        }
+        seq
     }
 
-    fn is_prime(n: u64) -> bool {
-        if n < 2 {
-            return false;
-        }
-        for p in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
-            if n % p == 0 {
-                return n == p;
+    #[test]
+    fn advance_walks_the_recurrence() {
+        // The register holds a_i .. a_{i+126}; one clock later a_{i+105} .. a_{i+231}, and its
+        // fresh bits are a_{i+127} .. a_{i+231}.
+        let seed = PoolParams::new(5, 62, 3).unwrap().seeds()[0];
+        let seq = sequence(seed, 2000);
+        let mut s = seed;
+        for t in 0..10 {
+            let f = fresh(s);
+            for m in 0..LEAP {
+                assert_eq!((f >> m & 1) as u8, seq[t * LEAP + POOL_WIDTH + m], "fresh bit {m}");
+            }
+            s = advance(s);
+            for i in 0..POOL_WIDTH {
+                assert_eq!((s >> i & 1) as u8, seq[(t + 1) * LEAP + i]);
             }
         }
-        let (mut d, mut s) = (n - 1, 0);
-        while d % 2 == 0 {
-            d /= 2;
-            s += 1;
-        }
-        'witness: for a in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
-            let mut x = 1u64;
-            let (mut b, mut e) = (a, d);
-            while e > 0 {
-                if e & 1 == 1 {
-                    x = mul_mod_u64(x, b, n);
+    }
+
+    /// Berlekamp–Massey over GF(2): the linear complexity of `s` and its connection polynomial.
+    fn berlekamp_massey(s: &[u8]) -> (usize, Vec<u8>) {
+        let n = s.len();
+        let (mut c, mut b) = (vec![0u8; n + 1], vec![0u8; n + 1]);
+        c[0] = 1;
+        b[0] = 1;
+        let (mut l, mut m) = (0usize, 1usize);
+        for i in 0..n {
+            let d = (0..=l).fold(0, |d, k| d ^ (c[k] & s[i - k]));
+            if d == 0 {
+                m += 1;
+            } else if 2 * l <= i {
+                let t = c.clone();
+                for k in 0..=n - m {
+                    c[k + m] ^= b[k];
                 }
-                b = mul_mod_u64(b, b, n);
-                e >>= 1;
+                l = i + 1 - l;
+                b = t;
+                m = 1;
+            } else {
+                for k in 0..=n - m {
+                    c[k + m] ^= b[k];
+                }
+                m += 1;
             }
-            if x == 1 || x == n - 1 {
-                continue;
-            }
-            for _ in 1..s {
-                x = mul_mod_u64(x, x, n);
-                if x == n - 1 {
-                    continue 'witness;
+        }
+        c.truncate(l + 1);
+        (l, c)
+    }
+
+    #[test]
+    fn lane_polynomial() {
+        // One lane over time: every 5th sequence bit. Its minimal polynomial has degree 127 (an
+        // m-sequence again) and five terms whose delays fall in three different clocks.
+        let seq = sequence(PoolParams::new(5, 62, 3).unwrap().seeds()[0], 5 * 400 + 10);
+        let lane: Vec<u8> = seq.iter().step_by(LANES).take(400).copied().collect();
+        let (l, c) = berlekamp_massey(&lane);
+        assert_eq!(l, POOL_WIDTH);
+        let terms: Vec<usize> = (0..c.len()).filter(|&k| c[k] == 1).collect();
+        assert_eq!(terms, [0, 76, 101, 126, 127]);
+        let clocks: std::collections::BTreeSet<usize> =
+            terms[1..].iter().map(|d| d.div_ceil(STRAND)).collect();
+        assert!(clocks.len() >= 3, "{clocks:?}");
+        let (l, c) = berlekamp_massey(&seq[..400]);
+        assert_eq!((l, c.iter().filter(|&&b| b == 1).count()), (127, 3));
+    }
+
+    #[test]
+    fn layout_gives_disjoint_fields() {
+        let p = PoolParams::new(5, 62, 1).unwrap();
+        assert_eq!((p.strands(), p.registers()), (3, 3));
+        let mut used = std::collections::HashSet::new();
+        for j in 0..5 {
+            for o in 0..62 {
+                let bit = p.field_bit(j, o);
+                assert!(bit.0 < 3 && bit.1 < LEAP);
+                assert!(used.insert(bit), "bit {bit:?} used twice");
+                // Low field bits (o < 21) of every member come from one lane of register 0.
+                if o < STRAND {
+                    assert_eq!((bit.0, bit.1 % LANES), (0, j));
                 }
             }
-            return false;
         }
-        true
-    }
-
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
-    }
-
-    fn rho(n: u64) -> u64 {
-        for c in 1u64.. {
-            let f = |x: u64| (mul_mod_u64(x, x, n) + c) % n;
-            let (mut x, mut y, mut d) = (2u64, 2u64, 1u64);
-            while d == 1 {
-                x = f(x);
-                y = f(f(y));
-                d = gcd(x.abs_diff(y), n);
-            }
-            if d != n {
-                return d;
-            }
-        }
-        unreachable!()
-    }
-
-    fn prime_factors(n: u64, out: &mut Vec<u64>) {
-        if n == 1 {
-            return;
-        }
-        if is_prime(n) {
-            if !out.contains(&n) {
-                out.push(n);
-            }
-            return;
-        }
-        for p in [2u64, 3, 5, 7] {
-            if n % p == 0 {
-                prime_factors(p, out);
-                prime_factors(n / p, out);
-                return;
-            }
-        }
-        let d = rho(n);
-        prime_factors(d, out);
-        prime_factors(n / d, out);
+        let q = PoolParams::new(3, 6, 1).unwrap();
+        assert_eq!((q.strands(), q.registers()), (1, 1));
+        let f = PoolParams::new(1, 62, 1).unwrap();
+        assert_eq!((f.registers(), f.field_bit(0, 21), f.field_bit(0, 61)), (1, (0, 1), (0, 2 + 5 * 19)));
     }
 
     #[test]
-    fn taps_are_maximal() {
-        for w in 2..=MAX_LFSR_WIDTH {
-            // Feedback polynomial 1 + Σ x^t (its reciprocal is the characteristic polynomial of
-            // the shift; one is primitive iff the other is).
-            let p: u128 = LFSR_TAPS[w].iter().fold(1u128, |p, &t| p | 1u128 << t);
-            assert_eq!(LFSR_TAPS[w][0] as usize, w, "first tap of width {w}");
-            let order = (1u128 << w) - 1;
-            assert_eq!(
-                powmod(order, p, w as u32),
-                1,
-                "x^(2^{w}-1) != 1 for width {w}"
-            );
-            let mut fs = vec![];
-            prime_factors(order as u64, &mut fs);
-            for q in fs {
-                assert_ne!(
-                    powmod(order / q as u128, p, w as u32),
-                    1,
-                    "width {w}: order divides (2^{w}-1)/{q}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn small_widths_have_full_period() {
-        for w in 2..=16 {
-            let p = LfsrParams::new(w, 1).unwrap();
-            let (start, mut s, mut n) = (1u64, p.step(1), 1u64);
-            while s != start {
-                assert_ne!(s, 0);
-                s = p.step(s);
-                n += 1;
-            }
-            assert_eq!(n, (1u64 << w) - 1, "period of width {w}");
-        }
-    }
-
-    #[test]
-    fn leap_matrix_equals_repeated_steps() {
-        let p = LfsrParams::new(64, 63).unwrap();
-        let cols = p.leap_columns();
-        let mut g = SplitMix64(7);
-        for _ in 0..100 {
-            let s = p.draw_seed(&mut g);
-            let mut t = s;
-            for _ in 0..63 {
-                t = p.step(t);
-            }
-            let l = (0..64)
-                .filter(|&j| s >> j & 1 == 1)
-                .fold(0, |a, j| a ^ cols[j]);
-            assert_eq!(l, t);
-        }
+    fn z_is_capped_trailing_zeros() {
+        let p = PoolParams::new(2, 6, 0).unwrap();
+        // Member 0's field bits o are fresh bits 5·o, member 1's are 1 + 5·o.
+        assert_eq!(p.z(&[1 << 15 | 1 << 20], 0), 3);
+        assert_eq!(p.z(&[1 << 15 | 1 << 20], 1), 6, "all-zero field reads K");
+        assert_eq!(p.z(&[1 << 31], 1), 6, "bits beyond K do not count");
+        assert_eq!(p.z(&[1 << 1], 1), 0);
     }
 
     #[test]
     fn bad_parameters_rejected() {
-        assert!(LfsrParams::new(1, 1).is_err());
-        assert!(LfsrParams::new(65, 1).is_err());
-        assert!(LfsrParams::new(16, 17).is_err());
-        assert!(LfsrParams::new(16, 0).is_err());
-        assert!(Lfsr::<16>::new(LfsrParams::new(16, 4).unwrap(), 0).is_err());
-        assert!(Lfsr::<16>::new(LfsrParams::new(8, 4).unwrap(), 1).is_err());
+        assert!(PoolParams::new(0, 62, 1).is_err());
+        assert!(PoolParams::new(5, 63, 1).is_err());
+        assert!(PoolParams::new(5, 0, 1).is_err());
+        assert!(SharedRandom::<5, 2>::new(&PoolParams::new(5, 62, 1).unwrap()).is_err());
     }
 }

@@ -1,12 +1,15 @@
-//! Morris approximate counters (base 2) driven by hardware LFSRs: counter, group, bank with a query port.
+//! Morris approximate counters (base 2) on the bank's shared random source: counter, bank with a
+//! query port.
 //!
 //! Paper terms (Xu, Kim, Nikolic, Shao, ISPASS 2021): a **Morris counter** holds X; on an event it
-//! increments with probability 2^−X, decided by OR-reducing X random bits of its own LFSR (the OR is 0
-//! with probability 2^−X). A **Morris group counter** of g counters counts one event; its estimate is
-//! the mean of 2^X − 1 over the group. The paper uses 6-bit counters, g = 5, 29 events.
+//! increments with probability 2^−X. A **Morris group counter** of g counters counts one event; its
+//! estimate is the mean of 2^X − 1 over the group. The paper uses 6-bit counters, g = 5, 29 events.
 //!
-//! Random bits: each counter reads bits 0..X of its LFSR and the LFSR leaps `leap` ≥ 2^B − 1 steps
-//! whenever its counter takes an event, so no bit is ever read twice (see `lfsr.rs`).
+//! **Trial.** The paper gives each counter its own LFSR. Here member j of every group reads the
+//! shared count Z_j of the clock (`lfsr.rs` defines it and argues the independence) and increments iff
+//! Z_j ≥ X. The counter stores y = 2^B − 1 − X, so the trial is the carry out of the short chain
+//! Z + y + 1 ≥ 2^B, ANDed with the event; the saturated state X = 2^B − 1 (y = 0) never passes
+//! because Z ≤ 2^B − 2, so no saturation test is needed.
 //!
 //! **Query port** (valid/ready): with `query_ready` high, `query_valid` and `query_event` = e take a
 //! snapshot of group e's counters; the port then sums 2^X − 1 over the group (one counter per clock)
@@ -14,11 +17,10 @@
 //! for one clock with `estimate` = floor(sum / g), held until the next result. Latency: g + SUM_BITS + 1
 //! clocks. Events keep counting during a query (the snapshot is taken at acceptance).
 
-use crate::counters::lfsr::{Lfsr, LfsrParams};
-use crate::hash::SplitMix64;
+use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
 use rust_hdl::prelude::*;
 
-/// Width of the group sum: 2^X − 1 < 2^63 (X ≤ 63) times g ≤ 255 fits in 71 bits.
+/// Width of the group sum: 2^X − 1 < 2^63 (X ≤ 63) times g ≤ 64 fits in 69 bits.
 /// (The divider reads the sum's top bit at the literal index 71: keep the two in step.)
 pub const SUM_BITS: usize = 72;
 const _: () = assert!(SUM_BITS == 72);
@@ -30,36 +32,30 @@ pub const ESTIMATE_BITS: usize = 64;
 /// Parameters of a Morris counter bank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MorrisParams {
-    /// Counter width B in bits (1..=6); the counter saturates at 2^B − 1.
+    /// Counter width B in bits (2..=6); the counter saturates at 2^B − 1.
     pub bits: usize,
-    /// Counters per group g (1..=255), each with its own LFSR.
+    /// Counters per group g (1..=64), member j of every group reading the source's Z_j.
     pub group: usize,
     /// Number of events E (1..=256), one group each.
     pub events: usize,
-    /// Every counter's LFSR; `leap` must be ≥ 2^B − 1 (fresh bits for the largest X).
-    pub lfsr: LfsrParams,
-    /// Seed of the documented generator (SplitMix64) that draws every LFSR seed.
+    /// Seed of the documented generator (SplitMix64) that draws the source's register seeds.
     pub seed: u64,
 }
 
 impl MorrisParams {
-    /// The paper's configuration: 6-bit counters, groups of 5, 64-bit LFSRs leaping 63 steps.
+    /// The paper's configuration: 6-bit counters, groups of 5.
     pub fn paper(events: usize, seed: u64) -> Self {
         MorrisParams {
             bits: 6,
             group: 5,
             events,
-            lfsr: LfsrParams::new(64, 63).expect("valid"),
             seed,
         }
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        if !(1..=6).contains(&self.bits) {
-            return Err(format!("Morris counter bits {} outside 1..=6", self.bits));
-        }
-        if !(1..=255).contains(&self.group) {
-            return Err(format!("Morris group size {} outside 1..=255", self.group));
+        if !(2..=6).contains(&self.bits) {
+            return Err(format!("Morris counter bits {} outside 2..=6", self.bits));
         }
         if !(1..=256).contains(&self.events) {
             return Err(format!(
@@ -67,15 +63,7 @@ impl MorrisParams {
                 self.events
             ));
         }
-        if self.lfsr.leap < self.max_state() as usize {
-            return Err(format!(
-                "LFSR leap {} < 2^{} − 1 = {}: a counter could read bits an earlier event already used",
-                self.lfsr.leap,
-                self.bits,
-                self.max_state()
-            ));
-        }
-        Ok(())
+        self.pool().map(|_| ())
     }
 
     /// The saturation value 2^B − 1.
@@ -83,16 +71,14 @@ impl MorrisParams {
         (1u32 << self.bits) - 1
     }
 
-    /// LFSR seeds, `[event][member]`, drawn event-major from SplitMix64(seed).
-    pub fn lfsr_seeds(&self) -> Vec<Vec<u64>> {
-        let mut g = SplitMix64(self.seed);
-        (0..self.events)
-            .map(|_| {
-                (0..self.group)
-                    .map(|_| self.lfsr.draw_seed(&mut g))
-                    .collect()
-            })
-            .collect()
+    /// The bank's random source: one member per group position, 2^B − 2 bits each.
+    pub fn pool(&self) -> Result<PoolParams, String> {
+        PoolParams::new(
+            self.group,
+            PoolParams::field_for_state_bits(self.bits),
+            self.seed,
+        )
+        .map_err(|e| format!("Morris group of {}: {e}", self.group))
     }
 }
 
@@ -102,23 +88,26 @@ pub fn group_estimate(states: &[u32]) -> u64 {
     (sum / states.len() as u128) as u64
 }
 
-/// One Morris counter with its own LFSR.
+/// One Morris counter; its random bits arrive as the clock's Z of its member.
 #[derive(LogicBlock)]
-pub struct MorrisCounter<const B: usize, const W: usize> {
+pub struct MorrisCounter<const B: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// One event at this clock edge.
     pub inc: Signal<In, Bit>,
+    /// Z of this counter's member this clock.
+    pub z: Signal<In, Bits<Z_BITS>>,
     /// The state X.
     pub x: Signal<Out, Bits<B>>,
-    lfsr: Lfsr<W>,
-    state: DFF<Bits<B>>,
-    ones: Constant<Bits<W>>,
+    /// y = 2^B − 1 − X.
+    y: DFF<Bits<B>>,
     full: Constant<Bits<B>>,
+    /// 2^B: the trial passes iff Z + y + 1 reaches it.
+    limit: Constant<Bits<8>>,
 }
 
-impl<const B: usize, const W: usize> MorrisCounter<B, W> {
-    pub fn new(params: &MorrisParams, seed: u64) -> Result<Self, String> {
+impl<const B: usize> MorrisCounter<B> {
+    pub fn new(params: &MorrisParams) -> Result<Self, String> {
         params.validate()?;
         if params.bits != B {
             return Err(format!("counter width {B} != parameters ({})", params.bits));
@@ -127,41 +116,37 @@ impl<const B: usize, const W: usize> MorrisCounter<B, W> {
             clock: Default::default(),
             reset: Default::default(),
             inc: Default::default(),
+            z: Default::default(),
             x: Default::default(),
-            lfsr: Lfsr::new(params.lfsr, seed)?,
-            state: Default::default(),
-            ones: Constant::new(bits::<W>(crate::counters::lfsr::width_mask(W))),
-            full: Constant::new(bits::<B>(params.max_state() as u64)),
+            y: Default::default(),
+            full: Constant::new(bits(params.max_state() as u64)),
+            limit: Constant::new(bits(1u64 << B)),
         })
     }
 }
 
-impl<const B: usize, const W: usize> Logic for MorrisCounter<B, W> {
+impl<const B: usize> Logic for MorrisCounter<B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state);
-        self.lfsr.clock.next = self.clock.val();
-        self.lfsr.reset.next = self.reset.val();
-        // Every event consumes its bits, whether or not the counter moves.
-        self.lfsr.advance.next = self.inc.val();
-        self.x.next = self.state.q.val();
-        // Increment iff the X low LFSR bits are all zero (probability 2^−X) and not saturated.
+        dff_setup!(self, clock, y);
+        self.x.next = !self.y.q.val();
+        // Z ≥ X  ⇔  Z + y + 1 ≥ 2^B.
         if self.inc.val()
-            & !(self.lfsr.state.val() & !(self.ones.val() << self.state.q.val())).any()
-            & (self.state.q.val() != self.full.val())
+            & ((bit_cast::<8, Z_BITS>(self.z.val()) + bit_cast::<8, B>(self.y.q.val()) + 1)
+                >= self.limit.val())
         {
-            self.state.d.next = self.state.q.val() + 1;
+            self.y.d.next = self.y.q.val() - 1;
         }
         if self.reset.val() {
-            self.state.d.next = 0.into();
+            self.y.d.next = self.full.val();
         }
     }
 }
 
 /// A bank of E Morris group counters with one increment input per event and a query port.
 ///
-/// The **group** of event e is `counters[e·G .. e·G + G]`, each with its own LFSR and seed. The
-/// counters are one flat array of N = E·G (a const generic of its own, checked) because rust-hdl's
+/// The **group** of event e is `counters[e·G .. e·G + G]`; counter e·G + j is member j and reads
+/// `random.z[j]`. The counters are one flat array of N = E·G (a const generic of its own, checked) because rust-hdl's
 /// Verilog generator resolves only one loop index per name (`groups[i].counters[j]` does not export).
 #[derive(LogicBlock)]
 pub struct MorrisBank<
@@ -169,10 +154,10 @@ pub struct MorrisBank<
     const G: usize,
     const N: usize,
     const B: usize,
-    const W: usize,
+    const R: usize,
 > {
     pub clock: Signal<In, Clock>,
-    /// Synchronous, active high: all counters to 0, all LFSRs to their seeds, the query port idle.
+    /// Synchronous, active high: all counters to 0, the random source to its seeds, the query port idle.
     pub reset: Signal<In, Bit>,
     /// Bit i: one event of type i at this clock edge.
     pub inc: Signal<In, Bits<E>>,
@@ -181,7 +166,8 @@ pub struct MorrisBank<
     pub query_ready: Signal<Out, Bit>,
     pub estimate_valid: Signal<Out, Bit>,
     pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
-    pub counters: [MorrisCounter<B, W>; N],
+    pub counters: [MorrisCounter<B>; N],
+    random: SharedRandom<G, R>,
     /// Event (group) of counter k.
     owner: [Constant<Bits<QUERY_INDEX_BITS>>; N],
     /// Position of counter k in its group.
@@ -202,8 +188,8 @@ pub struct MorrisBank<
     last_bit: Constant<Bits<QUERY_INDEX_BITS>>,
 }
 
-impl<const E: usize, const G: usize, const N: usize, const B: usize, const W: usize>
-    MorrisBank<E, G, N, B, W>
+impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: usize>
+    MorrisBank<E, G, N, B, R>
 {
     pub fn new(params: &MorrisParams) -> Result<Self, String> {
         params.validate()?;
@@ -211,17 +197,13 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const W: us
             || params.group != G
             || N != E * G
             || params.bits != B
-            || params.lfsr.width != W
         {
             return Err(format!(
-                "bank <E={E}, G={G}, N={N}, B={B}, W={W}> does not match parameters {params:?} (N = E·G)"
+                "bank <E={E}, G={G}, N={N}, B={B}, R={R}> does not match parameters {params:?} (N = E·G)"
             ));
         }
-        let counters: Vec<MorrisCounter<B, W>> = params
-            .lfsr_seeds()
-            .into_iter()
-            .flatten()
-            .map(|s| MorrisCounter::new(params, s))
+        let counters: Vec<MorrisCounter<B>> = (0..N)
+            .map(|_| MorrisCounter::new(params))
             .collect::<Result<_, _>>()?;
         Ok(MorrisBank {
             clock: Default::default(),
@@ -233,6 +215,7 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const W: us
             estimate_valid: Default::default(),
             estimate: Default::default(),
             counters: counters.try_into().map_err(|_| "bank size").unwrap(),
+            random: SharedRandom::new(&params.pool()?)?,
             owner: std::array::from_fn(|k| Constant::new(bits((k / G) as u64))),
             member: std::array::from_fn(|k| Constant::new(bits((k % G) as u64))),
             member_ids: std::array::from_fn(|j| Constant::new(bits(j as u64))),
@@ -253,8 +236,8 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const W: us
     }
 }
 
-impl<const E: usize, const G: usize, const N: usize, const B: usize, const W: usize> Logic
-    for MorrisBank<E, G, N, B, W>
+impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: usize> Logic
+    for MorrisBank<E, G, N, B, R>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -263,10 +246,18 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const W: us
             self.snap[j].clock.next = self.clock.val();
             self.snap[j].d.next = self.snap[j].q.val();
         }
+        self.random.clock.next = self.clock.val();
+        self.random.reset.next = self.reset.val();
         for k in 0..N {
             self.counters[k].clock.next = self.clock.val();
             self.counters[k].reset.next = self.reset.val();
             self.counters[k].inc.next = self.inc.val().get_bit(self.owner[k].val().index());
+            self.counters[k].z.next = self.random.z[0].val();
+            for j in 0..G {
+                if self.member[k].val() == self.member_ids[j].val() {
+                    self.counters[k].z.next = self.random.z[j].val();
+                }
+            }
         }
         self.query_ready.next = !self.busy.q.val();
         self.estimate_valid.next = self.done.q.val();

@@ -38,7 +38,8 @@ pub enum Design {
 pub enum Shape {
     /// [`MultiHashProfiler`]`<NT, IB, A, CB>`: fully-associative accumulator in flip-flops.
     Full(usize, usize, usize, usize),
-    /// [`BramProfiler`]`<NT, IB, SB, S, W, CB>`: set-associative accumulator in block RAM.
+    /// [`BramProfiler`](bram_profiler::BramProfiler)`<NT, IB, SB, S, W, CB>`: set-associative
+    /// accumulator in block RAM.
     Sets(usize, usize, usize, usize, usize, usize),
 }
 

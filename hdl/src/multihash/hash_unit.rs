@@ -3,7 +3,7 @@
 //!
 //! Both hash kinds are linear over GF(2) in the key bytes (see [`crate::hash`]), so each table's
 //! index is realised in its **byte-linear form**: index_k = base_k xor (xor over the 16 key byte
-//! positions p of T_k,p[byte_p]), one 256-entry ROM per position. The ROM contents are computed
+//! positions p of `T_k,p[byte_p]`), one 256-entry ROM per position. The ROM contents are computed
 //! from [`HashConstants::index`] — the definition — so the RTL reads the same R_k / Q_k,i
 //! constants as the model and nothing is typed twice. For `tabulation`, T_k,p is R_k composed
 //! with the fixed flip and xor-fold wiring of byte position p. Positions beyond the key widths
@@ -105,7 +105,7 @@ impl<const IB: usize> Logic for TableHash<IB> {
 pub struct HashUnit<const NT: usize, const IB: usize> {
     pub a: Signal<In, Bits<64>>,
     pub b: Signal<In, Bits<64>>,
-    /// index[k] = h_k(a, b).
+    /// `index[k]` = h_k(a, b).
     pub index: [Signal<Out, Bits<IB>>; NT],
     tables: [TableHash<IB>; NT],
 }

@@ -367,7 +367,8 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize> {
 }
 
 impl<const CW: usize, const TW: usize> ProfileBuffer<CW, TW> {
-    /// Builds the block for `cfg`; panics if `CW`/`TW` disagree with it (use [`with_profile_buffer!`]).
+    /// Builds the block for `cfg`; panics if `CW`/`TW` disagree with it (use
+    /// [`with_profile_buffer!`](crate::with_profile_buffer)).
     pub fn new(cfg: &BufferConfig) -> Self {
         assert_eq!(CW as u32, cfg.counter_bits, "counter width");
         assert_eq!(TW as u32, cfg.rtl_tag_width(), "tag width");

@@ -2,15 +2,23 @@
 //! log-uniformly, `runs` runs with different seeds, the relative error |estimate − n| / n of every
 //! (event, run) pooled per counter kind and summarised (min, quartiles, mean, max).
 //!
-//! Kinds: Morris 6×5 on the hardware LFSRs (bit-exact model of the RTL, every event stepped, so its
-//! range stops at 10^7), the same counters on an ideal software source (gaps drawn, so 10^7 and 10^12),
-//! the same counters on a one-step sliding LFSR (what the leap avoids), the 30-bit floating-point
-//! counter (hardware LFSRs up to 10^7, ideal source up to 10^12) and exact 64-bit counters.
+//! Kinds: Morris 6×5 on the shared hardware source (bit-exact model of the RTL, every clock stepped,
+//! so its range stops at 10^7), the same counters on an ideal software source (gaps drawn, so 10^7 and
+//! 10^12), the 30-bit floating-point counter (shared source up to 10^7, ideal source up to 10^12) and
+//! exact 64-bit counters.
+//!
+//! **What sharing costs.** On the shared source, counters of different events with the same member
+//! index decide alike when they take events on the same clock in the same state. Each kind reports
+//! the correlation, across runs, between the relative errors (estimate / n − 1) of different events:
+//! the mean over all pairs of events and the largest. The hardware kinds run twice: events *spread*
+//! evenly over the run (event e fires on n_e of the 10^7 clocks, Bresenham), and in *bursts* (every
+//! event fires on every clock from reset until its count: the worst case, events coincide as much as
+//! they can). The ideal kinds draw every event from its own generator: their correlation is the noise
+//! floor of the estimate of a correlation from this many runs.
 
 use crate::model::counters::exact::ExactBank;
 use crate::model::counters::float::{FloatBank, FloatCounter};
-use crate::model::counters::lfsr::SlidingLfsr;
-use crate::model::counters::morris::{MorrisBank, MorrisCounter, MorrisGroup};
+use crate::model::counters::morris::{MorrisBank, MorrisGroup};
 use hwprof_hdl::counters::float::FloatParams;
 use hwprof_hdl::counters::morris::MorrisParams;
 use hwprof_hdl::hash::SplitMix64;
@@ -50,6 +58,11 @@ pub struct KindResult {
     pub exact_up_to: u64,
     /// Smallest true count in the study with a non-zero error in some run (None: all exact).
     pub first_error_at: Option<u64>,
+    /// Pearson correlation across runs of the relative errors of two different events, mean over
+    /// all pairs (None: fewer than 3 runs or no variation).
+    pub estimate_correlation: Option<f64>,
+    /// The largest of those pairwise correlations.
+    pub max_estimate_correlation: Option<f64>,
     #[serde(skip)]
     pub errors: Vec<f64>,
 }
@@ -82,6 +95,7 @@ fn summarise(k: Kind, estimates: Vec<Vec<u64>>) -> KindResult {
             errors.push(e);
         }
     }
+    let (estimate_correlation, max_estimate_correlation) = error_correlation(k.counts, &estimates);
     let mut s = errors.clone();
     s.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let range = format!(
@@ -103,7 +117,88 @@ fn summarise(k: Kind, estimates: Vec<Vec<u64>>) -> KindResult {
         theory_rel_std: k.theory,
         exact_up_to: k.exact_up_to,
         first_error_at,
+        estimate_correlation,
+        max_estimate_correlation,
         errors,
+    }
+}
+
+/// Pearson correlation of x and y (None if either is constant).
+pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// Mean and largest correlation over pairs of events of their relative errors across runs
+/// (`estimates[run][event]`).
+fn error_correlation(counts: &[u64], estimates: &[Vec<u64>]) -> (Option<f64>, Option<f64>) {
+    if estimates.len() < 3 {
+        return (None, None);
+    }
+    let rel: Vec<Vec<f64>> = (0..counts.len())
+        .map(|e| {
+            estimates
+                .iter()
+                .map(|run| run[e] as f64 / counts[e] as f64 - 1.0)
+                .collect()
+        })
+        .collect();
+    let mut cs = vec![];
+    for a in 0..rel.len() {
+        for b in a + 1..rel.len() {
+            cs.extend(pearson(&rel[a], &rel[b]));
+        }
+    }
+    if cs.is_empty() {
+        return (None, None);
+    }
+    let mean = cs.iter().sum::<f64>() / cs.len() as f64;
+    (Some(mean), cs.into_iter().reduce(f64::max))
+}
+
+/// How the hardware kinds' events are placed on the clocks.
+#[derive(Clone, Copy)]
+enum Firing {
+    /// Event e fires on n_e of max(n) clocks, evenly spread.
+    Spread,
+    /// Event e fires on every clock from reset until it has fired n_e times.
+    Bursts,
+}
+
+/// Clocks a bank with `counts[e]` events of type e placed as `firing` says.
+fn drive(counts: &[u64], firing: Firing, mut clock: impl FnMut(u64)) {
+    let clocks = *counts.iter().max().expect("events");
+    match firing {
+        Firing::Spread => {
+            let mut acc = vec![0u64; counts.len()];
+            for _ in 0..clocks {
+                let mut w = 0u64;
+                for (e, (a, &n)) in acc.iter_mut().zip(counts).enumerate() {
+                    *a += n;
+                    if *a >= clocks {
+                        *a -= clocks;
+                        w |= 1 << e;
+                    }
+                }
+                clock(w);
+            }
+        }
+        Firing::Bursts => {
+            for t in 0..clocks {
+                let w = counts
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |w, (e, &n)| w | ((t < n) as u64) << e);
+                clock(w);
+            }
+        }
     }
 }
 
@@ -161,31 +256,30 @@ pub fn run_study(runs: usize, seed: u64) -> Result<Vec<KindResult>, String> {
     let morris_bits = (morris.bits * morris.group) as u32;
     let mut out = vec![];
 
-    // Morris 6×5 on the hardware LFSRs, bit-exact with the RTL.
-    let est = per_run(runs, |r| {
-        let mut bank = MorrisBank::new(MorrisParams {
-            seed: run_seed(seed, r),
-            ..morris
+    // Morris 6×5 on the shared hardware source, bit-exact with the RTL.
+    for (name, firing) in [
+        ("morris 6x5, shared source, events spread", Firing::Spread),
+        ("morris 6x5, shared source, events in bursts", Firing::Bursts),
+    ] {
+        let est = per_run(runs, |r| {
+            let mut bank = MorrisBank::new(MorrisParams {
+                seed: run_seed(seed, r),
+                ..morris
+            })?;
+            drive(&small, firing, |w| bank.clock(w));
+            Ok((0..STUDY_EVENTS).map(|e| bank.estimate(e)).collect())
         })?;
-        Ok(small
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| {
-                bank.groups[i].events(n);
-                bank.estimate(i)
-            })
-            .collect())
-    })?;
-    out.push(summarise(
-        Kind {
-            name: "morris 6x5, hardware LFSR",
-            bits: morris_bits,
-            counts: &small,
-            theory: morris_theory,
-            exact_up_to: 1,
-        },
-        est,
-    ));
+        out.push(summarise(
+            Kind {
+                name,
+                bits: morris_bits,
+                counts: &small,
+                theory: morris_theory,
+                exact_up_to: 1,
+            },
+            est,
+        ));
+    }
 
     // The same counters on an ideal source, both ranges.
     for (name, counts) in [
@@ -218,25 +312,18 @@ pub fn run_study(runs: usize, seed: u64) -> Result<Vec<KindResult>, String> {
         ));
     }
 
-    // Floating-point 30-bit counter on the hardware LFSRs (bit-exact), then on an ideal source.
+    // Floating-point 30-bit counter on the shared hardware source (bit-exact), then on an ideal source.
     let est = per_run(runs, |r| {
         let mut bank = FloatBank::new(FloatParams {
             seed: run_seed(seed, r),
             ..float
         })?;
-        let leap = bank.leap.clone();
-        Ok(small
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| {
-                bank.counters[i].events(n, &leap);
-                bank.estimate(i)
-            })
-            .collect())
+        drive(&small, Firing::Spread, |w| bank.clock(w));
+        Ok((0..STUDY_EVENTS).map(|e| bank.estimate(e)).collect())
     })?;
     out.push(summarise(
         Kind {
-            name: "float 30-bit (e6 m24), hardware LFSR",
+            name: "float 30-bit (e6 m24), shared source, events spread",
             bits: float.bits as u32,
             counts: &small,
             theory: float_theory,
@@ -293,43 +380,6 @@ pub fn run_study(runs: usize, seed: u64) -> Result<Vec<KindResult>, String> {
         est,
     ));
 
-    // What the leap avoids: each event reads a window that overlaps the previous one by X−1 bits.
-    let est = per_run(runs, |r| {
-        let seeds = MorrisParams {
-            seed: run_seed(seed, r),
-            ..morris
-        }
-        .lfsr_seeds();
-        small
-            .iter()
-            .zip(seeds)
-            .map(|(&n, seeds)| {
-                let counters = seeds
-                    .into_iter()
-                    .map(|s| {
-                        Ok(MorrisCounter {
-                            x: 0,
-                            max: morris.max_state(),
-                            source: SlidingLfsr::new(s, morris.lfsr.width)?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, String>>()?;
-                let mut grp = MorrisGroup { counters };
-                grp.events(n);
-                Ok(grp.estimate())
-            })
-            .collect::<Result<Vec<u64>, String>>()
-    })?;
-    out.push(summarise(
-        Kind {
-            name: "sliding one-step LFSR 6x5 (correlated bits, no leap)",
-            bits: morris_bits,
-            counts: &small,
-            theory: None,
-            exact_up_to: 1,
-        },
-        est,
-    ));
     Ok(out)
 }
 
@@ -432,6 +482,31 @@ mod tests {
         let c = true_counts(2.0, 7.0, 29);
         assert_eq!((c[0], c[28]), (100, 10_000_000));
         assert!(c.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn firing_patterns_place_every_event() {
+        let counts = [3u64, 7, 10];
+        for firing in [Firing::Spread, Firing::Bursts] {
+            let mut seen = [0u64; 3];
+            let mut clocks = 0;
+            drive(&counts, firing, |w| {
+                clocks += 1;
+                for (e, n) in seen.iter_mut().enumerate() {
+                    *n += w >> e & 1;
+                }
+            });
+            assert_eq!((seen, clocks), (counts, 10));
+        }
+    }
+
+    #[test]
+    fn correlation_of_identical_and_opposite_errors() {
+        let counts = [10u64, 10, 10];
+        let est = vec![vec![9, 9, 11], vec![10, 10, 10], vec![12, 12, 8]];
+        let (mean, max) = error_correlation(&counts, &est);
+        assert!((max.unwrap() - 1.0).abs() < 1e-12);
+        assert!((mean.unwrap() - (1.0 - 1.0 - 1.0) / 3.0).abs() < 1e-12);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod counter_study;
 pub mod metric;
+pub mod phase;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod space_saving;

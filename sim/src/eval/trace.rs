@@ -797,3 +797,16 @@ pub type GzWriter = flate2::write::GzEncoder<File>;
 pub fn gz_writer(f: File) -> GzWriter {
     flate2::write::GzEncoder::new(f, flate2::Compression::default())
 }
+
+/// Calls `f(tag, address, size)` for every line of a lackey `--trace-mem` log (tag `I`, `L`, `S`
+/// or `M`), in order; malformed lines and errors of `f` name the line.
+pub fn for_each_mem_line(
+    path: &Path,
+    mut f: impl FnMut(u8, u64, u64) -> Result<(), String>,
+) -> Result<(), TraceError> {
+    let mut r = open_raw(path)?;
+    for_lines(path, &mut r, 0, |_, t| {
+        let (tag, addr, size) = mem_line(t)?;
+        f(tag, addr, size)
+    })
+}

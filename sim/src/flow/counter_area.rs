@@ -11,9 +11,10 @@ use std::process::Command;
 /// A counter kind that exists as hardware.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BankKind {
-    /// Morris 6-bit × 5 per event, 64-bit LFSR per counter leaping 63 steps.
+    /// Morris 6-bit × 5 per event on the shared source (three 127-bit LFSRs, five Z units).
     Morris,
-    /// 30-bit floating-point counter (6-bit exponent, 24-bit mantissa), one 64-bit LFSR per event.
+    /// 30-bit floating-point counter (6-bit exponent, 24-bit mantissa) on the shared source (one
+    /// 127-bit LFSR, one Z unit).
     Float,
     /// Exact 64-bit counters.
     Exact,
@@ -24,8 +25,8 @@ impl BankKind {
 
     pub fn name(self) -> &'static str {
         match self {
-            BankKind::Morris => "morris 6x5 (64-bit LFSR per counter)",
-            BankKind::Float => "float 30-bit e6 m24 (64-bit LFSR per counter)",
+            BankKind::Morris => "morris 6x5 (shared random source)",
+            BankKind::Float => "float 30-bit e6 m24 (shared random source)",
             BankKind::Exact => "exact 64-bit",
         }
     }
@@ -55,37 +56,32 @@ macro_rules! export {
     }};
 }
 
-/// Verilog of the `events`-event bank of `kind` (module `top`), LFSR seeds from `seed`.
-/// Builds on a thread with a large stack: 145 LFSRs with their leap constants are a big value.
+/// Verilog of the `events`-event bank of `kind` (module `top`), register seeds from `seed`.
+/// Builds on a thread with a large stack: 145 counters with their constants are a big value.
 pub fn bank_verilog(kind: BankKind, events: usize, seed: u64) -> Result<String, String> {
     if !BANK_SIZES.contains(&events) {
         return Err(format!(
             "banks are exported with {BANK_SIZES:?} events, not {events}"
         ));
     }
-    std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(move || -> Result<String, String> {
-            Ok(match (kind, events) {
-                (BankKind::Morris, 1) => export!(MorrisBank::<1, 5, 5, 6, 64>::new(
-                    &MorrisParams::paper(1, seed)
-                )),
-                (BankKind::Morris, _) => export!(MorrisBank::<AREA_EVENTS, 5, 145, 6, 64>::new(
-                    &MorrisParams::paper(AREA_EVENTS, seed)
-                )),
-                (BankKind::Float, 1) => export!(FloatBank::<1, 30, 64>::new(
-                    &FloatParams::thirty_bit(1, seed)
-                )),
-                (BankKind::Float, _) => export!(FloatBank::<AREA_EVENTS, 30, 64>::new(
-                    &FloatParams::thirty_bit(AREA_EVENTS, seed)
-                )),
-                (BankKind::Exact, 1) => export!(ExactBank::<1>::new()),
-                (BankKind::Exact, _) => export!(ExactBank::<AREA_EVENTS>::new()),
-            })
+    hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
+        Ok(match (kind, events) {
+            (BankKind::Morris, 1) => export!(MorrisBank::<1, 5, 5, 6, 3>::new(
+                &MorrisParams::paper(1, seed)
+            )),
+            (BankKind::Morris, _) => export!(MorrisBank::<AREA_EVENTS, 5, 145, 6, 3>::new(
+                &MorrisParams::paper(AREA_EVENTS, seed)
+            )),
+            (BankKind::Float, 1) => export!(FloatBank::<1, 30, 1>::new(&FloatParams::thirty_bit(
+                1, seed
+            ))),
+            (BankKind::Float, _) => export!(FloatBank::<AREA_EVENTS, 30, 1>::new(
+                &FloatParams::thirty_bit(AREA_EVENTS, seed)
+            )),
+            (BankKind::Exact, 1) => export!(ExactBank::<1>::new()),
+            (BankKind::Exact, _) => export!(ExactBank::<AREA_EVENTS>::new()),
         })
-        .map_err(|e| e.to_string())?
-        .join()
-        .map_err(|_| "Verilog generation panicked".to_string())?
+    })?
 }
 
 /// Yosys's cell count for one family.

@@ -4,6 +4,7 @@
 pub mod board;
 pub mod counters;
 pub mod multihash;
+pub mod phase;
 pub mod profile_buffer;
 
 /// One profiled event: the tuple (a, b), e.g. `<pc, loaded value>` or `<branch pc, target>`.

@@ -133,8 +133,8 @@ macro_rules! query_bank {
     };
 }
 
-query_bank!(E, G, N, B, W; MorrisBank<E, G, N, B, W>; E);
-query_bank!(E, B, W; FloatBank<E, B, W>; E);
+query_bank!(E, G, N, B, R; MorrisBank<E, G, N, B, R>; E);
+query_bank!(E, B, R; FloatBank<E, B, R>; E);
 query_bank!(E; ExactBank<E>; E);
 
 /// Longest a query may take (the Morris divider's latency bounds it).
@@ -294,16 +294,15 @@ pub fn run_icarus<T: Block>(uut: &mut T, stim: &Stimulus) -> Result<Vec<u64>, Ic
 mod tests {
     use super::*;
     use hwprof_hdl::counters::float::FloatParams;
-    use hwprof_hdl::counters::lfsr::LfsrParams;
     use hwprof_hdl::counters::morris::MorrisParams;
 
-    /// Small enough for rust-hdl's simulator, yet counters saturate and LFSRs wrap.
+    /// Small enough for rust-hdl's simulator, yet counters saturate (one register, 18 fresh bits
+    /// per clock for 3 members of 6 bits).
     fn small_morris() -> MorrisParams {
         MorrisParams {
             bits: 3,
             group: 3,
             events: 4,
-            lfsr: LfsrParams::new(8, 7).unwrap(),
             seed: 11,
         }
     }
@@ -313,7 +312,6 @@ mod tests {
             bits: 6,
             mantissa: 3,
             events: 3,
-            lfsr: LfsrParams::new(8, 7).unwrap(),
             seed: 12,
         }
     }
@@ -323,7 +321,7 @@ mod tests {
         let p = small_morris();
         let stim = Stimulus::random(4, &[800, 120], 1);
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
-        let got = run_rust_hdl(MorrisBank::<4, 3, 12, 3, 8>::new(&p).unwrap(), &stim).unwrap();
+        let got = run_rust_hdl(MorrisBank::<4, 3, 12, 3, 1>::new(&p).unwrap(), &stim).unwrap();
         assert_eq!(got, want);
         assert!(
             want.iter().any(|&v| v == 127),
@@ -336,7 +334,7 @@ mod tests {
         let p = small_float();
         let stim = Stimulus::random(3, &[300, 120], 2);
         let want = stim.expected(|| FloatModel::new(p).unwrap());
-        let got = run_rust_hdl(FloatBank::<3, 6, 8>::new(&p).unwrap(), &stim).unwrap();
+        let got = run_rust_hdl(FloatBank::<3, 6, 1>::new(&p).unwrap(), &stim).unwrap();
         assert_eq!(got, want);
         assert!(want.iter().any(|&v| v > 8), "exponent left 0: {want:?}");
     }
@@ -354,19 +352,19 @@ mod tests {
         let stim = Stimulus::random(4, &[300, 120], 4);
         let p = small_morris();
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
-        let mut uut = MorrisBank::<4, 3, 12, 3, 8>::new(&p).unwrap();
+        let mut uut = MorrisBank::<4, 3, 12, 3, 1>::new(&p).unwrap();
         assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
 
         let stim = Stimulus::random(3, &[300, 120], 5);
         let p = small_float();
         let want = stim.expected(|| FloatModel::new(p).unwrap());
-        let mut uut = FloatBank::<3, 6, 8>::new(&p).unwrap();
+        let mut uut = FloatBank::<3, 6, 1>::new(&p).unwrap();
         assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
     }
 
     #[test]
     fn paper_banks_icarus_match_models() {
-        // 145 LFSRs with their leap matrices make a bank too big for a test thread's stack.
+        // 145 counters and their constants make a bank too big for a test thread's stack.
         std::thread::Builder::new()
             .stack_size(512 << 20)
             .spawn(paper_banks)
@@ -381,12 +379,12 @@ mod tests {
         stim.queried = vec![0, 13, 27, 28];
         let p = MorrisParams::paper(29, 21);
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
-        let mut uut = MorrisBank::<29, 5, 145, 6, 64>::new(&p).unwrap();
+        let mut uut = MorrisBank::<29, 5, 145, 6, 3>::new(&p).unwrap();
         assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
 
         let p = FloatParams::thirty_bit(29, 22);
         let want = stim.expected(|| FloatModel::new(p).unwrap());
-        let mut uut = FloatBank::<29, 30, 64>::new(&p).unwrap();
+        let mut uut = FloatBank::<29, 30, 1>::new(&p).unwrap();
         assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
 
         let want = stim.expected(|| ExactModel::new(29));

@@ -95,6 +95,15 @@ pub fn write_memh(
 /// Compiles `sources` (the design and its testbench, `top` the testbench module) with
 /// `iverilog -g2012` and runs it with `vvp`; returns what the simulation printed.
 pub fn run(dir: &SimDir, sources: &[PathBuf], top: &str) -> Result<String, IcarusError> {
+    run_timed(dir, sources, top).map(|(stdout, _)| stdout)
+}
+
+/// [`run`], also returning the seconds `vvp` took (compilation excluded): the simulator's speed.
+pub fn run_timed(
+    dir: &SimDir,
+    sources: &[PathBuf],
+    top: &str,
+) -> Result<(String, f64), IcarusError> {
     available()?;
     let exe = dir.file("sim.vvp");
     let out = Command::new("iverilog")
@@ -113,12 +122,14 @@ pub fn run(dir: &SimDir, sources: &[PathBuf], top: &str) -> Result<String, Icaru
             String::from_utf8_lossy(&out.stderr)
         )));
     }
+    let start = std::time::Instant::now();
     let out = Command::new("vvp")
         .arg("-n")
         .arg(&exe)
         .current_dir(&dir.path)
         .output()
         .map_err(|e| IcarusError(format!("cannot run vvp: {e}")))?;
+    let seconds = start.elapsed().as_secs_f64();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         return Err(IcarusError(format!(
@@ -126,5 +137,5 @@ pub fn run(dir: &SimDir, sources: &[PathBuf], top: &str) -> Result<String, Icaru
             String::from_utf8_lossy(&out.stderr)
         )));
     }
-    Ok(stdout)
+    Ok((stdout, seconds))
 }

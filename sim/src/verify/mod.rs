@@ -4,4 +4,6 @@
 pub mod counters;
 pub mod icarus;
 pub mod multihash;
+pub mod phase;
+pub mod profile_buffer;
 pub mod waveform;

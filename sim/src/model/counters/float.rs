@@ -1,9 +1,9 @@
 //! Reference model of the floating-point counter bank (`hwprof_hdl::counters::float`), bit-exact with
-//! the hardware LFSR source, and the same counter over an ideal source for the study.
+//! the shared random source, and the same counter over an ideal source for the study.
 
-use crate::model::counters::lfsr::{IdealBits, LeapMatrix, LeapTable, Lfsr, RandomBits};
+use crate::model::counters::lfsr::{IdealBits, RandomBits, SharedRandom};
+use crate::model::counters::morris::MODEL_MAX_EVENTS;
 use hwprof_hdl::counters::float::FloatParams;
-use std::sync::Arc;
 
 /// One floating-point counter: X = exponent e (high bits) and d-bit mantissa.
 pub struct FloatCounter<R> {
@@ -32,18 +32,6 @@ impl<R: RandomBits> FloatCounter<R> {
             n.min((1u64 << self.mantissa) - self.x)
         } else {
             0
-        }
-    }
-}
-
-impl FloatCounter<Lfsr> {
-    /// n events, bit-exact: the certain increments below 2^d jump the LFSR with a matrix power.
-    pub fn events(&mut self, n: u64, leap: &LeapMatrix) {
-        let k = self.certain(n);
-        self.x += k;
-        self.source.advance_by(leap, k);
-        for _ in k..n {
-            self.event();
         }
     }
 }
@@ -104,59 +92,72 @@ impl FloatCounter<IdealBits> {
 /// Below this many increments the ideal float counter draws every gap exactly.
 const NORMAL_FROM: u64 = 1024;
 
-/// The hardware bank: E counters, each on its own leap-forward LFSR.
+/// The hardware bank: E counters, every one reading the clock's Z_0.
 pub struct FloatBank {
     pub params: FloatParams,
-    pub counters: Vec<FloatCounter<Lfsr>>,
-    pub leap: LeapMatrix,
+    /// State X of event e's counter.
+    pub x: Vec<u64>,
+    pub random: SharedRandom,
+    z: [u32; 1],
 }
 
 impl FloatBank {
     pub fn new(params: FloatParams) -> Result<Self, String> {
         params.validate()?;
-        let table = Arc::new(LeapTable::new(params.lfsr));
-        let counters = params
-            .lfsr_seeds()
-            .into_iter()
-            .map(|s| FloatCounter {
-                x: 0,
-                mantissa: params.mantissa as u32,
-                max: params.max_state(),
-                source: Lfsr::new(s, table.clone()),
-            })
-            .collect();
+        if params.events > MODEL_MAX_EVENTS {
+            return Err(format!(
+                "the model takes at most {MODEL_MAX_EVENTS} events per clock word, not {}",
+                params.events
+            ));
+        }
         Ok(FloatBank {
             params,
-            counters,
-            leap: LeapMatrix::new(params.lfsr),
+            x: vec![0; params.events],
+            random: SharedRandom::new(params.pool()?),
+            z: [0],
         })
     }
 
+    /// One clock: counter e increments on its event iff Z_0 ≥ its exponent.
+    #[inline]
     pub fn clock(&mut self, inc: u64) {
-        for (i, c) in self.counters.iter_mut().enumerate() {
-            if inc >> i & 1 == 1 {
-                c.event();
+        self.random.clock(&mut self.z);
+        let d = self.params.mantissa;
+        let mut w = inc;
+        while w != 0 {
+            let e = w.trailing_zeros() as usize;
+            w &= w - 1;
+            if self.z[0] as u64 >= self.x[e] >> d {
+                self.x[e] += 1;
             }
         }
     }
 
     pub fn estimate(&self, i: usize) -> u64 {
-        self.params.estimate(self.counters[i].x)
+        self.params.estimate(self.x[i])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwprof_hdl::counters::lfsr::LfsrParams;
 
     #[test]
     fn exact_below_two_to_the_mantissa() {
-        let mut b = FloatBank::new(FloatParams::thirty_bit(1, 3)).unwrap();
-        let leap = b.leap.clone();
-        b.counters[0].events(1 << 24, &leap);
-        assert_eq!(b.estimate(0), 1 << 24);
-        // Continuity of f at the exponent step.
+        let p = FloatParams {
+            bits: 12,
+            mantissa: 8,
+            events: 2,
+            seed: 3,
+        };
+        let mut b = FloatBank::new(p).unwrap();
+        for _ in 0..256 {
+            b.clock(0b11);
+        }
+        assert_eq!((b.estimate(0), b.estimate(1)), (256, 256));
+        b.clock(0b01);
+        assert!(b.x[0] <= 257 && b.x[1] == 256);
+        // Continuity of f at the exponent step; saturation past 2^64.
         let p = FloatParams::thirty_bit(1, 0);
         assert_eq!(p.estimate((1 << 24) - 1), (1 << 24) - 1);
         assert_eq!(p.estimate(1 << 24), 1 << 24);
@@ -165,23 +166,18 @@ mod tests {
     }
 
     #[test]
-    fn bulk_events_match_single_events() {
+    fn stops_at_the_largest_exponent() {
         let p = FloatParams {
-            bits: 10,
-            mantissa: 6,
-            events: 2,
-            lfsr: LfsrParams::new(16, 15).unwrap(),
-            seed: 9,
+            bits: 5,
+            mantissa: 3,
+            events: 1,
+            seed: 4,
         };
-        let mut a = FloatBank::new(p).unwrap();
         let mut b = FloatBank::new(p).unwrap();
-        let leap = b.leap.clone();
-        for _ in 0..5000 {
-            a.clock(1);
+        for _ in 0..100_000 {
+            b.clock(1);
         }
-        b.counters[0].events(5000, &leap);
-        assert_eq!(a.counters[0].x, b.counters[0].x);
-        assert_eq!(a.counters[0].source.state, b.counters[0].source.state);
+        assert_eq!(b.x[0], p.max_state(), "exponent 3 never passes (field of 2 bits)");
     }
 
     #[test]
@@ -190,7 +186,8 @@ mod tests {
         p.mantissa = 23; // 7-bit exponent
         assert!(FloatBank::new(p).is_err());
         let mut p = FloatParams::thirty_bit(29, 0);
-        p.lfsr = LfsrParams::new(32, 32).unwrap();
+        p.mantissa = 29; // 1-bit exponent
         assert!(FloatBank::new(p).is_err());
+        assert!(FloatBank::new(FloatParams::thirty_bit(65, 0)).is_err());
     }
 }

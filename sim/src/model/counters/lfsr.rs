@@ -1,123 +1,39 @@
-//! Reference model of the leap-forward Fibonacci LFSR (`hwprof_hdl::counters::lfsr`), bit-exact.
-//!
-//! The leap matrix comes from the same [`LfsrParams::leap_columns`] the RTL uses; here it is applied
-//! with one table per state byte (8 look-ups per leap) because the counter study leaps billions of
-//! times. [`LeapMatrix::power`] jumps n leaps at once, for stretches where the consumer's decision is
-//! known in advance (a floating-point counter with exponent 0 always increments).
+//! Reference model of the banks' shared random source (`hwprof_hdl::counters::lfsr`), bit-exact: the
+//! register states and the per-member counts Z_j of every clock, from the functions that define them
+//! there; and an ideal software source for the study.
 
-use hwprof_hdl::counters::lfsr::LfsrParams;
-use std::sync::Arc;
+use hwprof_hdl::counters::lfsr::{advance, fresh, PoolParams};
 
-/// The leap as word operations. Within a chunk of c ≤ (smallest tap) steps every feedback bit is a
-/// function of the old state only, so the c new bits are XOR over taps t of (s >> (t − c)), masked
-/// to c bits; a leap of k steps is a few such chunks (64-bit register, leap 63: chunks of 60 and 3).
-/// Equal to the RTL's leap matrix (tested against single steps).
-#[derive(Debug)]
-pub struct LeapTable {
-    chunks: Vec<(u32, u64)>,
-    taps: Vec<u32>,
-    mask: u64,
-}
-
-impl LeapTable {
-    pub fn new(params: LfsrParams) -> Self {
-        let taps: Vec<u32> = hwprof_hdl::counters::lfsr::LFSR_TAPS[params.width].to_vec();
-        let smallest = *taps.iter().min().expect("taps") as usize;
-        let mut chunks = vec![];
-        let mut left = params.leap;
-        while left > 0 {
-            let c = left.min(smallest);
-            chunks.push((c as u32, hwprof_hdl::counters::lfsr::width_mask(c)));
-            left -= c;
-        }
-        LeapTable {
-            chunks,
-            taps,
-            mask: params.mask(),
-        }
-    }
-
-    #[inline]
-    pub fn apply(&self, mut s: u64) -> u64 {
-        for &(c, cmask) in &self.chunks {
-            let mut block = 0;
-            for &t in &self.taps {
-                block ^= s >> (t - c);
-            }
-            // c < 64 always (c ≤ smallest tap < width ≤ 64 unless the only tap is the width).
-            s = ((s << c) | (block & cmask)) & self.mask;
-        }
-        s
-    }
-}
-
-/// A GF(2) matrix by columns (`cols[j]` is the image of bit j), for jumping many leaps at once.
+/// The registers of one bank's source.
 #[derive(Clone, Debug)]
-pub struct LeapMatrix {
-    cols: Vec<u64>,
+pub struct SharedRandom {
+    pub params: PoolParams,
+    pub states: Vec<u128>,
+    fresh: Vec<u128>,
 }
 
-impl LeapMatrix {
-    pub fn new(params: LfsrParams) -> Self {
-        LeapMatrix {
-            cols: params.leap_columns(),
+impl SharedRandom {
+    /// The state after the reset clock.
+    pub fn new(params: PoolParams) -> Self {
+        SharedRandom {
+            params,
+            states: params.seeds(),
+            fresh: vec![0; params.registers()],
         }
     }
 
-    pub fn apply(&self, s: u64) -> u64 {
-        self.cols
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| s >> j & 1 == 1)
-            .fold(0, |a, (_, c)| a ^ c)
-    }
-
-    /// self ∘ other.
-    fn compose(&self, other: &LeapMatrix) -> LeapMatrix {
-        LeapMatrix {
-            cols: other.cols.iter().map(|&c| self.apply(c)).collect(),
-        }
-    }
-
-    /// The matrix of n leaps.
-    pub fn power(&self, mut n: u64) -> LeapMatrix {
-        let width = self.cols.len();
-        let mut acc = LeapMatrix {
-            cols: (0..width).map(|j| 1u64 << j).collect(),
-        };
-        let mut base = self.clone();
-        while n > 0 {
-            if n & 1 == 1 {
-                acc = base.compose(&acc);
-            }
-            base = base.compose(&base);
-            n >>= 1;
-        }
-        acc
-    }
-}
-
-/// One LFSR register: the state and the shared leap table of its parameters.
-#[derive(Clone, Debug)]
-pub struct Lfsr {
-    pub state: u64,
-    table: Arc<LeapTable>,
-}
-
-impl Lfsr {
-    pub fn new(seed: u64, table: Arc<LeapTable>) -> Self {
-        Lfsr { state: seed, table }
-    }
-
-    /// One consumed event: leap.
+    /// One clock: Z_j of this clock for every member into `z`, then every register leaps.
     #[inline]
-    pub fn advance(&mut self) {
-        self.state = self.table.apply(self.state);
-    }
-
-    /// n consumed events at once (`m` must be this register's leap matrix).
-    pub fn advance_by(&mut self, m: &LeapMatrix, n: u64) {
-        self.state = m.power(n).apply(self.state);
+    pub fn clock(&mut self, z: &mut [u32]) {
+        for (f, &s) in self.fresh.iter_mut().zip(&self.states) {
+            *f = fresh(s);
+        }
+        for (j, zj) in z.iter_mut().enumerate() {
+            *zj = self.params.z(&self.fresh, j);
+        }
+        for s in self.states.iter_mut() {
+            *s = advance(*s);
+        }
     }
 }
 
@@ -125,16 +41,6 @@ impl Lfsr {
 /// are all zero (probability 2^−k for a fair source). Every call consumes the event's bits.
 pub trait RandomBits {
     fn all_zero(&mut self, k: u32) -> bool;
-}
-
-/// The hardware source: bits 0..k of the register, then the leap.
-impl RandomBits for Lfsr {
-    #[inline]
-    fn all_zero(&mut self, k: u32) -> bool {
-        let hit = self.state & hwprof_hdl::counters::lfsr::width_mask(k as usize) == 0;
-        self.advance();
-        hit
-    }
 }
 
 /// An ideal software source (ChaCha8): what the counters would do with truly independent bits.
@@ -177,76 +83,57 @@ impl IdealBits {
 impl RandomBits for IdealBits {
     fn all_zero(&mut self, k: u32) -> bool {
         use rand::RngCore;
-        self.0.next_u64() & hwprof_hdl::counters::lfsr::width_mask(k as usize) == 0
-    }
-}
-
-/// The mistake the leap avoids: the register shifts one step per event, so consecutive events read
-/// overlapping windows of bits. Model only (it shows what correlated bits do to the estimate).
-pub struct SlidingLfsr {
-    pub state: u64,
-    tap_mask: u64,
-    mask: u64,
-}
-
-impl SlidingLfsr {
-    pub fn new(seed: u64, width: usize) -> Result<Self, String> {
-        let p = LfsrParams::new(width, 1)?;
-        Ok(SlidingLfsr {
-            state: seed,
-            tap_mask: p.tap_mask(),
-            mask: p.mask(),
-        })
-    }
-}
-
-impl RandomBits for SlidingLfsr {
-    #[inline]
-    fn all_zero(&mut self, k: u32) -> bool {
-        let hit = self.state & hwprof_hdl::counters::lfsr::width_mask(k as usize) == 0;
-        let fb = ((self.state & self.tap_mask).count_ones() & 1) as u64;
-        self.state = ((self.state << 1) | fb) & self.mask;
-        hit
+        self.0.next_u64() & ((1u128 << k) - 1) as u64 == 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwprof_hdl::hash::SplitMix64;
 
     #[test]
-    fn table_leap_matches_single_steps() {
-        for (w, k) in [(64, 63), (16, 15), (5, 3), (33, 20)] {
-            let p = LfsrParams::new(w, k).unwrap();
-            let t = Arc::new(LeapTable::new(p));
-            let mut g = SplitMix64(w as u64);
-            let seed = p.draw_seed(&mut g);
-            let mut l = Lfsr::new(seed, t);
-            let mut s = seed;
-            for _ in 0..50 {
-                l.advance();
-                for _ in 0..k {
-                    s = p.step(s);
+    fn z_is_geometric() {
+        // P(Z >= x) = 2^-x: over 200 000 clocks of 5 members, the counts of Z >= 1..=6.
+        let mut src = SharedRandom::new(PoolParams::new(5, 62, 7).unwrap());
+        let mut z = [0u32; 5];
+        let mut at_least = [0u64; 7];
+        let clocks = 200_000;
+        for _ in 0..clocks {
+            src.clock(&mut z);
+            for &zj in &z {
+                for (x, n) in at_least.iter_mut().enumerate() {
+                    *n += (zj >= x as u32) as u64;
                 }
-                assert_eq!(l.state, s, "width {w} leap {k}");
             }
+        }
+        let n = 5.0 * clocks as f64;
+        for (x, &c) in at_least.iter().enumerate() {
+            let p = (-(x as f64)).exp2();
+            let sd = (n * p * (1.0 - p)).sqrt();
+            assert!((c as f64 - n * p).abs() < 5.0 * sd + 1.0, "P(Z >= {x}): {c} of {n}");
         }
     }
 
     #[test]
-    fn matrix_power_matches_repeated_leaps() {
-        let p = LfsrParams::new(64, 63).unwrap();
-        let t = Arc::new(LeapTable::new(p));
-        let m = LeapMatrix::new(p);
-        let mut a = Lfsr::new(0x1234_5678_9abc_def1, t.clone());
-        let mut b = a.clone();
-        for n in [0u64, 1, 2, 7, 100, 1000] {
-            for _ in 0..n {
-                a.advance();
-            }
-            b.advance_by(&m, n);
-            assert_eq!(a.state, b.state, "n = {n}");
+    fn members_and_clocks_uncorrelated() {
+        // Indicator Z >= 1 (one fresh bit): correlation between members 0 and 1 (same register),
+        // members 1 and 2 (different registers), and member 0 on consecutive clocks.
+        let mut src = SharedRandom::new(PoolParams::new(5, 62, 9).unwrap());
+        let mut z = [0u32; 5];
+        let clocks = 200_000;
+        let (mut same, mut other, mut next) = (0i64, 0i64, 0i64);
+        let mut prev = 0i64;
+        for _ in 0..clocks {
+            src.clock(&mut z);
+            let b: Vec<i64> = z.iter().map(|&v| if v >= 1 { 1 } else { -1 }).collect();
+            same += b[0] * b[1];
+            other += b[1] * b[2];
+            next += b[0] * prev;
+            prev = b[0];
+        }
+        let bound = 5.0 * (clocks as f64).sqrt();
+        for (what, v) in [("same register", same), ("other register", other), ("next clock", next)] {
+            assert!((v as f64).abs() < bound, "{what}: {v}");
         }
     }
 }

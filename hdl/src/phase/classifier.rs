@@ -1,0 +1,781 @@
+//! The phase classifier in RTL: one event `(pc, weight)` per clock, the classification of each
+//! interval serially in the background. It matches `hwprof_sim::model::phase` bit for bit (the
+//! module documentation there is the specification); this file adds only the schedule:
+//!
+//! - **Event path** (every clock `in_valid & in_ready`): h3 bucket of the pc, saturating add into
+//!   the live accumulator; on the event that ends the interval, the updated accumulators move to a
+//!   snapshot bank and the live bank clears, in the same clock, so the next event is accepted.
+//! - **Classification** of the snapshot, serially: Σ (B clocks); the normalisation, a restoring
+//!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
+//!   to every entry, a bucket per clock from the signature RAM (P·B + 1 clocks); the leader–follower
+//!   decision and LRU update (3 clocks); the signature write (B + 1 clocks, skipped for a hit on a
+//!   leader); the run-length Markov predictor (3 clocks); then one output record.
+//! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
+//!   (`markov_entries` clocks), and while a classification is in progress and the interval's count
+//!   is within one maximal weight (2^WEIGHT_BITS − 1) of I, so that no interval can end before the
+//!   previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
+
+use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
+use crate::multihash::hash_unit::ParityHash;
+use rust_hdl::prelude::*;
+
+/// Bits of a predictor entry: valid, tag phase, tag run, next phase (from the top).
+pub const MARKOV_WORD: usize = 1 + PHASE_ID_BITS + RUN_BITS + PHASE_ID_BITS;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum PhaseState {
+    Clear,
+    Idle,
+    Sum,
+    Divide,
+    Distance,
+    Decide,
+    Fetch,
+    Touch,
+    Write,
+    Learn,
+    Lookup,
+    Emit,
+}
+
+/// The classifier. Shape: B buckets (LB = log2 B), C-bit accumulators, Q-bit signatures, P entries
+/// (LP = log2 P), SA = LP + LB signature-RAM address bits, D = Q + LB distance bits, DW = C + LB + 1
+/// divider bits, LM = log2(markov_entries).
+#[derive(LogicBlock)]
+pub struct PhaseClassifier<
+    const B: usize,
+    const LB: usize,
+    const C: usize,
+    const Q: usize,
+    const P: usize,
+    const LP: usize,
+    const SA: usize,
+    const D: usize,
+    const DW: usize,
+    const LM: usize,
+> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub in_pc: Signal<In, Bits<64>>,
+    /// Instructions the event stands for, saturated by the driver to WEIGHT_BITS.
+    pub in_weight: Signal<In, Bits<WEIGHT_BITS>>,
+    /// One clock per closed interval: its record.
+    pub out_valid: Signal<Out, Bit>,
+    pub out_interval: Signal<Out, Bits<32>>,
+    pub out_phase: Signal<Out, Bits<PHASE_ID_BITS>>,
+    pub out_distance: Signal<Out, Bits<D>>,
+    pub out_predicted: Signal<Out, Bits<PHASE_ID_BITS>>,
+    // Parameters.
+    interval: Constant<Bits<32>>,
+    near_end: Constant<Bits<32>>,
+    sample_last: Constant<Bits<17>>,
+    threshold: Constant<Bits<D>>,
+    moving_average: Constant<Bit>,
+    shift: Constant<Bits<4>>,
+    round: Constant<Bits<Q>>,
+    counter_max: Constant<Bits<C>>,
+    markov_shift: Constant<Bits<4>>,
+    bucket_ids: [Constant<Bits<LB>>; B],
+    entry_ids: [Constant<Bits<LP>>; P],
+    last_bucket: Constant<Bits<LB>>,
+    last_entry: Constant<Bits<LP>>,
+    entry_count: Constant<Bits<8>>,
+    last_markov: Constant<Bits<LM>>,
+    q_steps: Constant<Bits<5>>,
+    no_distance: Constant<Bits<D>>,
+    run_max: Constant<Bits<RUN_BITS>>,
+    lb_shift: Constant<Bits<8>>,
+    valid_flag: Constant<Bits<MARKOV_WORD>>,
+    tag_phase_shift: Constant<Bits<8>>,
+    tag_run_shift: Constant<Bits<8>>,
+    go: Signal<Local, Bit>,
+    // Event path.
+    hash: ParityHash<LB>,
+    live: [DFF<Bits<C>>; B],
+    snap: [DFF<Bits<C>>; B],
+    count: DFF<Bits<32>>,
+    sample: DFF<Bits<17>>,
+    cur: Signal<Local, Bits<C>>,
+    sum: Signal<Local, Bits<C>>,
+    ends: Signal<Local, Bit>,
+    sampled: Signal<Local, Bit>,
+    // Classification.
+    state: DFF<PhaseState>,
+    busy: DFF<Bit>,
+    b: DFF<Bits<LB>>,
+    p: DFF<Bits<LP>>,
+    step: DFF<Bits<5>>,
+    total: DFF<Bits<DW>>,
+    rem: DFF<Bits<DW>>,
+    quo: DFF<Bits<Q>>,
+    snap_b: Signal<Local, Bits<C>>,
+    rem2: Signal<Local, Bits<DW>>,
+    quo2: Signal<Local, Bits<Q>>,
+    vram: RAM<Bits<Q>, LB>,
+    sig: RAM<Bits<Q>, SA>,
+    issuing: DFF<Bit>,
+    rd_valid: DFF<Bit>,
+    rd_first: DFF<Bit>,
+    rd_last: DFF<Bit>,
+    rd_p: DFF<Bits<LP>>,
+    dist: DFF<Bits<D>>,
+    diff: Signal<Local, Bits<Q>>,
+    dsum: Signal<Local, Bits<D>>,
+    rd_valid_entry: Signal<Local, Bit>,
+    best_d: DFF<Bits<D>>,
+    best_p: DFF<Bits<LP>>,
+    found: DFF<Bit>,
+    hit_now: Signal<Local, Bit>,
+    valid: [DFF<Bit>; P],
+    ids: [DFF<Bits<PHASE_ID_BITS>>; P],
+    ages: [DFF<Bits<LP>>; P],
+    fill: DFF<Bits<8>>,
+    next_id: DFF<Bits<PHASE_ID_BITS>>,
+    sel: DFF<Bits<LP>>,
+    sel_age: DFF<Bits<LP>>,
+    hit: DFF<Bit>,
+    phase: DFF<Bits<PHASE_ID_BITS>>,
+    wr_valid: DFF<Bit>,
+    wr_b: DFF<Bits<LB>>,
+    sv: Signal<Local, Bits<Q>>,
+    vv: Signal<Local, Bits<Q>>,
+    delta: Signal<Local, Bits<Q>>,
+    stepped: Signal<Local, Bits<Q>>,
+    // Predictor.
+    markov: RAM<Bits<MARKOV_WORD>, LM>,
+    clear_addr: DFF<Bits<LM>>,
+    mk_valid: DFF<Bit>,
+    mk_phase: DFF<Bits<PHASE_ID_BITS>>,
+    mk_run: DFF<Bits<RUN_BITS>>,
+    mk_index: Signal<Local, Bits<16>>,
+    word: Signal<Local, Bits<MARKOV_WORD>>,
+    interval_no: DFF<Bits<32>>,
+    o_valid: DFF<Bit>,
+    o_phase: DFF<Bits<PHASE_ID_BITS>>,
+    o_distance: DFF<Bits<D>>,
+    o_predicted: DFF<Bits<PHASE_ID_BITS>>,
+    o_interval: DFF<Bits<32>>,
+}
+
+impl<
+        const B: usize,
+        const LB: usize,
+        const C: usize,
+        const Q: usize,
+        const P: usize,
+        const LP: usize,
+        const SA: usize,
+        const D: usize,
+        const DW: usize,
+        const LM: usize,
+    > PhaseClassifier<B, LB, C, Q, P, LP, SA, D, DW, LM>
+{
+    /// The classifier of `cfg`, whose shape must be this one's.
+    pub fn new(cfg: &PhaseConfig) -> Result<Self, String> {
+        let shape = (
+            cfg.buckets,
+            cfg.bucket_bits() as usize,
+            cfg.counter_bits as usize,
+            cfg.q_bits as usize,
+            cfg.entries,
+            cfg.entry_bits() as usize,
+            cfg.markov_bits() as usize,
+        );
+        if shape != (B, LB, C, Q, P, LP, LM)
+            || SA != LP + LB
+            || D != Q + LB
+            || DW != C + LB + 1
+            || C < WEIGHT_BITS
+        {
+            return Err(format!("phase classifier RTL shape does not match {}", cfg.summary()));
+        }
+        let masks: Vec<(u64, u64)> = cfg.bucket_masks().into_iter().map(|m| (m, 0)).collect();
+        Ok(PhaseClassifier {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            in_pc: Default::default(),
+            in_weight: Default::default(),
+            out_valid: Default::default(),
+            out_interval: Default::default(),
+            out_phase: Default::default(),
+            out_distance: Default::default(),
+            out_predicted: Default::default(),
+            interval: c(cfg.interval),
+            near_end: c(cfg.interval.saturating_sub(PhaseConfig::weight_max())),
+            sample_last: c(cfg.sample_every - 1),
+            threshold: c(cfg.threshold),
+            moving_average: Constant::new(cfg.centre == super::CentreUpdate::MovingAverage),
+            shift: c(cfg.centre_shift as u64),
+            round: c((1u64 << cfg.centre_shift) - 1),
+            counter_max: c(cfg.counter_max()),
+            markov_shift: c(cfg.markov_bits().div_ceil(2) as u64),
+            bucket_ids: std::array::from_fn(|i| c(i as u64)),
+            entry_ids: std::array::from_fn(|i| c(i as u64)),
+            last_bucket: c(B as u64 - 1),
+            last_entry: c(P as u64 - 1),
+            entry_count: c(P as u64),
+            last_markov: c((1u64 << LM) - 1),
+            q_steps: c(Q as u64),
+            no_distance: c(cfg.no_distance()),
+            run_max: c((1u64 << RUN_BITS) - 1),
+            lb_shift: c(LB as u64),
+            valid_flag: c(1u64 << (MARKOV_WORD - 1)),
+            tag_phase_shift: c((RUN_BITS + PHASE_ID_BITS) as u64),
+            tag_run_shift: c(PHASE_ID_BITS as u64),
+            go: Default::default(),
+            hash: ParityHash::new(&masks),
+            live: std::array::from_fn(|_| Default::default()),
+            snap: std::array::from_fn(|_| Default::default()),
+            count: Default::default(),
+            sample: Default::default(),
+            cur: Default::default(),
+            sum: Default::default(),
+            ends: Default::default(),
+            sampled: Default::default(),
+            state: Default::default(),
+            busy: Default::default(),
+            b: Default::default(),
+            p: Default::default(),
+            step: Default::default(),
+            total: Default::default(),
+            rem: Default::default(),
+            quo: Default::default(),
+            snap_b: Default::default(),
+            rem2: Default::default(),
+            quo2: Default::default(),
+            vram: Default::default(),
+            sig: Default::default(),
+            issuing: Default::default(),
+            rd_valid: Default::default(),
+            rd_first: Default::default(),
+            rd_last: Default::default(),
+            rd_p: Default::default(),
+            dist: Default::default(),
+            diff: Default::default(),
+            dsum: Default::default(),
+            rd_valid_entry: Default::default(),
+            best_d: Default::default(),
+            best_p: Default::default(),
+            found: Default::default(),
+            hit_now: Default::default(),
+            valid: std::array::from_fn(|_| Default::default()),
+            ids: std::array::from_fn(|_| Default::default()),
+            ages: std::array::from_fn(|_| Default::default()),
+            fill: Default::default(),
+            next_id: Default::default(),
+            sel: Default::default(),
+            sel_age: Default::default(),
+            hit: Default::default(),
+            phase: Default::default(),
+            wr_valid: Default::default(),
+            wr_b: Default::default(),
+            sv: Default::default(),
+            vv: Default::default(),
+            delta: Default::default(),
+            stepped: Default::default(),
+            markov: Default::default(),
+            clear_addr: Default::default(),
+            mk_valid: Default::default(),
+            mk_phase: Default::default(),
+            mk_run: Default::default(),
+            mk_index: Default::default(),
+            word: Default::default(),
+            interval_no: Default::default(),
+            o_valid: Default::default(),
+            o_phase: Default::default(),
+            o_distance: Default::default(),
+            o_predicted: Default::default(),
+            o_interval: Default::default(),
+        })
+    }
+}
+
+impl<
+        const B: usize,
+        const LB: usize,
+        const C: usize,
+        const Q: usize,
+        const P: usize,
+        const LP: usize,
+        const SA: usize,
+        const D: usize,
+        const DW: usize,
+        const LM: usize,
+    > Logic for PhaseClassifier<B, LB, C, Q, P, LP, SA, D, DW, LM>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, count, sample, state, busy, b, p, step, total, rem, quo, issuing,
+            rd_valid, rd_first, rd_last, rd_p, dist, best_d, best_p, found, fill, next_id, sel,
+            sel_age, hit, phase, wr_valid, wr_b, clear_addr, mk_valid, mk_phase, mk_run,
+            interval_no, o_valid, o_phase, o_distance, o_predicted, o_interval
+        );
+        for i in 0..B {
+            self.live[i].clock.next = self.clock.val();
+            self.live[i].d.next = self.live[i].q.val();
+            self.snap[i].clock.next = self.clock.val();
+            self.snap[i].d.next = self.snap[i].q.val();
+        }
+        for i in 0..P {
+            self.valid[i].clock.next = self.clock.val();
+            self.valid[i].d.next = self.valid[i].q.val();
+            self.ids[i].clock.next = self.clock.val();
+            self.ids[i].d.next = self.ids[i].q.val();
+            self.ages[i].clock.next = self.clock.val();
+            self.ages[i].d.next = self.ages[i].q.val();
+        }
+        self.vram.read_clock.next = self.clock.val();
+        self.vram.write_clock.next = self.clock.val();
+        self.sig.read_clock.next = self.clock.val();
+        self.sig.write_clock.next = self.clock.val();
+        self.markov.read_clock.next = self.clock.val();
+        self.markov.write_clock.next = self.clock.val();
+        self.vram.write_enable.next = false;
+        self.sig.write_enable.next = false;
+        self.markov.write_enable.next = false;
+        self.vram.write_address.next = self.b.q.val();
+        self.vram.write_data.next = self.quo2.val();
+        self.vram.read_address.next = self.b.q.val();
+        self.sig.read_address.next =
+            (bit_cast::<SA, LP>(self.p.q.val()) << self.lb_shift.val()) | bit_cast::<SA, LB>(self.b.q.val());
+        self.sig.write_address.next =
+            (bit_cast::<SA, LP>(self.sel.q.val()) << self.lb_shift.val()) | bit_cast::<SA, LB>(self.wr_b.q.val());
+        self.sig.write_data.next = self.stepped.val();
+        self.markov.write_address.next = self.clear_addr.q.val();
+        self.markov.write_data.next = 0.into();
+        self.o_valid.d.next = false;
+        self.out_valid.next = self.o_valid.q.val();
+        self.out_phase.next = self.o_phase.q.val();
+        self.out_distance.next = self.o_distance.q.val();
+        self.out_predicted.next = self.o_predicted.q.val();
+        self.out_interval.next = self.o_interval.q.val();
+
+        // ---- Event path ----
+        self.in_ready.next = (self.state.q.val() != PhaseState::Clear)
+            & !(self.busy.q.val() & (self.count.q.val() >= self.near_end.val()));
+        self.hash.a.next = self.in_pc.val();
+        self.hash.b.next = 0.into();
+        self.cur.next = self.live[0].q.val();
+        for i in 0..B {
+            if self.hash.index.val() == self.bucket_ids[i].val() {
+                self.cur.next = self.live[i].q.val();
+            }
+        }
+        self.sum.next = self.cur.val() + bit_cast::<C, WEIGHT_BITS>(self.in_weight.val());
+        if self.sum.val() < self.cur.val() {
+            self.sum.next = self.counter_max.val();
+        }
+        self.sampled.next = self.sample.q.val() == self.sample_last.val();
+        self.ends.next = (self.count.q.val() + bit_cast::<32, WEIGHT_BITS>(self.in_weight.val()))
+            >= self.interval.val();
+        self.go.next = self.in_valid.val()
+            & (self.state.q.val() != PhaseState::Clear)
+            & !(self.busy.q.val() & (self.count.q.val() >= self.near_end.val()));
+        if self.go.val() {
+            if self.sampled.val() {
+                self.sample.d.next = 0.into();
+            } else {
+                self.sample.d.next = self.sample.q.val() + 1;
+            }
+            if self.ends.val() {
+                self.count.d.next = 0.into();
+            } else {
+                self.count.d.next =
+                    self.count.q.val() + bit_cast::<32, WEIGHT_BITS>(self.in_weight.val());
+            }
+            for i in 0..B {
+                if self.ends.val() {
+                    self.live[i].d.next = 0.into();
+                    self.snap[i].d.next = self.live[i].q.val();
+                }
+                if self.sampled.val() & (self.hash.index.val() == self.bucket_ids[i].val()) {
+                    if self.ends.val() {
+                        self.snap[i].d.next = self.sum.val();
+                    } else {
+                        self.live[i].d.next = self.sum.val();
+                    }
+                }
+            }
+        }
+
+        // ---- Classification ----
+        self.snap_b.next = self.snap[0].q.val();
+        for i in 0..B {
+            if self.b.q.val() == self.bucket_ids[i].val() {
+                self.snap_b.next = self.snap[i].q.val();
+            }
+        }
+        // Restoring division step: the remainder doubles, the divisor is Σ + 1.
+        self.rem2.next = self.rem.q.val() << 1;
+        self.quo2.next = self.quo.q.val() << 1;
+        if self.rem2.val() >= self.total.q.val() + 1 {
+            self.rem2.next = (self.rem.q.val() << 1) - (self.total.q.val() + 1);
+            self.quo2.next = (self.quo.q.val() << 1) + 1;
+        }
+        // Distance datapath (one clock after the reads were issued).
+        self.diff.next = self.vram.read_data.val() - self.sig.read_data.val();
+        if self.sig.read_data.val() > self.vram.read_data.val() {
+            self.diff.next = self.sig.read_data.val() - self.vram.read_data.val();
+        }
+        self.dsum.next = self.dist.q.val() + bit_cast::<D, Q>(self.diff.val());
+        if self.rd_first.q.val() {
+            self.dsum.next = bit_cast::<D, Q>(self.diff.val());
+        }
+        self.rd_valid_entry.next = false;
+        for i in 0..P {
+            if self.rd_p.q.val() == self.entry_ids[i].val() {
+                self.rd_valid_entry.next = self.valid[i].q.val();
+            }
+        }
+        self.hit_now.next = self.found.q.val() & (self.best_d.q.val() <= self.threshold.val());
+        // Centre step: s + floor((v − s) / 2^k).
+        self.sv.next = self.sig.read_data.val();
+        self.vv.next = self.vram.read_data.val();
+        self.delta.next = self.vv.val() - self.sv.val();
+        self.stepped.next = self.sv.val() + (self.delta.val() >> self.shift.val());
+        if self.sv.val() > self.vv.val() {
+            self.delta.next = self.sv.val() - self.vv.val();
+            self.stepped.next = self.sv.val() - (self.delta.val() >> self.shift.val());
+            if (self.delta.val() & self.round.val()).any() {
+                self.stepped.next = self.sv.val() - (self.delta.val() >> self.shift.val()) - 1;
+            }
+        }
+        if !self.hit.q.val() {
+            self.stepped.next = self.vv.val();
+        }
+        // Predictor index of the state (mk_phase, mk_run).
+        self.mk_index.next = bit_cast::<16, PHASE_ID_BITS>(self.mk_phase.q.val())
+            ^ (bit_cast::<16, RUN_BITS>(self.mk_run.q.val()) << self.markov_shift.val());
+        self.markov.read_address.next = self.mk_index.val().get_bits::<LM>(0);
+        self.word.next = self.markov.read_data.val();
+
+        match self.state.q.val() {
+            PhaseState::Clear => {
+                self.markov.write_enable.next = true;
+                self.clear_addr.d.next = self.clear_addr.q.val() + 1;
+                if self.clear_addr.q.val() == self.last_markov.val() {
+                    self.state.d.next = PhaseState::Idle;
+                }
+            }
+            PhaseState::Idle => {}
+            PhaseState::Sum => {
+                self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_b.val());
+                self.b.d.next = self.b.q.val() + 1;
+                if self.b.q.val() == self.last_bucket.val() {
+                    self.state.d.next = PhaseState::Divide;
+                    self.step.d.next = 0.into();
+                }
+            }
+            PhaseState::Divide => {
+                if self.step.q.val() == 0 {
+                    self.rem.d.next = bit_cast::<DW, C>(self.snap_b.val());
+                    self.quo.d.next = 0.into();
+                    self.step.d.next = 1.into();
+                } else {
+                    self.rem.d.next = self.rem2.val();
+                    self.quo.d.next = self.quo2.val();
+                    self.step.d.next = self.step.q.val() + 1;
+                    if self.step.q.val() == self.q_steps.val() {
+                        self.vram.write_enable.next = true;
+                        self.step.d.next = 0.into();
+                        self.b.d.next = self.b.q.val() + 1;
+                        if self.b.q.val() == self.last_bucket.val() {
+                            self.state.d.next = PhaseState::Distance;
+                            self.p.d.next = 0.into();
+                            self.issuing.d.next = true;
+                            self.best_d.d.next = self.no_distance.val();
+                            self.found.d.next = false;
+                            self.rd_valid.d.next = false;
+                        }
+                    }
+                }
+            }
+            PhaseState::Distance => {
+                // Issue: signature (p, b) and vector bucket b; their data arrive next clock.
+                self.rd_valid.d.next = self.issuing.q.val();
+                self.rd_first.d.next = self.b.q.val() == 0;
+                self.rd_last.d.next = self.b.q.val() == self.last_bucket.val();
+                self.rd_p.d.next = self.p.q.val();
+                if self.issuing.q.val() {
+                    self.b.d.next = self.b.q.val() + 1;
+                    if self.b.q.val() == self.last_bucket.val() {
+                        self.p.d.next = self.p.q.val() + 1;
+                        if self.p.q.val() == self.last_entry.val() {
+                            self.issuing.d.next = false;
+                        }
+                    }
+                }
+                if self.rd_valid.q.val() {
+                    self.dist.d.next = self.dsum.val();
+                    if self.rd_last.q.val() {
+                        if self.rd_valid_entry.val() & (self.dsum.val() < self.best_d.q.val()) {
+                            self.best_d.d.next = self.dsum.val();
+                            self.best_p.d.next = self.rd_p.q.val();
+                            self.found.d.next = true;
+                        }
+                        if self.rd_p.q.val() == self.last_entry.val() {
+                            self.state.d.next = PhaseState::Decide;
+                            self.rd_valid.d.next = false;
+                        }
+                    }
+                }
+            }
+            PhaseState::Decide => {
+                self.hit.d.next = self.hit_now.val();
+                self.sel.d.next = self.best_p.q.val();
+                if !self.hit_now.val() {
+                    for i in 0..P {
+                        if self.ages[i].q.val() == self.last_entry.val() {
+                            self.sel.d.next = self.entry_ids[i].val();
+                        }
+                    }
+                    if self.fill.q.val() < self.entry_count.val() {
+                        self.sel.d.next = self.fill.q.val().get_bits::<LP>(0);
+                    }
+                }
+                self.state.d.next = PhaseState::Fetch;
+            }
+            PhaseState::Fetch => {
+                for i in 0..P {
+                    if self.sel.q.val() == self.entry_ids[i].val() {
+                        self.sel_age.d.next = self.ages[i].q.val();
+                        self.phase.d.next = self.ids[i].q.val();
+                        if !self.hit.q.val() {
+                            self.valid[i].d.next = true;
+                            self.ids[i].d.next = self.next_id.q.val();
+                        }
+                    }
+                }
+                if !self.hit.q.val() {
+                    self.phase.d.next = self.next_id.q.val();
+                    self.next_id.d.next = self.next_id.q.val() + 1;
+                    if self.fill.q.val() < self.entry_count.val() {
+                        self.fill.d.next = self.fill.q.val() + 1;
+                    }
+                }
+                self.state.d.next = PhaseState::Touch;
+            }
+            PhaseState::Touch => {
+                for i in 0..P {
+                    if self.ages[i].q.val() < self.sel_age.q.val() {
+                        self.ages[i].d.next = self.ages[i].q.val() + 1;
+                    }
+                    if self.sel.q.val() == self.entry_ids[i].val() {
+                        self.ages[i].d.next = 0.into();
+                    }
+                }
+                self.b.d.next = 0.into();
+                self.p.d.next = self.sel.q.val();
+                self.issuing.d.next = true;
+                self.wr_valid.d.next = false;
+                if self.hit.q.val() & !self.moving_average.val() {
+                    self.state.d.next = PhaseState::Learn;
+                } else {
+                    self.state.d.next = PhaseState::Write;
+                }
+            }
+            PhaseState::Write => {
+                self.wr_valid.d.next = self.issuing.q.val();
+                self.wr_b.d.next = self.b.q.val();
+                if self.issuing.q.val() {
+                    self.b.d.next = self.b.q.val() + 1;
+                    if self.b.q.val() == self.last_bucket.val() {
+                        self.issuing.d.next = false;
+                    }
+                }
+                if self.wr_valid.q.val() {
+                    self.sig.write_enable.next = true;
+                    if self.wr_b.q.val() == self.last_bucket.val() {
+                        self.state.d.next = PhaseState::Learn;
+                    }
+                }
+            }
+            PhaseState::Learn => {
+                // The previous state's entry learns the new phase; the state advances.
+                if self.mk_valid.q.val() {
+                    self.markov.write_enable.next = true;
+                    self.markov.write_address.next = self.mk_index.val().get_bits::<LM>(0);
+                    self.markov.write_data.next = self.valid_flag.val()
+                        | (bit_cast::<MARKOV_WORD, PHASE_ID_BITS>(self.mk_phase.q.val())
+                            << self.tag_phase_shift.val())
+                        | (bit_cast::<MARKOV_WORD, RUN_BITS>(self.mk_run.q.val())
+                            << self.tag_run_shift.val())
+                        | bit_cast::<MARKOV_WORD, PHASE_ID_BITS>(self.phase.q.val());
+                }
+                self.mk_run.d.next = 1.into();
+                if self.mk_valid.q.val() & (self.mk_phase.q.val() == self.phase.q.val()) {
+                    if self.mk_run.q.val() != self.run_max.val() {
+                        self.mk_run.d.next = self.mk_run.q.val() + 1;
+                    } else {
+                        self.mk_run.d.next = self.mk_run.q.val();
+                    }
+                }
+                self.mk_phase.d.next = self.phase.q.val();
+                self.mk_valid.d.next = true;
+                self.state.d.next = PhaseState::Lookup;
+            }
+            PhaseState::Lookup => {
+                // The read address (the new state's index) is registered by the RAM now.
+                self.state.d.next = PhaseState::Emit;
+            }
+            PhaseState::Emit => {
+                self.o_valid.d.next = true;
+                self.o_interval.d.next = self.interval_no.q.val();
+                self.o_phase.d.next = self.phase.q.val();
+                self.o_distance.d.next = self.best_d.q.val();
+                self.o_predicted.d.next = self.phase.q.val();
+                if (self.word.val() & self.valid_flag.val()).any()
+                    & ((self.word.val() >> self.tag_phase_shift.val()).get_bits::<PHASE_ID_BITS>(0)
+                        == self.phase.q.val())
+                    & ((self.word.val() >> self.tag_run_shift.val()).get_bits::<RUN_BITS>(0)
+                        == self.mk_run.q.val())
+                {
+                    self.o_predicted.d.next = self.word.val().get_bits::<PHASE_ID_BITS>(0);
+                }
+                self.interval_no.d.next = self.interval_no.q.val() + 1;
+                self.busy.d.next = false;
+                self.state.d.next = PhaseState::Idle;
+            }
+        }
+        // An interval end starts the classification of the snapshot (never while busy: in_ready).
+        if self.go.val() & self.ends.val() {
+            self.busy.d.next = true;
+            self.state.d.next = PhaseState::Sum;
+            self.b.d.next = 0.into();
+            self.total.d.next = 0.into();
+        }
+
+        if self.reset.val() {
+            self.state.d.next = PhaseState::Clear;
+            self.clear_addr.d.next = 0.into();
+            self.busy.d.next = false;
+            self.count.d.next = 0.into();
+            self.sample.d.next = 0.into();
+            self.fill.d.next = 0.into();
+            self.next_id.d.next = 0.into();
+            self.mk_valid.d.next = false;
+            self.mk_run.d.next = 0.into();
+            self.mk_phase.d.next = 0.into();
+            self.interval_no.d.next = 0.into();
+            self.o_valid.d.next = false;
+            self.rd_valid.d.next = false;
+            self.wr_valid.d.next = false;
+            self.issuing.d.next = false;
+            for i in 0..B {
+                self.live[i].d.next = 0.into();
+            }
+            for i in 0..P {
+                self.valid[i].d.next = false;
+                self.ages[i].d.next = self.entry_ids[i].val();
+            }
+        }
+    }
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.to_bits())
+}
+
+/// The ports of a classifier of any shape, for testbenches and exports.
+pub trait PhaseTop: Block + Send + 'static {
+    fn drive(&mut self, reset: bool, valid: bool, pc: u64, weight: u64);
+    fn set_clock(&mut self, high: bool);
+    fn ready(&self) -> bool;
+    /// The output record if `out_valid`: (interval, phase, distance, predicted).
+    fn record(&self) -> Option<(u64, u64, u64, u64)>;
+}
+
+impl<
+        const B: usize,
+        const LB: usize,
+        const C: usize,
+        const Q: usize,
+        const P: usize,
+        const LP: usize,
+        const SA: usize,
+        const D: usize,
+        const DW: usize,
+        const LM: usize,
+    > PhaseTop for PhaseClassifier<B, LB, C, Q, P, LP, SA, D, DW, LM>
+{
+    fn drive(&mut self, reset: bool, valid: bool, pc: u64, weight: u64) {
+        self.reset.next = reset;
+        self.in_valid.next = valid;
+        self.in_pc.next = pc.to_bits();
+        self.in_weight.next = weight.min(PhaseConfig::weight_max()).to_bits();
+    }
+    fn set_clock(&mut self, high: bool) {
+        self.clock.next = Clock { clk: high };
+    }
+    fn ready(&self) -> bool {
+        self.in_ready.val()
+    }
+    fn record(&self) -> Option<(u64, u64, u64, u64)> {
+        self.out_valid.val().then(|| {
+            (
+                self.out_interval.val().to_u64(),
+                self.out_phase.val().to_u64(),
+                self.out_distance.val().to_u64(),
+                self.out_predicted.val().to_u64(),
+            )
+        })
+    }
+}
+
+/// Something to do with the classifier of a configuration, whatever its shape.
+pub trait ShapeVisitor {
+    type Output;
+    fn visit<T: PhaseTop>(self, uut: T) -> Self::Output;
+}
+
+macro_rules! shapes {
+    ($cfg:expr, $v:expr; $( ($b:literal, $lb:literal, $c:literal, $q:literal, $p:literal, $lp:literal, $lm:literal) ),* ) => {{
+        let cfg: &PhaseConfig = $cfg;
+        let key = (cfg.buckets, cfg.counter_bits as usize, cfg.q_bits as usize, cfg.entries, cfg.markov_entries);
+        match key {
+            $( ($b, $c, $q, $p, m) if m == 1 << $lm => {
+                let mut uut = PhaseClassifier::<$b, $lb, $c, $q, $p, $lp, { $lp + $lb }, { $q + $lb }, { $c + $lb + 1 }, $lm>::new(cfg)?;
+                uut.connect_all();
+                Ok($v.visit(uut))
+            } )*
+            _ => Err(format!(
+                "no RTL shape for buckets = {}, counter_bits = {}, q_bits = {}, entries = {}, markov_entries = {} \
+                 (the model runs any configuration; RTL shapes: {})",
+                key.0, key.1, key.2, key.3, key.4, SHAPES
+            )),
+        }
+    }};
+}
+
+/// The RTL shapes generated (buckets/counter_bits/q_bits/entries/markov_entries); every other
+/// parameter is free.
+pub const SHAPES: &str = "32/18/8/16/32 (configs/phase.toml), 32/18/8/8/32, 16/18/8/16/32, 32/18/6/16/32, 8/8/4/4/8 (tests)";
+
+/// Calls `v` with the classifier of `cfg`; an error names the supported shapes.
+pub fn with_shape<V: ShapeVisitor>(cfg: &PhaseConfig, v: V) -> Result<V::Output, String> {
+    shapes!(cfg, v;
+        (32, 5, 18, 8, 16, 4, 5),
+        (32, 5, 18, 8, 8, 3, 5),
+        (16, 4, 18, 8, 16, 4, 5),
+        (32, 5, 18, 6, 16, 4, 5),
+        (8, 3, 8, 4, 4, 2, 3))
+}
+
+struct VerilogOf;
+
+impl ShapeVisitor for VerilogOf {
+    type Output = String;
+    fn visit<T: PhaseTop>(self, uut: T) -> String {
+        generate_verilog(&uut)
+    }
+}
+
+/// The Verilog of the classifier of `cfg` (top module `top`), deterministic.
+pub fn verilog(cfg: &PhaseConfig) -> Result<String, String> {
+    with_shape(cfg, VerilogOf)
+}

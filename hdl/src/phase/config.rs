@@ -1,0 +1,360 @@
+//! Configuration of the phase classifier: parsed from TOML (a `[phase]` table), validated in one
+//! place, and read by both the RTL generator and the reference model.
+//!
+//! The classifier (Sherwood, Sair & Calder's hardware phase tracker, classified as ScarPhase does)
+//! takes one event `(pc, weight)` per clock: a branch or basic block and the instructions it stands
+//! for. Every parameter, its default and its rule:
+//!
+//! | key | meaning | rule |
+//! |---|---|---|
+//! | `interval` | I, instructions per interval: an interval closes on the event that brings its instruction count (the sum of weights) to at least I; default 100 000 | 1 ..= 2^31 |
+//! | `buckets` | B, accumulators of the execution-frequency vector, indexed by an h3 hash of the pc; default 32 | power of two, 2 ..= 256 |
+//! | `counter_bits` | width of each accumulator, saturating; default 18 | 1 ..= 32 |
+//! | `q_bits` | Q, width of each normalised bucket: bucket b becomes floor(acc_b·2^Q / (Σ acc + 1)); default 8 | 1 ..= 16 |
+//! | `entries` | P, signature-table entries (one per phase currently remembered); default 16 | power of two, 2 ..= 64 |
+//! | `threshold` | leader–follower radius: an interval joins the nearest valid signature if their Manhattan distance (in normalised counts: a vector sums to less than 2^Q) is ≤ threshold; default 64 | 0 ..= B·(2^Q − 1) |
+//! | `centre` | `"leader"`: a signature stays its first interval's vector; `"moving_average"`: on each hit it moves towards the interval, c ← c + floor((v − c) / 2^centre_shift) — ScarPhase recomputes the cluster centre as the mean of its members; this is the integer, divider-free form of it; default moving_average | |
+//! | `centre_shift` | k of the moving average (1 = midpoint); default 2 | 1 ..= 8 |
+//! | `markov_entries` | entries of the run-length Markov next-phase predictor; default 32 | power of two, 2 ..= 256 |
+//! | `sample_every` | N: only every N-th event is accumulated (ScarPhase's sparse vectors; 1 = dense); intervals still count every event's weight; default 1 | 1 ..= 65536 |
+//! | `pc_bits` | pcs are masked to this width before hashing; default 48 | 1 ..= 64 |
+//! | `seed` | seed of the hash masks ([`crate::hash::SplitMix64`]); default 1 | |
+//!
+//! Fixed widths (not parameters): weights are [`WEIGHT_BITS`] wide (larger weights saturate at the
+//! port), phase ids [`PHASE_ID_BITS`] (a new phase takes the next id, wrapping), run lengths of
+//! the predictor [`RUN_BITS`] (saturating).
+
+use crate::config::{err, parse_toml, read_config_file, width_mask, ConfigError};
+use crate::hash::SplitMix64;
+use serde::Deserialize;
+use std::path::Path;
+
+/// Width of an event's weight (instructions since the previous event); the driver saturates.
+pub const WEIGHT_BITS: usize = 8;
+/// Width of a phase id.
+pub const PHASE_ID_BITS: usize = 8;
+/// Width of the predictor's run length (saturating at 2^RUN_BITS − 1).
+pub const RUN_BITS: usize = 4;
+pub const MAX_INTERVAL: u64 = 1 << 31;
+
+/// How a signature changes when an interval joins it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CentreUpdate {
+    /// The signature stays the vector of the interval that created it.
+    Leader,
+    /// c ← c + floor((v − c) / 2^centre_shift) per bucket.
+    MovingAverage,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PhaseFile {
+    phase: PhaseTable,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PhaseTable {
+    interval: Option<u64>,
+    buckets: Option<u64>,
+    counter_bits: Option<u64>,
+    q_bits: Option<u64>,
+    entries: Option<u64>,
+    threshold: Option<u64>,
+    centre: Option<CentreUpdate>,
+    centre_shift: Option<u64>,
+    markov_entries: Option<u64>,
+    sample_every: Option<u64>,
+    pc_bits: Option<u64>,
+    seed: Option<u64>,
+}
+
+/// A validated phase-classifier configuration (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhaseConfig {
+    pub interval: u64,
+    pub buckets: usize,
+    pub counter_bits: u32,
+    pub q_bits: u32,
+    pub entries: usize,
+    pub threshold: u64,
+    pub centre: CentreUpdate,
+    pub centre_shift: u32,
+    pub markov_entries: usize,
+    pub sample_every: u64,
+    pub pc_bits: u32,
+    pub seed: u64,
+}
+
+impl Default for PhaseConfig {
+    fn default() -> Self {
+        PhaseConfig {
+            interval: 100_000,
+            buckets: 32,
+            counter_bits: 18,
+            q_bits: 8,
+            entries: 16,
+            threshold: 64,
+            centre: CentreUpdate::MovingAverage,
+            centre_shift: 2,
+            markov_entries: 32,
+            sample_every: 1,
+            pc_bits: 48,
+            seed: 1,
+        }
+    }
+}
+
+fn clamp32(v: u64) -> u32 {
+    v.min(u32::MAX as u64) as u32
+}
+
+impl PhaseConfig {
+    /// Reads and validates a TOML file; every failure names the file, and the field where there is one.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let (text, source) = read_config_file(path)?;
+        Self::from_toml_str(&text, &source)
+    }
+
+    /// Whether TOML text is a phase-classifier configuration (has a `[phase]` table).
+    pub fn is_phase_toml(text: &str) -> bool {
+        toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("phase"))
+    }
+
+    /// Parses and validates TOML text; `source` names it in errors.
+    pub fn from_toml_str(text: &str, source: &str) -> Result<Self, ConfigError> {
+        let f: PhaseFile = parse_toml(text, source)?;
+        let t = f.phase;
+        let d = PhaseConfig::default();
+        let cfg = PhaseConfig {
+            interval: t.interval.unwrap_or(d.interval),
+            buckets: t.buckets.map_or(d.buckets, |v| v.min(1 << 20) as usize),
+            counter_bits: t.counter_bits.map_or(d.counter_bits, clamp32),
+            q_bits: t.q_bits.map_or(d.q_bits, clamp32),
+            entries: t.entries.map_or(d.entries, |v| v.min(1 << 20) as usize),
+            threshold: t.threshold.unwrap_or(d.threshold),
+            centre: t.centre.unwrap_or(d.centre),
+            centre_shift: t.centre_shift.map_or(d.centre_shift, clamp32),
+            markov_entries: t.markov_entries.map_or(d.markov_entries, |v| v.min(1 << 20) as usize),
+            sample_every: t.sample_every.unwrap_or(d.sample_every),
+            pc_bits: t.pc_bits.map_or(d.pc_bits, clamp32),
+            seed: t.seed.unwrap_or(d.seed),
+        };
+        cfg.validate_named(source)?;
+        Ok(cfg)
+    }
+
+    /// Checks every rule of the table in the module documentation.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.validate_named("<config>")
+    }
+
+    fn validate_named(&self, source: &str) -> Result<(), ConfigError> {
+        let e = |field: &str, rule: String| Err(err(source, field, rule));
+        let pow2 = |field: &str, v: usize, lo: usize, hi: usize| {
+            if v.is_power_of_two() && (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(err(
+                    source,
+                    field,
+                    format!("must be a power of two in {lo}..={hi}, got {v}"),
+                ))
+            }
+        };
+        if !(1..=MAX_INTERVAL).contains(&self.interval) {
+            return e(
+                "interval",
+                format!("must be in 1..={MAX_INTERVAL}, got {}", self.interval),
+            );
+        }
+        pow2("buckets", self.buckets, 2, 256)?;
+        if !(1..=32).contains(&self.counter_bits) {
+            return e(
+                "counter_bits",
+                format!("must be in 1..=32, got {}", self.counter_bits),
+            );
+        }
+        if !(1..=16).contains(&self.q_bits) {
+            return e("q_bits", format!("must be in 1..=16, got {}", self.q_bits));
+        }
+        pow2("entries", self.entries, 2, 64)?;
+        if self.threshold > self.max_distance() {
+            return e(
+                "threshold",
+                format!(
+                    "must be at most B·(2^Q − 1) = {} (the largest possible distance), got {}",
+                    self.max_distance(),
+                    self.threshold
+                ),
+            );
+        }
+        if !(1..=8).contains(&self.centre_shift) {
+            return e(
+                "centre_shift",
+                format!("must be in 1..=8, got {}", self.centre_shift),
+            );
+        }
+        pow2("markov_entries", self.markov_entries, 2, 256)?;
+        if !(1..=65536).contains(&self.sample_every) {
+            return e(
+                "sample_every",
+                format!("must be in 1..=65536, got {}", self.sample_every),
+            );
+        }
+        if !(1..=64).contains(&self.pc_bits) {
+            return e("pc_bits", format!("must be in 1..=64, got {}", self.pc_bits));
+        }
+        Ok(())
+    }
+
+    /// log2(B): the width of a bucket index.
+    pub fn bucket_bits(&self) -> u32 {
+        self.buckets.trailing_zeros()
+    }
+
+    /// log2(P): the width of a signature-table index.
+    pub fn entry_bits(&self) -> u32 {
+        self.entries.trailing_zeros()
+    }
+
+    /// log2(markov_entries).
+    pub fn markov_bits(&self) -> u32 {
+        self.markov_entries.trailing_zeros()
+    }
+
+    /// Saturation value of an accumulator.
+    pub fn counter_max(&self) -> u64 {
+        width_mask(self.counter_bits)
+    }
+
+    /// 2^Q − 1: the largest normalised bucket, and the scale of normalisation.
+    pub fn q_max(&self) -> u64 {
+        width_mask(self.q_bits)
+    }
+
+    /// B·(2^Q − 1): no Manhattan distance between two signatures exceeds it.
+    pub fn max_distance(&self) -> u64 {
+        self.buckets as u64 * self.q_max()
+    }
+
+    /// Width of a distance: Q + log2(B) bits hold B·(2^Q − 1) and leave the all-ones value
+    /// ("no valid signature") unreachable.
+    pub fn distance_bits(&self) -> u32 {
+        self.q_bits + self.bucket_bits()
+    }
+
+    /// The distance reported when no signature is valid: all ones.
+    pub fn no_distance(&self) -> u64 {
+        width_mask(self.distance_bits())
+    }
+
+    /// Saturation value of a weight at the event port.
+    pub fn weight_max() -> u64 {
+        width_mask(WEIGHT_BITS as u32)
+    }
+
+    pub fn pc_mask(&self) -> u64 {
+        width_mask(self.pc_bits)
+    }
+
+    /// The h3 masks of the bucket hash: bucket bit i = parity(pc & mask_i). Drawn from
+    /// [`SplitMix64`] seeded with `seed`, one draw per bit, lowest bit first, each masked to `pc_bits`.
+    pub fn bucket_masks(&self) -> Vec<u64> {
+        let mut g = SplitMix64(self.seed);
+        (0..self.bucket_bits())
+            .map(|_| g.next_u64() & self.pc_mask())
+            .collect()
+    }
+
+    /// Bits of state: live and snapshot accumulators, the normalised vector, the signature table
+    /// (vectors, ids, valid bits, LRU ages), the predictor table and its state.
+    pub fn storage_bits(&self) -> u64 {
+        let (b, p, m) = (
+            self.buckets as u64,
+            self.entries as u64,
+            self.markov_entries as u64,
+        );
+        let id = PHASE_ID_BITS as u64;
+        let acc = 2 * b * self.counter_bits as u64;
+        let vector = b * self.q_bits as u64;
+        let table = p * (b * self.q_bits as u64 + id + 1 + self.entry_bits() as u64);
+        let markov = m * (1 + id + RUN_BITS as u64 + id) + id + RUN_BITS as u64;
+        acc + vector + table + markov
+    }
+
+    /// A one-line summary.
+    pub fn summary(&self) -> String {
+        format!(
+            "I={} B={} acc {}b Q={} P={} T={} {} M={} N={}",
+            self.interval,
+            self.buckets,
+            self.counter_bits,
+            self.q_bits,
+            self.entries,
+            self.threshold,
+            match self.centre {
+                CentreUpdate::Leader => "leader".to_string(),
+                CentreUpdate::MovingAverage => format!("avg>>{}", self.centre_shift),
+            },
+            self.markov_entries,
+            self.sample_every
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: &str) -> Result<PhaseConfig, ConfigError> {
+        PhaseConfig::from_toml_str(&format!("[phase]\n{body}"), "p.toml")
+    }
+
+    #[test]
+    fn defaults() {
+        let c = parse("").unwrap();
+        assert_eq!(c, PhaseConfig::default());
+        assert_eq!(c.distance_bits(), 13);
+        assert!(c.storage_bits() <= 2 * 1024 * 8, "{}", c.storage_bits());
+        assert_eq!(c.bucket_masks().len(), 5);
+        assert!(PhaseConfig::is_phase_toml("[phase]\ninterval = 5\n"));
+        assert!(!PhaseConfig::is_phase_toml("interval = 5\n"));
+    }
+
+    #[test]
+    fn rules_name_the_field() {
+        for (body, field) in [
+            ("interval = 0", "interval"),
+            ("buckets = 24", "buckets"),
+            ("buckets = 512", "buckets"),
+            ("counter_bits = 0", "counter_bits"),
+            ("q_bits = 17", "q_bits"),
+            ("entries = 128", "entries"),
+            ("threshold = 100000", "threshold"),
+            ("centre_shift = 0", "centre_shift"),
+            ("markov_entries = 3", "markov_entries"),
+            ("sample_every = 0", "sample_every"),
+            ("pc_bits = 65", "pc_bits"),
+        ] {
+            let e = parse(body).expect_err(body);
+            assert_eq!(e.field, field, "{body}: {e}");
+        }
+        let e = parse("centre = \"median\"").unwrap_err();
+        assert!(e.to_string().contains("median"), "{e}");
+        let e = parse("bogus = 1").unwrap_err();
+        assert!(e.to_string().contains("bogus"), "{e}");
+        assert!(PhaseConfig::from_toml_str("interval = 5", "x").is_err());
+    }
+
+    #[test]
+    fn masks_are_seeded() {
+        let a = parse("seed = 3").unwrap();
+        let b = parse("seed = 4").unwrap();
+        assert_ne!(a.bucket_masks(), b.bucket_masks());
+        assert_eq!(a.bucket_masks(), parse("seed = 3").unwrap().bucket_masks());
+        let narrow = parse("pc_bits = 12").unwrap();
+        assert!(narrow.bucket_masks().iter().all(|&m| m < 1 << 12));
+    }
+}

@@ -1,0 +1,285 @@
+//! Verification of the phase classifier RTL against its model on the same event stream: the
+//! rust-hdl description under rust-hdl's simulator ([`cosim`]) and the exported Verilog under
+//! Icarus ([`icarus`]). Events are offered one per clock (held while `in_ready` is low); every
+//! output record is compared with the model's, in order. Adversarial streams: [`adversarial`].
+
+use crate::model::phase::{PhaseClassifier, PhaseRecord};
+use crate::verify::icarus::{self, SimDir};
+use hwprof_hdl::phase::config::{PhaseConfig, PHASE_ID_BITS, WEIGHT_BITS};
+use hwprof_hdl::phase::{with_shape, PhaseTop, ShapeVisitor};
+use rust_hdl::prelude::*;
+
+/// The most clocks one classification takes, with margin: Σ, the divider, the distance pass,
+/// the decision, the signature write and the predictor.
+pub fn classification_clocks(cfg: &PhaseConfig) -> u64 {
+    let (b, p, q) = (cfg.buckets as u64, cfg.entries as u64, cfg.q_bits as u64);
+    b + b * (q + 1) + p * b + 2 + 3 + b + 2 + 3 + 16
+}
+
+fn record(r: (u64, u64, u64, u64)) -> PhaseRecord {
+    PhaseRecord {
+        interval: r.0,
+        phase: r.1 as u32,
+        distance: r.2,
+        predicted: r.3 as u32,
+    }
+}
+
+/// Records that differ, position by position, plus the difference in count.
+pub fn mismatches(expected: &[PhaseRecord], got: &[PhaseRecord]) -> u64 {
+    let differ = expected.iter().zip(got).filter(|(a, b)| a != b).count();
+    (differ + expected.len().abs_diff(got.len())) as u64
+}
+
+fn settle<B: Block>(uut: &mut B) -> Result<(), String> {
+    if simulate(uut, 10_000) {
+        Ok(())
+    } else {
+        Err("the phase classifier RTL did not settle (combinational loop?)".into())
+    }
+}
+
+struct Run<'a> {
+    events: &'a [(u64, u64)],
+    tail: u64,
+}
+
+impl ShapeVisitor for Run<'_> {
+    type Output = Result<Vec<PhaseRecord>, String>;
+    fn visit<T: PhaseTop>(self, mut u: T) -> Self::Output {
+        let mut out = vec![];
+        // One clock: inputs with the clock low, handshake sampled, rising edge, outputs sampled.
+        let mut clock = |u: &mut T, reset: bool, ev: Option<(u64, u64)>| -> Result<bool, String> {
+            let (pc, w) = ev.unwrap_or((0, 0));
+            u.set_clock(false);
+            u.drive(reset, ev.is_some(), pc, w);
+            settle(u)?;
+            let accepted = ev.is_some() && u.ready();
+            u.set_clock(true);
+            settle(u)?;
+            if let Some(r) = u.record() {
+                out.push(record(r));
+            }
+            Ok(accepted)
+        };
+        clock(&mut u, true, None)?;
+        let mut stalled = 0u64;
+        for &e in self.events {
+            while !clock(&mut u, false, Some(e))? {
+                stalled += 1;
+                if stalled > 1 << 40 {
+                    return Err("the RTL never accepts an event".into());
+                }
+            }
+        }
+        for _ in 0..self.tail {
+            clock(&mut u, false, None)?;
+        }
+        Ok(out)
+    }
+}
+
+/// Runs the RTL of `cfg` under rust-hdl's simulator on `events`; its records.
+pub fn run_rust_hdl(cfg: &PhaseConfig, events: &[(u64, u64)]) -> Result<Vec<PhaseRecord>, String> {
+    with_shape(
+        cfg,
+        Run {
+            events,
+            tail: classification_clocks(cfg),
+        },
+    )?
+}
+
+/// Mismatches of the rust-hdl run against `expected` (the model's records on `events`).
+pub fn cosim(
+    cfg: &PhaseConfig,
+    events: &[(u64, u64)],
+    expected: &[PhaseRecord],
+) -> Result<u64, String> {
+    Ok(mismatches(expected, &run_rust_hdl(cfg, events)?))
+}
+
+/// The Icarus testbench: events from `events.hex` (pc and weight per line), one offered per clock
+/// and held while `in_ready` is low; each record printed as `R interval phase distance predicted`.
+pub fn testbench(cfg: &PhaseConfig, n: usize) -> String {
+    let d = cfg.distance_bits();
+    let w = WEIGHT_BITS;
+    let id = PHASE_ID_BITS;
+    let tail = classification_clocks(cfg);
+    format!(
+        r#"`timescale 1ns/1ps
+module tb;
+  reg clock = 0;
+  reg reset = 1;
+  reg in_valid = 0;
+  reg [63:0] in_pc = 0;
+  reg [{wm1}:0] in_weight = 0;
+  wire in_ready;
+  wire out_valid;
+  wire [31:0] out_interval;
+  wire [{idm1}:0] out_phase;
+  wire [{dm1}:0] out_distance;
+  wire [{idm1}:0] out_predicted;
+  top dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_pc(in_pc),
+          .in_weight(in_weight), .out_valid(out_valid), .out_interval(out_interval),
+          .out_phase(out_phase), .out_distance(out_distance), .out_predicted(out_predicted));
+  reg [{ewm1}:0] mem [0:{nm1}];
+  integer i;
+  reg accepted;
+  always #5 clock = ~clock;
+  always @(negedge clock) if (out_valid) $display("R %0d %0d %0d %0d", out_interval, out_phase, out_distance, out_predicted);
+  initial begin
+    $readmemh("events.hex", mem);
+    @(posedge clock); #1 reset = 0;
+    i = 0;
+    while (i < {n}) begin
+      in_valid = 1; in_pc = mem[i][{ewm1}:{w}]; in_weight = mem[i][{wm1}:0];
+      @(negedge clock); accepted = in_ready;
+      @(posedge clock); #1;
+      if (accepted) i = i + 1;
+    end
+    in_valid = 0;
+    repeat ({tail}) @(posedge clock);
+    $finish;
+  end
+endmodule
+"#,
+        wm1 = w - 1,
+        idm1 = id - 1,
+        dm1 = d - 1,
+        ewm1 = 64 + w - 1,
+        nm1 = n.max(1) - 1,
+    )
+}
+
+/// Runs the exported Verilog of `cfg` under Icarus on `events`; its records.
+pub fn run_icarus(cfg: &PhaseConfig, events: &[(u64, u64)]) -> Result<Vec<PhaseRecord>, String> {
+    let verilog = hwprof_hdl::phase::verilog(cfg)?;
+    let dir = SimDir::new("phase").map_err(|e| e.to_string())?;
+    let wmax = PhaseConfig::weight_max();
+    icarus::write_memh(
+        &dir.file("events.hex"),
+        64 + WEIGHT_BITS,
+        events
+            .iter()
+            .map(|&(pc, w)| vec![(pc << WEIGHT_BITS) | w.min(wmax), pc >> (64 - WEIGHT_BITS)]),
+    )
+    .map_err(|e| e.to_string())?;
+    std::fs::write(dir.file("design.v"), verilog).map_err(|e| e.to_string())?;
+    std::fs::write(dir.file("tb.v"), testbench(cfg, events.len())).map_err(|e| e.to_string())?;
+    let out = icarus::run(&dir, &[dir.file("design.v"), dir.file("tb.v")], "tb")
+        .map_err(|e| e.to_string())?;
+    out.lines()
+        .filter_map(|l| l.strip_prefix("R "))
+        .map(|l| {
+            let v: Vec<u64> = l
+                .split_whitespace()
+                .map(|x| x.parse().map_err(|_| format!("bad Icarus output line {l:?}")))
+                .collect::<Result<_, _>>()?;
+            match v[..] {
+                [a, b, c, d] => Ok(record((a, b, c, d))),
+                _ => Err(format!("bad Icarus output line {l:?}")),
+            }
+        })
+        .collect()
+}
+
+/// Mismatches of the Icarus run against `expected`.
+pub fn icarus(cfg: &PhaseConfig, events: &[(u64, u64)], expected: &[PhaseRecord]) -> Result<u64, String> {
+    Ok(mismatches(expected, &run_icarus(cfg, events)?))
+}
+
+/// Adversarial streams for a configuration, each closing several intervals: all-distinct pcs,
+/// one pc, bucket saturation (maximal weights on one pc), table overflow (more distinct phases
+/// than entries, recurring so LRU replacement is exercised), and maximal weights everywhere (the
+/// stall: intervals of a few events).
+pub fn adversarial(cfg: &PhaseConfig, intervals: u64) -> Vec<(&'static str, Vec<(u64, u64)>)> {
+    let per = cfg.interval;
+    let n = (per * intervals) as usize;
+    let mut g = hwprof_hdl::hash::SplitMix64(cfg.seed ^ 0x5eed);
+    let distinct: Vec<(u64, u64)> = (0..n as u64).map(|i| (i.wrapping_mul(0x9E37_79B9) ^ (i << 40), 1)).collect();
+    let one: Vec<(u64, u64)> = vec![(0x4000_1234, 1); n];
+    let saturate: Vec<(u64, u64)> = (0..n as u64 / 64 + 8)
+        .map(|i| (if i % 5 == 0 { 0x77 } else { 0x4000_1234 }, 255))
+        .collect();
+    // Phases p = 0..(2P): interval k runs pcs of phase (k mod 2P), a few distinct pcs each.
+    let phases = 2 * cfg.entries as u64;
+    let mut overflow = vec![];
+    for k in 0..intervals.max(3 * phases) {
+        let ph = (k * 7) % phases;
+        for j in 0..per {
+            overflow.push(((ph << 20) + 4 * ((j * (ph + 1)) % (ph + 2)), 1));
+        }
+    }
+    let random: Vec<(u64, u64)> = (0..n)
+        .map(|_| (g.next_u64() & 0xff_ffff, g.next_u64() % 300))
+        .collect();
+    vec![
+        ("all-distinct", distinct),
+        ("one-pc", one),
+        ("saturation", saturate),
+        ("table-overflow", overflow),
+        ("random-weights", random),
+    ]
+}
+
+/// The model's records on `events`.
+pub fn expected(cfg: &PhaseConfig, events: &[(u64, u64)]) -> Vec<PhaseRecord> {
+    PhaseClassifier::run(cfg, events.iter().copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(extra: &str) -> PhaseConfig {
+        PhaseConfig::from_toml_str(
+            &format!(
+                "[phase]\ninterval = 600\nbuckets = 8\ncounter_bits = 8\nq_bits = 4\nentries = 4\n\
+                 threshold = 6\nmarkov_entries = 8\n{extra}"
+            ),
+            "t",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn rust_hdl_matches_model_on_adversarial_streams() {
+        for extra in ["", "centre = \"leader\"\nsample_every = 3\n"] {
+            let cfg = small(extra);
+            for (name, ev) in adversarial(&cfg, 12) {
+                let want = expected(&cfg, &ev);
+                assert!(want.len() >= 3, "{name}: {} records", want.len());
+                let got = run_rust_hdl(&cfg, &ev).unwrap();
+                assert_eq!(got, want, "{name} {extra}");
+            }
+        }
+    }
+
+    #[test]
+    fn icarus_matches_model_on_adversarial_streams() {
+        if icarus::available().is_err() {
+            eprintln!("skipped: no Icarus");
+            return;
+        }
+        let cfg = small("centre_shift = 1\n");
+        let mut all = vec![];
+        for (_, ev) in adversarial(&cfg, 10) {
+            all.extend(ev);
+        }
+        let want = expected(&cfg, &all);
+        assert_eq!(run_icarus(&cfg, &all).unwrap(), want);
+    }
+
+    #[test]
+    fn a_changed_record_is_counted() {
+        let cfg = small("");
+        let ev = &adversarial(&cfg, 6)[3].1;
+        let mut want = expected(&cfg, ev);
+        assert_eq!(mismatches(&want, &want.clone()), 0);
+        let got = want.clone();
+        want[2].phase ^= 1;
+        assert_eq!(mismatches(&want, &got), 1);
+        assert_eq!(mismatches(&want[..3], &got), got.len() as u64 - 3);
+    }
+}

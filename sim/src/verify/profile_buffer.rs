@@ -1,0 +1,295 @@
+//! Co-simulation of the profile buffer (`hwprof_hdl::profile_buffer`) against its model
+//! ([`crate::model::profile_buffer`]): the rust-hdl description under rust-hdl's simulator, and the
+//! exported Verilog under Icarus, both with random handshakes. The model works per event, so both
+//! must produce exactly its readout words, in order, whatever the timing. `HWPROF_VCD=DIR` writes
+//! the rust-hdl waveform, `HWPROF_KEEP_SIM=1` keeps the Icarus files.
+
+use crate::model::profile_buffer::{ReadoutWord, Stimulus};
+use crate::verify::icarus::{self, SimDir};
+use hwprof_hdl::profile_buffer::{verilog, BufferConfig, ProfileBuffer, INDEX_BITS};
+use hwprof_hdl::with_profile_buffer;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rust_hdl::prelude::*;
+use std::sync::{Arc, Mutex};
+
+/// Handshake randomness: an event is offered in 3 of 4 cycles, `out_ready` is high in 3 of 4.
+fn coin(rng: &mut ChaCha8Rng) -> bool {
+    rng.gen_range(0..4) != 0
+}
+
+/// Cycles after the last stimulus to drain the final readout (out_ready is high 3/4 of cycles).
+fn drain_cycles(cfg: &BufferConfig) -> usize {
+    8 * cfg.entries + 32
+}
+
+fn rust_hdl_run<const CW: usize, const TW: usize>(
+    cfg: &BufferConfig,
+    stimuli: &[Stimulus],
+    seed: u64,
+) -> Result<Vec<ReadoutWord>, String> {
+    let mut uut = ProfileBuffer::<CW, TW>::new(cfg);
+    for s in [&mut uut.reset, &mut uut.ev_valid, &mut uut.ev_taken]
+        .into_iter()
+        .chain([&mut uut.sample, &mut uut.out_ready])
+    {
+        s.connect();
+    }
+    uut.ev_pc.connect();
+    uut.ev_index.connect();
+    uut.connect_all();
+    let words = Arc::new(Mutex::new(Vec::new()));
+    let sink = words.clone();
+    let stim = stimuli.to_vec();
+    let drain = drain_cycles(cfg);
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<ProfileBuffer<CW, TW>>| {
+        x.clock.next = !x.clock.val()
+    });
+    sim.add_testbench(move |mut sim: Sim<ProfileBuffer<CW, TW>>| {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut x = sim.init()?;
+        x.reset.next = true;
+        wait_clock_cycle!(sim, clock, x);
+        x.reset.next = false;
+        let mut i = 0;
+        let mut idle = 0;
+        while idle < drain {
+            x.ev_valid.next = false;
+            x.sample.next = false;
+            let offer = coin(&mut rng);
+            x.out_ready.next = coin(&mut rng);
+            match stim.get(i) {
+                Some(Stimulus::Event(ev)) => {
+                    x.ev_valid.next = offer;
+                    x.ev_pc.next = ev.pc.to_bits();
+                    x.ev_taken.next = ev.taken;
+                    x.ev_index.next = (ev.index & ((1 << INDEX_BITS) - 1)).to_bits();
+                }
+                Some(Stimulus::Sample) => x.sample.next = offer,
+                None => idle += 1,
+            }
+            x = sim.wait(1, x)?;
+            let ready = x.ev_ready.val();
+            let advance = match stim.get(i) {
+                Some(Stimulus::Event(_)) => x.ev_valid.val() && ready,
+                // The strobe counts only when no readout runs (then ev_ready is high).
+                Some(Stimulus::Sample) => x.sample.val() && ready,
+                None => false,
+            };
+            if x.out_valid.val() && x.out_ready.val() {
+                sink.lock().unwrap().push(ReadoutWord {
+                    index: x.out_index.val().index(),
+                    tag: x.out_tag.val().to_u64(),
+                    taken: x.out_taken.val().to_u64(),
+                    not_taken: x.out_not_taken.val().to_u64(),
+                });
+            }
+            wait_clock_cycle!(sim, clock, x);
+            if advance {
+                i += 1;
+            }
+        }
+        sim.done(x)
+    });
+    let max_time = 10 * (4 * stimuli.len() as u64 + 64 * cfg.entries as u64 * 8 + 10_000);
+    crate::verify::waveform::run(sim, uut, max_time, "profile_buffer")?;
+    let w = words.lock().unwrap().clone();
+    Ok(w)
+}
+
+/// Runs the rust-hdl RTL on `stimuli` with random handshakes from `seed`; returns every
+/// readout word in order. `HWPROF_VCD=DIR` writes the waveform.
+pub fn rust_hdl(
+    cfg: &BufferConfig,
+    stimuli: &[Stimulus],
+    seed: u64,
+) -> Result<Vec<ReadoutWord>, String> {
+    with_profile_buffer!(cfg, rust_hdl_run, stimuli, seed)
+}
+
+/// The Icarus testbench: stimulus from `stim.hex` (one 80-bit word per stimulus:
+/// bit 76 = strobe, bit 74 = taken, bits 73..64 = index, bits 63..0 = pc), handshakes from a
+/// xorshift32 seeded with `seed`, every accepted readout word printed as `W index tag t nt`.
+pub fn icarus_testbench(cfg: &BufferConfig, n: usize, seed: u32) -> String {
+    format!(
+        r#"`timescale 1ns/1ps
+module tb;
+  reg clock = 0;
+  reg reset = 1;
+  reg ev_valid = 0, ev_taken = 0, sample = 0, out_ready = 0;
+  reg [63:0] ev_pc = 0;
+  reg [9:0] ev_index = 0;
+  wire ev_ready, out_valid, out_last;
+  wire [9:0] out_index;
+  wire [{tw}:0] out_tag;
+  wire [{cw}:0] out_taken, out_not_taken;
+  reg [79:0] stim [0:{nm1}];
+  reg [31:0] rng = 32'd{seed};
+  integer i = 0, idle = 0, advance = 0, offer = 0;
+  top dut(.clock(clock), .reset(reset), .ev_valid(ev_valid), .ev_ready(ev_ready), .ev_pc(ev_pc),
+.ev_taken(ev_taken), .ev_index(ev_index), .sample(sample), .out_valid(out_valid),
+.out_ready(out_ready), .out_index(out_index), .out_tag(out_tag), .out_taken(out_taken),
+.out_not_taken(out_not_taken), .out_last(out_last));
+  always #5 clock = ~clock;
+  task step_rng; begin
+rng = rng ^ (rng << 13); rng = rng ^ (rng >> 17); rng = rng ^ (rng << 5);
+  end endtask
+  initial begin
+$readmemh("stim.hex", stim);
+@(negedge clock);
+reset = 0;
+while (idle < {drain}) begin
+  ev_valid = 0; sample = 0;
+  step_rng; offer = (rng[1:0] != 0);
+  step_rng; out_ready = (rng[1:0] != 0);
+  if (i < {n}) begin
+    if (stim[i][76]) sample = offer;
+    else begin
+      ev_valid = offer; ev_taken = stim[i][74]; ev_index = stim[i][73:64]; ev_pc = stim[i][63:0];
+    end
+  end else idle = idle + 1;
+  #1;
+  advance = (i < {n}) && ((ev_valid || sample) && ev_ready);
+  if (out_valid && out_ready) $display("W %0d %0h %0h %0h", out_index, out_tag, out_taken, out_not_taken);
+  @(negedge clock);
+  if (advance) i = i + 1;
+end
+$display("END");
+$finish;
+  end
+endmodule
+"#,
+        tw = cfg.rtl_tag_width() - 1,
+        cw = cfg.counter_bits - 1,
+        nm1 = n.max(1) - 1,
+        n = n,
+        seed = seed.max(1),
+        drain = drain_cycles(cfg),
+    )
+}
+
+/// Exports the Verilog, runs it under Icarus on `stimuli`; returns every readout word.
+pub fn icarus(
+    cfg: &BufferConfig,
+    stimuli: &[Stimulus],
+    seed: u32,
+) -> Result<Vec<ReadoutWord>, String> {
+    let dir = SimDir::new("profile-buffer").map_err(|e| e.to_string())?;
+    let design = dir.file("profile_buffer.v");
+    let tb = dir.file("tb.v");
+    std::fs::write(&design, verilog(cfg)).map_err(|e| e.to_string())?;
+    std::fs::write(&tb, icarus_testbench(cfg, stimuli.len(), seed)).map_err(|e| e.to_string())?;
+    let words = stimuli.iter().map(|s| match s {
+        Stimulus::Sample => vec![0, 1 << 12],
+        Stimulus::Event(ev) => vec![
+            ev.pc,
+            ((ev.taken as u64) << 10) | (ev.index & ((1 << INDEX_BITS) - 1)),
+        ],
+    });
+    icarus::write_memh(&dir.file("stim.hex"), 80, words).map_err(|e| e.to_string())?;
+    let out = icarus::run(&dir, &[design, tb], "tb").map_err(|e| e.to_string())?;
+    if !out.contains("END") {
+        return Err(format!("Icarus run did not finish:\n{out}"));
+    }
+    out.lines()
+        .filter_map(|l| l.strip_prefix("W "))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|e| format!("{l}: {e}"));
+            if f.len() != 4 {
+                return Err(format!("bad testbench line {l:?}"));
+            }
+            Ok(ReadoutWord {
+                index: f[0].parse().map_err(|e| format!("{l}: {e}"))?,
+                tag: hex(f[1])?,
+                taken: hex(f[2])?,
+                not_taken: hex(f[3])?,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::profile_buffer::{BranchEvent, ProfileBufferModel};
+
+    fn cfg(text: &str) -> BufferConfig {
+        BufferConfig::from_toml_str(text, "test").unwrap()
+    }
+
+    /// Random events over a few branches (so entries collide and sets overflow), with strobes;
+    /// ends with a strobe so the last sample is read out.
+    fn stimuli(n: usize, branches: usize, strobes: bool, seed: u64) -> Vec<Stimulus> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let pcs: Vec<u64> = (0..branches)
+            .map(|_| rng.gen::<u64>() & 0xffff_ffff_fff0 | rng.gen_range(0..16))
+            .collect();
+        let mut s: Vec<Stimulus> = (0..n)
+            .map(|_| {
+                if strobes && rng.gen_range(0..40) == 0 {
+                    Stimulus::Sample
+                } else {
+                    let b = rng.gen_range(0..branches);
+                    Stimulus::Event(BranchEvent {
+                        pc: pcs[b],
+                        taken: rng.gen_range(0..3) != 0,
+                        index: b as u64 * 3,
+                    })
+                }
+            })
+            .collect();
+        s.push(Stimulus::Sample);
+        s
+    }
+
+    const COSIM_CONFIGS: [&str; 3] = [
+        "entries = 8\nindexing = \"address\"\ncounter_bits = 8\nsample_interval = 37\npc_shift = 1\n",
+        "entries = 8\nindexing = \"compiler\"\nsample_interval = 0\n",
+        "entries = 8\nindexing = \"set_associative\"\nways = 4\ntag_bits = 8\nsample_interval = 50\n",
+    ];
+
+    #[test]
+    fn rtl_matches_model_rust_hdl() {
+        for (k, text) in COSIM_CONFIGS.iter().enumerate() {
+            let c = cfg(text);
+            let s = stimuli(300, 12, true, k as u64);
+            let want: Vec<ReadoutWord> = ProfileBufferModel::run(&c, &s).concat();
+            assert!(want.len() >= 8 * 3, "several readouts");
+            assert!(want.iter().any(|w| w.taken > 1 && w.not_taken > 0));
+            let got = rust_hdl(&c, &s, 7 + k as u64).unwrap();
+            assert_eq!(got.len(), want.len(), "{text}");
+            assert_eq!(got, want, "{text}");
+        }
+    }
+
+    #[test]
+    fn rtl_matches_model_icarus() {
+        for (k, text) in COSIM_CONFIGS.iter().enumerate() {
+            let c = cfg(text);
+            let s = stimuli(2000, 12, true, 100 + k as u64);
+            let want: Vec<ReadoutWord> = ProfileBufferModel::run(&c, &s).concat();
+            let got = icarus(&c, &s, 11 + k as u32).unwrap();
+            assert_eq!(got.len(), want.len(), "{text}");
+            assert_eq!(got, want, "{text}");
+        }
+        // Saturation through the Verilog: one branch, 300 events, 8-bit counters.
+        let c = cfg(COSIM_CONFIGS[1]
+            .replace(
+                "sample_interval = 0",
+                "counter_bits = 8\nsample_interval = 0",
+            )
+            .as_str());
+        let one = BranchEvent {
+            pc: 0x40,
+            taken: true,
+            index: 0,
+        };
+        let mut s = vec![Stimulus::Event(one); 300];
+        s.push(Stimulus::Sample);
+        let want = ProfileBufferModel::run(&c, &s).concat();
+        assert_eq!(want[0].taken, 255);
+        assert_eq!(icarus(&c, &s, 3).unwrap(), want);
+    }
+}
