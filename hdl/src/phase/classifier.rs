@@ -92,6 +92,10 @@ pub struct PhaseClassifier<
     held: DFF<Bits<MARKOV_WORD>>,
     confident: Signal<Local, Bit>,
     learned: Signal<Local, Bits<MARKOV_WORD>>,
+    held_phase: Signal<Local, Bits<MARKOV_WORD>>,
+    held_run: Signal<Local, Bits<MARKOV_WORD>>,
+    word_phase: Signal<Local, Bits<MARKOV_WORD>>,
+    word_run: Signal<Local, Bits<MARKOV_WORD>>,
     tag_phase_shift: Constant<Bits<8>>,
     tag_run_shift: Constant<Bits<8>>,
     go: Signal<Local, Bit>,
@@ -232,6 +236,10 @@ impl<
             held: Default::default(),
             confident: Default::default(),
             learned: Default::default(),
+            held_phase: Default::default(),
+            held_run: Default::default(),
+            word_phase: Default::default(),
+            word_run: Default::default(),
             tag_phase_shift: c((RUN_BITS + PHASE_ID_BITS) as u64),
             tag_run_shift: c(PHASE_ID_BITS as u64),
             go: Default::default(),
@@ -469,11 +477,14 @@ impl<
             | bit_cast::<MARKOV_WORD, PHASE_ID_BITS>(self.phase.q.val());
         // The entry of the current state, as looked up at the previous interval end (only the
         // learning write since touched the table, and it came before that lookup).
+        // Verilog cannot slice an expression: the shifted words are signals of their own.
+        self.held_phase.next = self.held.q.val() >> self.tag_phase_shift.val();
+        self.held_run.next = self.held.q.val() >> self.tag_run_shift.val();
+        self.word_phase.next = self.word.val() >> self.tag_phase_shift.val();
+        self.word_run.next = self.word.val() >> self.tag_run_shift.val();
         self.confident.next = (self.held.q.val() & self.valid_flag.val()).any()
-            & ((self.held.q.val() >> self.tag_phase_shift.val()).get_bits::<PHASE_ID_BITS>(0)
-                == self.mk_phase.q.val())
-            & ((self.held.q.val() >> self.tag_run_shift.val()).get_bits::<RUN_BITS>(0)
-                == self.mk_run.q.val())
+            & (self.held_phase.val().get_bits::<PHASE_ID_BITS>(0) == self.mk_phase.q.val())
+            & (self.held_run.val().get_bits::<RUN_BITS>(0) == self.mk_run.q.val())
             & (self.held.q.val().get_bits::<PHASE_ID_BITS>(0) == self.phase.q.val());
 
         match self.state.q.val() {
@@ -653,10 +664,8 @@ impl<
                 self.held.d.next = self.word.val();
                 if (self.word.val() & self.valid_flag.val()).any()
                     & (self.word.val() & self.confident_flag.val()).any()
-                    & ((self.word.val() >> self.tag_phase_shift.val()).get_bits::<PHASE_ID_BITS>(0)
-                        == self.phase.q.val())
-                    & ((self.word.val() >> self.tag_run_shift.val()).get_bits::<RUN_BITS>(0)
-                        == self.mk_run.q.val())
+                    & (self.word_phase.val().get_bits::<PHASE_ID_BITS>(0) == self.phase.q.val())
+                    & (self.word_run.val().get_bits::<RUN_BITS>(0) == self.mk_run.q.val())
                 {
                     self.o_predicted.d.next = self.word.val().get_bits::<PHASE_ID_BITS>(0);
                 }
