@@ -654,10 +654,10 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     // Stub signals
     reg  [63:0] hash$a;
     reg  [63:0] hash$b;
-    wire  [3:0] hash$index$0;
+    wire  [19:0] hash$index$0;
     reg  counters$clock;
     reg  counters$reset;
-    reg  [3:0] counters$read_index$0;
+    reg  [19:0] counters$read_index$0;
     reg  counters$read_bank;
     reg  counters$update;
     reg  counters$promoted;
@@ -842,20 +842,36 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,valid,key,new_min,candid
     
     // Constant declarations
     localparam  threshold = 24'h13880;
-    localparam  counter_max = 24'hffffff;
+    localparam  counter_max = 24'hfffff;
     localparam  retaining = 1'b1;
-    localparam  one = 4'h1;
-    localparam  none = 4'h0;
     localparam  one_c = 24'h1;
     localparam  zero_c = 24'h0;
     
     // Stub signals
-    reg  [3:0] valid_bits$d;
-    wire  [3:0] valid_bits$q;
-    reg  valid_bits$clock;
-    reg  [3:0] locked_bits$d;
-    wire  [3:0] locked_bits$q;
-    reg  locked_bits$clock;
+    reg  valid_bits$0$d;
+    wire  valid_bits$0$q;
+    reg  valid_bits$0$clock;
+    reg  valid_bits$1$d;
+    wire  valid_bits$1$q;
+    reg  valid_bits$1$clock;
+    reg  valid_bits$2$d;
+    wire  valid_bits$2$q;
+    reg  valid_bits$2$clock;
+    reg  valid_bits$3$d;
+    wire  valid_bits$3$q;
+    reg  valid_bits$3$clock;
+    reg  locked_bits$0$d;
+    wire  locked_bits$0$q;
+    reg  locked_bits$0$clock;
+    reg  locked_bits$1$d;
+    wire  locked_bits$1$q;
+    reg  locked_bits$1$clock;
+    reg  locked_bits$2$d;
+    wire  locked_bits$2$q;
+    reg  locked_bits$2$clock;
+    reg  locked_bits$3$d;
+    wire  locked_bits$3$q;
+    reg  locked_bits$3$clock;
     reg  [127:0] tag$0$d;
     wire  [127:0] tag$0$q;
     reg  tag$0$clock;
@@ -880,9 +896,18 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,valid,key,new_min,candid
     reg  [23:0] count$3$d;
     wire  [23:0] count$3$q;
     reg  count$3$clock;
-    reg  [3:0] rep_pending$d;
-    wire  [3:0] rep_pending$q;
-    reg  rep_pending$clock;
+    reg  rep_pending$0$d;
+    wire  rep_pending$0$q;
+    reg  rep_pending$0$clock;
+    reg  rep_pending$1$d;
+    wire  rep_pending$1$q;
+    reg  rep_pending$1$clock;
+    reg  rep_pending$2$d;
+    wire  rep_pending$2$q;
+    reg  rep_pending$2$clock;
+    reg  rep_pending$3$d;
+    wire  rep_pending$3$q;
+    reg  rep_pending$3$clock;
     reg  rep_marker$d;
     wire  rep_marker$q;
     reg  rep_marker$clock;
@@ -913,30 +938,87 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,valid,key,new_min,candid
     reg  [23:0] rep_count$3$d;
     wire  [23:0] rep_count$3$q;
     reg  rep_count$3$clock;
-    reg  hit_gather$bits$0;
-    reg  hit_gather$bits$1;
-    reg  hit_gather$bits$2;
-    reg  hit_gather$bits$3;
-    wire  [3:0] hit_gather$word;
-    reg  ge_gather$bits$0;
-    reg  ge_gather$bits$1;
-    reg  ge_gather$bits$2;
-    reg  ge_gather$bits$3;
-    wire  [3:0] ge_gather$word;
+    reg  hits$bits$0;
+    reg  hits$bits$1;
+    reg  hits$bits$2;
+    reg  hits$bits$3;
+    wire  hits$first$0;
+    wire  hits$first$1;
+    wire  hits$first$2;
+    wire  hits$first$3;
+    wire  hits$any;
+    wire  hits$many;
+    reg  empty$bits$0;
+    reg  empty$bits$1;
+    reg  empty$bits$2;
+    reg  empty$bits$3;
+    wire  empty$first$0;
+    wire  empty$first$1;
+    wire  empty$first$2;
+    wire  empty$first$3;
+    wire  empty$any;
+    wire  empty$many;
+    reg  repl$bits$0;
+    reg  repl$bits$1;
+    reg  repl$bits$2;
+    reg  repl$bits$3;
+    wire  repl$first$0;
+    wire  repl$first$1;
+    wire  repl$first$2;
+    wire  repl$first$3;
+    wire  repl$any;
+    wire  repl$many;
+    reg  reported$bits$0;
+    reg  reported$bits$1;
+    reg  reported$bits$2;
+    reg  reported$bits$3;
+    wire  reported$first$0;
+    wire  reported$first$1;
+    wire  reported$first$2;
+    wire  reported$first$3;
+    wire  reported$any;
+    wire  reported$many;
+    reg  pending$bits$0;
+    reg  pending$bits$1;
+    reg  pending$bits$2;
+    reg  pending$bits$3;
+    wire  pending$first$0;
+    wire  pending$first$1;
+    wire  pending$first$2;
+    wire  pending$first$3;
+    wire  pending$any;
+    wire  pending$many;
     
     // Local signals
-    reg  [3:0] hit_bits;
     reg  [23:0] rc;
-    reg  [3:0] empty;
-    reg  [3:0] repl;
-    reg  [3:0] choose;
-    reg  [3:0] alloc;
-    reg  [3:0] lock_hit;
-    reg  [3:0] ge;
-    reg  [3:0] n_valid;
-    reg  [3:0] n_locked;
-    reg  [3:0] report_bits;
-    reg  [3:0] cur;
+    reg  hit_e$0;
+    reg  hit_e$1;
+    reg  hit_e$2;
+    reg  hit_e$3;
+    reg  repl_e$0;
+    reg  repl_e$1;
+    reg  repl_e$2;
+    reg  repl_e$3;
+    reg  report_e$0;
+    reg  report_e$1;
+    reg  report_e$2;
+    reg  report_e$3;
+    reg  alloc$0;
+    reg  alloc$1;
+    reg  alloc$2;
+    reg  alloc$3;
+    reg  lock_hit$0;
+    reg  lock_hit$1;
+    reg  lock_hit$2;
+    reg  lock_hit$3;
+    reg  ge$0;
+    reg  ge$1;
+    reg  ge$2;
+    reg  ge$3;
+    reg  n_valid$0;
+    reg  n_valid$1;
+    reg  n_valid$2;
+    reg  n_valid$3;
     reg  [127:0] n_tag$0;
     reg  [127:0] n_tag$1;
     reg  [127:0] n_tag$2;
@@ -947,15 +1029,45 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,valid,key,new_min,candid
     reg  [23:0] n_count$3;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$acc$valid_bits valid_bits(
-        .d(valid_bits$d),
-        .q(valid_bits$q),
-        .clock(valid_bits$clock)
+    hwprof_board_icebreaker$profiler$acc$valid_bits$0 valid_bits$0(
+        .d(valid_bits$0$d),
+        .q(valid_bits$0$q),
+        .clock(valid_bits$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$locked_bits locked_bits(
-        .d(locked_bits$d),
-        .q(locked_bits$q),
-        .clock(locked_bits$clock)
+    hwprof_board_icebreaker$profiler$acc$valid_bits$1 valid_bits$1(
+        .d(valid_bits$1$d),
+        .q(valid_bits$1$q),
+        .clock(valid_bits$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$valid_bits$2 valid_bits$2(
+        .d(valid_bits$2$d),
+        .q(valid_bits$2$q),
+        .clock(valid_bits$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$valid_bits$3 valid_bits$3(
+        .d(valid_bits$3$d),
+        .q(valid_bits$3$q),
+        .clock(valid_bits$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$locked_bits$0 locked_bits$0(
+        .d(locked_bits$0$d),
+        .q(locked_bits$0$q),
+        .clock(locked_bits$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$locked_bits$1 locked_bits$1(
+        .d(locked_bits$1$d),
+        .q(locked_bits$1$q),
+        .clock(locked_bits$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$locked_bits$2 locked_bits$2(
+        .d(locked_bits$2$d),
+        .q(locked_bits$2$q),
+        .clock(locked_bits$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$locked_bits$3 locked_bits$3(
+        .d(locked_bits$3$d),
+        .q(locked_bits$3$q),
+        .clock(locked_bits$3$clock)
     );
     hwprof_board_icebreaker$profiler$acc$tag$0 tag$0(
         .d(tag$0$d),
@@ -997,10 +1109,25 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,valid,key,new_min,candid
         .q(count$3$q),
         .clock(count$3$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$rep_pending rep_pending(
-        .d(rep_pending$d),
-        .q(rep_pending$q),
-        .clock(rep_pending$clock)
+    hwprof_board_icebreaker$profiler$acc$rep_pending$0 rep_pending$0(
+        .d(rep_pending$0$d),
+        .q(rep_pending$0$q),
+        .clock(rep_pending$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$rep_pending$1 rep_pending$1(
+        .d(rep_pending$1$d),
+        .q(rep_pending$1$q),
+        .clock(rep_pending$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$rep_pending$2 rep_pending$2(
+        .d(rep_pending$2$d),
+        .q(rep_pending$2$q),
+        .clock(rep_pending$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$rep_pending$3 rep_pending$3(
+        .d(rep_pending$3$d),
+        .q(rep_pending$3$q),
+        .clock(rep_pending$3$clock)
     );
     hwprof_board_icebreaker$profiler$acc$rep_marker rep_marker(
         .d(rep_marker$d),
@@ -1052,158 +1179,238 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,valid,key,new_min,candid
         .q(rep_count$3$q),
         .clock(rep_count$3$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$hit_gather hit_gather(
-        .bits$0(hit_gather$bits$0),
-        .bits$1(hit_gather$bits$1),
-        .bits$2(hit_gather$bits$2),
-        .bits$3(hit_gather$bits$3),
-        .word(hit_gather$word)
+    hwprof_board_icebreaker$profiler$acc$hits hits(
+        .bits$0(hits$bits$0),
+        .bits$1(hits$bits$1),
+        .bits$2(hits$bits$2),
+        .bits$3(hits$bits$3),
+        .first$0(hits$first$0),
+        .first$1(hits$first$1),
+        .first$2(hits$first$2),
+        .first$3(hits$first$3),
+        .any(hits$any),
+        .many(hits$many)
     );
-    hwprof_board_icebreaker$profiler$acc$ge_gather ge_gather(
-        .bits$0(ge_gather$bits$0),
-        .bits$1(ge_gather$bits$1),
-        .bits$2(ge_gather$bits$2),
-        .bits$3(ge_gather$bits$3),
-        .word(ge_gather$word)
+    hwprof_board_icebreaker$profiler$acc$empty empty(
+        .bits$0(empty$bits$0),
+        .bits$1(empty$bits$1),
+        .bits$2(empty$bits$2),
+        .bits$3(empty$bits$3),
+        .first$0(empty$first$0),
+        .first$1(empty$first$1),
+        .first$2(empty$first$2),
+        .first$3(empty$first$3),
+        .any(empty$any),
+        .many(empty$many)
+    );
+    hwprof_board_icebreaker$profiler$acc$repl repl(
+        .bits$0(repl$bits$0),
+        .bits$1(repl$bits$1),
+        .bits$2(repl$bits$2),
+        .bits$3(repl$bits$3),
+        .first$0(repl$first$0),
+        .first$1(repl$first$1),
+        .first$2(repl$first$2),
+        .first$3(repl$first$3),
+        .any(repl$any),
+        .many(repl$many)
+    );
+    hwprof_board_icebreaker$profiler$acc$reported reported(
+        .bits$0(reported$bits$0),
+        .bits$1(reported$bits$1),
+        .bits$2(reported$bits$2),
+        .bits$3(reported$bits$3),
+        .first$0(reported$first$0),
+        .first$1(reported$first$1),
+        .first$2(reported$first$2),
+        .first$3(reported$first$3),
+        .any(reported$any),
+        .many(reported$many)
+    );
+    hwprof_board_icebreaker$profiler$acc$pending pending(
+        .bits$0(pending$bits$0),
+        .bits$1(pending$bits$1),
+        .bits$2(pending$bits$2),
+        .bits$3(pending$bits$3),
+        .first$0(pending$first$0),
+        .first$1(pending$first$1),
+        .first$2(pending$first$2),
+        .first$3(pending$first$3),
+        .any(pending$any),
+        .many(pending$many)
     );
     
     // Update code
     always @(*) begin
-        valid_bits$clock = clock;
-        locked_bits$clock = clock;
-        rep_pending$clock = clock;
         rep_marker$clock = clock;
         rep_interval$clock = clock;
-        valid_bits$d = valid_bits$q;
-        locked_bits$d = locked_bits$q;
-        rep_pending$d = rep_pending$q;
         rep_marker$d = rep_marker$q;
         rep_interval$d = rep_interval$q;
-        hit_gather$bits$0 = valid_bits$q[0] & (tag$0$q == key);
-        hit_gather$bits$1 = valid_bits$q[1] & (tag$1$q == key);
-        hit_gather$bits$2 = valid_bits$q[2] & (tag$2$q == key);
-        hit_gather$bits$3 = valid_bits$q[3] & (tag$3$q == key);
-        hit_bits = hit_gather$word;
-        hit = valid & |hit_bits;
-        empty = ~valid_bits$q;
-        repl = valid_bits$q & ~locked_bits$q;
-        if (|empty) begin
-            choose = empty & (~empty + one);
-        end
-        else begin
-            choose = repl & (~repl + one);
-        end
-        promoted = valid & ~|hit_bits & candidate & |(empty | repl);
-        alloc = none;
-        if (promoted) begin
-            alloc = choose;
-        end
+        valid_bits$0$clock = clock;
+        locked_bits$0$clock = clock;
         tag$0$clock = clock;
         count$0$clock = clock;
+        rep_pending$0$clock = clock;
         rep_tag$0$clock = clock;
         rep_count$0$clock = clock;
+        hit_e$0 = valid_bits$0$q & (tag$0$q == key);
+        repl_e$0 = valid_bits$0$q & ~locked_bits$0$q;
+        hits$bits$0 = hit_e$0;
+        empty$bits$0 = ~valid_bits$0$q;
+        repl$bits$0 = repl_e$0;
+        valid_bits$1$clock = clock;
+        locked_bits$1$clock = clock;
+        tag$1$clock = clock;
+        count$1$clock = clock;
+        rep_pending$1$clock = clock;
+        rep_tag$1$clock = clock;
+        rep_count$1$clock = clock;
+        hit_e$1 = valid_bits$1$q & (tag$1$q == key);
+        repl_e$1 = valid_bits$1$q & ~locked_bits$1$q;
+        hits$bits$1 = hit_e$1;
+        empty$bits$1 = ~valid_bits$1$q;
+        repl$bits$1 = repl_e$1;
+        valid_bits$2$clock = clock;
+        locked_bits$2$clock = clock;
+        tag$2$clock = clock;
+        count$2$clock = clock;
+        rep_pending$2$clock = clock;
+        rep_tag$2$clock = clock;
+        rep_count$2$clock = clock;
+        hit_e$2 = valid_bits$2$q & (tag$2$q == key);
+        repl_e$2 = valid_bits$2$q & ~locked_bits$2$q;
+        hits$bits$2 = hit_e$2;
+        empty$bits$2 = ~valid_bits$2$q;
+        repl$bits$2 = repl_e$2;
+        valid_bits$3$clock = clock;
+        locked_bits$3$clock = clock;
+        tag$3$clock = clock;
+        count$3$clock = clock;
+        rep_pending$3$clock = clock;
+        rep_tag$3$clock = clock;
+        rep_count$3$clock = clock;
+        hit_e$3 = valid_bits$3$q & (tag$3$q == key);
+        repl_e$3 = valid_bits$3$q & ~locked_bits$3$q;
+        hits$bits$3 = hit_e$3;
+        empty$bits$3 = ~valid_bits$3$q;
+        repl$bits$3 = repl_e$3;
+        hit = valid & hits$any;
+        promoted = valid & ~hits$any & candidate & (empty$any | repl$any);
+        alloc$0 = promoted & ((empty$any & empty$first$0) | (~empty$any & repl$first$0));
         rep_tag$0$d = rep_tag$0$q;
         rep_count$0$d = rep_count$0$q;
+        rep_pending$0$d = rep_pending$0$q;
         n_tag$0 = tag$0$q;
         n_count$0 = count$0$q;
-        if (valid & hit_bits[0] & (count$0$q < counter_max)) begin
+        if (valid & hit_e$0 & (count$0$q < counter_max)) begin
             n_count$0 = count$0$q + one_c;
         end
-        if (alloc[0]) begin
+        if (alloc$0) begin
             n_tag$0 = key;
             n_count$0 = new_min;
         end
-        ge_gather$bits$0 = n_count$0 >= threshold;
+        ge$0 = n_count$0 >= threshold;
         tag$0$d = n_tag$0;
         count$0$d = n_count$0;
-        tag$1$clock = clock;
-        count$1$clock = clock;
-        rep_tag$1$clock = clock;
-        rep_count$1$clock = clock;
+        lock_hit$0 = valid & hit_e$0 & repl_e$0 & ge$0;
+        n_valid$0 = valid_bits$0$q | alloc$0;
+        report_e$0 = n_valid$0 & ge$0;
+        reported$bits$0 = report_e$0;
+        valid_bits$0$d = n_valid$0;
+        locked_bits$0$d = locked_bits$0$q | alloc$0 | lock_hit$0;
+        pending$bits$0 = rep_pending$0$q;
+        alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & repl$first$1));
         rep_tag$1$d = rep_tag$1$q;
         rep_count$1$d = rep_count$1$q;
+        rep_pending$1$d = rep_pending$1$q;
         n_tag$1 = tag$1$q;
         n_count$1 = count$1$q;
-        if (valid & hit_bits[1] & (count$1$q < counter_max)) begin
+        if (valid & hit_e$1 & (count$1$q < counter_max)) begin
             n_count$1 = count$1$q + one_c;
         end
-        if (alloc[1]) begin
+        if (alloc$1) begin
             n_tag$1 = key;
             n_count$1 = new_min;
         end
-        ge_gather$bits$1 = n_count$1 >= threshold;
+        ge$1 = n_count$1 >= threshold;
         tag$1$d = n_tag$1;
         count$1$d = n_count$1;
-        tag$2$clock = clock;
-        count$2$clock = clock;
-        rep_tag$2$clock = clock;
-        rep_count$2$clock = clock;
+        lock_hit$1 = valid & hit_e$1 & repl_e$1 & ge$1;
+        n_valid$1 = valid_bits$1$q | alloc$1;
+        report_e$1 = n_valid$1 & ge$1;
+        reported$bits$1 = report_e$1;
+        valid_bits$1$d = n_valid$1;
+        locked_bits$1$d = locked_bits$1$q | alloc$1 | lock_hit$1;
+        pending$bits$1 = rep_pending$1$q;
+        alloc$2 = promoted & ((empty$any & empty$first$2) | (~empty$any & repl$first$2));
         rep_tag$2$d = rep_tag$2$q;
         rep_count$2$d = rep_count$2$q;
+        rep_pending$2$d = rep_pending$2$q;
         n_tag$2 = tag$2$q;
         n_count$2 = count$2$q;
-        if (valid & hit_bits[2] & (count$2$q < counter_max)) begin
+        if (valid & hit_e$2 & (count$2$q < counter_max)) begin
             n_count$2 = count$2$q + one_c;
         end
-        if (alloc[2]) begin
+        if (alloc$2) begin
             n_tag$2 = key;
             n_count$2 = new_min;
         end
-        ge_gather$bits$2 = n_count$2 >= threshold;
+        ge$2 = n_count$2 >= threshold;
         tag$2$d = n_tag$2;
         count$2$d = n_count$2;
-        tag$3$clock = clock;
-        count$3$clock = clock;
-        rep_tag$3$clock = clock;
-        rep_count$3$clock = clock;
+        lock_hit$2 = valid & hit_e$2 & repl_e$2 & ge$2;
+        n_valid$2 = valid_bits$2$q | alloc$2;
+        report_e$2 = n_valid$2 & ge$2;
+        reported$bits$2 = report_e$2;
+        valid_bits$2$d = n_valid$2;
+        locked_bits$2$d = locked_bits$2$q | alloc$2 | lock_hit$2;
+        pending$bits$2 = rep_pending$2$q;
+        alloc$3 = promoted & ((empty$any & empty$first$3) | (~empty$any & repl$first$3));
         rep_tag$3$d = rep_tag$3$q;
         rep_count$3$d = rep_count$3$q;
+        rep_pending$3$d = rep_pending$3$q;
         n_tag$3 = tag$3$q;
         n_count$3 = count$3$q;
-        if (valid & hit_bits[3] & (count$3$q < counter_max)) begin
+        if (valid & hit_e$3 & (count$3$q < counter_max)) begin
             n_count$3 = count$3$q + one_c;
         end
-        if (alloc[3]) begin
+        if (alloc$3) begin
             n_tag$3 = key;
             n_count$3 = new_min;
         end
-        ge_gather$bits$3 = n_count$3 >= threshold;
+        ge$3 = n_count$3 >= threshold;
         tag$3$d = n_tag$3;
         count$3$d = n_count$3;
-        ge = ge_gather$word;
-        lock_hit = none;
-        if (valid) begin
-            lock_hit = hit_bits & repl & ge;
-        end
-        n_valid = valid_bits$q | alloc;
-        n_locked = locked_bits$q | alloc | lock_hit;
-        report_bits = n_valid & ge;
-        valid_bits$d = n_valid;
-        locked_bits$d = n_locked;
-        cur = rep_pending$q & (~rep_pending$q + one);
-        report_valid = |rep_pending$q | rep_marker$q;
-        report_busy = |rep_pending$q | rep_marker$q;
-        report_last = rep_marker$q | ~|(rep_pending$q & (rep_pending$q - one));
+        lock_hit$3 = valid & hit_e$3 & repl_e$3 & ge$3;
+        n_valid$3 = valid_bits$3$q | alloc$3;
+        report_e$3 = n_valid$3 & ge$3;
+        reported$bits$3 = report_e$3;
+        valid_bits$3$d = n_valid$3;
+        locked_bits$3$d = locked_bits$3$q | alloc$3 | lock_hit$3;
+        pending$bits$3 = rep_pending$3$q;
+        report_valid = pending$any | rep_marker$q;
+        report_busy = pending$any | rep_marker$q;
+        report_last = rep_marker$q | ~pending$many;
         report_interval = rep_interval$q;
         report_a = 32'h0;
         report_b = 32'h0;
         rc = zero_c;
-        if (cur[0]) begin
+        if (pending$first$0) begin
             report_a = rep_tag$0$q[(32'h0)+:(64)];
             report_b = rep_tag$0$q[(32'h40)+:(64)];
             rc = rep_count$0$q;
         end
-        if (cur[1]) begin
+        if (pending$first$1) begin
             report_a = rep_tag$1$q[(32'h0)+:(64)];
             report_b = rep_tag$1$q[(32'h40)+:(64)];
             rc = rep_count$1$q;
         end
-        if (cur[2]) begin
+        if (pending$first$2) begin
             report_a = rep_tag$2$q[(32'h0)+:(64)];
             report_b = rep_tag$2$q[(32'h40)+:(64)];
             rc = rep_count$2$q;
         end
-        if (cur[3]) begin
+        if (pending$first$3) begin
             report_a = rep_tag$3$q[(32'h0)+:(64)];
             report_b = rep_tag$3$q[(32'h40)+:(64)];
             rc = rep_count$3$q;
@@ -1212,38 +1419,54 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,valid,key,new_min,candid
         if (rep_marker$q) begin
             report_count = 32'h0;
         end
-        if (report_ready & (|rep_pending$q | rep_marker$q)) begin
-            rep_pending$d = rep_pending$q & ~cur;
+        if (report_ready & (pending$any | rep_marker$q)) begin
+            rep_pending$0$d = rep_pending$0$q & ~pending$first$0;
+            rep_pending$1$d = rep_pending$1$q & ~pending$first$1;
+            rep_pending$2$d = rep_pending$2$q & ~pending$first$2;
+            rep_pending$3$d = rep_pending$3$q & ~pending$first$3;
             rep_marker$d = 1'b0;
         end
         if (valid & end_interval) begin
-            rep_pending$d = report_bits;
-            rep_marker$d = ~|report_bits;
+            rep_marker$d = ~reported$any;
             rep_interval$d = interval;
+            rep_pending$0$d = report_e$0;
             rep_tag$0$d = n_tag$0;
             rep_count$0$d = n_count$0;
             count$0$d = zero_c;
+            locked_bits$0$d = 1'b0;
+            valid_bits$0$d = retaining & report_e$0;
+            rep_pending$1$d = report_e$1;
             rep_tag$1$d = n_tag$1;
             rep_count$1$d = n_count$1;
             count$1$d = zero_c;
+            locked_bits$1$d = 1'b0;
+            valid_bits$1$d = retaining & report_e$1;
+            rep_pending$2$d = report_e$2;
             rep_tag$2$d = n_tag$2;
             rep_count$2$d = n_count$2;
             count$2$d = zero_c;
+            locked_bits$2$d = 1'b0;
+            valid_bits$2$d = retaining & report_e$2;
+            rep_pending$3$d = report_e$3;
             rep_tag$3$d = n_tag$3;
             rep_count$3$d = n_count$3;
             count$3$d = zero_c;
-            locked_bits$d = none;
-            if (retaining) begin
-                valid_bits$d = report_bits;
-            end
-            else begin
-                valid_bits$d = none;
-            end
+            locked_bits$3$d = 1'b0;
+            valid_bits$3$d = retaining & report_e$3;
         end
         if (reset) begin
-            valid_bits$d = none;
-            locked_bits$d = none;
-            rep_pending$d = none;
+            valid_bits$0$d = 1'b0;
+            locked_bits$0$d = 1'b0;
+            rep_pending$0$d = 1'b0;
+            valid_bits$1$d = 1'b0;
+            locked_bits$1$d = 1'b0;
+            rep_pending$1$d = 1'b0;
+            valid_bits$2$d = 1'b0;
+            locked_bits$2$d = 1'b0;
+            rep_pending$2$d = 1'b0;
+            valid_bits$3$d = 1'b0;
+            locked_bits$3$d = 1'b0;
+            rep_pending$3$d = 1'b0;
             rep_marker$d = 1'b0;
         end
     end
@@ -1327,51 +1550,167 @@ module hwprof_board_icebreaker$profiler$acc$count$3(d,q,clock);
 endmodule // top$profiler$acc$count$3
 
 
-module hwprof_board_icebreaker$profiler$acc$ge_gather(bits$0,bits$1,bits$2,bits$3,word);
+module hwprof_board_icebreaker$profiler$acc$empty(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
     
     // Module arguments
     input wire  bits$0;
     input wire  bits$1;
     input wire  bits$2;
     input wire  bits$3;
-    output reg  [3:0] word;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  first$2;
+    output reg  first$3;
+    output reg  any;
+    output reg  many;
     
     // Update code (custom)
-    always @(*) word = {bits$3, bits$2, bits$1, bits$0};
-endmodule // top$profiler$acc$ge_gather
+    wire [3:0] x = {bits$3, bits$2, bits$1, bits$0};
+    wire [3:0] f = x & (~x + 4'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 4'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+       first$2 = f[2];
+       first$3 = f[3];
+    end
+endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_icebreaker$profiler$acc$hit_gather(bits$0,bits$1,bits$2,bits$3,word);
+module hwprof_board_icebreaker$profiler$acc$hits(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
     
     // Module arguments
     input wire  bits$0;
     input wire  bits$1;
     input wire  bits$2;
     input wire  bits$3;
-    output reg  [3:0] word;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  first$2;
+    output reg  first$3;
+    output reg  any;
+    output reg  many;
     
     // Update code (custom)
-    always @(*) word = {bits$3, bits$2, bits$1, bits$0};
-endmodule // top$profiler$acc$hit_gather
+    wire [3:0] x = {bits$3, bits$2, bits$1, bits$0};
+    wire [3:0] f = x & (~x + 4'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 4'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+       first$2 = f[2];
+       first$3 = f[3];
+    end
+endmodule // top$profiler$acc$hits
 
 
-module hwprof_board_icebreaker$profiler$acc$locked_bits(d,q,clock);
+module hwprof_board_icebreaker$profiler$acc$locked_bits$0(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$profiler$acc$locked_bits
+endmodule // top$profiler$acc$locked_bits$0
+
+
+module hwprof_board_icebreaker$profiler$acc$locked_bits$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$locked_bits$1
+
+
+module hwprof_board_icebreaker$profiler$acc$locked_bits$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$locked_bits$2
+
+
+module hwprof_board_icebreaker$profiler$acc$locked_bits$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$locked_bits$3
+
+
+module hwprof_board_icebreaker$profiler$acc$pending(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  first$2;
+    output reg  first$3;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [3:0] x = {bits$3, bits$2, bits$1, bits$0};
+    wire [3:0] f = x & (~x + 4'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 4'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+       first$2 = f[2];
+       first$3 = f[3];
+    end
+endmodule // top$profiler$acc$pending
 
 
 module hwprof_board_icebreaker$profiler$acc$rep_count$0(d,q,clock);
@@ -1488,23 +1827,80 @@ module hwprof_board_icebreaker$profiler$acc$rep_marker(d,q,clock);
 endmodule // top$profiler$acc$rep_marker
 
 
-module hwprof_board_icebreaker$profiler$acc$rep_pending(d,q,clock);
+module hwprof_board_icebreaker$profiler$acc$rep_pending$0(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$profiler$acc$rep_pending
+endmodule // top$profiler$acc$rep_pending$0
+
+
+module hwprof_board_icebreaker$profiler$acc$rep_pending$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$rep_pending$1
+
+
+module hwprof_board_icebreaker$profiler$acc$rep_pending$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$rep_pending$2
+
+
+module hwprof_board_icebreaker$profiler$acc$rep_pending$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$rep_pending$3
 
 
 module hwprof_board_icebreaker$profiler$acc$rep_tag$0(d,q,clock);
@@ -1583,6 +1979,64 @@ module hwprof_board_icebreaker$profiler$acc$rep_tag$3(d,q,clock);
 endmodule // top$profiler$acc$rep_tag$3
 
 
+module hwprof_board_icebreaker$profiler$acc$repl(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  first$2;
+    output reg  first$3;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [3:0] x = {bits$3, bits$2, bits$1, bits$0};
+    wire [3:0] f = x & (~x + 4'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 4'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+       first$2 = f[2];
+       first$3 = f[3];
+    end
+endmodule // top$profiler$acc$repl
+
+
+module hwprof_board_icebreaker$profiler$acc$reported(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  first$2;
+    output reg  first$3;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [3:0] x = {bits$3, bits$2, bits$1, bits$0};
+    wire [3:0] f = x & (~x + 4'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 4'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+       first$2 = f[2];
+       first$3 = f[3];
+    end
+endmodule // top$profiler$acc$reported
+
+
 module hwprof_board_icebreaker$profiler$acc$tag$0(d,q,clock);
     
     // Module arguments
@@ -1659,23 +2113,80 @@ module hwprof_board_icebreaker$profiler$acc$tag$3(d,q,clock);
 endmodule // top$profiler$acc$tag$3
 
 
-module hwprof_board_icebreaker$profiler$acc$valid_bits(d,q,clock);
+module hwprof_board_icebreaker$profiler$acc$valid_bits$0(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$profiler$acc$valid_bits
+endmodule // top$profiler$acc$valid_bits$0
+
+
+module hwprof_board_icebreaker$profiler$acc$valid_bits$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$valid_bits$1
+
+
+module hwprof_board_icebreaker$profiler$acc$valid_bits$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$valid_bits$2
+
+
+module hwprof_board_icebreaker$profiler$acc$valid_bits$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$valid_bits$3
 
 
 module hwprof_board_icebreaker$profiler$control(clock,reset,accept,last,bank,finish,interval);
@@ -1817,7 +2328,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     // Module arguments
     input wire  clock;
     input wire  reset;
-    input wire  [3:0] read_index$0;
+    input wire  [19:0] read_index$0;
     input wire  read_bank;
     input wire  update;
     input wire  promoted;
@@ -1829,26 +2340,24 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     
     // Constant declarations
     localparam  zero = 24'h0;
-    localparam  index_one = 4'h1;
-    localparam  last_index = 4'hf;
     
     // Stub signals
-    reg  [3:0] bank0$0$read_address;
+    reg  [19:0] bank0$0$read_address;
     reg  bank0$0$read_clock;
     wire  [23:0] bank0$0$read_data;
-    reg  [3:0] bank0$0$write_address;
+    reg  [19:0] bank0$0$write_address;
     reg  bank0$0$write_clock;
     reg  [23:0] bank0$0$write_data;
     reg  bank0$0$write_enable;
-    reg  [3:0] bank1$0$read_address;
+    reg  [19:0] bank1$0$read_address;
     reg  bank1$0$read_clock;
     wire  [23:0] bank1$0$read_data;
-    reg  [3:0] bank1$0$write_address;
+    reg  [19:0] bank1$0$write_address;
     reg  bank1$0$write_clock;
     reg  [23:0] bank1$0$write_data;
     reg  bank1$0$write_enable;
-    reg  [3:0] s1_index$0$d;
-    wire  [3:0] s1_index$0$q;
+    reg  [19:0] s1_index$0$d;
+    wire  [19:0] s1_index$0$q;
     reg  s1_index$0$clock;
     reg  s1_bank$d;
     wire  s1_bank$q;
@@ -1859,24 +2368,20 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     reg  fw_bank$d;
     wire  fw_bank$q;
     reg  fw_bank$clock;
-    reg  [3:0] fw_index$0$d;
-    wire  [3:0] fw_index$0$q;
+    reg  [19:0] fw_index$0$d;
+    wire  [19:0] fw_index$0$q;
     reg  fw_index$0$clock;
     reg  [23:0] fw_data$0$d;
     wire  [23:0] fw_data$0$q;
     reg  fw_data$0$clock;
-    reg  clear_busy0$d;
-    wire  clear_busy0$q;
-    reg  clear_busy0$clock;
-    reg  clear_busy1$d;
-    wire  clear_busy1$q;
-    reg  clear_busy1$clock;
-    reg  [3:0] clear_addr0$d;
-    wire  [3:0] clear_addr0$q;
-    reg  clear_addr0$clock;
-    reg  [3:0] clear_addr1$d;
-    wire  [3:0] clear_addr1$q;
-    reg  clear_addr1$clock;
+    reg  clear0$clock;
+    reg  clear0$start;
+    wire  clear0$busy;
+    wire  [19:0] clear0$address;
+    reg  clear1$clock;
+    reg  clear1$start;
+    wire  clear1$busy;
+    wire  [19:0] clear1$address;
     reg  [23:0] cu$c$0;
     reg  cu$promoted;
     wire  [23:0] cu$w$0;
@@ -1932,25 +2437,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         .q(fw_data$0$q),
         .clock(fw_data$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$clear_busy0 clear_busy0(
-        .d(clear_busy0$d),
-        .q(clear_busy0$q),
-        .clock(clear_busy0$clock)
+    hwprof_board_icebreaker$profiler$counters$clear0 clear0(
+        .clock(clear0$clock),
+        .start(clear0$start),
+        .busy(clear0$busy),
+        .address(clear0$address)
     );
-    hwprof_board_icebreaker$profiler$counters$clear_busy1 clear_busy1(
-        .d(clear_busy1$d),
-        .q(clear_busy1$q),
-        .clock(clear_busy1$clock)
-    );
-    hwprof_board_icebreaker$profiler$counters$clear_addr0 clear_addr0(
-        .d(clear_addr0$d),
-        .q(clear_addr0$q),
-        .clock(clear_addr0$clock)
-    );
-    hwprof_board_icebreaker$profiler$counters$clear_addr1 clear_addr1(
-        .d(clear_addr1$d),
-        .q(clear_addr1$q),
-        .clock(clear_addr1$clock)
+    hwprof_board_icebreaker$profiler$counters$clear1 clear1(
+        .clock(clear1$clock),
+        .start(clear1$start),
+        .busy(clear1$busy),
+        .address(clear1$address)
     );
     hwprof_board_icebreaker$profiler$counters$cu cu(
         .c$0(cu$c$0),
@@ -1965,19 +2462,15 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         s1_bank$clock = clock;
         fw_valid$clock = clock;
         fw_bank$clock = clock;
-        clear_busy0$clock = clock;
-        clear_busy1$clock = clock;
-        clear_addr0$clock = clock;
-        clear_addr1$clock = clock;
         s1_bank$d = s1_bank$q;
         fw_valid$d = fw_valid$q;
         fw_bank$d = fw_bank$q;
-        clear_busy0$d = clear_busy0$q;
-        clear_busy1$d = clear_busy1$q;
-        clear_addr0$d = clear_addr0$q;
-        clear_addr1$d = clear_addr1$q;
-        clearing0 = clear_busy0$q;
-        clearing1 = clear_busy1$q;
+        clear0$clock = clock;
+        clear1$clock = clock;
+        clear0$start = reset | (clear_start & ~s1_bank$q);
+        clear1$start = reset | (clear_start & s1_bank$q);
+        clearing0 = clear0$busy;
+        clearing1 = clear1$busy;
         s1_bank$d = read_bank;
         bank0$0$read_clock = clock;
         bank0$0$write_clock = clock;
@@ -2006,17 +2499,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         fw_index$0$d = s1_index$0$q;
         fw_data$0$d = cu$w$0;
         bank0$0$write_enable = 1'b0;
-        bank0$0$write_address = clear_addr0$q;
+        bank0$0$write_address = clear0$address;
         bank0$0$write_data = zero;
         bank1$0$write_enable = 1'b0;
-        bank1$0$write_address = clear_addr1$q;
+        bank1$0$write_address = clear1$address;
         bank1$0$write_data = zero;
         if (update & ~s1_bank$q) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = s1_index$0$q;
             bank0$0$write_data = cu$w$0;
         end
-        else if (clear_busy0$q) begin
+        else if (clear0$busy) begin
             bank0$0$write_enable = 1'b1;
         end
         if (update & s1_bank$q) begin
@@ -2024,34 +2517,8 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
             bank1$0$write_address = s1_index$0$q;
             bank1$0$write_data = cu$w$0;
         end
-        else if (clear_busy1$q) begin
+        else if (clear1$busy) begin
             bank1$0$write_enable = 1'b1;
-        end
-        if (clear_busy0$q) begin
-            clear_addr0$d = clear_addr0$q + index_one;
-            if (clear_addr0$q == last_index) begin
-                clear_busy0$d = 1'b0;
-            end
-        end
-        if (clear_busy1$q) begin
-            clear_addr1$d = clear_addr1$q + index_one;
-            if (clear_addr1$q == last_index) begin
-                clear_busy1$d = 1'b0;
-            end
-        end
-        if (clear_start & ~s1_bank$q) begin
-            clear_busy0$d = 1'b1;
-            clear_addr0$d = 32'h0;
-        end
-        if (clear_start & s1_bank$q) begin
-            clear_busy1$d = 1'b1;
-            clear_addr1$d = 32'h0;
-        end
-        if (reset) begin
-            clear_busy0$d = 1'b1;
-            clear_addr0$d = 32'h0;
-            clear_busy1$d = 1'b1;
-            clear_addr1$d = 32'h0;
         end
     end
     
@@ -2061,100 +2528,130 @@ endmodule // top$profiler$counters
 module hwprof_board_icebreaker$profiler$counters$bank0$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [3:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [23:0] read_data;
-    input wire  [3:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [23:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[23:0] mem[15:0];
-    
-    
+    reg [19:0] mem [0:15];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {4'd0, mem[read_address[3:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[3:0]] <= write_data[19:0];
        end
     end
-                
 endmodule // top$profiler$counters$bank0$0
 
 
 module hwprof_board_icebreaker$profiler$counters$bank1$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [3:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [23:0] read_data;
-    input wire  [3:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [23:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[23:0] mem[15:0];
-    
-    
+    reg [19:0] mem [0:15];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {4'd0, mem[read_address[3:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[3:0]] <= write_data[19:0];
        end
     end
-                
 endmodule // top$profiler$counters$bank1$0
 
 
-module hwprof_board_icebreaker$profiler$counters$clear_addr0(d,q,clock);
+module hwprof_board_icebreaker$profiler$counters$clear0(clock,start,busy,address);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  clock;
+    input wire  start;
+    output reg  busy;
+    output reg  [19:0] address;
+    
+    // Constant declarations
+    localparam  last = 20'hf;
+    localparam  one = 20'h1;
+    
+    // Stub signals
+    reg  running$d;
+    wire  running$q;
+    reg  running$clock;
+    reg  [19:0] next_address$d;
+    wire  [19:0] next_address$q;
+    reg  next_address$clock;
+    
+    // Sub module instances
+    hwprof_board_icebreaker$profiler$counters$clear0$running running(
+        .d(running$d),
+        .q(running$q),
+        .clock(running$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$clear0$next_address next_address(
+        .d(next_address$d),
+        .q(next_address$q),
+        .clock(next_address$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        next_address$clock = clock;
+        running$d = running$q;
+        next_address$d = next_address$q;
+        busy = running$q;
+        address = next_address$q;
+        if (running$q) begin
+            next_address$d = next_address$q + one;
+            if (next_address$q == last) begin
+                running$d = 1'b0;
+            end
+        end
+        if (start) begin
+            running$d = 1'b1;
+            next_address$d = 32'h0;
+        end
+    end
+    
+endmodule // top$profiler$counters$clear0
+
+
+module hwprof_board_icebreaker$profiler$counters$clear0$next_address(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$profiler$counters$clear_addr0
+endmodule // top$profiler$counters$clear0$next_address
 
 
-module hwprof_board_icebreaker$profiler$counters$clear_addr1(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$counters$clear_addr1
-
-
-module hwprof_board_icebreaker$profiler$counters$clear_busy0(d,q,clock);
+module hwprof_board_icebreaker$profiler$counters$clear0$running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2170,10 +2667,84 @@ module hwprof_board_icebreaker$profiler$counters$clear_busy0(d,q,clock);
        q <= d;
     end
           
-endmodule // top$profiler$counters$clear_busy0
+endmodule // top$profiler$counters$clear0$running
 
 
-module hwprof_board_icebreaker$profiler$counters$clear_busy1(d,q,clock);
+module hwprof_board_icebreaker$profiler$counters$clear1(clock,start,busy,address);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  start;
+    output reg  busy;
+    output reg  [19:0] address;
+    
+    // Constant declarations
+    localparam  last = 20'hf;
+    localparam  one = 20'h1;
+    
+    // Stub signals
+    reg  running$d;
+    wire  running$q;
+    reg  running$clock;
+    reg  [19:0] next_address$d;
+    wire  [19:0] next_address$q;
+    reg  next_address$clock;
+    
+    // Sub module instances
+    hwprof_board_icebreaker$profiler$counters$clear1$running running(
+        .d(running$d),
+        .q(running$q),
+        .clock(running$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$clear1$next_address next_address(
+        .d(next_address$d),
+        .q(next_address$q),
+        .clock(next_address$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        next_address$clock = clock;
+        running$d = running$q;
+        next_address$d = next_address$q;
+        busy = running$q;
+        address = next_address$q;
+        if (running$q) begin
+            next_address$d = next_address$q + one;
+            if (next_address$q == last) begin
+                running$d = 1'b0;
+            end
+        end
+        if (start) begin
+            running$d = 1'b1;
+            next_address$d = 32'h0;
+        end
+    end
+    
+endmodule // top$profiler$counters$clear1
+
+
+module hwprof_board_icebreaker$profiler$counters$clear1$next_address(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$clear1$next_address
+
+
+module hwprof_board_icebreaker$profiler$counters$clear1$running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2189,7 +2760,7 @@ module hwprof_board_icebreaker$profiler$counters$clear_busy1(d,q,clock);
        q <= d;
     end
           
-endmodule // top$profiler$counters$clear_busy1
+endmodule // top$profiler$counters$clear1$running
 
 
 module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,candidate);
@@ -2204,7 +2775,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,can
     // Constant declarations
     localparam  candidate_floor = 24'h1387f;
     localparam  promotable = 1'b1;
-    localparam  counter_max = 24'hffffff;
+    localparam  counter_max = 24'hfffff;
     localparam  one = 24'h1;
     localparam  zero = 24'h0;
     localparam  absent_tables = 16'hfffe;
@@ -3406,13 +3977,13 @@ endmodule // top$profiler$counters$fw_data$0
 module hwprof_board_icebreaker$profiler$counters$fw_index$0(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3463,13 +4034,13 @@ endmodule // top$profiler$counters$s1_bank
 module hwprof_board_icebreaker$profiler$counters$s1_index$0(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3484,12 +4055,12 @@ module hwprof_board_icebreaker$profiler$hash(a,b,index$0);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [3:0] index$0;
+    output reg  [19:0] index$0;
     
     // Stub signals
     reg  [63:0] tables$0$a;
     reg  [63:0] tables$0$b;
-    wire  [3:0] tables$0$index;
+    wire  [19:0] tables$0$index;
     
     // Sub module instances
     hwprof_board_icebreaker$profiler$hash$tables$0 tables$0(
@@ -3513,47 +4084,47 @@ module hwprof_board_icebreaker$profiler$hash$tables$0(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [3:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
-    localparam  base = 4'h0;
+    localparam  base = 20'h0;
     
     // Stub signals
     reg  [7:0] rom_a$0$address;
-    wire  [3:0] rom_a$0$data;
+    wire  [19:0] rom_a$0$data;
     reg  [7:0] rom_a$1$address;
-    wire  [3:0] rom_a$1$data;
+    wire  [19:0] rom_a$1$data;
     reg  [7:0] rom_a$2$address;
-    wire  [3:0] rom_a$2$data;
+    wire  [19:0] rom_a$2$data;
     reg  [7:0] rom_a$3$address;
-    wire  [3:0] rom_a$3$data;
+    wire  [19:0] rom_a$3$data;
     reg  [7:0] rom_a$4$address;
-    wire  [3:0] rom_a$4$data;
+    wire  [19:0] rom_a$4$data;
     reg  [7:0] rom_a$5$address;
-    wire  [3:0] rom_a$5$data;
+    wire  [19:0] rom_a$5$data;
     reg  [7:0] rom_a$6$address;
-    wire  [3:0] rom_a$6$data;
+    wire  [19:0] rom_a$6$data;
     reg  [7:0] rom_a$7$address;
-    wire  [3:0] rom_a$7$data;
+    wire  [19:0] rom_a$7$data;
     reg  [7:0] rom_b$0$address;
-    wire  [3:0] rom_b$0$data;
+    wire  [19:0] rom_b$0$data;
     reg  [7:0] rom_b$1$address;
-    wire  [3:0] rom_b$1$data;
+    wire  [19:0] rom_b$1$data;
     reg  [7:0] rom_b$2$address;
-    wire  [3:0] rom_b$2$data;
+    wire  [19:0] rom_b$2$data;
     reg  [7:0] rom_b$3$address;
-    wire  [3:0] rom_b$3$data;
+    wire  [19:0] rom_b$3$data;
     reg  [7:0] rom_b$4$address;
-    wire  [3:0] rom_b$4$data;
+    wire  [19:0] rom_b$4$data;
     reg  [7:0] rom_b$5$address;
-    wire  [3:0] rom_b$5$data;
+    wire  [19:0] rom_b$5$data;
     reg  [7:0] rom_b$6$address;
-    wire  [3:0] rom_b$6$data;
+    wire  [19:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
-    wire  [3:0] rom_b$7$data;
+    wire  [19:0] rom_b$7$data;
     reg  [63:0] parity$a;
     reg  [63:0] parity$b;
-    wire  [3:0] parity$index;
+    wire  [19:0] parity$index;
     
     // Sub module instances
     hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$0 rom_a$0(
@@ -3657,24 +4228,72 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$parity(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [3:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
     localparam  qa$0 = 64'h89025cc1;
     localparam  qa$1 = 64'hfb32555e;
     localparam  qa$2 = 64'hd101b5b9;
     localparam  qa$3 = 64'hd7363ca5;
+    localparam  qa$4 = 64'h0;
+    localparam  qa$5 = 64'h0;
+    localparam  qa$6 = 64'h0;
+    localparam  qa$7 = 64'h0;
+    localparam  qa$8 = 64'h0;
+    localparam  qa$9 = 64'h0;
+    localparam  qa$10 = 64'h0;
+    localparam  qa$11 = 64'h0;
+    localparam  qa$12 = 64'h0;
+    localparam  qa$13 = 64'h0;
+    localparam  qa$14 = 64'h0;
+    localparam  qa$15 = 64'h0;
+    localparam  qa$16 = 64'h0;
+    localparam  qa$17 = 64'h0;
+    localparam  qa$18 = 64'h0;
+    localparam  qa$19 = 64'h0;
     localparam  qb$0 = 64'h658eec67;
     localparam  qb$1 = 64'hee42c90b;
     localparam  qb$2 = 64'h90150280;
     localparam  qb$3 = 64'h12278575;
+    localparam  qb$4 = 64'h0;
+    localparam  qb$5 = 64'h0;
+    localparam  qb$6 = 64'h0;
+    localparam  qb$7 = 64'h0;
+    localparam  qb$8 = 64'h0;
+    localparam  qb$9 = 64'h0;
+    localparam  qb$10 = 64'h0;
+    localparam  qb$11 = 64'h0;
+    localparam  qb$12 = 64'h0;
+    localparam  qb$13 = 64'h0;
+    localparam  qb$14 = 64'h0;
+    localparam  qb$15 = 64'h0;
+    localparam  qb$16 = 64'h0;
+    localparam  qb$17 = 64'h0;
+    localparam  qb$18 = 64'h0;
+    localparam  qb$19 = 64'h0;
     
     // Stub signals
     reg  bits$bits$0;
     reg  bits$bits$1;
     reg  bits$bits$2;
     reg  bits$bits$3;
-    wire  [3:0] bits$word;
+    reg  bits$bits$4;
+    reg  bits$bits$5;
+    reg  bits$bits$6;
+    reg  bits$bits$7;
+    reg  bits$bits$8;
+    reg  bits$bits$9;
+    reg  bits$bits$10;
+    reg  bits$bits$11;
+    reg  bits$bits$12;
+    reg  bits$bits$13;
+    reg  bits$bits$14;
+    reg  bits$bits$15;
+    reg  bits$bits$16;
+    reg  bits$bits$17;
+    reg  bits$bits$18;
+    reg  bits$bits$19;
+    wire  [19:0] bits$word;
     
     // Sub module instances
     hwprof_board_icebreaker$profiler$hash$tables$0$parity$bits bits(
@@ -3682,6 +4301,22 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$parity(a,b,index);
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
         .bits$3(bits$bits$3),
+        .bits$4(bits$bits$4),
+        .bits$5(bits$bits$5),
+        .bits$6(bits$bits$6),
+        .bits$7(bits$bits$7),
+        .bits$8(bits$bits$8),
+        .bits$9(bits$bits$9),
+        .bits$10(bits$bits$10),
+        .bits$11(bits$bits$11),
+        .bits$12(bits$bits$12),
+        .bits$13(bits$bits$13),
+        .bits$14(bits$bits$14),
+        .bits$15(bits$bits$15),
+        .bits$16(bits$bits$16),
+        .bits$17(bits$bits$17),
+        .bits$18(bits$bits$18),
+        .bits$19(bits$bits$19),
         .word(bits$word)
     );
     
@@ -3691,23 +4326,55 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$parity(a,b,index);
         bits$bits$1 = ^((a & qa$1) ^ (b & qb$1));
         bits$bits$2 = ^((a & qa$2) ^ (b & qb$2));
         bits$bits$3 = ^((a & qa$3) ^ (b & qb$3));
+        bits$bits$4 = ^((a & qa$4) ^ (b & qb$4));
+        bits$bits$5 = ^((a & qa$5) ^ (b & qb$5));
+        bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
+        bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
+        bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        bits$bits$9 = ^((a & qa$9) ^ (b & qb$9));
+        bits$bits$10 = ^((a & qa$10) ^ (b & qb$10));
+        bits$bits$11 = ^((a & qa$11) ^ (b & qb$11));
+        bits$bits$12 = ^((a & qa$12) ^ (b & qb$12));
+        bits$bits$13 = ^((a & qa$13) ^ (b & qb$13));
+        bits$bits$14 = ^((a & qa$14) ^ (b & qb$14));
+        bits$bits$15 = ^((a & qa$15) ^ (b & qb$15));
+        bits$bits$16 = ^((a & qa$16) ^ (b & qb$16));
+        bits$bits$17 = ^((a & qa$17) ^ (b & qb$17));
+        bits$bits$18 = ^((a & qa$18) ^ (b & qb$18));
+        bits$bits$19 = ^((a & qa$19) ^ (b & qb$19));
         index = bits$word;
     end
     
 endmodule // top$profiler$hash$tables$0$parity
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,word);
+module hwprof_board_icebreaker$profiler$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
     input wire  bits$1;
     input wire  bits$2;
     input wire  bits$3;
-    output reg  [3:0] word;
+    input wire  bits$4;
+    input wire  bits$5;
+    input wire  bits$6;
+    input wire  bits$7;
+    input wire  bits$8;
+    input wire  bits$9;
+    input wire  bits$10;
+    input wire  bits$11;
+    input wire  bits$12;
+    input wire  bits$13;
+    input wire  bits$14;
+    input wire  bits$15;
+    input wire  bits$16;
+    input wire  bits$17;
+    input wire  bits$18;
+    input wire  bits$19;
+    output reg  [19:0] word;
     
     // Update code (custom)
-    always @(*) word = {bits$3, bits$2, bits$1, bits$0};
+    always @(*) word = {bits$19, bits$18, bits$17, bits$16, bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
 endmodule // top$profiler$hash$tables$0$parity$bits
 
 
@@ -3715,13 +4382,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_a$0
@@ -3731,13 +4398,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_a$1
@@ -3747,13 +4414,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_a$2
@@ -3763,13 +4430,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_a$3
@@ -3779,13 +4446,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_a$4
@@ -3795,13 +4462,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_a$5
@@ -3811,13 +4478,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_a$6
@@ -3827,13 +4494,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_a$7
@@ -3843,13 +4510,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_b$0
@@ -3859,13 +4526,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_b$1
@@ -3875,13 +4542,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_b$2
@@ -3891,13 +4558,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_b$3
@@ -3907,13 +4574,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_b$4
@@ -3923,13 +4590,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_b$5
@@ -3939,13 +4606,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_b$6
@@ -3955,13 +4622,13 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [3:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 4'h0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$profiler$hash$tables$0$rom_b$7

@@ -28,19 +28,19 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     // Stub signals
     reg  [63:0] hash$a;
     reg  [63:0] hash$b;
-    wire  [8:0] hash$index$0;
-    wire  [8:0] hash$index$1;
-    wire  [8:0] hash$index$2;
-    wire  [8:0] hash$index$3;
+    wire  [19:0] hash$index$0;
+    wire  [19:0] hash$index$1;
+    wire  [19:0] hash$index$2;
+    wire  [19:0] hash$index$3;
     reg  [63:0] set_hash$a;
     reg  [63:0] set_hash$b;
-    wire  [5:0] set_hash$index;
+    wire  [19:0] set_hash$index;
     reg  counters$clock;
     reg  counters$reset;
-    reg  [8:0] counters$read_index$0;
-    reg  [8:0] counters$read_index$1;
-    reg  [8:0] counters$read_index$2;
-    reg  [8:0] counters$read_index$3;
+    reg  [19:0] counters$read_index$0;
+    reg  [19:0] counters$read_index$1;
+    reg  [19:0] counters$read_index$2;
+    reg  [19:0] counters$read_index$3;
     reg  counters$read_bank;
     reg  counters$update;
     reg  counters$promoted;
@@ -52,7 +52,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  acc$clock;
     reg  acc$reset;
     reg  acc$lookup;
-    reg  [5:0] acc$lookup_set;
+    reg  [19:0] acc$lookup_set;
     wire  acc$lookup_ok;
     reg  acc$valid;
     reg  [95:0] acc$tag;
@@ -229,7 +229,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     input wire  clock;
     input wire  reset;
     input wire  lookup;
-    input wire  [5:0] lookup_set;
+    input wire  [19:0] lookup_set;
     output reg  lookup_ok;
     input wire  valid;
     input wire  [95:0] tag;
@@ -254,70 +254,75 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     localparam  valid_flag = 16'h8000;
     localparam  locked_flag = 16'h4000;
     localparam  retaining = 1'b1;
-    localparam  set_one = 64'h1;
-    localparam  set_none = 64'h0;
-    localparam  sb_one = 6'b1;
-    localparam  way_one = 2'b1;
-    localparam  way_none = 2'b0;
+    localparam  last_set = 20'h3f;
+    localparam  set_one = 20'h1;
     localparam  one_c = 16'h1;
     localparam  zero_c = 16'h0;
     
     // Stub signals
-    reg  [5:0] tags$0$read_address;
+    reg  [19:0] tags$0$read_address;
     reg  tags$0$read_clock;
     wire  [95:0] tags$0$read_data;
-    reg  [5:0] tags$0$write_address;
+    reg  [19:0] tags$0$write_address;
     reg  tags$0$write_clock;
     reg  [95:0] tags$0$write_data;
     reg  tags$0$write_enable;
-    reg  [5:0] tags$1$read_address;
+    reg  [19:0] tags$1$read_address;
     reg  tags$1$read_clock;
     wire  [95:0] tags$1$read_data;
-    reg  [5:0] tags$1$write_address;
+    reg  [19:0] tags$1$write_address;
     reg  tags$1$write_clock;
     reg  [95:0] tags$1$write_data;
     reg  tags$1$write_enable;
-    reg  [5:0] metas$0$read_address;
+    reg  [19:0] metas$0$read_address;
     reg  metas$0$read_clock;
     wire  [15:0] metas$0$read_data;
-    reg  [5:0] metas$0$write_address;
+    reg  [19:0] metas$0$write_address;
     reg  metas$0$write_clock;
     reg  [15:0] metas$0$write_data;
     reg  metas$0$write_enable;
-    reg  [5:0] metas$1$read_address;
+    reg  [19:0] metas$1$read_address;
     reg  metas$1$read_clock;
     wire  [15:0] metas$1$read_data;
-    reg  [5:0] metas$1$write_address;
+    reg  [19:0] metas$1$write_address;
     reg  metas$1$write_clock;
     reg  [15:0] metas$1$write_data;
     reg  metas$1$write_enable;
-    reg  [63:0] cur$d;
-    wire  [63:0] cur$q;
-    reg  cur$clock;
-    reg  [63:0] prev$d;
-    wire  [63:0] prev$q;
-    reg  prev$clock;
-    reg  [63:0] pend$d;
-    wire  [63:0] pend$q;
-    reg  pend$clock;
+    reg  epochs$clock;
+    reg  epochs$reset;
+    reg  [19:0] epochs$s1_set;
+    reg  [19:0] epochs$lookup_set;
+    reg  [19:0] epochs$scan_set;
+    reg  epochs$retire;
+    reg  epochs$touch;
+    reg  epochs$roll;
+    wire  epochs$s1_cur;
+    wire  epochs$s1_prev;
+    wire  epochs$s1_pend;
+    wire  epochs$lookup_pend;
+    wire  epochs$scan_pend;
+    wire  epochs$any_pend;
     reg  s1_op$d;
     wire  s1_op$q;
     reg  s1_op$clock;
-    reg  [5:0] s1_set$d;
-    wire  [5:0] s1_set$q;
+    reg  [19:0] s1_set$d;
+    wire  [19:0] s1_set$q;
     reg  s1_set$clock;
-    reg  [5:0] scan_set$d;
-    wire  [5:0] scan_set$q;
+    reg  [19:0] scan_set$d;
+    wire  [19:0] scan_set$q;
     reg  scan_set$clock;
     reg  fw_valid$d;
     wire  fw_valid$q;
     reg  fw_valid$clock;
-    reg  [5:0] fw_set$d;
-    wire  [5:0] fw_set$q;
+    reg  [19:0] fw_set$d;
+    wire  [19:0] fw_set$q;
     reg  fw_set$clock;
-    reg  [1:0] fw_alloc$d;
-    wire  [1:0] fw_alloc$q;
-    reg  fw_alloc$clock;
+    reg  fw_alloc$0$d;
+    wire  fw_alloc$0$q;
+    reg  fw_alloc$0$clock;
+    reg  fw_alloc$1$d;
+    wire  fw_alloc$1$q;
+    reg  fw_alloc$1$clock;
     reg  [95:0] fw_tag$d;
     wire  [95:0] fw_tag$q;
     reg  fw_tag$clock;
@@ -327,9 +332,12 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     reg  [15:0] fw_meta$1$d;
     wire  [15:0] fw_meta$1$q;
     reg  fw_meta$1$clock;
-    reg  [1:0] st_valid$d;
-    wire  [1:0] st_valid$q;
-    reg  st_valid$clock;
+    reg  st_valid$0$d;
+    wire  st_valid$0$q;
+    reg  st_valid$0$clock;
+    reg  st_valid$1$d;
+    wire  st_valid$1$q;
+    reg  st_valid$1$clock;
     reg  [95:0] st_tag$0$d;
     wire  [95:0] st_tag$0$q;
     reg  st_tag$0$clock;
@@ -348,31 +356,34 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     reg  [31:0] rep_interval$d;
     wire  [31:0] rep_interval$q;
     reg  rep_interval$clock;
-    reg  raw_valid$bits$0;
-    reg  raw_valid$bits$1;
-    wire  [1:0] raw_valid$word;
-    reg  raw_ge$bits$0;
-    reg  raw_ge$bits$1;
-    wire  [1:0] raw_ge$word;
-    reg  view_valid$bits$0;
-    reg  view_valid$bits$1;
-    wire  [1:0] view_valid$word;
-    reg  view_locked$bits$0;
-    reg  view_locked$bits$1;
-    wire  [1:0] view_locked$word;
     reg  hits$bits$0;
     reg  hits$bits$1;
-    wire  [1:0] hits$word;
+    wire  hits$first$0;
+    wire  hits$first$1;
+    wire  hits$any;
+    wire  hits$many;
+    reg  empty$bits$0;
+    reg  empty$bits$1;
+    wire  empty$first$0;
+    wire  empty$first$1;
+    wire  empty$any;
+    wire  empty$many;
+    reg  repl$bits$0;
+    reg  repl$bits$1;
+    wire  repl$first$0;
+    wire  repl$first$1;
+    wire  repl$any;
+    wire  repl$many;
+    reg  staged$bits$0;
+    reg  staged$bits$1;
+    wire  staged$first$0;
+    wire  staged$first$1;
+    wire  staged$any;
+    wire  staged$many;
     
     // Local signals
-    reg  [63:0] lookup_sel;
-    reg  [63:0] scan_sel;
-    reg  scan_pend;
     reg  scan;
     reg  room;
-    reg  [63:0] set_sel;
-    reg  s1_cur;
-    reg  s1_prev;
     reg  s1_pend;
     reg  [95:0] raw_tag$0;
     reg  [95:0] raw_tag$1;
@@ -380,20 +391,26 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     reg  [15:0] raw_meta$1;
     reg  [15:0] raw_count$0;
     reg  [15:0] raw_count$1;
+    reg  raw_valid$0;
+    reg  raw_valid$1;
+    reg  raw_ge$0;
+    reg  raw_ge$1;
+    reg  view_valid$0;
+    reg  view_valid$1;
+    reg  view_locked$0;
+    reg  view_locked$1;
     reg  [15:0] view_count$0;
     reg  [15:0] view_count$1;
+    reg  hit_e$0;
+    reg  hit_e$1;
+    reg  alloc$0;
+    reg  alloc$1;
     reg  [95:0] n_tag$0;
     reg  [95:0] n_tag$1;
     reg  [15:0] n_count$0;
     reg  [15:0] n_count$1;
     reg  [15:0] n_meta$0;
     reg  [15:0] n_meta$1;
-    reg  [1:0] reported;
-    reg  [1:0] empty;
-    reg  [1:0] repl;
-    reg  [1:0] choose;
-    reg  [1:0] alloc;
-    reg  [1:0] st_cur;
     reg  [15:0] rc;
     
     // Sub module instances
@@ -433,20 +450,21 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         .write_data(metas$1$write_data),
         .write_enable(metas$1$write_enable)
     );
-    hwprof_paper_10k_bram$acc$cur cur(
-        .d(cur$d),
-        .q(cur$q),
-        .clock(cur$clock)
-    );
-    hwprof_paper_10k_bram$acc$prev prev(
-        .d(prev$d),
-        .q(prev$q),
-        .clock(prev$clock)
-    );
-    hwprof_paper_10k_bram$acc$pend pend(
-        .d(pend$d),
-        .q(pend$q),
-        .clock(pend$clock)
+    hwprof_paper_10k_bram$acc$epochs epochs(
+        .clock(epochs$clock),
+        .reset(epochs$reset),
+        .s1_set(epochs$s1_set),
+        .lookup_set(epochs$lookup_set),
+        .scan_set(epochs$scan_set),
+        .retire(epochs$retire),
+        .touch(epochs$touch),
+        .roll(epochs$roll),
+        .s1_cur(epochs$s1_cur),
+        .s1_prev(epochs$s1_prev),
+        .s1_pend(epochs$s1_pend),
+        .lookup_pend(epochs$lookup_pend),
+        .scan_pend(epochs$scan_pend),
+        .any_pend(epochs$any_pend)
     );
     hwprof_paper_10k_bram$acc$s1_op s1_op(
         .d(s1_op$d),
@@ -473,10 +491,15 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         .q(fw_set$q),
         .clock(fw_set$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_alloc fw_alloc(
-        .d(fw_alloc$d),
-        .q(fw_alloc$q),
-        .clock(fw_alloc$clock)
+    hwprof_paper_10k_bram$acc$fw_alloc$0 fw_alloc$0(
+        .d(fw_alloc$0$d),
+        .q(fw_alloc$0$q),
+        .clock(fw_alloc$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw_alloc$1 fw_alloc$1(
+        .d(fw_alloc$1$d),
+        .q(fw_alloc$1$q),
+        .clock(fw_alloc$1$clock)
     );
     hwprof_paper_10k_bram$acc$fw_tag fw_tag(
         .d(fw_tag$d),
@@ -493,10 +516,15 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         .q(fw_meta$1$q),
         .clock(fw_meta$1$clock)
     );
-    hwprof_paper_10k_bram$acc$st_valid st_valid(
-        .d(st_valid$d),
-        .q(st_valid$q),
-        .clock(st_valid$clock)
+    hwprof_paper_10k_bram$acc$st_valid$0 st_valid$0(
+        .d(st_valid$0$d),
+        .q(st_valid$0$q),
+        .clock(st_valid$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$st_valid$1 st_valid$1(
+        .d(st_valid$1$d),
+        .q(st_valid$1$q),
+        .clock(st_valid$1$clock)
     );
     hwprof_paper_10k_bram$acc$st_tag$0 st_tag$0(
         .d(st_tag$0$d),
@@ -528,155 +556,155 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         .q(rep_interval$q),
         .clock(rep_interval$clock)
     );
-    hwprof_paper_10k_bram$acc$raw_valid raw_valid(
-        .bits$0(raw_valid$bits$0),
-        .bits$1(raw_valid$bits$1),
-        .word(raw_valid$word)
-    );
-    hwprof_paper_10k_bram$acc$raw_ge raw_ge(
-        .bits$0(raw_ge$bits$0),
-        .bits$1(raw_ge$bits$1),
-        .word(raw_ge$word)
-    );
-    hwprof_paper_10k_bram$acc$view_valid view_valid(
-        .bits$0(view_valid$bits$0),
-        .bits$1(view_valid$bits$1),
-        .word(view_valid$word)
-    );
-    hwprof_paper_10k_bram$acc$view_locked view_locked(
-        .bits$0(view_locked$bits$0),
-        .bits$1(view_locked$bits$1),
-        .word(view_locked$word)
-    );
     hwprof_paper_10k_bram$acc$hits hits(
         .bits$0(hits$bits$0),
         .bits$1(hits$bits$1),
-        .word(hits$word)
+        .first$0(hits$first$0),
+        .first$1(hits$first$1),
+        .any(hits$any),
+        .many(hits$many)
+    );
+    hwprof_paper_10k_bram$acc$empty empty(
+        .bits$0(empty$bits$0),
+        .bits$1(empty$bits$1),
+        .first$0(empty$first$0),
+        .first$1(empty$first$1),
+        .any(empty$any),
+        .many(empty$many)
+    );
+    hwprof_paper_10k_bram$acc$repl repl(
+        .bits$0(repl$bits$0),
+        .bits$1(repl$bits$1),
+        .first$0(repl$first$0),
+        .first$1(repl$first$1),
+        .any(repl$any),
+        .many(repl$many)
+    );
+    hwprof_paper_10k_bram$acc$staged staged(
+        .bits$0(staged$bits$0),
+        .bits$1(staged$bits$1),
+        .first$0(staged$first$0),
+        .first$1(staged$first$1),
+        .any(staged$any),
+        .many(staged$many)
     );
     
     // Update code
     always @(*) begin
-        cur$clock = clock;
-        prev$clock = clock;
-        pend$clock = clock;
         s1_op$clock = clock;
         s1_set$clock = clock;
         scan_set$clock = clock;
         fw_valid$clock = clock;
         fw_set$clock = clock;
-        fw_alloc$clock = clock;
         fw_tag$clock = clock;
-        st_valid$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
-        cur$d = cur$q;
-        prev$d = prev$q;
-        pend$d = pend$q;
         s1_op$d = s1_op$q;
         s1_set$d = s1_set$q;
         scan_set$d = scan_set$q;
         fw_valid$d = fw_valid$q;
         fw_set$d = fw_set$q;
-        fw_alloc$d = fw_alloc$q;
         fw_tag$d = fw_tag$q;
-        st_valid$d = st_valid$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
-        set_sel = set_one << s1_set$q;
-        s1_cur = |(cur$q & set_sel);
-        s1_prev = |(prev$q & set_sel);
-        s1_pend = s1_op$q & |(pend$q & set_sel);
+        epochs$clock = clock;
+        epochs$reset = reset;
+        epochs$s1_set = s1_set$q;
+        s1_pend = s1_op$q & epochs$s1_pend;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
         metas$0$read_clock = clock;
         metas$0$write_clock = clock;
+        fw_alloc$0$clock = clock;
         fw_meta$0$clock = clock;
+        st_valid$0$clock = clock;
         st_tag$0$clock = clock;
         st_count$0$clock = clock;
+        fw_alloc$0$d = fw_alloc$0$q;
         fw_meta$0$d = fw_meta$0$q;
+        st_valid$0$d = st_valid$0$q;
         st_tag$0$d = st_tag$0$q;
         st_count$0$d = st_count$0$q;
         raw_tag$0 = tags$0$read_data;
         raw_meta$0 = metas$0$read_data;
         if (fw_valid$q & (fw_set$q == s1_set$q)) begin
-            if (fw_alloc$q[0]) begin
+            if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
             end
             raw_meta$0 = fw_meta$0$q;
         end
         raw_count$0 = raw_meta$0 & count_mask;
-        raw_valid$bits$0 = |(raw_meta$0 & valid_flag);
-        raw_ge$bits$0 = raw_count$0 >= threshold;
-        if (s1_cur) begin
-            view_valid$bits$0 = raw_valid$word[0];
-            view_locked$bits$0 = |(raw_meta$0 & locked_flag);
+        raw_valid$0 = |(raw_meta$0 & valid_flag);
+        raw_ge$0 = raw_count$0 >= threshold;
+        if (epochs$s1_cur) begin
+            view_valid$0 = raw_valid$0;
+            view_locked$0 = |(raw_meta$0 & locked_flag);
             view_count$0 = raw_count$0;
         end
         else begin
-            view_valid$bits$0 = s1_prev & retaining & raw_valid$word[0] & raw_ge$word[0];
-            view_locked$bits$0 = 1'b0;
+            view_valid$0 = epochs$s1_prev & retaining & raw_valid$0 & raw_ge$0;
+            view_locked$0 = 1'b0;
             view_count$0 = zero_c;
         end
-        hits$bits$0 = view_valid$word[0] & (raw_tag$0 == tag);
+        hit_e$0 = view_valid$0 & (raw_tag$0 == tag);
+        hits$bits$0 = hit_e$0;
+        empty$bits$0 = ~view_valid$0;
+        repl$bits$0 = view_valid$0 & ~view_locked$0;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
         metas$1$read_clock = clock;
         metas$1$write_clock = clock;
+        fw_alloc$1$clock = clock;
         fw_meta$1$clock = clock;
+        st_valid$1$clock = clock;
         st_tag$1$clock = clock;
         st_count$1$clock = clock;
+        fw_alloc$1$d = fw_alloc$1$q;
         fw_meta$1$d = fw_meta$1$q;
+        st_valid$1$d = st_valid$1$q;
         st_tag$1$d = st_tag$1$q;
         st_count$1$d = st_count$1$q;
         raw_tag$1 = tags$1$read_data;
         raw_meta$1 = metas$1$read_data;
         if (fw_valid$q & (fw_set$q == s1_set$q)) begin
-            if (fw_alloc$q[1]) begin
+            if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
             end
             raw_meta$1 = fw_meta$1$q;
         end
         raw_count$1 = raw_meta$1 & count_mask;
-        raw_valid$bits$1 = |(raw_meta$1 & valid_flag);
-        raw_ge$bits$1 = raw_count$1 >= threshold;
-        if (s1_cur) begin
-            view_valid$bits$1 = raw_valid$word[1];
-            view_locked$bits$1 = |(raw_meta$1 & locked_flag);
+        raw_valid$1 = |(raw_meta$1 & valid_flag);
+        raw_ge$1 = raw_count$1 >= threshold;
+        if (epochs$s1_cur) begin
+            view_valid$1 = raw_valid$1;
+            view_locked$1 = |(raw_meta$1 & locked_flag);
             view_count$1 = raw_count$1;
         end
         else begin
-            view_valid$bits$1 = s1_prev & retaining & raw_valid$word[1] & raw_ge$word[1];
-            view_locked$bits$1 = 1'b0;
+            view_valid$1 = epochs$s1_prev & retaining & raw_valid$1 & raw_ge$1;
+            view_locked$1 = 1'b0;
             view_count$1 = zero_c;
         end
-        hits$bits$1 = view_valid$word[1] & (raw_tag$1 == tag);
-        hit = valid & |hits$word;
-        empty = ~view_valid$word;
-        repl = view_valid$word & ~view_locked$word;
-        if (|empty) begin
-            choose = empty & (~empty + way_one);
-        end
-        else begin
-            choose = repl & (~repl + way_one);
-        end
-        promoted = valid & ~|hits$word & candidate & |(empty | repl);
-        alloc = way_none;
-        if (promoted) begin
-            alloc = choose;
-        end
+        hit_e$1 = view_valid$1 & (raw_tag$1 == tag);
+        hits$bits$1 = hit_e$1;
+        empty$bits$1 = ~view_valid$1;
+        repl$bits$1 = view_valid$1 & ~view_locked$1;
+        hit = valid & hits$any;
+        promoted = valid & ~hits$any & candidate & (empty$any | repl$any);
+        alloc$0 = promoted & ((empty$any & empty$first$0) | (~empty$any & repl$first$0));
         n_tag$0 = raw_tag$0;
         n_count$0 = view_count$0;
-        if (hits$word[0] & (view_count$0 < count_max)) begin
+        if (hit_e$0 & (view_count$0 < count_max)) begin
             n_count$0 = view_count$0 + one_c;
         end
         n_meta$0 = n_count$0;
-        if (view_valid$word[0]) begin
+        if (view_valid$0) begin
             n_meta$0 = n_count$0 | valid_flag;
         end
-        if (view_locked$word[0] | (hits$word[0] & (n_count$0 >= threshold))) begin
+        if (view_locked$0 | (hit_e$0 & (n_count$0 >= threshold))) begin
             n_meta$0 = n_count$0 | valid_flag | locked_flag;
         end
-        if (alloc[0]) begin
+        if (alloc$0) begin
             n_tag$0 = tag;
             n_meta$0 = (new_min & count_mask) | valid_flag | locked_flag;
         end
@@ -689,19 +717,21 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         if (valid) begin
             fw_meta$0$d = n_meta$0;
         end
+        fw_alloc$0$d = alloc$0;
+        alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & repl$first$1));
         n_tag$1 = raw_tag$1;
         n_count$1 = view_count$1;
-        if (hits$word[1] & (view_count$1 < count_max)) begin
+        if (hit_e$1 & (view_count$1 < count_max)) begin
             n_count$1 = view_count$1 + one_c;
         end
         n_meta$1 = n_count$1;
-        if (view_valid$word[1]) begin
+        if (view_valid$1) begin
             n_meta$1 = n_count$1 | valid_flag;
         end
-        if (view_locked$word[1] | (hits$word[1] & (n_count$1 >= threshold))) begin
+        if (view_locked$1 | (hit_e$1 & (n_count$1 >= threshold))) begin
             n_meta$1 = n_count$1 | valid_flag | locked_flag;
         end
-        if (alloc[1]) begin
+        if (alloc$1) begin
             n_tag$1 = tag;
             n_meta$1 = (new_min & count_mask) | valid_flag | locked_flag;
         end
@@ -714,16 +744,15 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         if (valid) begin
             fw_meta$1$d = n_meta$1;
         end
+        fw_alloc$1$d = alloc$1;
         fw_valid$d = valid;
         fw_set$d = s1_set$q;
-        fw_alloc$d = alloc;
         fw_tag$d = tag;
-        room = ~|st_valid$q & ~s1_pend;
-        lookup_sel = set_one << lookup_set;
-        lookup_ok = ~|(pend$q & lookup_sel) | room;
-        scan_sel = set_one << scan_set$q;
-        scan_pend = |(pend$q & scan_sel);
-        scan = ~lookup & scan_pend & room;
+        room = ~staged$any & ~s1_pend;
+        epochs$lookup_set = lookup_set;
+        epochs$scan_set = scan_set$q;
+        lookup_ok = ~epochs$lookup_pend | room;
+        scan = ~lookup & epochs$scan_pend & room;
         if (lookup) begin
             tags$0$read_address = lookup_set;
             metas$0$read_address = lookup_set;
@@ -747,61 +776,58 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         else begin
             s1_set$d = scan_set$q;
         end
-        if (~lookup & (~scan_pend | scan)) begin
-            scan_set$d = scan_set$q + sb_one;
+        if (~lookup & (~epochs$scan_pend | scan)) begin
+            scan_set$d = scan_set$q + set_one;
+            if (scan_set$q == last_set) begin
+                scan_set$d = 32'h0;
+            end
         end
-        st_cur = st_valid$q & (~st_valid$q + way_one);
-        report_busy = |pend$q | |st_valid$q | term$q;
-        report_valid = |st_valid$q | (term$q & ~|pend$q);
-        report_last = ~|st_valid$q;
+        staged$bits$0 = st_valid$0$q;
+        staged$bits$1 = st_valid$1$q;
+        report_busy = epochs$any_pend | staged$any | term$q;
+        report_valid = staged$any | (term$q & ~epochs$any_pend);
+        report_last = ~staged$any;
         report_interval = rep_interval$q;
         report_tag = 32'h0;
         rc = zero_c;
-        if (st_cur[0]) begin
+        if (staged$first$0) begin
             report_tag = st_tag$0$q;
             rc = st_count$0$q;
         end
-        if (st_cur[1]) begin
+        if (staged$first$1) begin
             report_tag = st_tag$1$q;
             rc = st_count$1$q;
         end
         report_count = ((rc) & 32'hffffffff);
         if (report_ready & report_valid) begin
-            if (|st_valid$q) begin
-                st_valid$d = st_valid$q & ~st_cur;
+            if (staged$any) begin
+                st_valid$0$d = st_valid$0$q & ~staged$first$0;
+                st_valid$1$d = st_valid$1$q & ~staged$first$1;
             end
             else begin
                 term$d = 1'b0;
             end
         end
-        reported = raw_valid$word & raw_ge$word;
         if (s1_pend) begin
-            st_valid$d = reported;
+            st_valid$0$d = raw_valid$0 & raw_ge$0;
             st_tag$0$d = raw_tag$0;
             st_count$0$d = raw_count$0;
+            st_valid$1$d = raw_valid$1 & raw_ge$1;
             st_tag$1$d = raw_tag$1;
             st_count$1$d = raw_count$1;
         end
-        if (s1_op$q) begin
-            pend$d = pend$q & ~set_sel;
-        end
-        if (valid) begin
-            cur$d = cur$q | set_sel;
-        end
+        epochs$retire = s1_op$q;
+        epochs$touch = valid;
+        epochs$roll = valid & end_interval;
         if (valid & end_interval) begin
-            cur$d = set_none;
-            prev$d = cur$q | set_sel;
-            pend$d = cur$q | set_sel;
             term$d = 1'b1;
             rep_interval$d = interval;
         end
         if (reset) begin
-            cur$d = set_none;
-            prev$d = set_none;
-            pend$d = set_none;
             s1_op$d = 1'b0;
             fw_valid$d = 1'b0;
-            st_valid$d = way_none;
+            st_valid$0$d = 1'b0;
+            st_valid$1$d = 1'b0;
             term$d = 1'b0;
         end
     end
@@ -809,42 +835,115 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
 endmodule // top$acc
 
 
-module hwprof_paper_10k_bram$acc$cur(d,q,clock);
+module hwprof_paper_10k_bram$acc$empty(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  bits$0;
+    input wire  bits$1;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [1:0] x = {bits$1, bits$0};
+    wire [1:0] f = x & (~x + 2'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 2'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+    end
+endmodule // top$acc$empty
+
+
+module hwprof_paper_10k_bram$acc$epochs(clock,reset,s1_set,lookup_set,scan_set,retire,touch,roll,s1_cur,s1_prev,s1_pend,lookup_pend,scan_pend,any_pend);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [19:0] s1_set;
+    input wire  [19:0] lookup_set;
+    input wire  [19:0] scan_set;
+    input wire  retire;
+    input wire  touch;
+    input wire  roll;
+    output reg  s1_cur;
+    output reg  s1_prev;
+    output reg  s1_pend;
+    output reg  lookup_pend;
+    output reg  scan_pend;
+    output reg  any_pend;
+    
+    // Update code (custom)
+    reg [63:0] cur;
+    reg [63:0] prev;
+    reg [63:0] pend;
+    wire [63:0] sel = 64'd1 << s1_set[5:0];
+    
+    always @(posedge clock) begin
+       if (reset) begin
+          cur <= 64'd0;
+          prev <= 64'd0;
+          pend <= 64'd0;
+       end else if (roll) begin
+          cur <= 64'd0;
+          prev <= cur | sel;
+          pend <= cur | sel;
+       end else begin
+          if (retire) pend <= pend & ~sel;
+          if (touch) cur <= cur | sel;
+       end
+    end
+    
+    always @(*) begin
+       s1_cur = cur[s1_set[5:0]];
+       s1_prev = prev[s1_set[5:0]];
+       s1_pend = pend[s1_set[5:0]];
+       lookup_pend = pend[lookup_set[5:0]];
+       scan_pend = pend[scan_set[5:0]];
+       any_pend = |pend;
+    end
+endmodule // top$acc$epochs
+
+
+module hwprof_paper_10k_bram$acc$fw_alloc$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$acc$cur
+endmodule // top$acc$fw_alloc$0
 
 
-module hwprof_paper_10k_bram$acc$fw_alloc(d,q,clock);
+module hwprof_paper_10k_bram$acc$fw_alloc$1(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$acc$fw_alloc
+endmodule // top$acc$fw_alloc$1
 
 
 module hwprof_paper_10k_bram$acc$fw_meta$0(d,q,clock);
@@ -888,13 +987,13 @@ endmodule // top$acc$fw_meta$1
 module hwprof_paper_10k_bram$acc$fw_set(d,q,clock);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 6'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -942,136 +1041,79 @@ module hwprof_paper_10k_bram$acc$fw_valid(d,q,clock);
 endmodule // top$acc$fw_valid
 
 
-module hwprof_paper_10k_bram$acc$hits(bits$0,bits$1,word);
+module hwprof_paper_10k_bram$acc$hits(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
     input wire  bits$1;
-    output reg  [1:0] word;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  any;
+    output reg  many;
     
     // Update code (custom)
-    always @(*) word = {bits$1, bits$0};
+    wire [1:0] x = {bits$1, bits$0};
+    wire [1:0] f = x & (~x + 2'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 2'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+    end
 endmodule // top$acc$hits
 
 
 module hwprof_paper_10k_bram$acc$metas$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [5:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [5:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[63:0];
-    
-    
+    reg [15:0] mem [0:63];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= mem[read_address[5:0]];
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[5:0]] <= write_data[15:0];
        end
     end
-                
 endmodule // top$acc$metas$0
 
 
 module hwprof_paper_10k_bram$acc$metas$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [5:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [5:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[63:0];
-    
-    
+    reg [15:0] mem [0:63];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= mem[read_address[5:0]];
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[5:0]] <= write_data[15:0];
        end
     end
-                
 endmodule // top$acc$metas$1
-
-
-module hwprof_paper_10k_bram$acc$pend(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$pend
-
-
-module hwprof_paper_10k_bram$acc$prev(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$prev
-
-
-module hwprof_paper_10k_bram$acc$raw_ge(bits$0,bits$1,word);
-    
-    // Module arguments
-    input wire  bits$0;
-    input wire  bits$1;
-    output reg  [1:0] word;
-    
-    // Update code (custom)
-    always @(*) word = {bits$1, bits$0};
-endmodule // top$acc$raw_ge
-
-
-module hwprof_paper_10k_bram$acc$raw_valid(bits$0,bits$1,word);
-    
-    // Module arguments
-    input wire  bits$0;
-    input wire  bits$1;
-    output reg  [1:0] word;
-    
-    // Update code (custom)
-    always @(*) word = {bits$1, bits$0};
-endmodule // top$acc$raw_valid
 
 
 module hwprof_paper_10k_bram$acc$rep_interval(d,q,clock);
@@ -1091,6 +1133,29 @@ module hwprof_paper_10k_bram$acc$rep_interval(d,q,clock);
     end
           
 endmodule // top$acc$rep_interval
+
+
+module hwprof_paper_10k_bram$acc$repl(bits$0,bits$1,first$0,first$1,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [1:0] x = {bits$1, bits$0};
+    wire [1:0] f = x & (~x + 2'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 2'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+    end
+endmodule // top$acc$repl
 
 
 module hwprof_paper_10k_bram$acc$s1_op(d,q,clock);
@@ -1115,13 +1180,13 @@ endmodule // top$acc$s1_op
 module hwprof_paper_10k_bram$acc$s1_set(d,q,clock);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 6'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -1134,13 +1199,13 @@ endmodule // top$acc$s1_set
 module hwprof_paper_10k_bram$acc$scan_set(d,q,clock);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 6'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -1226,80 +1291,116 @@ module hwprof_paper_10k_bram$acc$st_tag$1(d,q,clock);
 endmodule // top$acc$st_tag$1
 
 
-module hwprof_paper_10k_bram$acc$st_valid(d,q,clock);
+module hwprof_paper_10k_bram$acc$st_valid$0(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$acc$st_valid
+endmodule // top$acc$st_valid$0
+
+
+module hwprof_paper_10k_bram$acc$st_valid$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$st_valid$1
+
+
+module hwprof_paper_10k_bram$acc$staged(bits$0,bits$1,first$0,first$1,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [1:0] x = {bits$1, bits$0};
+    wire [1:0] f = x & (~x + 2'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 2'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+    end
+endmodule // top$acc$staged
 
 
 module hwprof_paper_10k_bram$acc$tags$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [5:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [95:0] read_data;
-    input wire  [5:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [95:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[95:0] mem[63:0];
-    
-    
+    reg [95:0] mem [0:63];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= mem[read_address[5:0]];
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[5:0]] <= write_data[95:0];
        end
     end
-                
 endmodule // top$acc$tags$0
 
 
 module hwprof_paper_10k_bram$acc$tags$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [5:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [95:0] read_data;
-    input wire  [5:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [95:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[95:0] mem[63:0];
-    
-    
+    reg [95:0] mem [0:63];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= mem[read_address[5:0]];
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[5:0]] <= write_data[95:0];
        end
     end
-                
 endmodule // top$acc$tags$1
 
 
@@ -1320,30 +1421,6 @@ module hwprof_paper_10k_bram$acc$term(d,q,clock);
     end
           
 endmodule // top$acc$term
-
-
-module hwprof_paper_10k_bram$acc$view_locked(bits$0,bits$1,word);
-    
-    // Module arguments
-    input wire  bits$0;
-    input wire  bits$1;
-    output reg  [1:0] word;
-    
-    // Update code (custom)
-    always @(*) word = {bits$1, bits$0};
-endmodule // top$acc$view_locked
-
-
-module hwprof_paper_10k_bram$acc$view_valid(bits$0,bits$1,word);
-    
-    // Module arguments
-    input wire  bits$0;
-    input wire  bits$1;
-    output reg  [1:0] word;
-    
-    // Update code (custom)
-    always @(*) word = {bits$1, bits$0};
-endmodule // top$acc$view_valid
 
 
 module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interval);
@@ -1485,10 +1562,10 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     // Module arguments
     input wire  clock;
     input wire  reset;
-    input wire  [8:0] read_index$0;
-    input wire  [8:0] read_index$1;
-    input wire  [8:0] read_index$2;
-    input wire  [8:0] read_index$3;
+    input wire  [19:0] read_index$0;
+    input wire  [19:0] read_index$1;
+    input wire  [19:0] read_index$2;
+    input wire  [19:0] read_index$3;
     input wire  read_bank;
     input wire  update;
     input wire  promoted;
@@ -1500,77 +1577,75 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     
     // Constant declarations
     localparam  zero = 16'h0;
-    localparam  index_one = 9'b1;
-    localparam  last_index = 9'b111111111;
     
     // Stub signals
-    reg  [8:0] bank0$0$read_address;
+    reg  [19:0] bank0$0$read_address;
     reg  bank0$0$read_clock;
     wire  [15:0] bank0$0$read_data;
-    reg  [8:0] bank0$0$write_address;
+    reg  [19:0] bank0$0$write_address;
     reg  bank0$0$write_clock;
     reg  [15:0] bank0$0$write_data;
     reg  bank0$0$write_enable;
-    reg  [8:0] bank0$1$read_address;
+    reg  [19:0] bank0$1$read_address;
     reg  bank0$1$read_clock;
     wire  [15:0] bank0$1$read_data;
-    reg  [8:0] bank0$1$write_address;
+    reg  [19:0] bank0$1$write_address;
     reg  bank0$1$write_clock;
     reg  [15:0] bank0$1$write_data;
     reg  bank0$1$write_enable;
-    reg  [8:0] bank0$2$read_address;
+    reg  [19:0] bank0$2$read_address;
     reg  bank0$2$read_clock;
     wire  [15:0] bank0$2$read_data;
-    reg  [8:0] bank0$2$write_address;
+    reg  [19:0] bank0$2$write_address;
     reg  bank0$2$write_clock;
     reg  [15:0] bank0$2$write_data;
     reg  bank0$2$write_enable;
-    reg  [8:0] bank0$3$read_address;
+    reg  [19:0] bank0$3$read_address;
     reg  bank0$3$read_clock;
     wire  [15:0] bank0$3$read_data;
-    reg  [8:0] bank0$3$write_address;
+    reg  [19:0] bank0$3$write_address;
     reg  bank0$3$write_clock;
     reg  [15:0] bank0$3$write_data;
     reg  bank0$3$write_enable;
-    reg  [8:0] bank1$0$read_address;
+    reg  [19:0] bank1$0$read_address;
     reg  bank1$0$read_clock;
     wire  [15:0] bank1$0$read_data;
-    reg  [8:0] bank1$0$write_address;
+    reg  [19:0] bank1$0$write_address;
     reg  bank1$0$write_clock;
     reg  [15:0] bank1$0$write_data;
     reg  bank1$0$write_enable;
-    reg  [8:0] bank1$1$read_address;
+    reg  [19:0] bank1$1$read_address;
     reg  bank1$1$read_clock;
     wire  [15:0] bank1$1$read_data;
-    reg  [8:0] bank1$1$write_address;
+    reg  [19:0] bank1$1$write_address;
     reg  bank1$1$write_clock;
     reg  [15:0] bank1$1$write_data;
     reg  bank1$1$write_enable;
-    reg  [8:0] bank1$2$read_address;
+    reg  [19:0] bank1$2$read_address;
     reg  bank1$2$read_clock;
     wire  [15:0] bank1$2$read_data;
-    reg  [8:0] bank1$2$write_address;
+    reg  [19:0] bank1$2$write_address;
     reg  bank1$2$write_clock;
     reg  [15:0] bank1$2$write_data;
     reg  bank1$2$write_enable;
-    reg  [8:0] bank1$3$read_address;
+    reg  [19:0] bank1$3$read_address;
     reg  bank1$3$read_clock;
     wire  [15:0] bank1$3$read_data;
-    reg  [8:0] bank1$3$write_address;
+    reg  [19:0] bank1$3$write_address;
     reg  bank1$3$write_clock;
     reg  [15:0] bank1$3$write_data;
     reg  bank1$3$write_enable;
-    reg  [8:0] s1_index$0$d;
-    wire  [8:0] s1_index$0$q;
+    reg  [19:0] s1_index$0$d;
+    wire  [19:0] s1_index$0$q;
     reg  s1_index$0$clock;
-    reg  [8:0] s1_index$1$d;
-    wire  [8:0] s1_index$1$q;
+    reg  [19:0] s1_index$1$d;
+    wire  [19:0] s1_index$1$q;
     reg  s1_index$1$clock;
-    reg  [8:0] s1_index$2$d;
-    wire  [8:0] s1_index$2$q;
+    reg  [19:0] s1_index$2$d;
+    wire  [19:0] s1_index$2$q;
     reg  s1_index$2$clock;
-    reg  [8:0] s1_index$3$d;
-    wire  [8:0] s1_index$3$q;
+    reg  [19:0] s1_index$3$d;
+    wire  [19:0] s1_index$3$q;
     reg  s1_index$3$clock;
     reg  s1_bank$d;
     wire  s1_bank$q;
@@ -1581,17 +1656,17 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     reg  fw_bank$d;
     wire  fw_bank$q;
     reg  fw_bank$clock;
-    reg  [8:0] fw_index$0$d;
-    wire  [8:0] fw_index$0$q;
+    reg  [19:0] fw_index$0$d;
+    wire  [19:0] fw_index$0$q;
     reg  fw_index$0$clock;
-    reg  [8:0] fw_index$1$d;
-    wire  [8:0] fw_index$1$q;
+    reg  [19:0] fw_index$1$d;
+    wire  [19:0] fw_index$1$q;
     reg  fw_index$1$clock;
-    reg  [8:0] fw_index$2$d;
-    wire  [8:0] fw_index$2$q;
+    reg  [19:0] fw_index$2$d;
+    wire  [19:0] fw_index$2$q;
     reg  fw_index$2$clock;
-    reg  [8:0] fw_index$3$d;
-    wire  [8:0] fw_index$3$q;
+    reg  [19:0] fw_index$3$d;
+    wire  [19:0] fw_index$3$q;
     reg  fw_index$3$clock;
     reg  [15:0] fw_data$0$d;
     wire  [15:0] fw_data$0$q;
@@ -1605,18 +1680,14 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     reg  [15:0] fw_data$3$d;
     wire  [15:0] fw_data$3$q;
     reg  fw_data$3$clock;
-    reg  clear_busy0$d;
-    wire  clear_busy0$q;
-    reg  clear_busy0$clock;
-    reg  clear_busy1$d;
-    wire  clear_busy1$q;
-    reg  clear_busy1$clock;
-    reg  [8:0] clear_addr0$d;
-    wire  [8:0] clear_addr0$q;
-    reg  clear_addr0$clock;
-    reg  [8:0] clear_addr1$d;
-    wire  [8:0] clear_addr1$q;
-    reg  clear_addr1$clock;
+    reg  clear0$clock;
+    reg  clear0$start;
+    wire  clear0$busy;
+    wire  [19:0] clear0$address;
+    reg  clear1$clock;
+    reg  clear1$start;
+    wire  clear1$busy;
+    wire  [19:0] clear1$address;
     reg  [15:0] cu$c$0;
     reg  [15:0] cu$c$1;
     reg  [15:0] cu$c$2;
@@ -1777,25 +1848,17 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .q(fw_data$3$q),
         .clock(fw_data$3$clock)
     );
-    hwprof_paper_10k_bram$counters$clear_busy0 clear_busy0(
-        .d(clear_busy0$d),
-        .q(clear_busy0$q),
-        .clock(clear_busy0$clock)
+    hwprof_paper_10k_bram$counters$clear0 clear0(
+        .clock(clear0$clock),
+        .start(clear0$start),
+        .busy(clear0$busy),
+        .address(clear0$address)
     );
-    hwprof_paper_10k_bram$counters$clear_busy1 clear_busy1(
-        .d(clear_busy1$d),
-        .q(clear_busy1$q),
-        .clock(clear_busy1$clock)
-    );
-    hwprof_paper_10k_bram$counters$clear_addr0 clear_addr0(
-        .d(clear_addr0$d),
-        .q(clear_addr0$q),
-        .clock(clear_addr0$clock)
-    );
-    hwprof_paper_10k_bram$counters$clear_addr1 clear_addr1(
-        .d(clear_addr1$d),
-        .q(clear_addr1$q),
-        .clock(clear_addr1$clock)
+    hwprof_paper_10k_bram$counters$clear1 clear1(
+        .clock(clear1$clock),
+        .start(clear1$start),
+        .busy(clear1$busy),
+        .address(clear1$address)
     );
     hwprof_paper_10k_bram$counters$cu cu(
         .c$0(cu$c$0),
@@ -1816,19 +1879,15 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_bank$clock = clock;
         fw_valid$clock = clock;
         fw_bank$clock = clock;
-        clear_busy0$clock = clock;
-        clear_busy1$clock = clock;
-        clear_addr0$clock = clock;
-        clear_addr1$clock = clock;
         s1_bank$d = s1_bank$q;
         fw_valid$d = fw_valid$q;
         fw_bank$d = fw_bank$q;
-        clear_busy0$d = clear_busy0$q;
-        clear_busy1$d = clear_busy1$q;
-        clear_addr0$d = clear_addr0$q;
-        clear_addr1$d = clear_addr1$q;
-        clearing0 = clear_busy0$q;
-        clearing1 = clear_busy1$q;
+        clear0$clock = clock;
+        clear1$clock = clock;
+        clear0$start = reset | (clear_start & ~s1_bank$q);
+        clear1$start = reset | (clear_start & s1_bank$q);
+        clearing0 = clear0$busy;
+        clearing1 = clear1$busy;
         s1_bank$d = read_bank;
         bank0$0$read_clock = clock;
         bank0$0$write_clock = clock;
@@ -1914,17 +1973,17 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         fw_index$0$d = s1_index$0$q;
         fw_data$0$d = cu$w$0;
         bank0$0$write_enable = 1'b0;
-        bank0$0$write_address = clear_addr0$q;
+        bank0$0$write_address = clear0$address;
         bank0$0$write_data = zero;
         bank1$0$write_enable = 1'b0;
-        bank1$0$write_address = clear_addr1$q;
+        bank1$0$write_address = clear1$address;
         bank1$0$write_data = zero;
         if (update & ~s1_bank$q) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = s1_index$0$q;
             bank0$0$write_data = cu$w$0;
         end
-        else if (clear_busy0$q) begin
+        else if (clear0$busy) begin
             bank0$0$write_enable = 1'b1;
         end
         if (update & s1_bank$q) begin
@@ -1932,23 +1991,23 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
             bank1$0$write_address = s1_index$0$q;
             bank1$0$write_data = cu$w$0;
         end
-        else if (clear_busy1$q) begin
+        else if (clear1$busy) begin
             bank1$0$write_enable = 1'b1;
         end
         fw_index$1$d = s1_index$1$q;
         fw_data$1$d = cu$w$1;
         bank0$1$write_enable = 1'b0;
-        bank0$1$write_address = clear_addr0$q;
+        bank0$1$write_address = clear0$address;
         bank0$1$write_data = zero;
         bank1$1$write_enable = 1'b0;
-        bank1$1$write_address = clear_addr1$q;
+        bank1$1$write_address = clear1$address;
         bank1$1$write_data = zero;
         if (update & ~s1_bank$q) begin
             bank0$1$write_enable = 1'b1;
             bank0$1$write_address = s1_index$1$q;
             bank0$1$write_data = cu$w$1;
         end
-        else if (clear_busy0$q) begin
+        else if (clear0$busy) begin
             bank0$1$write_enable = 1'b1;
         end
         if (update & s1_bank$q) begin
@@ -1956,23 +2015,23 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
             bank1$1$write_address = s1_index$1$q;
             bank1$1$write_data = cu$w$1;
         end
-        else if (clear_busy1$q) begin
+        else if (clear1$busy) begin
             bank1$1$write_enable = 1'b1;
         end
         fw_index$2$d = s1_index$2$q;
         fw_data$2$d = cu$w$2;
         bank0$2$write_enable = 1'b0;
-        bank0$2$write_address = clear_addr0$q;
+        bank0$2$write_address = clear0$address;
         bank0$2$write_data = zero;
         bank1$2$write_enable = 1'b0;
-        bank1$2$write_address = clear_addr1$q;
+        bank1$2$write_address = clear1$address;
         bank1$2$write_data = zero;
         if (update & ~s1_bank$q) begin
             bank0$2$write_enable = 1'b1;
             bank0$2$write_address = s1_index$2$q;
             bank0$2$write_data = cu$w$2;
         end
-        else if (clear_busy0$q) begin
+        else if (clear0$busy) begin
             bank0$2$write_enable = 1'b1;
         end
         if (update & s1_bank$q) begin
@@ -1980,23 +2039,23 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
             bank1$2$write_address = s1_index$2$q;
             bank1$2$write_data = cu$w$2;
         end
-        else if (clear_busy1$q) begin
+        else if (clear1$busy) begin
             bank1$2$write_enable = 1'b1;
         end
         fw_index$3$d = s1_index$3$q;
         fw_data$3$d = cu$w$3;
         bank0$3$write_enable = 1'b0;
-        bank0$3$write_address = clear_addr0$q;
+        bank0$3$write_address = clear0$address;
         bank0$3$write_data = zero;
         bank1$3$write_enable = 1'b0;
-        bank1$3$write_address = clear_addr1$q;
+        bank1$3$write_address = clear1$address;
         bank1$3$write_data = zero;
         if (update & ~s1_bank$q) begin
             bank0$3$write_enable = 1'b1;
             bank0$3$write_address = s1_index$3$q;
             bank0$3$write_data = cu$w$3;
         end
-        else if (clear_busy0$q) begin
+        else if (clear0$busy) begin
             bank0$3$write_enable = 1'b1;
         end
         if (update & s1_bank$q) begin
@@ -2004,34 +2063,8 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
             bank1$3$write_address = s1_index$3$q;
             bank1$3$write_data = cu$w$3;
         end
-        else if (clear_busy1$q) begin
+        else if (clear1$busy) begin
             bank1$3$write_enable = 1'b1;
-        end
-        if (clear_busy0$q) begin
-            clear_addr0$d = clear_addr0$q + index_one;
-            if (clear_addr0$q == last_index) begin
-                clear_busy0$d = 1'b0;
-            end
-        end
-        if (clear_busy1$q) begin
-            clear_addr1$d = clear_addr1$q + index_one;
-            if (clear_addr1$q == last_index) begin
-                clear_busy1$d = 1'b0;
-            end
-        end
-        if (clear_start & ~s1_bank$q) begin
-            clear_busy0$d = 1'b1;
-            clear_addr0$d = 32'h0;
-        end
-        if (clear_start & s1_bank$q) begin
-            clear_busy1$d = 1'b1;
-            clear_addr1$d = 32'h0;
-        end
-        if (reset) begin
-            clear_busy0$d = 1'b1;
-            clear_addr0$d = 32'h0;
-            clear_busy1$d = 1'b1;
-            clear_addr1$d = 32'h0;
         end
     end
     
@@ -2041,274 +2074,286 @@ endmodule // top$counters
 module hwprof_paper_10k_bram$counters$bank0$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [8:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [8:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[511:0];
-    
-    
+    reg [13:0] mem [0:511];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {2'd0, mem[read_address[8:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[8:0]] <= write_data[13:0];
        end
     end
-                
 endmodule // top$counters$bank0$0
 
 
 module hwprof_paper_10k_bram$counters$bank0$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [8:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [8:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[511:0];
-    
-    
+    reg [13:0] mem [0:511];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {2'd0, mem[read_address[8:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[8:0]] <= write_data[13:0];
        end
     end
-                
 endmodule // top$counters$bank0$1
 
 
 module hwprof_paper_10k_bram$counters$bank0$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [8:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [8:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[511:0];
-    
-    
+    reg [13:0] mem [0:511];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {2'd0, mem[read_address[8:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[8:0]] <= write_data[13:0];
        end
     end
-                
 endmodule // top$counters$bank0$2
 
 
 module hwprof_paper_10k_bram$counters$bank0$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [8:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [8:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[511:0];
-    
-    
+    reg [13:0] mem [0:511];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {2'd0, mem[read_address[8:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[8:0]] <= write_data[13:0];
        end
     end
-                
 endmodule // top$counters$bank0$3
 
 
 module hwprof_paper_10k_bram$counters$bank1$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [8:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [8:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[511:0];
-    
-    
+    reg [13:0] mem [0:511];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {2'd0, mem[read_address[8:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[8:0]] <= write_data[13:0];
        end
     end
-                
 endmodule // top$counters$bank1$0
 
 
 module hwprof_paper_10k_bram$counters$bank1$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [8:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [8:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[511:0];
-    
-    
+    reg [13:0] mem [0:511];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {2'd0, mem[read_address[8:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[8:0]] <= write_data[13:0];
        end
     end
-                
 endmodule // top$counters$bank1$1
 
 
 module hwprof_paper_10k_bram$counters$bank1$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [8:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [8:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[511:0];
-    
-    
+    reg [13:0] mem [0:511];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {2'd0, mem[read_address[8:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[8:0]] <= write_data[13:0];
        end
     end
-                
 endmodule // top$counters$bank1$2
 
 
 module hwprof_paper_10k_bram$counters$bank1$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
-    input wire  [8:0] read_address;
+    input wire  [19:0] read_address;
     input wire  read_clock;
     output reg  [15:0] read_data;
-    input wire  [8:0] write_address;
+    input wire  [19:0] write_address;
     input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[15:0] mem[511:0];
-    
-    
+    reg [13:0] mem [0:511];
     
     always @(posedge read_clock) begin
-       read_data <= mem[read_address];
+       read_data <= {2'd0, mem[read_address[8:0]]};
     end
     
     always @(posedge write_clock) begin
        if (write_enable) begin
-          mem[write_address] <= write_data;
+          mem[write_address[8:0]] <= write_data[13:0];
        end
     end
-                
 endmodule // top$counters$bank1$3
 
 
-module hwprof_paper_10k_bram$counters$clear_addr0(d,q,clock);
+module hwprof_paper_10k_bram$counters$clear0(clock,start,busy,address);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  clock;
+    input wire  start;
+    output reg  busy;
+    output reg  [19:0] address;
+    
+    // Constant declarations
+    localparam  last = 20'h1ff;
+    localparam  one = 20'h1;
+    
+    // Stub signals
+    reg  running$d;
+    wire  running$q;
+    reg  running$clock;
+    reg  [19:0] next_address$d;
+    wire  [19:0] next_address$q;
+    reg  next_address$clock;
+    
+    // Sub module instances
+    hwprof_paper_10k_bram$counters$clear0$running running(
+        .d(running$d),
+        .q(running$q),
+        .clock(running$clock)
+    );
+    hwprof_paper_10k_bram$counters$clear0$next_address next_address(
+        .d(next_address$d),
+        .q(next_address$q),
+        .clock(next_address$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        next_address$clock = clock;
+        running$d = running$q;
+        next_address$d = next_address$q;
+        busy = running$q;
+        address = next_address$q;
+        if (running$q) begin
+            next_address$d = next_address$q + one;
+            if (next_address$q == last) begin
+                running$d = 1'b0;
+            end
+        end
+        if (start) begin
+            running$d = 1'b1;
+            next_address$d = 32'h0;
+        end
+    end
+    
+endmodule // top$counters$clear0
+
+
+module hwprof_paper_10k_bram$counters$clear0$next_address(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$counters$clear_addr0
+endmodule // top$counters$clear0$next_address
 
 
-module hwprof_paper_10k_bram$counters$clear_addr1(d,q,clock);
-    
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$clear_addr1
-
-
-module hwprof_paper_10k_bram$counters$clear_busy0(d,q,clock);
+module hwprof_paper_10k_bram$counters$clear0$running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2324,10 +2369,84 @@ module hwprof_paper_10k_bram$counters$clear_busy0(d,q,clock);
        q <= d;
     end
           
-endmodule // top$counters$clear_busy0
+endmodule // top$counters$clear0$running
 
 
-module hwprof_paper_10k_bram$counters$clear_busy1(d,q,clock);
+module hwprof_paper_10k_bram$counters$clear1(clock,start,busy,address);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  start;
+    output reg  busy;
+    output reg  [19:0] address;
+    
+    // Constant declarations
+    localparam  last = 20'h1ff;
+    localparam  one = 20'h1;
+    
+    // Stub signals
+    reg  running$d;
+    wire  running$q;
+    reg  running$clock;
+    reg  [19:0] next_address$d;
+    wire  [19:0] next_address$q;
+    reg  next_address$clock;
+    
+    // Sub module instances
+    hwprof_paper_10k_bram$counters$clear1$running running(
+        .d(running$d),
+        .q(running$q),
+        .clock(running$clock)
+    );
+    hwprof_paper_10k_bram$counters$clear1$next_address next_address(
+        .d(next_address$d),
+        .q(next_address$q),
+        .clock(next_address$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        running$clock = clock;
+        next_address$clock = clock;
+        running$d = running$q;
+        next_address$d = next_address$q;
+        busy = running$q;
+        address = next_address$q;
+        if (running$q) begin
+            next_address$d = next_address$q + one;
+            if (next_address$q == last) begin
+                running$d = 1'b0;
+            end
+        end
+        if (start) begin
+            running$d = 1'b1;
+            next_address$d = 32'h0;
+        end
+    end
+    
+endmodule // top$counters$clear1
+
+
+module hwprof_paper_10k_bram$counters$clear1$next_address(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$clear1$next_address
+
+
+module hwprof_paper_10k_bram$counters$clear1$running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2343,7 +2462,7 @@ module hwprof_paper_10k_bram$counters$clear_busy1(d,q,clock);
        q <= d;
     end
           
-endmodule // top$counters$clear_busy1
+endmodule // top$counters$clear1$running
 
 
 module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$3,new_min,candidate);
@@ -2364,7 +2483,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
     // Constant declarations
     localparam  candidate_floor = 16'h63;
     localparam  promotable = 1'b1;
-    localparam  counter_max = 16'hffff;
+    localparam  counter_max = 16'h3fff;
     localparam  one = 16'h1;
     localparam  zero = 16'h0;
     localparam  absent_tables = 16'hfff0;
@@ -3698,13 +3817,13 @@ endmodule // top$counters$fw_data$3
 module hwprof_paper_10k_bram$counters$fw_index$0(d,q,clock);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3717,13 +3836,13 @@ endmodule // top$counters$fw_index$0
 module hwprof_paper_10k_bram$counters$fw_index$1(d,q,clock);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3736,13 +3855,13 @@ endmodule // top$counters$fw_index$1
 module hwprof_paper_10k_bram$counters$fw_index$2(d,q,clock);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3755,13 +3874,13 @@ endmodule // top$counters$fw_index$2
 module hwprof_paper_10k_bram$counters$fw_index$3(d,q,clock);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3812,13 +3931,13 @@ endmodule // top$counters$s1_bank
 module hwprof_paper_10k_bram$counters$s1_index$0(d,q,clock);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3831,13 +3950,13 @@ endmodule // top$counters$s1_index$0
 module hwprof_paper_10k_bram$counters$s1_index$1(d,q,clock);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3850,13 +3969,13 @@ endmodule // top$counters$s1_index$1
 module hwprof_paper_10k_bram$counters$s1_index$2(d,q,clock);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3869,13 +3988,13 @@ endmodule // top$counters$s1_index$2
 module hwprof_paper_10k_bram$counters$s1_index$3(d,q,clock);
     
     // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [19:0] d;
+    output reg  [19:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 9'h0;
+       q = 20'h0;
     end
     
     always @(posedge clock) begin
@@ -3890,24 +4009,24 @@ module hwprof_paper_10k_bram$hash(a,b,index$0,index$1,index$2,index$3);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index$0;
-    output reg  [8:0] index$1;
-    output reg  [8:0] index$2;
-    output reg  [8:0] index$3;
+    output reg  [19:0] index$0;
+    output reg  [19:0] index$1;
+    output reg  [19:0] index$2;
+    output reg  [19:0] index$3;
     
     // Stub signals
     reg  [63:0] tables$0$a;
     reg  [63:0] tables$0$b;
-    wire  [8:0] tables$0$index;
+    wire  [19:0] tables$0$index;
     reg  [63:0] tables$1$a;
     reg  [63:0] tables$1$b;
-    wire  [8:0] tables$1$index;
+    wire  [19:0] tables$1$index;
     reg  [63:0] tables$2$a;
     reg  [63:0] tables$2$b;
-    wire  [8:0] tables$2$index;
+    wire  [19:0] tables$2$index;
     reg  [63:0] tables$3$a;
     reg  [63:0] tables$3$b;
-    wire  [8:0] tables$3$index;
+    wire  [19:0] tables$3$index;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$0 tables$0(
@@ -3955,47 +4074,47 @@ module hwprof_paper_10k_bram$hash$tables$0(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
-    localparam  base = 9'b0;
+    localparam  base = 20'h0;
     
     // Stub signals
     reg  [7:0] rom_a$0$address;
-    wire  [8:0] rom_a$0$data;
+    wire  [19:0] rom_a$0$data;
     reg  [7:0] rom_a$1$address;
-    wire  [8:0] rom_a$1$data;
+    wire  [19:0] rom_a$1$data;
     reg  [7:0] rom_a$2$address;
-    wire  [8:0] rom_a$2$data;
+    wire  [19:0] rom_a$2$data;
     reg  [7:0] rom_a$3$address;
-    wire  [8:0] rom_a$3$data;
+    wire  [19:0] rom_a$3$data;
     reg  [7:0] rom_a$4$address;
-    wire  [8:0] rom_a$4$data;
+    wire  [19:0] rom_a$4$data;
     reg  [7:0] rom_a$5$address;
-    wire  [8:0] rom_a$5$data;
+    wire  [19:0] rom_a$5$data;
     reg  [7:0] rom_a$6$address;
-    wire  [8:0] rom_a$6$data;
+    wire  [19:0] rom_a$6$data;
     reg  [7:0] rom_a$7$address;
-    wire  [8:0] rom_a$7$data;
+    wire  [19:0] rom_a$7$data;
     reg  [7:0] rom_b$0$address;
-    wire  [8:0] rom_b$0$data;
+    wire  [19:0] rom_b$0$data;
     reg  [7:0] rom_b$1$address;
-    wire  [8:0] rom_b$1$data;
+    wire  [19:0] rom_b$1$data;
     reg  [7:0] rom_b$2$address;
-    wire  [8:0] rom_b$2$data;
+    wire  [19:0] rom_b$2$data;
     reg  [7:0] rom_b$3$address;
-    wire  [8:0] rom_b$3$data;
+    wire  [19:0] rom_b$3$data;
     reg  [7:0] rom_b$4$address;
-    wire  [8:0] rom_b$4$data;
+    wire  [19:0] rom_b$4$data;
     reg  [7:0] rom_b$5$address;
-    wire  [8:0] rom_b$5$data;
+    wire  [19:0] rom_b$5$data;
     reg  [7:0] rom_b$6$address;
-    wire  [8:0] rom_b$6$data;
+    wire  [19:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
-    wire  [8:0] rom_b$7$data;
+    wire  [19:0] rom_b$7$data;
     reg  [63:0] parity$a;
     reg  [63:0] parity$b;
-    wire  [8:0] parity$index;
+    wire  [19:0] parity$index;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$0$rom_a$0 rom_a$0(
@@ -4099,7 +4218,7 @@ module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
     localparam  qa$0 = 64'h35de1c9756ce;
@@ -4111,6 +4230,17 @@ module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
     localparam  qa$6 = 64'h58b561b10361;
     localparam  qa$7 = 64'h9f2730a45df3;
     localparam  qa$8 = 64'h4e09d9ae712;
+    localparam  qa$9 = 64'h0;
+    localparam  qa$10 = 64'h0;
+    localparam  qa$11 = 64'h0;
+    localparam  qa$12 = 64'h0;
+    localparam  qa$13 = 64'h0;
+    localparam  qa$14 = 64'h0;
+    localparam  qa$15 = 64'h0;
+    localparam  qa$16 = 64'h0;
+    localparam  qa$17 = 64'h0;
+    localparam  qa$18 = 64'h0;
+    localparam  qa$19 = 64'h0;
     localparam  qb$0 = 64'h46100bfc1e42;
     localparam  qb$1 = 64'h827affe7f664;
     localparam  qb$2 = 64'h3cb37bc7b2b3;
@@ -4120,6 +4250,17 @@ module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
     localparam  qb$6 = 64'h940eb8cbf1ae;
     localparam  qb$7 = 64'h6e681eda3219;
     localparam  qb$8 = 64'h47ecad6ef3d4;
+    localparam  qb$9 = 64'h0;
+    localparam  qb$10 = 64'h0;
+    localparam  qb$11 = 64'h0;
+    localparam  qb$12 = 64'h0;
+    localparam  qb$13 = 64'h0;
+    localparam  qb$14 = 64'h0;
+    localparam  qb$15 = 64'h0;
+    localparam  qb$16 = 64'h0;
+    localparam  qb$17 = 64'h0;
+    localparam  qb$18 = 64'h0;
+    localparam  qb$19 = 64'h0;
     
     // Stub signals
     reg  bits$bits$0;
@@ -4131,7 +4272,18 @@ module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
     reg  bits$bits$6;
     reg  bits$bits$7;
     reg  bits$bits$8;
-    wire  [8:0] bits$word;
+    reg  bits$bits$9;
+    reg  bits$bits$10;
+    reg  bits$bits$11;
+    reg  bits$bits$12;
+    reg  bits$bits$13;
+    reg  bits$bits$14;
+    reg  bits$bits$15;
+    reg  bits$bits$16;
+    reg  bits$bits$17;
+    reg  bits$bits$18;
+    reg  bits$bits$19;
+    wire  [19:0] bits$word;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$0$parity$bits bits(
@@ -4144,6 +4296,17 @@ module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
         .bits$6(bits$bits$6),
         .bits$7(bits$bits$7),
         .bits$8(bits$bits$8),
+        .bits$9(bits$bits$9),
+        .bits$10(bits$bits$10),
+        .bits$11(bits$bits$11),
+        .bits$12(bits$bits$12),
+        .bits$13(bits$bits$13),
+        .bits$14(bits$bits$14),
+        .bits$15(bits$bits$15),
+        .bits$16(bits$bits$16),
+        .bits$17(bits$bits$17),
+        .bits$18(bits$bits$18),
+        .bits$19(bits$bits$19),
         .word(bits$word)
     );
     
@@ -4158,13 +4321,24 @@ module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
         bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
         bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
         bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        bits$bits$9 = ^((a & qa$9) ^ (b & qb$9));
+        bits$bits$10 = ^((a & qa$10) ^ (b & qb$10));
+        bits$bits$11 = ^((a & qa$11) ^ (b & qb$11));
+        bits$bits$12 = ^((a & qa$12) ^ (b & qb$12));
+        bits$bits$13 = ^((a & qa$13) ^ (b & qb$13));
+        bits$bits$14 = ^((a & qa$14) ^ (b & qb$14));
+        bits$bits$15 = ^((a & qa$15) ^ (b & qb$15));
+        bits$bits$16 = ^((a & qa$16) ^ (b & qb$16));
+        bits$bits$17 = ^((a & qa$17) ^ (b & qb$17));
+        bits$bits$18 = ^((a & qa$18) ^ (b & qb$18));
+        bits$bits$19 = ^((a & qa$19) ^ (b & qb$19));
         index = bits$word;
     end
     
 endmodule // top$hash$tables$0$parity
 
 
-module hwprof_paper_10k_bram$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,word);
+module hwprof_paper_10k_bram$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -4176,10 +4350,21 @@ module hwprof_paper_10k_bram$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits
     input wire  bits$6;
     input wire  bits$7;
     input wire  bits$8;
-    output reg  [8:0] word;
+    input wire  bits$9;
+    input wire  bits$10;
+    input wire  bits$11;
+    input wire  bits$12;
+    input wire  bits$13;
+    input wire  bits$14;
+    input wire  bits$15;
+    input wire  bits$16;
+    input wire  bits$17;
+    input wire  bits$18;
+    input wire  bits$19;
+    output reg  [19:0] word;
     
     // Update code (custom)
-    always @(*) word = {bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+    always @(*) word = {bits$19, bits$18, bits$17, bits$16, bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
 endmodule // top$hash$tables$0$parity$bits
 
 
@@ -4187,13 +4372,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_a$0
@@ -4203,13 +4388,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_a$1
@@ -4219,13 +4404,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_a$2
@@ -4235,13 +4420,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_a$3
@@ -4251,13 +4436,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_a$4
@@ -4267,13 +4452,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_a$5
@@ -4283,13 +4468,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_a$6
@@ -4299,13 +4484,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_a$7
@@ -4315,13 +4500,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_b$0
@@ -4331,13 +4516,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_b$1
@@ -4347,13 +4532,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_b$2
@@ -4363,13 +4548,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_b$3
@@ -4379,13 +4564,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_b$4
@@ -4395,13 +4580,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_b$5
@@ -4411,13 +4596,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_b$6
@@ -4427,13 +4612,13 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$0$rom_b$7
@@ -4444,47 +4629,47 @@ module hwprof_paper_10k_bram$hash$tables$1(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
-    localparam  base = 9'b0;
+    localparam  base = 20'h0;
     
     // Stub signals
     reg  [7:0] rom_a$0$address;
-    wire  [8:0] rom_a$0$data;
+    wire  [19:0] rom_a$0$data;
     reg  [7:0] rom_a$1$address;
-    wire  [8:0] rom_a$1$data;
+    wire  [19:0] rom_a$1$data;
     reg  [7:0] rom_a$2$address;
-    wire  [8:0] rom_a$2$data;
+    wire  [19:0] rom_a$2$data;
     reg  [7:0] rom_a$3$address;
-    wire  [8:0] rom_a$3$data;
+    wire  [19:0] rom_a$3$data;
     reg  [7:0] rom_a$4$address;
-    wire  [8:0] rom_a$4$data;
+    wire  [19:0] rom_a$4$data;
     reg  [7:0] rom_a$5$address;
-    wire  [8:0] rom_a$5$data;
+    wire  [19:0] rom_a$5$data;
     reg  [7:0] rom_a$6$address;
-    wire  [8:0] rom_a$6$data;
+    wire  [19:0] rom_a$6$data;
     reg  [7:0] rom_a$7$address;
-    wire  [8:0] rom_a$7$data;
+    wire  [19:0] rom_a$7$data;
     reg  [7:0] rom_b$0$address;
-    wire  [8:0] rom_b$0$data;
+    wire  [19:0] rom_b$0$data;
     reg  [7:0] rom_b$1$address;
-    wire  [8:0] rom_b$1$data;
+    wire  [19:0] rom_b$1$data;
     reg  [7:0] rom_b$2$address;
-    wire  [8:0] rom_b$2$data;
+    wire  [19:0] rom_b$2$data;
     reg  [7:0] rom_b$3$address;
-    wire  [8:0] rom_b$3$data;
+    wire  [19:0] rom_b$3$data;
     reg  [7:0] rom_b$4$address;
-    wire  [8:0] rom_b$4$data;
+    wire  [19:0] rom_b$4$data;
     reg  [7:0] rom_b$5$address;
-    wire  [8:0] rom_b$5$data;
+    wire  [19:0] rom_b$5$data;
     reg  [7:0] rom_b$6$address;
-    wire  [8:0] rom_b$6$data;
+    wire  [19:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
-    wire  [8:0] rom_b$7$data;
+    wire  [19:0] rom_b$7$data;
     reg  [63:0] parity$a;
     reg  [63:0] parity$b;
-    wire  [8:0] parity$index;
+    wire  [19:0] parity$index;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$1$rom_a$0 rom_a$0(
@@ -4588,7 +4773,7 @@ module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
     localparam  qa$0 = 64'h2d2a699b5d52;
@@ -4600,6 +4785,17 @@ module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
     localparam  qa$6 = 64'hd92ab490c639;
     localparam  qa$7 = 64'hcaba22bb690f;
     localparam  qa$8 = 64'h1b535f1fb0a9;
+    localparam  qa$9 = 64'h0;
+    localparam  qa$10 = 64'h0;
+    localparam  qa$11 = 64'h0;
+    localparam  qa$12 = 64'h0;
+    localparam  qa$13 = 64'h0;
+    localparam  qa$14 = 64'h0;
+    localparam  qa$15 = 64'h0;
+    localparam  qa$16 = 64'h0;
+    localparam  qa$17 = 64'h0;
+    localparam  qa$18 = 64'h0;
+    localparam  qa$19 = 64'h0;
     localparam  qb$0 = 64'hedaace1296d5;
     localparam  qb$1 = 64'h799a02f1631d;
     localparam  qb$2 = 64'h2d271b82a96;
@@ -4609,6 +4805,17 @@ module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
     localparam  qb$6 = 64'ha72430f9ca55;
     localparam  qb$7 = 64'h83255f0f9e24;
     localparam  qb$8 = 64'hac74e9d05dd3;
+    localparam  qb$9 = 64'h0;
+    localparam  qb$10 = 64'h0;
+    localparam  qb$11 = 64'h0;
+    localparam  qb$12 = 64'h0;
+    localparam  qb$13 = 64'h0;
+    localparam  qb$14 = 64'h0;
+    localparam  qb$15 = 64'h0;
+    localparam  qb$16 = 64'h0;
+    localparam  qb$17 = 64'h0;
+    localparam  qb$18 = 64'h0;
+    localparam  qb$19 = 64'h0;
     
     // Stub signals
     reg  bits$bits$0;
@@ -4620,7 +4827,18 @@ module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
     reg  bits$bits$6;
     reg  bits$bits$7;
     reg  bits$bits$8;
-    wire  [8:0] bits$word;
+    reg  bits$bits$9;
+    reg  bits$bits$10;
+    reg  bits$bits$11;
+    reg  bits$bits$12;
+    reg  bits$bits$13;
+    reg  bits$bits$14;
+    reg  bits$bits$15;
+    reg  bits$bits$16;
+    reg  bits$bits$17;
+    reg  bits$bits$18;
+    reg  bits$bits$19;
+    wire  [19:0] bits$word;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$1$parity$bits bits(
@@ -4633,6 +4851,17 @@ module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
         .bits$6(bits$bits$6),
         .bits$7(bits$bits$7),
         .bits$8(bits$bits$8),
+        .bits$9(bits$bits$9),
+        .bits$10(bits$bits$10),
+        .bits$11(bits$bits$11),
+        .bits$12(bits$bits$12),
+        .bits$13(bits$bits$13),
+        .bits$14(bits$bits$14),
+        .bits$15(bits$bits$15),
+        .bits$16(bits$bits$16),
+        .bits$17(bits$bits$17),
+        .bits$18(bits$bits$18),
+        .bits$19(bits$bits$19),
         .word(bits$word)
     );
     
@@ -4647,13 +4876,24 @@ module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
         bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
         bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
         bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        bits$bits$9 = ^((a & qa$9) ^ (b & qb$9));
+        bits$bits$10 = ^((a & qa$10) ^ (b & qb$10));
+        bits$bits$11 = ^((a & qa$11) ^ (b & qb$11));
+        bits$bits$12 = ^((a & qa$12) ^ (b & qb$12));
+        bits$bits$13 = ^((a & qa$13) ^ (b & qb$13));
+        bits$bits$14 = ^((a & qa$14) ^ (b & qb$14));
+        bits$bits$15 = ^((a & qa$15) ^ (b & qb$15));
+        bits$bits$16 = ^((a & qa$16) ^ (b & qb$16));
+        bits$bits$17 = ^((a & qa$17) ^ (b & qb$17));
+        bits$bits$18 = ^((a & qa$18) ^ (b & qb$18));
+        bits$bits$19 = ^((a & qa$19) ^ (b & qb$19));
         index = bits$word;
     end
     
 endmodule // top$hash$tables$1$parity
 
 
-module hwprof_paper_10k_bram$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,word);
+module hwprof_paper_10k_bram$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -4665,10 +4905,21 @@ module hwprof_paper_10k_bram$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits
     input wire  bits$6;
     input wire  bits$7;
     input wire  bits$8;
-    output reg  [8:0] word;
+    input wire  bits$9;
+    input wire  bits$10;
+    input wire  bits$11;
+    input wire  bits$12;
+    input wire  bits$13;
+    input wire  bits$14;
+    input wire  bits$15;
+    input wire  bits$16;
+    input wire  bits$17;
+    input wire  bits$18;
+    input wire  bits$19;
+    output reg  [19:0] word;
     
     // Update code (custom)
-    always @(*) word = {bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+    always @(*) word = {bits$19, bits$18, bits$17, bits$16, bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
 endmodule // top$hash$tables$1$parity$bits
 
 
@@ -4676,13 +4927,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_a$0
@@ -4692,13 +4943,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_a$1
@@ -4708,13 +4959,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_a$2
@@ -4724,13 +4975,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_a$3
@@ -4740,13 +4991,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_a$4
@@ -4756,13 +5007,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_a$5
@@ -4772,13 +5023,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_a$6
@@ -4788,13 +5039,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_a$7
@@ -4804,13 +5055,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_b$0
@@ -4820,13 +5071,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_b$1
@@ -4836,13 +5087,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_b$2
@@ -4852,13 +5103,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_b$3
@@ -4868,13 +5119,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_b$4
@@ -4884,13 +5135,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_b$5
@@ -4900,13 +5151,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_b$6
@@ -4916,13 +5167,13 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$1$rom_b$7
@@ -4933,47 +5184,47 @@ module hwprof_paper_10k_bram$hash$tables$2(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
-    localparam  base = 9'b0;
+    localparam  base = 20'h0;
     
     // Stub signals
     reg  [7:0] rom_a$0$address;
-    wire  [8:0] rom_a$0$data;
+    wire  [19:0] rom_a$0$data;
     reg  [7:0] rom_a$1$address;
-    wire  [8:0] rom_a$1$data;
+    wire  [19:0] rom_a$1$data;
     reg  [7:0] rom_a$2$address;
-    wire  [8:0] rom_a$2$data;
+    wire  [19:0] rom_a$2$data;
     reg  [7:0] rom_a$3$address;
-    wire  [8:0] rom_a$3$data;
+    wire  [19:0] rom_a$3$data;
     reg  [7:0] rom_a$4$address;
-    wire  [8:0] rom_a$4$data;
+    wire  [19:0] rom_a$4$data;
     reg  [7:0] rom_a$5$address;
-    wire  [8:0] rom_a$5$data;
+    wire  [19:0] rom_a$5$data;
     reg  [7:0] rom_a$6$address;
-    wire  [8:0] rom_a$6$data;
+    wire  [19:0] rom_a$6$data;
     reg  [7:0] rom_a$7$address;
-    wire  [8:0] rom_a$7$data;
+    wire  [19:0] rom_a$7$data;
     reg  [7:0] rom_b$0$address;
-    wire  [8:0] rom_b$0$data;
+    wire  [19:0] rom_b$0$data;
     reg  [7:0] rom_b$1$address;
-    wire  [8:0] rom_b$1$data;
+    wire  [19:0] rom_b$1$data;
     reg  [7:0] rom_b$2$address;
-    wire  [8:0] rom_b$2$data;
+    wire  [19:0] rom_b$2$data;
     reg  [7:0] rom_b$3$address;
-    wire  [8:0] rom_b$3$data;
+    wire  [19:0] rom_b$3$data;
     reg  [7:0] rom_b$4$address;
-    wire  [8:0] rom_b$4$data;
+    wire  [19:0] rom_b$4$data;
     reg  [7:0] rom_b$5$address;
-    wire  [8:0] rom_b$5$data;
+    wire  [19:0] rom_b$5$data;
     reg  [7:0] rom_b$6$address;
-    wire  [8:0] rom_b$6$data;
+    wire  [19:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
-    wire  [8:0] rom_b$7$data;
+    wire  [19:0] rom_b$7$data;
     reg  [63:0] parity$a;
     reg  [63:0] parity$b;
-    wire  [8:0] parity$index;
+    wire  [19:0] parity$index;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$2$rom_a$0 rom_a$0(
@@ -5077,7 +5328,7 @@ module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
     localparam  qa$0 = 64'h2afae0d99c3c;
@@ -5089,6 +5340,17 @@ module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
     localparam  qa$6 = 64'hd68e22c9399e;
     localparam  qa$7 = 64'h2d53857ddf21;
     localparam  qa$8 = 64'h5134ecf9dcc7;
+    localparam  qa$9 = 64'h0;
+    localparam  qa$10 = 64'h0;
+    localparam  qa$11 = 64'h0;
+    localparam  qa$12 = 64'h0;
+    localparam  qa$13 = 64'h0;
+    localparam  qa$14 = 64'h0;
+    localparam  qa$15 = 64'h0;
+    localparam  qa$16 = 64'h0;
+    localparam  qa$17 = 64'h0;
+    localparam  qa$18 = 64'h0;
+    localparam  qa$19 = 64'h0;
     localparam  qb$0 = 64'hde9d861af7d1;
     localparam  qb$1 = 64'hf0d00f6269a1;
     localparam  qb$2 = 64'h57448c2f7e6a;
@@ -5098,6 +5360,17 @@ module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
     localparam  qb$6 = 64'h863827a66cd3;
     localparam  qb$7 = 64'hb999d14cb5d7;
     localparam  qb$8 = 64'he745b98cdaa6;
+    localparam  qb$9 = 64'h0;
+    localparam  qb$10 = 64'h0;
+    localparam  qb$11 = 64'h0;
+    localparam  qb$12 = 64'h0;
+    localparam  qb$13 = 64'h0;
+    localparam  qb$14 = 64'h0;
+    localparam  qb$15 = 64'h0;
+    localparam  qb$16 = 64'h0;
+    localparam  qb$17 = 64'h0;
+    localparam  qb$18 = 64'h0;
+    localparam  qb$19 = 64'h0;
     
     // Stub signals
     reg  bits$bits$0;
@@ -5109,7 +5382,18 @@ module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
     reg  bits$bits$6;
     reg  bits$bits$7;
     reg  bits$bits$8;
-    wire  [8:0] bits$word;
+    reg  bits$bits$9;
+    reg  bits$bits$10;
+    reg  bits$bits$11;
+    reg  bits$bits$12;
+    reg  bits$bits$13;
+    reg  bits$bits$14;
+    reg  bits$bits$15;
+    reg  bits$bits$16;
+    reg  bits$bits$17;
+    reg  bits$bits$18;
+    reg  bits$bits$19;
+    wire  [19:0] bits$word;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$2$parity$bits bits(
@@ -5122,6 +5406,17 @@ module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
         .bits$6(bits$bits$6),
         .bits$7(bits$bits$7),
         .bits$8(bits$bits$8),
+        .bits$9(bits$bits$9),
+        .bits$10(bits$bits$10),
+        .bits$11(bits$bits$11),
+        .bits$12(bits$bits$12),
+        .bits$13(bits$bits$13),
+        .bits$14(bits$bits$14),
+        .bits$15(bits$bits$15),
+        .bits$16(bits$bits$16),
+        .bits$17(bits$bits$17),
+        .bits$18(bits$bits$18),
+        .bits$19(bits$bits$19),
         .word(bits$word)
     );
     
@@ -5136,13 +5431,24 @@ module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
         bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
         bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
         bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        bits$bits$9 = ^((a & qa$9) ^ (b & qb$9));
+        bits$bits$10 = ^((a & qa$10) ^ (b & qb$10));
+        bits$bits$11 = ^((a & qa$11) ^ (b & qb$11));
+        bits$bits$12 = ^((a & qa$12) ^ (b & qb$12));
+        bits$bits$13 = ^((a & qa$13) ^ (b & qb$13));
+        bits$bits$14 = ^((a & qa$14) ^ (b & qb$14));
+        bits$bits$15 = ^((a & qa$15) ^ (b & qb$15));
+        bits$bits$16 = ^((a & qa$16) ^ (b & qb$16));
+        bits$bits$17 = ^((a & qa$17) ^ (b & qb$17));
+        bits$bits$18 = ^((a & qa$18) ^ (b & qb$18));
+        bits$bits$19 = ^((a & qa$19) ^ (b & qb$19));
         index = bits$word;
     end
     
 endmodule // top$hash$tables$2$parity
 
 
-module hwprof_paper_10k_bram$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,word);
+module hwprof_paper_10k_bram$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -5154,10 +5460,21 @@ module hwprof_paper_10k_bram$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits
     input wire  bits$6;
     input wire  bits$7;
     input wire  bits$8;
-    output reg  [8:0] word;
+    input wire  bits$9;
+    input wire  bits$10;
+    input wire  bits$11;
+    input wire  bits$12;
+    input wire  bits$13;
+    input wire  bits$14;
+    input wire  bits$15;
+    input wire  bits$16;
+    input wire  bits$17;
+    input wire  bits$18;
+    input wire  bits$19;
+    output reg  [19:0] word;
     
     // Update code (custom)
-    always @(*) word = {bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+    always @(*) word = {bits$19, bits$18, bits$17, bits$16, bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
 endmodule // top$hash$tables$2$parity$bits
 
 
@@ -5165,13 +5482,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_a$0
@@ -5181,13 +5498,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_a$1
@@ -5197,13 +5514,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_a$2
@@ -5213,13 +5530,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_a$3
@@ -5229,13 +5546,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_a$4
@@ -5245,13 +5562,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_a$5
@@ -5261,13 +5578,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_a$6
@@ -5277,13 +5594,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_a$7
@@ -5293,13 +5610,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_b$0
@@ -5309,13 +5626,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_b$1
@@ -5325,13 +5642,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_b$2
@@ -5341,13 +5658,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_b$3
@@ -5357,13 +5674,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_b$4
@@ -5373,13 +5690,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_b$5
@@ -5389,13 +5706,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_b$6
@@ -5405,13 +5722,13 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$2$rom_b$7
@@ -5422,47 +5739,47 @@ module hwprof_paper_10k_bram$hash$tables$3(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
-    localparam  base = 9'b0;
+    localparam  base = 20'h0;
     
     // Stub signals
     reg  [7:0] rom_a$0$address;
-    wire  [8:0] rom_a$0$data;
+    wire  [19:0] rom_a$0$data;
     reg  [7:0] rom_a$1$address;
-    wire  [8:0] rom_a$1$data;
+    wire  [19:0] rom_a$1$data;
     reg  [7:0] rom_a$2$address;
-    wire  [8:0] rom_a$2$data;
+    wire  [19:0] rom_a$2$data;
     reg  [7:0] rom_a$3$address;
-    wire  [8:0] rom_a$3$data;
+    wire  [19:0] rom_a$3$data;
     reg  [7:0] rom_a$4$address;
-    wire  [8:0] rom_a$4$data;
+    wire  [19:0] rom_a$4$data;
     reg  [7:0] rom_a$5$address;
-    wire  [8:0] rom_a$5$data;
+    wire  [19:0] rom_a$5$data;
     reg  [7:0] rom_a$6$address;
-    wire  [8:0] rom_a$6$data;
+    wire  [19:0] rom_a$6$data;
     reg  [7:0] rom_a$7$address;
-    wire  [8:0] rom_a$7$data;
+    wire  [19:0] rom_a$7$data;
     reg  [7:0] rom_b$0$address;
-    wire  [8:0] rom_b$0$data;
+    wire  [19:0] rom_b$0$data;
     reg  [7:0] rom_b$1$address;
-    wire  [8:0] rom_b$1$data;
+    wire  [19:0] rom_b$1$data;
     reg  [7:0] rom_b$2$address;
-    wire  [8:0] rom_b$2$data;
+    wire  [19:0] rom_b$2$data;
     reg  [7:0] rom_b$3$address;
-    wire  [8:0] rom_b$3$data;
+    wire  [19:0] rom_b$3$data;
     reg  [7:0] rom_b$4$address;
-    wire  [8:0] rom_b$4$data;
+    wire  [19:0] rom_b$4$data;
     reg  [7:0] rom_b$5$address;
-    wire  [8:0] rom_b$5$data;
+    wire  [19:0] rom_b$5$data;
     reg  [7:0] rom_b$6$address;
-    wire  [8:0] rom_b$6$data;
+    wire  [19:0] rom_b$6$data;
     reg  [7:0] rom_b$7$address;
-    wire  [8:0] rom_b$7$data;
+    wire  [19:0] rom_b$7$data;
     reg  [63:0] parity$a;
     reg  [63:0] parity$b;
-    wire  [8:0] parity$index;
+    wire  [19:0] parity$index;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$3$rom_a$0 rom_a$0(
@@ -5566,7 +5883,7 @@ module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [8:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
     localparam  qa$0 = 64'h5fd6f4009b0d;
@@ -5578,6 +5895,17 @@ module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
     localparam  qa$6 = 64'h9ec22e29a257;
     localparam  qa$7 = 64'hdca0260488c;
     localparam  qa$8 = 64'hf7f7fc353c04;
+    localparam  qa$9 = 64'h0;
+    localparam  qa$10 = 64'h0;
+    localparam  qa$11 = 64'h0;
+    localparam  qa$12 = 64'h0;
+    localparam  qa$13 = 64'h0;
+    localparam  qa$14 = 64'h0;
+    localparam  qa$15 = 64'h0;
+    localparam  qa$16 = 64'h0;
+    localparam  qa$17 = 64'h0;
+    localparam  qa$18 = 64'h0;
+    localparam  qa$19 = 64'h0;
     localparam  qb$0 = 64'h8762bfcb6581;
     localparam  qb$1 = 64'ha18e385a182b;
     localparam  qb$2 = 64'h19a4d8416088;
@@ -5587,6 +5915,17 @@ module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
     localparam  qb$6 = 64'hfe002233bec5;
     localparam  qb$7 = 64'hc3767c8efa67;
     localparam  qb$8 = 64'h10d1838e891;
+    localparam  qb$9 = 64'h0;
+    localparam  qb$10 = 64'h0;
+    localparam  qb$11 = 64'h0;
+    localparam  qb$12 = 64'h0;
+    localparam  qb$13 = 64'h0;
+    localparam  qb$14 = 64'h0;
+    localparam  qb$15 = 64'h0;
+    localparam  qb$16 = 64'h0;
+    localparam  qb$17 = 64'h0;
+    localparam  qb$18 = 64'h0;
+    localparam  qb$19 = 64'h0;
     
     // Stub signals
     reg  bits$bits$0;
@@ -5598,7 +5937,18 @@ module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
     reg  bits$bits$6;
     reg  bits$bits$7;
     reg  bits$bits$8;
-    wire  [8:0] bits$word;
+    reg  bits$bits$9;
+    reg  bits$bits$10;
+    reg  bits$bits$11;
+    reg  bits$bits$12;
+    reg  bits$bits$13;
+    reg  bits$bits$14;
+    reg  bits$bits$15;
+    reg  bits$bits$16;
+    reg  bits$bits$17;
+    reg  bits$bits$18;
+    reg  bits$bits$19;
+    wire  [19:0] bits$word;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash$tables$3$parity$bits bits(
@@ -5611,6 +5961,17 @@ module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
         .bits$6(bits$bits$6),
         .bits$7(bits$bits$7),
         .bits$8(bits$bits$8),
+        .bits$9(bits$bits$9),
+        .bits$10(bits$bits$10),
+        .bits$11(bits$bits$11),
+        .bits$12(bits$bits$12),
+        .bits$13(bits$bits$13),
+        .bits$14(bits$bits$14),
+        .bits$15(bits$bits$15),
+        .bits$16(bits$bits$16),
+        .bits$17(bits$bits$17),
+        .bits$18(bits$bits$18),
+        .bits$19(bits$bits$19),
         .word(bits$word)
     );
     
@@ -5625,13 +5986,24 @@ module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
         bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
         bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
         bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        bits$bits$9 = ^((a & qa$9) ^ (b & qb$9));
+        bits$bits$10 = ^((a & qa$10) ^ (b & qb$10));
+        bits$bits$11 = ^((a & qa$11) ^ (b & qb$11));
+        bits$bits$12 = ^((a & qa$12) ^ (b & qb$12));
+        bits$bits$13 = ^((a & qa$13) ^ (b & qb$13));
+        bits$bits$14 = ^((a & qa$14) ^ (b & qb$14));
+        bits$bits$15 = ^((a & qa$15) ^ (b & qb$15));
+        bits$bits$16 = ^((a & qa$16) ^ (b & qb$16));
+        bits$bits$17 = ^((a & qa$17) ^ (b & qb$17));
+        bits$bits$18 = ^((a & qa$18) ^ (b & qb$18));
+        bits$bits$19 = ^((a & qa$19) ^ (b & qb$19));
         index = bits$word;
     end
     
 endmodule // top$hash$tables$3$parity
 
 
-module hwprof_paper_10k_bram$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,word);
+module hwprof_paper_10k_bram$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -5643,10 +6015,21 @@ module hwprof_paper_10k_bram$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits
     input wire  bits$6;
     input wire  bits$7;
     input wire  bits$8;
-    output reg  [8:0] word;
+    input wire  bits$9;
+    input wire  bits$10;
+    input wire  bits$11;
+    input wire  bits$12;
+    input wire  bits$13;
+    input wire  bits$14;
+    input wire  bits$15;
+    input wire  bits$16;
+    input wire  bits$17;
+    input wire  bits$18;
+    input wire  bits$19;
+    output reg  [19:0] word;
     
     // Update code (custom)
-    always @(*) word = {bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+    always @(*) word = {bits$19, bits$18, bits$17, bits$16, bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
 endmodule // top$hash$tables$3$parity$bits
 
 
@@ -5654,13 +6037,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_a$0
@@ -5670,13 +6053,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_a$1
@@ -5686,13 +6069,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_a$2
@@ -5702,13 +6085,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_a$3
@@ -5718,13 +6101,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_a$4
@@ -5734,13 +6117,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_a$5
@@ -5750,13 +6133,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_a$6
@@ -5766,13 +6149,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_a$7
@@ -5782,13 +6165,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_b$0
@@ -5798,13 +6181,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_b$1
@@ -5814,13 +6197,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_b$2
@@ -5830,13 +6213,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_b$3
@@ -5846,13 +6229,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_b$4
@@ -5862,13 +6245,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_b$5
@@ -5878,13 +6261,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_b$6
@@ -5894,13 +6277,13 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
-    output reg  [8:0] data;
+    output reg  [19:0] data;
     
     // Update code (custom)
     always @*
     case (address)
       
-      default: data = 9'b0;
+      default: data = 20'h0;
     endcase
             
 endmodule // top$hash$tables$3$rom_b$7
@@ -5968,7 +6351,7 @@ module hwprof_paper_10k_bram$set_hash(a,b,index);
     // Module arguments
     input wire  [63:0] a;
     input wire  [63:0] b;
-    output reg  [5:0] index;
+    output reg  [19:0] index;
     
     // Constant declarations
     localparam  qa$0 = 64'h64929b90a0c3;
@@ -5977,12 +6360,40 @@ module hwprof_paper_10k_bram$set_hash(a,b,index);
     localparam  qa$3 = 64'hdcecaf91228;
     localparam  qa$4 = 64'hf443f63ef0b;
     localparam  qa$5 = 64'h6428715e16f4;
+    localparam  qa$6 = 64'h0;
+    localparam  qa$7 = 64'h0;
+    localparam  qa$8 = 64'h0;
+    localparam  qa$9 = 64'h0;
+    localparam  qa$10 = 64'h0;
+    localparam  qa$11 = 64'h0;
+    localparam  qa$12 = 64'h0;
+    localparam  qa$13 = 64'h0;
+    localparam  qa$14 = 64'h0;
+    localparam  qa$15 = 64'h0;
+    localparam  qa$16 = 64'h0;
+    localparam  qa$17 = 64'h0;
+    localparam  qa$18 = 64'h0;
+    localparam  qa$19 = 64'h0;
     localparam  qb$0 = 64'hb20f5093837;
     localparam  qb$1 = 64'h9fea566dbddd;
     localparam  qb$2 = 64'h293bce34ce56;
     localparam  qb$3 = 64'hcac4e698bf9c;
     localparam  qb$4 = 64'h1425ab9a718f;
     localparam  qb$5 = 64'h2ce05621168c;
+    localparam  qb$6 = 64'h0;
+    localparam  qb$7 = 64'h0;
+    localparam  qb$8 = 64'h0;
+    localparam  qb$9 = 64'h0;
+    localparam  qb$10 = 64'h0;
+    localparam  qb$11 = 64'h0;
+    localparam  qb$12 = 64'h0;
+    localparam  qb$13 = 64'h0;
+    localparam  qb$14 = 64'h0;
+    localparam  qb$15 = 64'h0;
+    localparam  qb$16 = 64'h0;
+    localparam  qb$17 = 64'h0;
+    localparam  qb$18 = 64'h0;
+    localparam  qb$19 = 64'h0;
     
     // Stub signals
     reg  bits$bits$0;
@@ -5991,7 +6402,21 @@ module hwprof_paper_10k_bram$set_hash(a,b,index);
     reg  bits$bits$3;
     reg  bits$bits$4;
     reg  bits$bits$5;
-    wire  [5:0] bits$word;
+    reg  bits$bits$6;
+    reg  bits$bits$7;
+    reg  bits$bits$8;
+    reg  bits$bits$9;
+    reg  bits$bits$10;
+    reg  bits$bits$11;
+    reg  bits$bits$12;
+    reg  bits$bits$13;
+    reg  bits$bits$14;
+    reg  bits$bits$15;
+    reg  bits$bits$16;
+    reg  bits$bits$17;
+    reg  bits$bits$18;
+    reg  bits$bits$19;
+    wire  [19:0] bits$word;
     
     // Sub module instances
     hwprof_paper_10k_bram$set_hash$bits bits(
@@ -6001,6 +6426,20 @@ module hwprof_paper_10k_bram$set_hash(a,b,index);
         .bits$3(bits$bits$3),
         .bits$4(bits$bits$4),
         .bits$5(bits$bits$5),
+        .bits$6(bits$bits$6),
+        .bits$7(bits$bits$7),
+        .bits$8(bits$bits$8),
+        .bits$9(bits$bits$9),
+        .bits$10(bits$bits$10),
+        .bits$11(bits$bits$11),
+        .bits$12(bits$bits$12),
+        .bits$13(bits$bits$13),
+        .bits$14(bits$bits$14),
+        .bits$15(bits$bits$15),
+        .bits$16(bits$bits$16),
+        .bits$17(bits$bits$17),
+        .bits$18(bits$bits$18),
+        .bits$19(bits$bits$19),
         .word(bits$word)
     );
     
@@ -6012,13 +6451,27 @@ module hwprof_paper_10k_bram$set_hash(a,b,index);
         bits$bits$3 = ^((a & qa$3) ^ (b & qb$3));
         bits$bits$4 = ^((a & qa$4) ^ (b & qb$4));
         bits$bits$5 = ^((a & qa$5) ^ (b & qb$5));
+        bits$bits$6 = ^((a & qa$6) ^ (b & qb$6));
+        bits$bits$7 = ^((a & qa$7) ^ (b & qb$7));
+        bits$bits$8 = ^((a & qa$8) ^ (b & qb$8));
+        bits$bits$9 = ^((a & qa$9) ^ (b & qb$9));
+        bits$bits$10 = ^((a & qa$10) ^ (b & qb$10));
+        bits$bits$11 = ^((a & qa$11) ^ (b & qb$11));
+        bits$bits$12 = ^((a & qa$12) ^ (b & qb$12));
+        bits$bits$13 = ^((a & qa$13) ^ (b & qb$13));
+        bits$bits$14 = ^((a & qa$14) ^ (b & qb$14));
+        bits$bits$15 = ^((a & qa$15) ^ (b & qb$15));
+        bits$bits$16 = ^((a & qa$16) ^ (b & qb$16));
+        bits$bits$17 = ^((a & qa$17) ^ (b & qb$17));
+        bits$bits$18 = ^((a & qa$18) ^ (b & qb$18));
+        bits$bits$19 = ^((a & qa$19) ^ (b & qb$19));
         index = bits$word;
     end
     
 endmodule // top$set_hash
 
 
-module hwprof_paper_10k_bram$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,word);
+module hwprof_paper_10k_bram$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -6027,8 +6480,22 @@ module hwprof_paper_10k_bram$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bi
     input wire  bits$3;
     input wire  bits$4;
     input wire  bits$5;
-    output reg  [5:0] word;
+    input wire  bits$6;
+    input wire  bits$7;
+    input wire  bits$8;
+    input wire  bits$9;
+    input wire  bits$10;
+    input wire  bits$11;
+    input wire  bits$12;
+    input wire  bits$13;
+    input wire  bits$14;
+    input wire  bits$15;
+    input wire  bits$16;
+    input wire  bits$17;
+    input wire  bits$18;
+    input wire  bits$19;
+    output reg  [19:0] word;
     
     // Update code (custom)
-    always @(*) word = {bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
+    always @(*) word = {bits$19, bits$18, bits$17, bits$16, bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
 endmodule // top$set_hash$bits

@@ -6,7 +6,7 @@ use super::{
     CmdResult, KindArg,
 };
 use hwprof_sim::hwprof_hdl::multihash::Design;
-use hwprof_sim::verify::multihash::cosim::{cosim, CosimOptions, ReadyPattern};
+use hwprof_sim::verify::multihash::cosim::{cosim, CosimOptions, Mismatch, ReadyPattern};
 use hwprof_sim::verify::multihash::icarus::icarus_cosim_design;
 use hwprof_sim::verify::multihash::streams::{stream, StreamKind};
 use std::path::PathBuf;
@@ -128,20 +128,9 @@ pub fn run(a: CosimArgs) -> CmdResult {
             );
             println!("cycles in all      {}", r.total_cycles);
             print_trailing(trailing);
-            if let Some(m) = &r.first_mismatch {
-                println!(
-                    "FIRST MISMATCH     interval {} (ended by event {})\n  model: {}\n  rtl:   {}",
-                    m.interval,
-                    m.event_index,
-                    serde_json::to_string(&m.expected).unwrap_or_default(),
-                    serde_json::to_string(&m.got).unwrap_or_default()
-                );
-            }
+            print_mismatch(&r.first_mismatch);
         }
-        if r.mismatches != 0 {
-            return Err(CliError::failure("the Verilog differs from the model"));
-        }
-        return compared_something(r.reports_compared);
+        return verdict(r.mismatches, r.reports_compared, "the Verilog");
     }
     let opts = CosimOptions {
         vcd: a.vcd,
@@ -166,24 +155,29 @@ pub fn run(a: CosimArgs) -> CmdResult {
         );
         println!("cycles in all      {}", r.total_cycles);
         print_trailing(trailing);
-        if let Some(m) = &r.first_mismatch {
-            println!(
-                "FIRST MISMATCH     interval {} (ended by event {})\n  model: {}\n  rtl:   {}",
-                m.interval,
-                m.event_index,
-                serde_json::to_string(&m.expected).unwrap_or_default(),
-                serde_json::to_string(&m.got).unwrap_or_default()
-            );
-        }
+        print_mismatch(&r.first_mismatch);
     }
-    if r.mismatches != 0 {
-        return Err(CliError::failure("the RTL differs from the model"));
-    }
-    compared_something(r.reports_compared)
+    verdict(r.mismatches, r.reports_compared, "the RTL")
 }
 
-/// A run that compared no report proves nothing: a failure, never "0 mismatches".
-fn compared_something(reports: u64) -> CmdResult {
+fn print_mismatch(m: &Option<Mismatch>) {
+    if let Some(m) = m {
+        println!(
+            "FIRST MISMATCH     interval {} (ended by event {})\n  model: {}\n  rtl:   {}",
+            m.interval,
+            m.event_index,
+            serde_json::to_string(&m.expected).unwrap_or_default(),
+            serde_json::to_string(&m.got).unwrap_or_default()
+        );
+    }
+}
+
+/// A difference fails; so does a run that compared no report, which proves nothing (never
+/// "0 mismatches").
+fn verdict(mismatches: u64, reports: u64, what: &str) -> CmdResult {
+    if mismatches != 0 {
+        return Err(CliError::failure(format!("{what} differs from the model")));
+    }
     if reports == 0 {
         return Err(CliError::failure(
             "no report was compared: the run proves nothing about the RTL",

@@ -91,3 +91,11 @@ pub fn log_step(tag: &str, line: &str) {
         eprintln!("[{tag}] {line}");
     }
 }
+
+/// A one-off line for a person watching (stderr is a terminal, no `--quiet`), where a spinner
+/// would fight another program's output on the same terminal.
+pub fn announce(tag: &str, line: &str) {
+    if std::io::stderr().is_terminal() && !globals().quiet {
+        eprintln!("[{tag}] {line}");
+    }
+}

@@ -1,6 +1,6 @@
 //! `hwprof trace record|convert|stats`.
 
-use super::progress::Progress;
+use super::progress::announce;
 use super::{
     check_writable_file, load_trace_full, print_json, write_error, CliError, CmdResult, KindArg,
 };
@@ -147,7 +147,14 @@ fn record(kind: LackeyKind, out: &Path, program: &[String], json: bool) -> CmdRe
     let existed = out.exists();
     check_writable_file(out)?;
     let log = std::env::temp_dir().join(format!("hwprof-record-{}.lackey", std::process::id()));
-    let progress = Progress::spinner(format!("recording `{}` under valgrind", program.join(" ")));
+    // The program owns the terminal while it runs: one line before it, no spinner over it.
+    announce(
+        "record",
+        &format!(
+            "running `{}` under valgrind lackey (tens of times slower than native)",
+            program.join(" ")
+        ),
+    );
     let status = Command::new("valgrind")
         .arg("--tool=lackey")
         .arg(kind.valgrind_flag())
@@ -155,7 +162,6 @@ fn record(kind: LackeyKind, out: &Path, program: &[String], json: bool) -> CmdRe
         .args(program)
         .status()
         .map_err(|e| CliError::failure(format!("cannot run valgrind: {e}")));
-    progress.finish();
     let result = status.and_then(|status| write_recorded(kind, &log, out).map(|n| (n, status)));
     let _ = std::fs::remove_file(&log);
     let (n, status) = match result {

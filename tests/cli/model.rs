@@ -152,26 +152,3 @@ fn demo_runs_on_the_bundled_trace() {
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("multi-hash net error"), "{s}");
 }
-
-#[test]
-fn trace_record_runs_valgrind() {
-    let d = Scratch::new("cli-rec");
-    let out = d.join("true.hwpt").display().to_string();
-    let r = hwprof(&[
-        "trace",
-        "record",
-        "--kind",
-        "edge",
-        "-o",
-        &out,
-        "--",
-        "/bin/true",
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let s = hwprof(&["trace", "stats", &out, "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
-    assert!(
-        v["events"].as_u64().unwrap() > 1000,
-        "the dynamic loader alone runs thousands of superblocks"
-    );
-}

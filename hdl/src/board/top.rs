@@ -16,7 +16,8 @@ use crate::board::report_format::ReportFormat;
 use crate::board::uart::UartTx;
 use crate::config::ProfilerConfig;
 use crate::multihash::profiler::MultiHashProfiler;
-use crate::multihash::{with_shape, ShapeVisitor};
+use crate::multihash::design::shape_of;
+use crate::multihash::{with_class, ClassVisitor};
 use rust_hdl::prelude::*;
 
 /// The event source's tuples are 32-bit: a board configuration must not ask for wider keys.
@@ -25,13 +26,13 @@ pub const SOURCE_BITS: u32 = 32;
 pub const BAUD: u64 = 115_200;
 
 #[derive(LogicBlock)]
-pub struct BoardTop<const NT: usize, const IB: usize, const A: usize, const CB: usize> {
+pub struct BoardTop<const CB: usize> {
     pub clk: Signal<In, Clock>,
     pub btn_n: Signal<In, Bit>,
     pub uart_tx: Signal<Out, Bit>,
     pub led: Signal<Out, Bit>,
     source: EventSource,
-    profiler: MultiHashProfiler<NT, IB, A, CB>,
+    profiler: MultiHashProfiler<CB>,
     format: ReportFormat,
     uart: UartTx,
     /// Power-on reset counter (counts to 15, then stays).
@@ -60,7 +61,7 @@ fn check(cfg: &ProfilerConfig) -> Result<(), String> {
     Ok(())
 }
 
-impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> BoardTop<NT, IB, A, CB> {
+impl<const CB: usize> BoardTop<CB> {
     pub fn new(cfg: &ProfilerConfig, p: &BoardParams) -> Result<Self, String> {
         check(cfg)?;
         Ok(BoardTop {
@@ -80,9 +81,7 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> BoardTop
     }
 }
 
-impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
-    for BoardTop<NT, IB, A, CB>
-{
+impl<const CB: usize> Logic for BoardTop<CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clk, por, btn_sync, led_q);
@@ -129,13 +128,10 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
 
 struct VerilogOf(BoardParams);
 
-impl ShapeVisitor for VerilogOf {
+impl ClassVisitor for VerilogOf {
     type Output = Result<String, String>;
-    fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
-        self,
-        cfg: &ProfilerConfig,
-    ) -> Self::Output {
-        let mut uut = BoardTop::<NT, IB, A, CB>::new(cfg, &self.0)?;
+    fn visit<const CB: usize>(self, cfg: &ProfilerConfig) -> Self::Output {
+        let mut uut = BoardTop::<CB>::new(cfg, &self.0)?;
         uut.connect_all();
         Ok(generate_verilog(&uut))
     }
@@ -144,7 +140,8 @@ impl ShapeVisitor for VerilogOf {
 /// The Verilog of the board top for `cfg` (module `top`), deterministic.
 pub fn verilog(cfg: &ProfilerConfig, p: &BoardParams) -> Result<String, String> {
     check(cfg)?;
-    with_shape(cfg, VerilogOf(*p))?
+    shape_of(cfg)?;
+    with_class(cfg, VerilogOf(*p))?
 }
 
 /// The board top of `cfg` as users get it: top module `hwprof_<name>` ([`crate::export`]).

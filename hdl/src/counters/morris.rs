@@ -101,9 +101,19 @@ pub struct MorrisCounter<const B: usize> {
     pub x: Signal<Out, Bits<B>>,
     /// y = 2^B − 1 − X.
     y: DFF<Bits<B>>,
+    /// Z with the event at bit B: the chain's first operand.
+    operand: Signal<Local, Bits<8>>,
+    /// operand + y + 1: bit B + 1 is set iff the event came and Z + y + 1 ≥ 2^B (Z + y + 1 < 2^(B+1)).
+    chain: Signal<Local, Bits<8>>,
+    /// Bit i: y's bits below i are all zero, i.e. bit i toggles when y decrements.
+    toggles: Signal<Local, Bits<B>>,
+    /// (!y << 1) | 1: bit i is !y_(i−1) (1 at bit 0); ANDing its shifts gives `toggles`.
+    below: Signal<Local, Bits<B>>,
+    /// 2^s − 1 for s = 0..6, cut to B bits.
+    low_ones: [Constant<Bits<B>>; 6],
+    event_bit: Constant<Bits<8>>,
+    pass_bit: Constant<Bits<8>>,
     full: Constant<Bits<B>>,
-    /// 2^B: the trial passes iff Z + y + 1 reaches it.
-    limit: Constant<Bits<8>>,
 }
 
 impl<const B: usize> MorrisCounter<B> {
@@ -119,8 +129,16 @@ impl<const B: usize> MorrisCounter<B> {
             z: Default::default(),
             x: Default::default(),
             y: Default::default(),
+            operand: Default::default(),
+            chain: Default::default(),
+            toggles: Default::default(),
+            below: Default::default(),
+            low_ones: std::array::from_fn(|s| {
+                Constant::new(bits(((1u64 << s) - 1) & params.max_state() as u64))
+            }),
+            event_bit: Constant::new(bits(1u64 << B)),
+            pass_bit: Constant::new(bits(B as u64 + 1)),
             full: Constant::new(bits(params.max_state() as u64)),
-            limit: Constant::new(bits(1u64 << B)),
         })
     }
 }
@@ -130,12 +148,22 @@ impl<const B: usize> Logic for MorrisCounter<B> {
     fn update(&mut self) {
         dff_setup!(self, clock, y);
         self.x.next = !self.y.q.val();
-        // Z ≥ X  ⇔  Z + y + 1 ≥ 2^B.
-        if self.inc.val()
-            & ((bit_cast::<8, Z_BITS>(self.z.val()) + bit_cast::<8, B>(self.y.q.val()) + 1)
-                >= self.limit.val())
-        {
-            self.y.d.next = self.y.q.val() - 1;
+        // Z ≥ X  ⇔  Z + y + 1 ≥ 2^B: one short carry chain whose top stage also takes the event.
+        self.operand.next = bit_cast::<8, Z_BITS>(self.z.val());
+        if self.inc.val() {
+            self.operand.next = bit_cast::<8, Z_BITS>(self.z.val()) | self.event_bit.val();
+        }
+        self.chain.next = self.operand.val() + bit_cast::<8, B>(self.y.q.val()) + 1;
+        // y − 1 as toggles (no second carry chain).
+        self.below.next = (!self.y.q.val() << 1) | self.low_ones[1].val();
+        self.toggles.next = self.below.val()
+            & ((self.below.val() << 1) | self.low_ones[1].val())
+            & ((self.below.val() << 2) | self.low_ones[2].val())
+            & ((self.below.val() << 3) | self.low_ones[3].val())
+            & ((self.below.val() << 4) | self.low_ones[4].val())
+            & ((self.below.val() << 5) | self.low_ones[5].val());
+        if self.chain.val().get_bit(self.pass_bit.val().index()) {
+            self.y.d.next = self.y.q.val() ^ self.toggles.val();
         }
         if self.reset.val() {
             self.y.d.next = self.full.val();

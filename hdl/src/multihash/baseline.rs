@@ -7,9 +7,9 @@
 //! naive way: one event at a time, by a small state machine
 //!
 //! ```text
-//!   Clear --(swept all 2^IB counters)--> Idle --accept--> Read --> Update --> Idle
-//!                                                                  \--(last event)--> Clear
+//!   Idle --accept--> Read --> Update --> Idle
 //! ```
+//! beside a [`BankClear`] sweep that `in_ready` waits for.
 //!
 //! - **Idle**: `in_ready` is high; an accepted event's masked keys are registered.
 //! - **Read**: the hash of the registered keys addresses every counter table (block RAM with a
@@ -17,23 +17,24 @@
 //! - **Update**: the accumulator looks the tuple up; on a miss the counters are incremented
 //!   (conservative update or not), saturating, and written back (0 after a promotion under
 //!   reset-on-promote). No forwarding is needed: the next event reads only after this write.
-//! - **Clear**: after reset and after the last event of every interval, a **stall sweep** writes
+//! - **Clearing**: after reset and after the last event of every interval, a **stall sweep** writes
 //!   0 into every counter (one word per clock, all tables at once) with `in_ready` low — a single
 //!   bank per table instead of the pipelined design's double banking.
 //!
-//! So the baseline takes **3 clocks per event** plus 2^IB clocks per interval: events per clock
+//! So the baseline takes **3 clocks per event** plus `entries` clocks per interval: events per clock
 //! = L / (3 L + 2^IB) when the input never waits, e.g. 10 000 / 30 512 ≈ 0.33 for paper-10k.
 //! As in the pipelined design, the last event of an interval is refused while the previous
 //! report is still being sent (the accumulator holds one report snapshot).
 //!
-//! Shapes: the fully-associative [`SHAPES`](crate::multihash::design::SHAPES) of the pipelined design;
-//! dispatched by [`crate::multihash::with_design`] with [`Design::Baseline`].
+//! Any fully-associative configuration; built by [`crate::multihash::with_design`] with
+//! [`Design::Baseline`].
 //!
 //! [`MultiHashProfiler`]: crate::multihash::profiler::MultiHashProfiler
 //! [`Design::Baseline`]: crate::multihash::Design::Baseline
 
 use super::counter_tables::ConservativeUpdate;
-use super::design::{shape_of, DesignVisitor, ShapeVisitor};
+use super::design::storage_widths;
+use super::primitives::{BankClear, TableRam};
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
@@ -54,14 +55,13 @@ pub fn baseline_events_per_clock(l: u64, index_bits: u32) -> f64 {
 /// The baseline's state (see the module docs).
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum BaselineState {
-    Clear,
     Idle,
     Read,
     Update,
 }
 
 #[derive(LogicBlock)]
-pub struct BaselineProfiler<const NT: usize, const IB: usize, const A: usize, const CB: usize> {
+pub struct BaselineProfiler<const CB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -75,38 +75,35 @@ pub struct BaselineProfiler<const NT: usize, const IB: usize, const A: usize, co
     pub out_b: Signal<Out, Bits<64>>,
     pub out_count: Signal<Out, Bits<32>>,
     pub out_last: Signal<Out, Bit>,
-    hash: HashUnit<NT, IB>,
+    hash: HashUnit,
     /// One counter table per hash function, a single bank each.
-    table: [RAM<Bits<CB>, IB>; NT],
-    acc: FullyAssociativeAccumulator<A, CB>,
+    table: Vec<TableRam<CB>>,
+    acc: FullyAssociativeAccumulator<CB>,
     control: IntervalControl,
     state: DFF<BaselineState>,
     /// The event in flight: masked keys, and whether it is the last of its interval.
     key_a: DFF<Bits<64>>,
     key_b: DFF<Bits<64>>,
     key_last: DFF<Bit>,
-    clear_addr: DFF<Bits<IB>>,
+    clear: BankClear,
     accept: Signal<Local, Bit>,
     clearing: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
     updating: Signal<Local, Bit>,
     /// The counter update of the event in flight (the pipelined design's, unpipelined).
-    cu: ConservativeUpdate<NT, CB>,
+    cu: ConservativeUpdate<CB>,
     a_mask: Constant<Bits<64>>,
     b_mask: Constant<Bits<64>>,
     key_shift: Constant<Bits<8>>,
     zero: Constant<Bits<CB>>,
-    index_one: Constant<Bits<IB>>,
-    last_index: Constant<Bits<IB>>,
+    _drain_bound: u64,
 }
 
-impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
-    BaselineProfiler<NT, IB, A, CB>
-{
-    /// The baseline hardware of `cfg`, which must have this (fully-associative) shape.
+impl<const CB: usize> BaselineProfiler<CB> {
+    /// The baseline hardware of `cfg` (fully associative), whose width class must be CB.
     pub fn new(cfg: &ProfilerConfig) -> Self {
-        assert_eq!(shape_of(cfg), Ok((NT, IB, A, CB)), "configuration vs shape");
-        assert!(NT <= 16 && cfg.counter_max() < (1u64 << CB));
+        let w = storage_widths(cfg).expect("a configuration with hardware");
+        assert_eq!(w.class, CB, "configuration vs width class");
         let h = HashConstants::new(cfg);
         BaselineProfiler {
             clock: Default::default(),
@@ -123,10 +120,13 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
             out_count: Default::default(),
             out_last: Default::default(),
             hash: HashUnit::new(&h),
-            table: std::array::from_fn(|_| Default::default()),
+            table: (0..cfg.tables)
+                .map(|_| TableRam::new(cfg.entries, w.counter))
+                .collect(),
             acc: FullyAssociativeAccumulator::new(
+                cfg.accumulator.entries,
                 cfg.threshold,
-                cfg.accumulator_count_max(),
+                w.count_max(cfg),
                 cfg.retaining,
             ),
             control: IntervalControl::new(cfg.interval),
@@ -134,14 +134,15 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
             key_a: Default::default(),
             key_b: Default::default(),
             key_last: Default::default(),
-            clear_addr: Default::default(),
+            clear: BankClear::new(cfg.entries),
             accept: Default::default(),
             clearing: Default::default(),
             idle: Default::default(),
             updating: Default::default(),
             cu: ConservativeUpdate::new(
+                cfg.tables,
                 cfg.threshold,
-                cfg.counter_max(),
+                w.counter_max(cfg),
                 cfg.conservative_update,
                 cfg.reset_on_promote,
             ),
@@ -149,18 +150,16 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
             b_mask: Constant::new(cfg.b_mask().into()),
             key_shift: Constant::new(64.into()),
             zero: Constant::new(0.into()),
-            index_one: Constant::new(1.into()),
-            last_index: Constant::new(((1u64 << IB) - 1).into()),
+            _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
         }
     }
 }
 
-impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
-    for BaselineProfiler<NT, IB, A, CB>
-{
+impl<const CB: usize> Logic for BaselineProfiler<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, key_a, key_b, key_last, clear_addr);
+        dff_setup!(self, clock, state, key_a, key_b, key_last);
+        self.clear.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
         self.acc.reset.next = self.reset.val();
@@ -168,7 +167,7 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
         // The event in flight: hash its registered keys, read its counters.
         self.hash.a.next = self.key_a.q.val();
         self.hash.b.next = self.key_b.q.val();
-        for k in 0..NT {
+        for k in 0..self.table.len() {
             self.table[k].read_clock.next = self.clock.val();
             self.table[k].write_clock.next = self.clock.val();
             self.table[k].read_address.next = self.hash.index[k].val();
@@ -186,35 +185,31 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
         // The state machine. Signals into the accumulator and interval control are each
         // assigned once, from the state: a default-then-override would glitch them, and their
         // outputs feed back into this kernel (a zero-delay oscillation in event simulators).
-        self.clearing.next = self.state.q.val() == BaselineState::Clear;
+        self.clearing.next = self.clear.busy.val();
         self.idle.next = self.state.q.val() == BaselineState::Idle;
         self.updating.next = self.state.q.val() == BaselineState::Update;
         self.acc.valid.next = self.updating.val();
         self.control.finish.next = self.updating.val() & self.key_last.q.val();
         // The accumulator holds one report: an interval cannot end while it is being sent.
         self.in_ready.next = self.idle.val()
+            & !self.clearing.val()
             & !self.reset.val()
             & !(self.control.last.val() & self.acc.report_busy.val());
         self.accept.next = self.in_valid.val() & self.in_ready.val();
         self.control.accept.next = self.accept.val();
-        for k in 0..NT {
+        for k in 0..self.table.len() {
             self.table[k].write_enable.next =
                 self.clearing.val() | (self.updating.val() & !self.acc.hit.val());
             if self.clearing.val() {
-                self.table[k].write_address.next = self.clear_addr.q.val();
+                self.table[k].write_address.next = self.clear.address.val();
                 self.table[k].write_data.next = self.zero.val();
             } else {
                 self.table[k].write_address.next = self.hash.index[k].val();
                 self.table[k].write_data.next = self.cu.w[k].val();
             }
         }
+        self.clear.start.next = self.reset.val() | (self.updating.val() & self.key_last.q.val());
         match self.state.q.val() {
-            BaselineState::Clear => {
-                self.clear_addr.d.next = self.clear_addr.q.val() + self.index_one.val();
-                if self.clear_addr.q.val() == self.last_index.val() {
-                    self.state.d.next = BaselineState::Idle;
-                }
-            }
             BaselineState::Idle => {
                 if self.accept.val() {
                     self.key_a.d.next = self.in_a.val() & self.a_mask.val();
@@ -226,21 +221,12 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
             BaselineState::Read => {
                 self.state.d.next = BaselineState::Update;
             }
-            BaselineState::Update => {
-                if self.key_last.q.val() {
-                    self.clear_addr.d.next = 0.into();
-                    self.state.d.next = BaselineState::Clear;
-                } else {
-                    self.state.d.next = BaselineState::Idle;
-                }
-            }
             _ => {
-                self.state.d.next = BaselineState::Clear;
+                self.state.d.next = BaselineState::Idle;
             }
         }
         if self.reset.val() {
-            self.clear_addr.d.next = 0.into();
-            self.state.d.next = BaselineState::Clear;
+            self.state.d.next = BaselineState::Idle;
         }
         // Report stream: the accumulator's, as in the pipelined design.
         self.out_valid.next = self.acc.report_valid.val();
@@ -253,24 +239,4 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
     }
 }
 
-impl_profiler_top!(
-    BaselineProfiler<const NT, const IB, const A, const CB>,
-    entry_order = true,
-    drain_bound = A as u64 + (1u64 << IB) + 64
-);
-
-/// Builds the baseline top of a fully-associative shape and runs a [`DesignVisitor`] on it
-/// (used by [`crate::multihash::with_design`]).
-pub(crate) struct Build<V>(pub(crate) V);
-
-impl<V: DesignVisitor> ShapeVisitor for Build<V> {
-    type Output = V::Output;
-    fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
-        self,
-        cfg: &ProfilerConfig,
-    ) -> Self::Output {
-        let mut uut = BaselineProfiler::<NT, IB, A, CB>::new(cfg);
-        uut.connect_all();
-        self.0.visit(uut, cfg)
-    }
-}
+impl_profiler_top!(BaselineProfiler<const CB>, entry_order = true);

@@ -3,7 +3,7 @@
 //!
 //! Timing (two stages, no stall):
 //! - stage 0 (the cycle an event is accepted): `read_index[k]` addresses RAM table k of bank
-//!   `read_bank`; rust-hdl's `RAM` registers the read, so the words arrive in stage 1.
+//!   `read_bank`; the [`TableRam`] registers the read, so the words arrive in stage 1.
 //! - stage 1: c_k = the word read, or — **forwarding** — the value written back by the event one
 //!   cycle ahead when it wrote the same bank and index (the RAM returns old data on a same-cycle
 //!   read/write). C1 increments the counters equal to min_k c_k, C0 all of them, saturating at
@@ -16,18 +16,20 @@
 //! (`clear_start`), its bank is cleared in the background, one word per clock on that bank's
 //! otherwise idle write port, while the next interval runs on the other bank. An interval can
 //! start only on a clean bank (`clearing[bank]` low), so input ready drops only when an interval
-//! is shorter than `entries` events. After reset both banks are cleared (entries cycles).
+//! is shorter than `entries` events. After reset both banks are cleared (entries cycles). Each
+//! bank's sweep is a [`BankClear`].
 
+use super::primitives::{vec_of, BankClear, TableRam, ADDRESS_BITS};
 use crate::util::BitGather;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct CounterTables<const NT: usize, const IB: usize, const CB: usize> {
+pub struct CounterTables<const CB: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: starts the clearing of both banks.
     pub reset: Signal<In, Bit>,
     /// Stage 0: the tuple's index in every table, and its interval's bank.
-    pub read_index: [Signal<In, Bits<IB>>; NT],
+    pub read_index: Vec<Signal<In, Bits<ADDRESS_BITS>>>,
     pub read_bank: Signal<In, Bit>,
     /// Stage 1: the event missed the accumulator, so its counters are written back.
     pub update: Signal<In, Bit>,
@@ -44,37 +46,41 @@ pub struct CounterTables<const NT: usize, const IB: usize, const CB: usize> {
     /// Bank 0 / bank 1 is being cleared: no event of that bank may be accepted.
     pub clearing0: Signal<Out, Bit>,
     pub clearing1: Signal<Out, Bit>,
-    bank0: [RAM<Bits<CB>, IB>; NT],
-    bank1: [RAM<Bits<CB>, IB>; NT],
-    s1_index: [DFF<Bits<IB>>; NT],
+    bank0: Vec<TableRam<CB>>,
+    bank1: Vec<TableRam<CB>>,
+    s1_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
     s1_bank: DFF<Bit>,
     fw_valid: DFF<Bit>,
     fw_bank: DFF<Bit>,
-    fw_index: [DFF<Bits<IB>>; NT],
-    fw_data: [DFF<Bits<CB>>; NT],
-    clear_busy0: DFF<Bit>,
-    clear_busy1: DFF<Bit>,
-    clear_addr0: DFF<Bits<IB>>,
-    clear_addr1: DFF<Bits<IB>>,
+    fw_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+    fw_data: Vec<DFF<Bits<CB>>>,
+    clear0: BankClear,
+    clear1: BankClear,
     /// The update of the counters read (after forwarding).
-    cu: ConservativeUpdate<NT, CB>,
+    cu: ConservativeUpdate<CB>,
     zero: Constant<Bits<CB>>,
-    index_one: Constant<Bits<IB>>,
-    last_index: Constant<Bits<IB>>,
 }
 
-impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB> {
-    /// `threshold` is T (>= 1); `counter_max` 2^counter_bits − 1, below 2^CB.
+impl<const CB: usize> CounterTables<CB> {
+    /// `tables` tables of `entries` counters stored in `width` <= CB bits; `threshold` is T
+    /// (>= 1); `counter_max` the saturation value, below 2^width.
     pub fn new(
+        tables: usize,
+        entries: usize,
+        width: usize,
         threshold: u64,
         counter_max: u64,
         conservative_update: bool,
         reset_on_promote: bool,
     ) -> Self {
+        assert!(
+            width == 64 || counter_max < 1u64 << width,
+            "counters fit their storage"
+        );
         CounterTables {
             clock: Default::default(),
             reset: Default::default(),
-            read_index: std::array::from_fn(|_| Default::default()),
+            read_index: vec_of(tables),
             read_bank: Default::default(),
             update: Default::default(),
             promoted: Default::default(),
@@ -83,50 +89,42 @@ impl<const NT: usize, const IB: usize, const CB: usize> CounterTables<NT, IB, CB
             clear_start: Default::default(),
             clearing0: Default::default(),
             clearing1: Default::default(),
-            bank0: std::array::from_fn(|_| Default::default()),
-            bank1: std::array::from_fn(|_| Default::default()),
-            s1_index: std::array::from_fn(|_| Default::default()),
+            bank0: (0..tables).map(|_| TableRam::new(entries, width)).collect(),
+            bank1: (0..tables).map(|_| TableRam::new(entries, width)).collect(),
+            s1_index: vec_of(tables),
             s1_bank: Default::default(),
             fw_valid: Default::default(),
             fw_bank: Default::default(),
-            fw_index: std::array::from_fn(|_| Default::default()),
-            fw_data: std::array::from_fn(|_| Default::default()),
-            clear_busy0: Default::default(),
-            clear_busy1: Default::default(),
-            clear_addr0: Default::default(),
-            clear_addr1: Default::default(),
+            fw_index: vec_of(tables),
+            fw_data: vec_of(tables),
+            clear0: BankClear::new(entries),
+            clear1: BankClear::new(entries),
             cu: ConservativeUpdate::new(
+                tables,
                 threshold,
                 counter_max,
                 conservative_update,
                 reset_on_promote,
             ),
             zero: Constant::new(0.into()),
-            index_one: Constant::new(1.into()),
-            last_index: Constant::new(((1u64 << IB) - 1).into()),
         }
     }
 }
 
-impl<const NT: usize, const IB: usize, const CB: usize> Logic for CounterTables<NT, IB, CB> {
+impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            s1_bank,
-            fw_valid,
-            fw_bank,
-            clear_busy0,
-            clear_busy1,
-            clear_addr0,
-            clear_addr1
-        );
-        self.clearing0.next = self.clear_busy0.q.val();
-        self.clearing1.next = self.clear_busy1.q.val();
+        dff_setup!(self, clock, s1_bank, fw_valid, fw_bank);
+        self.clear0.clock.next = self.clock.val();
+        self.clear1.clock.next = self.clock.val();
+        self.clear0.start.next =
+            self.reset.val() | (self.clear_start.val() & !self.s1_bank.q.val());
+        self.clear1.start.next = self.reset.val() | (self.clear_start.val() & self.s1_bank.q.val());
+        self.clearing0.next = self.clear0.busy.val();
+        self.clearing1.next = self.clear1.busy.val();
         self.s1_bank.d.next = self.read_bank.val();
         // Stage 1: forwarded counter values.
-        for k in 0..NT {
+        for k in 0..self.bank0.len() {
             self.bank0[k].read_clock.next = self.clock.val();
             self.bank0[k].write_clock.next = self.clock.val();
             self.bank1[k].read_clock.next = self.clock.val();
@@ -154,56 +152,29 @@ impl<const NT: usize, const IB: usize, const CB: usize> Logic for CounterTables<
         // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
         self.fw_valid.d.next = self.update.val() & !self.reset.val();
         self.fw_bank.d.next = self.s1_bank.q.val();
-        for k in 0..NT {
+        for k in 0..self.bank0.len() {
             self.fw_index[k].d.next = self.s1_index[k].q.val();
             self.fw_data[k].d.next = self.cu.w[k].val();
             self.bank0[k].write_enable.next = false;
-            self.bank0[k].write_address.next = self.clear_addr0.q.val();
+            self.bank0[k].write_address.next = self.clear0.address.val();
             self.bank0[k].write_data.next = self.zero.val();
             self.bank1[k].write_enable.next = false;
-            self.bank1[k].write_address.next = self.clear_addr1.q.val();
+            self.bank1[k].write_address.next = self.clear1.address.val();
             self.bank1[k].write_data.next = self.zero.val();
             if self.update.val() & !self.s1_bank.q.val() {
                 self.bank0[k].write_enable.next = true;
                 self.bank0[k].write_address.next = self.s1_index[k].q.val();
                 self.bank0[k].write_data.next = self.cu.w[k].val();
-            } else if self.clear_busy0.q.val() {
+            } else if self.clear0.busy.val() {
                 self.bank0[k].write_enable.next = true;
             }
             if self.update.val() & self.s1_bank.q.val() {
                 self.bank1[k].write_enable.next = true;
                 self.bank1[k].write_address.next = self.s1_index[k].q.val();
                 self.bank1[k].write_data.next = self.cu.w[k].val();
-            } else if self.clear_busy1.q.val() {
+            } else if self.clear1.busy.val() {
                 self.bank1[k].write_enable.next = true;
             }
-        }
-        // Background clearing, one word per clock.
-        if self.clear_busy0.q.val() {
-            self.clear_addr0.d.next = self.clear_addr0.q.val() + self.index_one.val();
-            if self.clear_addr0.q.val() == self.last_index.val() {
-                self.clear_busy0.d.next = false;
-            }
-        }
-        if self.clear_busy1.q.val() {
-            self.clear_addr1.d.next = self.clear_addr1.q.val() + self.index_one.val();
-            if self.clear_addr1.q.val() == self.last_index.val() {
-                self.clear_busy1.d.next = false;
-            }
-        }
-        if self.clear_start.val() & !self.s1_bank.q.val() {
-            self.clear_busy0.d.next = true;
-            self.clear_addr0.d.next = 0.into();
-        }
-        if self.clear_start.val() & self.s1_bank.q.val() {
-            self.clear_busy1.d.next = true;
-            self.clear_addr1.d.next = 0.into();
-        }
-        if self.reset.val() {
-            self.clear_busy0.d.next = true;
-            self.clear_addr0.d.next = 0.into();
-            self.clear_busy1.d.next = true;
-            self.clear_addr1.d.next = 0.into();
         }
     }
 }
@@ -216,19 +187,19 @@ impl<const NT: usize, const IB: usize, const CB: usize> Logic for CounterTables<
 /// carry chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
 /// Used by [`CounterTables`] and by the baseline profiler.
 #[derive(LogicBlock)]
-pub struct ConservativeUpdate<const NT: usize, const CB: usize> {
+pub struct ConservativeUpdate<const CB: usize> {
     /// The tuple's counters as read.
-    pub c: [Signal<In, Bits<CB>>; NT],
+    pub c: Vec<Signal<In, Bits<CB>>>,
     /// The accumulator allocated an entry for the tuple.
     pub promoted: Signal<In, Bit>,
     /// The words to write back.
-    pub w: [Signal<Out, Bits<CB>>; NT],
+    pub w: Vec<Signal<Out, Bits<CB>>>,
     pub new_min: Signal<Out, Bits<CB>>,
     pub candidate: Signal<Out, Bit>,
     /// c'_k: after the (conservative) increment.
-    c_inc: [Signal<Local, Bits<CB>>; NT],
+    c_inc: Vec<Signal<Local, Bits<CB>>>,
     /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
-    inc: [Signal<Local, Bits<CB>>; NT],
+    inc: Vec<Signal<Local, Bits<CB>>>,
     /// Bit k: c_k >= T − 1 (bits of absent tables set).
     floor_gather: BitGather<16>,
     /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
@@ -241,30 +212,31 @@ pub struct ConservativeUpdate<const NT: usize, const CB: usize> {
     counter_max: Constant<Bits<CB>>,
     one: Constant<Bits<CB>>,
     zero: Constant<Bits<CB>>,
-    /// Bits j >= NT of a row of `le`: tables that do not exist never bound the minimum.
+    /// Bits j >= tables of a row of `le`: tables that do not exist never bound the minimum.
     absent_tables: Constant<Bits<16>>,
     conservative_update: Constant<Bit>,
     reset_on_promote: Constant<Bit>,
 }
 
-impl<const NT: usize, const CB: usize> ConservativeUpdate<NT, CB> {
-    /// `threshold` is T (>= 1); `counter_max` 2^counter_bits − 1, below 2^CB.
+impl<const CB: usize> ConservativeUpdate<CB> {
+    /// `tables` counters; `threshold` is T (>= 1); `counter_max` the saturation value, below 2^CB.
     pub fn new(
+        tables: usize,
         threshold: u64,
         counter_max: u64,
         conservative_update: bool,
         reset_on_promote: bool,
     ) -> Self {
-        assert!(NT <= 16 && counter_max < (1u64 << CB) && threshold >= 1);
+        assert!((1..=16).contains(&tables) && (CB == 64 || counter_max < (1u64 << CB)) && threshold >= 1);
         let promotable = counter_max >= threshold;
         ConservativeUpdate {
-            c: std::array::from_fn(|_| Default::default()),
+            c: vec_of(tables),
             promoted: Default::default(),
-            w: std::array::from_fn(|_| Default::default()),
+            w: vec_of(tables),
             new_min: Default::default(),
             candidate: Default::default(),
-            c_inc: std::array::from_fn(|_| Default::default()),
-            inc: std::array::from_fn(|_| Default::default()),
+            c_inc: vec_of(tables),
+            inc: vec_of(tables),
             floor_gather: Default::default(),
             le_gather: Default::default(),
             le: Default::default(),
@@ -273,22 +245,22 @@ impl<const NT: usize, const CB: usize> ConservativeUpdate<NT, CB> {
             counter_max: Constant::new(counter_max.into()),
             one: Constant::new(1.into()),
             zero: Constant::new(0.into()),
-            absent_tables: Constant::new((0xffffu64 & !((1u64 << NT) - 1)).into()),
+            absent_tables: Constant::new((0xffffu64 & !((1u64 << tables) - 1)).into()),
             conservative_update: Constant::new(conservative_update),
             reset_on_promote: Constant::new(reset_on_promote),
         }
     }
 }
 
-impl<const NT: usize, const CB: usize> Logic for ConservativeUpdate<NT, CB> {
+impl<const CB: usize> Logic for ConservativeUpdate<CB> {
     #[hdl_gen]
     fn update(&mut self) {
         // The minimum, without a chain: c_k is minimal when c_k <= c_j for every table j.
         for i in 0..256 {
             self.le_gather.bits[i].next = false;
         }
-        for k in 0..NT {
-            for j in 0..NT {
+        for k in 0..self.c.len() {
+            for j in 0..self.c.len() {
                 self.le_gather.bits[k * 16 + j].next = self.c[k].val() <= self.c[j].val();
             }
         }
@@ -298,7 +270,7 @@ impl<const NT: usize, const CB: usize> Logic for ConservativeUpdate<NT, CB> {
             self.floor_gather.bits[i].next = true;
         }
         self.new_min.next = self.zero.val();
-        for k in 0..NT {
+        for k in 0..self.c.len() {
             self.inc[k].next = self.c[k].val();
             if self.c[k].val() < self.counter_max.val() {
                 self.inc[k].next = self.c[k].val() + self.one.val();
@@ -309,7 +281,7 @@ impl<const NT: usize, const CB: usize> Logic for ConservativeUpdate<NT, CB> {
             }
         }
         self.candidate.next = self.promotable.val() & self.floor_gather.word.val().all();
-        for k in 0..NT {
+        for k in 0..self.c.len() {
             self.c_inc[k].next = self.c[k].val();
             if (self.c[k].val() < self.counter_max.val())
                 & (!self.conservative_update.val()

@@ -1,29 +1,29 @@
-//! From a configuration to its hardware: which profiler top, with which const generics, built on
-//! a thread with a stack large enough for it. Every user of the RTL (co-simulation, export,
-//! synthesis, board top) goes through [`with_design`] or [`with_shape`].
+//! From a configuration to its hardware: which profiler top, in which width class, built on a
+//! thread with a stack large enough for it. Every user of the RTL (co-simulation, export,
+//! synthesis, board top) goes through [`with_design`] or [`with_class`].
+//!
+//! **Any configuration.** Every size — tables, table entries, accumulator entries, sets, ways —
+//! is chosen when a top is constructed (run-time-sized arrays of sub-blocks, table RAMs of any
+//! depth and word width). Only the width of the counting words (counters, counts, thresholds,
+//! their adders and comparators) is a const generic CB, one of [`WIDTH_CLASSES`]: the smallest
+//! class that holds what the configuration stores ([`storage_widths`]). So a release build
+//! compiles each top for four widths, whatever the configurations.
+//!
+//! **Stored widths.** A counter is cleared every interval and incremented at most once per event,
+//! so it never exceeds min(2^counter_bits − 1, L); an accumulator count likewise stays within
+//! min(2^count_bits − 1, L). The RAMs store ⌈log2(that + 1)⌉ bits — the same counts as the model,
+//! bit for bit, with fewer block RAMs when L is short.
 
-use super::baseline;
-use super::bram_profiler;
+use super::baseline::BaselineProfiler;
+use super::bram_profiler::BramProfiler;
 use super::profiler::MultiHashProfiler;
+use super::set_accumulator::TAG_BITS;
 use super::top::ProfilerTop;
 use crate::config::{Organisation, ProfilerConfig};
 use crate::util::on_rtl_thread;
-use rust_hdl::prelude::*;
 
-/// Counter storage width of every shape: configurations may use any `counter_bits` up to it.
-pub const COUNTER_STORAGE_BITS: usize = 24;
-
-/// The supported shapes: (tables, index bits, accumulator entries, counter storage bits).
-/// The presets, and small shapes for the tests' adversarial co-simulations.
-pub const SHAPES: &[(usize, usize, usize, usize)] = &[
-    (4, 9, 100, 24),   // paper-10k: 4 x 512, L = 10 000, 1 %
-    (1, 11, 100, 24),  // paper-10k-single: 1 x 2048
-    (4, 9, 1000, 24),  // paper-1m: L = 1 000 000, 0.1 %
-    (1, 11, 1000, 24), // paper-1m-single
-    (2, 4, 4, 24),     // tests: 2 x 16, A = 4
-    (1, 4, 4, 24),     // tests: single hash 16, A = 4
-    (4, 4, 8, 24),     // tests: 4 x 16, A = 8
-];
+/// The widths of counting words the RTL is compiled for (bits), narrowest first.
+pub const WIDTH_CLASSES: [usize; 4] = [16, 24, 32, 64];
 
 /// Which design of a configuration: the pipelined profiler (one event per clock), or the
 /// deliberately simple baseline it is compared with.
@@ -33,81 +33,93 @@ pub enum Design {
     Baseline,
 }
 
-/// The hardware of a configuration: which top, with which const generics.
+/// The stored widths of a configuration's hardware (bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    /// [`MultiHashProfiler`]`<NT, IB, A, CB>`: fully-associative accumulator in flip-flops.
-    Full(usize, usize, usize, usize),
-    /// [`BramProfiler`](bram_profiler::BramProfiler)`<NT, IB, SB, S, W, CB>`: set-associative
-    /// accumulator in block RAM.
-    Sets(usize, usize, usize, usize, usize, usize),
+pub struct Widths {
+    /// A table counter: holds min(2^counter_bits − 1, L).
+    pub counter: usize,
+    /// An accumulator count: holds min(2^count_bits − 1, L) and T.
+    pub count: usize,
+    /// The width class CB of the counting words: holds every stored word (a set-associative
+    /// entry's count with its two state bits) and T.
+    pub class: usize,
 }
 
-fn check_widths(cfg: &ProfilerConfig, storage: usize) -> Result<(), String> {
-    if cfg.counter_bits as usize > storage {
-        return Err(format!(
-            "counter_bits = {} exceeds the RTL's counter storage of {storage} bits",
-            cfg.counter_bits
-        ));
+impl Widths {
+    /// The counters' saturation value in hardware: 2^counter_bits − 1, or the largest stored
+    /// value when an interval cannot reach it (then neither saturates).
+    pub fn counter_max(&self, cfg: &ProfilerConfig) -> u64 {
+        cfg.counter_max().min((1 << self.counter) - 1)
     }
-    if cfg.accumulator.count_bits as usize > storage {
-        return Err(format!(
-            "accumulator.count_bits = {} exceeds the RTL's counter storage of {storage} bits",
-            cfg.accumulator.count_bits
-        ));
+
+    /// The accumulator counts' saturation value in hardware, likewise.
+    pub fn count_max(&self, cfg: &ProfilerConfig) -> u64 {
+        cfg.accumulator_count_max().min((1 << self.count) - 1)
     }
-    Ok(())
 }
 
-/// The shape of `cfg`, or why it has none.
-pub fn rtl_shape(cfg: &ProfilerConfig) -> Result<Shape, String> {
+/// Bits to hold every value in 0..=v (at least 1).
+pub fn bits_for(v: u64) -> usize {
+    (64 - v.leading_zeros() as usize).max(1)
+}
+
+/// The widths of `cfg`'s hardware, or why it has none. Validates the configuration.
+pub fn storage_widths(cfg: &ProfilerConfig) -> Result<Widths, String> {
     cfg.validate().map_err(|e| e.to_string())?;
-    match cfg.accumulator.organisation {
-        Organisation::FullyAssociative => {
-            check_widths(cfg, COUNTER_STORAGE_BITS)?;
-            let s = (
-                cfg.tables,
-                cfg.index_bits() as usize,
-                cfg.accumulator.entries,
-                COUNTER_STORAGE_BITS,
-            );
-            if SHAPES.contains(&s) {
-                return Ok(Shape::Full(s.0, s.1, s.2, s.3));
+    let reach = |max: u64| max.min(cfg.interval);
+    let counter = bits_for(reach(cfg.counter_max()));
+    let count = bits_for(reach(cfg.accumulator_count_max()).max(cfg.threshold));
+    let acc = &cfg.accumulator;
+    let word = match acc.organisation {
+        Organisation::FullyAssociative => count.max(counter),
+        Organisation::SetAssociative => {
+            if acc.stash != 0 {
+                return Err(format!(
+                    "accumulator.stash = {}: the block-RAM accumulator RTL has no stash (stash = 0 only)",
+                    acc.stash
+                ));
             }
-            let list: Vec<String> = SHAPES
-                .iter()
-                .map(|(t, ib, a, _)| format!("{t}x{} A={a}", 1usize << ib))
-                .collect();
-            Err(format!(
-                "no RTL shape for tables = {}, entries = {}, accumulator.entries = {}; supported (tables x entries, accumulator): {} (add one to hwprof_hdl::multihash::SHAPES)",
-                cfg.tables,
-                cfg.entries,
-                cfg.accumulator.entries,
-                list.join(", ")
-            ))
+            if cfg.a_bits + cfg.b_bits > TAG_BITS as u32 {
+                return Err(format!(
+                    "a_bits + b_bits = {} exceeds the block-RAM accumulator's {TAG_BITS}-bit tags",
+                    cfg.a_bits + cfg.b_bits
+                ));
+            }
+            (count + 2).max(counter)
         }
-        Organisation::SetAssociative => bram_profiler::shape_of(cfg),
-    }
+    };
+    let class = WIDTH_CLASSES
+        .into_iter()
+        .find(|&c| c >= word)
+        .ok_or_else(|| format!("words of {word} bits exceed the RTL's widest class (64 bits)"))?;
+    Ok(Widths {
+        counter,
+        count,
+        class,
+    })
 }
 
-/// The shape of a configuration with a fully-associative accumulator (the board top's), or why
+/// Whether `cfg` has hardware, and its widths; an error says why not.
+pub fn rtl_shape(cfg: &ProfilerConfig) -> Result<Widths, String> {
+    storage_widths(cfg)
+}
+
+/// The widths of a configuration with a fully-associative accumulator (the board top's), or why
 /// it has none.
-pub fn shape_of(cfg: &ProfilerConfig) -> Result<(usize, usize, usize, usize), String> {
-    match rtl_shape(cfg)? {
-        Shape::Full(nt, ib, a, cb) => Ok((nt, ib, a, cb)),
-        Shape::Sets(..) => {
+pub fn shape_of(cfg: &ProfilerConfig) -> Result<Widths, String> {
+    let w = storage_widths(cfg)?;
+    match cfg.accumulator.organisation {
+        Organisation::FullyAssociative => Ok(w),
+        Organisation::SetAssociative => {
             Err("this block needs accumulator.organisation = \"fully_associative\"".into())
         }
     }
 }
 
-/// Code generic over the fully-associative shapes, run by [`with_shape`] (the board top).
-pub trait ShapeVisitor {
+/// Code generic over the width class, run by [`with_class`] (the board top).
+pub trait ClassVisitor {
     type Output;
-    fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
-        self,
-        cfg: &ProfilerConfig,
-    ) -> Self::Output;
+    fn visit<const CB: usize>(self, cfg: &ProfilerConfig) -> Self::Output;
 }
 
 /// Code generic over the profiler top, run by [`with_design`] with the design of a configuration.
@@ -116,14 +128,19 @@ pub trait DesignVisitor {
     fn visit<T: ProfilerTop>(self, uut: T, cfg: &ProfilerConfig) -> Self::Output;
 }
 
-/// Runs `v` with the const generics of `cfg`'s (fully-associative) shape; an error names the
-/// supported shapes.
-pub fn with_shape<V: ShapeVisitor + Send>(cfg: &ProfilerConfig, v: V) -> Result<V::Output, String>
+/// Runs `v` on the RTL thread with the width class of `cfg`.
+pub fn with_class<V: ClassVisitor + Send>(cfg: &ProfilerConfig, v: V) -> Result<V::Output, String>
 where
     V::Output: Send,
 {
-    let shape = shape_of(cfg)?;
-    on_rtl_thread(move || dispatch(shape, cfg, v))
+    let w = storage_widths(cfg)?;
+    on_rtl_thread(move || match w.class {
+        16 => v.visit::<16>(cfg),
+        24 => v.visit::<24>(cfg),
+        32 => v.visit::<32>(cfg),
+        64 => v.visit::<64>(cfg),
+        c => unreachable!("width class {c} not in WIDTH_CLASSES"),
+    })
 }
 
 /// Runs `v` with the top of `design` for `cfg`, built and connected; an error says why the
@@ -136,20 +153,38 @@ pub fn with_design<V: DesignVisitor + Send>(
 where
     V::Output: Send,
 {
-    let shape = rtl_shape(cfg)?;
-    match (design, shape) {
-        (Design::Pipelined, Shape::Full(..)) => {
-            let shape = shape_of(cfg)?;
-            on_rtl_thread(move || dispatch(shape, cfg, Pipelined(v)))
-        }
-        (Design::Pipelined, Shape::Sets(..)) => {
-            on_rtl_thread(move || bram_profiler::dispatch(shape, cfg, v))
-        }
-        (Design::Baseline, Shape::Full(..)) => with_shape(cfg, baseline::Build(v)),
-        (Design::Baseline, Shape::Sets(..)) => Err(
+    let set_associative = cfg.accumulator.organisation == Organisation::SetAssociative;
+    if design == Design::Baseline && set_associative {
+        storage_widths(cfg)?;
+        return Err(
             "the baseline profiler exists for fully-associative accumulators only (accumulator.organisation = \"fully_associative\")"
                 .into(),
-        ),
+        );
+    }
+    with_class(cfg, Build { design, v })
+}
+
+struct Build<V> {
+    design: Design,
+    v: V,
+}
+
+impl<V: DesignVisitor> ClassVisitor for Build<V> {
+    type Output = V::Output;
+    fn visit<const CB: usize>(self, cfg: &ProfilerConfig) -> V::Output {
+        fn run<T: ProfilerTop, V: DesignVisitor>(mut uut: T, v: V, cfg: &ProfilerConfig) -> V::Output {
+            uut.connect_all();
+            v.visit(uut, cfg)
+        }
+        match (self.design, cfg.accumulator.organisation) {
+            (Design::Baseline, _) => run(BaselineProfiler::<CB>::new(cfg), self.v, cfg),
+            (Design::Pipelined, Organisation::FullyAssociative) => {
+                run(MultiHashProfiler::<CB>::new(cfg), self.v, cfg)
+            }
+            (Design::Pipelined, Organisation::SetAssociative) => {
+                run(BramProfiler::<CB>::new(cfg), self.v, cfg)
+            }
+        }
     }
 }
 
@@ -167,34 +202,40 @@ pub fn entry_order(cfg: &ProfilerConfig, design: Design) -> Result<bool, String>
     with_design(cfg, design, EntryOrder)
 }
 
-/// Adapts a [`DesignVisitor`] to the pipelined fully-associative tops.
-struct Pipelined<V>(V);
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl<V: DesignVisitor> ShapeVisitor for Pipelined<V> {
-    type Output = V::Output;
-    fn visit<const NT: usize, const IB: usize, const A: usize, const CB: usize>(
-        self,
-        cfg: &ProfilerConfig,
-    ) -> Self::Output {
-        let mut uut = MultiHashProfiler::<NT, IB, A, CB>::new(cfg);
-        uut.connect_all();
-        self.0.visit(uut, cfg)
+    fn cfg(text: &str) -> ProfilerConfig {
+        ProfilerConfig::from_toml_str(text, "t").unwrap()
     }
-}
 
-fn dispatch<V: ShapeVisitor>(
-    shape: (usize, usize, usize, usize),
-    cfg: &ProfilerConfig,
-    v: V,
-) -> V::Output {
-    match shape {
-        (4, 9, 100, 24) => v.visit::<4, 9, 100, 24>(cfg),
-        (1, 11, 100, 24) => v.visit::<1, 11, 100, 24>(cfg),
-        (4, 9, 1000, 24) => v.visit::<4, 9, 1000, 24>(cfg),
-        (1, 11, 1000, 24) => v.visit::<1, 11, 1000, 24>(cfg),
-        (2, 4, 4, 24) => v.visit::<2, 4, 4, 24>(cfg),
-        (1, 4, 4, 24) => v.visit::<1, 4, 4, 24>(cfg),
-        (4, 4, 8, 24) => v.visit::<4, 4, 8, 24>(cfg),
-        s => unreachable!("shape {s:?} listed in SHAPES but not dispatched"),
+    #[test]
+    fn stored_widths_hold_what_an_interval_can_reach() {
+        // L = 20 000 < 2^15: 15-bit counters and counts whatever counter_bits says.
+        let c = cfg("interval = 20000\nthreshold = 100\ntables = 2\nentries = 1024\ncounter_bits = 24\n[accumulator]\nentries = 200\n");
+        assert_eq!(
+            storage_widths(&c),
+            Ok(Widths {
+                counter: 15,
+                count: 15,
+                class: 16
+            })
+        );
+        // Narrow counters saturate below L: their own width. Counts 24 bits: class 24.
+        let c = cfg("interval = 1000000\nthreshold = 1000\ntables = 2\nentries = 2048\ncounter_bits = 12\n[accumulator]\nentries = 1000\ncount_bits = 24\n");
+        assert_eq!(
+            storage_widths(&c),
+            Ok(Widths {
+                counter: 12,
+                count: 20,
+                class: 24
+            })
+        );
+        // A set-associative entry stores its count and two state bits.
+        let c = cfg("interval = 16383\nthreshold = 4\ntables = 1\nentries = 16\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n");
+        assert_eq!(storage_widths(&c).unwrap().class, 16);
+        let c = cfg("interval = 16384\nthreshold = 4\ntables = 1\nentries = 16\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n");
+        assert_eq!(storage_widths(&c).unwrap().class, 24);
     }
 }

@@ -67,14 +67,19 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_configurations_are_rejected() {
+    fn any_shape_exports_and_unsupported_options_are_rejected() {
         let mut cfg = small();
         cfg.tables = 3;
-        let e = verilog(&cfg).unwrap_err();
-        assert!(e.contains("no RTL shape") && e.contains("2x16 A=4"), "{e}");
-        let mut cfg = small();
-        cfg.counter_bits = 30;
-        cfg.accumulator.count_bits = 30;
-        assert!(verilog(&cfg).unwrap_err().contains("counter storage"));
+        cfg.entries = 32;
+        cfg.accumulator.entries = 5;
+        cfg.accumulator.ways = 5;
+        let v = verilog(&cfg).unwrap();
+        assert!(v.contains("reg [6:0] mem [0:31]"), "3 x 32 counters of 7 bits (L = 64)");
+        let cfg = ProfilerConfig::from_toml_str(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\nstash = 1\n",
+            "t",
+        )
+        .unwrap();
+        assert!(verilog(&cfg).unwrap_err().contains("stash"));
     }
 }

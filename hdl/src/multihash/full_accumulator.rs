@@ -23,11 +23,11 @@
 //! last = 1. `report_busy` is high while a snapshot is still being sent; the top block then
 //! refuses the last event of the next interval (see [`crate::multihash`]).
 
-use crate::util::BitGather;
+use super::primitives::{vec_of, Priority};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct FullyAssociativeAccumulator<const A: usize, const CB: usize> {
+pub struct FullyAssociativeAccumulator<const CB: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: empties every entry and the report buffer.
     pub reset: Signal<In, Bit>,
@@ -50,42 +50,47 @@ pub struct FullyAssociativeAccumulator<const A: usize, const CB: usize> {
     pub report_count: Signal<Out, Bits<32>>,
     pub report_last: Signal<Out, Bit>,
     pub report_busy: Signal<Out, Bit>,
-    valid_bits: DFF<Bits<A>>,
-    locked_bits: DFF<Bits<A>>,
-    tag: [DFF<Bits<128>>; A],
-    count: [DFF<Bits<CB>>; A],
-    rep_pending: DFF<Bits<A>>,
+    valid_bits: Vec<DFF<Bit>>,
+    locked_bits: Vec<DFF<Bit>>,
+    tag: Vec<DFF<Bits<128>>>,
+    count: Vec<DFF<Bits<CB>>>,
+    rep_pending: Vec<DFF<Bit>>,
     rep_marker: DFF<Bit>,
     rep_interval: DFF<Bits<32>>,
-    rep_tag: [DFF<Bits<128>>; A],
-    rep_count: [DFF<Bits<CB>>; A],
-    hit_gather: BitGather<A>,
-    ge_gather: BitGather<A>,
-    hit_bits: Signal<Local, Bits<A>>,
+    rep_tag: Vec<DFF<Bits<128>>>,
+    rep_count: Vec<DFF<Bits<CB>>>,
+    /// Entries holding the event's tuple (at most one).
+    hits: Priority,
+    /// Empty entries: the lowest is allocated first.
+    empty: Priority,
+    /// Replaceable entries: the lowest is allocated when none is empty.
+    repl: Priority,
+    /// Entries that go into the report at the interval's end.
+    reported: Priority,
+    /// Snapshot entries still to be sent: the lowest goes next.
+    pending: Priority,
     rc: Signal<Local, Bits<CB>>,
-    empty: Signal<Local, Bits<A>>,
-    repl: Signal<Local, Bits<A>>,
-    choose: Signal<Local, Bits<A>>,
-    alloc: Signal<Local, Bits<A>>,
-    lock_hit: Signal<Local, Bits<A>>,
-    ge: Signal<Local, Bits<A>>,
-    n_valid: Signal<Local, Bits<A>>,
-    n_locked: Signal<Local, Bits<A>>,
-    report_bits: Signal<Local, Bits<A>>,
-    cur: Signal<Local, Bits<A>>,
-    n_tag: [Signal<Local, Bits<128>>; A],
-    n_count: [Signal<Local, Bits<CB>>; A],
+    /// Per entry: holds the event's tuple; replaceable; goes into the report.
+    hit_e: Vec<Signal<Local, Bit>>,
+    repl_e: Vec<Signal<Local, Bit>>,
+    report_e: Vec<Signal<Local, Bit>>,
+    alloc: Vec<Signal<Local, Bit>>,
+    lock_hit: Vec<Signal<Local, Bit>>,
+    ge: Vec<Signal<Local, Bit>>,
+    n_valid: Vec<Signal<Local, Bit>>,
+    n_tag: Vec<Signal<Local, Bits<128>>>,
+    n_count: Vec<Signal<Local, Bits<CB>>>,
     threshold: Constant<Bits<CB>>,
     counter_max: Constant<Bits<CB>>,
     retaining: Constant<Bit>,
-    one: Constant<Bits<A>>,
-    none: Constant<Bits<A>>,
     one_c: Constant<Bits<CB>>,
     zero_c: Constant<Bits<CB>>,
 }
 
-impl<const A: usize, const CB: usize> FullyAssociativeAccumulator<A, CB> {
-    pub fn new(threshold: u64, counter_max: u64, retaining: bool) -> Self {
+impl<const CB: usize> FullyAssociativeAccumulator<CB> {
+    /// `entries` entries; counts saturate at `counter_max` (below 2^CB).
+    pub fn new(entries: usize, threshold: u64, counter_max: u64, retaining: bool) -> Self {
+        assert!(entries >= 1 && (CB == 64 || counter_max < 1 << CB));
         FullyAssociativeAccumulator {
             clock: Default::default(),
             reset: Default::default(),
@@ -105,123 +110,109 @@ impl<const A: usize, const CB: usize> FullyAssociativeAccumulator<A, CB> {
             report_count: Default::default(),
             report_last: Default::default(),
             report_busy: Default::default(),
-            valid_bits: Default::default(),
-            locked_bits: Default::default(),
-            tag: std::array::from_fn(|_| Default::default()),
-            count: std::array::from_fn(|_| Default::default()),
-            rep_pending: Default::default(),
+            valid_bits: vec_of(entries),
+            locked_bits: vec_of(entries),
+            tag: vec_of(entries),
+            count: vec_of(entries),
+            rep_pending: vec_of(entries),
             rep_marker: Default::default(),
             rep_interval: Default::default(),
-            rep_tag: std::array::from_fn(|_| Default::default()),
-            rep_count: std::array::from_fn(|_| Default::default()),
-            hit_gather: Default::default(),
-            ge_gather: Default::default(),
-            hit_bits: Default::default(),
+            rep_tag: vec_of(entries),
+            rep_count: vec_of(entries),
+            hits: Priority::new(entries),
+            empty: Priority::new(entries),
+            repl: Priority::new(entries),
+            reported: Priority::new(entries),
+            pending: Priority::new(entries),
             rc: Default::default(),
-            empty: Default::default(),
-            repl: Default::default(),
-            choose: Default::default(),
-            alloc: Default::default(),
-            lock_hit: Default::default(),
-            ge: Default::default(),
-            n_valid: Default::default(),
-            n_locked: Default::default(),
-            report_bits: Default::default(),
-            cur: Default::default(),
-            n_tag: std::array::from_fn(|_| Default::default()),
-            n_count: std::array::from_fn(|_| Default::default()),
+            hit_e: vec_of(entries),
+            repl_e: vec_of(entries),
+            report_e: vec_of(entries),
+            alloc: vec_of(entries),
+            lock_hit: vec_of(entries),
+            ge: vec_of(entries),
+            n_valid: vec_of(entries),
+            n_tag: vec_of(entries),
+            n_count: vec_of(entries),
             threshold: Constant::new(threshold.into()),
             counter_max: Constant::new(counter_max.into()),
             retaining: Constant::new(retaining),
-            one: Constant::new(1.into()),
-            none: Constant::new(0.into()),
             one_c: Constant::new(1.into()),
             zero_c: Constant::new(0.into()),
         }
     }
 }
 
-impl<const A: usize, const CB: usize> Logic for FullyAssociativeAccumulator<A, CB> {
+impl<const CB: usize> Logic for FullyAssociativeAccumulator<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            valid_bits,
-            locked_bits,
-            rep_pending,
-            rep_marker,
-            rep_interval
-        );
-        // Lookup.
-        for i in 0..A {
-            self.hit_gather.bits[i].next =
-                self.valid_bits.q.val().get_bit(i) & (self.tag[i].q.val() == self.key.val());
-        }
-        self.hit_bits.next = self.hit_gather.word.val();
-        self.hit.next = self.valid.val() & self.hit_bits.val().any();
-        // Allocation choice: lowest empty entry, else lowest replaceable one.
-        self.empty.next = !self.valid_bits.q.val();
-        self.repl.next = self.valid_bits.q.val() & !self.locked_bits.q.val();
-        if self.empty.val().any() {
-            self.choose.next = self.empty.val() & (!self.empty.val() + self.one.val());
-        } else {
-            self.choose.next = self.repl.val() & (!self.repl.val() + self.one.val());
-        }
-        self.promoted.next = self.valid.val()
-            & !self.hit_bits.val().any()
-            & self.candidate.val()
-            & (self.empty.val() | self.repl.val()).any();
-        self.alloc.next = self.none.val();
-        if self.promoted.val() {
-            self.alloc.next = self.choose.val();
-        }
-        // Next state of every entry.
-        for i in 0..A {
+        dff_setup!(self, clock, rep_marker, rep_interval);
+        // Lookup; allocation choice: lowest empty entry, else lowest replaceable one.
+        for i in 0..self.tag.len() {
+            self.valid_bits[i].clock.next = self.clock.val();
+            self.locked_bits[i].clock.next = self.clock.val();
             self.tag[i].clock.next = self.clock.val();
             self.count[i].clock.next = self.clock.val();
+            self.rep_pending[i].clock.next = self.clock.val();
             self.rep_tag[i].clock.next = self.clock.val();
             self.rep_count[i].clock.next = self.clock.val();
+            self.hit_e[i].next =
+                self.valid_bits[i].q.val() & (self.tag[i].q.val() == self.key.val());
+            self.repl_e[i].next = self.valid_bits[i].q.val() & !self.locked_bits[i].q.val();
+            self.hits.bits[i].next = self.hit_e[i].val();
+            self.empty.bits[i].next = !self.valid_bits[i].q.val();
+            self.repl.bits[i].next = self.repl_e[i].val();
+        }
+        self.hit.next = self.valid.val() & self.hits.any.val();
+        self.promoted.next = self.valid.val()
+            & !self.hits.any.val()
+            & self.candidate.val()
+            & (self.empty.any.val() | self.repl.any.val());
+        // Next state of every entry.
+        for i in 0..self.tag.len() {
+            self.alloc[i].next = self.promoted.val()
+                & ((self.empty.any.val() & self.empty.first[i].val())
+                    | (!self.empty.any.val() & self.repl.first[i].val()));
             self.rep_tag[i].d.next = self.rep_tag[i].q.val();
             self.rep_count[i].d.next = self.rep_count[i].q.val();
+            self.rep_pending[i].d.next = self.rep_pending[i].q.val();
             self.n_tag[i].next = self.tag[i].q.val();
             self.n_count[i].next = self.count[i].q.val();
             if self.valid.val()
-                & self.hit_bits.val().get_bit(i)
+                & self.hit_e[i].val()
                 & (self.count[i].q.val() < self.counter_max.val())
             {
                 self.n_count[i].next = self.count[i].q.val() + self.one_c.val();
             }
-            if self.alloc.val().get_bit(i) {
+            if self.alloc[i].val() {
                 self.n_tag[i].next = self.key.val();
                 self.n_count[i].next = self.new_min.val();
             }
-            self.ge_gather.bits[i].next = self.n_count[i].val() >= self.threshold.val();
+            self.ge[i].next = self.n_count[i].val() >= self.threshold.val();
             self.tag[i].d.next = self.n_tag[i].val();
             self.count[i].d.next = self.n_count[i].val();
+            self.lock_hit[i].next = self.valid.val()
+                & self.hit_e[i].val()
+                & self.repl_e[i].val()
+                & self.ge[i].val();
+            self.n_valid[i].next = self.valid_bits[i].q.val() | self.alloc[i].val();
+            self.report_e[i].next = self.n_valid[i].val() & self.ge[i].val();
+            self.reported.bits[i].next = self.report_e[i].val();
+            self.valid_bits[i].d.next = self.n_valid[i].val();
+            self.locked_bits[i].d.next =
+                self.locked_bits[i].q.val() | self.alloc[i].val() | self.lock_hit[i].val();
+            self.pending.bits[i].next = self.rep_pending[i].q.val();
         }
-        self.ge.next = self.ge_gather.word.val();
-        self.lock_hit.next = self.none.val();
-        if self.valid.val() {
-            self.lock_hit.next = self.hit_bits.val() & self.repl.val() & self.ge.val();
-        }
-        self.n_valid.next = self.valid_bits.q.val() | self.alloc.val();
-        self.n_locked.next = self.locked_bits.q.val() | self.alloc.val() | self.lock_hit.val();
-        self.report_bits.next = self.n_valid.val() & self.ge.val();
-        self.valid_bits.d.next = self.n_valid.val();
-        self.locked_bits.d.next = self.n_locked.val();
         // Report stream out of the snapshot.
-        self.cur.next = self.rep_pending.q.val() & (!self.rep_pending.q.val() + self.one.val());
-        self.report_valid.next = self.rep_pending.q.val().any() | self.rep_marker.q.val();
-        self.report_busy.next = self.rep_pending.q.val().any() | self.rep_marker.q.val();
-        self.report_last.next = self.rep_marker.q.val()
-            | !(self.rep_pending.q.val() & (self.rep_pending.q.val() - self.one.val())).any();
+        self.report_valid.next = self.pending.any.val() | self.rep_marker.q.val();
+        self.report_busy.next = self.pending.any.val() | self.rep_marker.q.val();
+        self.report_last.next = self.rep_marker.q.val() | !self.pending.many.val();
         self.report_interval.next = self.rep_interval.q.val();
         self.report_a.next = 0.into();
         self.report_b.next = 0.into();
         self.rc.next = self.zero_c.val();
-        for i in 0..A {
-            if self.cur.val().get_bit(i) {
+        for i in 0..self.tag.len() {
+            if self.pending.first[i].val() {
                 self.report_a.next = self.rep_tag[i].q.val().get_bits::<64>(0);
                 self.report_b.next = self.rep_tag[i].q.val().get_bits::<64>(64);
                 self.rc.next = self.rep_count[i].q.val();
@@ -231,31 +222,32 @@ impl<const A: usize, const CB: usize> Logic for FullyAssociativeAccumulator<A, C
         if self.rep_marker.q.val() {
             self.report_count.next = 0.into();
         }
-        if self.report_ready.val() & (self.rep_pending.q.val().any() | self.rep_marker.q.val()) {
-            self.rep_pending.d.next = self.rep_pending.q.val() & !self.cur.val();
+        if self.report_ready.val() & (self.pending.any.val() | self.rep_marker.q.val()) {
+            for i in 0..self.tag.len() {
+                self.rep_pending[i].d.next =
+                    self.rep_pending[i].q.val() & !self.pending.first[i].val();
+            }
             self.rep_marker.d.next = false;
         }
         // Interval end: snapshot the report, then retain (P1) or empty (P0) the live table.
         if self.valid.val() & self.end_interval.val() {
-            self.rep_pending.d.next = self.report_bits.val();
-            self.rep_marker.d.next = !self.report_bits.val().any();
+            self.rep_marker.d.next = !self.reported.any.val();
             self.rep_interval.d.next = self.interval.val();
-            for i in 0..A {
+            for i in 0..self.tag.len() {
+                self.rep_pending[i].d.next = self.report_e[i].val();
                 self.rep_tag[i].d.next = self.n_tag[i].val();
                 self.rep_count[i].d.next = self.n_count[i].val();
                 self.count[i].d.next = self.zero_c.val();
-            }
-            self.locked_bits.d.next = self.none.val();
-            if self.retaining.val() {
-                self.valid_bits.d.next = self.report_bits.val();
-            } else {
-                self.valid_bits.d.next = self.none.val();
+                self.locked_bits[i].d.next = false;
+                self.valid_bits[i].d.next = self.retaining.val() & self.report_e[i].val();
             }
         }
         if self.reset.val() {
-            self.valid_bits.d.next = self.none.val();
-            self.locked_bits.d.next = self.none.val();
-            self.rep_pending.d.next = self.none.val();
+            for i in 0..self.tag.len() {
+                self.valid_bits[i].d.next = false;
+                self.locked_bits[i].d.next = false;
+                self.rep_pending[i].d.next = false;
+            }
             self.rep_marker.d.next = false;
         }
     }

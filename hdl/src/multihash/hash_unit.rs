@@ -10,34 +10,36 @@
 //! hold only zeros and are emitted as empty case statements (synthesis removes them).
 //! `h3` is realised directly as xor trees over the masks Q_k,i ([`ParityHash`]), its ROMs empty.
 
+use super::primitives::ADDRESS_BITS;
 use crate::hash::HashConstants;
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 
-/// The index of one table: 8 ROMs over a's bytes, 8 over b's, xor-ed with a constant.
+/// The index of one table: 8 ROMs over a's bytes, 8 over b's, xor-ed with a constant. Indices
+/// are [`ADDRESS_BITS`] wide; bits above the table's index width are constant zero.
 #[derive(LogicBlock)]
-pub struct TableHash<const IB: usize> {
+pub struct TableHash {
     /// Key a, already masked to `a_bits`.
     pub a: Signal<In, Bits<64>>,
     /// Key b, already masked to `b_bits`.
     pub b: Signal<In, Bits<64>>,
     /// h_k(a, b).
-    pub index: Signal<Out, Bits<IB>>,
-    rom_a: [ROM<Bits<IB>, 8>; 8],
-    rom_b: [ROM<Bits<IB>, 8>; 8],
-    base: Constant<Bits<IB>>,
+    pub index: Signal<Out, Bits<ADDRESS_BITS>>,
+    rom_a: [ROM<Bits<ADDRESS_BITS>, 8>; 8],
+    rom_b: [ROM<Bits<ADDRESS_BITS>, 8>; 8],
+    base: Constant<Bits<ADDRESS_BITS>>,
     /// h3: the masks Q_k,i (all zero for tabulation).
-    parity: ParityHash<IB>,
+    parity: ParityHash<ADDRESS_BITS>,
 }
 
-impl<const IB: usize> TableHash<IB> {
-    /// Table `k` of `h` (whose `index_bits` must equal IB).
+impl TableHash {
+    /// Table `k` of `h`.
     pub fn new(h: &HashConstants, k: usize) -> Self {
-        assert_eq!(h.index_bits as usize, IB, "hash index width vs RTL shape");
+        assert!(h.index_bits as usize <= ADDRESS_BITS, "hash index width");
         let base = h.index(k, 0, 0) as u64;
         let (h3, q) = match &h.tables[k] {
             crate::hash::TableHash::H3 { q } => (true, q.clone()),
-            crate::hash::TableHash::Tabulation { .. } => (false, vec![(0, 0); IB]),
+            crate::hash::TableHash::Tabulation { .. } => (false, vec![]),
         };
         let rom = |of_a: bool, p: usize| {
             let mut m = BTreeMap::new();
@@ -53,7 +55,7 @@ impl<const IB: usize> TableHash<IB> {
                 } as u64
                     ^ base;
                 if i != 0 {
-                    m.insert(Bits::<8>::from(byte), Bits::<IB>::from(i));
+                    m.insert(Bits::<8>::from(byte), Bits::<ADDRESS_BITS>::from(i));
                 }
             }
             ROM::new(m)
@@ -64,13 +66,13 @@ impl<const IB: usize> TableHash<IB> {
             index: Default::default(),
             rom_a: std::array::from_fn(|p| rom(true, p)),
             rom_b: std::array::from_fn(|p| rom(false, p)),
-            base: Constant::new(Bits::<IB>::from(base)),
+            base: Constant::new(Bits::<ADDRESS_BITS>::from(base)),
             parity: ParityHash::new(&q),
         }
     }
 }
 
-impl<const IB: usize> Logic for TableHash<IB> {
+impl Logic for TableHash {
     #[hdl_gen]
     fn update(&mut self) {
         self.parity.a.next = self.a.val();
@@ -100,32 +102,31 @@ impl<const IB: usize> Logic for TableHash<IB> {
     }
 }
 
-/// The hash unit: NT tables of IB-bit indices.
+/// The hash unit: one index per table of `h`.
 #[derive(LogicBlock)]
-pub struct HashUnit<const NT: usize, const IB: usize> {
+pub struct HashUnit {
     pub a: Signal<In, Bits<64>>,
     pub b: Signal<In, Bits<64>>,
-    /// `index[k]` = h_k(a, b).
-    pub index: [Signal<Out, Bits<IB>>; NT],
-    tables: [TableHash<IB>; NT],
+    /// index[k] = h_k(a, b).
+    pub index: Vec<Signal<Out, Bits<ADDRESS_BITS>>>,
+    tables: Vec<TableHash>,
 }
 
-impl<const NT: usize, const IB: usize> HashUnit<NT, IB> {
+impl HashUnit {
     pub fn new(h: &HashConstants) -> Self {
-        assert_eq!(h.tables.len(), NT, "hash tables vs RTL shape");
         HashUnit {
             a: Default::default(),
             b: Default::default(),
-            index: std::array::from_fn(|_| Default::default()),
-            tables: std::array::from_fn(|k| TableHash::new(h, k)),
+            index: h.tables.iter().map(|_| Default::default()).collect(),
+            tables: (0..h.tables.len()).map(|k| TableHash::new(h, k)).collect(),
         }
     }
 }
 
-impl<const NT: usize, const IB: usize> Logic for HashUnit<NT, IB> {
+impl Logic for HashUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        for k in 0..NT {
+        for k in 0..self.tables.len() {
             self.tables[k].a.next = self.a.val();
             self.tables[k].b.next = self.b.val();
             self.index[k].next = self.tables[k].index.val();
@@ -150,15 +151,16 @@ pub struct ParityHash<const B: usize> {
 }
 
 impl<const B: usize> ParityHash<B> {
-    /// `q[i]` = (Qa_i, Qb_i); all-zero masks give the constant 0.
+    /// `q[i]` = (Qa_i, Qb_i); all-zero masks, and bits i >= `q.len()`, give the constant 0.
     pub fn new(q: &[(u64, u64)]) -> Self {
-        assert_eq!(q.len(), B, "parity masks vs RTL width");
+        assert!(q.len() <= B, "parity masks vs RTL width");
+        let q = |i: usize| q.get(i).copied().unwrap_or((0, 0));
         ParityHash {
             a: Default::default(),
             b: Default::default(),
             index: Default::default(),
-            qa: std::array::from_fn(|i| Constant::new(q[i].0.into())),
-            qb: std::array::from_fn(|i| Constant::new(q[i].1.into())),
+            qa: std::array::from_fn(|i| Constant::new(q(i).0.into())),
+            qb: std::array::from_fn(|i| Constant::new(q(i).1.into())),
             bits: Default::default(),
         }
     }

@@ -17,10 +17,11 @@ pub mod export;
 pub mod full_accumulator;
 pub mod hash_unit;
 pub mod interval;
+pub mod primitives;
 pub mod profiler;
 pub mod set_accumulator;
 pub mod top;
 
-pub use design::{entry_order, with_design, with_shape, Design, DesignVisitor, ShapeVisitor};
+pub use design::{entry_order, with_class, with_design, ClassVisitor, Design, DesignVisitor};
 pub use export::{verilog, verilog_of};
 pub use top::{ProfilerTop, ReportWord};

@@ -24,17 +24,14 @@
 //!    L − 1 − (report length) cycles per interval (at one event per clock) without ever
 //!    slowing the input; beyond that input waits for it.
 //!
-//! **Configuration → hardware** (the rule): sizes are const generics, the rest `Constant`s. A
-//! *shape* (NT tables, IB = log2(entries), A accumulator entries, CB counter storage bits) must be
-//! one of [`SHAPES`](super::design::SHAPES), chosen at run time from the configuration by
-//! [`with_design`](super::design::with_design); any other configuration is rejected with a message
-//! listing them. Everything else — L, T, counter_bits (any value <= CB: saturation at
-//! 2^counter_bits − 1 is a constant), C/R/P, hash kind, seed, key widths (keys are 64-bit ports
-//! masked by constants) — is a constant of the generated hardware and needs no new shape. The
-//! accumulator must be `fully_associative`.
+//! **Configuration → hardware**: sizes (tables, entries, accumulator entries, stored widths) are
+//! chosen at construction; the width of the counting words is the const generic CB, a width class
+//! ([`crate::multihash::design`]); everything else — L, T, saturation, C/R/P, hash kind, seed,
+//! key widths (keys are 64-bit ports masked by constants) — is a constant of the hardware.
+//! The accumulator must be `fully_associative`.
 
 use super::counter_tables::CounterTables;
-use super::design::shape_of;
+use super::design::storage_widths;
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
@@ -44,7 +41,7 @@ use crate::hash::HashConstants;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct MultiHashProfiler<const NT: usize, const IB: usize, const A: usize, const CB: usize> {
+pub struct MultiHashProfiler<const CB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -58,9 +55,9 @@ pub struct MultiHashProfiler<const NT: usize, const IB: usize, const A: usize, c
     pub out_b: Signal<Out, Bits<64>>,
     pub out_count: Signal<Out, Bits<32>>,
     pub out_last: Signal<Out, Bit>,
-    hash: HashUnit<NT, IB>,
-    counters: CounterTables<NT, IB, CB>,
-    acc: FullyAssociativeAccumulator<A, CB>,
+    hash: HashUnit,
+    counters: CounterTables<CB>,
+    acc: FullyAssociativeAccumulator<CB>,
     control: IntervalControl,
     s1_valid: DFF<Bit>,
     s1_key: DFF<Bits<128>>,
@@ -71,14 +68,14 @@ pub struct MultiHashProfiler<const NT: usize, const IB: usize, const A: usize, c
     a_mask: Constant<Bits<64>>,
     b_mask: Constant<Bits<64>>,
     key_shift: Constant<Bits<8>>,
+    _drain_bound: u64,
 }
 
-impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
-    MultiHashProfiler<NT, IB, A, CB>
-{
-    /// The hardware of `cfg`, which must have this shape (see [`with_design`](super::design::with_design)).
+impl<const CB: usize> MultiHashProfiler<CB> {
+    /// The hardware of `cfg`, whose width class must be CB (see [`crate::multihash::with_design`]).
     pub fn new(cfg: &ProfilerConfig) -> Self {
-        assert_eq!(shape_of(cfg), Ok((NT, IB, A, CB)), "configuration vs shape");
+        let w = storage_widths(cfg).expect("a configuration with hardware");
+        assert_eq!(w.class, CB, "configuration vs width class");
         let h = HashConstants::new(cfg);
         MultiHashProfiler {
             clock: Default::default(),
@@ -96,14 +93,18 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
             out_last: Default::default(),
             hash: HashUnit::new(&h),
             counters: CounterTables::new(
+                cfg.tables,
+                cfg.entries,
+                w.counter,
                 cfg.threshold,
-                cfg.counter_max(),
+                w.counter_max(cfg),
                 cfg.conservative_update,
                 cfg.reset_on_promote,
             ),
             acc: FullyAssociativeAccumulator::new(
+                cfg.accumulator.entries,
                 cfg.threshold,
-                cfg.accumulator_count_max(),
+                w.count_max(cfg),
                 cfg.retaining,
             ),
             control: IntervalControl::new(cfg.interval),
@@ -116,13 +117,12 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize>
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             key_shift: Constant::new(64.into()),
+            _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
         }
     }
 }
 
-impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
-    for MultiHashProfiler<NT, IB, A, CB>
-{
+impl<const CB: usize> Logic for MultiHashProfiler<CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, s1_valid, s1_key, s1_last);
@@ -137,7 +137,7 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
         self.b.next = self.in_b.val() & self.b_mask.val();
         self.hash.a.next = self.a.val();
         self.hash.b.next = self.b.val();
-        for k in 0..NT {
+        for k in 0..self.hash.index.len() {
             self.counters.read_index[k].next = self.hash.index[k].val();
         }
         self.counters.read_bank.next = self.control.bank.val();
@@ -174,8 +174,4 @@ impl<const NT: usize, const IB: usize, const A: usize, const CB: usize> Logic
     }
 }
 
-impl_profiler_top!(
-    MultiHashProfiler<const NT, const IB, const A, const CB>,
-    entry_order = true,
-    drain_bound = A as u64 + (1u64 << IB) + 64
-);
+impl_profiler_top!(MultiHashProfiler<const CB>, entry_order = true);

@@ -1,9 +1,9 @@
 //! The set-associative accumulator of the multi-hash profiler in block RAM (docs/SPEC.md §4.2 steps
 //! 1–3, §5.4, `organisation = "set_associative"`), for one event per clock.
 //!
-//! **Storage.** S = 2^SB sets of W ways. Way w is two RAMs of S words read in parallel with the
-//! other ways: `tags[w]` (the tuple, [`TAG_BITS`] bits) and `metas[w]` (CB bits: the count in
-//! bits 0..CB−2, **locked** at CB−2, valid at CB−1). An entry is empty (not valid), locked, or
+//! **Storage.** S = 2^k sets of W ways. Way w is two RAMs of S words read in parallel with the
+//! other ways: `tags[w]` (the tuple, [`TAG_BITS`] bits) and `metas[w]` (the count in the low `count_width` bits, then
+//! **locked**, then valid). An entry is empty (not valid), locked, or
 //! **replaceable** (valid, not locked: retained from the previous interval). Entry order — for
 //! allocation and in the model — is set-major, way-minor: within a set, lowest way first.
 //!
@@ -40,25 +40,22 @@
 //! the scanner then has the read ports, so this wait is at most one clock per set the interval
 //! never touched, plus the report's words.
 
-use crate::util::BitGather;
+use super::primitives::{address_bits, vec_of, Priority, TableRam, ADDRESS_BITS};
+use crate::util::u64_bits;
 use rust_hdl::prelude::*;
 
-/// Tag width: the tuple (a, b) packed as b << a_bits | a, so a_bits + b_bits <= 96.
+/// Tag width: the tuple (a, b) packed as b << a_bits | a, so a_bits + b_bits <= 96. The tag RAMs
+/// store a_bits + b_bits bits.
 pub const TAG_BITS: usize = 96;
 
 #[derive(LogicBlock)]
-pub struct SetAssociativeAccumulator<
-    const SB: usize,
-    const S: usize,
-    const W: usize,
-    const CB: usize,
-> {
+pub struct SetAssociativeAccumulator<const CB: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: every set empty, no report pending.
     pub reset: Signal<In, Bit>,
     /// Stage 0: an event is accepted this cycle, in set `lookup_set`.
     pub lookup: Signal<In, Bit>,
-    pub lookup_set: Signal<In, Bits<SB>>,
+    pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
     /// Stage 0: an event in `lookup_set` may be accepted (see "When an event must wait").
     pub lookup_ok: Signal<Out, Bit>,
     /// Stage 1 event: present, its tuple, its counters' new minimum.
@@ -79,60 +76,52 @@ pub struct SetAssociativeAccumulator<
     pub report_count: Signal<Out, Bits<32>>,
     pub report_last: Signal<Out, Bit>,
     pub report_busy: Signal<Out, Bit>,
-    tags: [RAM<Bits<TAG_BITS>, SB>; W],
-    metas: [RAM<Bits<CB>, SB>; W],
-    cur: DFF<Bits<S>>,
-    prev: DFF<Bits<S>>,
-    pend: DFF<Bits<S>>,
+    tags: Vec<TableRam<TAG_BITS>>,
+    metas: Vec<TableRam<CB>>,
+    epochs: SetEpochs,
     /// Stage 1 holds an op (an event or a scan) on set `s1_set`.
     s1_op: DFF<Bit>,
-    s1_set: DFF<Bits<SB>>,
-    scan_set: DFF<Bits<SB>>,
+    s1_set: DFF<Bits<ADDRESS_BITS>>,
+    scan_set: DFF<Bits<ADDRESS_BITS>>,
     fw_valid: DFF<Bit>,
-    fw_set: DFF<Bits<SB>>,
+    fw_set: DFF<Bits<ADDRESS_BITS>>,
     /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
     /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
     /// ahead, which takes that op's tuple. Counts and states change on every write and are
     /// forwarded whole.
-    fw_alloc: DFF<Bits<W>>,
+    fw_alloc: Vec<DFF<Bit>>,
     fw_tag: DFF<Bits<TAG_BITS>>,
-    fw_meta: [DFF<Bits<CB>>; W],
-    st_valid: DFF<Bits<W>>,
-    st_tag: [DFF<Bits<TAG_BITS>>; W],
-    st_count: [DFF<Bits<CB>>; W],
+    fw_meta: Vec<DFF<Bits<CB>>>,
+    st_valid: Vec<DFF<Bit>>,
+    st_tag: Vec<DFF<Bits<TAG_BITS>>>,
+    st_count: Vec<DFF<Bits<CB>>>,
     /// The terminator of the previous interval's report is still to be sent.
     term: DFF<Bit>,
     rep_interval: DFF<Bits<32>>,
     // Stage 0.
-    lookup_sel: Signal<Local, Bits<S>>,
-    scan_sel: Signal<Local, Bits<S>>,
-    scan_pend: Signal<Local, Bit>,
     scan: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
     // Stage 1.
-    set_sel: Signal<Local, Bits<S>>,
-    s1_cur: Signal<Local, Bit>,
-    s1_prev: Signal<Local, Bit>,
     s1_pend: Signal<Local, Bit>,
-    raw_tag: [Signal<Local, Bits<TAG_BITS>>; W],
-    raw_meta: [Signal<Local, Bits<CB>>; W],
-    raw_count: [Signal<Local, Bits<CB>>; W],
+    raw_tag: Vec<Signal<Local, Bits<TAG_BITS>>>,
+    raw_meta: Vec<Signal<Local, Bits<CB>>>,
+    raw_count: Vec<Signal<Local, Bits<CB>>>,
+    raw_valid: Vec<Signal<Local, Bit>>,
+    raw_ge: Vec<Signal<Local, Bit>>,
     /// The entries as they are now (after a pending rollover): valid, locked, count.
-    view_count: [Signal<Local, Bits<CB>>; W],
-    n_tag: [Signal<Local, Bits<TAG_BITS>>; W],
-    n_count: [Signal<Local, Bits<CB>>; W],
-    n_meta: [Signal<Local, Bits<CB>>; W],
-    raw_valid: BitGather<W>,
-    raw_ge: BitGather<W>,
-    view_valid: BitGather<W>,
-    view_locked: BitGather<W>,
-    hits: BitGather<W>,
-    reported: Signal<Local, Bits<W>>,
-    empty: Signal<Local, Bits<W>>,
-    repl: Signal<Local, Bits<W>>,
-    choose: Signal<Local, Bits<W>>,
-    alloc: Signal<Local, Bits<W>>,
-    st_cur: Signal<Local, Bits<W>>,
+    view_valid: Vec<Signal<Local, Bit>>,
+    view_locked: Vec<Signal<Local, Bit>>,
+    view_count: Vec<Signal<Local, Bits<CB>>>,
+    hit_e: Vec<Signal<Local, Bit>>,
+    alloc: Vec<Signal<Local, Bit>>,
+    n_tag: Vec<Signal<Local, Bits<TAG_BITS>>>,
+    n_count: Vec<Signal<Local, Bits<CB>>>,
+    n_meta: Vec<Signal<Local, Bits<CB>>>,
+    hits: Priority,
+    empty: Priority,
+    repl: Priority,
+    /// Staging-buffer words still to be sent: the lowest way goes next.
+    staged: Priority,
     rc: Signal<Local, Bits<CB>>,
     threshold: Constant<Bits<CB>>,
     count_max: Constant<Bits<CB>>,
@@ -140,25 +129,29 @@ pub struct SetAssociativeAccumulator<
     valid_flag: Constant<Bits<CB>>,
     locked_flag: Constant<Bits<CB>>,
     retaining: Constant<Bit>,
-    set_one: Constant<Bits<S>>,
-    set_none: Constant<Bits<S>>,
-    sb_one: Constant<Bits<SB>>,
-    way_one: Constant<Bits<W>>,
-    way_none: Constant<Bits<W>>,
+    last_set: Constant<Bits<ADDRESS_BITS>>,
+    set_one: Constant<Bits<ADDRESS_BITS>>,
     one_c: Constant<Bits<CB>>,
     zero_c: Constant<Bits<CB>>,
 }
 
-impl<const SB: usize, const S: usize, const W: usize, const CB: usize>
-    SetAssociativeAccumulator<SB, S, W, CB>
-{
-    /// `threshold` and `count_max` must be below 2^(CB−2), the count field (the top checks).
-    pub fn new(threshold: u64, count_max: u64, retaining: bool) -> Self {
+impl<const CB: usize> SetAssociativeAccumulator<CB> {
+    /// `sets` (a power of two) × `ways` entries; tags of `tag_width` bits; counts of
+    /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`.
+    pub fn new(
+        sets: usize,
+        ways: usize,
+        tag_width: usize,
+        count_width: usize,
+        threshold: u64,
+        count_max: u64,
+        retaining: bool,
+    ) -> Self {
         assert!(
-            S == 1 << SB && CB > 2 && CB < 64,
-            "S = 2^SB sets, 2 < CB < 64"
+            sets.is_power_of_two() && ways >= 1 && count_width + 2 <= CB.min(63),
+            "2^k sets, count and state within CB bits"
         );
-        let field = (1u64 << (CB - 2)) - 1;
+        let field = (1u64 << count_width) - 1;
         assert!(
             threshold <= field && count_max <= field,
             "counts fit the count field"
@@ -184,172 +177,151 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize>
             report_count: Default::default(),
             report_last: Default::default(),
             report_busy: Default::default(),
-            tags: std::array::from_fn(|_| Default::default()),
-            metas: std::array::from_fn(|_| Default::default()),
-            cur: Default::default(),
-            prev: Default::default(),
-            pend: Default::default(),
+            tags: (0..ways).map(|_| TableRam::new(sets, tag_width)).collect(),
+            metas: (0..ways)
+                .map(|_| TableRam::new(sets, count_width + 2))
+                .collect(),
+            epochs: SetEpochs::new(sets),
             s1_op: Default::default(),
             s1_set: Default::default(),
             scan_set: Default::default(),
             fw_valid: Default::default(),
             fw_set: Default::default(),
-            fw_alloc: Default::default(),
+            fw_alloc: vec_of(ways),
             fw_tag: Default::default(),
-            fw_meta: std::array::from_fn(|_| Default::default()),
-            st_valid: Default::default(),
-            st_tag: std::array::from_fn(|_| Default::default()),
-            st_count: std::array::from_fn(|_| Default::default()),
+            fw_meta: vec_of(ways),
+            st_valid: vec_of(ways),
+            st_tag: vec_of(ways),
+            st_count: vec_of(ways),
             term: Default::default(),
             rep_interval: Default::default(),
-            lookup_sel: Default::default(),
-            scan_sel: Default::default(),
-            scan_pend: Default::default(),
             scan: Default::default(),
             room: Default::default(),
-            set_sel: Default::default(),
-            s1_cur: Default::default(),
-            s1_prev: Default::default(),
             s1_pend: Default::default(),
-            raw_tag: std::array::from_fn(|_| Default::default()),
-            raw_meta: std::array::from_fn(|_| Default::default()),
-            raw_count: std::array::from_fn(|_| Default::default()),
-            view_count: std::array::from_fn(|_| Default::default()),
-            n_tag: std::array::from_fn(|_| Default::default()),
-            n_count: std::array::from_fn(|_| Default::default()),
-            n_meta: std::array::from_fn(|_| Default::default()),
-            raw_valid: Default::default(),
-            raw_ge: Default::default(),
-            view_valid: Default::default(),
-            view_locked: Default::default(),
-            hits: Default::default(),
-            reported: Default::default(),
-            empty: Default::default(),
-            repl: Default::default(),
-            choose: Default::default(),
-            alloc: Default::default(),
-            st_cur: Default::default(),
+            raw_tag: vec_of(ways),
+            raw_meta: vec_of(ways),
+            raw_count: vec_of(ways),
+            raw_valid: vec_of(ways),
+            raw_ge: vec_of(ways),
+            view_valid: vec_of(ways),
+            view_locked: vec_of(ways),
+            view_count: vec_of(ways),
+            hit_e: vec_of(ways),
+            alloc: vec_of(ways),
+            n_tag: vec_of(ways),
+            n_count: vec_of(ways),
+            n_meta: vec_of(ways),
+            hits: Priority::new(ways),
+            empty: Priority::new(ways),
+            repl: Priority::new(ways),
+            staged: Priority::new(ways),
             rc: Default::default(),
             threshold: Constant::new(threshold.into()),
             count_max: Constant::new(count_max.into()),
             count_mask: Constant::new(field.into()),
-            valid_flag: Constant::new((1u64 << (CB - 1)).into()),
-            locked_flag: Constant::new((1u64 << (CB - 2)).into()),
+            valid_flag: Constant::new((1u64 << (count_width + 1)).into()),
+            locked_flag: Constant::new((1u64 << count_width).into()),
             retaining: Constant::new(retaining),
+            last_set: Constant::new((sets as u64 - 1).into()),
             set_one: Constant::new(1.into()),
-            set_none: Constant::new(0.into()),
-            sb_one: Constant::new(1.into()),
-            way_one: Constant::new(1.into()),
-            way_none: Constant::new(0.into()),
             one_c: Constant::new(1.into()),
             zero_c: Constant::new(0.into()),
         }
     }
 }
 
-impl<const SB: usize, const S: usize, const W: usize, const CB: usize> Logic
-    for SetAssociativeAccumulator<SB, S, W, CB>
-{
+impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self,
             clock,
-            cur,
-            prev,
-            pend,
             s1_op,
             s1_set,
             scan_set,
             fw_valid,
             fw_set,
-            fw_alloc,
             fw_tag,
-            st_valid,
             term,
             rep_interval
         );
+        self.epochs.clock.next = self.clock.val();
+        self.epochs.reset.next = self.reset.val();
         // ---- Stage 1: the set's words, forwarded, and what they mean now.
-        self.set_sel.next = self.set_one.val() << self.s1_set.q.val();
-        self.s1_cur.next = (self.cur.q.val() & self.set_sel.val()).any();
-        self.s1_prev.next = (self.prev.q.val() & self.set_sel.val()).any();
-        self.s1_pend.next = self.s1_op.q.val() & (self.pend.q.val() & self.set_sel.val()).any();
-        for w in 0..W {
+        self.epochs.s1_set.next = self.s1_set.q.val();
+        self.s1_pend.next = self.s1_op.q.val() & self.epochs.s1_pend.val();
+        for w in 0..self.tags.len() {
             self.tags[w].read_clock.next = self.clock.val();
             self.tags[w].write_clock.next = self.clock.val();
             self.metas[w].read_clock.next = self.clock.val();
             self.metas[w].write_clock.next = self.clock.val();
+            self.fw_alloc[w].clock.next = self.clock.val();
             self.fw_meta[w].clock.next = self.clock.val();
+            self.st_valid[w].clock.next = self.clock.val();
             self.st_tag[w].clock.next = self.clock.val();
             self.st_count[w].clock.next = self.clock.val();
+            self.fw_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.fw_meta[w].d.next = self.fw_meta[w].q.val();
+            self.st_valid[w].d.next = self.st_valid[w].q.val();
             self.st_tag[w].d.next = self.st_tag[w].q.val();
             self.st_count[w].d.next = self.st_count[w].q.val();
             self.raw_tag[w].next = self.tags[w].read_data.val();
             self.raw_meta[w].next = self.metas[w].read_data.val();
             if self.fw_valid.q.val() & (self.fw_set.q.val() == self.s1_set.q.val()) {
-                if self.fw_alloc.q.val().get_bit(w) {
+                if self.fw_alloc[w].q.val() {
                     self.raw_tag[w].next = self.fw_tag.q.val();
                 }
                 self.raw_meta[w].next = self.fw_meta[w].q.val();
             }
             self.raw_count[w].next = self.raw_meta[w].val() & self.count_mask.val();
-            self.raw_valid.bits[w].next = (self.raw_meta[w].val() & self.valid_flag.val()).any();
-            self.raw_ge.bits[w].next = self.raw_count[w].val() >= self.threshold.val();
-            if self.s1_cur.val() {
-                self.view_valid.bits[w].next = self.raw_valid.word.val().get_bit(w);
-                self.view_locked.bits[w].next =
-                    (self.raw_meta[w].val() & self.locked_flag.val()).any();
+            self.raw_valid[w].next = (self.raw_meta[w].val() & self.valid_flag.val()).any();
+            self.raw_ge[w].next = self.raw_count[w].val() >= self.threshold.val();
+            if self.epochs.s1_cur.val() {
+                self.view_valid[w].next = self.raw_valid[w].val();
+                self.view_locked[w].next = (self.raw_meta[w].val() & self.locked_flag.val()).any();
                 self.view_count[w].next = self.raw_count[w].val();
             } else {
                 // Rollover (or long empty): retained entries are replaceable with count 0.
-                self.view_valid.bits[w].next = self.s1_prev.val()
+                self.view_valid[w].next = self.epochs.s1_prev.val()
                     & self.retaining.val()
-                    & self.raw_valid.word.val().get_bit(w)
-                    & self.raw_ge.word.val().get_bit(w);
-                self.view_locked.bits[w].next = false;
+                    & self.raw_valid[w].val()
+                    & self.raw_ge[w].val();
+                self.view_locked[w].next = false;
                 self.view_count[w].next = self.zero_c.val();
             }
-            self.hits.bits[w].next =
-                self.view_valid.word.val().get_bit(w) & (self.raw_tag[w].val() == self.tag.val());
+            self.hit_e[w].next = self.view_valid[w].val() & (self.raw_tag[w].val() == self.tag.val());
+            self.hits.bits[w].next = self.hit_e[w].val();
+            self.empty.bits[w].next = !self.view_valid[w].val();
+            self.repl.bits[w].next = self.view_valid[w].val() & !self.view_locked[w].val();
         }
         // Lookup and allocation within the set (shielding; empty first, else replaceable).
-        self.hit.next = self.valid.val() & self.hits.word.val().any();
-        self.empty.next = !self.view_valid.word.val();
-        self.repl.next = self.view_valid.word.val() & !self.view_locked.word.val();
-        if self.empty.val().any() {
-            self.choose.next = self.empty.val() & (!self.empty.val() + self.way_one.val());
-        } else {
-            self.choose.next = self.repl.val() & (!self.repl.val() + self.way_one.val());
-        }
+        self.hit.next = self.valid.val() & self.hits.any.val();
         self.promoted.next = self.valid.val()
-            & !self.hits.word.val().any()
+            & !self.hits.any.val()
             & self.candidate.val()
-            & (self.empty.val() | self.repl.val()).any();
-        self.alloc.next = self.way_none.val();
-        if self.promoted.val() {
-            self.alloc.next = self.choose.val();
-        }
+            & (self.empty.any.val() | self.repl.any.val());
         // Next words of every way, written back (the set is now of the current interval).
-        for w in 0..W {
+        for w in 0..self.tags.len() {
+            self.alloc[w].next = self.promoted.val()
+                & ((self.empty.any.val() & self.empty.first[w].val())
+                    | (!self.empty.any.val() & self.repl.first[w].val()));
             self.n_tag[w].next = self.raw_tag[w].val();
             self.n_count[w].next = self.view_count[w].val();
-            if self.hits.word.val().get_bit(w) & (self.view_count[w].val() < self.count_max.val()) {
+            if self.hit_e[w].val() & (self.view_count[w].val() < self.count_max.val()) {
                 self.n_count[w].next = self.view_count[w].val() + self.one_c.val();
             }
             self.n_meta[w].next = self.n_count[w].val();
-            if self.view_valid.word.val().get_bit(w) {
+            if self.view_valid[w].val() {
                 self.n_meta[w].next = self.n_count[w].val() | self.valid_flag.val();
             }
             // A replaceable entry whose count reaches T becomes locked; locked stays locked.
-            if self.view_locked.word.val().get_bit(w)
-                | (self.hits.word.val().get_bit(w)
-                    & (self.n_count[w].val() >= self.threshold.val()))
+            if self.view_locked[w].val()
+                | (self.hit_e[w].val() & (self.n_count[w].val() >= self.threshold.val()))
             {
                 self.n_meta[w].next =
                     self.n_count[w].val() | self.valid_flag.val() | self.locked_flag.val();
             }
-            if self.alloc.val().get_bit(w) {
+            if self.alloc[w].val() {
                 self.n_tag[w].next = self.tag.val();
                 self.n_meta[w].next = (self.new_min.val() & self.count_mask.val())
                     | self.valid_flag.val()
@@ -364,19 +336,18 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize> Logic
             if self.valid.val() {
                 self.fw_meta[w].d.next = self.n_meta[w].val();
             }
+            self.fw_alloc[w].d.next = self.alloc[w].val();
         }
         self.fw_valid.d.next = self.valid.val();
         self.fw_set.d.next = self.s1_set.q.val();
-        self.fw_alloc.d.next = self.alloc.val();
         self.fw_tag.d.next = self.tag.val();
         // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs.
-        self.room.next = !self.st_valid.q.val().any() & !self.s1_pend.val();
-        self.lookup_sel.next = self.set_one.val() << self.lookup_set.val();
-        self.lookup_ok.next = !(self.pend.q.val() & self.lookup_sel.val()).any() | self.room.val();
-        self.scan_sel.next = self.set_one.val() << self.scan_set.q.val();
-        self.scan_pend.next = (self.pend.q.val() & self.scan_sel.val()).any();
-        self.scan.next = !self.lookup.val() & self.scan_pend.val() & self.room.val();
-        for w in 0..W {
+        self.room.next = !self.staged.any.val() & !self.s1_pend.val();
+        self.epochs.lookup_set.next = self.lookup_set.val();
+        self.epochs.scan_set.next = self.scan_set.q.val();
+        self.lookup_ok.next = !self.epochs.lookup_pend.val() | self.room.val();
+        self.scan.next = !self.lookup.val() & self.epochs.scan_pend.val() & self.room.val();
+        for w in 0..self.tags.len() {
             if self.lookup.val() {
                 self.tags[w].read_address.next = self.lookup_set.val();
                 self.metas[w].read_address.next = self.lookup_set.val();
@@ -391,64 +362,209 @@ impl<const SB: usize, const S: usize, const W: usize, const CB: usize> Logic
         } else {
             self.s1_set.d.next = self.scan_set.q.val();
         }
-        if !self.lookup.val() & (!self.scan_pend.val() | self.scan.val()) {
-            self.scan_set.d.next = self.scan_set.q.val() + self.sb_one.val();
+        if !self.lookup.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
+            self.scan_set.d.next = self.scan_set.q.val() + self.set_one.val();
+            if self.scan_set.q.val() == self.last_set.val() {
+                self.scan_set.d.next = 0.into();
+            }
         }
         // ---- Report: staging buffer out, lowest way first, then the terminator.
-        self.st_cur.next = self.st_valid.q.val() & (!self.st_valid.q.val() + self.way_one.val());
+        for w in 0..self.tags.len() {
+            self.staged.bits[w].next = self.st_valid[w].q.val();
+        }
         self.report_busy.next =
-            self.pend.q.val().any() | self.st_valid.q.val().any() | self.term.q.val();
+            self.epochs.any_pend.val() | self.staged.any.val() | self.term.q.val();
         self.report_valid.next =
-            self.st_valid.q.val().any() | (self.term.q.val() & !self.pend.q.val().any());
-        self.report_last.next = !self.st_valid.q.val().any();
+            self.staged.any.val() | (self.term.q.val() & !self.epochs.any_pend.val());
+        self.report_last.next = !self.staged.any.val();
         self.report_interval.next = self.rep_interval.q.val();
         self.report_tag.next = 0.into();
         self.rc.next = self.zero_c.val();
-        for w in 0..W {
-            if self.st_cur.val().get_bit(w) {
+        for w in 0..self.tags.len() {
+            if self.staged.first[w].val() {
                 self.report_tag.next = self.st_tag[w].q.val();
                 self.rc.next = self.st_count[w].q.val();
             }
         }
         self.report_count.next = bit_cast::<32, CB>(self.rc.val());
         if self.report_ready.val() & self.report_valid.val() {
-            if self.st_valid.q.val().any() {
-                self.st_valid.d.next = self.st_valid.q.val() & !self.st_cur.val();
+            if self.staged.any.val() {
+                for w in 0..self.tags.len() {
+                    self.st_valid[w].d.next = self.st_valid[w].q.val() & !self.staged.first[w].val();
+                }
             } else {
                 self.term.d.next = false;
             }
         }
         // Retirement: a pending set's entries with count >= T go to the staging buffer.
-        self.reported.next = self.raw_valid.word.val() & self.raw_ge.word.val();
         if self.s1_pend.val() {
-            self.st_valid.d.next = self.reported.val();
-            for w in 0..W {
+            for w in 0..self.tags.len() {
+                self.st_valid[w].d.next = self.raw_valid[w].val() & self.raw_ge[w].val();
                 self.st_tag[w].d.next = self.raw_tag[w].val();
                 self.st_count[w].d.next = self.raw_count[w].val();
             }
         }
         // ---- Per-set epochs.
-        if self.s1_op.q.val() {
-            self.pend.d.next = self.pend.q.val() & !self.set_sel.val();
-        }
-        if self.valid.val() {
-            self.cur.d.next = self.cur.q.val() | self.set_sel.val();
-        }
+        self.epochs.retire.next = self.s1_op.q.val();
+        self.epochs.touch.next = self.valid.val();
+        self.epochs.roll.next = self.valid.val() & self.end_interval.val();
         if self.valid.val() & self.end_interval.val() {
-            self.cur.d.next = self.set_none.val();
-            self.prev.d.next = self.cur.q.val() | self.set_sel.val();
-            self.pend.d.next = self.cur.q.val() | self.set_sel.val();
             self.term.d.next = true;
             self.rep_interval.d.next = self.interval.val();
         }
         if self.reset.val() {
-            self.cur.d.next = self.set_none.val();
-            self.prev.d.next = self.set_none.val();
-            self.pend.d.next = self.set_none.val();
             self.s1_op.d.next = false;
             self.fw_valid.d.next = false;
-            self.st_valid.d.next = self.way_none.val();
+            for w in 0..self.tags.len() {
+                self.st_valid[w].d.next = false;
+            }
             self.term.d.next = false;
         }
+    }
+}
+
+/// The per-set epochs (the module docs): three flags per set, `cur`, `prev` and `pend`, read at
+/// three sets at once (stage 1's, the lookup's and the scanner's) and updated at the clock edge:
+/// `retire` clears `pend` of stage 1's set, `touch` sets its `cur`, `roll` (the interval's last
+/// event) moves `cur` (with stage 1's set) into `prev` and `pend` and clears `cur`; `reset`
+/// clears all. Any number of sets, in flip-flops.
+#[derive(LogicBlock)]
+pub struct SetEpochs {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s1_set: Signal<In, Bits<ADDRESS_BITS>>,
+    pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
+    pub scan_set: Signal<In, Bits<ADDRESS_BITS>>,
+    pub retire: Signal<In, Bit>,
+    pub touch: Signal<In, Bit>,
+    pub roll: Signal<In, Bit>,
+    pub s1_cur: Signal<Out, Bit>,
+    pub s1_prev: Signal<Out, Bit>,
+    pub s1_pend: Signal<Out, Bit>,
+    pub lookup_pend: Signal<Out, Bit>,
+    pub scan_pend: Signal<Out, Bit>,
+    /// Some set has a report pending.
+    pub any_pend: Signal<Out, Bit>,
+    _cur: Vec<bool>,
+    _prev: Vec<bool>,
+    _pend: Vec<bool>,
+}
+
+impl SetEpochs {
+    pub fn new(sets: usize) -> Self {
+        assert!(sets >= 1);
+        SetEpochs {
+            clock: Default::default(),
+            reset: Default::default(),
+            s1_set: Default::default(),
+            lookup_set: Default::default(),
+            scan_set: Default::default(),
+            retire: Default::default(),
+            touch: Default::default(),
+            roll: Default::default(),
+            s1_cur: Default::default(),
+            s1_prev: Default::default(),
+            s1_pend: Default::default(),
+            lookup_pend: Default::default(),
+            scan_pend: Default::default(),
+            any_pend: Default::default(),
+            _cur: vec![false; sets],
+            _prev: vec![false; sets],
+            _pend: vec![false; sets],
+        }
+    }
+}
+
+impl Logic for SetEpochs {
+    fn update(&mut self) {
+        let at = |v: &Vec<bool>, s: Bits<ADDRESS_BITS>| {
+            v.get(u64_bits(s) as usize).copied().unwrap_or(false)
+        };
+        if self.clock.pos_edge() {
+            let s = u64_bits(self.s1_set.val()) as usize;
+            if self.reset.val() {
+                self._cur.fill(false);
+                self._prev.fill(false);
+                self._pend.fill(false);
+            } else if self.roll.val() {
+                let mut cur = std::mem::replace(&mut self._cur, vec![false; self._prev.len()]);
+                if let Some(c) = cur.get_mut(s) {
+                    *c = true;
+                }
+                self._pend = cur.clone();
+                self._prev = cur;
+            } else {
+                if self.retire.val() {
+                    if let Some(p) = self._pend.get_mut(s) {
+                        *p = false;
+                    }
+                }
+                if self.touch.val() {
+                    if let Some(c) = self._cur.get_mut(s) {
+                        *c = true;
+                    }
+                }
+            }
+        }
+        self.s1_cur.next = at(&self._cur, self.s1_set.val());
+        self.s1_prev.next = at(&self._prev, self.s1_set.val());
+        self.s1_pend.next = at(&self._pend, self.s1_set.val());
+        self.lookup_pend.next = at(&self._pend, self.lookup_set.val());
+        self.scan_pend.next = at(&self._pend, self.scan_set.val());
+        self.any_pend.next = self._pend.iter().any(|&p| p);
+    }
+
+    fn connect(&mut self) {
+        self.s1_cur.connect();
+        self.s1_prev.connect();
+        self.s1_pend.connect();
+        self.lookup_pend.connect();
+        self.scan_pend.connect();
+        self.any_pend.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let n = self._cur.len();
+        let ab = address_bits(n);
+        let set = |port: &str| match ab {
+            0 => "0".to_string(),
+            _ => format!("{port}[{}:0]", ab - 1),
+        };
+        Verilog::Custom(format!(
+            "\
+reg [{hi}:0] cur;
+reg [{hi}:0] prev;
+reg [{hi}:0] pend;
+wire [{hi}:0] sel = {n}'d1 << {s1};
+
+always @(posedge clock) begin
+   if (reset) begin
+      cur <= {n}'d0;
+      prev <= {n}'d0;
+      pend <= {n}'d0;
+   end else if (roll) begin
+      cur <= {n}'d0;
+      prev <= cur | sel;
+      pend <= cur | sel;
+   end else begin
+      if (retire) pend <= pend & ~sel;
+      if (touch) cur <= cur | sel;
+   end
+end
+
+always @(*) begin
+   s1_cur = cur[{s1}];
+   s1_prev = prev[{s1}];
+   s1_pend = pend[{s1}];
+   lookup_pend = pend[{lookup}];
+   scan_pend = pend[{scan}];
+   any_pend = |pend;
+end
+",
+            hi = n - 1,
+            s1 = set("s1_set"),
+            lookup = set("lookup_set"),
+            scan = set("scan_set"),
+        ))
     }
 }

@@ -31,9 +31,10 @@ pub trait ProfilerTop: Block {
     fn drain_bound(&self) -> u64;
 }
 
-/// Implements [`ProfilerTop`] for a top whose ports have the standard names.
+/// Implements [`ProfilerTop`] for a top whose ports have the standard names and whose field
+/// `_drain_bound` holds [`ProfilerTop::drain_bound`].
 macro_rules! impl_profiler_top {
-    ($name:ident<$(const $g:ident),*>, entry_order = $eo:expr, drain_bound = $drain:expr) => {
+    ($name:ident<$(const $g:ident),*>, entry_order = $eo:expr) => {
         impl<$(const $g: usize),*> $crate::multihash::ProfilerTop for $name<$($g),*> {
             const ENTRY_ORDER: bool = $eo;
             fn drive(
@@ -68,7 +69,7 @@ macro_rules! impl_profiler_top {
                 })
             }
             fn drain_bound(&self) -> u64 {
-                $drain
+                self._drain_bound
             }
         }
     };

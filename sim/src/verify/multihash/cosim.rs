@@ -544,12 +544,16 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_shape_is_a_clear_error() {
-        let cfg = config("interval = 100\nthreshold = 5\ntables = 3\nentries = 64\n");
-        let e = cosim(&cfg, &[(1, 2)], &CosimOptions::default()).unwrap_err();
-        assert!(
-            e.contains("no RTL shape") && e.contains("4x512 A=100"),
-            "{e}"
+    fn a_configuration_without_hardware_is_a_clear_error() {
+        let cfg = config(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 8\nways = 2\n",
         );
+        let opts = CosimOptions {
+            design: Design::Baseline,
+            ..CosimOptions::default()
+        };
+        let e = cosim(&cfg, &[(1, 2)], &opts).unwrap_err();
+        assert!(e.contains("fully-associative accumulators only"), "{e}");
     }
 }

@@ -6,12 +6,11 @@
 
 use crate::eval::trace::Tuple;
 use crate::model::multihash::{IntervalReport, MultiHash};
-use crate::verify::icarus::{available, write_memh, SimDir};
+use crate::verify::icarus::{run_timed, write_memh, SimDir};
 use crate::verify::multihash::cosim::{canonical, Assembler, Mismatch, ReadyPattern};
 use hwprof_hdl::multihash::{entry_order, verilog_of, Design};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
-use std::process::Command;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct IcarusResult {
@@ -93,43 +92,6 @@ endmodule
         period = ready.period,
         ready = ready.ready,
     )
-}
-
-/// `iverilog` then `vvp`, as [`crate::verify::icarus::run`] does, but timing the simulation alone.
-fn compile_and_run(dir: &SimDir) -> Result<(String, f64), String> {
-    available().map_err(|e| e.0)?;
-    let exe = dir.file("sim.vvp");
-    let out = Command::new("iverilog")
-        .args(["-g2012", "-o"])
-        .arg(&exe)
-        .args(["-s", "tb"])
-        .arg(dir.file("design.v"))
-        .arg(dir.file("tb.v"))
-        .output()
-        .map_err(|e| format!("cannot run iverilog: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "iverilog failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let start = std::time::Instant::now();
-    let out = Command::new("vvp")
-        .arg("-n")
-        .arg(&exe)
-        .current_dir(&dir.path)
-        .output()
-        .map_err(|e| format!("cannot run vvp: {e}"))?;
-    let secs = start.elapsed().as_secs_f64();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    if !out.status.success() {
-        return Err(format!(
-            "vvp failed:\n{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok((stdout, secs))
 }
 
 /// Compares reports in order: how many agree before the first difference, and that difference
@@ -216,7 +178,8 @@ pub fn icarus_cosim_design(
         testbench(events.len(), expected.len(), ready, max_cycles),
     )
     .map_err(io)?;
-    let (out, secs) = compile_and_run(&dir)?;
+    let (out, secs) =
+        run_timed(&dir, &[dir.file("design.v"), dir.file("tb.v")], "tb").map_err(|e| e.0)?;
     let mut res = IcarusResult {
         events: events.len() as u64,
         intervals: expected.len() as u64,

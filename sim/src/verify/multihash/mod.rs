@@ -6,4 +6,5 @@ pub mod bram;
 pub mod cosim;
 pub mod export;
 pub mod icarus;
+pub mod shapes;
 pub mod streams;
