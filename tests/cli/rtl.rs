@@ -31,7 +31,7 @@ fn cosim_json_has_the_promised_keys() {
 fn bad_input_exits_2() {
     let unsupported = write_config(
         "bad.toml",
-        "interval = 100\nthreshold = 5\ntables = 3\nentries = 64\n",
+        "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\na_bits = 64\nb_bits = 64\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n",
     );
     for args in [
         vec![
@@ -55,7 +55,7 @@ fn bad_input_exits_2() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
-            err.contains("no RTL shape") && !err.contains("panicked"),
+            err.contains("96-bit tags") && !err.contains("panicked"),
             "{err}"
         );
     }

@@ -93,7 +93,7 @@ fn bad_requests_exit_2_with_a_message() {
     let noshape = out.join("noshape.toml");
     std::fs::write(
         &noshape,
-        "interval = 100\nthreshold = 5\ntables = 3\nentries = 64\n",
+        "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\na_bits = 64\nb_bits = 64\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n",
     )
     .unwrap();
     let noshape = noshape.to_str().unwrap().to_string();
@@ -105,7 +105,7 @@ fn bad_requests_exit_2_with_a_message() {
         "ice40-up5k",
     ];
     let cases: [(&[&str], &str); 5] = [
-        (&with_config, "no RTL shape"),
+        (&with_config, "96-bit tags"),
         (
             &["synth", "--block", "uart-tx", "--target", "ice40-lp1k"],
             "unknown target",
