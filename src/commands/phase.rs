@@ -76,16 +76,31 @@ pub fn run(a: PhaseArgs) -> CmdResult {
 }
 
 fn opt(x: Option<f64>) -> String {
-    x.map_or("n/a (no behaviour metrics in this log)".into(), |v| format!("{v:.4}"))
+    x.map_or("n/a (no behaviour metrics in this log)".into(), |v| {
+        format!("{v:.4}")
+    })
 }
 
 fn print_table(r: &PhaseReport) {
     println!("config               {}", r.config);
-    println!("state                {} bits ({} bytes)", r.storage_bits, r.storage_bits.div_ceil(8));
-    println!("events               {} ({} instructions)", r.events, r.instructions);
+    println!(
+        "state                {} bits ({} bytes)",
+        r.storage_bits,
+        r.storage_bits.div_ceil(8)
+    );
+    println!(
+        "events               {} ({} instructions)",
+        r.events, r.instructions
+    );
     println!("intervals            {}", r.intervals);
-    println!("phases               {} ({} transitions)", r.phases, r.transitions);
-    println!("reference phases     {} (ARI {:.3})", r.reference_phases, r.ari);
+    println!(
+        "phases               {} ({} transitions)",
+        r.phases, r.transitions
+    );
+    println!(
+        "reference phases     {} (ARI {:.3})",
+        r.reference_phases, r.ari
+    );
     println!("metric               {}", r.metric.unwrap_or("none"));
     println!("cov_whole            {}", opt(r.cov_whole));
     println!("ccov                 {}", opt(r.ccov));

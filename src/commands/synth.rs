@@ -154,7 +154,8 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
             events_per_clock: None,
         }
     } else if let Some(path) = a.config.as_ref().filter(|p| is_phase_config(p)) {
-        let cfg = hwprof_sim::hwprof_hdl::phase::PhaseConfig::load(path).map_err(CliError::input)?;
+        let cfg =
+            hwprof_sim::hwprof_hdl::phase::PhaseConfig::load(path).map_err(CliError::input)?;
         let verilog = with_big_stack(move || hwprof_sim::hwprof_hdl::phase::verilog(&cfg))
             .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
         Design {

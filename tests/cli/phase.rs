@@ -9,10 +9,18 @@ fn two_phase_log(blocks: usize, block: usize) -> String {
     let mut addr = 0u64;
     for k in 0..blocks {
         for _ in 0..block {
-            let (base, span) = if k % 2 == 0 { (0x1000, 1 << 10) } else { (0x234_5000, 1 << 18) };
+            let (base, span) = if k % 2 == 0 {
+                (0x1000, 1 << 10)
+            } else {
+                (0x234_5000, 1 << 18)
+            };
             addr = (addr + 64) % span;
             // Loop B loads twice an iteration: memory operations per instruction 0.2 vs 0.4.
-            let extra = if k % 2 == 0 { String::new() } else { format!(" L {:x},8\n", 0x20_0000 + addr) };
+            let extra = if k % 2 == 0 {
+                String::new()
+            } else {
+                format!(" L {:x},8\n", 0x20_0000 + addr)
+            };
             // Three taken branches an iteration: base+4 → base+0x40, base+0x44 → base+0x80 → base.
             s.push_str(&format!(
                 "I  {:x},4\n L {:x},8\nI  {:x},2\nI  {:x},4\nI  {:x},2\nI  {:x},2\n",
@@ -34,11 +42,26 @@ fn two_phases_found_and_scored() {
     let d = Scratch::new("phase");
     let cfg = d.write("p.toml", "[phase]\ninterval = 600\nbuckets = 8\ncounter_bits = 8\nq_bits = 4\nentries = 4\nthreshold = 4\nmarkov_entries = 8\n");
     let log = d.write("t.lackey", &two_phase_log(6, 1200));
-    let out = hwprof_ok(&["phase", "--config", &cfg, "--trace", &log, "--kind", "branch", "--json", "--cosim", "--metric", "mem-ops-per-instruction"]);
+    let out = hwprof_ok(&[
+        "phase",
+        "--config",
+        &cfg,
+        "--trace",
+        &log,
+        "--kind",
+        "branch",
+        "--json",
+        "--cosim",
+        "--metric",
+        "mem-ops-per-instruction",
+    ]);
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(j["phases"], 2, "{out}");
     assert_eq!(j["mismatches"], 0);
-    assert!(j["ccov"].as_f64().unwrap() < j["cov_whole"].as_f64().unwrap(), "{out}");
+    assert!(
+        j["ccov"].as_f64().unwrap() < j["cov_whole"].as_f64().unwrap(),
+        "{out}"
+    );
     assert!(j["intervals"].as_u64().unwrap() >= 50);
     assert_eq!(j["metric"], "mem_ops_per_instruction");
 }
@@ -48,9 +71,24 @@ fn bad_input_is_named() {
     let d = Scratch::new("phase-bad");
     let log = d.write("t.lackey", &two_phase_log(2, 10));
     let bad = d.write("bad.toml", "[phase]\nbuckets = 24\n");
-    assert_input_error(&hwprof(&["phase", "--config", &bad, "--trace", &log, "--kind", "branch"]), "buckets");
+    assert_input_error(
+        &hwprof(&[
+            "phase", "--config", &bad, "--trace", &log, "--kind", "branch",
+        ]),
+        "buckets",
+    );
     let ok = d.write("ok.toml", "[phase]\ninterval = 1000000\n");
-    assert_input_error(&hwprof(&["phase", "--config", &ok, "--trace", &log, "--kind", "branch"]), "no interval closes");
+    assert_input_error(
+        &hwprof(&[
+            "phase", "--config", &ok, "--trace", &log, "--kind", "branch",
+        ]),
+        "no interval closes",
+    );
     let junk = d.write("junk.lackey", "I  zz,4\n");
-    assert_input_error(&hwprof(&["phase", "--config", &ok, "--trace", &junk, "--kind", "branch"]), "line 1");
+    assert_input_error(
+        &hwprof(&[
+            "phase", "--config", &ok, "--trace", &junk, "--kind", "branch",
+        ]),
+        "line 1",
+    );
 }

@@ -198,8 +198,7 @@ impl Logic for PoolRegister {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state);
-        self.fresh.next =
-            (self.state.q.val() ^ (self.state.q.val() >> 1)) & self.fresh_mask.val();
+        self.fresh.next = (self.state.q.val() ^ (self.state.q.val() >> 1)) & self.fresh_mask.val();
         self.state.d.next = (self.state.q.val() >> self.leap.val())
             | (((self.state.q.val() ^ (self.state.q.val() >> 1)) & self.fresh_mask.val())
                 << self.keep.val());
@@ -402,7 +401,11 @@ mod tests {
         for t in 0..10 {
             let f = fresh(s);
             for m in 0..LEAP {
-                assert_eq!((f >> m & 1) as u8, seq[t * LEAP + POOL_WIDTH + m], "fresh bit {m}");
+                assert_eq!(
+                    (f >> m & 1) as u8,
+                    seq[t * LEAP + POOL_WIDTH + m],
+                    "fresh bit {m}"
+                );
             }
             s = advance(s);
             for i in 0..POOL_WIDTH {
@@ -477,7 +480,10 @@ mod tests {
         let q = PoolParams::new(3, 6, 1).unwrap();
         assert_eq!((q.strands(), q.registers()), (1, 1));
         let f = PoolParams::new(1, 62, 1).unwrap();
-        assert_eq!((f.registers(), f.field_bit(0, 21), f.field_bit(0, 61)), (1, (0, 1), (0, 2 + 5 * 19)));
+        assert_eq!(
+            (f.registers(), f.field_bit(0, 21), f.field_bit(0, 61)),
+            (1, (0, 1), (0, 2 + 5 * 19))
+        );
     }
 
     #[test]

@@ -221,11 +221,7 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
 {
     pub fn new(params: &MorrisParams) -> Result<Self, String> {
         params.validate()?;
-        if params.events != E
-            || params.group != G
-            || N != E * G
-            || params.bits != B
-        {
+        if params.events != E || params.group != G || N != E * G || params.bits != B {
             return Err(format!(
                 "bank <E={E}, G={G}, N={N}, B={B}, R={R}> does not match parameters {params:?} (N = E·G)"
             ));

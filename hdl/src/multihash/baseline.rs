@@ -34,10 +34,10 @@
 
 use super::counter_tables::ConservativeUpdate;
 use super::design::storage_widths;
-use super::primitives::{BankClear, TableRam};
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
+use super::primitives::{BankClear, TableRam};
 use super::top::impl_profiler_top;
 use crate::config::ProfilerConfig;
 use crate::hash::HashConstants;

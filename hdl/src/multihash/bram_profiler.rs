@@ -22,8 +22,8 @@
 use super::counter_tables::CounterTables;
 use super::design::storage_widths;
 use super::hash_unit::{HashUnit, ParityHash};
-use super::primitives::ADDRESS_BITS;
 use super::interval::IntervalControl;
+use super::primitives::ADDRESS_BITS;
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use super::top::impl_profiler_top;
 use crate::config::ProfilerConfig;

@@ -227,7 +227,11 @@ impl<const CB: usize> ConservativeUpdate<CB> {
         conservative_update: bool,
         reset_on_promote: bool,
     ) -> Self {
-        assert!((1..=16).contains(&tables) && (CB == 64 || counter_max < (1u64 << CB)) && threshold >= 1);
+        assert!(
+            (1..=16).contains(&tables)
+                && (CB == 64 || counter_max < (1u64 << CB))
+                && threshold >= 1
+        );
         let promotable = counter_max >= threshold;
         ConservativeUpdate {
             c: vec_of(tables),

@@ -172,7 +172,11 @@ struct Build<V> {
 impl<V: DesignVisitor> ClassVisitor for Build<V> {
     type Output = V::Output;
     fn visit<const CB: usize>(self, cfg: &ProfilerConfig) -> V::Output {
-        fn run<T: ProfilerTop, V: DesignVisitor>(mut uut: T, v: V, cfg: &ProfilerConfig) -> V::Output {
+        fn run<T: ProfilerTop, V: DesignVisitor>(
+            mut uut: T,
+            v: V,
+            cfg: &ProfilerConfig,
+        ) -> V::Output {
             uut.connect_all();
             v.visit(uut, cfg)
         }

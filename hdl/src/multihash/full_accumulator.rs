@@ -191,10 +191,8 @@ impl<const CB: usize> Logic for FullyAssociativeAccumulator<CB> {
             self.ge[i].next = self.n_count[i].val() >= self.threshold.val();
             self.tag[i].d.next = self.n_tag[i].val();
             self.count[i].d.next = self.n_count[i].val();
-            self.lock_hit[i].next = self.valid.val()
-                & self.hit_e[i].val()
-                & self.repl_e[i].val()
-                & self.ge[i].val();
+            self.lock_hit[i].next =
+                self.valid.val() & self.hit_e[i].val() & self.repl_e[i].val() & self.ge[i].val();
             self.n_valid[i].next = self.valid_bits[i].q.val() | self.alloc[i].val();
             self.report_e[i].next = self.n_valid[i].val() & self.ge[i].val();
             self.reported.bits[i].next = self.report_e[i].val();

@@ -289,7 +289,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.view_locked[w].next = false;
                 self.view_count[w].next = self.zero_c.val();
             }
-            self.hit_e[w].next = self.view_valid[w].val() & (self.raw_tag[w].val() == self.tag.val());
+            self.hit_e[w].next =
+                self.view_valid[w].val() & (self.raw_tag[w].val() == self.tag.val());
             self.hits.bits[w].next = self.hit_e[w].val();
             self.empty.bits[w].next = !self.view_valid[w].val();
             self.repl.bits[w].next = self.view_valid[w].val() & !self.view_locked[w].val();
@@ -390,7 +391,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         if self.report_ready.val() & self.report_valid.val() {
             if self.staged.any.val() {
                 for w in 0..self.tags.len() {
-                    self.st_valid[w].d.next = self.st_valid[w].q.val() & !self.staged.first[w].val();
+                    self.st_valid[w].d.next =
+                        self.st_valid[w].q.val() & !self.staged.first[w].val();
                 }
             } else {
                 self.term.d.next = false;

@@ -197,7 +197,10 @@ impl<
             || DW != C + LB + 1
             || C < WEIGHT_BITS
         {
-            return Err(format!("phase classifier RTL shape does not match {}", cfg.summary()));
+            return Err(format!(
+                "phase classifier RTL shape does not match {}",
+                cfg.summary()
+            ));
         }
         let masks: Vec<(u64, u64)> = cfg.bucket_masks().into_iter().map(|m| (m, 0)).collect();
         Ok(PhaseClassifier {
@@ -326,10 +329,46 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, count, sample, state, busy, b, p, step, total, rem, quo, issuing,
-            rd_valid, rd_first, rd_last, rd_p, partial, best_d, best_p, found, fill, next_id, sel,
-            sel_age, hit, phase, wr_valid, wr_b, clear_addr, mk_valid, mk_phase, mk_run,
-            interval_no, held, o_valid, o_phase, o_distance, o_predicted, o_interval
+            self,
+            clock,
+            count,
+            sample,
+            state,
+            busy,
+            b,
+            p,
+            step,
+            total,
+            rem,
+            quo,
+            issuing,
+            rd_valid,
+            rd_first,
+            rd_last,
+            rd_p,
+            partial,
+            best_d,
+            best_p,
+            found,
+            fill,
+            next_id,
+            sel,
+            sel_age,
+            hit,
+            phase,
+            wr_valid,
+            wr_b,
+            clear_addr,
+            mk_valid,
+            mk_phase,
+            mk_run,
+            interval_no,
+            held,
+            o_valid,
+            o_phase,
+            o_distance,
+            o_predicted,
+            o_interval
         );
         for i in 0..B {
             self.live[i].clock.next = self.clock.val();
@@ -356,10 +395,10 @@ impl<
         self.markov.write_enable.next = false;
         self.vram.write_address.next = self.b.q.val();
         self.vram.read_address.next = self.b.q.val();
-        self.sig.read_address.next =
-            (bit_cast::<SA, LP>(self.p.q.val()) << self.lb_shift.val()) | bit_cast::<SA, LB>(self.b.q.val());
-        self.sig.write_address.next =
-            (bit_cast::<SA, LP>(self.sel.q.val()) << self.lb_shift.val()) | bit_cast::<SA, LB>(self.wr_b.q.val());
+        self.sig.read_address.next = (bit_cast::<SA, LP>(self.p.q.val()) << self.lb_shift.val())
+            | bit_cast::<SA, LB>(self.b.q.val());
+        self.sig.write_address.next = (bit_cast::<SA, LP>(self.sel.q.val()) << self.lb_shift.val())
+            | bit_cast::<SA, LB>(self.wr_b.q.val());
         self.markov.write_address.next = self.clear_addr.q.val();
         self.markov.write_data.next = 0.into();
         self.o_valid.d.next = false;

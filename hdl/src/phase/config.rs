@@ -136,7 +136,9 @@ impl PhaseConfig {
             threshold: t.threshold.unwrap_or(d.threshold),
             centre: t.centre.unwrap_or(d.centre),
             centre_shift: t.centre_shift.map_or(d.centre_shift, clamp32),
-            markov_entries: t.markov_entries.map_or(d.markov_entries, |v| v.min(1 << 20) as usize),
+            markov_entries: t
+                .markov_entries
+                .map_or(d.markov_entries, |v| v.min(1 << 20) as usize),
             sample_every: t.sample_every.unwrap_or(d.sample_every),
             pc_bits: t.pc_bits.map_or(d.pc_bits, clamp32),
             seed: t.seed.unwrap_or(d.seed),
@@ -204,7 +206,10 @@ impl PhaseConfig {
             );
         }
         if !(1..=64).contains(&self.pc_bits) {
-            return e("pc_bits", format!("must be in 1..=64, got {}", self.pc_bits));
+            return e(
+                "pc_bits",
+                format!("must be in 1..=64, got {}", self.pc_bits),
+            );
         }
         Ok(())
     }

@@ -259,7 +259,10 @@ pub fn run_study(runs: usize, seed: u64) -> Result<Vec<KindResult>, String> {
     // Morris 6×5 on the shared hardware source, bit-exact with the RTL.
     for (name, firing) in [
         ("morris 6x5, shared source, events spread", Firing::Spread),
-        ("morris 6x5, shared source, events in bursts", Firing::Bursts),
+        (
+            "morris 6x5, shared source, events in bursts",
+            Firing::Bursts,
+        ),
     ] {
         let est = per_run(runs, |r| {
             let mut bank = MorrisBank::new(MorrisParams {

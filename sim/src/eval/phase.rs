@@ -190,7 +190,11 @@ pub fn read_phase_trace(path: &Path, kind: LackeyKind) -> Result<PhaseTrace, Tra
 }
 
 /// The behaviour metrics, by name.
-pub const METRICS: [&str; 3] = ["l1d_miss_rate", "mem_ops_per_instruction", "branch_taken_rate"];
+pub const METRICS: [&str; 3] = [
+    "l1d_miss_rate",
+    "mem_ops_per_instruction",
+    "branch_taken_rate",
+];
 
 /// Per-interval ground truth, split at the classifier's interval ends.
 #[derive(Debug, Clone)]
@@ -279,7 +283,10 @@ pub fn weighted_cov(labels: &[u32], metric: &[f64], corrected: bool) -> f64 {
             groups.entry(labels[i]).or_default().push(metric[i]);
         }
     }
-    let sum: f64 = groups.values().map(|g| g.len() as f64 * cov(g)).sum::<f64>()
+    let sum: f64 = groups
+        .values()
+        .map(|g| g.len() as f64 * cov(g))
+        .sum::<f64>()
         + virtual_n as f64 * whole;
     sum / n as f64
 }
@@ -309,7 +316,8 @@ pub fn adjusted_rand_index(a: &[u32], b: &[u32]) -> f64 {
 
 /// A uniform value in [−1, 1) for (pc, dimension): the projection matrix, never stored.
 fn projection(pc: u64, d: usize, seed: u64) -> f64 {
-    let mut g = SplitMix64(pc ^ seed.rotate_left(17) ^ (d as u64).wrapping_mul(0xA24B_AED4_963E_E407));
+    let mut g =
+        SplitMix64(pc ^ seed.rotate_left(17) ^ (d as u64).wrapping_mul(0xA24B_AED4_963E_E407));
     (g.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }
 
@@ -411,7 +419,8 @@ pub fn bic(points: &[Vec<f64>], labels: &[u32], k: usize, sse: f64) -> f64 {
         .iter()
         .filter(|&&rn| rn > 0.0)
         .map(|&rn| {
-            -rn / 2.0 * (2.0 * std::f64::consts::PI).ln() - rn * m / 2.0 * var.ln()
+            -rn / 2.0 * (2.0 * std::f64::consts::PI).ln()
+                - rn * m / 2.0 * var.ln()
                 - (rn - k as f64) / 2.0
                 + rn * rn.ln()
                 - rn * r.ln()
@@ -492,10 +501,7 @@ fn accuracy(predicted: impl Iterator<Item = u32>, actual: &[u32]) -> f64 {
     if actual.len() < 2 {
         return 0.0;
     }
-    let right = predicted
-        .zip(&actual[1..])
-        .filter(|(p, a)| p == *a)
-        .count();
+    let right = predicted.zip(&actual[1..]).filter(|(p, a)| p == *a).count();
     right as f64 / (actual.len() - 1) as f64
 }
 
@@ -507,7 +513,11 @@ pub fn evaluate(
     records: &[PhaseRecord],
 ) -> PhaseReport {
     let iv = intervals(cfg, t);
-    assert_eq!(iv.bbv.len(), records.len(), "one record per closed interval");
+    assert_eq!(
+        iv.bbv.len(),
+        records.len(),
+        "one record per closed interval"
+    );
     let labels: Vec<u32> = records.iter().map(|r| r.phase).collect();
     let (reference, k) = simpoint(&iv.bbv, cfg.seed);
     let by_metric: Vec<MetricQuality> = iv
@@ -598,7 +608,9 @@ mod tests {
     fn simpoint_finds_two_clusters() {
         let a: Vec<(u64, u64)> = vec![(1, 10), (2, 10)];
         let b: Vec<(u64, u64)> = vec![(100, 10), (200, 30)];
-        let bbv: Vec<_> = (0..20).map(|i| if i % 5 < 2 { a.clone() } else { b.clone() }).collect();
+        let bbv: Vec<_> = (0..20)
+            .map(|i| if i % 5 < 2 { a.clone() } else { b.clone() })
+            .collect();
         let (labels, k) = simpoint(&bbv, 1);
         assert_eq!(k, 2);
         let truth: Vec<u32> = (0..20).map(|i| (i % 5 < 2) as u32).collect();

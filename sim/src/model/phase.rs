@@ -258,7 +258,10 @@ impl PhaseClassifier {
     }
 
     /// Runs a whole stream of (pc, weight) events.
-    pub fn run(cfg: &PhaseConfig, events: impl IntoIterator<Item = (u64, u64)>) -> Vec<PhaseRecord> {
+    pub fn run(
+        cfg: &PhaseConfig,
+        events: impl IntoIterator<Item = (u64, u64)>,
+    ) -> Vec<PhaseRecord> {
         let mut m = PhaseClassifier::new(cfg);
         events
             .into_iter()
@@ -343,7 +346,10 @@ mod tests {
         }
         let b = m.bucket(5);
         assert_eq!(m.acc[b], 7, "24 sampled events saturate at 7");
-        assert!(m.event(5, 300).is_some(), "weight saturates at 255 and closes the interval");
+        assert!(
+            m.event(5, 300).is_some(),
+            "weight saturates at 255 and closes the interval"
+        );
         assert!(m.acc.iter().all(|&a| a == 0));
     }
 

@@ -174,7 +174,10 @@ pub fn run_icarus(cfg: &PhaseConfig, events: &[(u64, u64)]) -> Result<Vec<PhaseR
         .map(|l| {
             let v: Vec<u64> = l
                 .split_whitespace()
-                .map(|x| x.parse().map_err(|_| format!("bad Icarus output line {l:?}")))
+                .map(|x| {
+                    x.parse()
+                        .map_err(|_| format!("bad Icarus output line {l:?}"))
+                })
                 .collect::<Result<_, _>>()?;
             match v[..] {
                 [a, b, c, d] => Ok(record((a, b, c, d))),
@@ -185,7 +188,11 @@ pub fn run_icarus(cfg: &PhaseConfig, events: &[(u64, u64)]) -> Result<Vec<PhaseR
 }
 
 /// Mismatches of the Icarus run against `expected`.
-pub fn icarus(cfg: &PhaseConfig, events: &[(u64, u64)], expected: &[PhaseRecord]) -> Result<u64, String> {
+pub fn icarus(
+    cfg: &PhaseConfig,
+    events: &[(u64, u64)],
+    expected: &[PhaseRecord],
+) -> Result<u64, String> {
     Ok(mismatches(expected, &run_icarus(cfg, events)?))
 }
 
@@ -197,7 +204,9 @@ pub fn adversarial(cfg: &PhaseConfig, intervals: u64) -> Vec<(&'static str, Vec<
     let per = cfg.interval;
     let n = (per * intervals) as usize;
     let mut g = hwprof_hdl::hash::SplitMix64(cfg.seed ^ 0x5eed);
-    let distinct: Vec<(u64, u64)> = (0..n as u64).map(|i| (i.wrapping_mul(0x9E37_79B9) ^ (i << 40), 1)).collect();
+    let distinct: Vec<(u64, u64)> = (0..n as u64)
+        .map(|i| (i.wrapping_mul(0x9E37_79B9) ^ (i << 40), 1))
+        .collect();
     let one: Vec<(u64, u64)> = vec![(0x4000_1234, 1); n];
     let saturate: Vec<(u64, u64)> = (0..n as u64 / 64 + 8)
         .map(|i| (if i % 5 == 0 { 0x77 } else { 0x4000_1234 }, 255))

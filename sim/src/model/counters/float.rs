@@ -177,7 +177,11 @@ mod tests {
         for _ in 0..100_000 {
             b.clock(1);
         }
-        assert_eq!(b.x[0], p.max_state(), "exponent 3 never passes (field of 2 bits)");
+        assert_eq!(
+            b.x[0],
+            p.max_state(),
+            "exponent 3 never passes (field of 2 bits)"
+        );
     }
 
     #[test]

@@ -110,7 +110,10 @@ mod tests {
         for (x, &c) in at_least.iter().enumerate() {
             let p = (-(x as f64)).exp2();
             let sd = (n * p * (1.0 - p)).sqrt();
-            assert!((c as f64 - n * p).abs() < 5.0 * sd + 1.0, "P(Z >= {x}): {c} of {n}");
+            assert!(
+                (c as f64 - n * p).abs() < 5.0 * sd + 1.0,
+                "P(Z >= {x}): {c} of {n}"
+            );
         }
     }
 
@@ -132,7 +135,11 @@ mod tests {
             prev = b[0];
         }
         let bound = 5.0 * (clocks as f64).sqrt();
-        for (what, v) in [("same register", same), ("other register", other), ("next clock", next)] {
+        for (what, v) in [
+            ("same register", same),
+            ("other register", other),
+            ("next clock", next),
+        ] {
             assert!((v as f64).abs() < bound, "{what}: {v}");
         }
     }

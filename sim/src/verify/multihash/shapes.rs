@@ -35,7 +35,11 @@ pub fn random_config(rng: &mut impl Rng) -> ProfilerConfig {
         rng.gen_bool(0.5),
         rng.gen_bool(0.5),
         rng.gen_bool(0.5),
-        if rng.gen_bool(0.5) { "h3" } else { "tabulation" },
+        if rng.gen_bool(0.5) {
+            "h3"
+        } else {
+            "tabulation"
+        },
         rng.gen_range(1..=1000),
         rng.gen_range(4..=48),
         rng.gen_range(1..=48),
