@@ -3,7 +3,11 @@
 //! native ones are found), so a fresh clone needs only the Rust toolchain and Python.
 
 use super::progress::Progress;
-use super::{create_out_dir, model::print_table, write_error, CliError, CmdResult};
+use super::{
+    create_out_dir,
+    model::{print_table, print_trailing},
+    write_error, CliError, CmdResult,
+};
 use hwprof_sim::eval::metric::evaluate;
 use hwprof_sim::eval::trace::read_trace;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
@@ -57,6 +61,7 @@ pub fn run(args: DemoArgs) -> CmdResult {
         let ev = evaluate(&cfg, &events).map_err(CliError::failure)?;
         println!("-- {name}");
         print_table(&ev);
+        print_trailing(events.len() as u64 % cfg.interval, cfg.interval);
         println!();
         errors.push(ev.net_error);
     }

@@ -1,7 +1,7 @@
 //! `hwprof phase`: the phase classifier's model on a real trace, scored against the ground truth
 //! and an offline SimPoint-style reference; optionally its RTL on the same stream.
 
-use super::{print_json, CliError, CmdResult, KindArg};
+use super::{config_text, print_json, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::phase::{classify, evaluate, read_phase_trace, PhaseReport};
 use hwprof_sim::hwprof_hdl::phase::PhaseConfig;
 use std::path::PathBuf;
@@ -42,7 +42,8 @@ pub struct PhaseArgs {
 }
 
 pub fn run(a: PhaseArgs) -> CmdResult {
-    let cfg = PhaseConfig::load(&a.config).map_err(CliError::input)?;
+    let (text, source) = config_text(&a.config)?;
+    let cfg = PhaseConfig::from_toml_str(&text, &source).map_err(CliError::input)?;
     let trace = read_phase_trace(&a.trace, a.kind.into()).map_err(CliError::input)?;
     let records = classify(&cfg, &trace);
     if records.is_empty() {
