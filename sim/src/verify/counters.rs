@@ -9,7 +9,7 @@
 use crate::model::counters::exact::ExactBank as ExactModel;
 use crate::model::counters::float::FloatBank as FloatModel;
 use crate::model::counters::morris::MorrisBank as MorrisModel;
-use crate::verify::icarus::{self, IcarusError, SimDir};
+use crate::verify::icarus::{self, IcarusError, SimDir, Simulator};
 use hwprof_hdl::counters::exact::ExactBank;
 use hwprof_hdl::counters::float::FloatBank;
 use hwprof_hdl::counters::morris::{MorrisBank, ESTIMATE_BITS, QUERY_INDEX_BITS};
@@ -270,6 +270,15 @@ endmodule
 
 /// Runs the exported Verilog of `uut` under Icarus with `stim`; returns the estimates printed.
 pub fn run_icarus<T: Block>(uut: &mut T, stim: &Stimulus) -> Result<Vec<u64>, IcarusError> {
+    run_external(Simulator::Icarus, uut, stim)
+}
+
+/// The bank's exported Verilog under `simulator`: the estimates it prints.
+pub fn run_external<T: Block>(
+    simulator: Simulator,
+    uut: &mut T,
+    stim: &Stimulus,
+) -> Result<Vec<u64>, IcarusError> {
     uut.connect_all();
     let verilog = generate_verilog(uut);
     let dir = SimDir::new("counters").map_err(|e| IcarusError(e.to_string()))?;
@@ -279,13 +288,18 @@ pub fn run_icarus<T: Block>(uut: &mut T, stim: &Stimulus) -> Result<Vec<u64>, Ic
     std::fs::write(dir.file("top.v"), verilog).map_err(|e| IcarusError(e.to_string()))?;
     std::fs::write(dir.file("tb.v"), icarus_testbench(stim))
         .map_err(|e| IcarusError(e.to_string()))?;
-    let out = icarus::run(&dir, &[dir.file("top.v"), dir.file("tb.v")], "tb")?;
+    let (out, _) = icarus::run_with(
+        simulator,
+        &dir,
+        &[dir.file("top.v"), dir.file("tb.v")],
+        "tb",
+    )?;
     out.lines()
         .filter_map(|l| l.strip_prefix("EST "))
         .map(|v| {
             v.trim()
                 .parse()
-                .map_err(|e| IcarusError(format!("bad Icarus output {v:?}: {e}")))
+                .map_err(|e| IcarusError(format!("bad {simulator:?} output {v:?}: {e}")))
         })
         .collect()
 }
@@ -363,7 +377,7 @@ mod tests {
     }
 
     #[test]
-    fn paper_banks_icarus_match_models() {
+    fn paper_banks_verilator_match_models() {
         // 145 counters and their constants make a bank too big for a test thread's stack.
         std::thread::Builder::new()
             .stack_size(512 << 20)
@@ -374,21 +388,31 @@ mod tests {
     }
 
     fn paper_banks() {
-        // Icarus evaluates the 145-counter bank slowly: a short run, a few queries.
+        // Icarus needs minutes per clock for the 145-counter bank (its 127-bit pool feeds every
+        // counter's `always @(*)`): these run as Verilator binaries.
         let mut stim = Stimulus::random(29, &[1500, 200], 6);
         stim.queried = vec![0, 13, 27, 28];
         let p = MorrisParams::paper(29, 21);
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
         let mut uut = MorrisBank::<29, 5, 145, 6, 3>::new(&p).unwrap();
-        assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
+        assert_eq!(
+            run_external(Simulator::Verilator, &mut uut, &stim).unwrap(),
+            want
+        );
 
         let p = FloatParams::thirty_bit(29, 22);
         let want = stim.expected(|| FloatModel::new(p).unwrap());
         let mut uut = FloatBank::<29, 30, 1>::new(&p).unwrap();
-        assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
+        assert_eq!(
+            run_external(Simulator::Verilator, &mut uut, &stim).unwrap(),
+            want
+        );
 
         let want = stim.expected(|| ExactModel::new(29));
         let mut uut = ExactBank::<29>::new().unwrap();
-        assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
+        assert_eq!(
+            run_external(Simulator::Verilator, &mut uut, &stim).unwrap(),
+            want
+        );
     }
 }
