@@ -19,7 +19,7 @@ use super::bram_profiler::BramProfiler;
 use super::profiler::MultiHashProfiler;
 use super::set_accumulator::TAG_BITS;
 use super::top::ProfilerTop;
-use crate::config::{Organisation, ProfilerConfig};
+use crate::config::{Organisation, ProfilerConfig, Replacement};
 use crate::util::on_rtl_thread;
 
 /// The widths of counting words the RTL is compiled for (bits), narrowest first.
@@ -66,6 +66,12 @@ pub fn bits_for(v: u64) -> usize {
 /// The widths of `cfg`'s hardware, or why it has none. Validates the configuration.
 pub fn storage_widths(cfg: &ProfilerConfig) -> Result<Widths, String> {
     cfg.validate().map_err(|e| e.to_string())?;
+    if cfg.accumulator.replacement != Replacement::First {
+        return Err(
+            "accumulator.replacement = \"smallest\" is not supported in hardware yet (the model has it; the RTL replaces the first replaceable entry: use \"first\")"
+                .into(),
+        );
+    }
     let reach = |max: u64| max.min(cfg.interval);
     let counter = bits_for(reach(cfg.counter_max()));
     let count = bits_for(reach(cfg.accumulator_count_max()).max(cfg.threshold));
