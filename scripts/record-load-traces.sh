@@ -27,11 +27,12 @@ CREATE INDEX wi ON w(word);
 SELECT word, count(*) AS n FROM w GROUP BY word ORDER BY n DESC LIMIT 20;
 SELECT count(DISTINCT lower(word)) FROM w;
 SQL
-# The program's output goes to /dev/null, the recorder's summary to NAME.log.
+# The program's output goes to /dev/null, the recorder's summary to NAME.log. Programs by absolute
+# path: valgrind does not follow a wrapper's exec (a pyenv shim would be traced instead of Python).
 rec() { local name=$1; shift; [ -s "$out/$name.load.bin.gz" ] && return; nice "$hw" trace record --kind load -o "$out/$name.load.bin.gz" -- "$@" >/dev/null 2>"$out/$name.log" </dev/null; }
 rec gzip9_licenses    gzip -9 -c "$out/licenses.tar"
 rec sort_words        sort "$out/words.txt"
 rec sqlite3_words     sqlite3 :memory: ".read $out/words.sql"
-rec python3_wordcount python3.11 "$out/wordcount.py" "$out/licenses.tar"
+rec python3_wordcount /usr/bin/python3.11 "$out/wordcount.py" "$out/licenses.tar"
 rec xzd_copyrights    xz -d -c "$out/copyrights.xz"
 for f in "$out"/*.load.bin.gz; do echo "$f: $("$hw" -q trace stats "$f" | head -2 | tr '\n' ' ')"; done

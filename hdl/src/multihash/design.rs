@@ -248,4 +248,17 @@ mod tests {
         let c = cfg("interval = 16384\nthreshold = 4\ntables = 1\nentries = 16\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n");
         assert_eq!(storage_widths(&c).unwrap().class, 24);
     }
+
+    #[test]
+    fn shipped_1m_configuration_has_hardware_and_smallest_replacement_has_none() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/best-1m.toml");
+        let best = ProfilerConfig::load(std::path::Path::new(path)).unwrap();
+        assert_eq!(best.accumulator.organisation, Organisation::SetAssociative);
+        // 10-bit counters, 20-bit counts + 2 state bits: the 24-bit class.
+        assert_eq!(storage_widths(&best).unwrap().class, 24);
+        let mut smallest = best.clone();
+        smallest.accumulator.replacement = Replacement::Smallest;
+        let e = storage_widths(&smallest).unwrap_err();
+        assert!(e.contains("not supported in hardware"), "{e}");
+    }
 }
