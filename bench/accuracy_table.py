@@ -2,13 +2,16 @@
 """Per trace, a markdown table of net error, split, precision and recall at 1M/0.1 % and 10K/1 %:
 the given configurations (`hwprof model`) beside the paper preset and its peers at the paper preset's
 memory (`hwprof sweep --grid bench/peers-paper-budget.toml`; DataSketches rows only when a Python with
-`datasketches` is found). Usage: bench/accuracy_table.py --configs A.toml,B.toml TRACE...
+`datasketches` is found). Usage: bench/accuracy_table.py [--no-peers] --configs A.toml,B.toml TRACE...
 Runs ./target/release/hwprof (build it first) one job at a time, niced."""
 import csv, json, os, subprocess, sys, tempfile
 
 HW = "./target/release/hwprof"
 args = sys.argv[1:]
 configs = []
+peers = True
+if args[:1] == ["--no-peers"]:
+    peers, args = False, args[1:]
 if args[:1] == ["--configs"]:
     configs, args = args[1].split(","), args[2:]
 kind = lambda t: ["--kind", "load"] if ".lackey" in t else []
@@ -27,9 +30,9 @@ for t in args:
         rows.append((cfg["interval"], os.path.basename(c), d["config"], cfg["memory_bits"], d["net_error"],
                      (s["np"], s["nn"], s["fp"], s["fn"]), d["precision"], d["recall"]))
     sw = f"{out}/{name}"
-    subprocess.run(["nice", HW, "-q", "sweep", "--trace", t, *kind(t), "--grid", "bench/peers-paper-budget.toml",
+    subprocess.run(["true"] if not peers else ["nice", HW, "-q", "sweep", "--trace", t, *kind(t), "--grid", "bench/peers-paper-budget.toml",
                     "--out", sw, "--no-plots", "--threads", "1"], capture_output=True, text=True, check=True)
-    for x in csv.DictReader(open(f"{sw}/sweep.csv")):
+    for x in csv.DictReader(open(f"{sw}/sweep.csv")) if peers else []:
         scheme = "paper preset" if x["scheme"] == "multi-hash" else x["scheme"]
         rows.append((int(x["interval"]), scheme, x["config"], int(x["memory_bits"]), float(x["net_error"]),
                      tuple(float(x[k]) for k in ("np", "nn", "fp", "fn")), float(x["precision"]), float(x["recall"])))
