@@ -2,10 +2,10 @@
 //! interval serially in the background. It matches `hwprof_sim::model::phase` bit for bit (the
 //! module documentation there is the specification); this file adds only the schedule:
 //!
-//! - **Event path**, two stages so that every path starts at a register: *accept* (every clock
-//!   `in_valid & in_ready`) decides whether the event ends the interval and registers it;
-//!   *accumulate*, one clock later, hashes the registered pc (h3), selects its bucket's count with
-//!   an AND-OR (not a priority chain) and adds the weight, saturating; on the event that ends the
+//! - **Event path**, three stages so that every path starts at a register: *accept* (every clock
+//!   `in_valid & in_ready`) decides whether the event ends the interval and registers it; *hash*
+//!   registers the pc's bucket (h3), one-hot; *accumulate* selects that bucket's count with an
+//!   AND-OR (not a priority chain) and adds the weight, saturating; on the event that ends the
 //!   interval the updated accumulators move to a snapshot bank and the live bank clears, in the
 //!   same clock, so the next event is accepted.
 //! - **Classification** of the snapshot, serially: Σ (B clocks); the normalisation, a restoring
@@ -15,8 +15,8 @@
 //!   decision and LRU update (3 clocks); the signature write (B + 1 clocks, skipped for a hit on a
 //!   leader); the run-length Markov predictor (3 clocks); then one output record.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
-//!   (`markov_entries` clocks), and while a classification is in progress (or about to start in
-//!   the accumulate stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
+//!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
+//!   in the hash or accumulate stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
 //!   of I, so that no interval can end before the previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
 
 use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
@@ -121,8 +121,13 @@ pub struct PhaseClassifier<
     a_weight: DFF<Bits<WEIGHT_BITS>>,
     a_ends: DFF<Bit>,
     a_sampled: DFF<Bit>,
-    /// One-hot bucket of the registered event, and the AND-OR select of its accumulator.
-    a_hit: [Signal<Local, Bit>; B],
+    /// The hashed event, registered: its one-hot bucket.
+    h_valid: DFF<Bit>,
+    h_weight: DFF<Bits<WEIGHT_BITS>>,
+    h_ends: DFF<Bit>,
+    h_sampled: DFF<Bit>,
+    h_hit: [DFF<Bit>; B],
+    /// The AND-OR select of the hashed event's accumulator.
     masked_live: [Signal<Local, Bits<C>>; B],
     cur: Signal<Local, Bits<C>>,
     sum: Signal<Local, Bits<C>>,
@@ -293,7 +298,11 @@ impl<
             a_weight: Default::default(),
             a_ends: Default::default(),
             a_sampled: Default::default(),
-            a_hit: std::array::from_fn(|_| Default::default()),
+            h_valid: Default::default(),
+            h_weight: Default::default(),
+            h_ends: Default::default(),
+            h_sampled: Default::default(),
+            h_hit: std::array::from_fn(|_| Default::default()),
             masked_live: std::array::from_fn(|_| Default::default()),
             cur: Default::default(),
             sum: Default::default(),
@@ -392,6 +401,10 @@ impl<
             a_weight,
             a_ends,
             a_sampled,
+            h_valid,
+            h_weight,
+            h_ends,
+            h_sampled,
             sample,
             state,
             busy,
@@ -478,7 +491,9 @@ impl<
         // accumulate stage one clock later works from the registered event.
         self.near.next = self.remaining.q.val() <= self.weight_max.val();
         self.in_ready.next = (self.state.q.val() != PhaseState::Clear)
-            & !((self.busy.q.val() | (self.a_valid.q.val() & self.a_ends.q.val()))
+            & !((self.busy.q.val()
+                | (self.a_valid.q.val() & self.a_ends.q.val())
+                | (self.h_valid.q.val() & self.h_ends.q.val()))
                 & self.near.val());
         self.go.next = self.in_valid.val() & self.in_ready.val();
         self.sampled.next = self.sample.q.val() == self.sample_last.val();
@@ -502,31 +517,37 @@ impl<
                     self.remaining.q.val() - bit_cast::<32, WEIGHT_BITS>(self.in_weight.val());
             }
         }
-        // Accumulate: the bucket's count (an AND-OR select, not a priority chain) plus the weight,
-        // saturating; at an interval end the accumulators move to the snapshot.
+        // Hash: the registered pc's bucket, one-hot, registered with the event.
         self.hash.a.next = self.a_pc.q.val();
         self.hash.b.next = 0.into();
+        self.h_valid.d.next = self.a_valid.q.val();
+        self.h_weight.d.next = self.a_weight.q.val();
+        self.h_ends.d.next = self.a_ends.q.val();
+        self.h_sampled.d.next = self.a_sampled.q.val();
+        // Accumulate: the bucket's count (an AND-OR select, not a priority chain) plus the weight,
+        // saturating; at an interval end the accumulators move to the snapshot.
         self.cur.next = 0.into();
         for i in 0..B {
-            self.a_hit[i].next = self.hash.index.val() == self.bucket_ids[i].val();
+            self.h_hit[i].clock.next = self.clock.val();
+            self.h_hit[i].d.next = self.hash.index.val() == self.bucket_ids[i].val();
             self.masked_live[i].next = 0.into();
-            if self.a_hit[i].val() {
+            if self.h_hit[i].q.val() {
                 self.masked_live[i].next = self.live[i].q.val();
             }
             self.cur.next = self.cur.val() | self.masked_live[i].val();
         }
-        self.sum.next = self.cur.val() + bit_cast::<C, WEIGHT_BITS>(self.a_weight.q.val());
+        self.sum.next = self.cur.val() + bit_cast::<C, WEIGHT_BITS>(self.h_weight.q.val());
         if self.sum.val() < self.cur.val() {
             self.sum.next = self.counter_max.val();
         }
-        if self.a_valid.q.val() {
+        if self.h_valid.q.val() {
             for i in 0..B {
-                if self.a_ends.q.val() {
+                if self.h_ends.q.val() {
                     self.live[i].d.next = 0.into();
                     self.snap[i].d.next = self.live[i].q.val();
                 }
-                if self.a_sampled.q.val() & self.a_hit[i].val() {
-                    if self.a_ends.q.val() {
+                if self.h_sampled.q.val() & self.h_hit[i].q.val() {
+                    if self.h_ends.q.val() {
                         self.snap[i].d.next = self.sum.val();
                     } else {
                         self.live[i].d.next = self.sum.val();
@@ -812,7 +833,7 @@ impl<
         }
         // An interval end starts the classification of the snapshot (never while busy: in_ready).
         // The sum starts at 1: it is the divisor Σ + 1 without an adder in the divider's loop.
-        if self.a_valid.q.val() & self.a_ends.q.val() {
+        if self.h_valid.q.val() & self.h_ends.q.val() {
             self.busy.d.next = true;
             self.state.d.next = PhaseState::Sum;
             self.b.d.next = 0.into();
@@ -825,6 +846,7 @@ impl<
             self.busy.d.next = false;
             self.remaining.d.next = self.interval.val();
             self.a_valid.d.next = false;
+            self.h_valid.d.next = false;
             self.sample.d.next = 0.into();
             self.fill.d.next = 0.into();
             self.next_id.d.next = 0.into();
