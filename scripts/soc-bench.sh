@@ -18,7 +18,10 @@ for p in "${programs[@]}"; do
   nice "$HW" "${args[@]}" | python3 -c '
 import json, sys
 d = json.load(sys.stdin); v, e = d["value"], d["edge"]
-print(f"| {d[\"program\"]} | {d[\"instructions\"]:,} | {d[\"cycles\"]:,} | {d[\"cycles\"]/d[\"instructions\"]:.2f} "
-      f"| {v[\"events\"]:,} / {v[\"reports\"]} | {e[\"events\"]:,} / {e[\"reports\"]} | {d[\"mismatches\"]} | {d[\"stall_cycles\"]} "
-      f"| {d[\"simulation_seconds\"]:.1f} | {d[\"instructions_per_second\"]:,.0f} | {100*v[\"net_error\"]:.2f} % | {100*e[\"net_error\"]:.2f} % |")'
+n, c = d["instructions"], d["cycles"]
+row = [d["program"], f"{n:,}", f"{c:,}", f"{c / n:.2f}", f"{v['"'"'events'"'"']:,} / {v['"'"'reports'"'"']}",
+       f"{e['"'"'events'"'"']:,} / {e['"'"'reports'"'"']}", str(d["mismatches"]), str(d["stall_cycles"]),
+       f"{d['"'"'simulation_seconds'"'"']:.1f}", f"{d['"'"'instructions_per_second'"'"']:,.0f}",
+       f"{100 * v['"'"'net_error'"'"']:.2f} %", f"{100 * e['"'"'net_error'"'"']:.2f} %"]
+print("| " + " | ".join(row) + " |")'
 done
