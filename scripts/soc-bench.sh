@@ -23,5 +23,5 @@ row = [d["program"], f"{n:,}", f"{c:,}", f"{c / n:.2f}", f"{v['"'"'events'"'"']:
        f"{e['"'"'events'"'"']:,} / {e['"'"'reports'"'"']}", str(d["mismatches"]), str(d["stall_cycles"]),
        f"{d['"'"'simulation_seconds'"'"']:.1f}", f"{d['"'"'instructions_per_second'"'"']:,.0f}",
        f"{100 * v['"'"'net_error'"'"']:.2f} %", f"{100 * e['"'"'net_error'"'"']:.2f} %"]
-print("| " + " | ".join(row) + " |")'
+print("| " + " | ".join(row) + " |")' || echo "| $p | failed: see stderr |"
 done
