@@ -116,7 +116,8 @@ module hwprof_soc;
   reg [4:0] {m}_max_fill = 0;
   wire {m}_ready, {m}_out_valid, {m}_out_last;
   wire [31:0] {m}_out_interval, {m}_out_count;
-  wire [63:0] {m}_out_a, {m}_out_b, {m}_head_word = {m}_fifo[{m}_head[3:0]];
+  wire [63:0] {m}_out_a, {m}_out_b;
+  wire [63:0] {m}_head_word = {m}_fifo[{m}_head[3:0]];
   {profiler} {m}_profiler(.clock(clock), .reset(!resetn), .in_valid({m}_fill != 0), .in_ready({m}_ready),
     .in_a({{32'd0, {m}_head_word[63:32]}}), .in_b({{32'd0, {m}_head_word[31:0]}}),
     .out_valid({m}_out_valid), .out_ready(1'b1), .out_interval({m}_out_interval), .out_a({m}_out_a),
