@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The project-local Python environment (.venv) for the peer benchmarks under bench/:
-# Apache DataSketches (PyPI `datasketches`). Idempotent; quick when already installed.
+# The project-local Python environment (.venv): Apache DataSketches (PyPI `datasketches`) for the
+# peer benchmarks under bench/, and PicoRV32 (PyPI `pythondata-cpu-picorv32`: picorv32.v, Dhrystone,
+# the firmware programs) for `hwprof soc`. Idempotent; quick when already installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -9,4 +10,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 if ! .venv/bin/python -c "import datasketches" 2>/dev/null; then
   .venv/bin/python -m pip install -q --disable-pip-version-check "datasketches>=5,<6"
+fi
+if ! .venv/bin/python -c "import pythondata_cpu_picorv32" 2>/dev/null; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check "pythondata-cpu-picorv32==1.0.post218"
 fi

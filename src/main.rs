@@ -55,6 +55,9 @@ enum Command {
     Config(commands::config::ConfigCommand),
     /// Phase classifier on a trace: phases, CCoV against an offline reference, prediction.
     Phase(commands::phase::PhaseArgs),
+    /// Real RISC-V programs on PicoRV32 with the profilers on its retire stream (Verilator).
+    #[command(subcommand)]
+    Soc(commands::soc::SocCommand),
 }
 
 fn main() {
@@ -83,6 +86,7 @@ fn main() {
         Command::Counters(c) => commands::counters::run(c),
         Command::Config(c) => commands::config::run(c),
         Command::Phase(a) => commands::phase::run(a),
+        Command::Soc(c) => commands::soc::run(c),
     };
     if let Err(e) = result {
         eprintln!("error: {}", e.message);

@@ -3,11 +3,14 @@
 //! - [`model`]: bit-exact reference models of the blocks in `hwprof-hdl`, under the same names;
 //! - [`verify`]: co-simulation of the RTL against the models (rust-hdl's simulator, Icarus);
 //! - [`eval`]: event traces, the accuracy metric, peers, sweeps, studies and plots;
-//! - [`flow`]: the FPGA flow (Yosys, nextpnr, bitstreams) and its reports.
+//! - [`flow`]: the FPGA flow (Yosys, nextpnr, bitstreams) and its reports;
+//! - [`soc`]: real RISC-V programs on PicoRV32 with the profilers on its retire stream, compared
+//!   with the models and scored (uses `model`, `verify` and `eval`).
 
 pub mod eval;
 pub mod flow;
 pub mod model;
+pub mod soc;
 pub mod verify;
 
 pub use hwprof_hdl;

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod model;
 pub mod phase;
 pub mod progress;
+pub mod soc;
 pub mod sweep;
 pub mod synth;
 pub mod trace;

@@ -8,6 +8,7 @@ mod exports;
 mod model;
 mod phase;
 mod rtl;
+mod soc;
 mod sweep;
 mod synth;
 mod ux;

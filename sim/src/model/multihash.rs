@@ -159,7 +159,9 @@ impl Accumulator {
                 Replacement::First => first_set(&self.replaceable),
                 Replacement::Smallest => self.replaceable_victim(
                     self.replaceable.iter().enumerate().flat_map(|(w, &bits)| {
-                        (0..64).filter(move |b| bits >> b & 1 == 1).map(move |b| w * 64 + b)
+                        (0..64)
+                            .filter(move |b| bits >> b & 1 == 1)
+                            .map(move |b| w * 64 + b)
                     }),
                 ),
             }),
