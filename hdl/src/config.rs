@@ -21,6 +21,7 @@
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
 //! | `[accumulator] count_bits` | width of the accumulator's counts (saturating); default `counter_bits`. Table counters only need to reach T, accumulator counts measure the profile, so narrow table counters with wide counts buy more table entries per byte | `counter_bits` ..= 32 |
 //! | `[accumulator] stash` | fully-associative overflow entries beside the sets (set-associative only); default 0 | 0 ..= 64 |
+//! | `[accumulator] replacement` | which replaceable entry a promoted tuple takes when its set has no empty one: `"first"` (lowest index, default) or `"smallest"` (smallest count, lowest index on ties — Space-Saving's choice, W compares in a set; a retained tuple still counting towards T survives one that has gone cold). Model only: the RTL refuses `"smallest"` | |
 
 use serde::Deserialize;
 use std::fmt;
@@ -78,6 +79,16 @@ pub enum Organisation {
     SetAssociative,
 }
 
+/// Which replaceable accumulator entry a promotion takes (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replacement {
+    /// The lowest-index replaceable entry.
+    First,
+    /// The replaceable entry with the smallest count (lowest index on ties).
+    Smallest,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AccumulatorFile {
@@ -86,6 +97,7 @@ struct AccumulatorFile {
     ways: Option<u64>,
     stash: Option<u64>,
     count_bits: Option<u64>,
+    replacement: Option<Replacement>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -117,6 +129,7 @@ pub struct AccumulatorConfig {
     pub stash: usize,
     /// Width of the accumulator's counts.
     pub count_bits: u32,
+    pub replacement: Replacement,
 }
 
 impl AccumulatorConfig {
@@ -276,6 +289,10 @@ impl ProfilerConfig {
                 ways: ways as usize,
                 stash: stash as usize,
                 count_bits,
+                replacement: acc
+                    .as_ref()
+                    .and_then(|a| a.replacement)
+                    .unwrap_or(Replacement::First),
             },
         };
         if organisation == Organisation::FullyAssociative {
@@ -443,7 +460,7 @@ impl ProfilerConfig {
     /// A one-line summary such as `4x512x24b C1R0P1 tabulation L=10000 T=100 A=100`.
     pub fn summary(&self) -> String {
         format!(
-            "{}x{}x{}b C{}R{}P{} {} L={} T={} A={}{}{}",
+            "{}x{}x{}b C{}R{}P{} {} L={} T={} A={}{}{}{}",
             self.tables,
             self.entries,
             self.counter_bits,
@@ -468,6 +485,10 @@ impl ProfilerConfig {
                     " ({}-way, stash {})",
                     self.accumulator.ways, self.accumulator.stash
                 ),
+            },
+            match self.accumulator.replacement {
+                Replacement::First => "",
+                Replacement::Smallest => " replace smallest",
             }
         )
     }
@@ -528,6 +549,7 @@ mod tests {
             ("[accumulator]\nentries = 0", "accumulator.entries"),
             ("[accumulator]\ncount_bits = 20", "accumulator.count_bits"),
             ("[accumulator]\ncount_bits = 33", "accumulator.count_bits"),
+            ("[accumulator]\nreplacement = \"largest\"", ""),
             (
                 "[accumulator]\norganisation = \"set_associative\"\nentries = 100\nways = 3",
                 "accumulator.ways",

@@ -143,7 +143,7 @@ pub fn load_config(path: &Path) -> Result<ProfilerConfig, CliError> {
 
 /// The resolved configuration as JSON fields, with its bits of memory.
 pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
-    use hwprof_sim::hwprof_hdl::config::{HashKind, Organisation};
+    use hwprof_sim::hwprof_hdl::config::{HashKind, Organisation, Replacement};
     serde_json::json!({
         "summary": cfg.summary(),
         "interval": cfg.interval,
@@ -167,11 +167,15 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
             "ways": cfg.accumulator.ways,
             "stash": cfg.accumulator.stash,
             "count_bits": cfg.accumulator.count_bits,
+            "replacement": match cfg.accumulator.replacement {
+                Replacement::First => "first",
+                Replacement::Smallest => "smallest",
+            },
         },
-        "memory_bits": {
+        "memory_bits": hwprof_sim::eval::sweep::profiler_bits(cfg),
+        "memory_split_bits": {
             "counters": cfg.counter_storage_bits(),
             "accumulator": hwprof_sim::eval::sweep::profiler_bits(cfg) - cfg.counter_storage_bits(),
-            "total": hwprof_sim::eval::sweep::profiler_bits(cfg),
         },
     })
 }

@@ -1,10 +1,18 @@
 //! `hwprof phase`: the phase classifier's model on a real trace, scored against the ground truth
-//! and an offline SimPoint-style reference; optionally its RTL on the same stream.
+//! and an offline SimPoint-style reference; optionally its RTL on the same stream, the similarity
+//! matrix of the run, or a sweep of the design space around the configuration.
 
-use super::{config_text, print_json, CliError, CmdResult, KindArg};
-use hwprof_sim::eval::phase::{classify, evaluate, read_phase_trace, PhaseReport};
+use super::{
+    check_writable_file, config_text, create_out_dir, print_json, write_error, CliError, CmdResult,
+    KindArg,
+};
+use hwprof_sim::eval::phase::{
+    classify, evaluate, read_phase_trace, similarity_matrix, sweep, PhaseGrid, PhaseReport,
+    PhaseRow, PhaseTrace, Truth,
+};
+use hwprof_sim::eval::plot;
 use hwprof_sim::hwprof_hdl::phase::PhaseConfig;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum MetricArg {
@@ -36,14 +44,36 @@ pub struct PhaseArgs {
     /// Also run the exported Verilog under Icarus on the same stream; report mismatches
     #[arg(long)]
     pub icarus: bool,
+    /// Write the similarity matrix of the intervals (PNG), the phases found along it
+    #[arg(long, value_name = "FILE.png")]
+    pub similarity: Option<PathBuf>,
+    /// Instead of one run, sweep threshold × buckets × Q × entries × centre × sampling around the
+    /// configuration: DIR/phase-sweep.csv, DIR/phase-sweep.json, DIR/plots/
+    #[arg(long, value_name = "DIR")]
+    pub sweep: Option<PathBuf>,
     /// Print one JSON object instead of a table
     #[arg(long)]
     pub json: bool,
 }
 
+/// Cells per side of the similarity figure at most (more intervals are merged in groups).
+const SIMILARITY_CELLS: usize = 240;
+
 pub fn run(a: PhaseArgs) -> CmdResult {
     let (text, source) = config_text(&a.config)?;
     let cfg = PhaseConfig::from_toml_str(&text, &source).map_err(CliError::input)?;
+    if let Some(p) = &a.similarity {
+        if p.extension().and_then(|e| e.to_str()) != Some("png") {
+            return Err(CliError::input(format!(
+                "--similarity {}: the figure is a PNG; name it FILE.png",
+                p.display()
+            )));
+        }
+        check_writable_file(p)?;
+    }
+    if let Some(dir) = &a.sweep {
+        create_out_dir(dir)?;
+    }
     let trace = read_phase_trace(&a.trace, a.kind.into()).map_err(CliError::input)?;
     let records = classify(&cfg, &trace);
     if records.is_empty() {
@@ -55,7 +85,24 @@ pub fn run(a: PhaseArgs) -> CmdResult {
         )));
     }
     let metric = a.metric as usize;
+    if let Some(dir) = &a.sweep {
+        return run_sweep(&a, &cfg, &trace, metric, dir);
+    }
     let mut report = evaluate(&cfg, &trace, metric, &records);
+    if let Some(p) = &a.similarity {
+        let m = similarity_matrix(&Truth::new(&cfg, &trace).intervals, SIMILARITY_CELLS);
+        let name = a
+            .trace
+            .file_name()
+            .map_or(a.trace.display().to_string(), |n| {
+                n.to_string_lossy().into_owned()
+            });
+        let title = format!(
+            "{name}: similarity of intervals, {} phases found",
+            report.phases
+        );
+        plot::similarity(p, &title, &m, &report.phase_sequence).map_err(|e| write_error(p, e))?;
+    }
     if a.cosim {
         report.mismatches = Some(
             hwprof_sim::verify::phase::cosim(&cfg, &trace.events, &records)
@@ -74,6 +121,132 @@ pub fn run(a: PhaseArgs) -> CmdResult {
         print_table(&report);
         Ok(())
     }
+}
+
+/// What `--sweep` prints and writes besides the rows.
+#[derive(serde::Serialize)]
+struct SweepReport<'a> {
+    base: String,
+    reference_phases: usize,
+    reference_ccov: Option<f64>,
+    cov_whole: Option<f64>,
+    rows: &'a [PhaseRow],
+    files: Vec<PathBuf>,
+}
+
+fn run_sweep(
+    a: &PhaseArgs,
+    cfg: &PhaseConfig,
+    trace: &PhaseTrace,
+    metric: usize,
+    dir: &Path,
+) -> CmdResult {
+    let rows = sweep(cfg, trace, &PhaseGrid::default(), metric);
+    let csv_path = dir.join("phase-sweep.csv");
+    let mut w = csv::Writer::from_path(&csv_path).map_err(|e| write_error(&csv_path, e))?;
+    for r in &rows {
+        w.serialize(r).map_err(|e| write_error(&csv_path, e))?;
+    }
+    w.flush().map_err(|e| write_error(&csv_path, e))?;
+    let first = rows.first();
+    let mut report = SweepReport {
+        base: cfg.summary(),
+        reference_phases: first.map_or(0, |r| r.reference_phases),
+        reference_ccov: first.and_then(|r| r.reference_ccov),
+        cov_whole: first.and_then(|r| r.cov_whole),
+        rows: &rows,
+        files: vec![csv_path],
+    };
+    if let (Some(rc), Some(cw)) = (report.reference_ccov, report.cov_whole) {
+        let by_sampling = |x: fn(&PhaseRow) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
+            let mut s: Vec<(String, Vec<(f64, f64)>)> = vec![];
+            for r in &rows {
+                let name = match r.sample_every {
+                    1 => "hardware, every event (dense)".to_string(),
+                    n => format!("hardware, 1 in {n} events sampled"),
+                };
+                let p = (x(r), r.ccov.unwrap_or(f64::NAN));
+                match s.iter_mut().find(|e| e.0 == name) {
+                    Some(e) => e.1.push(p),
+                    None => s.push((name, vec![p])),
+                }
+            }
+            s
+        };
+        let level = Some((format!("whole program CoV {cw:.3}"), cw));
+        let plots = dir.join("plots");
+        let mut s = by_sampling(|r| r.phases as f64);
+        s.push((
+            "offline reference (SimPoint)".into(),
+            vec![(report.reference_phases as f64, rc)],
+        ));
+        let files = plot::scatter(
+            &plots.join("ccov-vs-phases"),
+            "CCoV against the number of phases",
+            ("phases", "CCoV"),
+            false,
+            &s,
+            level.clone(),
+        )
+        .map_err(|e| write_error(&plots, e))?;
+        report.files.extend(files);
+        let files = plot::scatter(
+            &plots.join("ccov-vs-bits"),
+            "CCoV against the classifier's state",
+            ("state (bits)", "CCoV"),
+            true,
+            &by_sampling(|r| r.storage_bits as f64),
+            level,
+        )
+        .map_err(|e| write_error(&plots, e))?;
+        report.files.extend(files);
+    }
+    let json_path = dir.join("phase-sweep.json");
+    let text = serde_json::to_string_pretty(&report).map_err(CliError::failure)?;
+    std::fs::write(&json_path, text).map_err(|e| write_error(&json_path, e))?;
+    report.files.push(json_path);
+    if a.json {
+        return print_json(&report);
+    }
+    println!("base        {}", report.base);
+    println!("configs     {}", rows.len());
+    println!(
+        "reference   {} phases, CCoV {}; whole program CoV {}",
+        report.reference_phases,
+        opt(report.reference_ccov),
+        opt(report.cov_whole)
+    );
+    let mut best: Vec<&PhaseRow> = rows.iter().filter(|r| r.ccov.is_some()).collect();
+    best.sort_by(|x, y| {
+        x.ccov
+            .partial_cmp(&y.ccov)
+            .unwrap()
+            .then(x.storage_bits.cmp(&y.storage_bits))
+    });
+    println!("lowest CCoV:");
+    println!(
+        "  {:>5} {:>3} {:>2} {:>3} {:<14} {:>3} {:>7} {:>6} {:>7} {:>6}",
+        "T", "B", "Q", "P", "centre", "N", "bits", "phases", "ccov", "pred"
+    );
+    for r in best.iter().take(10) {
+        println!(
+            "  {:>5} {:>3} {:>2} {:>3} {:<14} {:>3} {:>7} {:>6} {:>7.4} {:>6.3}",
+            r.threshold,
+            r.buckets,
+            r.q_bits,
+            r.entries,
+            r.centre,
+            r.sample_every,
+            r.storage_bits,
+            r.phases,
+            r.ccov.unwrap_or(f64::NAN),
+            r.prediction_accuracy
+        );
+    }
+    for f in &report.files {
+        println!("wrote {}", f.display());
+    }
+    Ok(())
 }
 
 fn opt(x: Option<f64>) -> String {

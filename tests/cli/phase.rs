@@ -92,3 +92,65 @@ fn bad_input_is_named() {
         "line 1",
     );
 }
+
+#[test]
+fn sweep_and_similarity_figures() {
+    let d = Scratch::new("phase-sweep");
+    let cfg = d.write("p.toml", "[phase]\ninterval = 600\nbuckets = 8\ncounter_bits = 8\nq_bits = 4\nentries = 4\nthreshold = 4\nmarkov_entries = 8\n");
+    let log = d.write("t.lackey", &two_phase_log(6, 600));
+    let png = d.join("sim.png");
+    let out = hwprof_ok(&[
+        "phase",
+        "--config",
+        &cfg,
+        "--trace",
+        &log,
+        "--kind",
+        "branch",
+        "--json",
+        "--similarity",
+        png.to_str().unwrap(),
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["phases"], 2, "{out}");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    assert_input_error(
+        &hwprof(&[
+            "phase",
+            "--config",
+            &cfg,
+            "--trace",
+            &log,
+            "--kind",
+            "branch",
+            "--similarity",
+            "sim.svg",
+        ]),
+        "PNG",
+    );
+
+    let dir = d.join("sweep");
+    let out = hwprof_ok(&[
+        "phase",
+        "--config",
+        &cfg,
+        "--trace",
+        &log,
+        "--kind",
+        "branch",
+        "--json",
+        "--sweep",
+        dir.to_str().unwrap(),
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = j["rows"].as_array().unwrap();
+    // The default grid around an 8-bucket, Q = 4 base: every combination the rules allow.
+    assert!(rows.len() > 100, "{}", rows.len());
+    assert!(rows.iter().any(|r| r["phases"] == 2 && r["buckets"] == 16));
+    let csv = std::fs::read_to_string(dir.join("phase-sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), rows.len() + 1);
+    assert!(csv.starts_with("threshold,buckets,q_bits,entries,centre,sample_every,storage_bits"));
+    for f in ["ccov-vs-phases.svg", "ccov-vs-bits.png"] {
+        assert!(dir.join("plots").join(f).is_file(), "{f}");
+    }
+}

@@ -217,11 +217,11 @@ fn config_show_and_set() {
     let v = json(&hwprof(&["config", "show", &paper, "--json"]));
     assert_eq!(v["threshold"], 100, "T resolved from the percentage");
     assert_eq!(v["accumulator"]["entries"], 100, "A defaults to L / T");
-    assert_eq!(v["memory_bits"]["counters"], 4 * 512 * 24);
+    assert_eq!(v["memory_split_bits"]["counters"], 4 * 512 * 24);
     assert_eq!(
-        v["memory_bits"]["total"].as_u64().unwrap(),
-        v["memory_bits"]["counters"].as_u64().unwrap()
-            + v["memory_bits"]["accumulator"].as_u64().unwrap()
+        v["memory_bits"].as_u64().unwrap(),
+        v["memory_split_bits"]["counters"].as_u64().unwrap()
+            + v["memory_split_bits"]["accumulator"].as_u64().unwrap()
     );
     // --set repeated; the threshold percentage follows the new interval.
     let v = json(&hwprof(&[

@@ -19,7 +19,7 @@ use super::bram_profiler::BramProfiler;
 use super::profiler::MultiHashProfiler;
 use super::set_accumulator::TAG_BITS;
 use super::top::ProfilerTop;
-use crate::config::{Organisation, ProfilerConfig};
+use crate::config::{Organisation, ProfilerConfig, Replacement};
 use crate::util::on_rtl_thread;
 
 /// The widths of counting words the RTL is compiled for (bits), narrowest first.
@@ -66,6 +66,12 @@ pub fn bits_for(v: u64) -> usize {
 /// The widths of `cfg`'s hardware, or why it has none. Validates the configuration.
 pub fn storage_widths(cfg: &ProfilerConfig) -> Result<Widths, String> {
     cfg.validate().map_err(|e| e.to_string())?;
+    if cfg.accumulator.replacement != Replacement::First {
+        return Err(
+            "accumulator.replacement = \"smallest\" is not supported in hardware yet (the model has it; the RTL replaces the first replaceable entry: use \"first\")"
+                .into(),
+        );
+    }
     let reach = |max: u64| max.min(cfg.interval);
     let counter = bits_for(reach(cfg.counter_max()));
     let count = bits_for(reach(cfg.accumulator_count_max()).max(cfg.threshold));
@@ -241,5 +247,18 @@ mod tests {
         assert_eq!(storage_widths(&c).unwrap().class, 16);
         let c = cfg("interval = 16384\nthreshold = 4\ntables = 1\nentries = 16\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n");
         assert_eq!(storage_widths(&c).unwrap().class, 24);
+    }
+
+    #[test]
+    fn shipped_1m_configuration_has_hardware_and_smallest_replacement_has_none() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/best-1m.toml");
+        let best = ProfilerConfig::load(std::path::Path::new(path)).unwrap();
+        assert_eq!(best.accumulator.organisation, Organisation::SetAssociative);
+        // 10-bit counters, 20-bit counts + 2 state bits: the 24-bit class.
+        assert_eq!(storage_widths(&best).unwrap().class, 24);
+        let mut smallest = best.clone();
+        smallest.accumulator.replacement = Replacement::Smallest;
+        let e = storage_widths(&smallest).unwrap_err();
+        assert!(e.contains("not supported in hardware"), "{e}");
     }
 }

@@ -2,18 +2,22 @@
 //! interval serially in the background. It matches `hwprof_sim::model::phase` bit for bit (the
 //! module documentation there is the specification); this file adds only the schedule:
 //!
-//! - **Event path** (every clock `in_valid & in_ready`): h3 bucket of the pc, saturating add into
-//!   the live accumulator; on the event that ends the interval, the updated accumulators move to a
-//!   snapshot bank and the live bank clears, in the same clock, so the next event is accepted.
+//! - **Event path**, three stages so that every path starts at a register: *accept* (every clock
+//!   `in_valid & in_ready`) decides whether the event ends the interval and registers it; *hash*
+//!   registers the pc's bucket (h3), one-hot; *accumulate* selects that bucket's count with an
+//!   AND-OR (not a priority chain) and adds the weight, saturating; on the event that ends the
+//!   interval the updated accumulators move to a snapshot bank and the live bank clears, in the
+//!   same clock, so the next event is accepted.
 //! - **Classification** of the snapshot, serially: Σ (B clocks); the normalisation, a restoring
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
-//!   to every entry, a bucket per clock from the signature RAM (P·B + 1 clocks); the leader–follower
+//!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
+//!   difference, sum and comparison, each from registers); the leader–follower
 //!   decision and LRU update (3 clocks); the signature write (B + 1 clocks, skipped for a hit on a
 //!   leader); the run-length Markov predictor (3 clocks); then one output record.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
-//!   (`markov_entries` clocks), and while a classification is in progress and the interval's count
-//!   is within one maximal weight (2^WEIGHT_BITS − 1) of I, so that no interval can end before the
-//!   previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
+//!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
+//!   in the hash or accumulate stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
+//!   of I, so that no interval can end before the previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
 
 use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
 use crate::multihash::hash_unit::ParityHash;
@@ -69,7 +73,8 @@ pub struct PhaseClassifier<
     pub out_predicted: Signal<Out, Bits<PHASE_ID_BITS>>,
     // Parameters.
     interval: Constant<Bits<32>>,
-    near_end: Constant<Bits<32>>,
+    /// Stall margin: one maximal weight.
+    weight_max: Constant<Bits<32>>,
     sample_last: Constant<Bits<17>>,
     threshold: Constant<Bits<D>>,
     moving_average: Constant<Bit>,
@@ -103,12 +108,29 @@ pub struct PhaseClassifier<
     hash: ParityHash<LB>,
     live: [DFF<Bits<C>>; B],
     snap: [DFF<Bits<C>>; B],
-    count: DFF<Bits<32>>,
+    /// Instructions left in the interval (I − count, in 1 ..= I): the end test is then one
+    /// comparison with the weight, and "near the end" a test of the high bits.
+    remaining: DFF<Bits<32>>,
     sample: DFF<Bits<17>>,
-    cur: Signal<Local, Bits<C>>,
-    sum: Signal<Local, Bits<C>>,
     ends: Signal<Local, Bit>,
     sampled: Signal<Local, Bit>,
+    near: Signal<Local, Bit>,
+    // The accepted event, registered: the accumulate stage works from registers only.
+    a_valid: DFF<Bit>,
+    a_pc: DFF<Bits<64>>,
+    a_weight: DFF<Bits<WEIGHT_BITS>>,
+    a_ends: DFF<Bit>,
+    a_sampled: DFF<Bit>,
+    /// The hashed event, registered: its one-hot bucket.
+    h_valid: DFF<Bit>,
+    h_weight: DFF<Bits<WEIGHT_BITS>>,
+    h_ends: DFF<Bit>,
+    h_sampled: DFF<Bit>,
+    h_hit: [DFF<Bit>; B],
+    /// The AND-OR select of the hashed event's accumulator.
+    masked_live: [Signal<Local, Bits<C>>; B],
+    cur: Signal<Local, Bits<C>>,
+    sum: Signal<Local, Bits<C>>,
     // Classification.
     state: DFF<PhaseState>,
     busy: DFF<Bit>,
@@ -119,6 +141,7 @@ pub struct PhaseClassifier<
     rem: DFF<Bits<DW>>,
     quo: DFF<Bits<Q>>,
     snap_b: Signal<Local, Bits<C>>,
+    masked_snap: [Signal<Local, Bits<C>>; B],
     rem2: Signal<Local, Bits<DW>>,
     quo2: Signal<Local, Bits<Q>>,
     vram: RAM<Bits<Q>, LB>,
@@ -130,6 +153,13 @@ pub struct PhaseClassifier<
     rd_p: DFF<Bits<LP>>,
     partial: DFF<Bits<D>>,
     diff: Signal<Local, Bits<Q>>,
+    /// The absolute difference of one bucket, registered with its tags: the sum and the
+    /// comparison with the best so far run a clock after the RAM data arrive.
+    ad: DFF<Bits<Q>>,
+    ad_valid: DFF<Bit>,
+    ad_first: DFF<Bit>,
+    ad_last: DFF<Bit>,
+    ad_p: DFF<Bits<LP>>,
     dsum: Signal<Local, Bits<D>>,
     rd_valid_entry: Signal<Local, Bit>,
     best_d: DFF<Bits<D>>,
@@ -143,6 +173,15 @@ pub struct PhaseClassifier<
     next_id: DFF<Bits<PHASE_ID_BITS>>,
     sel: DFF<Bits<LP>>,
     sel_age: DFF<Bits<LP>>,
+    /// AND-OR selects over the entries (one entry matches in each): the least recently used
+    /// entry, and the age and phase id of the selected one.
+    lru: Signal<Local, Bits<LP>>,
+    masked_lru: [Signal<Local, Bits<LP>>; P],
+    sel_hit: [Signal<Local, Bit>; P],
+    masked_age: [Signal<Local, Bits<LP>>; P],
+    masked_id: [Signal<Local, Bits<PHASE_ID_BITS>>; P],
+    sel_age_now: Signal<Local, Bits<LP>>,
+    sel_id_now: Signal<Local, Bits<PHASE_ID_BITS>>,
     hit: DFF<Bit>,
     phase: DFF<Bits<PHASE_ID_BITS>>,
     wr_valid: DFF<Bit>,
@@ -216,7 +255,7 @@ impl<
             out_distance: Default::default(),
             out_predicted: Default::default(),
             interval: c(cfg.interval),
-            near_end: c(cfg.interval.saturating_sub(PhaseConfig::weight_max())),
+            weight_max: c(PhaseConfig::weight_max()),
             sample_last: c(cfg.sample_every - 1),
             threshold: c(cfg.threshold),
             moving_average: Constant::new(cfg.centre == super::CentreUpdate::MovingAverage),
@@ -249,12 +288,24 @@ impl<
             hash: ParityHash::new(&masks),
             live: std::array::from_fn(|_| Default::default()),
             snap: std::array::from_fn(|_| Default::default()),
-            count: Default::default(),
+            remaining: Default::default(),
             sample: Default::default(),
-            cur: Default::default(),
-            sum: Default::default(),
             ends: Default::default(),
             sampled: Default::default(),
+            near: Default::default(),
+            a_valid: Default::default(),
+            a_pc: Default::default(),
+            a_weight: Default::default(),
+            a_ends: Default::default(),
+            a_sampled: Default::default(),
+            h_valid: Default::default(),
+            h_weight: Default::default(),
+            h_ends: Default::default(),
+            h_sampled: Default::default(),
+            h_hit: std::array::from_fn(|_| Default::default()),
+            masked_live: std::array::from_fn(|_| Default::default()),
+            cur: Default::default(),
+            sum: Default::default(),
             state: Default::default(),
             busy: Default::default(),
             b: Default::default(),
@@ -264,6 +315,7 @@ impl<
             rem: Default::default(),
             quo: Default::default(),
             snap_b: Default::default(),
+            masked_snap: std::array::from_fn(|_| Default::default()),
             rem2: Default::default(),
             quo2: Default::default(),
             vram: Default::default(),
@@ -275,6 +327,11 @@ impl<
             rd_p: Default::default(),
             partial: Default::default(),
             diff: Default::default(),
+            ad: Default::default(),
+            ad_valid: Default::default(),
+            ad_first: Default::default(),
+            ad_last: Default::default(),
+            ad_p: Default::default(),
             dsum: Default::default(),
             rd_valid_entry: Default::default(),
             best_d: Default::default(),
@@ -288,6 +345,13 @@ impl<
             next_id: Default::default(),
             sel: Default::default(),
             sel_age: Default::default(),
+            lru: Default::default(),
+            masked_lru: std::array::from_fn(|_| Default::default()),
+            sel_hit: std::array::from_fn(|_| Default::default()),
+            masked_age: std::array::from_fn(|_| Default::default()),
+            masked_id: std::array::from_fn(|_| Default::default()),
+            sel_age_now: Default::default(),
+            sel_id_now: Default::default(),
             hit: Default::default(),
             phase: Default::default(),
             wr_valid: Default::default(),
@@ -331,7 +395,16 @@ impl<
         dff_setup!(
             self,
             clock,
-            count,
+            remaining,
+            a_valid,
+            a_pc,
+            a_weight,
+            a_ends,
+            a_sampled,
+            h_valid,
+            h_weight,
+            h_ends,
+            h_sampled,
             sample,
             state,
             busy,
@@ -346,6 +419,11 @@ impl<
             rd_first,
             rd_last,
             rd_p,
+            ad,
+            ad_valid,
+            ad_first,
+            ad_last,
+            ad_p,
             partial,
             best_d,
             best_p,
@@ -409,26 +487,23 @@ impl<
         self.out_interval.next = self.o_interval.q.val();
 
         // ---- Event path ----
+        // Accept: the interval's end is decided here, from the weight and `remaining`; the
+        // accumulate stage one clock later works from the registered event.
+        self.near.next = self.remaining.q.val() <= self.weight_max.val();
         self.in_ready.next = (self.state.q.val() != PhaseState::Clear)
-            & !(self.busy.q.val() & (self.count.q.val() >= self.near_end.val()));
-        self.hash.a.next = self.in_pc.val();
-        self.hash.b.next = 0.into();
-        self.cur.next = self.live[0].q.val();
-        for i in 0..B {
-            if self.hash.index.val() == self.bucket_ids[i].val() {
-                self.cur.next = self.live[i].q.val();
-            }
-        }
-        self.sum.next = self.cur.val() + bit_cast::<C, WEIGHT_BITS>(self.in_weight.val());
-        if self.sum.val() < self.cur.val() {
-            self.sum.next = self.counter_max.val();
-        }
+            & !((self.busy.q.val()
+                | (self.a_valid.q.val() & self.a_ends.q.val())
+                | (self.h_valid.q.val() & self.h_ends.q.val()))
+                & self.near.val());
+        self.go.next = self.in_valid.val() & self.in_ready.val();
         self.sampled.next = self.sample.q.val() == self.sample_last.val();
-        self.ends.next = (self.count.q.val() + bit_cast::<32, WEIGHT_BITS>(self.in_weight.val()))
-            >= self.interval.val();
-        self.go.next = self.in_valid.val()
-            & (self.state.q.val() != PhaseState::Clear)
-            & !(self.busy.q.val() & (self.count.q.val() >= self.near_end.val()));
+        self.ends.next =
+            bit_cast::<32, WEIGHT_BITS>(self.in_weight.val()) >= self.remaining.q.val();
+        self.a_valid.d.next = self.go.val();
+        self.a_pc.d.next = self.in_pc.val();
+        self.a_weight.d.next = self.in_weight.val();
+        self.a_ends.d.next = self.ends.val();
+        self.a_sampled.d.next = self.sampled.val();
         if self.go.val() {
             if self.sampled.val() {
                 self.sample.d.next = 0.into();
@@ -436,18 +511,43 @@ impl<
                 self.sample.d.next = self.sample.q.val() + 1;
             }
             if self.ends.val() {
-                self.count.d.next = 0.into();
+                self.remaining.d.next = self.interval.val();
             } else {
-                self.count.d.next =
-                    self.count.q.val() + bit_cast::<32, WEIGHT_BITS>(self.in_weight.val());
+                self.remaining.d.next =
+                    self.remaining.q.val() - bit_cast::<32, WEIGHT_BITS>(self.in_weight.val());
             }
+        }
+        // Hash: the registered pc's bucket, one-hot, registered with the event.
+        self.hash.a.next = self.a_pc.q.val();
+        self.hash.b.next = 0.into();
+        self.h_valid.d.next = self.a_valid.q.val();
+        self.h_weight.d.next = self.a_weight.q.val();
+        self.h_ends.d.next = self.a_ends.q.val();
+        self.h_sampled.d.next = self.a_sampled.q.val();
+        // Accumulate: the bucket's count (an AND-OR select, not a priority chain) plus the weight,
+        // saturating; at an interval end the accumulators move to the snapshot.
+        self.cur.next = 0.into();
+        for i in 0..B {
+            self.h_hit[i].clock.next = self.clock.val();
+            self.h_hit[i].d.next = self.hash.index.val() == self.bucket_ids[i].val();
+            self.masked_live[i].next = 0.into();
+            if self.h_hit[i].q.val() {
+                self.masked_live[i].next = self.live[i].q.val();
+            }
+            self.cur.next = self.cur.val() | self.masked_live[i].val();
+        }
+        self.sum.next = self.cur.val() + bit_cast::<C, WEIGHT_BITS>(self.h_weight.q.val());
+        if self.sum.val() < self.cur.val() {
+            self.sum.next = self.counter_max.val();
+        }
+        if self.h_valid.q.val() {
             for i in 0..B {
-                if self.ends.val() {
+                if self.h_ends.q.val() {
                     self.live[i].d.next = 0.into();
                     self.snap[i].d.next = self.live[i].q.val();
                 }
-                if self.sampled.val() & (self.hash.index.val() == self.bucket_ids[i].val()) {
-                    if self.ends.val() {
+                if self.h_sampled.q.val() & self.h_hit[i].q.val() {
+                    if self.h_ends.q.val() {
                         self.snap[i].d.next = self.sum.val();
                     } else {
                         self.live[i].d.next = self.sum.val();
@@ -457,17 +557,19 @@ impl<
         }
 
         // ---- Classification ----
-        self.snap_b.next = self.snap[0].q.val();
+        self.snap_b.next = 0.into();
         for i in 0..B {
+            self.masked_snap[i].next = 0.into();
             if self.b.q.val() == self.bucket_ids[i].val() {
-                self.snap_b.next = self.snap[i].q.val();
+                self.masked_snap[i].next = self.snap[i].q.val();
             }
+            self.snap_b.next = self.snap_b.val() | self.masked_snap[i].val();
         }
         // Restoring division step: the remainder doubles, the divisor is Σ + 1.
         self.rem2.next = self.rem.q.val() << 1;
         self.quo2.next = self.quo.q.val() << 1;
-        if self.rem2.val() >= self.total.q.val() + 1 {
-            self.rem2.next = (self.rem.q.val() << 1) - (self.total.q.val() + 1);
+        if self.rem2.val() >= self.total.q.val() {
+            self.rem2.next = (self.rem.q.val() << 1) - self.total.q.val();
             self.quo2.next = (self.quo.q.val() << 1) + 1;
         }
         // Distance datapath (one clock after the reads were issued).
@@ -475,15 +577,36 @@ impl<
         if self.sig.read_data.val() > self.vram.read_data.val() {
             self.diff.next = self.sig.read_data.val() - self.vram.read_data.val();
         }
-        self.dsum.next = self.partial.q.val() + bit_cast::<D, Q>(self.diff.val());
-        if self.rd_first.q.val() {
-            self.dsum.next = bit_cast::<D, Q>(self.diff.val());
+        self.ad.d.next = self.diff.val();
+        self.ad_valid.d.next = self.rd_valid.q.val();
+        self.ad_first.d.next = self.rd_first.q.val();
+        self.ad_last.d.next = self.rd_last.q.val();
+        self.ad_p.d.next = self.rd_p.q.val();
+        self.dsum.next = self.partial.q.val() + bit_cast::<D, Q>(self.ad.q.val());
+        if self.ad_first.q.val() {
+            self.dsum.next = bit_cast::<D, Q>(self.ad.q.val());
         }
         self.rd_valid_entry.next = false;
+        self.lru.next = 0.into();
+        self.sel_age_now.next = 0.into();
+        self.sel_id_now.next = 0.into();
         for i in 0..P {
-            if self.rd_p.q.val() == self.entry_ids[i].val() {
-                self.rd_valid_entry.next = self.valid[i].q.val();
+            self.rd_valid_entry.next = self.rd_valid_entry.val()
+                | ((self.ad_p.q.val() == self.entry_ids[i].val()) & self.valid[i].q.val());
+            self.masked_lru[i].next = 0.into();
+            if self.ages[i].q.val() == self.last_entry.val() {
+                self.masked_lru[i].next = self.entry_ids[i].val();
             }
+            self.lru.next = self.lru.val() | self.masked_lru[i].val();
+            self.sel_hit[i].next = self.sel.q.val() == self.entry_ids[i].val();
+            self.masked_age[i].next = 0.into();
+            self.masked_id[i].next = 0.into();
+            if self.sel_hit[i].val() {
+                self.masked_age[i].next = self.ages[i].q.val();
+                self.masked_id[i].next = self.ids[i].q.val();
+            }
+            self.sel_age_now.next = self.sel_age_now.val() | self.masked_age[i].val();
+            self.sel_id_now.next = self.sel_id_now.val() | self.masked_id[i].val();
         }
         self.hit_now.next = self.found.q.val() & (self.best_d.q.val() <= self.threshold.val());
         // Centre step: s + floor((v − s) / 2^k).
@@ -582,17 +705,18 @@ impl<
                         }
                     }
                 }
-                if self.rd_valid.q.val() {
+                if self.ad_valid.q.val() {
                     self.partial.d.next = self.dsum.val();
-                    if self.rd_last.q.val() {
+                    if self.ad_last.q.val() {
                         if self.rd_valid_entry.val() & (self.dsum.val() < self.best_d.q.val()) {
                             self.best_d.d.next = self.dsum.val();
-                            self.best_p.d.next = self.rd_p.q.val();
+                            self.best_p.d.next = self.ad_p.q.val();
                             self.found.d.next = true;
                         }
-                        if self.rd_p.q.val() == self.last_entry.val() {
+                        if self.ad_p.q.val() == self.last_entry.val() {
                             self.state.d.next = PhaseState::Decide;
                             self.rd_valid.d.next = false;
+                            self.ad_valid.d.next = false;
                         }
                     }
                 }
@@ -601,11 +725,7 @@ impl<
                 self.hit.d.next = self.hit_now.val();
                 self.sel.d.next = self.best_p.q.val();
                 if !self.hit_now.val() {
-                    for i in 0..P {
-                        if self.ages[i].q.val() == self.last_entry.val() {
-                            self.sel.d.next = self.entry_ids[i].val();
-                        }
-                    }
+                    self.sel.d.next = self.lru.val();
                     if self.fill.q.val() < self.entry_count.val() {
                         self.sel.d.next = self.fill.q.val().get_bits::<LP>(0);
                     }
@@ -613,14 +733,12 @@ impl<
                 self.state.d.next = PhaseState::Fetch;
             }
             PhaseState::Fetch => {
+                self.sel_age.d.next = self.sel_age_now.val();
+                self.phase.d.next = self.sel_id_now.val();
                 for i in 0..P {
-                    if self.sel.q.val() == self.entry_ids[i].val() {
-                        self.sel_age.d.next = self.ages[i].q.val();
-                        self.phase.d.next = self.ids[i].q.val();
-                        if !self.hit.q.val() {
-                            self.valid[i].d.next = true;
-                            self.ids[i].d.next = self.next_id.q.val();
-                        }
+                    if self.sel_hit[i].val() & !self.hit.q.val() {
+                        self.valid[i].d.next = true;
+                        self.ids[i].d.next = self.next_id.q.val();
                     }
                 }
                 if !self.hit.q.val() {
@@ -637,7 +755,7 @@ impl<
                     if self.ages[i].q.val() < self.sel_age.q.val() {
                         self.ages[i].d.next = self.ages[i].q.val() + 1;
                     }
-                    if self.sel.q.val() == self.entry_ids[i].val() {
+                    if self.sel_hit[i].val() {
                         self.ages[i].d.next = 0.into();
                     }
                 }
@@ -714,18 +832,21 @@ impl<
             }
         }
         // An interval end starts the classification of the snapshot (never while busy: in_ready).
-        if self.go.val() & self.ends.val() {
+        // The sum starts at 1: it is the divisor Σ + 1 without an adder in the divider's loop.
+        if self.h_valid.q.val() & self.h_ends.q.val() {
             self.busy.d.next = true;
             self.state.d.next = PhaseState::Sum;
             self.b.d.next = 0.into();
-            self.total.d.next = 0.into();
+            self.total.d.next = 1.into();
         }
 
         if self.reset.val() {
             self.state.d.next = PhaseState::Clear;
             self.clear_addr.d.next = 0.into();
             self.busy.d.next = false;
-            self.count.d.next = 0.into();
+            self.remaining.d.next = self.interval.val();
+            self.a_valid.d.next = false;
+            self.h_valid.d.next = false;
             self.sample.d.next = 0.into();
             self.fill.d.next = 0.into();
             self.next_id.d.next = 0.into();
@@ -735,6 +856,7 @@ impl<
             self.interval_no.d.next = 0.into();
             self.o_valid.d.next = false;
             self.rd_valid.d.next = false;
+            self.ad_valid.d.next = false;
             self.wr_valid.d.next = false;
             self.issuing.d.next = false;
             for i in 0..B {

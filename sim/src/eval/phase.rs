@@ -27,7 +27,7 @@
 use crate::eval::trace::{for_each_mem_line, read_trace, LackeyKind, TraceError};
 use crate::model::phase::{PhaseClassifier, PhaseRecord};
 use hwprof_hdl::hash::SplitMix64;
-use hwprof_hdl::phase::PhaseConfig;
+use hwprof_hdl::phase::{CentreUpdate, PhaseConfig};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
 
@@ -505,6 +505,27 @@ fn accuracy(predicted: impl Iterator<Item = u32>, actual: &[u32]) -> f64 {
     right as f64 / (actual.len() - 1) as f64
 }
 
+/// What every configuration with the same interval is scored against, computed once per trace: the
+/// exact per-interval vectors and behaviour metrics, and the offline reference's phases.
+#[derive(Debug, Clone)]
+pub struct Truth {
+    pub intervals: Intervals,
+    pub reference: Vec<u32>,
+    pub reference_phases: usize,
+}
+
+impl Truth {
+    pub fn new(cfg: &PhaseConfig, t: &PhaseTrace) -> Truth {
+        let intervals = intervals(cfg, t);
+        let (reference, reference_phases) = simpoint(&intervals.bbv, cfg.seed);
+        Truth {
+            intervals,
+            reference,
+            reference_phases,
+        }
+    }
+}
+
 /// Runs the model on a trace and scores it; `metric` is an index into [`METRICS`].
 pub fn evaluate(
     cfg: &PhaseConfig,
@@ -512,14 +533,25 @@ pub fn evaluate(
     metric: usize,
     records: &[PhaseRecord],
 ) -> PhaseReport {
-    let iv = intervals(cfg, t);
+    score(cfg, t, &Truth::new(cfg, t), metric, records)
+}
+
+/// Scores `records` of `cfg` against a [`Truth`] of the same interval length.
+pub fn score(
+    cfg: &PhaseConfig,
+    t: &PhaseTrace,
+    truth: &Truth,
+    metric: usize,
+    records: &[PhaseRecord],
+) -> PhaseReport {
+    let iv = &truth.intervals;
     assert_eq!(
         iv.bbv.len(),
         records.len(),
         "one record per closed interval"
     );
     let labels: Vec<u32> = records.iter().map(|r| r.phase).collect();
-    let (reference, k) = simpoint(&iv.bbv, cfg.seed);
+    let reference = &truth.reference;
     let by_metric: Vec<MetricQuality> = iv
         .metrics
         .iter()
@@ -529,7 +561,7 @@ pub fn evaluate(
             cov_whole: cov(values),
             cov: weighted_cov(&labels, values, false),
             ccov: weighted_cov(&labels, values, true),
-            reference_ccov: weighted_cov(&reference, values, true),
+            reference_ccov: weighted_cov(reference, values, true),
         })
         .collect();
     let chosen = by_metric.get(metric);
@@ -546,17 +578,180 @@ pub fn evaluate(
         cov_whole: chosen.map(|m| m.cov_whole),
         ccov: chosen.map(|m| m.ccov),
         reference_ccov: chosen.map(|m| m.reference_ccov),
-        reference_phases: k,
-        ari: adjusted_rand_index(&labels, &reference),
+        reference_phases: truth.reference_phases,
+        ari: adjusted_rand_index(&labels, reference),
         prediction_accuracy: accuracy(records.iter().map(|r| r.predicted), &labels),
         last_phase_accuracy: accuracy(labels.iter().copied(), &labels),
         cache: t.side.as_ref().map(|_| L1D.describe()),
         by_metric,
         phase_sequence: labels,
-        reference_sequence: reference,
+        reference_sequence: reference.clone(),
         mismatches: None,
         icarus_mismatches: None,
     }
+}
+
+/// The design space of a phase sweep: every combination of these values, the other parameters
+/// (interval, counter width, predictor, seed) from a base configuration.
+#[derive(Debug, Clone)]
+pub struct PhaseGrid {
+    pub thresholds: Vec<u64>,
+    pub buckets: Vec<usize>,
+    pub q_bits: Vec<u32>,
+    pub entries: Vec<usize>,
+    pub centres: Vec<CentreUpdate>,
+    pub sample_every: Vec<u64>,
+}
+
+impl Default for PhaseGrid {
+    /// Thresholds from a sixteenth to three quarters of a vector's mass at Q = 8; 16–64 buckets;
+    /// Q 6/8; 8–32 signatures; leader or moving average; dense or sparse sampling.
+    fn default() -> Self {
+        PhaseGrid {
+            thresholds: vec![16, 32, 48, 64, 96, 128, 192],
+            buckets: vec![16, 32, 64],
+            q_bits: vec![6, 8],
+            entries: vec![8, 16, 32],
+            centres: vec![CentreUpdate::Leader, CentreUpdate::MovingAverage],
+            sample_every: vec![1, 8, 64],
+        }
+    }
+}
+
+impl PhaseGrid {
+    /// Every valid configuration of the grid around `base`, in a fixed order. A combination the
+    /// configuration rules reject (a threshold beyond B·(2^Q − 1)) is left out.
+    pub fn configs(&self, base: &PhaseConfig) -> Vec<PhaseConfig> {
+        let mut out = vec![];
+        for &buckets in &self.buckets {
+            for &q_bits in &self.q_bits {
+                for &entries in &self.entries {
+                    for &centre in &self.centres {
+                        for &sample_every in &self.sample_every {
+                            for &threshold in &self.thresholds {
+                                let c = PhaseConfig {
+                                    buckets,
+                                    q_bits,
+                                    entries,
+                                    centre,
+                                    sample_every,
+                                    threshold,
+                                    ..base.clone()
+                                };
+                                if c.validate().is_ok() {
+                                    out.push(c);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One configuration of a phase sweep, scored on one trace (a CSV row).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PhaseRow {
+    pub threshold: u64,
+    pub buckets: usize,
+    pub q_bits: u32,
+    pub entries: usize,
+    pub centre: &'static str,
+    pub sample_every: u64,
+    pub storage_bits: u64,
+    pub intervals: usize,
+    pub phases: usize,
+    pub transitions: usize,
+    pub cov_whole: Option<f64>,
+    pub ccov: Option<f64>,
+    pub reference_ccov: Option<f64>,
+    pub reference_phases: usize,
+    pub ari: f64,
+    pub prediction_accuracy: f64,
+    pub last_phase_accuracy: f64,
+}
+
+/// Scores every configuration of `grid` on `t` (the ground truth and the reference computed once);
+/// rows in the grid's order, whatever the number of threads.
+pub fn sweep(base: &PhaseConfig, t: &PhaseTrace, grid: &PhaseGrid, metric: usize) -> Vec<PhaseRow> {
+    use rayon::prelude::*;
+    let truth = Truth::new(base, t);
+    grid.configs(base)
+        .par_iter()
+        .map(|c| {
+            let r = score(c, t, &truth, metric, &classify(c, t));
+            PhaseRow {
+                threshold: c.threshold,
+                buckets: c.buckets,
+                q_bits: c.q_bits,
+                entries: c.entries,
+                centre: match c.centre {
+                    CentreUpdate::Leader => "leader",
+                    CentreUpdate::MovingAverage => "moving_average",
+                },
+                sample_every: c.sample_every,
+                storage_bits: r.storage_bits,
+                intervals: r.intervals,
+                phases: r.phases,
+                transitions: r.transitions,
+                cov_whole: r.cov_whole,
+                ccov: r.ccov,
+                reference_ccov: r.reference_ccov,
+                reference_phases: r.reference_phases,
+                ari: r.ari,
+                prediction_accuracy: r.prediction_accuracy,
+                last_phase_accuracy: r.last_phase_accuracy,
+            }
+        })
+        .collect()
+}
+
+/// Manhattan distance between the exact vectors of every pair of intervals, each vector normalised
+/// to sum 1 (so distances lie in [0, 2]): the similarity matrix of ScarPhase's Figure 3. With more
+/// than `max` intervals, consecutive intervals are merged into `max` groups first.
+pub fn similarity_matrix(iv: &Intervals, max: usize) -> Vec<Vec<f64>> {
+    let n = iv.bbv.len();
+    let groups = n.min(max.max(1));
+    let vectors: Vec<Vec<(u64, f64)>> = (0..groups)
+        .map(|g| {
+            let mut sum: std::collections::BTreeMap<u64, u64> = Default::default();
+            for v in &iv.bbv[g * n / groups..(g + 1) * n / groups] {
+                for &(pc, c) in v {
+                    *sum.entry(pc).or_default() += c;
+                }
+            }
+            let total = sum.values().sum::<u64>().max(1) as f64;
+            sum.into_iter()
+                .map(|(pc, c)| (pc, c as f64 / total))
+                .collect()
+        })
+        .collect();
+    let distance = |a: &[(u64, f64)], b: &[(u64, f64)]| {
+        let (mut i, mut j, mut d) = (0, 0, 0.0);
+        while i < a.len() || j < b.len() {
+            if j == b.len() || (i < a.len() && a[i].0 < b[j].0) {
+                d += a[i].1;
+                i += 1;
+            } else if i == a.len() || b[j].0 < a[i].0 {
+                d += b[j].1;
+                j += 1;
+            } else {
+                d += (a[i].1 - b[j].1).abs();
+                i += 1;
+                j += 1;
+            }
+        }
+        d
+    };
+    (0..groups)
+        .map(|i| {
+            (0..groups)
+                .map(|j| distance(&vectors[i], &vectors[j]))
+                .collect()
+        })
+        .collect()
 }
 
 /// The model's records on a trace.
@@ -602,6 +797,70 @@ mod tests {
         assert!(c.access(128, 4), "evicts 64");
         assert!(c.access(64, 4));
         assert!(c.access(60, 8), "spans lines 0 (evicted) and 64");
+    }
+
+    #[test]
+    fn similarity_of_identical_and_disjoint_intervals() {
+        let iv = Intervals {
+            bbv: vec![vec![(1, 5), (2, 5)], vec![(1, 1), (2, 1)], vec![(7, 3)]],
+            metrics: None,
+            instructions: vec![10, 2, 3],
+        };
+        let m = similarity_matrix(&iv, 100);
+        assert_eq!(m[0][1], 0.0, "the same mix at another scale");
+        assert_eq!(m[0][2], 2.0, "no pc in common");
+        assert_eq!(m[2][0], m[0][2]);
+        // Two groups: interval 0, and intervals 1–2 merged into {1: 0.2, 2: 0.2, 7: 0.6}.
+        let merged = similarity_matrix(&iv, 2);
+        assert_eq!(merged.len(), 2);
+        assert!((merged[0][1] - 1.2).abs() < 1e-12, "{}", merged[0][1]);
+    }
+
+    #[test]
+    fn grid_drops_invalid_combinations_and_sweep_keeps_its_order() {
+        let base = PhaseConfig {
+            interval: 1000,
+            ..PhaseConfig::default()
+        };
+        let grid = PhaseGrid {
+            thresholds: vec![8, 300],
+            buckets: vec![2, 8],
+            q_bits: vec![6],
+            entries: vec![4],
+            centres: vec![CentreUpdate::Leader],
+            sample_every: vec![1, 4],
+        };
+        // 300 > 2·63: rejected for two buckets, kept for eight (8·63).
+        let configs = grid.configs(&base);
+        assert_eq!(configs.len(), 6);
+        assert!(configs.iter().all(|c| c.validate().is_ok()));
+        let events: Vec<(u64, u64)> = (0..40_000u64)
+            .map(|i| {
+                (
+                    if (i / 5000) % 2 == 0 {
+                        i % 7
+                    } else {
+                        100 + i % 3
+                    },
+                    1,
+                )
+            })
+            .collect();
+        let t = PhaseTrace { events, side: None };
+        let rows = sweep(&base, &t, &grid, 0);
+        assert_eq!(rows.len(), 6);
+        for (r, c) in rows.iter().zip(&configs) {
+            assert_eq!(
+                (r.threshold, r.buckets, r.sample_every),
+                (c.threshold, c.buckets, c.sample_every)
+            );
+            assert_eq!(r.intervals, 40);
+        }
+        let alone = evaluate(&configs[3], &t, 0, &classify(&configs[3], &t));
+        assert_eq!(
+            rows[3].phases, alone.phases,
+            "a sweep row is the single run's score"
+        );
     }
 
     #[test]

@@ -503,3 +503,183 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+const SERIES_COLOURS: [RGBColor; 5] = [
+    RGBColor(66, 133, 244),
+    RGBColor(219, 68, 55),
+    RGBColor(15, 157, 88),
+    RGBColor(244, 160, 0),
+    RGBColor(120, 120, 120),
+];
+
+any_backend!(
+    Scatter,
+    |root,
+     title: str,
+     x_desc: str,
+     y_desc: str,
+     log_x: bool,
+     series: [(String, Vec<(f64, f64)>)],
+     level: Option<(String, f64)>| {
+        let pts = series.iter().flat_map(|s| s.1.iter());
+        let xmax = pts.clone().map(|p| p.0).fold(1.0f64, f64::max);
+        let xmin = pts.clone().map(|p| p.0).fold(xmax, f64::min).max(1e-9);
+        let ymax = pts
+            .map(|p| p.1)
+            .chain(level.iter().map(|l| l.1))
+            .fold(1e-9f64, f64::max);
+        let mut builder = ChartBuilder::on(root);
+        builder
+            .caption(title, (FONT, 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(72);
+        macro_rules! body {
+            ($chart:ident, $x0:expr, $x1:expr) => {{
+                $chart
+                    .configure_mesh()
+                    .x_desc(x_desc)
+                    .y_desc(y_desc)
+                    .label_style((FONT, 14))
+                    .axis_desc_style((FONT, 15))
+                    .draw()
+                    .map_err(e)?;
+                if let Some((name, y)) = level {
+                    let c = BLACK.mix(0.6);
+                    $chart
+                        .draw_series(LineSeries::new(
+                            vec![($x0, *y), ($x1, *y)],
+                            c.stroke_width(1),
+                        ))
+                        .map_err(e)?
+                        .label(name.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c));
+                }
+                for (i, (name, p)) in series.iter().enumerate() {
+                    let c = SERIES_COLOURS[i % SERIES_COLOURS.len()];
+                    let r = if i + 1 == series.len() && p.len() == 1 {
+                        7
+                    } else {
+                        3
+                    };
+                    $chart
+                        .draw_series(p.iter().map(|&q| Circle::new(q, r, c.filled())))
+                        .map_err(e)?
+                        .label(name.clone())
+                        .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
+                }
+                legend(&mut $chart).map_err(e)?;
+            }};
+        }
+        if *log_x {
+            let (x0, x1) = (xmin * 0.8, xmax * 1.25);
+            let mut chart = builder
+                .build_cartesian_2d((x0..x1).log_scale(), 0.0..ymax * 1.1)
+                .map_err(e)?;
+            body!(chart, x0, x1);
+        } else {
+            let (x0, x1) = (0.0, xmax * 1.05);
+            let mut chart = builder
+                .build_cartesian_2d(x0..x1, 0.0..ymax * 1.1)
+                .map_err(e)?;
+            body!(chart, x0, x1);
+        }
+        Ok(())
+    }
+);
+
+/// Writes a scatter chart (SVG and PNG): one colour a series; a series of a single point (the last
+/// one, e.g. a reference) is drawn larger; `level` is a labelled horizontal line.
+pub fn scatter(
+    stem: &Path,
+    title: &str,
+    (x_desc, y_desc): (&str, &str),
+    log_x: bool,
+    series: &[(String, Vec<(f64, f64)>)],
+    level: Option<(String, f64)>,
+) -> Result<Vec<PathBuf>, String> {
+    let d = Scatter {
+        title,
+        x_desc,
+        y_desc,
+        log_x: &log_x,
+        series,
+        level: &level,
+    };
+    both(stem, &d)
+}
+
+/// Colour of a phase id in the similarity figure's strip.
+fn phase_colour(p: u32) -> RGBColor {
+    const C: [RGBColor; 10] = [
+        RGBColor(66, 133, 244),
+        RGBColor(219, 68, 55),
+        RGBColor(15, 157, 88),
+        RGBColor(244, 160, 0),
+        RGBColor(171, 71, 188),
+        RGBColor(0, 172, 193),
+        RGBColor(255, 112, 67),
+        RGBColor(158, 157, 36),
+        RGBColor(92, 107, 192),
+        RGBColor(240, 98, 146),
+    ];
+    C[p as usize % C.len()]
+}
+
+/// Writes the similarity matrix of a run (PNG only: a heatmap of n² cells is a poor SVG): cell
+/// (i, j) dark where intervals i and j execute the same code (distance 0), white where they share
+/// nothing (distance 2); along the bottom, a strip coloured by the phase each interval was given.
+pub fn similarity(
+    png: &Path,
+    title: &str,
+    matrix: &[Vec<f64>],
+    phases: &[u32],
+) -> Result<PathBuf, String> {
+    register_font();
+    if let Some(dir) = png.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let n = matrix.len().max(1);
+    let root = BitMapBackend::new(png, (760, 800)).into_drawing_area();
+    root.fill(&WHITE).map_err(e)?;
+    let (top, strip) = root.split_vertically(760);
+    let mut chart = ChartBuilder::on(&top)
+        .caption(title, (FONT, 18))
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(52)
+        .build_cartesian_2d(0..n, 0..n)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("interval")
+        .y_desc("interval")
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(e)?;
+    chart
+        .draw_series(matrix.iter().enumerate().flat_map(|(i, row)| {
+            row.iter().enumerate().map(move |(j, &d)| {
+                let v = (255.0 * (d / 2.0).clamp(0.0, 1.0)) as u8;
+                Rectangle::new([(i, j), (i + 1, j + 1)], RGBColor(v, v, v).filled())
+            })
+        }))
+        .map_err(e)?;
+    let (x0, _) = chart.backend_coord(&(0, 0));
+    let (x1, _) = chart.backend_coord(&(n, 0));
+    let m = phases.len().max(1);
+    for (k, &p) in phases.iter().enumerate() {
+        let l = x0 + ((x1 - x0) as i64 * k as i64 / m as i64) as i32;
+        let r = x0 + ((x1 - x0) as i64 * (k + 1) as i64 / m as i64) as i32;
+        strip
+            .draw(&Rectangle::new(
+                [(l, 4), (r.max(l + 1), 30)],
+                phase_colour(p).filled(),
+            ))
+            .map_err(e)?;
+    }
+    root.present()
+        .map_err(|x| format!("{}: {x}", png.display()))?;
+    Ok(png.to_path_buf())
+}

@@ -11,7 +11,9 @@
 //! 2. miss: counters c_k = table_k[h_k(a, b)]; **conservative update** (C1) increments only the
 //!    counters equal to the minimum, C0 all of them. If the new minimum reaches T, an accumulator
 //!    entry is allocated (empty first, else replaceable, lowest index first), locked, with that
-//!    count; with **reset on promote** (R1) the tuple's counters are then written as 0.
+//!    count; with **reset on promote** (R1) the tuple's counters are then written as 0. With
+//!    `accumulator.replacement = "smallest"` the replaceable entry taken is the one with the
+//!    smallest count (lowest index on ties), as Space-Saving replaces its minimum.
 //! 3. after exactly L events: the report is every entry with count ≥ T, in entry order. The tables
 //!    read as zero again; with **retaining** (P1) reported entries stay as replaceable with count 0,
 //!    all other entries are emptied.
@@ -19,7 +21,7 @@
 //! A trailing partial interval is never reported.
 
 use crate::model::Tuple;
-use hwprof_hdl::config::{Organisation, ProfilerConfig, MAX_TABLES};
+use hwprof_hdl::config::{Organisation, ProfilerConfig, Replacement, MAX_TABLES};
 use hwprof_hdl::hash::{ByteLinearHash, HashConstants, SetHash};
 use rustc_hash::FxHashMap as FxMap;
 use serde::Serialize;
@@ -76,6 +78,7 @@ pub struct Accumulator {
     empty: Vec<u64>,
     replaceable: Vec<u64>,
     layout: Layout,
+    replacement: Replacement,
 }
 
 fn first_set(bits: &[u64]) -> Option<usize> {
@@ -125,6 +128,7 @@ impl Accumulator {
             empty,
             replaceable: vec![0; words],
             layout,
+            replacement: acc.replacement,
         }
     }
 
@@ -137,11 +141,30 @@ impl Accumulator {
         self.state.is_empty()
     }
 
-    /// The entry a new tuple may take: empty first, else replaceable, each in index order among
-    /// the entries open to `t`.
+    /// The replaceable entry a promotion takes among `open` (in index order): the first, or the
+    /// one of smallest count (the first of them on ties).
+    fn replaceable_victim(&self, open: impl Iterator<Item = usize>) -> Option<usize> {
+        let mut open = open.filter(|&i| self.state[i] == EntryState::Replaceable);
+        match self.replacement {
+            Replacement::First => open.next(),
+            Replacement::Smallest => open.min_by_key(|&i| (self.count[i], i)),
+        }
+    }
+
+    /// The entry a new tuple may take: empty first (lowest index), else replaceable (see
+    /// [`Self::replaceable_victim`]) among the entries open to `t`.
     fn victim(&self, t: Tuple) -> Option<usize> {
         match &self.layout {
-            Layout::Full => first_set(&self.empty).or_else(|| first_set(&self.replaceable)),
+            Layout::Full => first_set(&self.empty).or_else(|| match self.replacement {
+                Replacement::First => first_set(&self.replaceable),
+                Replacement::Smallest => self.replaceable_victim(
+                    self.replaceable.iter().enumerate().flat_map(|(w, &bits)| {
+                        (0..64)
+                            .filter(move |b| bits >> b & 1 == 1)
+                            .map(move |b| w * 64 + b)
+                    }),
+                ),
+            }),
             Layout::Sets {
                 ways,
                 entries,
@@ -152,7 +175,7 @@ impl Accumulator {
                 let open = || (base..base + ways).chain(*entries..entries + stash);
                 open()
                     .find(|&i| self.state[i] == EntryState::Empty)
-                    .or_else(|| open().find(|&i| self.state[i] == EntryState::Replaceable))
+                    .or_else(|| self.replaceable_victim(open()))
             }
         }
     }
@@ -350,5 +373,53 @@ impl MultiHash {
             .iter()
             .filter_map(|&(a, b)| self.event(a, b))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Interval 0 makes X (entry 0) and Y (entry 1) hot; in interval 1, X is seen once more before
+    /// Z reaches T. "first" evicts X (lowest index), "smallest" evicts Y (count 0 < 1).
+    fn survivor(replacement: &str, organisation: &str) -> (bool, bool, Vec<ReportEntry>) {
+        let cfg = ProfilerConfig::from_toml_str(
+            &format!(
+                "interval = 8\nthreshold = 2\ntables = 1\nentries = 1024\nhash = \"h3\"\n\
+                 [accumulator]\nentries = 2\nreplacement = \"{replacement}\"\n{organisation}"
+            ),
+            "t",
+        )
+        .unwrap();
+        let mut m = MultiHash::new(&cfg).unwrap();
+        let (x, y, z) = ((1, 1), (2, 2), (3, 3));
+        let first = [x, x, x, y, y, (10, 0), (11, 0), (12, 0)];
+        let r0 = m.run(&first);
+        assert_eq!(r0.len(), 1);
+        assert_eq!(r0[0].entries.len(), 2, "X and Y reported: {r0:?}");
+        let second = [x, z, z, (13, 0), (14, 0), (15, 0), (16, 0), (17, 0)];
+        let r1 = m.run(&second[..3]);
+        assert!(r1.is_empty());
+        let kept = (m.acc.lookup(x).is_some(), m.acc.lookup(y).is_some());
+        assert!(m.acc.lookup(z).is_some(), "Z promoted");
+        let r = m.run(&second[3..]);
+        (kept.0, kept.1, r[0].entries.clone())
+    }
+
+    #[test]
+    fn replacement_first_takes_lowest_index() {
+        let (x, y, report) = survivor("first", "");
+        assert!(!x && y, "X evicted, Y kept");
+        assert_eq!(report.len(), 1, "only Z reaches T: {report:?}");
+        assert_eq!((report[0].a, report[0].count), (3, 2));
+    }
+
+    #[test]
+    fn replacement_smallest_takes_smallest_count() {
+        for org in ["", "organisation = \"set_associative\"\nways = 2\n"] {
+            let (x, y, report) = survivor("smallest", org);
+            assert!(x && !y, "{org}: X (count 1) kept, Y (count 0) evicted");
+            assert_eq!(report.len(), 1, "{org}: {report:?}");
+        }
     }
 }

@@ -378,13 +378,7 @@ mod tests {
 
     #[test]
     fn paper_banks_verilator_match_models() {
-        // 145 counters and their constants make a bank too big for a test thread's stack.
-        std::thread::Builder::new()
-            .stack_size(512 << 20)
-            .spawn(paper_banks)
-            .unwrap()
-            .join()
-            .unwrap();
+        hwprof_hdl::util::on_rtl_thread(paper_banks).unwrap();
     }
 
     fn paper_banks() {
