@@ -99,50 +99,29 @@ fn sweep_and_similarity_figures() {
     let cfg = d.write("p.toml", "[phase]\ninterval = 600\nbuckets = 8\ncounter_bits = 8\nq_bits = 4\nentries = 4\nthreshold = 4\nmarkov_entries = 8\n");
     let log = d.write("t.lackey", &two_phase_log(6, 600));
     let png = d.join("sim.png");
-    let out = hwprof_ok(&[
-        "phase",
-        "--config",
-        &cfg,
-        "--trace",
-        &log,
-        "--kind",
-        "branch",
-        "--json",
-        "--similarity",
-        png.to_str().unwrap(),
-    ]);
-    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(j["phases"], 2, "{out}");
-    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
-    assert_input_error(
-        &hwprof(&[
-            "phase",
-            "--config",
-            &cfg,
-            "--trace",
-            &log,
-            "--kind",
-            "branch",
-            "--similarity",
-            "sim.svg",
-        ]),
-        "PNG",
-    );
-
     let dir = d.join("sweep");
-    let out = hwprof_ok(&[
-        "phase",
-        "--config",
-        &cfg,
-        "--trace",
-        &log,
-        "--kind",
-        "branch",
-        "--json",
-        "--sweep",
-        dir.to_str().unwrap(),
-    ]);
-    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "phase", "--config", &cfg, "--trace", &log, "--kind", "branch",
+        ];
+        args.extend_from_slice(extra);
+        hwprof(&args)
+    };
+    let ok = |extra: &[&str]| {
+        let out = run(extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let j = ok(&["--json", "--similarity", png.to_str().unwrap()]);
+    assert_eq!(j["phases"], 2, "{j}");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    assert_input_error(&run(&["--similarity", "sim.svg"]), "PNG");
+
+    let j = ok(&["--json", "--sweep", dir.to_str().unwrap()]);
     let rows = j["rows"].as_array().unwrap();
     // The default grid around an 8-bucket, Q = 4 base: every combination the rules allow.
     assert!(rows.len() > 100, "{}", rows.len());

@@ -87,6 +87,16 @@ pub struct PhaseConfig {
     pub seed: u64,
 }
 
+impl CentreUpdate {
+    /// The TOML spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            CentreUpdate::Leader => "leader",
+            CentreUpdate::MovingAverage => "moving_average",
+        }
+    }
+}
+
 impl Default for PhaseConfig {
     fn default() -> Self {
         PhaseConfig {

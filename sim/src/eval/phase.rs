@@ -687,10 +687,7 @@ pub fn sweep(base: &PhaseConfig, t: &PhaseTrace, grid: &PhaseGrid, metric: usize
                 buckets: c.buckets,
                 q_bits: c.q_bits,
                 entries: c.entries,
-                centre: match c.centre {
-                    CentreUpdate::Leader => "leader",
-                    CentreUpdate::MovingAverage => "moving_average",
-                },
+                centre: c.centre.name(),
                 sample_every: c.sample_every,
                 storage_bits: r.storage_bits,
                 intervals: r.intervals,
