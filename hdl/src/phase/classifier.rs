@@ -2,12 +2,14 @@
 //! interval serially in the background. It matches `hwprof_sim::model::phase` bit for bit (the
 //! module documentation there is the specification); this file adds only the schedule:
 //!
-//! - **Event path**, three stages so that every path starts at a register: *accept* (every clock
+//! - **Event path**, four stages so that every path starts at a register: *accept* (every clock
 //!   `in_valid & in_ready`) decides whether the event ends the interval and registers it; *hash*
-//!   registers the pc's bucket (h3), one-hot; *accumulate* selects that bucket's count with an
-//!   AND-OR (not a priority chain) and adds the weight, saturating; on the event that ends the
-//!   interval the updated accumulators move to a snapshot bank and the live bank clears, in the
-//!   same clock, so the next event is accepted.
+//!   registers the pc's bucket (h3), one-hot; *select* registers that bucket's count, picked with
+//!   an AND-OR (not a priority chain); *accumulate* adds the weight, saturating, to that count —
+//!   or, when the event just ahead updated the same bucket, to the count it wrote (a one-deep
+//!   forward, so the loop is a select, a carry chain and the saturation); on the event that ends
+//!   the interval the updated accumulators move to a snapshot bank and the live bank clears, in
+//!   the same clock, so the next event is accepted (and selects 0).
 //! - **Classification** of the snapshot, serially: Σ (B clocks); the normalisation, a restoring
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
 //!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
@@ -16,7 +18,7 @@
 //!   leader); the run-length Markov predictor (3 clocks); then one output record.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
 //!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
-//!   in the hash or accumulate stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
+//!   in the hash, select or accumulate stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
 //!   of I, so that no interval can end before the previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
 
 use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
@@ -127,9 +129,25 @@ pub struct PhaseClassifier<
     h_ends: DFF<Bit>,
     h_sampled: DFF<Bit>,
     h_hit: [DFF<Bit>; B],
-    /// The AND-OR select of the hashed event's accumulator.
+    /// The AND-OR select of the hashed event's accumulator, and whether its bucket is the one the
+    /// event ahead of it (in the select stage) updates this clock.
     masked_live: [Signal<Local, Bits<C>>; B],
+    h_cur: Signal<Local, Bits<C>>,
+    h_same: Signal<Local, Bit>,
+    /// The selected event, registered: its bucket's count as the accumulators held it, and
+    /// `s_fwd` when the event ahead updated that bucket since (then `last_sum` is the count).
+    s_valid: DFF<Bit>,
+    s_weight: DFF<Bits<WEIGHT_BITS>>,
+    s_ends: DFF<Bit>,
+    s_sampled: DFF<Bit>,
+    s_hit: [DFF<Bit>; B],
+    s_cur: DFF<Bits<C>>,
+    s_fwd: DFF<Bit>,
+    last_sum: DFF<Bits<C>>,
     cur: Signal<Local, Bits<C>>,
+    /// The count plus the weight with its carry out (DW > C bits), and C as a shift.
+    wide: Signal<Local, Bits<DW>>,
+    count_shift: Constant<Bits<8>>,
     sum: Signal<Local, Bits<C>>,
     // Classification.
     state: DFF<PhaseState>,
@@ -304,7 +322,19 @@ impl<
             h_sampled: Default::default(),
             h_hit: std::array::from_fn(|_| Default::default()),
             masked_live: std::array::from_fn(|_| Default::default()),
+            h_cur: Default::default(),
+            h_same: Default::default(),
+            s_valid: Default::default(),
+            s_weight: Default::default(),
+            s_ends: Default::default(),
+            s_sampled: Default::default(),
+            s_hit: std::array::from_fn(|_| Default::default()),
+            s_cur: Default::default(),
+            s_fwd: Default::default(),
+            last_sum: Default::default(),
             cur: Default::default(),
+            wide: Default::default(),
+            count_shift: c(C as u64),
             sum: Default::default(),
             state: Default::default(),
             busy: Default::default(),
@@ -405,6 +435,13 @@ impl<
             h_weight,
             h_ends,
             h_sampled,
+            s_valid,
+            s_weight,
+            s_ends,
+            s_sampled,
+            s_cur,
+            s_fwd,
+            last_sum,
             sample,
             state,
             busy,
@@ -493,7 +530,8 @@ impl<
         self.in_ready.next = (self.state.q.val() != PhaseState::Clear)
             & !((self.busy.q.val()
                 | (self.a_valid.q.val() & self.a_ends.q.val())
-                | (self.h_valid.q.val() & self.h_ends.q.val()))
+                | (self.h_valid.q.val() & self.h_ends.q.val())
+                | (self.s_valid.q.val() & self.s_ends.q.val()))
                 & self.near.val());
         self.go.next = self.in_valid.val() & self.in_ready.val();
         self.sampled.next = self.sample.q.val() == self.sample_last.val();
@@ -524,9 +562,12 @@ impl<
         self.h_weight.d.next = self.a_weight.q.val();
         self.h_ends.d.next = self.a_ends.q.val();
         self.h_sampled.d.next = self.a_sampled.q.val();
-        // Accumulate: the bucket's count (an AND-OR select, not a priority chain) plus the weight,
-        // saturating; at an interval end the accumulators move to the snapshot.
-        self.cur.next = 0.into();
+        // Select: the bucket's count (an AND-OR select, not a priority chain), registered. The
+        // event ahead writes its bucket at the end of this clock: if that is this bucket the
+        // accumulate stage takes the written count instead (`s_fwd`); if it ends the interval,
+        // every accumulator clears and the count is 0.
+        self.h_cur.next = 0.into();
+        self.h_same.next = false;
         for i in 0..B {
             self.h_hit[i].clock.next = self.clock.val();
             self.h_hit[i].d.next = self.hash.index.val() == self.bucket_ids[i].val();
@@ -534,20 +575,44 @@ impl<
             if self.h_hit[i].q.val() {
                 self.masked_live[i].next = self.live[i].q.val();
             }
-            self.cur.next = self.cur.val() | self.masked_live[i].val();
+            self.h_cur.next = self.h_cur.val() | self.masked_live[i].val();
+            self.h_same.next = self.h_same.val() | (self.h_hit[i].q.val() & self.s_hit[i].q.val());
+            self.s_hit[i].clock.next = self.clock.val();
+            self.s_hit[i].d.next = self.h_hit[i].q.val();
         }
-        self.sum.next = self.cur.val() + bit_cast::<C, WEIGHT_BITS>(self.h_weight.q.val());
-        if self.sum.val() < self.cur.val() {
+        self.s_valid.d.next = self.h_valid.q.val();
+        self.s_weight.d.next = self.h_weight.q.val();
+        self.s_ends.d.next = self.h_ends.q.val();
+        self.s_sampled.d.next = self.h_sampled.q.val();
+        self.s_cur.d.next = self.h_cur.val();
+        if self.s_valid.q.val() & self.s_ends.q.val() {
+            self.s_cur.d.next = 0.into();
+        }
+        self.s_fwd.d.next = self.s_valid.q.val()
+            & self.s_sampled.q.val()
+            & !self.s_ends.q.val()
+            & self.h_same.val();
+        // Accumulate: the count plus the weight, saturating (the loop: a select, a carry chain
+        // and the saturation); at an interval end the accumulators move to the snapshot.
+        self.cur.next = self.s_cur.q.val();
+        if self.s_fwd.q.val() {
+            self.cur.next = self.last_sum.q.val();
+        }
+        self.wide.next = bit_cast::<DW, C>(self.cur.val())
+            + bit_cast::<DW, WEIGHT_BITS>(self.s_weight.q.val());
+        self.sum.next = bit_cast::<C, DW>(self.wide.val());
+        if (self.wide.val() >> self.count_shift.val()).any() {
             self.sum.next = self.counter_max.val();
         }
-        if self.h_valid.q.val() {
+        self.last_sum.d.next = self.sum.val();
+        if self.s_valid.q.val() {
             for i in 0..B {
-                if self.h_ends.q.val() {
+                if self.s_ends.q.val() {
                     self.live[i].d.next = 0.into();
                     self.snap[i].d.next = self.live[i].q.val();
                 }
-                if self.h_sampled.q.val() & self.h_hit[i].q.val() {
-                    if self.h_ends.q.val() {
+                if self.s_sampled.q.val() & self.s_hit[i].q.val() {
+                    if self.s_ends.q.val() {
                         self.snap[i].d.next = self.sum.val();
                     } else {
                         self.live[i].d.next = self.sum.val();
@@ -833,7 +898,7 @@ impl<
         }
         // An interval end starts the classification of the snapshot (never while busy: in_ready).
         // The sum starts at 1: it is the divisor Σ + 1 without an adder in the divider's loop.
-        if self.h_valid.q.val() & self.h_ends.q.val() {
+        if self.s_valid.q.val() & self.s_ends.q.val() {
             self.busy.d.next = true;
             self.state.d.next = PhaseState::Sum;
             self.b.d.next = 0.into();
@@ -847,6 +912,7 @@ impl<
             self.remaining.d.next = self.interval.val();
             self.a_valid.d.next = false;
             self.h_valid.d.next = false;
+            self.s_valid.d.next = false;
             self.sample.d.next = 0.into();
             self.fill.d.next = 0.into();
             self.next_id.d.next = 0.into();
