@@ -86,12 +86,16 @@ fn fifo(v: &mut String, m: &str, what: &str, width: u32, push: &str, word: &str)
     .unwrap();
 }
 
+/// What starts every line the system prints besides the console's text (which may precede it on
+/// the same line): a program's own output never looks like a block's.
+pub const TAG: &str = "@@hwprof ";
+
 /// The FIFOs, in the order of the summary's fills: value, edge, branch, phase.
 pub const FIFOS: [&str; 4] = ["v", "e", "b", "p"];
 
 /// The Verilog of the system (module `hwprof_soc`) around the blocks. It reads `program.hex` and
 /// writes `retire.txt` in its working directory; on stdout, the console, the blocks' output as
-/// lines — `R <mode> <interval> <a> <b> <count> <last>` (profiler, mode V value or E edge),
+/// lines after [`TAG`] — `R <mode> <interval> <a> <b> <count> <last>` (profiler, mode V value or E edge),
 /// `B <index> <tag> <taken> <not taken> <last>` (profile buffer readout), `P <interval> <phase>
 /// <distance> <predicted>` (phase classifier) — and a closing `SUMMARY` line.
 pub fn verilog(blocks: &Blocks, p: SystemParams) -> String {
@@ -180,7 +184,7 @@ module hwprof_soc;
     .out_valid({m}_out_valid), .out_ready(1'b1), .out_interval({m}_out_interval), .out_a({m}_out_a),
     .out_b({m}_out_b), .out_count({m}_out_count), .out_last({m}_out_last));
   always @(posedge clock) if ({m}_out_valid)
-    $display("R {mode} %0d %h %h %0d %0d", {m}_out_interval, {m}_out_a, {m}_out_b, {m}_out_count, {m}_out_last);
+    $display("{TAG}R {mode} %0d %h %h %0d %0d", {m}_out_interval, {m}_out_a, {m}_out_b, {m}_out_count, {m}_out_last);
 "#,
             profiler = blocks.profiler,
         )
@@ -198,7 +202,7 @@ module hwprof_soc;
     .out_valid(b_out_valid), .out_ready(1'b1), .out_index(b_out_index), .out_tag(b_out_tag),
     .out_taken(b_out_taken), .out_not_taken(b_out_not_taken), .out_last(b_out_last));
   always @(posedge clock) if (b_out_valid)
-    $display("B %0d %h %0d %0d %0d", b_out_index, b_out_tag, b_out_taken, b_out_not_taken, b_out_last);
+    $display("{TAG}B %0d %h %0d %0d %0d", b_out_index, b_out_tag, b_out_taken, b_out_not_taken, b_out_last);
 "#,
         buffer = blocks.buffer,
         tm1 = blocks.buffer_tag_bits - 1,
@@ -217,7 +221,7 @@ module hwprof_soc;
     .out_interval(p_out_interval), .out_phase(p_out_phase), .out_distance(p_out_distance),
     .out_predicted(p_out_predicted));
   always @(posedge clock) if (p_out_valid)
-    $display("P %0d %0d %0d %0d", p_out_interval, p_out_phase, p_out_distance, p_out_predicted);
+    $display("{TAG}P %0d %0d %0d %0d", p_out_interval, p_out_phase, p_out_distance, p_out_predicted);
 "#,
         phase = blocks.phase,
         im1 = PHASE_ID_BITS - 1,
@@ -269,7 +273,7 @@ module hwprof_soc;
     if (halted && {empty}) drain <= drain + 1;
     if (drain == {drain_cycles}) begin
       $fclose(dump);
-      $display("SUMMARY instructions %0d cycles %0d stall_cycles %0d max_fill %0d %0d %0d %0d exited %0d exit %0d",
+      $display("{TAG}SUMMARY instructions %0d cycles %0d stall_cycles %0d max_fill %0d %0d %0d %0d exited %0d exit %0d",
                instructions, end_cycle, stall_cycles, {fills}, exited, exit_code);
       $finish;
     end
@@ -336,12 +340,8 @@ pub fn parse(stdout: &str, dump: &str) -> Result<SimOutput, SocError> {
         if line.starts_with("- ") && line.contains("Verilog $finish") {
             continue;
         }
-        let (text, tagged) = match ["R V ", "R E ", "B ", "P ", "SUMMARY "]
-            .iter()
-            .filter_map(|t| line.find(t))
-            .min()
-        {
-            Some(i) => (&line[..i], Some(line[i..].trim_end())),
+        let (text, tagged) = match line.find(TAG) {
+            Some(i) => (&line[..i], Some(line[i + TAG.len()..].trim_end())),
             None => (line, None),
         };
         o.console.push_str(text);
