@@ -10,7 +10,7 @@
 //!   forward, so the loop is a select, a carry chain and the saturation); on the event that ends
 //!   the interval the updated accumulators move to a snapshot bank and the live bank clears, in
 //!   the same clock, so the next event is accepted (and selects 0).
-//! - **Classification** of the snapshot, serially: Σ (B clocks); the normalisation, a restoring
+//! - **Classification** of the snapshot, serially: a settling clock, Σ (B clocks); the normalisation, a restoring
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
 //!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
 //!   difference, sum and comparison, each from registers); the leader–follower
@@ -32,6 +32,7 @@ pub const MARKOV_WORD: usize = 2 + PHASE_ID_BITS + RUN_BITS + PHASE_ID_BITS;
 pub enum PhaseState {
     Clear,
     Idle,
+    Settle,
     Sum,
     Divide,
     Distance,
@@ -158,8 +159,11 @@ pub struct PhaseClassifier<
     total: DFF<Bits<DW>>,
     rem: DFF<Bits<DW>>,
     quo: DFF<Bits<Q>>,
+    /// The snapshot's bucket `b` as it will be next clock (an AND-OR on the next `b`), registered:
+    /// the sum and the divider start from a register.
     snap_b: Signal<Local, Bits<C>>,
     masked_snap: [Signal<Local, Bits<C>>; B],
+    snap_sel: DFF<Bits<C>>,
     rem2: Signal<Local, Bits<DW>>,
     quo2: Signal<Local, Bits<Q>>,
     vram: RAM<Bits<Q>, LB>,
@@ -346,6 +350,7 @@ impl<
             quo: Default::default(),
             snap_b: Default::default(),
             masked_snap: std::array::from_fn(|_| Default::default()),
+            snap_sel: Default::default(),
             rem2: Default::default(),
             quo2: Default::default(),
             vram: Default::default(),
@@ -449,6 +454,7 @@ impl<
             p,
             step,
             total,
+            snap_sel,
             rem,
             quo,
             issuing,
@@ -622,14 +628,6 @@ impl<
         }
 
         // ---- Classification ----
-        self.snap_b.next = 0.into();
-        for i in 0..B {
-            self.masked_snap[i].next = 0.into();
-            if self.b.q.val() == self.bucket_ids[i].val() {
-                self.masked_snap[i].next = self.snap[i].q.val();
-            }
-            self.snap_b.next = self.snap_b.val() | self.masked_snap[i].val();
-        }
         // Restoring division step: the remainder doubles, the divisor is Σ + 1.
         self.rem2.next = self.rem.q.val() << 1;
         self.quo2.next = self.quo.q.val() << 1;
@@ -723,8 +721,11 @@ impl<
                 }
             }
             PhaseState::Idle => {}
+            PhaseState::Settle => {
+                self.state.d.next = PhaseState::Sum;
+            }
             PhaseState::Sum => {
-                self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_b.val());
+                self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_sel.q.val());
                 self.b.d.next = self.b.q.val() + 1;
                 if self.b.q.val() == self.last_bucket.val() {
                     self.state.d.next = PhaseState::Divide;
@@ -733,7 +734,7 @@ impl<
             }
             PhaseState::Divide => {
                 if self.step.q.val() == 0 {
-                    self.rem.d.next = bit_cast::<DW, C>(self.snap_b.val());
+                    self.rem.d.next = bit_cast::<DW, C>(self.snap_sel.q.val());
                     self.quo.d.next = 0.into();
                     self.step.d.next = 1.into();
                 } else {
@@ -900,10 +901,22 @@ impl<
         // The sum starts at 1: it is the divisor Σ + 1 without an adder in the divider's loop.
         if self.s_valid.q.val() & self.s_ends.q.val() {
             self.busy.d.next = true;
-            self.state.d.next = PhaseState::Sum;
+            self.state.d.next = PhaseState::Settle;
             self.b.d.next = 0.into();
             self.total.d.next = 1.into();
         }
+
+        // The bucket the sum or the divider reads next clock. The snapshot changes only at an
+        // interval end, which the settling clock separates from the first read.
+        self.snap_b.next = 0.into();
+        for i in 0..B {
+            self.masked_snap[i].next = 0.into();
+            if self.b.d.val() == self.bucket_ids[i].val() {
+                self.masked_snap[i].next = self.snap[i].q.val();
+            }
+            self.snap_b.next = self.snap_b.val() | self.masked_snap[i].val();
+        }
+        self.snap_sel.d.next = self.snap_b.val();
 
         if self.reset.val() {
             self.state.d.next = PhaseState::Clear;
