@@ -86,6 +86,8 @@ pub struct PhaseClassifier<
     counter_max: Constant<Bits<C>>,
     markov_shift: Constant<Bits<4>>,
     bucket_ids: [Constant<Bits<LB>>; B],
+    /// (i − 1) mod B: bucket i follows bucket prev_ids[i].
+    prev_ids: [Constant<Bits<LB>>; B],
     entry_ids: [Constant<Bits<LP>>; P],
     last_bucket: Constant<Bits<LB>>,
     last_entry: Constant<Bits<LP>>,
@@ -159,10 +161,16 @@ pub struct PhaseClassifier<
     total: DFF<Bits<DW>>,
     rem: DFF<Bits<DW>>,
     quo: DFF<Bits<Q>>,
-    /// The snapshot's bucket `b` as it will be next clock (an AND-OR on the next `b`), registered:
-    /// the sum and the divider start from a register.
+    /// The snapshot's bucket `b` as it will be next clock, registered (the sum and the divider
+    /// start from a register): one-hot registers of b and b + 1 pick both candidates with AND-ORs,
+    /// and `walk_step` (b advances this clock in the sum or the divider) chooses.
+    here_hot: [DFF<Bit>; B],
+    ahead_hot: [DFF<Bit>; B],
+    walk_step: Signal<Local, Bit>,
     snap_b: Signal<Local, Bits<C>>,
     masked_snap: [Signal<Local, Bits<C>>; B],
+    snap_ahead: Signal<Local, Bits<C>>,
+    masked_ahead: [Signal<Local, Bits<C>>; B],
     snap_sel: DFF<Bits<C>>,
     rem2: Signal<Local, Bits<DW>>,
     quo2: Signal<Local, Bits<Q>>,
@@ -286,6 +294,7 @@ impl<
             counter_max: c(cfg.counter_max()),
             markov_shift: c(cfg.markov_bits().div_ceil(2) as u64),
             bucket_ids: std::array::from_fn(|i| c(i as u64)),
+            prev_ids: std::array::from_fn(|i| c(((i + B - 1) % B) as u64)),
             entry_ids: std::array::from_fn(|i| c(i as u64)),
             last_bucket: c(B as u64 - 1),
             last_entry: c(P as u64 - 1),
@@ -349,7 +358,12 @@ impl<
             rem: Default::default(),
             quo: Default::default(),
             snap_b: Default::default(),
+            here_hot: std::array::from_fn(|_| Default::default()),
+            ahead_hot: std::array::from_fn(|_| Default::default()),
+            walk_step: Default::default(),
             masked_snap: std::array::from_fn(|_| Default::default()),
+            snap_ahead: Default::default(),
+            masked_ahead: std::array::from_fn(|_| Default::default()),
             snap_sel: Default::default(),
             rem2: Default::default(),
             quo2: Default::default(),
@@ -523,6 +537,7 @@ impl<
         self.markov.write_address.next = self.clear_addr.q.val();
         self.markov.write_data.next = 0.into();
         self.o_valid.d.next = false;
+        self.walk_step.next = false;
         self.out_valid.next = self.o_valid.q.val();
         self.out_phase.next = self.o_phase.q.val();
         self.out_distance.next = self.o_distance.q.val();
@@ -725,6 +740,7 @@ impl<
                 self.state.d.next = PhaseState::Sum;
             }
             PhaseState::Sum => {
+                self.walk_step.next = true;
                 self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_sel.q.val());
                 self.b.d.next = self.b.q.val() + 1;
                 if self.b.q.val() == self.last_bucket.val() {
@@ -744,6 +760,7 @@ impl<
                     if self.step.q.val() == self.q_steps.val() {
                         self.vram.write_enable.next = true;
                         self.step.d.next = 0.into();
+                        self.walk_step.next = true;
                         self.b.d.next = self.b.q.val() + 1;
                         if self.b.q.val() == self.last_bucket.val() {
                             self.state.d.next = PhaseState::Distance;
@@ -909,14 +926,27 @@ impl<
         // The bucket the sum or the divider reads next clock. The snapshot changes only at an
         // interval end, which the settling clock separates from the first read.
         self.snap_b.next = 0.into();
+        self.snap_ahead.next = 0.into();
         for i in 0..B {
+            self.here_hot[i].clock.next = self.clock.val();
+            self.ahead_hot[i].clock.next = self.clock.val();
+            self.here_hot[i].d.next = self.b.d.val() == self.bucket_ids[i].val();
+            self.ahead_hot[i].d.next = self.b.d.val() == self.prev_ids[i].val();
             self.masked_snap[i].next = 0.into();
-            if self.b.d.val() == self.bucket_ids[i].val() {
+            if self.here_hot[i].q.val() {
                 self.masked_snap[i].next = self.snap[i].q.val();
             }
             self.snap_b.next = self.snap_b.val() | self.masked_snap[i].val();
+            self.masked_ahead[i].next = 0.into();
+            if self.ahead_hot[i].q.val() {
+                self.masked_ahead[i].next = self.snap[i].q.val();
+            }
+            self.snap_ahead.next = self.snap_ahead.val() | self.masked_ahead[i].val();
         }
         self.snap_sel.d.next = self.snap_b.val();
+        if self.walk_step.val() {
+            self.snap_sel.d.next = self.snap_ahead.val();
+        }
 
         if self.reset.val() {
             self.state.d.next = PhaseState::Clear;
