@@ -2,14 +2,15 @@
 //! interval serially in the background. It matches `hwprof_sim::model::phase` bit for bit (the
 //! module documentation there is the specification); this file adds only the schedule:
 //!
-//! - **Event path**, four stages so that every path starts at a register: *accept* (every clock
+//! - **Event path**, five stages so that every path starts at a register: *accept* (every clock
 //!   `in_valid & in_ready`) decides whether the event ends the interval and registers it; *hash*
 //!   registers the pc's bucket (h3), one-hot; *select* registers that bucket's count, picked with
-//!   an AND-OR (not a priority chain); *accumulate* adds the weight, saturating, to that count —
-//!   or, when the event just ahead updated the same bucket, to the count it wrote (a one-deep
-//!   forward, so the loop is a select, a carry chain and the saturation); on the event that ends
-//!   the interval the updated accumulators move to a snapshot bank and the live bank clears, in
-//!   the same clock, so the next event is accepted (and selects 0).
+//!   an AND-OR (not a priority chain), or the count of the event in write-back if it is the same
+//!   bucket; *accumulate* adds the weight, saturating, to that count — or, when the event just
+//!   ahead has the same bucket, to the count it computed (a forward, so the loop is a select, a
+//!   carry chain and, only where an interval can reach the maximum, the saturation);
+//!   *write-back* stores the count. On the event that ends the interval the accumulators move to
+//!   a snapshot bank and the live bank clears, in the same clock; the events behind it select 0.
 //! - **Classification** of the snapshot, serially: a settling clock, Σ (B clocks); the normalisation, a restoring
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
 //!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
@@ -18,7 +19,7 @@
 //!   leader); the run-length Markov predictor (3 clocks); then one output record.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
 //!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
-//!   in the hash, select or accumulate stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
+//!   in the hash, select, accumulate or write-back stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
 //!   of I, so that no interval can end before the previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
 
 use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
@@ -137,6 +138,7 @@ pub struct PhaseClassifier<
     masked_live: [Signal<Local, Bits<C>>; B],
     h_cur: Signal<Local, Bits<C>>,
     h_same: Signal<Local, Bit>,
+    h_same_w: Signal<Local, Bit>,
     /// The selected event, registered: its bucket's count as the accumulators held it, and
     /// `s_fwd` when the event ahead updated that bucket since (then `last_sum` is the count).
     s_valid: DFF<Bit>,
@@ -147,6 +149,13 @@ pub struct PhaseClassifier<
     s_cur: DFF<Bits<C>>,
     s_fwd: DFF<Bit>,
     last_sum: DFF<Bits<C>>,
+    /// The accumulated event, registered: the write-back stage stores `last_sum` in its bucket.
+    w_valid: DFF<Bit>,
+    w_ends: DFF<Bit>,
+    w_sampled: DFF<Bit>,
+    w_hit: [DFF<Bit>; B],
+    /// Whether an accumulator can reach its maximum within an interval at all.
+    saturates: Constant<Bit>,
     cur: Signal<Local, Bits<C>>,
     /// The count plus the weight with its carry out (DW > C bits), and C as a shift.
     wide: Signal<Local, Bits<DW>>,
@@ -337,6 +346,7 @@ impl<
             masked_live: std::array::from_fn(|_| Default::default()),
             h_cur: Default::default(),
             h_same: Default::default(),
+            h_same_w: Default::default(),
             s_valid: Default::default(),
             s_weight: Default::default(),
             s_ends: Default::default(),
@@ -345,6 +355,14 @@ impl<
             s_cur: Default::default(),
             s_fwd: Default::default(),
             last_sum: Default::default(),
+            w_valid: Default::default(),
+            w_ends: Default::default(),
+            w_sampled: Default::default(),
+            w_hit: std::array::from_fn(|_| Default::default()),
+            // An interval's weights sum to at most I − 1 plus one maximal weight.
+            saturates: Constant::new(
+                cfg.counter_max() < cfg.interval - 1 + PhaseConfig::weight_max(),
+            ),
             cur: Default::default(),
             wide: Default::default(),
             count_shift: c(C as u64),
@@ -461,6 +479,9 @@ impl<
             s_cur,
             s_fwd,
             last_sum,
+            w_valid,
+            w_ends,
+            w_sampled,
             sample,
             state,
             busy,
@@ -552,7 +573,8 @@ impl<
             & !((self.busy.q.val()
                 | (self.a_valid.q.val() & self.a_ends.q.val())
                 | (self.h_valid.q.val() & self.h_ends.q.val())
-                | (self.s_valid.q.val() & self.s_ends.q.val()))
+                | (self.s_valid.q.val() & self.s_ends.q.val())
+                | (self.w_valid.q.val() & self.w_ends.q.val()))
                 & self.near.val());
         self.go.next = self.in_valid.val() & self.in_ready.val();
         self.sampled.next = self.sample.q.val() == self.sample_last.val();
@@ -583,12 +605,14 @@ impl<
         self.h_weight.d.next = self.a_weight.q.val();
         self.h_ends.d.next = self.a_ends.q.val();
         self.h_sampled.d.next = self.a_sampled.q.val();
-        // Select: the bucket's count (an AND-OR select, not a priority chain), registered. The
-        // event ahead writes its bucket at the end of this clock: if that is this bucket the
-        // accumulate stage takes the written count instead (`s_fwd`); if it ends the interval,
-        // every accumulator clears and the count is 0.
+        // Select: the bucket's count (an AND-OR select, not a priority chain), registered. Two
+        // events ahead have not written their buckets yet: the one in the write-back stage
+        // (`last_sum` now; taken here if it is this bucket) and the one in the accumulate stage
+        // (its count is known only next clock: `s_fwd` makes the accumulate stage take it). If
+        // either ends the interval every accumulator clears: the count is 0.
         self.h_cur.next = 0.into();
         self.h_same.next = false;
+        self.h_same_w.next = false;
         for i in 0..B {
             self.h_hit[i].clock.next = self.clock.val();
             self.h_hit[i].d.next = self.hash.index.val() == self.bucket_ids[i].val();
@@ -598,15 +622,23 @@ impl<
             }
             self.h_cur.next = self.h_cur.val() | self.masked_live[i].val();
             self.h_same.next = self.h_same.val() | (self.h_hit[i].q.val() & self.s_hit[i].q.val());
+            self.h_same_w.next =
+                self.h_same_w.val() | (self.h_hit[i].q.val() & self.w_hit[i].q.val());
             self.s_hit[i].clock.next = self.clock.val();
             self.s_hit[i].d.next = self.h_hit[i].q.val();
+            self.w_hit[i].clock.next = self.clock.val();
+            self.w_hit[i].d.next = self.s_hit[i].q.val();
         }
         self.s_valid.d.next = self.h_valid.q.val();
         self.s_weight.d.next = self.h_weight.q.val();
         self.s_ends.d.next = self.h_ends.q.val();
         self.s_sampled.d.next = self.h_sampled.q.val();
         self.s_cur.d.next = self.h_cur.val();
-        if self.s_valid.q.val() & self.s_ends.q.val() {
+        if self.w_valid.q.val() & self.w_sampled.q.val() & self.h_same_w.val() {
+            self.s_cur.d.next = self.last_sum.q.val();
+        }
+        if (self.s_valid.q.val() & self.s_ends.q.val()) | (self.w_valid.q.val() & self.w_ends.q.val())
+        {
             self.s_cur.d.next = 0.into();
         }
         self.s_fwd.d.next = self.s_valid.q.val()
@@ -614,7 +646,7 @@ impl<
             & !self.s_ends.q.val()
             & self.h_same.val();
         // Accumulate: the count plus the weight, saturating (the loop: a select, a carry chain
-        // and the saturation); at an interval end the accumulators move to the snapshot.
+        // and the saturation, which vanishes when no interval can reach the maximum).
         self.cur.next = self.s_cur.q.val();
         if self.s_fwd.q.val() {
             self.cur.next = self.last_sum.q.val();
@@ -622,21 +654,26 @@ impl<
         self.wide.next = bit_cast::<DW, C>(self.cur.val())
             + bit_cast::<DW, WEIGHT_BITS>(self.s_weight.q.val());
         self.sum.next = bit_cast::<C, DW>(self.wide.val());
-        if (self.wide.val() >> self.count_shift.val()).any() {
+        if self.saturates.val() & (self.wide.val() >> self.count_shift.val()).any() {
             self.sum.next = self.counter_max.val();
         }
         self.last_sum.d.next = self.sum.val();
-        if self.s_valid.q.val() {
+        self.w_valid.d.next = self.s_valid.q.val();
+        self.w_ends.d.next = self.s_ends.q.val();
+        self.w_sampled.d.next = self.s_sampled.q.val();
+        // Write-back: the count to its bucket; at an interval end the accumulators move to the
+        // snapshot and clear.
+        if self.w_valid.q.val() {
             for i in 0..B {
-                if self.s_ends.q.val() {
+                if self.w_ends.q.val() {
                     self.live[i].d.next = 0.into();
                     self.snap[i].d.next = self.live[i].q.val();
                 }
-                if self.s_sampled.q.val() & self.s_hit[i].q.val() {
-                    if self.s_ends.q.val() {
-                        self.snap[i].d.next = self.sum.val();
+                if self.w_sampled.q.val() & self.w_hit[i].q.val() {
+                    if self.w_ends.q.val() {
+                        self.snap[i].d.next = self.last_sum.q.val();
                     } else {
-                        self.live[i].d.next = self.sum.val();
+                        self.live[i].d.next = self.last_sum.q.val();
                     }
                 }
             }
@@ -916,7 +953,7 @@ impl<
         }
         // An interval end starts the classification of the snapshot (never while busy: in_ready).
         // The sum starts at 1: it is the divisor Σ + 1 without an adder in the divider's loop.
-        if self.s_valid.q.val() & self.s_ends.q.val() {
+        if self.w_valid.q.val() & self.w_ends.q.val() {
             self.busy.d.next = true;
             self.state.d.next = PhaseState::Settle;
             self.b.d.next = 0.into();
@@ -956,6 +993,7 @@ impl<
             self.a_valid.d.next = false;
             self.h_valid.d.next = false;
             self.s_valid.d.next = false;
+            self.w_valid.d.next = false;
             self.sample.d.next = 0.into();
             self.fill.d.next = 0.into();
             self.next_id.d.next = 0.into();
