@@ -77,8 +77,10 @@ pub struct PhaseClassifier<
     pub out_predicted: Signal<Out, Bits<PHASE_ID_BITS>>,
     // Parameters.
     interval: Constant<Bits<32>>,
-    /// Stall margin: one maximal weight.
-    weight_max: Constant<Bits<32>>,
+    /// WEIGHT_BITS as a shift: `remaining` splits into a low part the width of a weight and a
+    /// high part (a maximal weight is 2^WEIGHT_BITS − 1, so "within one maximal weight of the end"
+    /// is "high part 0").
+    weight_shift: Constant<Bits<8>>,
     sample_last: Constant<Bits<17>>,
     threshold: Constant<Bits<D>>,
     moving_average: Constant<Bit>,
@@ -114,9 +116,14 @@ pub struct PhaseClassifier<
     hash: ParityHash<LB>,
     live: [DFF<Bits<C>>; B],
     snap: [DFF<Bits<C>>; B],
-    /// Instructions left in the interval (I − count, in 1 ..= I): the end test is then one
-    /// comparison with the weight, and "near the end" a test of the high bits.
+    /// Instructions left in the interval (I − count, in 1 ..= I). A weight is subtracted from the
+    /// low part alone, its borrow choosing the high part or the high part − 1 (computed from the
+    /// register in parallel): no 32-bit chain after the input.
     remaining: DFF<Bits<32>>,
+    rem_high: Signal<Local, Bits<{ 32 - WEIGHT_BITS }>>,
+    rem_high_dec: Signal<Local, Bits<{ 32 - WEIGHT_BITS }>>,
+    rem_low: Signal<Local, Bits<{ WEIGHT_BITS + 1 }>>,
+    borrow: Signal<Local, Bit>,
     sample: DFF<Bits<17>>,
     ends: Signal<Local, Bit>,
     sampled: Signal<Local, Bit>,
@@ -294,7 +301,7 @@ impl<
             out_distance: Default::default(),
             out_predicted: Default::default(),
             interval: c(cfg.interval),
-            weight_max: c(PhaseConfig::weight_max()),
+            weight_shift: c(WEIGHT_BITS as u64),
             sample_last: c(cfg.sample_every - 1),
             threshold: c(cfg.threshold),
             moving_average: Constant::new(cfg.centre == super::CentreUpdate::MovingAverage),
@@ -333,6 +340,10 @@ impl<
             ends: Default::default(),
             sampled: Default::default(),
             near: Default::default(),
+            rem_high: Default::default(),
+            rem_high_dec: Default::default(),
+            rem_low: Default::default(),
+            borrow: Default::default(),
             a_valid: Default::default(),
             a_pc: Default::default(),
             a_weight: Default::default(),
@@ -568,7 +579,17 @@ impl<
         // ---- Event path ----
         // Accept: the interval's end is decided here, from the weight and `remaining`; the
         // accumulate stage one clock later works from the registered event.
-        self.near.next = self.remaining.q.val() <= self.weight_max.val();
+        self.rem_high.next =
+            bit_cast::<{ 32 - WEIGHT_BITS }, 32>(self.remaining.q.val() >> self.weight_shift.val());
+        self.rem_high_dec.next = self.rem_high.val() - 1;
+        self.near.next = self.rem_high.val() == 0;
+        self.rem_low.next = bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(bit_cast::<
+            WEIGHT_BITS,
+            32,
+        >(
+            self.remaining.q.val()
+        )) - bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(self.in_weight.val());
+        self.borrow.next = (self.rem_low.val() >> self.weight_shift.val()).any();
         self.in_ready.next = (self.state.q.val() != PhaseState::Clear)
             & !((self.busy.q.val()
                 | (self.a_valid.q.val() & self.a_ends.q.val())
@@ -578,8 +599,9 @@ impl<
                 & self.near.val());
         self.go.next = self.in_valid.val() & self.in_ready.val();
         self.sampled.next = self.sample.q.val() == self.sample_last.val();
-        self.ends.next =
-            bit_cast::<32, WEIGHT_BITS>(self.in_weight.val()) >= self.remaining.q.val();
+        // weight ≥ remaining: the high part is 0 and the low part does not exceed the weight.
+        self.ends.next = self.near.val()
+            & (self.borrow.val() | (bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(self.rem_low.val()) == 0));
         self.a_valid.d.next = self.go.val();
         self.a_pc.d.next = self.in_pc.val();
         self.a_weight.d.next = self.in_weight.val();
@@ -594,8 +616,20 @@ impl<
             if self.ends.val() {
                 self.remaining.d.next = self.interval.val();
             } else {
-                self.remaining.d.next =
-                    self.remaining.q.val() - bit_cast::<32, WEIGHT_BITS>(self.in_weight.val());
+                self.remaining.d.next = (bit_cast::<32, { 32 - WEIGHT_BITS }>(self.rem_high.val())
+                    << self.weight_shift.val())
+                    | bit_cast::<32, WEIGHT_BITS>(bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(
+                        self.rem_low.val(),
+                    ));
+                if self.borrow.val() {
+                    self.remaining.d.next =
+                        (bit_cast::<32, { 32 - WEIGHT_BITS }>(self.rem_high_dec.val())
+                            << self.weight_shift.val())
+                            | bit_cast::<32, WEIGHT_BITS>(bit_cast::<
+                                WEIGHT_BITS,
+                                { WEIGHT_BITS + 1 },
+                            >(self.rem_low.val()));
+                }
             }
         }
         // Hash: the registered pc's bucket, one-hot, registered with the event.
