@@ -57,6 +57,7 @@ pub struct BramProfiler<const CB: usize> {
     a: Signal<Local, Bits<64>>,
     b: Signal<Local, Bits<64>>,
     accept: Signal<Local, Bit>,
+    tag: Signal<Local, Bits<TAG_BITS>>,
     a_mask: Constant<Bits<64>>,
     b_mask: Constant<Bits<64>>,
     /// a_bits: the tag is b << a_bits | a.
@@ -96,6 +97,7 @@ impl<const CB: usize> BramProfiler<CB> {
                 w.counter,
                 cfg.threshold,
                 counter_max,
+                w.counter_saturates(cfg),
                 cfg.conservative_update,
                 cfg.reset_on_promote,
             ),
@@ -106,6 +108,7 @@ impl<const CB: usize> BramProfiler<CB> {
                 w.count,
                 cfg.threshold,
                 count_max,
+                w.count_saturates(cfg),
                 cfg.retaining,
             ),
             control: IntervalControl::new(cfg.interval),
@@ -115,6 +118,7 @@ impl<const CB: usize> BramProfiler<CB> {
             a: Default::default(),
             b: Default::default(),
             accept: Default::default(),
+            tag: Default::default(),
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             b_shift: Constant::new(u64::from(cfg.a_bits).into()),
@@ -155,8 +159,10 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.acc.lookup.next = self.accept.val();
         self.control.accept.next = self.accept.val();
         self.s1_valid.d.next = self.accept.val();
-        self.s1_tag.d.next = (bit_cast::<TAG_BITS, 64>(self.b.val()) << self.b_shift.val())
+        self.tag.next = (bit_cast::<TAG_BITS, 64>(self.b.val()) << self.b_shift.val())
             | bit_cast::<TAG_BITS, 64>(self.a.val());
+        self.acc.lookup_tag.next = self.tag.val();
+        self.s1_tag.d.next = self.tag.val();
         self.s1_last.d.next = self.control.last.val();
         // Stage 1: accumulator, counter update, interval end.
         self.acc.valid.next = self.s1_valid.q.val();

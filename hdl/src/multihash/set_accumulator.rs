@@ -10,7 +10,10 @@
 //! **Pipeline** (as the fully-associative accumulator, but the table is in RAM):
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's RAMs;
 //! - stage 1: the W words arrive; **forwarding**: when the op one cycle ahead wrote the same set,
-//!   its written words are used instead (the RAM returns old data on a same-cycle read/write). Hit
+//!   its written words are used instead (the RAM returns old data on a same-cycle read/write).
+//!   Same set, and the tuple equal to that op's, are compared in stage 0 and registered
+//!   (`fw_same`, `key_same`): a way that op allocated matches exactly when `key_same`, any other
+//!   way by its RAM tag, so the tag compare starts at the RAM's output. Hit
 //!   (**shielding**), allocation (empty way first, else replaceable, lowest way first) and
 //!   locking follow docs/SPEC.md §4 within the set; every way of the set is written back.
 //!
@@ -56,6 +59,8 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     /// Stage 0: an event is accepted this cycle, in set `lookup_set`.
     pub lookup: Signal<In, Bit>,
     pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
+    /// Stage 0: the event's tuple (as `tag` one cycle later).
+    pub lookup_tag: Signal<In, Bits<TAG_BITS>>,
     /// Stage 0: an event in `lookup_set` may be accepted (see "When an event must wait").
     pub lookup_ok: Signal<Out, Bit>,
     /// Stage 1 event: present, its tuple, its counters' new minimum.
@@ -84,7 +89,9 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     s1_set: DFF<Bits<ADDRESS_BITS>>,
     scan_set: DFF<Bits<ADDRESS_BITS>>,
     fw_valid: DFF<Bit>,
-    fw_set: DFF<Bits<ADDRESS_BITS>>,
+    /// Stage 1's op is on the set the op ahead of it wrote, and its tuple is that op's.
+    fw_same: DFF<Bit>,
+    key_same: DFF<Bit>,
     /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
     /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
     /// ahead, which takes that op's tuple. Counts and states change on every write and are
@@ -101,6 +108,7 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     // Stage 0.
     scan: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
+    s0_set: Signal<Local, Bits<ADDRESS_BITS>>,
     // Stage 1.
     s1_pend: Signal<Local, Bit>,
     raw_tag: Vec<Signal<Local, Bits<TAG_BITS>>>,
@@ -108,6 +116,10 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     raw_count: Vec<Signal<Local, Bits<CB>>>,
     raw_valid: Vec<Signal<Local, Bit>>,
     raw_ge: Vec<Signal<Local, Bit>>,
+    /// The way's tuple is the event's.
+    tag_eq: Vec<Signal<Local, Bit>>,
+    /// A hit on the way locks it: its count reaches T (count >= T − 1 before the increment).
+    lock_on_hit: Vec<Signal<Local, Bit>>,
     /// The entries as they are now (after a pending rollover): valid, locked, count.
     view_valid: Vec<Signal<Local, Bit>>,
     view_locked: Vec<Signal<Local, Bit>>,
@@ -125,6 +137,13 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     rc: Signal<Local, Bits<CB>>,
     threshold: Constant<Bits<CB>>,
     count_max: Constant<Bits<CB>>,
+    /// Counts can reach `count_max` within an interval (else no saturation logic).
+    saturates: Constant<Bit>,
+    /// T − 1, and whether a hit can lock at all (`count_max` >= T).
+    lock_floor: Constant<Bits<CB>>,
+    lockable: Constant<Bit>,
+    /// T = 1: a hit on an entry of count 0 (a retained one after rollover) locks it.
+    lock_at_zero: Constant<Bit>,
     count_mask: Constant<Bits<CB>>,
     valid_flag: Constant<Bits<CB>>,
     locked_flag: Constant<Bits<CB>>,
@@ -137,7 +156,9 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
 
 impl<const CB: usize> SetAssociativeAccumulator<CB> {
     /// `sets` (a power of two) × `ways` entries; tags of `tag_width` bits; counts of
-    /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`.
+    /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`
+    /// (reached within an interval only when `saturates`).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         sets: usize,
         ways: usize,
@@ -145,6 +166,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         count_width: usize,
         threshold: u64,
         count_max: u64,
+        saturates: bool,
         retaining: bool,
     ) -> Self {
         assert!(
@@ -161,6 +183,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             reset: Default::default(),
             lookup: Default::default(),
             lookup_set: Default::default(),
+            lookup_tag: Default::default(),
             lookup_ok: Default::default(),
             valid: Default::default(),
             tag: Default::default(),
@@ -186,7 +209,8 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             s1_set: Default::default(),
             scan_set: Default::default(),
             fw_valid: Default::default(),
-            fw_set: Default::default(),
+            fw_same: Default::default(),
+            key_same: Default::default(),
             fw_alloc: vec_of(ways),
             fw_tag: Default::default(),
             fw_meta: vec_of(ways),
@@ -197,12 +221,15 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             rep_interval: Default::default(),
             scan: Default::default(),
             room: Default::default(),
+            s0_set: Default::default(),
             s1_pend: Default::default(),
             raw_tag: vec_of(ways),
             raw_meta: vec_of(ways),
             raw_count: vec_of(ways),
             raw_valid: vec_of(ways),
             raw_ge: vec_of(ways),
+            tag_eq: vec_of(ways),
+            lock_on_hit: vec_of(ways),
             view_valid: vec_of(ways),
             view_locked: vec_of(ways),
             view_count: vec_of(ways),
@@ -218,6 +245,10 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             rc: Default::default(),
             threshold: Constant::new(threshold.into()),
             count_max: Constant::new(count_max.into()),
+            saturates: Constant::new(saturates),
+            lock_floor: Constant::new(threshold.saturating_sub(1).into()),
+            lockable: Constant::new(count_max >= threshold),
+            lock_at_zero: Constant::new(threshold <= 1 && count_max >= threshold),
             count_mask: Constant::new(field.into()),
             valid_flag: Constant::new((1u64 << (count_width + 1)).into()),
             locked_flag: Constant::new((1u64 << count_width).into()),
@@ -240,7 +271,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             s1_set,
             scan_set,
             fw_valid,
-            fw_set,
+            fw_same,
+            key_same,
             fw_tag,
             term,
             rep_interval
@@ -267,9 +299,11 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.st_count[w].d.next = self.st_count[w].q.val();
             self.raw_tag[w].next = self.tags[w].read_data.val();
             self.raw_meta[w].next = self.metas[w].read_data.val();
-            if self.fw_valid.q.val() & (self.fw_set.q.val() == self.s1_set.q.val()) {
+            self.tag_eq[w].next = self.tags[w].read_data.val() == self.tag.val();
+            if self.fw_valid.q.val() & self.fw_same.q.val() {
                 if self.fw_alloc[w].q.val() {
                     self.raw_tag[w].next = self.fw_tag.q.val();
+                    self.tag_eq[w].next = self.key_same.q.val();
                 }
                 self.raw_meta[w].next = self.fw_meta[w].q.val();
             }
@@ -280,6 +314,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.view_valid[w].next = self.raw_valid[w].val();
                 self.view_locked[w].next = (self.raw_meta[w].val() & self.locked_flag.val()).any();
                 self.view_count[w].next = self.raw_count[w].val();
+                self.lock_on_hit[w].next =
+                    self.lockable.val() & (self.raw_count[w].val() >= self.lock_floor.val());
             } else {
                 // Rollover (or long empty): retained entries are replaceable with count 0.
                 self.view_valid[w].next = self.epochs.s1_prev.val()
@@ -288,9 +324,9 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                     & self.raw_ge[w].val();
                 self.view_locked[w].next = false;
                 self.view_count[w].next = self.zero_c.val();
+                self.lock_on_hit[w].next = self.lock_at_zero.val();
             }
-            self.hit_e[w].next =
-                self.view_valid[w].val() & (self.raw_tag[w].val() == self.tag.val());
+            self.hit_e[w].next = self.view_valid[w].val() & self.tag_eq[w].val();
             self.hits.bits[w].next = self.hit_e[w].val();
             self.empty.bits[w].next = !self.view_valid[w].val();
             self.repl.bits[w].next = self.view_valid[w].val() & !self.view_locked[w].val();
@@ -308,7 +344,9 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                     | (!self.empty.any.val() & self.repl.first[w].val()));
             self.n_tag[w].next = self.raw_tag[w].val();
             self.n_count[w].next = self.view_count[w].val();
-            if self.hit_e[w].val() & (self.view_count[w].val() < self.count_max.val()) {
+            if self.hit_e[w].val()
+                & (!self.saturates.val() | (self.view_count[w].val() < self.count_max.val()))
+            {
                 self.n_count[w].next = self.view_count[w].val() + self.one_c.val();
             }
             self.n_meta[w].next = self.n_count[w].val();
@@ -317,7 +355,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
             // A replaceable entry whose count reaches T becomes locked; locked stays locked.
             if self.view_locked[w].val()
-                | (self.hit_e[w].val() & (self.n_count[w].val() >= self.threshold.val()))
+                | (self.hit_e[w].val() & self.lock_on_hit[w].val())
             {
                 self.n_meta[w].next =
                     self.n_count[w].val() | self.valid_flag.val() | self.locked_flag.val();
@@ -340,7 +378,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.fw_alloc[w].d.next = self.alloc[w].val();
         }
         self.fw_valid.d.next = self.valid.val();
-        self.fw_set.d.next = self.s1_set.q.val();
         self.fw_tag.d.next = self.tag.val();
         // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs.
         self.room.next = !self.staged.any.val() & !self.s1_pend.val();
@@ -348,20 +385,18 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.epochs.scan_set.next = self.scan_set.q.val();
         self.lookup_ok.next = !self.epochs.lookup_pend.val() | self.room.val();
         self.scan.next = !self.lookup.val() & self.epochs.scan_pend.val() & self.room.val();
-        for w in 0..self.tags.len() {
-            if self.lookup.val() {
-                self.tags[w].read_address.next = self.lookup_set.val();
-                self.metas[w].read_address.next = self.lookup_set.val();
-            } else {
-                self.tags[w].read_address.next = self.scan_set.q.val();
-                self.metas[w].read_address.next = self.scan_set.q.val();
-            }
-        }
         self.s1_op.d.next = self.lookup.val() | self.scan.val();
         if self.lookup.val() {
-            self.s1_set.d.next = self.lookup_set.val();
+            self.s0_set.next = self.lookup_set.val();
         } else {
-            self.s1_set.d.next = self.scan_set.q.val();
+            self.s0_set.next = self.scan_set.q.val();
+        }
+        self.s1_set.d.next = self.s0_set.val();
+        self.fw_same.d.next = self.s0_set.val() == self.s1_set.q.val();
+        self.key_same.d.next = self.lookup_tag.val() == self.tag.val();
+        for w in 0..self.tags.len() {
+            self.tags[w].read_address.next = self.s0_set.val();
+            self.metas[w].read_address.next = self.s0_set.val();
         }
         if !self.lookup.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
             self.scan_set.d.next = self.scan_set.q.val() + self.set_one.val();
