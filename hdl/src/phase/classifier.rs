@@ -15,7 +15,7 @@
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
 //!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
 //!   difference, sum and comparison, each from registers); the leader–follower
-//!   decision and LRU update (3 clocks); the signature write (B + 1 clocks, skipped for a hit on a
+//!   decision and LRU update (3 clocks); the signature write (B + 2 clocks, skipped for a hit on a
 //!   leader); the run-length Markov predictor (3 clocks); then one output record.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
 //!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
@@ -232,6 +232,11 @@ pub struct PhaseClassifier<
     phase: DFF<Bits<PHASE_ID_BITS>>,
     wr_valid: DFF<Bit>,
     wr_b: DFF<Bits<LB>>,
+    /// The new signature bucket, registered a clock before it is written: the centre update
+    /// runs from the RAMs' outputs to a register.
+    st_valid: DFF<Bit>,
+    st_b: DFF<Bits<LB>>,
+    st_data: DFF<Bits<Q>>,
     sv: Signal<Local, Bits<Q>>,
     vv: Signal<Local, Bits<Q>>,
     delta: Signal<Local, Bits<Q>>,
@@ -434,6 +439,9 @@ impl<
             phase: Default::default(),
             wr_valid: Default::default(),
             wr_b: Default::default(),
+            st_valid: Default::default(),
+            st_b: Default::default(),
+            st_data: Default::default(),
             sv: Default::default(),
             vv: Default::default(),
             delta: Default::default(),
@@ -525,6 +533,9 @@ impl<
             phase,
             wr_valid,
             wr_b,
+            st_valid,
+            st_b,
+            st_data,
             clear_addr,
             mk_valid,
             mk_phase,
@@ -565,7 +576,7 @@ impl<
         self.sig.read_address.next = (bit_cast::<SA, LP>(self.p.q.val()) << self.lb_shift.val())
             | bit_cast::<SA, LB>(self.b.q.val());
         self.sig.write_address.next = (bit_cast::<SA, LP>(self.sel.q.val()) << self.lb_shift.val())
-            | bit_cast::<SA, LB>(self.wr_b.q.val());
+            | bit_cast::<SA, LB>(self.st_b.q.val());
         self.markov.write_address.next = self.clear_addr.q.val();
         self.markov.write_data.next = 0.into();
         self.o_valid.d.next = false;
@@ -775,7 +786,7 @@ impl<
         }
         // RAM write data after the locals that feed them (rust-hdl's loop check reads in order).
         self.vram.write_data.next = self.quo2.val();
-        self.sig.write_data.next = self.stepped.val();
+        self.sig.write_data.next = self.st_data.q.val();
         // Predictor index of the state (mk_phase, mk_run).
         self.mk_index.next = bit_cast::<16, PHASE_ID_BITS>(self.mk_phase.q.val())
             ^ (bit_cast::<16, RUN_BITS>(self.mk_run.q.val()) << self.markov_shift.val());
@@ -917,6 +928,7 @@ impl<
                 self.p.d.next = self.sel.q.val();
                 self.issuing.d.next = true;
                 self.wr_valid.d.next = false;
+                self.st_valid.d.next = false;
                 if self.hit.q.val() & !self.moving_average.val() {
                     self.state.d.next = PhaseState::Learn;
                 } else {
@@ -932,9 +944,12 @@ impl<
                         self.issuing.d.next = false;
                     }
                 }
-                if self.wr_valid.q.val() {
+                self.st_valid.d.next = self.wr_valid.q.val();
+                self.st_b.d.next = self.wr_b.q.val();
+                self.st_data.d.next = self.stepped.val();
+                if self.st_valid.q.val() {
                     self.sig.write_enable.next = true;
-                    if self.wr_b.q.val() == self.last_bucket.val() {
+                    if self.st_b.q.val() == self.last_bucket.val() {
                         self.state.d.next = PhaseState::Learn;
                     }
                 }
@@ -1039,6 +1054,7 @@ impl<
             self.rd_valid.d.next = false;
             self.ad_valid.d.next = false;
             self.wr_valid.d.next = false;
+            self.st_valid.d.next = false;
             self.issuing.d.next = false;
             for i in 0..B {
                 self.live[i].d.next = 0.into();
