@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The full runs of `hwprof soc` (docs/RESULTS.md, "Real programs on PicoRV32"): every program under
-# Verilator with the profiler of CONFIG (default: the built-in configs/soc-bram.toml) on its retire
-# stream; one Markdown row per program. Usage: scripts/soc-bench.sh [CONFIG] [PROGRAM...]
+# Verilator with the built-in configurations (configs/soc-{bram,buffer,phase}.toml) or the profiler
+# of CONFIG on its retire stream; one Markdown row per program.
+# Usage: scripts/soc-bench.sh [CONFIG] [PROGRAM...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cfg=${1:-}
@@ -10,18 +11,28 @@ programs=("$@")
 [ ${#programs[@]} -eq 0 ] && programs=(dhrystone sieve multest stats sort crc matmul hash)
 HW=./target/release/hwprof
 cargo build --release -q
-echo "| program | instructions | cycles | CPI | value events / reports | edge events / reports | mismatches | stall cycles | Verilator s | instructions/s | net error value | net error edge |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-for p in "${programs[@]}"; do
-  args=(soc run --program "$p" --json)
-  [ -n "$cfg" ] && args+=(--config "$cfg")
-  nice "$HW" "${args[@]}" | python3 -c '
+row=$(mktemp); trap 'rm -f "$row"' EXIT
+cat > "$row" <<'PY'
 import json, sys
-d = json.load(sys.stdin); v, e = d["value"], d["edge"]
+d = json.load(sys.stdin)
+v, e, b, p = d["value"], d["edge"], d["buffer"], d["phase"]
 n, c = d["instructions"], d["cycles"]
-row = [d["program"], f"{n:,}", f"{c:,}", f"{c / n:.2f}", f"{v['"'"'events'"'"']:,} / {v['"'"'reports'"'"']}",
-       f"{e['"'"'events'"'"']:,} / {e['"'"'reports'"'"']}", str(d["mismatches"]), str(d["stall_cycles"]),
-       f"{d['"'"'simulation_seconds'"'"']:.1f}", f"{d['"'"'instructions_per_second'"'"']:,.0f}",
-       f"{100 * v['"'"'net_error'"'"']:.2f} %", f"{100 * e['"'"'net_error'"'"']:.2f} %"]
-print("| " + " | ".join(row) + " |")' || echo "| $p | failed: see stderr |"
+cells = [
+    d["program"], f"{n:,}", f"{c:,}", f"{c / n:.2f}",
+    f"{v['events']:,} / {v['reports']}", f"{e['events']:,} / {e['reports']}",
+    f"{b['events']:,} / {b['readouts']}", f"{p['events']:,} / {p['intervals']}",
+    f"{v['mismatches']} / {e['mismatches']} / {b['mismatches']} / {p['mismatches']}",
+    str(d["stall_cycles"]), f"{d['simulation_seconds']:.1f}", f"{d['instructions_per_second']:,.0f}",
+    f"{100 * v['net_error']:.2f} % / {100 * e['net_error']:.2f} %",
+    f"{100 * b['arc_error']:.2f} %",
+    f"{p['phases']} / {100 * p['prediction_accuracy']:.1f} % ({100 * p['last_phase_accuracy']:.1f} %)",
+]
+print("| " + " | ".join(cells) + " |")
+PY
+echo "| program | instructions | cycles | CPI | value events / reports | edge events / reports | branches / buffer readouts | transfers / phase intervals | mismatches value / edge / buffer / phase | stall cycles | Verilator s | instructions/s | net error value / edge | arc error | phases / next phase predicted (last phase) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for prog in "${programs[@]}"; do
+  args=(soc run --program "$prog" --json)
+  [ -n "$cfg" ] && args+=(--config "$cfg")
+  nice "$HW" "${args[@]}" | python3 "$row" || echo "| $prog | failed: see stderr |"
 done

@@ -2365,12 +2365,9 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     reg  fw_valid$d;
     wire  fw_valid$q;
     reg  fw_valid$clock;
-    reg  fw_bank$d;
-    wire  fw_bank$q;
-    reg  fw_bank$clock;
-    reg  [19:0] fw_index$0$d;
-    wire  [19:0] fw_index$0$q;
-    reg  fw_index$0$clock;
+    reg  fw_same$0$d;
+    wire  fw_same$0$q;
+    reg  fw_same$0$clock;
     reg  [23:0] fw_data$0$d;
     wire  [23:0] fw_data$0$q;
     reg  fw_data$0$clock;
@@ -2422,15 +2419,10 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         .q(fw_valid$q),
         .clock(fw_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_bank fw_bank(
-        .d(fw_bank$d),
-        .q(fw_bank$q),
-        .clock(fw_bank$clock)
-    );
-    hwprof_board_icebreaker$profiler$counters$fw_index$0 fw_index$0(
-        .d(fw_index$0$d),
-        .q(fw_index$0$q),
-        .clock(fw_index$0$clock)
+    hwprof_board_icebreaker$profiler$counters$fw_same$0 fw_same$0(
+        .d(fw_same$0$d),
+        .q(fw_same$0$q),
+        .clock(fw_same$0$clock)
     );
     hwprof_board_icebreaker$profiler$counters$fw_data$0 fw_data$0(
         .d(fw_data$0$d),
@@ -2461,10 +2453,8 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     always @(*) begin
         s1_bank$clock = clock;
         fw_valid$clock = clock;
-        fw_bank$clock = clock;
         s1_bank$d = s1_bank$q;
         fw_valid$d = fw_valid$q;
-        fw_bank$d = fw_bank$q;
         clear0$clock = clock;
         clear1$clock = clock;
         clear0$start = reset | (clear_start & ~s1_bank$q);
@@ -2477,12 +2467,13 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         bank1$0$read_clock = clock;
         bank1$0$write_clock = clock;
         s1_index$0$clock = clock;
-        fw_index$0$clock = clock;
+        fw_same$0$clock = clock;
         fw_data$0$clock = clock;
         bank0$0$read_address = read_index$0;
         bank1$0$read_address = read_index$0;
         s1_index$0$d = read_index$0;
-        if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$0$q == s1_index$0$q)) begin
+        fw_same$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        if (fw_valid$q & fw_same$0$q) begin
             cu$c$0 = fw_data$0$q;
         end
         else if (s1_bank$q) begin
@@ -2495,8 +2486,6 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         new_min = cu$new_min;
         candidate = cu$candidate;
         fw_valid$d = update & ~reset;
-        fw_bank$d = s1_bank$q;
-        fw_index$0$d = s1_index$0$q;
         fw_data$0$d = cu$w$0;
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
@@ -2776,6 +2765,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,can
     localparam  candidate_floor = 24'h1387f;
     localparam  promotable = 1'b1;
     localparam  counter_max = 24'hfffff;
+    localparam  saturates = 1'b0;
     localparam  one = 24'h1;
     localparam  zero = 24'h0;
     localparam  absent_tables = 16'hfffe;
@@ -3621,7 +3611,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,can
         floor_gather$bits$15 = 1'b1;
         new_min = zero;
         inc$0 = c$0;
-        if (c$0 < counter_max) begin
+        if (~saturates | (c$0 < counter_max)) begin
             inc$0 = c$0 + one;
         end
         floor_gather$bits$0 = c$0 >= candidate_floor;
@@ -3630,7 +3620,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,can
         end
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
-        if ((c$0 < counter_max) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$0 < counter_max)) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$0 = c$0 + one;
         end
         if (promoted & reset_on_promote) begin
@@ -3936,25 +3926,6 @@ module hwprof_board_icebreaker$profiler$counters$cu$le_gather(bits$0,bits$1,bits
 endmodule // top$profiler$counters$cu$le_gather
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_bank(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$counters$fw_bank
-
-
 module hwprof_board_icebreaker$profiler$counters$fw_data$0(d,q,clock);
     
     // Module arguments
@@ -3974,23 +3945,23 @@ module hwprof_board_icebreaker$profiler$counters$fw_data$0(d,q,clock);
 endmodule // top$profiler$counters$fw_data$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_index$0(d,q,clock);
+module hwprof_board_icebreaker$profiler$counters$fw_same$0(d,q,clock);
     
     // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 20'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$profiler$counters$fw_index$0
+endmodule // top$profiler$counters$fw_same$0
 
 
 module hwprof_board_icebreaker$profiler$counters$fw_valid(d,q,clock);

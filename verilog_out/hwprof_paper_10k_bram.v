@@ -53,9 +53,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  acc$reset;
     reg  acc$lookup;
     reg  [19:0] acc$lookup_set;
+    reg  [95:0] acc$lookup_tag;
     wire  acc$lookup_ok;
     reg  acc$valid;
-    reg  [95:0] acc$tag;
     reg  [15:0] acc$new_min;
     reg  acc$candidate;
     reg  acc$end_interval;
@@ -76,20 +76,39 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     wire  control$bank;
     reg  control$finish;
     wire  [31:0] control$interval;
-    reg  s1_valid$d;
-    wire  s1_valid$q;
-    reg  s1_valid$clock;
-    reg  [95:0] s1_tag$d;
-    wire  [95:0] s1_tag$q;
-    reg  s1_tag$clock;
-    reg  s1_last$d;
-    wire  s1_last$q;
-    reg  s1_last$clock;
+    reg  c_valid$d;
+    wire  c_valid$q;
+    reg  c_valid$clock;
+    reg  c_last$d;
+    wire  c_last$q;
+    reg  c_last$clock;
+    reg  [19:0] c_index$0$d;
+    wire  [19:0] c_index$0$q;
+    reg  c_index$0$clock;
+    reg  [19:0] c_index$1$d;
+    wire  [19:0] c_index$1$q;
+    reg  c_index$1$clock;
+    reg  [19:0] c_index$2$d;
+    wire  [19:0] c_index$2$q;
+    reg  c_index$2$clock;
+    reg  [19:0] c_index$3$d;
+    wire  [19:0] c_index$3$q;
+    reg  c_index$3$clock;
+    reg  c_bank$d;
+    wire  c_bank$q;
+    reg  c_bank$clock;
+    reg  d_valid$d;
+    wire  d_valid$q;
+    reg  d_valid$clock;
+    reg  d_last$d;
+    wire  d_last$q;
+    reg  d_last$clock;
     
     // Local signals
     reg  [63:0] a;
     reg  [63:0] b;
     reg  accept;
+    reg  [95:0] tag;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash hash(
@@ -126,9 +145,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .reset(acc$reset),
         .lookup(acc$lookup),
         .lookup_set(acc$lookup_set),
+        .lookup_tag(acc$lookup_tag),
         .lookup_ok(acc$lookup_ok),
         .valid(acc$valid),
-        .tag(acc$tag),
         .new_min(acc$new_min),
         .candidate(acc$candidate),
         .end_interval(acc$end_interval),
@@ -152,30 +171,64 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .finish(control$finish),
         .interval(control$interval)
     );
-    hwprof_paper_10k_bram$s1_valid s1_valid(
-        .d(s1_valid$d),
-        .q(s1_valid$q),
-        .clock(s1_valid$clock)
+    hwprof_paper_10k_bram$c_valid c_valid(
+        .d(c_valid$d),
+        .q(c_valid$q),
+        .clock(c_valid$clock)
     );
-    hwprof_paper_10k_bram$s1_tag s1_tag(
-        .d(s1_tag$d),
-        .q(s1_tag$q),
-        .clock(s1_tag$clock)
+    hwprof_paper_10k_bram$c_last c_last(
+        .d(c_last$d),
+        .q(c_last$q),
+        .clock(c_last$clock)
     );
-    hwprof_paper_10k_bram$s1_last s1_last(
-        .d(s1_last$d),
-        .q(s1_last$q),
-        .clock(s1_last$clock)
+    hwprof_paper_10k_bram$c_index$0 c_index$0(
+        .d(c_index$0$d),
+        .q(c_index$0$q),
+        .clock(c_index$0$clock)
+    );
+    hwprof_paper_10k_bram$c_index$1 c_index$1(
+        .d(c_index$1$d),
+        .q(c_index$1$q),
+        .clock(c_index$1$clock)
+    );
+    hwprof_paper_10k_bram$c_index$2 c_index$2(
+        .d(c_index$2$d),
+        .q(c_index$2$q),
+        .clock(c_index$2$clock)
+    );
+    hwprof_paper_10k_bram$c_index$3 c_index$3(
+        .d(c_index$3$d),
+        .q(c_index$3$q),
+        .clock(c_index$3$clock)
+    );
+    hwprof_paper_10k_bram$c_bank c_bank(
+        .d(c_bank$d),
+        .q(c_bank$q),
+        .clock(c_bank$clock)
+    );
+    hwprof_paper_10k_bram$d_valid d_valid(
+        .d(d_valid$d),
+        .q(d_valid$q),
+        .clock(d_valid$clock)
+    );
+    hwprof_paper_10k_bram$d_last d_last(
+        .d(d_last$d),
+        .q(d_last$q),
+        .clock(d_last$clock)
     );
     
     // Update code
     always @(*) begin
-        s1_valid$clock = clock;
-        s1_tag$clock = clock;
-        s1_last$clock = clock;
-        s1_valid$d = s1_valid$q;
-        s1_tag$d = s1_tag$q;
-        s1_last$d = s1_last$q;
+        c_valid$clock = clock;
+        c_last$clock = clock;
+        c_bank$clock = clock;
+        d_valid$clock = clock;
+        d_last$clock = clock;
+        c_valid$d = c_valid$q;
+        c_last$d = c_last$q;
+        c_bank$d = c_bank$q;
+        d_valid$d = d_valid$q;
+        d_last$d = d_last$q;
         counters$clock = clock;
         acc$clock = clock;
         control$clock = clock;
@@ -188,29 +241,40 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         hash$b = b;
         set_hash$a = a;
         set_hash$b = b;
-        counters$read_index$0 = hash$index$0;
-        counters$read_index$1 = hash$index$1;
-        counters$read_index$2 = hash$index$2;
-        counters$read_index$3 = hash$index$3;
-        counters$read_bank = control$bank;
+        c_index$0$clock = clock;
+        c_index$0$d = hash$index$0;
+        counters$read_index$0 = c_index$0$q;
+        c_index$1$clock = clock;
+        c_index$1$d = hash$index$1;
+        counters$read_index$1 = c_index$1$q;
+        c_index$2$clock = clock;
+        c_index$2$d = hash$index$2;
+        counters$read_index$2 = c_index$2$q;
+        c_index$3$clock = clock;
+        c_index$3$d = hash$index$3;
+        counters$read_index$3 = c_index$3$q;
+        c_bank$d = control$bank;
+        counters$read_bank = c_bank$q;
         acc$lookup_set = set_hash$index;
-        in_ready = ~reset & acc$lookup_ok & ~(control$last & (acc$report_busy | (s1_valid$q & s1_last$q))) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        in_ready = ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(control$last & (acc$report_busy | (d_valid$q & d_last$q))) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
         accept = in_valid & in_ready;
         acc$lookup = accept;
         control$accept = accept;
-        s1_valid$d = accept;
-        s1_tag$d = (((b) & 96'hffffffffffffffffffffffff) << b_shift) | ((a) & 96'hffffffffffffffffffffffff);
-        s1_last$d = control$last;
-        acc$valid = s1_valid$q;
-        acc$tag = s1_tag$q;
+        c_valid$d = accept;
+        c_last$d = control$last;
+        d_valid$d = c_valid$q;
+        d_last$d = c_last$q;
+        tag = (((b) & 96'hffffffffffffffffffffffff) << b_shift) | ((a) & 96'hffffffffffffffffffffffff);
+        acc$lookup_tag = tag;
+        acc$valid = d_valid$q;
         acc$new_min = counters$new_min;
         acc$candidate = counters$candidate;
-        acc$end_interval = s1_last$q;
+        acc$end_interval = d_last$q;
         acc$interval = control$interval;
-        counters$update = s1_valid$q & ~acc$hit;
+        counters$update = d_valid$q & ~acc$hit;
         counters$promoted = acc$promoted;
-        counters$clear_start = s1_valid$q & s1_last$q;
-        control$finish = s1_valid$q & s1_last$q;
+        counters$clear_start = d_valid$q & d_last$q;
+        control$finish = d_valid$q & d_last$q;
         out_valid = acc$report_valid;
         acc$report_ready = out_ready;
         out_interval = acc$report_interval;
@@ -223,16 +287,16 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
 endmodule // top
 
 
-module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,tag,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  lookup;
     input wire  [19:0] lookup_set;
+    input wire  [95:0] lookup_tag;
     output reg  lookup_ok;
     input wire  valid;
-    input wire  [95:0] tag;
     input wire  [15:0] new_min;
     input wire  candidate;
     input wire  end_interval;
@@ -250,6 +314,10 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     // Constant declarations
     localparam  threshold = 16'h64;
     localparam  count_max = 16'h3fff;
+    localparam  saturates = 1'b0;
+    localparam  lock_floor = 16'h63;
+    localparam  lockable = 1'b1;
+    localparam  lock_at_zero = 1'b0;
     localparam  count_mask = 16'h3fff;
     localparam  valid_flag = 16'h8000;
     localparam  locked_flag = 16'h4000;
@@ -290,24 +358,50 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     reg  metas$1$write_enable;
     reg  epochs$clock;
     reg  epochs$reset;
-    reg  [19:0] epochs$s1_set;
+    reg  [19:0] epochs$d_set;
     reg  [19:0] epochs$lookup_set;
     reg  [19:0] epochs$scan_set;
+    reg  [19:0] epochs$c_set;
     reg  epochs$retire;
     reg  epochs$touch;
     reg  epochs$roll;
-    wire  epochs$s1_cur;
-    wire  epochs$s1_prev;
-    wire  epochs$s1_pend;
+    wire  epochs$d_cur;
+    wire  epochs$d_prev;
+    wire  epochs$d_pend;
     wire  epochs$lookup_pend;
     wire  epochs$scan_pend;
+    wire  epochs$c_pend;
     wire  epochs$any_pend;
-    reg  s1_op$d;
-    wire  s1_op$q;
-    reg  s1_op$clock;
-    reg  [19:0] s1_set$d;
-    wire  [19:0] s1_set$q;
-    reg  s1_set$clock;
+    reg  c_op$d;
+    wire  c_op$q;
+    reg  c_op$clock;
+    reg  [19:0] c_set$d;
+    wire  [19:0] c_set$q;
+    reg  c_set$clock;
+    reg  [95:0] c_tag$d;
+    wire  [95:0] c_tag$q;
+    reg  c_tag$clock;
+    reg  d_op$d;
+    wire  d_op$q;
+    reg  d_op$clock;
+    reg  [19:0] d_set$d;
+    wire  [19:0] d_set$q;
+    reg  d_set$clock;
+    reg  [95:0] d_tag$d;
+    wire  [95:0] d_tag$q;
+    reg  d_tag$clock;
+    reg  [95:0] ram_tag$0$d;
+    wire  [95:0] ram_tag$0$q;
+    reg  ram_tag$0$clock;
+    reg  [95:0] ram_tag$1$d;
+    wire  [95:0] ram_tag$1$q;
+    reg  ram_tag$1$clock;
+    reg  ram_tag_eq$0$d;
+    wire  ram_tag_eq$0$q;
+    reg  ram_tag_eq$0$clock;
+    reg  ram_tag_eq$1$d;
+    wire  ram_tag_eq$1$q;
+    reg  ram_tag_eq$1$clock;
     reg  [19:0] scan_set$d;
     wire  [19:0] scan_set$q;
     reg  scan_set$clock;
@@ -317,6 +411,30 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     reg  [19:0] fw_set$d;
     wire  [19:0] fw_set$q;
     reg  fw_set$clock;
+    reg  fw2_valid$d;
+    wire  fw2_valid$q;
+    reg  fw2_valid$clock;
+    reg  [95:0] fw2_tag$d;
+    wire  [95:0] fw2_tag$q;
+    reg  fw2_tag$clock;
+    reg  fw2_alloc$0$d;
+    wire  fw2_alloc$0$q;
+    reg  fw2_alloc$0$clock;
+    reg  fw2_alloc$1$d;
+    wire  fw2_alloc$1$q;
+    reg  fw2_alloc$1$clock;
+    reg  same1$d;
+    wire  same1$q;
+    reg  same1$clock;
+    reg  key1$d;
+    wire  key1$q;
+    reg  key1$clock;
+    reg  same2$d;
+    wire  same2$q;
+    reg  same2$clock;
+    reg  key2$d;
+    wire  key2$q;
+    reg  key2$clock;
     reg  fw_alloc$0$d;
     wire  fw_alloc$0$q;
     reg  fw_alloc$0$clock;
@@ -384,7 +502,9 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     // Local signals
     reg  scan;
     reg  room;
-    reg  s1_pend;
+    reg  [19:0] s0_set;
+    reg  c_pend;
+    reg  d_pend;
     reg  [95:0] raw_tag$0;
     reg  [95:0] raw_tag$1;
     reg  [15:0] raw_meta$0;
@@ -395,6 +515,10 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     reg  raw_valid$1;
     reg  raw_ge$0;
     reg  raw_ge$1;
+    reg  tag_eq$0;
+    reg  tag_eq$1;
+    reg  lock_on_hit$0;
+    reg  lock_on_hit$1;
     reg  view_valid$0;
     reg  view_valid$1;
     reg  view_locked$0;
@@ -405,8 +529,6 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     reg  hit_e$1;
     reg  alloc$0;
     reg  alloc$1;
-    reg  [95:0] n_tag$0;
-    reg  [95:0] n_tag$1;
     reg  [15:0] n_count$0;
     reg  [15:0] n_count$1;
     reg  [15:0] n_meta$0;
@@ -453,28 +575,70 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     hwprof_paper_10k_bram$acc$epochs epochs(
         .clock(epochs$clock),
         .reset(epochs$reset),
-        .s1_set(epochs$s1_set),
+        .d_set(epochs$d_set),
         .lookup_set(epochs$lookup_set),
         .scan_set(epochs$scan_set),
+        .c_set(epochs$c_set),
         .retire(epochs$retire),
         .touch(epochs$touch),
         .roll(epochs$roll),
-        .s1_cur(epochs$s1_cur),
-        .s1_prev(epochs$s1_prev),
-        .s1_pend(epochs$s1_pend),
+        .d_cur(epochs$d_cur),
+        .d_prev(epochs$d_prev),
+        .d_pend(epochs$d_pend),
         .lookup_pend(epochs$lookup_pend),
         .scan_pend(epochs$scan_pend),
+        .c_pend(epochs$c_pend),
         .any_pend(epochs$any_pend)
     );
-    hwprof_paper_10k_bram$acc$s1_op s1_op(
-        .d(s1_op$d),
-        .q(s1_op$q),
-        .clock(s1_op$clock)
+    hwprof_paper_10k_bram$acc$c_op c_op(
+        .d(c_op$d),
+        .q(c_op$q),
+        .clock(c_op$clock)
     );
-    hwprof_paper_10k_bram$acc$s1_set s1_set(
-        .d(s1_set$d),
-        .q(s1_set$q),
-        .clock(s1_set$clock)
+    hwprof_paper_10k_bram$acc$c_set c_set(
+        .d(c_set$d),
+        .q(c_set$q),
+        .clock(c_set$clock)
+    );
+    hwprof_paper_10k_bram$acc$c_tag c_tag(
+        .d(c_tag$d),
+        .q(c_tag$q),
+        .clock(c_tag$clock)
+    );
+    hwprof_paper_10k_bram$acc$d_op d_op(
+        .d(d_op$d),
+        .q(d_op$q),
+        .clock(d_op$clock)
+    );
+    hwprof_paper_10k_bram$acc$d_set d_set(
+        .d(d_set$d),
+        .q(d_set$q),
+        .clock(d_set$clock)
+    );
+    hwprof_paper_10k_bram$acc$d_tag d_tag(
+        .d(d_tag$d),
+        .q(d_tag$q),
+        .clock(d_tag$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag$0 ram_tag$0(
+        .d(ram_tag$0$d),
+        .q(ram_tag$0$q),
+        .clock(ram_tag$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag$1 ram_tag$1(
+        .d(ram_tag$1$d),
+        .q(ram_tag$1$q),
+        .clock(ram_tag$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_eq$0 ram_tag_eq$0(
+        .d(ram_tag_eq$0$d),
+        .q(ram_tag_eq$0$q),
+        .clock(ram_tag_eq$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_eq$1 ram_tag_eq$1(
+        .d(ram_tag_eq$1$d),
+        .q(ram_tag_eq$1$q),
+        .clock(ram_tag_eq$1$clock)
     );
     hwprof_paper_10k_bram$acc$scan_set scan_set(
         .d(scan_set$d),
@@ -490,6 +654,46 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         .d(fw_set$d),
         .q(fw_set$q),
         .clock(fw_set$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_valid fw2_valid(
+        .d(fw2_valid$d),
+        .q(fw2_valid$q),
+        .clock(fw2_valid$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_tag fw2_tag(
+        .d(fw2_tag$d),
+        .q(fw2_tag$q),
+        .clock(fw2_tag$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_alloc$0 fw2_alloc$0(
+        .d(fw2_alloc$0$d),
+        .q(fw2_alloc$0$q),
+        .clock(fw2_alloc$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_alloc$1 fw2_alloc$1(
+        .d(fw2_alloc$1$d),
+        .q(fw2_alloc$1$q),
+        .clock(fw2_alloc$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$same1 same1(
+        .d(same1$d),
+        .q(same1$q),
+        .clock(same1$clock)
+    );
+    hwprof_paper_10k_bram$acc$key1 key1(
+        .d(key1$d),
+        .q(key1$q),
+        .clock(key1$clock)
+    );
+    hwprof_paper_10k_bram$acc$same2 same2(
+        .d(same2$d),
+        .q(same2$q),
+        .clock(same2$clock)
+    );
+    hwprof_paper_10k_bram$acc$key2 key2(
+        .d(key2$d),
+        .q(key2$q),
+        .clock(key2$clock)
     );
     hwprof_paper_10k_bram$acc$fw_alloc$0 fw_alloc$0(
         .d(fw_alloc$0$d),
@@ -591,26 +795,62 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     
     // Update code
     always @(*) begin
-        s1_op$clock = clock;
-        s1_set$clock = clock;
+        c_op$clock = clock;
+        c_set$clock = clock;
+        c_tag$clock = clock;
+        d_op$clock = clock;
+        d_set$clock = clock;
+        d_tag$clock = clock;
         scan_set$clock = clock;
         fw_valid$clock = clock;
         fw_set$clock = clock;
         fw_tag$clock = clock;
+        fw2_valid$clock = clock;
+        fw2_tag$clock = clock;
+        same1$clock = clock;
+        key1$clock = clock;
+        same2$clock = clock;
+        key2$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
-        s1_op$d = s1_op$q;
-        s1_set$d = s1_set$q;
+        c_op$d = c_op$q;
+        c_set$d = c_set$q;
+        c_tag$d = c_tag$q;
+        d_op$d = d_op$q;
+        d_set$d = d_set$q;
+        d_tag$d = d_tag$q;
         scan_set$d = scan_set$q;
         fw_valid$d = fw_valid$q;
         fw_set$d = fw_set$q;
         fw_tag$d = fw_tag$q;
+        fw2_valid$d = fw2_valid$q;
+        fw2_tag$d = fw2_tag$q;
+        same1$d = same1$q;
+        key1$d = key1$q;
+        same2$d = same2$q;
+        key2$d = key2$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
         epochs$clock = clock;
         epochs$reset = reset;
-        epochs$s1_set = s1_set$q;
-        s1_pend = s1_op$q & epochs$s1_pend;
+        d_op$d = c_op$q;
+        d_set$d = c_set$q;
+        d_tag$d = c_tag$q;
+        same1$d = c_set$q == d_set$q;
+        key1$d = c_tag$q == d_tag$q;
+        same2$d = c_set$q == fw_set$q;
+        key2$d = c_tag$q == fw_tag$q;
+        epochs$c_set = c_set$q;
+        c_pend = c_op$q & epochs$c_pend;
+        epochs$d_set = d_set$q;
+        d_pend = d_op$q & epochs$d_pend;
+        ram_tag$0$clock = clock;
+        ram_tag_eq$0$clock = clock;
+        fw2_alloc$0$clock = clock;
+        ram_tag$0$d = tags$0$read_data;
+        ram_tag_eq$0$d = tags$0$read_data == c_tag$q;
+        metas$0$read_address = c_set$q;
+        fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
         metas$0$read_clock = clock;
@@ -625,31 +865,46 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         st_valid$0$d = st_valid$0$q;
         st_tag$0$d = st_tag$0$q;
         st_count$0$d = st_count$0$q;
-        raw_tag$0 = tags$0$read_data;
+        raw_tag$0 = ram_tag$0$q;
+        tag_eq$0 = ram_tag_eq$0$q;
+        if (fw2_valid$q & same2$q & fw2_alloc$0$q) begin
+            raw_tag$0 = fw2_tag$q;
+            tag_eq$0 = key2$q;
+        end
         raw_meta$0 = metas$0$read_data;
-        if (fw_valid$q & (fw_set$q == s1_set$q)) begin
+        if (fw_valid$q & same1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
+                tag_eq$0 = key1$q;
             end
             raw_meta$0 = fw_meta$0$q;
         end
         raw_count$0 = raw_meta$0 & count_mask;
         raw_valid$0 = |(raw_meta$0 & valid_flag);
         raw_ge$0 = raw_count$0 >= threshold;
-        if (epochs$s1_cur) begin
+        if (epochs$d_cur) begin
             view_valid$0 = raw_valid$0;
             view_locked$0 = |(raw_meta$0 & locked_flag);
             view_count$0 = raw_count$0;
+            lock_on_hit$0 = lockable & (raw_count$0 >= lock_floor);
         end
         else begin
-            view_valid$0 = epochs$s1_prev & retaining & raw_valid$0 & raw_ge$0;
+            view_valid$0 = epochs$d_prev & retaining & raw_valid$0 & raw_ge$0;
             view_locked$0 = 1'b0;
             view_count$0 = zero_c;
+            lock_on_hit$0 = lock_at_zero;
         end
-        hit_e$0 = view_valid$0 & (raw_tag$0 == tag);
+        hit_e$0 = view_valid$0 & tag_eq$0;
         hits$bits$0 = hit_e$0;
         empty$bits$0 = ~view_valid$0;
         repl$bits$0 = view_valid$0 & ~view_locked$0;
+        ram_tag$1$clock = clock;
+        ram_tag_eq$1$clock = clock;
+        fw2_alloc$1$clock = clock;
+        ram_tag$1$d = tags$1$read_data;
+        ram_tag_eq$1$d = tags$1$read_data == c_tag$q;
+        metas$1$read_address = c_set$q;
+        fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
         metas$1$read_clock = clock;
@@ -664,118 +919,112 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
         st_valid$1$d = st_valid$1$q;
         st_tag$1$d = st_tag$1$q;
         st_count$1$d = st_count$1$q;
-        raw_tag$1 = tags$1$read_data;
+        raw_tag$1 = ram_tag$1$q;
+        tag_eq$1 = ram_tag_eq$1$q;
+        if (fw2_valid$q & same2$q & fw2_alloc$1$q) begin
+            raw_tag$1 = fw2_tag$q;
+            tag_eq$1 = key2$q;
+        end
         raw_meta$1 = metas$1$read_data;
-        if (fw_valid$q & (fw_set$q == s1_set$q)) begin
+        if (fw_valid$q & same1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
+                tag_eq$1 = key1$q;
             end
             raw_meta$1 = fw_meta$1$q;
         end
         raw_count$1 = raw_meta$1 & count_mask;
         raw_valid$1 = |(raw_meta$1 & valid_flag);
         raw_ge$1 = raw_count$1 >= threshold;
-        if (epochs$s1_cur) begin
+        if (epochs$d_cur) begin
             view_valid$1 = raw_valid$1;
             view_locked$1 = |(raw_meta$1 & locked_flag);
             view_count$1 = raw_count$1;
+            lock_on_hit$1 = lockable & (raw_count$1 >= lock_floor);
         end
         else begin
-            view_valid$1 = epochs$s1_prev & retaining & raw_valid$1 & raw_ge$1;
+            view_valid$1 = epochs$d_prev & retaining & raw_valid$1 & raw_ge$1;
             view_locked$1 = 1'b0;
             view_count$1 = zero_c;
+            lock_on_hit$1 = lock_at_zero;
         end
-        hit_e$1 = view_valid$1 & (raw_tag$1 == tag);
+        hit_e$1 = view_valid$1 & tag_eq$1;
         hits$bits$1 = hit_e$1;
         empty$bits$1 = ~view_valid$1;
         repl$bits$1 = view_valid$1 & ~view_locked$1;
         hit = valid & hits$any;
         promoted = valid & ~hits$any & candidate & (empty$any | repl$any);
         alloc$0 = promoted & ((empty$any & empty$first$0) | (~empty$any & repl$first$0));
-        n_tag$0 = raw_tag$0;
         n_count$0 = view_count$0;
-        if (hit_e$0 & (view_count$0 < count_max)) begin
+        if (hit_e$0 & (~saturates | (view_count$0 < count_max))) begin
             n_count$0 = view_count$0 + one_c;
         end
         n_meta$0 = n_count$0;
         if (view_valid$0) begin
             n_meta$0 = n_count$0 | valid_flag;
         end
-        if (view_locked$0 | (hit_e$0 & (n_count$0 >= threshold))) begin
+        if (view_locked$0 | (hit_e$0 & lock_on_hit$0)) begin
             n_meta$0 = n_count$0 | valid_flag | locked_flag;
         end
         if (alloc$0) begin
-            n_tag$0 = tag;
             n_meta$0 = (new_min & count_mask) | valid_flag | locked_flag;
         end
-        tags$0$write_address = s1_set$q;
-        metas$0$write_address = s1_set$q;
-        tags$0$write_data = n_tag$0;
+        tags$0$write_address = d_set$q;
+        metas$0$write_address = d_set$q;
+        tags$0$write_data = d_tag$q;
         metas$0$write_data = n_meta$0;
-        tags$0$write_enable = valid;
+        tags$0$write_enable = alloc$0;
         metas$0$write_enable = valid;
         if (valid) begin
             fw_meta$0$d = n_meta$0;
         end
         fw_alloc$0$d = alloc$0;
         alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & repl$first$1));
-        n_tag$1 = raw_tag$1;
         n_count$1 = view_count$1;
-        if (hit_e$1 & (view_count$1 < count_max)) begin
+        if (hit_e$1 & (~saturates | (view_count$1 < count_max))) begin
             n_count$1 = view_count$1 + one_c;
         end
         n_meta$1 = n_count$1;
         if (view_valid$1) begin
             n_meta$1 = n_count$1 | valid_flag;
         end
-        if (view_locked$1 | (hit_e$1 & (n_count$1 >= threshold))) begin
+        if (view_locked$1 | (hit_e$1 & lock_on_hit$1)) begin
             n_meta$1 = n_count$1 | valid_flag | locked_flag;
         end
         if (alloc$1) begin
-            n_tag$1 = tag;
             n_meta$1 = (new_min & count_mask) | valid_flag | locked_flag;
         end
-        tags$1$write_address = s1_set$q;
-        metas$1$write_address = s1_set$q;
-        tags$1$write_data = n_tag$1;
+        tags$1$write_address = d_set$q;
+        metas$1$write_address = d_set$q;
+        tags$1$write_data = d_tag$q;
         metas$1$write_data = n_meta$1;
-        tags$1$write_enable = valid;
+        tags$1$write_enable = alloc$1;
         metas$1$write_enable = valid;
         if (valid) begin
             fw_meta$1$d = n_meta$1;
         end
         fw_alloc$1$d = alloc$1;
         fw_valid$d = valid;
-        fw_set$d = s1_set$q;
-        fw_tag$d = tag;
-        room = ~staged$any & ~s1_pend;
+        fw_set$d = d_set$q;
+        fw_tag$d = d_tag$q;
+        fw2_valid$d = fw_valid$q;
+        fw2_tag$d = fw_tag$q;
+        room = ~staged$any & ~d_pend & ~c_pend;
         epochs$lookup_set = lookup_set;
         epochs$scan_set = scan_set$q;
         lookup_ok = ~epochs$lookup_pend | room;
         scan = ~lookup & epochs$scan_pend & room;
         if (lookup) begin
-            tags$0$read_address = lookup_set;
-            metas$0$read_address = lookup_set;
+            s0_set = lookup_set;
         end
         else begin
-            tags$0$read_address = scan_set$q;
-            metas$0$read_address = scan_set$q;
+            s0_set = scan_set$q;
         end
-        if (lookup) begin
-            tags$1$read_address = lookup_set;
-            metas$1$read_address = lookup_set;
-        end
-        else begin
-            tags$1$read_address = scan_set$q;
-            metas$1$read_address = scan_set$q;
-        end
-        s1_op$d = lookup | scan;
-        if (lookup) begin
-            s1_set$d = lookup_set;
-        end
-        else begin
-            s1_set$d = scan_set$q;
-        end
+        tags$0$read_address = s0_set;
+        tags$1$read_address = s0_set;
+        c_op$d = lookup | scan;
+        c_set$d = s0_set;
+        c_tag$d = lookup_tag;
         if (~lookup & (~epochs$scan_pend | scan)) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
@@ -808,7 +1057,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
                 term$d = 1'b0;
             end
         end
-        if (s1_pend) begin
+        if (d_pend) begin
             st_valid$0$d = raw_valid$0 & raw_ge$0;
             st_tag$0$d = raw_tag$0;
             st_count$0$d = raw_count$0;
@@ -816,7 +1065,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
             st_tag$1$d = raw_tag$1;
             st_count$1$d = raw_count$1;
         end
-        epochs$retire = s1_op$q;
+        epochs$retire = d_op$q;
         epochs$touch = valid;
         epochs$roll = valid & end_interval;
         if (valid & end_interval) begin
@@ -824,8 +1073,10 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
             rep_interval$d = interval;
         end
         if (reset) begin
-            s1_op$d = 1'b0;
+            c_op$d = 1'b0;
+            d_op$d = 1'b0;
             fw_valid$d = 1'b0;
+            fw2_valid$d = 1'b0;
             st_valid$0$d = 1'b0;
             st_valid$1$d = 1'b0;
             term$d = 1'b0;
@@ -833,6 +1084,120 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_ok,valid,t
     end
     
 endmodule // top$acc
+
+
+module hwprof_paper_10k_bram$acc$c_op(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$c_op
+
+
+module hwprof_paper_10k_bram$acc$c_set(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$c_set
+
+
+module hwprof_paper_10k_bram$acc$c_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$c_tag
+
+
+module hwprof_paper_10k_bram$acc$d_op(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$d_op
+
+
+module hwprof_paper_10k_bram$acc$d_set(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$d_set
+
+
+module hwprof_paper_10k_bram$acc$d_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$d_tag
 
 
 module hwprof_paper_10k_bram$acc$empty(bits$0,bits$1,first$0,first$1,any,many);
@@ -858,29 +1223,31 @@ module hwprof_paper_10k_bram$acc$empty(bits$0,bits$1,first$0,first$1,any,many);
 endmodule // top$acc$empty
 
 
-module hwprof_paper_10k_bram$acc$epochs(clock,reset,s1_set,lookup_set,scan_set,retire,touch,roll,s1_cur,s1_prev,s1_pend,lookup_pend,scan_pend,any_pend);
+module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,retire,touch,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
-    input wire  [19:0] s1_set;
+    input wire  [19:0] d_set;
     input wire  [19:0] lookup_set;
     input wire  [19:0] scan_set;
+    input wire  [19:0] c_set;
     input wire  retire;
     input wire  touch;
     input wire  roll;
-    output reg  s1_cur;
-    output reg  s1_prev;
-    output reg  s1_pend;
+    output reg  d_cur;
+    output reg  d_prev;
+    output reg  d_pend;
     output reg  lookup_pend;
     output reg  scan_pend;
+    output reg  c_pend;
     output reg  any_pend;
     
     // Update code (custom)
     reg [63:0] cur;
     reg [63:0] prev;
     reg [63:0] pend;
-    wire [63:0] sel = 64'd1 << s1_set[5:0];
+    wire [63:0] sel = 64'd1 << d_set[5:0];
     
     always @(posedge clock) begin
        if (reset) begin
@@ -898,14 +1265,91 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,s1_set,lookup_set,scan_set,r
     end
     
     always @(*) begin
-       s1_cur = cur[s1_set[5:0]];
-       s1_prev = prev[s1_set[5:0]];
-       s1_pend = pend[s1_set[5:0]];
+       d_cur = cur[d_set[5:0]];
+       d_prev = prev[d_set[5:0]];
+       d_pend = pend[d_set[5:0]];
        lookup_pend = pend[lookup_set[5:0]];
        scan_pend = pend[scan_set[5:0]];
+       c_pend = pend[c_set[5:0]];
        any_pend = |pend;
     end
 endmodule // top$acc$epochs
+
+
+module hwprof_paper_10k_bram$acc$fw2_alloc$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_alloc$0
+
+
+module hwprof_paper_10k_bram$acc$fw2_alloc$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_alloc$1
+
+
+module hwprof_paper_10k_bram$acc$fw2_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_tag
+
+
+module hwprof_paper_10k_bram$acc$fw2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_valid
 
 
 module hwprof_paper_10k_bram$acc$fw_alloc$0(d,q,clock);
@@ -1064,6 +1508,44 @@ module hwprof_paper_10k_bram$acc$hits(bits$0,bits$1,first$0,first$1,any,many);
 endmodule // top$acc$hits
 
 
+module hwprof_paper_10k_bram$acc$key1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$key1
+
+
+module hwprof_paper_10k_bram$acc$key2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$key2
+
+
 module hwprof_paper_10k_bram$acc$metas$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
@@ -1116,6 +1598,82 @@ module hwprof_paper_10k_bram$acc$metas$1(read_address,read_clock,read_data,write
 endmodule // top$acc$metas$1
 
 
+module hwprof_paper_10k_bram$acc$ram_tag$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag$0
+
+
+module hwprof_paper_10k_bram$acc$ram_tag$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag$1
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_eq$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_eq$0
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_eq$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_eq$1
+
+
 module hwprof_paper_10k_bram$acc$rep_interval(d,q,clock);
     
     // Module arguments
@@ -1158,7 +1716,7 @@ module hwprof_paper_10k_bram$acc$repl(bits$0,bits$1,first$0,first$1,any,many);
 endmodule // top$acc$repl
 
 
-module hwprof_paper_10k_bram$acc$s1_op(d,q,clock);
+module hwprof_paper_10k_bram$acc$same1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -1174,26 +1732,26 @@ module hwprof_paper_10k_bram$acc$s1_op(d,q,clock);
        q <= d;
     end
           
-endmodule // top$acc$s1_op
+endmodule // top$acc$same1
 
 
-module hwprof_paper_10k_bram$acc$s1_set(d,q,clock);
+module hwprof_paper_10k_bram$acc$same2(d,q,clock);
     
     // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 20'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$acc$s1_set
+endmodule // top$acc$same2
 
 
 module hwprof_paper_10k_bram$acc$scan_set(d,q,clock);
@@ -1421,6 +1979,139 @@ module hwprof_paper_10k_bram$acc$term(d,q,clock);
     end
           
 endmodule // top$acc$term
+
+
+module hwprof_paper_10k_bram$c_bank(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$c_bank
+
+
+module hwprof_paper_10k_bram$c_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$c_index$0
+
+
+module hwprof_paper_10k_bram$c_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$c_index$1
+
+
+module hwprof_paper_10k_bram$c_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$c_index$2
+
+
+module hwprof_paper_10k_bram$c_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$c_index$3
+
+
+module hwprof_paper_10k_bram$c_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$c_last
+
+
+module hwprof_paper_10k_bram$c_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$c_valid
 
 
 module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interval);
@@ -1653,21 +2344,18 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     reg  fw_valid$d;
     wire  fw_valid$q;
     reg  fw_valid$clock;
-    reg  fw_bank$d;
-    wire  fw_bank$q;
-    reg  fw_bank$clock;
-    reg  [19:0] fw_index$0$d;
-    wire  [19:0] fw_index$0$q;
-    reg  fw_index$0$clock;
-    reg  [19:0] fw_index$1$d;
-    wire  [19:0] fw_index$1$q;
-    reg  fw_index$1$clock;
-    reg  [19:0] fw_index$2$d;
-    wire  [19:0] fw_index$2$q;
-    reg  fw_index$2$clock;
-    reg  [19:0] fw_index$3$d;
-    wire  [19:0] fw_index$3$q;
-    reg  fw_index$3$clock;
+    reg  fw_same$0$d;
+    wire  fw_same$0$q;
+    reg  fw_same$0$clock;
+    reg  fw_same$1$d;
+    wire  fw_same$1$q;
+    reg  fw_same$1$clock;
+    reg  fw_same$2$d;
+    wire  fw_same$2$q;
+    reg  fw_same$2$clock;
+    reg  fw_same$3$d;
+    wire  fw_same$3$q;
+    reg  fw_same$3$clock;
     reg  [15:0] fw_data$0$d;
     wire  [15:0] fw_data$0$q;
     reg  fw_data$0$clock;
@@ -1803,30 +2491,25 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .q(fw_valid$q),
         .clock(fw_valid$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_bank fw_bank(
-        .d(fw_bank$d),
-        .q(fw_bank$q),
-        .clock(fw_bank$clock)
+    hwprof_paper_10k_bram$counters$fw_same$0 fw_same$0(
+        .d(fw_same$0$d),
+        .q(fw_same$0$q),
+        .clock(fw_same$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_index$0 fw_index$0(
-        .d(fw_index$0$d),
-        .q(fw_index$0$q),
-        .clock(fw_index$0$clock)
+    hwprof_paper_10k_bram$counters$fw_same$1 fw_same$1(
+        .d(fw_same$1$d),
+        .q(fw_same$1$q),
+        .clock(fw_same$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_index$1 fw_index$1(
-        .d(fw_index$1$d),
-        .q(fw_index$1$q),
-        .clock(fw_index$1$clock)
+    hwprof_paper_10k_bram$counters$fw_same$2 fw_same$2(
+        .d(fw_same$2$d),
+        .q(fw_same$2$q),
+        .clock(fw_same$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_index$2 fw_index$2(
-        .d(fw_index$2$d),
-        .q(fw_index$2$q),
-        .clock(fw_index$2$clock)
-    );
-    hwprof_paper_10k_bram$counters$fw_index$3 fw_index$3(
-        .d(fw_index$3$d),
-        .q(fw_index$3$q),
-        .clock(fw_index$3$clock)
+    hwprof_paper_10k_bram$counters$fw_same$3 fw_same$3(
+        .d(fw_same$3$d),
+        .q(fw_same$3$q),
+        .clock(fw_same$3$clock)
     );
     hwprof_paper_10k_bram$counters$fw_data$0 fw_data$0(
         .d(fw_data$0$d),
@@ -1878,10 +2561,8 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     always @(*) begin
         s1_bank$clock = clock;
         fw_valid$clock = clock;
-        fw_bank$clock = clock;
         s1_bank$d = s1_bank$q;
         fw_valid$d = fw_valid$q;
-        fw_bank$d = fw_bank$q;
         clear0$clock = clock;
         clear1$clock = clock;
         clear0$start = reset | (clear_start & ~s1_bank$q);
@@ -1894,12 +2575,13 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         bank1$0$read_clock = clock;
         bank1$0$write_clock = clock;
         s1_index$0$clock = clock;
-        fw_index$0$clock = clock;
+        fw_same$0$clock = clock;
         fw_data$0$clock = clock;
         bank0$0$read_address = read_index$0;
         bank1$0$read_address = read_index$0;
         s1_index$0$d = read_index$0;
-        if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$0$q == s1_index$0$q)) begin
+        fw_same$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        if (fw_valid$q & fw_same$0$q) begin
             cu$c$0 = fw_data$0$q;
         end
         else if (s1_bank$q) begin
@@ -1913,12 +2595,13 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         bank1$1$read_clock = clock;
         bank1$1$write_clock = clock;
         s1_index$1$clock = clock;
-        fw_index$1$clock = clock;
+        fw_same$1$clock = clock;
         fw_data$1$clock = clock;
         bank0$1$read_address = read_index$1;
         bank1$1$read_address = read_index$1;
         s1_index$1$d = read_index$1;
-        if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$1$q == s1_index$1$q)) begin
+        fw_same$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        if (fw_valid$q & fw_same$1$q) begin
             cu$c$1 = fw_data$1$q;
         end
         else if (s1_bank$q) begin
@@ -1932,12 +2615,13 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         bank1$2$read_clock = clock;
         bank1$2$write_clock = clock;
         s1_index$2$clock = clock;
-        fw_index$2$clock = clock;
+        fw_same$2$clock = clock;
         fw_data$2$clock = clock;
         bank0$2$read_address = read_index$2;
         bank1$2$read_address = read_index$2;
         s1_index$2$d = read_index$2;
-        if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$2$q == s1_index$2$q)) begin
+        fw_same$2$d = (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
+        if (fw_valid$q & fw_same$2$q) begin
             cu$c$2 = fw_data$2$q;
         end
         else if (s1_bank$q) begin
@@ -1951,12 +2635,13 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         bank1$3$read_clock = clock;
         bank1$3$write_clock = clock;
         s1_index$3$clock = clock;
-        fw_index$3$clock = clock;
+        fw_same$3$clock = clock;
         fw_data$3$clock = clock;
         bank0$3$read_address = read_index$3;
         bank1$3$read_address = read_index$3;
         s1_index$3$d = read_index$3;
-        if (fw_valid$q & (fw_bank$q == s1_bank$q) & (fw_index$3$q == s1_index$3$q)) begin
+        fw_same$3$d = (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
+        if (fw_valid$q & fw_same$3$q) begin
             cu$c$3 = fw_data$3$q;
         end
         else if (s1_bank$q) begin
@@ -1969,8 +2654,6 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         new_min = cu$new_min;
         candidate = cu$candidate;
         fw_valid$d = update & ~reset;
-        fw_bank$d = s1_bank$q;
-        fw_index$0$d = s1_index$0$q;
         fw_data$0$d = cu$w$0;
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
@@ -1994,7 +2677,6 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         else if (clear1$busy) begin
             bank1$0$write_enable = 1'b1;
         end
-        fw_index$1$d = s1_index$1$q;
         fw_data$1$d = cu$w$1;
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
@@ -2018,7 +2700,6 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         else if (clear1$busy) begin
             bank1$1$write_enable = 1'b1;
         end
-        fw_index$2$d = s1_index$2$q;
         fw_data$2$d = cu$w$2;
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear0$address;
@@ -2042,7 +2723,6 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         else if (clear1$busy) begin
             bank1$2$write_enable = 1'b1;
         end
-        fw_index$3$d = s1_index$3$q;
         fw_data$3$d = cu$w$3;
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear0$address;
@@ -2484,6 +3164,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
     localparam  candidate_floor = 16'h63;
     localparam  promotable = 1'b1;
     localparam  counter_max = 16'h3fff;
+    localparam  saturates = 1'b0;
     localparam  one = 16'h1;
     localparam  zero = 16'h0;
     localparam  absent_tables = 16'hfff0;
@@ -3350,7 +4031,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
         floor_gather$bits$15 = 1'b1;
         new_min = zero;
         inc$0 = c$0;
-        if (c$0 < counter_max) begin
+        if (~saturates | (c$0 < counter_max)) begin
             inc$0 = c$0 + one;
         end
         floor_gather$bits$0 = c$0 >= candidate_floor;
@@ -3358,7 +4039,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
             new_min = inc$0;
         end
         inc$1 = c$1;
-        if (c$1 < counter_max) begin
+        if (~saturates | (c$1 < counter_max)) begin
             inc$1 = c$1 + one;
         end
         floor_gather$bits$1 = c$1 >= candidate_floor;
@@ -3366,7 +4047,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
             new_min = inc$1;
         end
         inc$2 = c$2;
-        if (c$2 < counter_max) begin
+        if (~saturates | (c$2 < counter_max)) begin
             inc$2 = c$2 + one;
         end
         floor_gather$bits$2 = c$2 >= candidate_floor;
@@ -3374,7 +4055,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
             new_min = inc$2;
         end
         inc$3 = c$3;
-        if (c$3 < counter_max) begin
+        if (~saturates | (c$3 < counter_max)) begin
             inc$3 = c$3 + one;
         end
         floor_gather$bits$3 = c$3 >= candidate_floor;
@@ -3383,7 +4064,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
         end
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
-        if ((c$0 < counter_max) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$0 < counter_max)) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$0 = c$0 + one;
         end
         if (promoted & reset_on_promote) begin
@@ -3393,7 +4074,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
             w$0 = c_inc$0;
         end
         c_inc$1 = c$1;
-        if ((c$1 < counter_max) & (~conservative_update | &(le[(1 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$1 < counter_max)) & (~conservative_update | &(le[(1 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$1 = c$1 + one;
         end
         if (promoted & reset_on_promote) begin
@@ -3403,7 +4084,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
             w$1 = c_inc$1;
         end
         c_inc$2 = c$2;
-        if ((c$2 < counter_max) & (~conservative_update | &(le[(2 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$2 < counter_max)) & (~conservative_update | &(le[(2 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$2 = c$2 + one;
         end
         if (promoted & reset_on_promote) begin
@@ -3413,7 +4094,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
             w$2 = c_inc$2;
         end
         c_inc$3 = c$3;
-        if ((c$3 < counter_max) & (~conservative_update | &(le[(3 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$3 < counter_max)) & (~conservative_update | &(le[(3 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$3 = c$3 + one;
         end
         if (promoted & reset_on_promote) begin
@@ -3719,25 +4400,6 @@ module hwprof_paper_10k_bram$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,b
 endmodule // top$counters$cu$le_gather
 
 
-module hwprof_paper_10k_bram$counters$fw_bank(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_bank
-
-
 module hwprof_paper_10k_bram$counters$fw_data$0(d,q,clock);
     
     // Module arguments
@@ -3814,80 +4476,80 @@ module hwprof_paper_10k_bram$counters$fw_data$3(d,q,clock);
 endmodule // top$counters$fw_data$3
 
 
-module hwprof_paper_10k_bram$counters$fw_index$0(d,q,clock);
+module hwprof_paper_10k_bram$counters$fw_same$0(d,q,clock);
     
     // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 20'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$counters$fw_index$0
+endmodule // top$counters$fw_same$0
 
 
-module hwprof_paper_10k_bram$counters$fw_index$1(d,q,clock);
+module hwprof_paper_10k_bram$counters$fw_same$1(d,q,clock);
     
     // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 20'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$counters$fw_index$1
+endmodule // top$counters$fw_same$1
 
 
-module hwprof_paper_10k_bram$counters$fw_index$2(d,q,clock);
+module hwprof_paper_10k_bram$counters$fw_same$2(d,q,clock);
     
     // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 20'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$counters$fw_index$2
+endmodule // top$counters$fw_same$2
 
 
-module hwprof_paper_10k_bram$counters$fw_index$3(d,q,clock);
+module hwprof_paper_10k_bram$counters$fw_same$3(d,q,clock);
     
     // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 20'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // top$counters$fw_index$3
+endmodule // top$counters$fw_same$3
 
 
 module hwprof_paper_10k_bram$counters$fw_valid(d,q,clock);
@@ -4002,6 +4664,44 @@ module hwprof_paper_10k_bram$counters$s1_index$3(d,q,clock);
     end
           
 endmodule // top$counters$s1_index$3
+
+
+module hwprof_paper_10k_bram$d_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$d_last
+
+
+module hwprof_paper_10k_bram$d_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$d_valid
 
 
 module hwprof_paper_10k_bram$hash(a,b,index$0,index$1,index$2,index$3);
@@ -6287,63 +6987,6 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$7(address,data);
     endcase
             
 endmodule // top$hash$tables$3$rom_b$7
-
-
-module hwprof_paper_10k_bram$s1_last(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$s1_last
-
-
-module hwprof_paper_10k_bram$s1_tag(d,q,clock);
-    
-    // Module arguments
-    input wire  [95:0] d;
-    output reg  [95:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 96'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$s1_tag
-
-
-module hwprof_paper_10k_bram$s1_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$s1_valid
 
 
 module hwprof_paper_10k_bram$set_hash(a,b,index);

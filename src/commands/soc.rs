@@ -1,21 +1,25 @@
 //! `hwprof soc`: real RISC-V programs on PicoRV32 with the profilers on its retire stream.
 
-use super::{load_config, print_json, CliError, CmdResult};
+use super::{check_writable_file, load_config, print_json, write_error, CliError, CmdResult};
+use hwprof_sim::eval::plot;
+use hwprof_sim::hwprof_hdl::phase::PhaseConfig;
+use hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::soc::programs::{Program, PROGRAMS};
-use hwprof_sim::soc::run::{run as run_soc, ModeResult, RunOptions};
+use hwprof_sim::soc::run::{
+    run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE,
+    DEFAULT_PROFILER,
+};
 use hwprof_sim::soc::SocError;
 use hwprof_sim::verify::icarus::Simulator;
-use std::path::PathBuf;
-
-/// The default profiler: configs/soc-bram.toml, built in so that the command runs from anywhere.
-const DEFAULT_CONFIG: &str = include_str!("../../configs/soc-bram.toml");
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
 pub enum SocCommand {
     /// Build a program, run it on PicoRV32 under Verilator (or Icarus) with the multi-hash profiler
-    /// in value mode (<pc, loaded value>) and edge mode (<pc, next pc>) on its retire stream, and
-    /// compare the hardware's reports with the model's on the dumped stream
+    /// in value mode (<pc, loaded value>) and edge mode (<pc, next pc>), the profile buffer on its
+    /// conditional branches and the phase classifier on its control transfers, and compare every
+    /// block's output with its model's on the dumped retire stream
     Run(RunArgs),
     /// The programs `soc run` knows
     List,
@@ -35,6 +39,17 @@ pub struct RunArgs {
     /// Profiler configuration (TOML); default configs/soc-bram.toml (interval 1000)
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Profile-buffer configuration (TOML, address or set-associative indexing); default
+    /// configs/soc-buffer.toml (64 entries, a readout every 1000 branches)
+    #[arg(long)]
+    pub buffer_config: Option<PathBuf>,
+    /// Phase-classifier configuration (TOML); default configs/soc-phase.toml (intervals of 10 000
+    /// instructions)
+    #[arg(long)]
+    pub phase_config: Option<PathBuf>,
+    /// Write the phase sequence over time as a figure, FILE.svg and FILE.png
+    #[arg(long, value_name = "FILE")]
+    pub phase_plot: Option<PathBuf>,
     /// Short inputs: the kernels' (tens of thousands of instructions), Dhrystone's 100 runs
     #[arg(long)]
     pub short: bool,
@@ -83,11 +98,23 @@ fn print_mode(title: &str, m: &ModeResult) {
 
 fn run_program(a: RunArgs) -> CmdResult {
     let program = Program::parse(&a.program).map_err(cli_error)?;
+    let built_in = |(source, _): (&str, &str)| format!("{source} (built in)");
     let cfg = match &a.config {
         Some(p) => load_config(p)?,
-        None => ProfilerConfig::from_toml_str(DEFAULT_CONFIG, "configs/soc-bram.toml (built in)")
+        None => ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, &built_in(DEFAULT_PROFILER))
             .map_err(CliError::input)?,
     };
+    let buffer = match &a.buffer_config {
+        Some(p) => BufferConfig::load(p),
+        None => BufferConfig::from_toml_str(DEFAULT_BUFFER.1, &built_in(DEFAULT_BUFFER)),
+    }
+    .map_err(CliError::input)?;
+    let phase = match &a.phase_config {
+        Some(p) => PhaseConfig::load(p),
+        None => PhaseConfig::from_toml_str(DEFAULT_PHASE.1, &built_in(DEFAULT_PHASE)),
+    }
+    .map_err(CliError::input)?;
+    let plot_stem = a.phase_plot.as_deref().map(plot_stem).transpose()?;
     if a.short && !program.has_short_input() {
         return Err(CliError::input(format!(
             "--short: {} has no short input (dhrystone and the kernels sort, crc, matmul, hash have)",
@@ -97,6 +124,8 @@ fn run_program(a: RunArgs) -> CmdResult {
     let r = run_soc(&RunOptions {
         program,
         cfg,
+        buffer,
+        phase,
         simulator: match a.simulator {
             SimArg::Verilator => Simulator::Verilator,
             SimArg::Icarus => Simulator::Icarus,
@@ -105,8 +134,12 @@ fn run_program(a: RunArgs) -> CmdResult {
         top: a.top,
     })
     .map_err(cli_error)?;
+    if let Some(stem) = &plot_stem {
+        phase_figure(stem, &r)?;
+    }
     if a.json {
-        return print_json(&r);
+        print_json(&r)?;
+        return verdict(&r);
     }
     print!("{}", r.console);
     println!(
@@ -124,11 +157,79 @@ fn run_program(a: RunArgs) -> CmdResult {
     println!("profiler: {}", r.configuration);
     print_mode("value profile <pc, loaded value>", &r.value);
     print_mode("edge profile <pc -> next pc>", &r.edge);
+    let b = &r.buffer;
+    println!("profile buffer: {}", b.configuration);
+    println!(
+        "  {} conditional branches ({} static), {} readouts ({} from the model), {} mismatches, arc error {:.2} %, contention {:.2} %",
+        b.events, b.branches, b.readouts, b.model_readouts, b.mismatches, 100.0 * b.arc_error, 100.0 * b.contention
+    );
+    let p = &r.phase;
+    println!("phase classifier: {}", p.configuration);
+    println!(
+        "  {} transfers, {} intervals ({} from the model), {} mismatches, {} phases, next phase predicted {:.1} % (last phase {:.1} %)",
+        p.events, p.intervals, p.model_intervals, p.mismatches, p.phases,
+        100.0 * p.prediction_accuracy, 100.0 * p.last_phase_accuracy
+    );
+    println!("  phases: {}", phase_string(&p.records));
+    verdict(&r)
+}
+
+/// A failing exit when any block's output differs from its model's.
+fn verdict(r: &SocRun) -> CmdResult {
     if r.mismatches != 0 {
         return Err(CliError::failure(format!(
-            "{} intervals where the hardware's report differs from the model's",
-            r.mismatches
+            "{} differences between the hardware's output and the models' (value {}, edge {}, buffer {}, phase {})",
+            r.mismatches, r.value.mismatches, r.edge.mismatches, r.buffer.mismatches, r.phase.mismatches
         )));
     }
+    Ok(())
+}
+
+/// The phase ids interval by interval, runs compressed: `0 1x3 2 …`.
+fn phase_string(records: &[hwprof_sim::model::phase::PhaseRecord]) -> String {
+    let mut runs: Vec<(u32, usize)> = Vec::new();
+    for r in records {
+        match runs.last_mut() {
+            Some((p, n)) if *p == r.phase => *n += 1,
+            _ => runs.push((r.phase, 1)),
+        }
+    }
+    let parts: Vec<String> = runs
+        .iter()
+        .map(|&(p, n)| if n == 1 { p.to_string() } else { format!("{p}x{n}") })
+        .collect();
+    parts.join(" ")
+}
+
+/// `--phase-plot FILE`: the stem the figure's .svg and .png are written to, checked writable.
+fn plot_stem(path: &Path) -> Result<PathBuf, CliError> {
+    let stem = path.with_extension("");
+    for ext in ["svg", "png"] {
+        check_writable_file(&stem.with_extension(ext))?;
+    }
+    Ok(stem)
+}
+
+/// The phase of each interval against the instructions retired, one colour a phase.
+fn phase_figure(stem: &Path, r: &SocRun) -> CmdResult {
+    let interval = r.phase.interval as f64;
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for rec in &r.phase.records {
+        let label = format!("phase {}", rec.phase);
+        let point = ((rec.interval + 1) as f64 * interval, rec.phase as f64);
+        match series.iter_mut().find(|s| s.0 == label) {
+            Some(s) => s.1.push(point),
+            None => series.push((label, vec![point])),
+        }
+    }
+    plot::scatter(
+        stem,
+        &format!("{}: phase of each interval", r.program),
+        ("instructions retired", "phase id"),
+        false,
+        &series,
+        None,
+    )
+    .map_err(|e| write_error(stem, e))?;
     Ok(())
 }

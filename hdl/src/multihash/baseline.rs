@@ -143,6 +143,7 @@ impl<const CB: usize> BaselineProfiler<CB> {
                 cfg.tables,
                 cfg.threshold,
                 w.counter_max(cfg),
+                true,
                 cfg.conservative_update,
                 cfg.reset_on_promote,
             ),

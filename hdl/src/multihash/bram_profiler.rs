@@ -1,6 +1,6 @@
 //! `BramProfiler`: the multi-hash profiler with its accumulator in block RAM — set-associative
 //! ([`SetAssociativeAccumulator`]), so the paper's 0.1 % configuration (1 000 entries) fits an
-//! FPGA. Same ports, pipeline, forwarding and counter tables as [`MultiHashProfiler`], bit-exact
+//! FPGA. Same ports and counter tables as [`MultiHashProfiler`], bit-exact
 //! with the model `hwprof_sim::model::multihash` for `accumulator.organisation = "set_associative"`.
 //!
 //! Differences from the fully-associative top, all from the accumulator (see its docs):
@@ -9,7 +9,10 @@
 //!   (count 0, `out_last`), which is the whole report when it is empty;
 //! - reports leave during the *next* interval, and `in_ready` also drops while an event's set
 //!   still has a report pending and the report staging buffer is busy, and before the last event
-//!   of an interval until the previous report is out.
+//!   of an interval until the previous report is out;
+//! - three stages (hash and tag read; tag compare and counter read; decision and write-back, see
+//!   [`SetAssociativeAccumulator`]), and one clock without input after the last event of each
+//!   interval (1 − 1/L events per clock at most).
 //!
 //! **Sizes.** Any number of tables and counters, any power-of-two number of sets, any ways
 //! (chosen at construction); CB is the width class of the counting words ([`crate::multihash::design`]).
@@ -23,7 +26,7 @@ use super::counter_tables::CounterTables;
 use super::design::storage_widths;
 use super::hash_unit::{HashUnit, ParityHash};
 use super::interval::IntervalControl;
-use super::primitives::ADDRESS_BITS;
+use super::primitives::{vec_of, ADDRESS_BITS};
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use super::top::impl_profiler_top;
 use crate::config::ProfilerConfig;
@@ -51,12 +54,18 @@ pub struct BramProfiler<const CB: usize> {
     counters: CounterTables<CB>,
     acc: SetAssociativeAccumulator<CB>,
     control: IntervalControl,
-    s1_valid: DFF<Bit>,
-    s1_tag: DFF<Bits<TAG_BITS>>,
-    s1_last: DFF<Bit>,
+    /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval;
+    /// its counter indices and bank, registered from the hash for the counter RAMs read in C.
+    c_valid: DFF<Bit>,
+    c_last: DFF<Bit>,
+    c_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+    c_bank: DFF<Bit>,
+    d_valid: DFF<Bit>,
+    d_last: DFF<Bit>,
     a: Signal<Local, Bits<64>>,
     b: Signal<Local, Bits<64>>,
     accept: Signal<Local, Bit>,
+    tag: Signal<Local, Bits<TAG_BITS>>,
     a_mask: Constant<Bits<64>>,
     b_mask: Constant<Bits<64>>,
     /// a_bits: the tag is b << a_bits | a.
@@ -96,6 +105,7 @@ impl<const CB: usize> BramProfiler<CB> {
                 w.counter,
                 cfg.threshold,
                 counter_max,
+                w.counter_saturates(cfg),
                 cfg.conservative_update,
                 cfg.reset_on_promote,
             ),
@@ -106,15 +116,20 @@ impl<const CB: usize> BramProfiler<CB> {
                 w.count,
                 cfg.threshold,
                 count_max,
+                w.count_saturates(cfg),
                 cfg.retaining,
             ),
             control: IntervalControl::new(cfg.interval),
-            s1_valid: Default::default(),
-            s1_tag: Default::default(),
-            s1_last: Default::default(),
+            c_valid: Default::default(),
+            c_last: Default::default(),
+            c_index: vec_of(cfg.tables),
+            c_bank: Default::default(),
+            d_valid: Default::default(),
+            d_last: Default::default(),
             a: Default::default(),
             b: Default::default(),
             accept: Default::default(),
+            tag: Default::default(),
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             b_shift: Constant::new(u64::from(cfg.a_bits).into()),
@@ -126,7 +141,7 @@ impl<const CB: usize> BramProfiler<CB> {
 impl<const CB: usize> Logic for BramProfiler<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_valid, s1_tag, s1_last);
+        dff_setup!(self, clock, c_valid, c_last, c_bank, d_valid, d_last);
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
@@ -141,34 +156,42 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.set_hash.a.next = self.a.val();
         self.set_hash.b.next = self.b.val();
         for k in 0..self.hash.index.len() {
-            self.counters.read_index[k].next = self.hash.index[k].val();
+            self.c_index[k].clock.next = self.clock.val();
+            self.c_index[k].d.next = self.hash.index[k].val();
+            self.counters.read_index[k].next = self.c_index[k].q.val();
         }
-        self.counters.read_bank.next = self.control.bank.val();
+        self.c_bank.d.next = self.control.bank.val();
+        self.counters.read_bank.next = self.c_bank.q.val();
         self.acc.lookup_set.next = self.set_hash.index.val();
+        // Nothing enters while an interval's last event is in stage C: the accumulator checks an
+        // event's set against the reports pending only after that event's rollover.
         self.in_ready.next = !self.reset.val()
             & self.acc.lookup_ok.val()
+            & !(self.c_valid.q.val() & self.c_last.q.val())
             & !(self.control.last.val()
-                & (self.acc.report_busy.val() | (self.s1_valid.q.val() & self.s1_last.q.val())))
+                & (self.acc.report_busy.val() | (self.d_valid.q.val() & self.d_last.q.val())))
             & !((self.control.bank.val() & self.counters.clearing1.val())
                 | (!self.control.bank.val() & self.counters.clearing0.val()));
         self.accept.next = self.in_valid.val() & self.in_ready.val();
         self.acc.lookup.next = self.accept.val();
         self.control.accept.next = self.accept.val();
-        self.s1_valid.d.next = self.accept.val();
-        self.s1_tag.d.next = (bit_cast::<TAG_BITS, 64>(self.b.val()) << self.b_shift.val())
+        self.c_valid.d.next = self.accept.val();
+        self.c_last.d.next = self.control.last.val();
+        self.d_valid.d.next = self.c_valid.q.val();
+        self.d_last.d.next = self.c_last.q.val();
+        self.tag.next = (bit_cast::<TAG_BITS, 64>(self.b.val()) << self.b_shift.val())
             | bit_cast::<TAG_BITS, 64>(self.a.val());
-        self.s1_last.d.next = self.control.last.val();
-        // Stage 1: accumulator, counter update, interval end.
-        self.acc.valid.next = self.s1_valid.q.val();
-        self.acc.tag.next = self.s1_tag.q.val();
+        self.acc.lookup_tag.next = self.tag.val();
+        // Stage D: accumulator, counter update, interval end.
+        self.acc.valid.next = self.d_valid.q.val();
         self.acc.new_min.next = self.counters.new_min.val();
         self.acc.candidate.next = self.counters.candidate.val();
-        self.acc.end_interval.next = self.s1_last.q.val();
+        self.acc.end_interval.next = self.d_last.q.val();
         self.acc.interval.next = self.control.interval.val();
-        self.counters.update.next = self.s1_valid.q.val() & !self.acc.hit.val();
+        self.counters.update.next = self.d_valid.q.val() & !self.acc.hit.val();
         self.counters.promoted.next = self.acc.promoted.val();
-        self.counters.clear_start.next = self.s1_valid.q.val() & self.s1_last.q.val();
-        self.control.finish.next = self.s1_valid.q.val() & self.s1_last.q.val();
+        self.counters.clear_start.next = self.d_valid.q.val() & self.d_last.q.val();
+        self.control.finish.next = self.d_valid.q.val() & self.d_last.q.val();
         // Report stream: the tag unpacked into a and b.
         self.out_valid.next = self.acc.report_valid.val();
         self.acc.report_ready.next = self.out_ready.val();

@@ -6,7 +6,9 @@
 //!   `read_bank`; the [`TableRam`] registers the read, so the words arrive in stage 1.
 //! - stage 1: c_k = the word read, or — **forwarding** — the value written back by the event one
 //!   cycle ahead when it wrote the same bank and index (the RAM returns old data on a same-cycle
-//!   read/write). C1 increments the counters equal to min_k c_k, C0 all of them, saturating at
+//!   read/write). Whether it is the same bank and index is compared in stage 0 and registered
+//!   (`fw_same`), so stage 1 starts from a one-hot select, not from an address compare.
+//!   C1 increments the counters equal to min_k c_k, C0 all of them, saturating at
 //!   `counter_max`; `new_min` = min_k c'_k goes to the accumulator, which answers `promoted`;
 //!   with R1 a promoted tuple's counters are written as 0. `update` = 0 (an accumulator hit:
 //!   shielding) writes nothing.
@@ -51,8 +53,8 @@ pub struct CounterTables<const CB: usize> {
     s1_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
     s1_bank: DFF<Bit>,
     fw_valid: DFF<Bit>,
-    fw_bank: DFF<Bit>,
-    fw_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+    /// Table k: the event in stage 1 reads the bank and index the event ahead of it wrote.
+    fw_same: Vec<DFF<Bit>>,
     fw_data: Vec<DFF<Bits<CB>>>,
     clear0: BankClear,
     clear1: BankClear,
@@ -63,13 +65,15 @@ pub struct CounterTables<const CB: usize> {
 
 impl<const CB: usize> CounterTables<CB> {
     /// `tables` tables of `entries` counters stored in `width` <= CB bits; `threshold` is T
-    /// (>= 1); `counter_max` the saturation value, below 2^width.
+    /// (>= 1); `counter_max` the saturation value, below 2^width, reached only when `saturates`.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         tables: usize,
         entries: usize,
         width: usize,
         threshold: u64,
         counter_max: u64,
+        saturates: bool,
         conservative_update: bool,
         reset_on_promote: bool,
     ) -> Self {
@@ -94,8 +98,7 @@ impl<const CB: usize> CounterTables<CB> {
             s1_index: vec_of(tables),
             s1_bank: Default::default(),
             fw_valid: Default::default(),
-            fw_bank: Default::default(),
-            fw_index: vec_of(tables),
+            fw_same: vec_of(tables),
             fw_data: vec_of(tables),
             clear0: BankClear::new(entries),
             clear1: BankClear::new(entries),
@@ -103,6 +106,7 @@ impl<const CB: usize> CounterTables<CB> {
                 tables,
                 threshold,
                 counter_max,
+                saturates,
                 conservative_update,
                 reset_on_promote,
             ),
@@ -114,7 +118,7 @@ impl<const CB: usize> CounterTables<CB> {
 impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_bank, fw_valid, fw_bank);
+        dff_setup!(self, clock, s1_bank, fw_valid);
         self.clear0.clock.next = self.clock.val();
         self.clear1.clock.next = self.clock.val();
         self.clear0.start.next =
@@ -130,15 +134,15 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.bank1[k].read_clock.next = self.clock.val();
             self.bank1[k].write_clock.next = self.clock.val();
             self.s1_index[k].clock.next = self.clock.val();
-            self.fw_index[k].clock.next = self.clock.val();
+            self.fw_same[k].clock.next = self.clock.val();
             self.fw_data[k].clock.next = self.clock.val();
             self.bank0[k].read_address.next = self.read_index[k].val();
             self.bank1[k].read_address.next = self.read_index[k].val();
             self.s1_index[k].d.next = self.read_index[k].val();
-            if self.fw_valid.q.val()
-                & (self.fw_bank.q.val() == self.s1_bank.q.val())
-                & (self.fw_index[k].q.val() == self.s1_index[k].q.val())
-            {
+            // Stage 0 vs stage 1: stage 1's event is the one ahead when stage 0's reaches it.
+            self.fw_same[k].d.next = (self.read_bank.val() == self.s1_bank.q.val())
+                & (self.read_index[k].val() == self.s1_index[k].q.val());
+            if self.fw_valid.q.val() & self.fw_same[k].q.val() {
                 self.cu.c[k].next = self.fw_data[k].q.val();
             } else if self.s1_bank.q.val() {
                 self.cu.c[k].next = self.bank1[k].read_data.val();
@@ -151,9 +155,7 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.candidate.next = self.cu.candidate.val();
         // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
         self.fw_valid.d.next = self.update.val() & !self.reset.val();
-        self.fw_bank.d.next = self.s1_bank.q.val();
         for k in 0..self.bank0.len() {
-            self.fw_index[k].d.next = self.s1_index[k].q.val();
             self.fw_data[k].d.next = self.cu.w[k].val();
             self.bank0[k].write_enable.next = false;
             self.bank0[k].write_address.next = self.clear0.address.val();
@@ -210,6 +212,8 @@ pub struct ConservativeUpdate<const CB: usize> {
     promotable: Constant<Bit>,
     /// 2^counter_bits − 1, from the configuration.
     counter_max: Constant<Bits<CB>>,
+    /// The counters can reach `counter_max` within an interval (else no saturation logic).
+    saturates: Constant<Bit>,
     one: Constant<Bits<CB>>,
     zero: Constant<Bits<CB>>,
     /// Bits j >= tables of a row of `le`: tables that do not exist never bound the minimum.
@@ -219,11 +223,14 @@ pub struct ConservativeUpdate<const CB: usize> {
 }
 
 impl<const CB: usize> ConservativeUpdate<CB> {
-    /// `tables` counters; `threshold` is T (>= 1); `counter_max` the saturation value, below 2^CB.
+    /// `tables` counters; `threshold` is T (>= 1); `counter_max` the saturation value, below 2^CB;
+    /// `saturates` = false when an interval cannot reach it (a counter grows by at most one per
+    /// event and starts every interval at 0, so min(2^counter_bits − 1, L) is never exceeded).
     pub fn new(
         tables: usize,
         threshold: u64,
         counter_max: u64,
+        saturates: bool,
         conservative_update: bool,
         reset_on_promote: bool,
     ) -> Self {
@@ -247,6 +254,7 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             candidate_floor: Constant::new(if promotable { threshold - 1 } else { 0 }.into()),
             promotable: Constant::new(promotable),
             counter_max: Constant::new(counter_max.into()),
+            saturates: Constant::new(saturates),
             one: Constant::new(1.into()),
             zero: Constant::new(0.into()),
             absent_tables: Constant::new((0xffffu64 & !((1u64 << tables) - 1)).into()),
@@ -276,7 +284,7 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
         self.new_min.next = self.zero.val();
         for k in 0..self.c.len() {
             self.inc[k].next = self.c[k].val();
-            if self.c[k].val() < self.counter_max.val() {
+            if !self.saturates.val() | (self.c[k].val() < self.counter_max.val()) {
                 self.inc[k].next = self.c[k].val() + self.one.val();
             }
             self.floor_gather.bits[k].next = self.c[k].val() >= self.candidate_floor.val();
@@ -287,7 +295,7 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
         self.candidate.next = self.promotable.val() & self.floor_gather.word.val().all();
         for k in 0..self.c.len() {
             self.c_inc[k].next = self.c[k].val();
-            if (self.c[k].val() < self.counter_max.val())
+            if (!self.saturates.val() | (self.c[k].val() < self.counter_max.val()))
                 & (!self.conservative_update.val()
                     | (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all())
             {

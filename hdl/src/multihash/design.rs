@@ -56,6 +56,19 @@ impl Widths {
     pub fn count_max(&self, cfg: &ProfilerConfig) -> u64 {
         cfg.accumulator_count_max().min((1 << self.count) - 1)
     }
+
+    /// Whether a counter can reach [`Self::counter_max`] and still be incremented within an
+    /// interval: not when 2^counter_bits − 1 >= L (a counter starts each interval at 0 and grows
+    /// by at most one per event), and then the RTL has no saturation logic.
+    pub fn counter_saturates(&self, cfg: &ProfilerConfig) -> bool {
+        cfg.counter_max() < cfg.interval
+    }
+
+    /// Whether an accumulator count can saturate within an interval, likewise (a count starts
+    /// at most at the events seen so far and grows by at most one per event).
+    pub fn count_saturates(&self, cfg: &ProfilerConfig) -> bool {
+        cfg.accumulator_count_max() < cfg.interval
+    }
 }
 
 /// Bits to hold every value in 0..=v (at least 1).

@@ -98,6 +98,7 @@ impl<const CB: usize> MultiHashProfiler<CB> {
                 w.counter,
                 cfg.threshold,
                 w.counter_max(cfg),
+                w.counter_saturates(cfg),
                 cfg.conservative_update,
                 cfg.reset_on_promote,
             ),

@@ -7,12 +7,19 @@
 //! **replaceable** (valid, not locked: retained from the previous interval). Entry order — for
 //! allocation and in the model — is set-major, way-minor: within a set, lowest way first.
 //!
-//! **Pipeline** (as the fully-associative accumulator, but the table is in RAM):
-//! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's RAMs;
-//! - stage 1: the W words arrive; **forwarding**: when the op one cycle ahead wrote the same set,
-//!   its written words are used instead (the RAM returns old data on a same-cycle read/write). Hit
-//!   (**shielding**), allocation (empty way first, else replaceable, lowest way first) and
-//!   locking follow docs/SPEC.md §4 within the set; every way of the set is written back.
+//! **Pipeline**, three stages, so that the one loop that cannot be pipelined — a set's words from
+//! one op to the next — holds no tag compare and no address compare:
+//! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag RAM;
+//! - stage C: the W tags arrive and are compared with the event's tuple (registered), and the set
+//!   addresses the way's meta RAMs; the set and the tuple are compared with those of the two ops
+//!   ahead (registered: `same1`/`key1` with the op in D, `same2`/`key2` with the one before it);
+//! - stage D: the W metas arrive. **Forwarding**: the metas are those the op one ahead wrote
+//!   when it was on the same set (the RAM returns old data on a same-cycle read/write); a tag
+//!   changes only on allocation, so a way allocated by one of the two ops ahead (read in stage 0,
+//!   before their writes) matches exactly when that op had the same tuple, the younger op
+//!   winning; any other way by its registered RAM compare. Hit (**shielding**), allocation
+//!   (empty way first, else replaceable, lowest way first) and locking follow docs/SPEC.md §4
+//!   within the set; every way's meta is written back, a tag only where it is allocated.
 //!
 //! **Interval rollover without a sweep: per-set epochs.** Three bit-vectors in flip-flops, one bit
 //! per set, say what a set's RAM words mean:
@@ -35,7 +42,7 @@
 //! alone. `report_busy` is high until the terminator is taken.
 //!
 //! **When an event must wait** (`lookup_ok` low): its set still has a report pending and the
-//! staging buffer is not free (it holds words, or a retirement is in stage 1). The top also
+//! staging buffer is not free (it holds words, or a retirement is in stage C or D). The top also
 //! refuses the last event of an interval while `report_busy` (the previous report must be out):
 //! the scanner then has the read ports, so this wait is at most one clock per set the interval
 //! never touched, plus the report's words.
@@ -56,11 +63,13 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     /// Stage 0: an event is accepted this cycle, in set `lookup_set`.
     pub lookup: Signal<In, Bit>,
     pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
+    /// Stage 0: the event's tuple (as `tag` one cycle later).
+    pub lookup_tag: Signal<In, Bits<TAG_BITS>>,
     /// Stage 0: an event in `lookup_set` may be accepted (see "When an event must wait").
     pub lookup_ok: Signal<Out, Bit>,
-    /// Stage 1 event: present, its tuple, its counters' new minimum.
+    /// Stage D event: present (its tuple is `lookup_tag` two clocks earlier), its counters' new
+    /// minimum.
     pub valid: Signal<In, Bit>,
-    pub tag: Signal<In, Bits<TAG_BITS>>,
     pub new_min: Signal<In, Bits<CB>>,
     /// `new_min` >= T (the counters compute it off the minimum's carry chains).
     pub candidate: Signal<In, Bit>,
@@ -79,12 +88,30 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     tags: Vec<TableRam<TAG_BITS>>,
     metas: Vec<TableRam<CB>>,
     epochs: SetEpochs,
-    /// Stage 1 holds an op (an event or a scan) on set `s1_set`.
-    s1_op: DFF<Bit>,
-    s1_set: DFF<Bits<ADDRESS_BITS>>,
+    /// Stages C and D hold an op (an event or a scan) on set `c_set` / `d_set`, with tuple
+    /// `c_tag` / `d_tag` (an event's).
+    c_op: DFF<Bit>,
+    c_set: DFF<Bits<ADDRESS_BITS>>,
+    c_tag: DFF<Bits<TAG_BITS>>,
+    d_op: DFF<Bit>,
+    d_set: DFF<Bits<ADDRESS_BITS>>,
+    d_tag: DFF<Bits<TAG_BITS>>,
+    /// The tags read in stage 0, and whether each is stage C's tuple.
+    ram_tag: Vec<DFF<Bits<TAG_BITS>>>,
+    ram_tag_eq: Vec<DFF<Bit>>,
     scan_set: DFF<Bits<ADDRESS_BITS>>,
+    /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
+    /// (`fw2_*`): present, set, tuple, ways allocated, metas written.
     fw_valid: DFF<Bit>,
     fw_set: DFF<Bits<ADDRESS_BITS>>,
+    fw2_valid: DFF<Bit>,
+    fw2_tag: DFF<Bits<TAG_BITS>>,
+    fw2_alloc: Vec<DFF<Bit>>,
+    /// Stage D's op is on the set of the event one / two ahead, and its tuple is that event's.
+    same1: DFF<Bit>,
+    key1: DFF<Bit>,
+    same2: DFF<Bit>,
+    key2: DFF<Bit>,
     /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
     /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
     /// ahead, which takes that op's tuple. Counts and states change on every write and are
@@ -101,20 +128,25 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     // Stage 0.
     scan: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
-    // Stage 1.
-    s1_pend: Signal<Local, Bit>,
+    s0_set: Signal<Local, Bits<ADDRESS_BITS>>,
+    // Stages C and D: the op retires a set.
+    c_pend: Signal<Local, Bit>,
+    d_pend: Signal<Local, Bit>,
     raw_tag: Vec<Signal<Local, Bits<TAG_BITS>>>,
     raw_meta: Vec<Signal<Local, Bits<CB>>>,
     raw_count: Vec<Signal<Local, Bits<CB>>>,
     raw_valid: Vec<Signal<Local, Bit>>,
     raw_ge: Vec<Signal<Local, Bit>>,
+    /// The way's tuple is the event's.
+    tag_eq: Vec<Signal<Local, Bit>>,
+    /// A hit on the way locks it: its count reaches T (count >= T − 1 before the increment).
+    lock_on_hit: Vec<Signal<Local, Bit>>,
     /// The entries as they are now (after a pending rollover): valid, locked, count.
     view_valid: Vec<Signal<Local, Bit>>,
     view_locked: Vec<Signal<Local, Bit>>,
     view_count: Vec<Signal<Local, Bits<CB>>>,
     hit_e: Vec<Signal<Local, Bit>>,
     alloc: Vec<Signal<Local, Bit>>,
-    n_tag: Vec<Signal<Local, Bits<TAG_BITS>>>,
     n_count: Vec<Signal<Local, Bits<CB>>>,
     n_meta: Vec<Signal<Local, Bits<CB>>>,
     hits: Priority,
@@ -125,6 +157,13 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     rc: Signal<Local, Bits<CB>>,
     threshold: Constant<Bits<CB>>,
     count_max: Constant<Bits<CB>>,
+    /// Counts can reach `count_max` within an interval (else no saturation logic).
+    saturates: Constant<Bit>,
+    /// T − 1, and whether a hit can lock at all (`count_max` >= T).
+    lock_floor: Constant<Bits<CB>>,
+    lockable: Constant<Bit>,
+    /// T = 1: a hit on an entry of count 0 (a retained one after rollover) locks it.
+    lock_at_zero: Constant<Bit>,
     count_mask: Constant<Bits<CB>>,
     valid_flag: Constant<Bits<CB>>,
     locked_flag: Constant<Bits<CB>>,
@@ -137,7 +176,9 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
 
 impl<const CB: usize> SetAssociativeAccumulator<CB> {
     /// `sets` (a power of two) × `ways` entries; tags of `tag_width` bits; counts of
-    /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`.
+    /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`
+    /// (reached within an interval only when `saturates`).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         sets: usize,
         ways: usize,
@@ -145,6 +186,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         count_width: usize,
         threshold: u64,
         count_max: u64,
+        saturates: bool,
         retaining: bool,
     ) -> Self {
         assert!(
@@ -161,9 +203,9 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             reset: Default::default(),
             lookup: Default::default(),
             lookup_set: Default::default(),
+            lookup_tag: Default::default(),
             lookup_ok: Default::default(),
             valid: Default::default(),
-            tag: Default::default(),
             new_min: Default::default(),
             candidate: Default::default(),
             end_interval: Default::default(),
@@ -182,11 +224,24 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
                 .map(|_| TableRam::new(sets, count_width + 2))
                 .collect(),
             epochs: SetEpochs::new(sets),
-            s1_op: Default::default(),
-            s1_set: Default::default(),
+            c_op: Default::default(),
+            c_set: Default::default(),
+            c_tag: Default::default(),
+            d_op: Default::default(),
+            d_set: Default::default(),
+            d_tag: Default::default(),
+            ram_tag: vec_of(ways),
+            ram_tag_eq: vec_of(ways),
             scan_set: Default::default(),
             fw_valid: Default::default(),
             fw_set: Default::default(),
+            fw2_valid: Default::default(),
+            fw2_tag: Default::default(),
+            fw2_alloc: vec_of(ways),
+            same1: Default::default(),
+            key1: Default::default(),
+            same2: Default::default(),
+            key2: Default::default(),
             fw_alloc: vec_of(ways),
             fw_tag: Default::default(),
             fw_meta: vec_of(ways),
@@ -197,18 +252,21 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             rep_interval: Default::default(),
             scan: Default::default(),
             room: Default::default(),
-            s1_pend: Default::default(),
+            s0_set: Default::default(),
+            c_pend: Default::default(),
+            d_pend: Default::default(),
             raw_tag: vec_of(ways),
             raw_meta: vec_of(ways),
             raw_count: vec_of(ways),
             raw_valid: vec_of(ways),
             raw_ge: vec_of(ways),
+            tag_eq: vec_of(ways),
+            lock_on_hit: vec_of(ways),
             view_valid: vec_of(ways),
             view_locked: vec_of(ways),
             view_count: vec_of(ways),
             hit_e: vec_of(ways),
             alloc: vec_of(ways),
-            n_tag: vec_of(ways),
             n_count: vec_of(ways),
             n_meta: vec_of(ways),
             hits: Priority::new(ways),
@@ -218,6 +276,10 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             rc: Default::default(),
             threshold: Constant::new(threshold.into()),
             count_max: Constant::new(count_max.into()),
+            saturates: Constant::new(saturates),
+            lock_floor: Constant::new(threshold.saturating_sub(1).into()),
+            lockable: Constant::new(count_max >= threshold),
+            lock_at_zero: Constant::new(threshold <= 1 && count_max >= threshold),
             count_mask: Constant::new(field.into()),
             valid_flag: Constant::new((1u64 << (count_width + 1)).into()),
             locked_flag: Constant::new((1u64 << count_width).into()),
@@ -236,21 +298,49 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         dff_setup!(
             self,
             clock,
-            s1_op,
-            s1_set,
+            c_op,
+            c_set,
+            c_tag,
+            d_op,
+            d_set,
+            d_tag,
             scan_set,
             fw_valid,
             fw_set,
             fw_tag,
+            fw2_valid,
+            fw2_tag,
+            same1,
+            key1,
+            same2,
+            key2,
             term,
             rep_interval
         );
         self.epochs.clock.next = self.clock.val();
         self.epochs.reset.next = self.reset.val();
-        // ---- Stage 1: the set's words, forwarded, and what they mean now.
-        self.epochs.s1_set.next = self.s1_set.q.val();
-        self.s1_pend.next = self.s1_op.q.val() & self.epochs.s1_pend.val();
+        // ---- Stage C: compare with the tags and with the ops ahead; read the metas.
+        self.d_op.d.next = self.c_op.q.val();
+        self.d_set.d.next = self.c_set.q.val();
+        self.d_tag.d.next = self.c_tag.q.val();
+        // When stage C's op reaches D, D's op is one ahead of it and the `fw` event two ahead.
+        self.same1.d.next = self.c_set.q.val() == self.d_set.q.val();
+        self.key1.d.next = self.c_tag.q.val() == self.d_tag.q.val();
+        self.same2.d.next = self.c_set.q.val() == self.fw_set.q.val();
+        self.key2.d.next = self.c_tag.q.val() == self.fw_tag.q.val();
+        self.epochs.c_set.next = self.c_set.q.val();
+        self.c_pend.next = self.c_op.q.val() & self.epochs.c_pend.val();
+        // ---- Stage D: the set's words, forwarded, and what they mean now.
+        self.epochs.d_set.next = self.d_set.q.val();
+        self.d_pend.next = self.d_op.q.val() & self.epochs.d_pend.val();
         for w in 0..self.tags.len() {
+            self.ram_tag[w].clock.next = self.clock.val();
+            self.ram_tag_eq[w].clock.next = self.clock.val();
+            self.fw2_alloc[w].clock.next = self.clock.val();
+            self.ram_tag[w].d.next = self.tags[w].read_data.val();
+            self.ram_tag_eq[w].d.next = self.tags[w].read_data.val() == self.c_tag.q.val();
+            self.metas[w].read_address.next = self.c_set.q.val();
+            self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.tags[w].read_clock.next = self.clock.val();
             self.tags[w].write_clock.next = self.clock.val();
             self.metas[w].read_clock.next = self.clock.val();
@@ -265,32 +355,40 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.st_valid[w].d.next = self.st_valid[w].q.val();
             self.st_tag[w].d.next = self.st_tag[w].q.val();
             self.st_count[w].d.next = self.st_count[w].q.val();
-            self.raw_tag[w].next = self.tags[w].read_data.val();
+            self.raw_tag[w].next = self.ram_tag[w].q.val();
+            self.tag_eq[w].next = self.ram_tag_eq[w].q.val();
+            if self.fw2_valid.q.val() & self.same2.q.val() & self.fw2_alloc[w].q.val() {
+                self.raw_tag[w].next = self.fw2_tag.q.val();
+                self.tag_eq[w].next = self.key2.q.val();
+            }
             self.raw_meta[w].next = self.metas[w].read_data.val();
-            if self.fw_valid.q.val() & (self.fw_set.q.val() == self.s1_set.q.val()) {
+            if self.fw_valid.q.val() & self.same1.q.val() {
                 if self.fw_alloc[w].q.val() {
                     self.raw_tag[w].next = self.fw_tag.q.val();
+                    self.tag_eq[w].next = self.key1.q.val();
                 }
                 self.raw_meta[w].next = self.fw_meta[w].q.val();
             }
             self.raw_count[w].next = self.raw_meta[w].val() & self.count_mask.val();
             self.raw_valid[w].next = (self.raw_meta[w].val() & self.valid_flag.val()).any();
             self.raw_ge[w].next = self.raw_count[w].val() >= self.threshold.val();
-            if self.epochs.s1_cur.val() {
+            if self.epochs.d_cur.val() {
                 self.view_valid[w].next = self.raw_valid[w].val();
                 self.view_locked[w].next = (self.raw_meta[w].val() & self.locked_flag.val()).any();
                 self.view_count[w].next = self.raw_count[w].val();
+                self.lock_on_hit[w].next =
+                    self.lockable.val() & (self.raw_count[w].val() >= self.lock_floor.val());
             } else {
                 // Rollover (or long empty): retained entries are replaceable with count 0.
-                self.view_valid[w].next = self.epochs.s1_prev.val()
+                self.view_valid[w].next = self.epochs.d_prev.val()
                     & self.retaining.val()
                     & self.raw_valid[w].val()
                     & self.raw_ge[w].val();
                 self.view_locked[w].next = false;
                 self.view_count[w].next = self.zero_c.val();
+                self.lock_on_hit[w].next = self.lock_at_zero.val();
             }
-            self.hit_e[w].next =
-                self.view_valid[w].val() & (self.raw_tag[w].val() == self.tag.val());
+            self.hit_e[w].next = self.view_valid[w].val() & self.tag_eq[w].val();
             self.hits.bits[w].next = self.hit_e[w].val();
             self.empty.bits[w].next = !self.view_valid[w].val();
             self.repl.bits[w].next = self.view_valid[w].val() & !self.view_locked[w].val();
@@ -306,9 +404,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.alloc[w].next = self.promoted.val()
                 & ((self.empty.any.val() & self.empty.first[w].val())
                     | (!self.empty.any.val() & self.repl.first[w].val()));
-            self.n_tag[w].next = self.raw_tag[w].val();
             self.n_count[w].next = self.view_count[w].val();
-            if self.hit_e[w].val() & (self.view_count[w].val() < self.count_max.val()) {
+            if self.hit_e[w].val()
+                & (!self.saturates.val() | (self.view_count[w].val() < self.count_max.val()))
+            {
                 self.n_count[w].next = self.view_count[w].val() + self.one_c.val();
             }
             self.n_meta[w].next = self.n_count[w].val();
@@ -317,22 +416,21 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
             // A replaceable entry whose count reaches T becomes locked; locked stays locked.
             if self.view_locked[w].val()
-                | (self.hit_e[w].val() & (self.n_count[w].val() >= self.threshold.val()))
+                | (self.hit_e[w].val() & self.lock_on_hit[w].val())
             {
                 self.n_meta[w].next =
                     self.n_count[w].val() | self.valid_flag.val() | self.locked_flag.val();
             }
             if self.alloc[w].val() {
-                self.n_tag[w].next = self.tag.val();
                 self.n_meta[w].next = (self.new_min.val() & self.count_mask.val())
                     | self.valid_flag.val()
                     | self.locked_flag.val();
             }
-            self.tags[w].write_address.next = self.s1_set.q.val();
-            self.metas[w].write_address.next = self.s1_set.q.val();
-            self.tags[w].write_data.next = self.n_tag[w].val();
+            self.tags[w].write_address.next = self.d_set.q.val();
+            self.metas[w].write_address.next = self.d_set.q.val();
+            self.tags[w].write_data.next = self.d_tag.q.val();
             self.metas[w].write_data.next = self.n_meta[w].val();
-            self.tags[w].write_enable.next = self.valid.val();
+            self.tags[w].write_enable.next = self.alloc[w].val();
             self.metas[w].write_enable.next = self.valid.val();
             if self.valid.val() {
                 self.fw_meta[w].d.next = self.n_meta[w].val();
@@ -340,29 +438,27 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.fw_alloc[w].d.next = self.alloc[w].val();
         }
         self.fw_valid.d.next = self.valid.val();
-        self.fw_set.d.next = self.s1_set.q.val();
-        self.fw_tag.d.next = self.tag.val();
+        self.fw_set.d.next = self.d_set.q.val();
+        self.fw_tag.d.next = self.d_tag.q.val();
+        self.fw2_valid.d.next = self.fw_valid.q.val();
+        self.fw2_tag.d.next = self.fw_tag.q.val();
         // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs.
-        self.room.next = !self.staged.any.val() & !self.s1_pend.val();
+        self.room.next = !self.staged.any.val() & !self.d_pend.val() & !self.c_pend.val();
         self.epochs.lookup_set.next = self.lookup_set.val();
         self.epochs.scan_set.next = self.scan_set.q.val();
         self.lookup_ok.next = !self.epochs.lookup_pend.val() | self.room.val();
         self.scan.next = !self.lookup.val() & self.epochs.scan_pend.val() & self.room.val();
-        for w in 0..self.tags.len() {
-            if self.lookup.val() {
-                self.tags[w].read_address.next = self.lookup_set.val();
-                self.metas[w].read_address.next = self.lookup_set.val();
-            } else {
-                self.tags[w].read_address.next = self.scan_set.q.val();
-                self.metas[w].read_address.next = self.scan_set.q.val();
-            }
-        }
-        self.s1_op.d.next = self.lookup.val() | self.scan.val();
         if self.lookup.val() {
-            self.s1_set.d.next = self.lookup_set.val();
+            self.s0_set.next = self.lookup_set.val();
         } else {
-            self.s1_set.d.next = self.scan_set.q.val();
+            self.s0_set.next = self.scan_set.q.val();
         }
+        for w in 0..self.tags.len() {
+            self.tags[w].read_address.next = self.s0_set.val();
+        }
+        self.c_op.d.next = self.lookup.val() | self.scan.val();
+        self.c_set.d.next = self.s0_set.val();
+        self.c_tag.d.next = self.lookup_tag.val();
         if !self.lookup.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
             self.scan_set.d.next = self.scan_set.q.val() + self.set_one.val();
             if self.scan_set.q.val() == self.last_set.val() {
@@ -399,7 +495,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
         }
         // Retirement: a pending set's entries with count >= T go to the staging buffer.
-        if self.s1_pend.val() {
+        if self.d_pend.val() {
             for w in 0..self.tags.len() {
                 self.st_valid[w].d.next = self.raw_valid[w].val() & self.raw_ge[w].val();
                 self.st_tag[w].d.next = self.raw_tag[w].val();
@@ -407,7 +503,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
         }
         // ---- Per-set epochs.
-        self.epochs.retire.next = self.s1_op.q.val();
+        self.epochs.retire.next = self.d_op.q.val();
         self.epochs.touch.next = self.valid.val();
         self.epochs.roll.next = self.valid.val() & self.end_interval.val();
         if self.valid.val() & self.end_interval.val() {
@@ -415,8 +511,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.rep_interval.d.next = self.interval.val();
         }
         if self.reset.val() {
-            self.s1_op.d.next = false;
+            self.c_op.d.next = false;
+            self.d_op.d.next = false;
             self.fw_valid.d.next = false;
+            self.fw2_valid.d.next = false;
             for w in 0..self.tags.len() {
                 self.st_valid[w].d.next = false;
             }
@@ -426,25 +524,27 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 }
 
 /// The per-set epochs (the module docs): three flags per set, `cur`, `prev` and `pend`, read at
-/// three sets at once (stage 1's, the lookup's and the scanner's) and updated at the clock edge:
-/// `retire` clears `pend` of stage 1's set, `touch` sets its `cur`, `roll` (the interval's last
-/// event) moves `cur` (with stage 1's set) into `prev` and `pend` and clears `cur`; `reset`
+/// four sets at once (stage D's, stage C's, the lookup's and the scanner's) and updated at the clock edge:
+/// `retire` clears `pend` of stage D's set, `touch` sets its `cur`, `roll` (the interval's last
+/// event) moves `cur` (with stage D's set) into `prev` and `pend` and clears `cur`; `reset`
 /// clears all. Any number of sets, in flip-flops.
 #[derive(LogicBlock)]
 pub struct SetEpochs {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s1_set: Signal<In, Bits<ADDRESS_BITS>>,
+    pub d_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub scan_set: Signal<In, Bits<ADDRESS_BITS>>,
+    pub c_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub retire: Signal<In, Bit>,
     pub touch: Signal<In, Bit>,
     pub roll: Signal<In, Bit>,
-    pub s1_cur: Signal<Out, Bit>,
-    pub s1_prev: Signal<Out, Bit>,
-    pub s1_pend: Signal<Out, Bit>,
+    pub d_cur: Signal<Out, Bit>,
+    pub d_prev: Signal<Out, Bit>,
+    pub d_pend: Signal<Out, Bit>,
     pub lookup_pend: Signal<Out, Bit>,
     pub scan_pend: Signal<Out, Bit>,
+    pub c_pend: Signal<Out, Bit>,
     /// Some set has a report pending.
     pub any_pend: Signal<Out, Bit>,
     _cur: Vec<bool>,
@@ -458,17 +558,19 @@ impl SetEpochs {
         SetEpochs {
             clock: Default::default(),
             reset: Default::default(),
-            s1_set: Default::default(),
+            d_set: Default::default(),
             lookup_set: Default::default(),
             scan_set: Default::default(),
+            c_set: Default::default(),
             retire: Default::default(),
             touch: Default::default(),
             roll: Default::default(),
-            s1_cur: Default::default(),
-            s1_prev: Default::default(),
-            s1_pend: Default::default(),
+            d_cur: Default::default(),
+            d_prev: Default::default(),
+            d_pend: Default::default(),
             lookup_pend: Default::default(),
             scan_pend: Default::default(),
+            c_pend: Default::default(),
             any_pend: Default::default(),
             _cur: vec![false; sets],
             _prev: vec![false; sets],
@@ -483,7 +585,7 @@ impl Logic for SetEpochs {
             v.get(u64_bits(s) as usize).copied().unwrap_or(false)
         };
         if self.clock.pos_edge() {
-            let s = u64_bits(self.s1_set.val()) as usize;
+            let s = u64_bits(self.d_set.val()) as usize;
             if self.reset.val() {
                 self._cur.fill(false);
                 self._prev.fill(false);
@@ -508,20 +610,22 @@ impl Logic for SetEpochs {
                 }
             }
         }
-        self.s1_cur.next = at(&self._cur, self.s1_set.val());
-        self.s1_prev.next = at(&self._prev, self.s1_set.val());
-        self.s1_pend.next = at(&self._pend, self.s1_set.val());
+        self.d_cur.next = at(&self._cur, self.d_set.val());
+        self.d_prev.next = at(&self._prev, self.d_set.val());
+        self.d_pend.next = at(&self._pend, self.d_set.val());
         self.lookup_pend.next = at(&self._pend, self.lookup_set.val());
         self.scan_pend.next = at(&self._pend, self.scan_set.val());
+        self.c_pend.next = at(&self._pend, self.c_set.val());
         self.any_pend.next = self._pend.iter().any(|&p| p);
     }
 
     fn connect(&mut self) {
-        self.s1_cur.connect();
-        self.s1_prev.connect();
-        self.s1_pend.connect();
+        self.d_cur.connect();
+        self.d_prev.connect();
+        self.d_pend.connect();
         self.lookup_pend.connect();
         self.scan_pend.connect();
+        self.c_pend.connect();
         self.any_pend.connect();
     }
 
@@ -555,18 +659,20 @@ always @(posedge clock) begin
 end
 
 always @(*) begin
-   s1_cur = cur[{s1}];
-   s1_prev = prev[{s1}];
-   s1_pend = pend[{s1}];
+   d_cur = cur[{s1}];
+   d_prev = prev[{s1}];
+   d_pend = pend[{s1}];
    lookup_pend = pend[{lookup}];
    scan_pend = pend[{scan}];
+   c_pend = pend[{c}];
    any_pend = |pend;
 end
 ",
             hi = n - 1,
-            s1 = set("s1_set"),
+            s1 = set("d_set"),
             lookup = set("lookup_set"),
             scan = set("scan_set"),
+            c = set("c_set"),
         ))
     }
 }

@@ -2,13 +2,16 @@
 //! interval serially in the background. It matches `hwprof_sim::model::phase` bit for bit (the
 //! module documentation there is the specification); this file adds only the schedule:
 //!
-//! - **Event path**, three stages so that every path starts at a register: *accept* (every clock
+//! - **Event path**, five stages so that every path starts at a register: *accept* (every clock
 //!   `in_valid & in_ready`) decides whether the event ends the interval and registers it; *hash*
-//!   registers the pc's bucket (h3), one-hot; *accumulate* selects that bucket's count with an
-//!   AND-OR (not a priority chain) and adds the weight, saturating; on the event that ends the
-//!   interval the updated accumulators move to a snapshot bank and the live bank clears, in the
-//!   same clock, so the next event is accepted.
-//! - **Classification** of the snapshot, serially: Σ (B clocks); the normalisation, a restoring
+//!   registers the pc's bucket (h3), one-hot; *select* registers that bucket's count, picked with
+//!   an AND-OR (not a priority chain), or the count of the event in write-back if it is the same
+//!   bucket; *accumulate* adds the weight, saturating, to that count — or, when the event just
+//!   ahead has the same bucket, to the count it computed (a forward, so the loop is a select, a
+//!   carry chain and, only where an interval can reach the maximum, the saturation);
+//!   *write-back* stores the count. On the event that ends the interval the accumulators move to
+//!   a snapshot bank and the live bank clears, in the same clock; the events behind it select 0.
+//! - **Classification** of the snapshot, serially: a settling clock, Σ (B clocks); the normalisation, a restoring
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
 //!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
 //!   difference, sum and comparison, each from registers); the leader–follower
@@ -16,7 +19,7 @@
 //!   leader); the run-length Markov predictor (3 clocks); then one output record.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
 //!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
-//!   in the hash or accumulate stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
+//!   in the hash, select, accumulate or write-back stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
 //!   of I, so that no interval can end before the previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
 
 use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
@@ -30,6 +33,7 @@ pub const MARKOV_WORD: usize = 2 + PHASE_ID_BITS + RUN_BITS + PHASE_ID_BITS;
 pub enum PhaseState {
     Clear,
     Idle,
+    Settle,
     Sum,
     Divide,
     Distance,
@@ -73,8 +77,10 @@ pub struct PhaseClassifier<
     pub out_predicted: Signal<Out, Bits<PHASE_ID_BITS>>,
     // Parameters.
     interval: Constant<Bits<32>>,
-    /// Stall margin: one maximal weight.
-    weight_max: Constant<Bits<32>>,
+    /// WEIGHT_BITS as a shift: `remaining` splits into a low part the width of a weight and a
+    /// high part (a maximal weight is 2^WEIGHT_BITS − 1, so "within one maximal weight of the end"
+    /// is "high part 0").
+    weight_shift: Constant<Bits<8>>,
     sample_last: Constant<Bits<17>>,
     threshold: Constant<Bits<D>>,
     moving_average: Constant<Bit>,
@@ -83,6 +89,8 @@ pub struct PhaseClassifier<
     counter_max: Constant<Bits<C>>,
     markov_shift: Constant<Bits<4>>,
     bucket_ids: [Constant<Bits<LB>>; B],
+    /// (i − 1) mod B: bucket i follows bucket prev_ids[i].
+    prev_ids: [Constant<Bits<LB>>; B],
     entry_ids: [Constant<Bits<LP>>; P],
     last_bucket: Constant<Bits<LB>>,
     last_entry: Constant<Bits<LP>>,
@@ -108,9 +116,14 @@ pub struct PhaseClassifier<
     hash: ParityHash<LB>,
     live: [DFF<Bits<C>>; B],
     snap: [DFF<Bits<C>>; B],
-    /// Instructions left in the interval (I − count, in 1 ..= I): the end test is then one
-    /// comparison with the weight, and "near the end" a test of the high bits.
+    /// Instructions left in the interval (I − count, in 1 ..= I). A weight is subtracted from the
+    /// low part alone, its borrow choosing the high part or the high part − 1 (computed from the
+    /// register in parallel): no 32-bit chain after the input.
     remaining: DFF<Bits<32>>,
+    rem_high: Signal<Local, Bits<{ 32 - WEIGHT_BITS }>>,
+    rem_high_dec: Signal<Local, Bits<{ 32 - WEIGHT_BITS }>>,
+    rem_low: Signal<Local, Bits<{ WEIGHT_BITS + 1 }>>,
+    borrow: Signal<Local, Bit>,
     sample: DFF<Bits<17>>,
     ends: Signal<Local, Bit>,
     sampled: Signal<Local, Bit>,
@@ -127,9 +140,33 @@ pub struct PhaseClassifier<
     h_ends: DFF<Bit>,
     h_sampled: DFF<Bit>,
     h_hit: [DFF<Bit>; B],
-    /// The AND-OR select of the hashed event's accumulator.
+    /// The AND-OR select of the hashed event's accumulator, and whether its bucket is the one the
+    /// event ahead of it (in the select stage) updates this clock.
     masked_live: [Signal<Local, Bits<C>>; B],
+    h_cur: Signal<Local, Bits<C>>,
+    h_same: Signal<Local, Bit>,
+    h_same_w: Signal<Local, Bit>,
+    /// The selected event, registered: its bucket's count as the accumulators held it, and
+    /// `s_fwd` when the event ahead updated that bucket since (then `last_sum` is the count).
+    s_valid: DFF<Bit>,
+    s_weight: DFF<Bits<WEIGHT_BITS>>,
+    s_ends: DFF<Bit>,
+    s_sampled: DFF<Bit>,
+    s_hit: [DFF<Bit>; B],
+    s_cur: DFF<Bits<C>>,
+    s_fwd: DFF<Bit>,
+    last_sum: DFF<Bits<C>>,
+    /// The accumulated event, registered: the write-back stage stores `last_sum` in its bucket.
+    w_valid: DFF<Bit>,
+    w_ends: DFF<Bit>,
+    w_sampled: DFF<Bit>,
+    w_hit: [DFF<Bit>; B],
+    /// Whether an accumulator can reach its maximum within an interval at all.
+    saturates: Constant<Bit>,
     cur: Signal<Local, Bits<C>>,
+    /// The count plus the weight with its carry out (DW > C bits), and C as a shift.
+    wide: Signal<Local, Bits<DW>>,
+    count_shift: Constant<Bits<8>>,
     sum: Signal<Local, Bits<C>>,
     // Classification.
     state: DFF<PhaseState>,
@@ -140,8 +177,17 @@ pub struct PhaseClassifier<
     total: DFF<Bits<DW>>,
     rem: DFF<Bits<DW>>,
     quo: DFF<Bits<Q>>,
+    /// The snapshot's bucket `b` as it will be next clock, registered (the sum and the divider
+    /// start from a register): one-hot registers of b and b + 1 pick both candidates with AND-ORs,
+    /// and `walk_step` (b advances this clock in the sum or the divider) chooses.
+    here_hot: [DFF<Bit>; B],
+    ahead_hot: [DFF<Bit>; B],
+    walk_step: Signal<Local, Bit>,
     snap_b: Signal<Local, Bits<C>>,
     masked_snap: [Signal<Local, Bits<C>>; B],
+    snap_ahead: Signal<Local, Bits<C>>,
+    masked_ahead: [Signal<Local, Bits<C>>; B],
+    snap_sel: DFF<Bits<C>>,
     rem2: Signal<Local, Bits<DW>>,
     quo2: Signal<Local, Bits<Q>>,
     vram: RAM<Bits<Q>, LB>,
@@ -255,7 +301,7 @@ impl<
             out_distance: Default::default(),
             out_predicted: Default::default(),
             interval: c(cfg.interval),
-            weight_max: c(PhaseConfig::weight_max()),
+            weight_shift: c(WEIGHT_BITS as u64),
             sample_last: c(cfg.sample_every - 1),
             threshold: c(cfg.threshold),
             moving_average: Constant::new(cfg.centre == super::CentreUpdate::MovingAverage),
@@ -264,6 +310,7 @@ impl<
             counter_max: c(cfg.counter_max()),
             markov_shift: c(cfg.markov_bits().div_ceil(2) as u64),
             bucket_ids: std::array::from_fn(|i| c(i as u64)),
+            prev_ids: std::array::from_fn(|i| c(((i + B - 1) % B) as u64)),
             entry_ids: std::array::from_fn(|i| c(i as u64)),
             last_bucket: c(B as u64 - 1),
             last_entry: c(P as u64 - 1),
@@ -293,6 +340,10 @@ impl<
             ends: Default::default(),
             sampled: Default::default(),
             near: Default::default(),
+            rem_high: Default::default(),
+            rem_high_dec: Default::default(),
+            rem_low: Default::default(),
+            borrow: Default::default(),
             a_valid: Default::default(),
             a_pc: Default::default(),
             a_weight: Default::default(),
@@ -304,7 +355,28 @@ impl<
             h_sampled: Default::default(),
             h_hit: std::array::from_fn(|_| Default::default()),
             masked_live: std::array::from_fn(|_| Default::default()),
+            h_cur: Default::default(),
+            h_same: Default::default(),
+            h_same_w: Default::default(),
+            s_valid: Default::default(),
+            s_weight: Default::default(),
+            s_ends: Default::default(),
+            s_sampled: Default::default(),
+            s_hit: std::array::from_fn(|_| Default::default()),
+            s_cur: Default::default(),
+            s_fwd: Default::default(),
+            last_sum: Default::default(),
+            w_valid: Default::default(),
+            w_ends: Default::default(),
+            w_sampled: Default::default(),
+            w_hit: std::array::from_fn(|_| Default::default()),
+            // An interval's weights sum to at most I − 1 plus one maximal weight.
+            saturates: Constant::new(
+                cfg.counter_max() < cfg.interval - 1 + PhaseConfig::weight_max(),
+            ),
             cur: Default::default(),
+            wide: Default::default(),
+            count_shift: c(C as u64),
             sum: Default::default(),
             state: Default::default(),
             busy: Default::default(),
@@ -315,7 +387,13 @@ impl<
             rem: Default::default(),
             quo: Default::default(),
             snap_b: Default::default(),
+            here_hot: std::array::from_fn(|_| Default::default()),
+            ahead_hot: std::array::from_fn(|_| Default::default()),
+            walk_step: Default::default(),
             masked_snap: std::array::from_fn(|_| Default::default()),
+            snap_ahead: Default::default(),
+            masked_ahead: std::array::from_fn(|_| Default::default()),
+            snap_sel: Default::default(),
             rem2: Default::default(),
             quo2: Default::default(),
             vram: Default::default(),
@@ -405,6 +483,16 @@ impl<
             h_weight,
             h_ends,
             h_sampled,
+            s_valid,
+            s_weight,
+            s_ends,
+            s_sampled,
+            s_cur,
+            s_fwd,
+            last_sum,
+            w_valid,
+            w_ends,
+            w_sampled,
             sample,
             state,
             busy,
@@ -412,6 +500,7 @@ impl<
             p,
             step,
             total,
+            snap_sel,
             rem,
             quo,
             issuing,
@@ -480,6 +569,7 @@ impl<
         self.markov.write_address.next = self.clear_addr.q.val();
         self.markov.write_data.next = 0.into();
         self.o_valid.d.next = false;
+        self.walk_step.next = false;
         self.out_valid.next = self.o_valid.q.val();
         self.out_phase.next = self.o_phase.q.val();
         self.out_distance.next = self.o_distance.q.val();
@@ -489,16 +579,29 @@ impl<
         // ---- Event path ----
         // Accept: the interval's end is decided here, from the weight and `remaining`; the
         // accumulate stage one clock later works from the registered event.
-        self.near.next = self.remaining.q.val() <= self.weight_max.val();
+        self.rem_high.next =
+            bit_cast::<{ 32 - WEIGHT_BITS }, 32>(self.remaining.q.val() >> self.weight_shift.val());
+        self.rem_high_dec.next = self.rem_high.val() - 1;
+        self.near.next = self.rem_high.val() == 0;
+        self.rem_low.next = bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(bit_cast::<
+            WEIGHT_BITS,
+            32,
+        >(
+            self.remaining.q.val()
+        )) - bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(self.in_weight.val());
+        self.borrow.next = (self.rem_low.val() >> self.weight_shift.val()).any();
         self.in_ready.next = (self.state.q.val() != PhaseState::Clear)
             & !((self.busy.q.val()
                 | (self.a_valid.q.val() & self.a_ends.q.val())
-                | (self.h_valid.q.val() & self.h_ends.q.val()))
+                | (self.h_valid.q.val() & self.h_ends.q.val())
+                | (self.s_valid.q.val() & self.s_ends.q.val())
+                | (self.w_valid.q.val() & self.w_ends.q.val()))
                 & self.near.val());
         self.go.next = self.in_valid.val() & self.in_ready.val();
         self.sampled.next = self.sample.q.val() == self.sample_last.val();
-        self.ends.next =
-            bit_cast::<32, WEIGHT_BITS>(self.in_weight.val()) >= self.remaining.q.val();
+        // weight ≥ remaining: the high part is 0 and the low part does not exceed the weight.
+        self.ends.next = self.near.val()
+            & (self.borrow.val() | (bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(self.rem_low.val()) == 0));
         self.a_valid.d.next = self.go.val();
         self.a_pc.d.next = self.in_pc.val();
         self.a_weight.d.next = self.in_weight.val();
@@ -513,8 +616,20 @@ impl<
             if self.ends.val() {
                 self.remaining.d.next = self.interval.val();
             } else {
-                self.remaining.d.next =
-                    self.remaining.q.val() - bit_cast::<32, WEIGHT_BITS>(self.in_weight.val());
+                self.remaining.d.next = (bit_cast::<32, { 32 - WEIGHT_BITS }>(self.rem_high.val())
+                    << self.weight_shift.val())
+                    | bit_cast::<32, WEIGHT_BITS>(bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(
+                        self.rem_low.val(),
+                    ));
+                if self.borrow.val() {
+                    self.remaining.d.next =
+                        (bit_cast::<32, { 32 - WEIGHT_BITS }>(self.rem_high_dec.val())
+                            << self.weight_shift.val())
+                            | bit_cast::<32, WEIGHT_BITS>(bit_cast::<
+                                WEIGHT_BITS,
+                                { WEIGHT_BITS + 1 },
+                            >(self.rem_low.val()));
+                }
             }
         }
         // Hash: the registered pc's bucket, one-hot, registered with the event.
@@ -524,9 +639,14 @@ impl<
         self.h_weight.d.next = self.a_weight.q.val();
         self.h_ends.d.next = self.a_ends.q.val();
         self.h_sampled.d.next = self.a_sampled.q.val();
-        // Accumulate: the bucket's count (an AND-OR select, not a priority chain) plus the weight,
-        // saturating; at an interval end the accumulators move to the snapshot.
-        self.cur.next = 0.into();
+        // Select: the bucket's count (an AND-OR select, not a priority chain), registered. Two
+        // events ahead have not written their buckets yet: the one in the write-back stage
+        // (`last_sum` now; taken here if it is this bucket) and the one in the accumulate stage
+        // (its count is known only next clock: `s_fwd` makes the accumulate stage take it). If
+        // either ends the interval every accumulator clears: the count is 0.
+        self.h_cur.next = 0.into();
+        self.h_same.next = false;
+        self.h_same_w.next = false;
         for i in 0..B {
             self.h_hit[i].clock.next = self.clock.val();
             self.h_hit[i].d.next = self.hash.index.val() == self.bucket_ids[i].val();
@@ -534,37 +654,66 @@ impl<
             if self.h_hit[i].q.val() {
                 self.masked_live[i].next = self.live[i].q.val();
             }
-            self.cur.next = self.cur.val() | self.masked_live[i].val();
+            self.h_cur.next = self.h_cur.val() | self.masked_live[i].val();
+            self.h_same.next = self.h_same.val() | (self.h_hit[i].q.val() & self.s_hit[i].q.val());
+            self.h_same_w.next =
+                self.h_same_w.val() | (self.h_hit[i].q.val() & self.w_hit[i].q.val());
+            self.s_hit[i].clock.next = self.clock.val();
+            self.s_hit[i].d.next = self.h_hit[i].q.val();
+            self.w_hit[i].clock.next = self.clock.val();
+            self.w_hit[i].d.next = self.s_hit[i].q.val();
         }
-        self.sum.next = self.cur.val() + bit_cast::<C, WEIGHT_BITS>(self.h_weight.q.val());
-        if self.sum.val() < self.cur.val() {
+        self.s_valid.d.next = self.h_valid.q.val();
+        self.s_weight.d.next = self.h_weight.q.val();
+        self.s_ends.d.next = self.h_ends.q.val();
+        self.s_sampled.d.next = self.h_sampled.q.val();
+        self.s_cur.d.next = self.h_cur.val();
+        if self.w_valid.q.val() & self.w_sampled.q.val() & self.h_same_w.val() {
+            self.s_cur.d.next = self.last_sum.q.val();
+        }
+        if (self.s_valid.q.val() & self.s_ends.q.val()) | (self.w_valid.q.val() & self.w_ends.q.val())
+        {
+            self.s_cur.d.next = 0.into();
+        }
+        self.s_fwd.d.next = self.s_valid.q.val()
+            & self.s_sampled.q.val()
+            & !self.s_ends.q.val()
+            & self.h_same.val();
+        // Accumulate: the count plus the weight, saturating (the loop: a select, a carry chain
+        // and the saturation, which vanishes when no interval can reach the maximum).
+        self.cur.next = self.s_cur.q.val();
+        if self.s_fwd.q.val() {
+            self.cur.next = self.last_sum.q.val();
+        }
+        self.wide.next = bit_cast::<DW, C>(self.cur.val())
+            + bit_cast::<DW, WEIGHT_BITS>(self.s_weight.q.val());
+        self.sum.next = bit_cast::<C, DW>(self.wide.val());
+        if self.saturates.val() & (self.wide.val() >> self.count_shift.val()).any() {
             self.sum.next = self.counter_max.val();
         }
-        if self.h_valid.q.val() {
+        self.last_sum.d.next = self.sum.val();
+        self.w_valid.d.next = self.s_valid.q.val();
+        self.w_ends.d.next = self.s_ends.q.val();
+        self.w_sampled.d.next = self.s_sampled.q.val();
+        // Write-back: the count to its bucket; at an interval end the accumulators move to the
+        // snapshot and clear.
+        if self.w_valid.q.val() {
             for i in 0..B {
-                if self.h_ends.q.val() {
+                if self.w_ends.q.val() {
                     self.live[i].d.next = 0.into();
                     self.snap[i].d.next = self.live[i].q.val();
                 }
-                if self.h_sampled.q.val() & self.h_hit[i].q.val() {
-                    if self.h_ends.q.val() {
-                        self.snap[i].d.next = self.sum.val();
+                if self.w_sampled.q.val() & self.w_hit[i].q.val() {
+                    if self.w_ends.q.val() {
+                        self.snap[i].d.next = self.last_sum.q.val();
                     } else {
-                        self.live[i].d.next = self.sum.val();
+                        self.live[i].d.next = self.last_sum.q.val();
                     }
                 }
             }
         }
 
         // ---- Classification ----
-        self.snap_b.next = 0.into();
-        for i in 0..B {
-            self.masked_snap[i].next = 0.into();
-            if self.b.q.val() == self.bucket_ids[i].val() {
-                self.masked_snap[i].next = self.snap[i].q.val();
-            }
-            self.snap_b.next = self.snap_b.val() | self.masked_snap[i].val();
-        }
         // Restoring division step: the remainder doubles, the divisor is Σ + 1.
         self.rem2.next = self.rem.q.val() << 1;
         self.quo2.next = self.quo.q.val() << 1;
@@ -658,8 +807,12 @@ impl<
                 }
             }
             PhaseState::Idle => {}
+            PhaseState::Settle => {
+                self.state.d.next = PhaseState::Sum;
+            }
             PhaseState::Sum => {
-                self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_b.val());
+                self.walk_step.next = true;
+                self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_sel.q.val());
                 self.b.d.next = self.b.q.val() + 1;
                 if self.b.q.val() == self.last_bucket.val() {
                     self.state.d.next = PhaseState::Divide;
@@ -668,7 +821,7 @@ impl<
             }
             PhaseState::Divide => {
                 if self.step.q.val() == 0 {
-                    self.rem.d.next = bit_cast::<DW, C>(self.snap_b.val());
+                    self.rem.d.next = bit_cast::<DW, C>(self.snap_sel.q.val());
                     self.quo.d.next = 0.into();
                     self.step.d.next = 1.into();
                 } else {
@@ -678,6 +831,7 @@ impl<
                     if self.step.q.val() == self.q_steps.val() {
                         self.vram.write_enable.next = true;
                         self.step.d.next = 0.into();
+                        self.walk_step.next = true;
                         self.b.d.next = self.b.q.val() + 1;
                         if self.b.q.val() == self.last_bucket.val() {
                             self.state.d.next = PhaseState::Distance;
@@ -833,11 +987,36 @@ impl<
         }
         // An interval end starts the classification of the snapshot (never while busy: in_ready).
         // The sum starts at 1: it is the divisor Σ + 1 without an adder in the divider's loop.
-        if self.h_valid.q.val() & self.h_ends.q.val() {
+        if self.w_valid.q.val() & self.w_ends.q.val() {
             self.busy.d.next = true;
-            self.state.d.next = PhaseState::Sum;
+            self.state.d.next = PhaseState::Settle;
             self.b.d.next = 0.into();
             self.total.d.next = 1.into();
+        }
+
+        // The bucket the sum or the divider reads next clock. The snapshot changes only at an
+        // interval end, which the settling clock separates from the first read.
+        self.snap_b.next = 0.into();
+        self.snap_ahead.next = 0.into();
+        for i in 0..B {
+            self.here_hot[i].clock.next = self.clock.val();
+            self.ahead_hot[i].clock.next = self.clock.val();
+            self.here_hot[i].d.next = self.b.d.val() == self.bucket_ids[i].val();
+            self.ahead_hot[i].d.next = self.b.d.val() == self.prev_ids[i].val();
+            self.masked_snap[i].next = 0.into();
+            if self.here_hot[i].q.val() {
+                self.masked_snap[i].next = self.snap[i].q.val();
+            }
+            self.snap_b.next = self.snap_b.val() | self.masked_snap[i].val();
+            self.masked_ahead[i].next = 0.into();
+            if self.ahead_hot[i].q.val() {
+                self.masked_ahead[i].next = self.snap[i].q.val();
+            }
+            self.snap_ahead.next = self.snap_ahead.val() | self.masked_ahead[i].val();
+        }
+        self.snap_sel.d.next = self.snap_b.val();
+        if self.walk_step.val() {
+            self.snap_sel.d.next = self.snap_ahead.val();
         }
 
         if self.reset.val() {
@@ -847,6 +1026,8 @@ impl<
             self.remaining.d.next = self.interval.val();
             self.a_valid.d.next = false;
             self.h_valid.d.next = false;
+            self.s_valid.d.next = false;
+            self.w_valid.d.next = false;
             self.sample.d.next = 0.into();
             self.fill.d.next = 0.into();
             self.next_id.d.next = 0.into();

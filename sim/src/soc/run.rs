@@ -1,25 +1,53 @@
-//! One run of a program on the system: build it, simulate it with the profilers on its retire
-//! stream, feed the bit-exact model the dumped stream, compare its reports with the hardware's,
-//! and score the hardware's reports against the exact profile of the same stream.
+//! One run of a program on the system: build it, simulate it with the hwprof blocks on its retire
+//! stream, feed the bit-exact models the dumped stream, compare their output with the hardware's,
+//! and score the hardware's profiles against the exact profile of the same stream.
 
 use super::programs::{self, Program, Symbols};
-use super::system::{self, SimOutput, SystemParams, RAM_BYTES};
+use super::system::{self, Blocks, SimOutput, SystemParams, RAM_BYTES};
 use super::SocError;
 use crate::eval::metric::{perfect_counts, score_run, Accuracy};
 use crate::eval::trace::Tuple;
 use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
+use crate::model::phase::{PhaseClassifier, PhaseRecord};
+use crate::model::profile_buffer::{
+    evaluate, BranchEvent, ProfileBufferModel, ReadoutWord, Stimulus,
+};
 use crate::verify::icarus::{SimDir, Simulator};
+use crate::verify::phase::classification_clocks;
+use hwprof_hdl::phase::config::PhaseConfig;
+use hwprof_hdl::profile_buffer::{BufferConfig, Indexing};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
 
-/// The profiler's module name in the system.
+/// The blocks' designs in the system (module names `hwprof_soc_…`).
 const PROFILER: &str = "soc-profiler";
+const BUFFER: &str = "soc-buffer";
+const PHASE: &str = "soc-phase";
+
+/// The default configurations, built in so that `hwprof soc` runs from anywhere: (source, text).
+pub const DEFAULT_PROFILER: (&str, &str) = (
+    "configs/soc-bram.toml",
+    include_str!("../../../configs/soc-bram.toml"),
+);
+pub const DEFAULT_BUFFER: (&str, &str) = (
+    "configs/soc-buffer.toml",
+    include_str!("../../../configs/soc-buffer.toml"),
+);
+pub const DEFAULT_PHASE: (&str, &str) = (
+    "configs/soc-phase.toml",
+    include_str!("../../../configs/soc-phase.toml"),
+);
 
 /// How to run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
     pub program: Program,
     pub cfg: ProfilerConfig,
+    /// The profile buffer on the conditional branches (address or set-associative indexing: a
+    /// CPU without compiler support has no branch index to give it).
+    pub buffer: BufferConfig,
+    /// The phase classifier on the control transfers.
+    pub phase: PhaseConfig,
     pub simulator: Simulator,
     /// The kernels' short inputs (a few thousand instructions).
     pub short: bool,
@@ -61,6 +89,54 @@ pub struct ModeResult {
     pub model: Vec<IntervalReport>,
 }
 
+/// The profile buffer's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct BufferResult {
+    pub configuration: String,
+    /// Conditional branches retired, and how many distinct pcs.
+    pub events: u64,
+    pub branches: usize,
+    /// Periodic readouts from the hardware and from the model.
+    pub readouts: u64,
+    pub model_readouts: u64,
+    /// Readouts that differ word for word, plus readouts only one of them made.
+    pub mismatches: u64,
+    /// The thesis's arc error (weighted by execution count) and contention of the buffer on this
+    /// stream, final partial sample included (the model's readouts; the hardware's equal them).
+    pub arc_error: f64,
+    pub contention: f64,
+    #[serde(skip)]
+    pub hardware: Vec<Vec<ReadoutWord>>,
+    #[serde(skip)]
+    pub model: Vec<Vec<ReadoutWord>>,
+}
+
+/// The phase classifier's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseResult {
+    pub configuration: String,
+    /// Control transfers (events) and the instructions their weights cover.
+    pub events: u64,
+    pub instructions: u64,
+    /// Instructions an interval spans (the configuration's).
+    pub interval: u64,
+    /// Complete intervals classified by the hardware and by the model.
+    pub intervals: u64,
+    pub model_intervals: u64,
+    /// Records that differ, plus records only one of them made.
+    pub mismatches: u64,
+    /// Distinct phase ids the hardware gave.
+    pub phases: usize,
+    /// Share of intervals after the first whose phase the previous record predicted, and the
+    /// share the last-phase predictor (same phase again) gets.
+    pub prediction_accuracy: f64,
+    pub last_phase_accuracy: f64,
+    /// The hardware's records, interval by interval.
+    pub records: Vec<PhaseRecord>,
+    #[serde(skip)]
+    pub model: Vec<PhaseRecord>,
+}
+
 /// A whole run.
 #[derive(Debug, Clone, Serialize)]
 pub struct SocRun {
@@ -70,21 +146,25 @@ pub struct SocRun {
     pub configuration: String,
     pub instructions: u64,
     pub cycles: u64,
-    /// Events of both modes.
+    /// Events of the profiler's two modes.
     pub events: u64,
-    /// Reports (complete intervals) of both modes from the hardware.
+    /// Reports (complete intervals) of the profiler's two modes from the hardware.
     pub reports: u64,
-    /// Mismatching intervals of both modes.
+    /// Every difference between hardware and model: profiler intervals of both modes, buffer
+    /// readouts, phase records.
     pub mismatches: u64,
-    /// Cycles the CPU was stalled for the profilers, and the largest FIFO fills (value, edge).
+    /// Cycles the CPU was stalled for the blocks, and the largest FIFO fills (value, edge,
+    /// branch, phase).
     pub stall_cycles: u64,
-    pub max_fifo_fill: (u64, u64),
+    pub max_fifo_fill: [u64; 4],
     pub simulation_seconds: f64,
     pub instructions_per_second: f64,
     pub exit_code: u32,
     pub console: String,
     pub value: ModeResult,
     pub edge: ModeResult,
+    pub buffer: BufferResult,
+    pub phase: PhaseResult,
 }
 
 /// The hardware's report words of one mode as interval reports (empty-report markers dropped).
@@ -168,6 +248,145 @@ fn mode_result(
     })
 }
 
+/// The hardware's readout words as readouts (a word with `last` closes one).
+pub fn readouts_of(words: &[(u64, u64, u64, u64, bool)]) -> Vec<Vec<ReadoutWord>> {
+    let mut out = Vec::new();
+    let mut open = Vec::new();
+    for &(index, tag, taken, not_taken, last) in words {
+        open.push(ReadoutWord {
+            index: index as usize,
+            tag,
+            taken,
+            not_taken,
+        });
+        if last {
+            out.push(std::mem::take(&mut open));
+        }
+    }
+    out
+}
+
+/// Items that differ position by position, plus the difference in count.
+fn differences<T: PartialEq>(hardware: &[T], model: &[T]) -> u64 {
+    let differ = hardware.iter().zip(model).filter(|(h, m)| h != m).count();
+    (differ + hardware.len().abs_diff(model.len())) as u64
+}
+
+fn buffer_result(
+    cfg: &BufferConfig,
+    branches: &[(u64, u64)],
+    hardware: Vec<Vec<ReadoutWord>>,
+) -> Result<BufferResult, SocError> {
+    // Taken: the next pc is not the fall-through (32-bit pcs).
+    let outcomes: Vec<Tuple> = branches
+        .iter()
+        .map(|&(pc, next)| (pc, (next != (pc + 4) & 0xffff_ffff) as u64))
+        .collect();
+    let stimuli: Vec<Stimulus> = outcomes
+        .iter()
+        .map(|&(pc, taken)| {
+            Stimulus::Event(BranchEvent {
+                pc,
+                taken: taken == 1,
+                index: 0,
+            })
+        })
+        .collect();
+    let model = ProfileBufferModel::run(cfg, &stimuli);
+    let score = if outcomes.is_empty() {
+        None
+    } else {
+        Some(evaluate(cfg, &outcomes).map_err(SocError::Failure)?)
+    };
+    Ok(BufferResult {
+        configuration: cfg.summary(),
+        events: outcomes.len() as u64,
+        branches: score.as_ref().map_or(0, |e| e.branches),
+        readouts: hardware.len() as u64,
+        model_readouts: model.len() as u64,
+        mismatches: differences(&hardware, &model),
+        arc_error: score.as_ref().map_or(0.0, |e| e.arc_error),
+        contention: score.as_ref().map_or(0.0, |e| e.contention),
+        hardware,
+        model,
+    })
+}
+
+fn phase_result(
+    cfg: &PhaseConfig,
+    events: &[(u64, u64)],
+    hardware: &[(u64, u64, u64, u64)],
+) -> PhaseResult {
+    let records: Vec<PhaseRecord> = hardware
+        .iter()
+        .map(|&(interval, phase, distance, predicted)| PhaseRecord {
+            interval,
+            phase: phase as u32,
+            distance,
+            predicted: predicted as u32,
+        })
+        .collect();
+    let model = PhaseClassifier::run(cfg, events.iter().copied());
+    let share = |hits: usize| hits as f64 / records.len().saturating_sub(1).max(1) as f64;
+    let predicted = records
+        .windows(2)
+        .filter(|w| w[0].predicted == w[1].phase)
+        .count();
+    let repeated = records.windows(2).filter(|w| w[0].phase == w[1].phase).count();
+    let mut ids: Vec<u32> = records.iter().map(|r| r.phase).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    PhaseResult {
+        configuration: cfg.summary(),
+        events: events.len() as u64,
+        instructions: events.iter().map(|e| e.1).sum(),
+        interval: cfg.interval,
+        intervals: records.len() as u64,
+        model_intervals: model.len() as u64,
+        mismatches: differences(&records, &model),
+        phases: ids.len(),
+        prediction_accuracy: share(predicted),
+        last_phase_accuracy: share(repeated),
+        records,
+        model,
+    }
+}
+
+/// The Verilog of the four blocks, each top renamed after its design.
+fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
+    if o.buffer.indexing == Indexing::Compiler {
+        return Err(SocError::Input(
+            "the profile buffer on the CPU needs address or set-associative indexing: compiler \
+             indexing takes a branch index from the compiler, which this CPU does not provide"
+                .into(),
+        ));
+    }
+    let (cfg, buffer, phase) = (o.cfg.clone(), o.buffer.clone(), o.phase.clone());
+    let v = hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
+        use hwprof_hdl::export::rename_top;
+        let mut v = hwprof_hdl::multihash::export::exported(&cfg, PROFILER)?;
+        let name = hwprof_hdl::export::module_name;
+        v.push_str(&rename_top(
+            &hwprof_hdl::profile_buffer::verilog(&buffer),
+            &name(BUFFER),
+        ));
+        v.push_str(&rename_top(&hwprof_hdl::phase::verilog(&phase)?, &name(PHASE)));
+        Ok(v)
+    })
+    .map_err(SocError::Failure)?
+    .map_err(SocError::Input)?;
+    let name = hwprof_hdl::export::module_name;
+    let blocks = Blocks {
+        profiler: name(PROFILER),
+        buffer: name(BUFFER),
+        buffer_tag_bits: o.buffer.rtl_tag_width(),
+        buffer_counter_bits: o.buffer.counter_bits,
+        phase: name(PHASE),
+        phase_distance_bits: o.phase.distance_bits(),
+    };
+    Ok((blocks, v))
+}
+
 /// Builds, simulates, models, compares.
 pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     let cpu = programs::picorv32_dir()?.join("picorv32.v");
@@ -177,26 +396,24 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
             o.cfg.a_bits, o.cfg.b_bits
         )));
     }
+    let (blocks, blocks_v) = blocks_verilog(o)?;
     let dir = SimDir::new("soc-build").map_err(|e| SocError::Failure(e.to_string()))?;
     let built = programs::build(o.program, o.short, &dir.path, RAM_BYTES)?;
     let symbols = Symbols::read(&built.elf)?;
-    let cfg = o.cfg.clone();
-    let profiler_v = hwprof_hdl::util::on_rtl_thread(move || {
-        hwprof_hdl::multihash::export::exported(&cfg, PROFILER)
-    })
-    .map_err(SocError::Failure)?
-    .map_err(SocError::Input)?;
     let params = SystemParams {
-        drain_cycles: 4 * o.cfg.entries as u64 + 8 * o.cfg.accumulator.entries as u64 + 1000,
+        drain_cycles: 4 * o.cfg.entries as u64
+            + 8 * o.cfg.accumulator.entries as u64
+            + 2 * o.buffer.entries as u64
+            + classification_clocks(&o.phase)
+            + 1000,
         // PicoRV32 needs 3 to 6 cycles an instruction; generous for divisions and stalls.
         max_cycles: 2_000_000_000,
     };
-    let module = hwprof_hdl::export::module_name(PROFILER);
     let sim: SimOutput = system::simulate(
         o.simulator,
         &cpu,
-        &module,
-        &profiler_v,
+        &blocks,
+        &blocks_v,
         &built.words,
         params,
     )?;
@@ -232,6 +449,8 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     for (t, line) in value.top.iter_mut().chain(edge.top.iter_mut()).zip(lines) {
         t.line = line;
     }
+    let buffer = buffer_result(&o.buffer, &sim.branch_events, readouts_of(&sim.buffer_words))?;
+    let phase = phase_result(&o.phase, &sim.phase_events, &sim.phase_records);
     Ok(SocRun {
         program: o.program.name.to_string(),
         short: o.short,
@@ -241,7 +460,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         cycles: sim.cycles,
         events: value.events + edge.events,
         reports: value.reports + edge.reports,
-        mismatches: value.mismatches + edge.mismatches,
+        mismatches: value.mismatches + edge.mismatches + buffer.mismatches + phase.mismatches,
         stall_cycles: sim.stall_cycles,
         max_fifo_fill: sim.max_fill,
         simulation_seconds: sim.seconds,
@@ -250,6 +469,8 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         console: sim.console,
         value,
         edge,
+        buffer,
+        phase,
     })
 }
 
@@ -258,8 +479,7 @@ mod tests {
     use super::*;
 
     fn cfg() -> ProfilerConfig {
-        let text = include_str!("../../../configs/soc-bram.toml");
-        ProfilerConfig::from_toml_str(text, "configs/soc-bram.toml").unwrap()
+        ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap()
     }
 
     #[test]
@@ -283,10 +503,10 @@ mod tests {
         assert_eq!(mismatches(&v[..1], &v), 1);
     }
 
-    /// A short program on the whole system under Verilator: the hardware's reports equal the
+    /// A short program on the whole system under Verilator: every block's output equals its
     /// model's on the dumped retire stream, and a corrupted hardware report is caught.
     #[test]
-    fn a_short_program_matches_the_model_and_a_corrupted_report_is_detected() {
+    fn a_short_program_matches_the_models_and_a_corrupted_output_is_detected() {
         if programs::cross_available().is_err() || programs::picorv32_dir().is_err() {
             panic!(
                 "this test needs the cross compiler and PicoRV32: {:?} / {:?}",
@@ -294,9 +514,16 @@ mod tests {
                 programs::picorv32_dir().err()
             );
         }
+        let mut buffer =
+            BufferConfig::from_toml_str(DEFAULT_BUFFER.1, DEFAULT_BUFFER.0).unwrap();
+        buffer.sample_interval = 200;
+        let mut phase = PhaseConfig::from_toml_str(DEFAULT_PHASE.1, DEFAULT_PHASE.0).unwrap();
+        phase.interval = 500;
         let o = RunOptions {
             program: Program::parse("crc").unwrap(),
             cfg: cfg(),
+            buffer,
+            phase,
             simulator: Simulator::Verilator,
             short: true,
             top: 5,
@@ -316,6 +543,23 @@ mod tests {
         );
         assert_eq!(r.mismatches, 0);
         assert_eq!(r.value.model_reports, r.value.reports);
+        assert!(r.buffer.readouts >= 2, "{} readouts", r.buffer.readouts);
+        assert_eq!(r.buffer.readouts, r.buffer.model_readouts);
+        assert!(r.phase.intervals >= 2, "{} intervals", r.phase.intervals);
+        assert_eq!(r.phase.intervals, r.phase.model_intervals);
+        // The weights cover the instructions up to the last transfer.
+        assert!(
+            r.phase.instructions <= r.instructions && r.phase.instructions * 10 >= r.instructions * 9,
+            "{} of {}",
+            r.phase.instructions,
+            r.instructions
+        );
+        let mut bad = r.buffer.hardware.clone();
+        bad[1][3].taken ^= 1;
+        assert_eq!(differences(&bad, &r.buffer.model), 1);
+        let mut bad = r.phase.records.clone();
+        bad[0].distance += 1;
+        assert_eq!(differences(&bad, &r.phase.model), 1);
         // Corrupt one count of one reported tuple: the comparison must see it.
         let mut bad = r.value.hardware.clone();
         let e = bad.iter_mut().find_map(|h| h.entries.first_mut()).unwrap();

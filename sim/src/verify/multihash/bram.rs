@@ -8,7 +8,7 @@
 //! set, so allocation fails, retained entries are replaced, and rollover meets full sets.
 
 use crate::eval::trace::Tuple;
-use hwprof_hdl::hash::{SetHash, SplitMix64};
+use hwprof_hdl::hash::{ByteLinearHash, HashConstants, SetHash, SplitMix64};
 use hwprof_hdl::ProfilerConfig;
 
 /// `n` events over `hot` distinct tuples that all fall in set 0, round robin with a little noise
@@ -32,6 +32,40 @@ pub fn set_storm(cfg: &ProfilerConfig, hot: usize, n: usize, seed: u64) -> Vec<T
             }
         })
         .collect()
+}
+
+/// The forwarding stress: `hot` tuples that share their accumulator set *and* their index in
+/// every counter table, run in blocks where each repeats at distance d = 1, 2, …, `dmax` (round
+/// robin over d of them), with a random tuple between blocks. So every event reads counters and
+/// set words that the events 1…d ahead of it wrote, the same tuple comes back right after its
+/// promotion, and the set overflows (allocation over replaceable entries) when d exceeds the ways.
+pub fn forwarding_distances(cfg: &ProfilerConfig, dmax: usize, n: usize, seed: u64) -> Vec<Tuple> {
+    let sets = SetHash::new(cfg);
+    let h = ByteLinearHash::new(&HashConstants::new(cfg));
+    let mut g = SplitMix64(seed);
+    let mut rnd = || (g.next_u64() & cfg.a_mask(), g.next_u64() & cfg.b_mask());
+    let base = rnd();
+    let (mut want, mut idx) = (vec![0u32; cfg.tables], vec![0u32; cfg.tables]);
+    h.indices(base.0, base.1, &mut want);
+    let mut hot = vec![base];
+    while hot.len() < dmax.max(1) {
+        let t = rnd();
+        h.indices(t.0, t.1, &mut idx);
+        if idx == want && sets.set(t.0, t.1) == sets.set(base.0, base.1) && !hot.contains(&t) {
+            hot.push(t);
+        }
+    }
+    let mut ev = Vec::with_capacity(n);
+    let mut d = 1;
+    while ev.len() < n {
+        for i in 0..4 * d {
+            ev.push(hot[i % d]);
+        }
+        ev.push(rnd());
+        d = d % dmax.max(1) + 1;
+    }
+    ev.truncate(n);
+    ev
 }
 
 #[cfg(test)]
@@ -92,6 +126,27 @@ mod tests {
             reported > 100,
             "the streams must produce reports to compare"
         );
+    }
+
+    #[test]
+    fn every_forwarding_distance_over_c_r_p() {
+        for bits in 0..8 {
+            let (c, r, p) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
+            let cfg = small(c, r, p, "");
+            // 6 intervals; interval ends fall at every phase of the blocks.
+            let ev = forwarding_distances(&cfg, 5, 390, bits as u64);
+            let mut m = MultiHash::new(&cfg).unwrap();
+            let reps = m.run(&ev);
+            assert!(reps.iter().any(|r| !r.entries.is_empty()), "reports to compare");
+            let what = format!("C{}R{}P{} forwarding distances", c as u8, r as u8, p as u8);
+            for ready in [ReadyPattern::ALWAYS, ReadyPattern { period: 7, ready: 1 }] {
+                let opts = CosimOptions {
+                    report_ready: ready,
+                    ..Default::default()
+                };
+                check(&cfg, &ev, &opts, &what);
+            }
+        }
     }
 
     #[test]
@@ -203,6 +258,7 @@ mod tests {
             ev.extend(stream(kind, &cfg, 128, 2));
         }
         ev.extend(set_storm(&cfg, 5, 256, 2));
+        ev.extend(forwarding_distances(&cfg, 5, 320, 2));
         for ready in [
             ReadyPattern::ALWAYS,
             ReadyPattern {
