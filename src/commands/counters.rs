@@ -1,7 +1,7 @@
 //! `hwprof counters`: the approximate-counter study (ISPASS 2021), Verilog of the counter banks,
 //! and their area under Yosys.
 
-use super::progress::Progress;
+use super::progress::{log_step, Progress};
 use super::{print_json, write_error, CliError, CmdResult};
 use hwprof_sim::eval::counter_study::{box_plot_svg, run_study, KindResult};
 use hwprof_sim::flow::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
@@ -188,10 +188,10 @@ fn area(a: AreaArgs) -> CmdResult {
     };
     check_events(a.events)?;
     let mut rows = vec![];
+    let tools = hwprof_sim::flow::tools::Preference::from_env().map_err(CliError::input)?;
     for k in kinds {
-        let v = bank_verilog(k, a.events, 1).map_err(CliError::failure)?;
         for f in &families {
-            let r = yosys_area(&v, f, k, a.events).map_err(CliError::failure)?;
+            let r = yosys_area(k, a.events, f, tools, &mut |l| log_step("counters", l))?;
             if !a.json {
                 println!(
                     "{:<48} {:>2} events {:<6} storage {:>2} b/event  cells {:>6}  FFs {:>6}  LUT4 {:>6}  carry {:>5}",

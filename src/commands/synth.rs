@@ -2,11 +2,13 @@
 
 use super::progress::{log_step, Progress};
 use super::{create_out_dir, print_json, CliError, CmdResult};
+use hwprof_sim::flow::counter_area::{bank_design, BankKind, AREA_EVENTS};
 use hwprof_sim::flow::device::{Board, Target};
 use hwprof_sim::flow::tools::{self, Preference, Tool};
 use hwprof_sim::flow::{self, Design, FlowError, FlowOptions, SynthResult};
 use hwprof_sim::hwprof_hdl;
 use hwprof_sim::hwprof_hdl::board::top;
+use hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig;
 use std::path::{Path, PathBuf};
 
 impl From<FlowError> for CliError {
@@ -25,12 +27,18 @@ pub enum BlockArg {
     UartTx,
     /// The on-chip LFSR event source.
     EventSource,
+    /// The 29-event Morris 6x5 counter bank on the shared random source.
+    Morris,
+    /// The 29-event 30-bit floating-point counter bank on the shared random source.
+    Float,
+    /// The 29-event exact 64-bit counter bank.
+    Exact,
 }
 
 #[derive(clap::Args)]
 pub struct DesignArgs {
-    /// A profiler configuration (TOML): synthesizes the multi-hash profiler RTL (the phase
-    /// classifier for a file with a [phase] table).
+    /// A configuration (TOML): synthesizes the multi-hash profiler RTL (the phase classifier for
+    /// a file with a [phase] table, the profile buffer for a file with `indexing`).
     #[arg(long, group = "design")]
     config: Option<PathBuf>,
     /// Any Verilog file (with --top).
@@ -131,6 +139,13 @@ fn read_verilog(path: &Path, top: &str) -> Result<Design, CliError> {
 fn design(a: &DesignArgs) -> Result<Design, CliError> {
     let mut d = if let Some(path) = &a.verilog {
         read_verilog(path, a.top.as_deref().unwrap_or_default())?
+    } else if let Some(b @ (BlockArg::Morris | BlockArg::Float | BlockArg::Exact)) = a.block {
+        let kind = match b {
+            BlockArg::Morris => BankKind::Morris,
+            BlockArg::Float => BankKind::Float,
+            _ => BankKind::Exact,
+        };
+        bank_design(kind, AREA_EVENTS).map_err(CliError::failure)?
     } else if let Some(b) = a.block {
         let (name, verilog) = match b {
             BlockArg::UartTx => (
@@ -146,6 +161,9 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
                     hwprof_hdl::board::event_source::DEFAULT_SEED,
                 ),
             ),
+            BlockArg::Morris | BlockArg::Float | BlockArg::Exact => {
+                unreachable!("counter banks are built above")
+            }
         };
         Design {
             name: name.into(),
@@ -157,6 +175,16 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
         let cfg =
             hwprof_sim::hwprof_hdl::phase::PhaseConfig::load(path).map_err(CliError::input)?;
         let verilog = with_big_stack(move || hwprof_sim::hwprof_hdl::phase::verilog(&cfg))
+            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+        Design {
+            name: stem(path),
+            verilog,
+            top: "top".into(),
+            events_per_clock: None,
+        }
+    } else if let Some(path) = a.config.as_ref().filter(|p| is_buffer_config(p)) {
+        let cfg = BufferConfig::load(path).map_err(CliError::input)?;
+        let verilog = with_big_stack(move || Ok(hwprof_hdl::profile_buffer::verilog(&cfg)))
             .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
         Design {
             name: stem(path),
@@ -207,6 +235,11 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
 fn is_phase_config(path: &Path) -> bool {
     std::fs::read_to_string(path)
         .is_ok_and(|t| hwprof_sim::hwprof_hdl::phase::PhaseConfig::is_phase_toml(&t))
+}
+
+/// Whether a configuration file is the profile buffer's (it has an `indexing` key).
+fn is_buffer_config(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| BufferConfig::is_buffer_toml(&t))
 }
 
 /// The longest throughput simulation (cycles) for `--config` designs.

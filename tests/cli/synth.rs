@@ -148,3 +148,55 @@ fn bad_requests_exit_2_with_a_message() {
         assert!(err.contains(msg), "{args:?}: {err}");
     }
 }
+
+/// A profile-buffer configuration is recognised by `synth --config` (its rules, not the
+/// profiler's, judge it), and the counter banks are blocks; neither runs a tool here: every
+/// request stops at a bad argument.
+#[test]
+fn buffer_configs_and_counter_banks_are_synthesis_designs() {
+    let scratch = Scratch::new("synth-forms");
+    let out = scratch.join("out");
+    let bad = scratch.write("bad.toml", "entries = 48\nindexing = \"address\"\n");
+    let mut cases: Vec<(Vec<String>, &str)> = vec![
+        // Judged as a buffer: the buffer's own rule on `entries`, naming the file.
+        (
+            vec!["--config".into(), bad.clone()],
+            "must be a power of two in 8..=1024, got 48",
+        ),
+        (vec!["--config".into(), bad], "bad.toml"),
+        // A valid buffer configuration builds its design; the flow then refuses zero seeds.
+        (
+            vec!["--config".into(), preset("buffer-assoc4-64.toml"), "--seeds".into(), "0".into()],
+            "--seeds must be at least 1",
+        ),
+    ];
+    for kind in ["morris", "float", "exact"] {
+        cases.push((
+            vec!["--block".into(), kind.into(), "--seeds".into(), "0".into()],
+            "--seeds must be at least 1",
+        ));
+    }
+    for (args, msg) in cases {
+        let o = hwprof_cmd()
+            .arg("synth")
+            .args(&args)
+            .args(["--target", "ice40-up5k", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_input_error(&o, msg);
+    }
+    // An unknown block: the message lists the counter banks.
+    let o = hwprof(&[
+        "synth",
+        "--block",
+        "counters",
+        "--target",
+        "ice40-up5k",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("morris") && err.contains("float") && err.contains("exact"), "{err}");
+}

@@ -17,14 +17,16 @@
 //! `sample` strobe is high in a cycle where no readout is running (a strobe during a readout is
 //! ignored). An event accepted in the same cycle still belongs to the closing sample. The contents
 //! then stream out, one entry per word, entry 0 first: (index, tag, taken, not-taken), with
-//! `out_last` on the last word; after the last word is accepted every entry is cleared.
+//! `out_last` on the last word; each entry is cleared once its set has been read out.
 //! **During the readout `ev_ready` is low** (no event is lost, none lands in the wrong sample):
-//! for exactly `entries` cycles if `out_ready` stays high. `index` is the entry number
+//! for exactly `entries` + 3 cycles if `out_ready` stays high (two of them let the events in
+//! the pipeline reach block RAM). `index` is the entry number
 //! (set × ways + way); `tag` is 0 in the direct modes. An entry never used in the sample reads
 //! (taken, not-taken) = (0, 0).
 //!
 //! Interface: one clock, synchronous active-high `reset` (hold it for one cycle after power-up:
-//! the LRU ages start from it). Events on `ev_valid`/`ev_ready`; readout on `out_valid`/`out_ready`.
+//! it starts a sweep that empties the block RAM and sets the LRU ages, `entries` + 1 cycles with
+//! `ev_ready` low). Events on `ev_valid`/`ev_ready`; readout on `out_valid`/`out_ready`.
 //!
 //! Configuration keys (TOML):
 //!
@@ -112,6 +114,12 @@ impl BufferConfig {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let (text, source) = read_config_file(path)?;
         Self::from_toml_str(&text, &source)
+    }
+
+    /// Whether TOML text is a profile-buffer configuration (it has the `indexing` key, which no
+    /// other configuration has).
+    pub fn is_buffer_toml(text: &str) -> bool {
+        toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("indexing"))
     }
 
     /// Parses and validates TOML text; `source` names it in errors.
@@ -288,18 +296,55 @@ impl BufferConfig {
         )
     }
 
+    /// Address width of the block RAMs (one word per set): 8 (256 words, one iCE40 EBR of 16-bit
+    /// words) up to 256 sets, else 10.
+    pub fn ram_address_bits(&self) -> u32 {
+        if self.sets() <= 256 {
+            8
+        } else {
+            10
+        }
+    }
+
     /// The tag width of the RTL instance: the partial tag, or 1 unused bit in the direct modes.
     pub fn rtl_tag_width(&self) -> u32 {
         self.tag_bits.max(1)
     }
 }
 
-/// The profile buffer. `CW` = counter width, `TW` = tag width (1 and unused in the direct modes);
-/// every other size comes from [`BufferConfig`] through `Constant`s and `Vec` lengths.
+/// Low counter bits incremented inside the update loop; the high part's carry is resolved one
+/// stage later (carry-save), so the loop holds a 4-bit increment, not a full-width one.
+pub const LOW_BITS: usize = 4;
+/// Per way in the meta RAM: the LRU age (low bits) and the valid flag (top bit).
+pub const META_BITS: usize = AGE_BITS + 1;
+/// Cycles between a sampling point and the first readout read: the events still in the pipeline
+/// (at most two) reach block RAM first.
+pub const DRAIN_CYCLES: u64 = 2;
+
+/// The profile buffer. `CW` = counter width, `TW` = tag width (1 and unused in the direct modes),
+/// `AW` = block-RAM address width ([`BufferConfig::ram_address_bits`]); every other size comes
+/// from [`BufferConfig`] through `Constant`s and `Vec` lengths.
+///
+/// **Storage**: per way, four block RAMs of one word per set (num_taken, num_not_taken, partial
+/// tag, meta = valid + LRU age); one read and one write per clock, registered read, old data on a
+/// same-address write (`RAM<D, N>`). A direct mode is one way without tags.
+///
+/// **Pipeline** (one event per clock sustained): *accept* — the set's words are read, and the
+/// set is compared with the two events ahead; *S1* — the set as it will be (RAM words, or
+/// *forwarded* whole from W or W2 when an event ahead hit the same set), tag compare per way and
+/// per source, hit / LRU victim, new ages, the counter's low bits incremented (carry-save: high
+/// part, low bits, pending carry); *W* — the carry resolved, the set written back; *W2* — the
+/// exact set kept one more clock, as the RAM read of an event two behind returned old data.
+///
+/// **Readout**: `DRAIN_CYCLES` after the sampling point, sets are read in order and each word
+/// is held in the RAM's read register while `out_ready` is low; when a set's last word is
+/// accepted, the set is cleared (written with zero counts and the initial ages). Reset starts
+/// the same sweep without output words, which empties the RAM.
 #[derive(LogicBlock)]
-pub struct ProfileBuffer<const CW: usize, const TW: usize> {
+pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     pub clock: Signal<In, Clock>,
-    /// Synchronous, active high: empties the buffer and ends any readout.
+    /// Synchronous, active high: ends any readout and empties the buffer (a sweep of `entries`
+    /// + 1 cycles with `ev_ready` low follows).
     pub reset: Signal<In, Bit>,
     /// Event stream: a resolved branch.
     pub ev_valid: Signal<In, Bit>,
@@ -324,57 +369,120 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize> {
     pc_shift: Constant<Bits<8>>,
     tag_shift: Constant<Bits<8>>,
     set_mask: Constant<Bits<INDEX_BITS>>,
+    way_shift: Constant<Bits<8>>,
+    way_mask: Constant<Bits<INDEX_BITS>>,
     last_entry: Constant<Bits<INDEX_BITS>>,
-    max_age: Constant<Bits<AGE_BITS>>,
+    max_age: Constant<Bits<META_BITS>>,
+    age_mask: Constant<Bits<META_BITS>>,
     periodic: Constant<Bit>,
     interval_m1: Constant<Bits<SAMPLE_COUNT_BITS>>,
-    counter_max: Constant<Bits<CW>>,
-    entry_id: Vec<Constant<Bits<INDEX_BITS>>>,
-    entry_set: Vec<Constant<Bits<INDEX_BITS>>>,
-    entry_age0: Vec<Constant<Bits<AGE_BITS>>>,
-    // Entries: num_taken, num_not_taken, partial tag, valid, LRU age.
-    num_taken: Vec<DFF<Bits<CW>>>,
-    num_not_taken: Vec<DFF<Bits<CW>>>,
-    tag: Vec<DFF<Bits<TW>>>,
-    valid: Vec<DFF<Bit>>,
-    age: Vec<DFF<Bits<AGE_BITS>>>,
+    /// The counter's high part at saturation (counter_max with the low bits zero).
+    high_max: Constant<Bits<CW>>,
+    /// One carry into the high part: 2^LOW_BITS.
+    carry_unit: Constant<Bits<CW>>,
+    /// The high part one carry below saturation.
+    high_below_max: Constant<Bits<CW>>,
+    low_max: Constant<Bits<CW>>,
+    valid_flag: Constant<Bits<META_BITS>>,
+    way_id: Vec<Constant<Bits<INDEX_BITS>>>,
+    meta0: Vec<Constant<Bits<META_BITS>>>,
+    drain_cycles: Constant<Bits<2>>,
+    // Block RAMs, one of each per way.
+    ram_taken: Vec<RAM<Bits<CW>, AW>>,
+    ram_not_taken: Vec<RAM<Bits<CW>, AW>>,
+    ram_tag: Vec<RAM<Bits<TW>, AW>>,
+    ram_meta: Vec<RAM<Bits<META_BITS>, AW>>,
     // Control.
     reading: DFF<Bit>,
+    /// The sweep after reset: a readout without output words.
+    silent: DFF<Bit>,
+    drain: DFF<Bits<2>>,
+    /// The RAM read register holds the word of entry `rd_ptr`.
+    out_v: DFF<Bit>,
     rd_ptr: DFF<Bits<INDEX_BITS>>,
     ev_count: DFF<Bits<SAMPLE_COUNT_BITS>>,
+    // S1: the event whose set words arrive from RAM; f1 / f2: the event in W / W2 updated the
+    // same set (forward from it instead).
+    s1_v: DFF<Bit>,
+    s1_taken: DFF<Bit>,
+    s1_set: DFF<Bits<INDEX_BITS>>,
+    s1_tag: DFF<Bits<TW>>,
+    s1_f1: DFF<Bit>,
+    s1_f2: DFF<Bit>,
+    // W: the updated set, counters carry-save (high part, low bits, pending carry).
+    w_v: DFF<Bit>,
+    w_set: DFF<Bits<INDEX_BITS>>,
+    w_t_high: Vec<DFF<Bits<CW>>>,
+    w_t_low: Vec<DFF<Bits<CW>>>,
+    w_t_carry: Vec<DFF<Bit>>,
+    w_n_high: Vec<DFF<Bits<CW>>>,
+    w_n_low: Vec<DFF<Bits<CW>>>,
+    w_n_carry: Vec<DFF<Bit>>,
+    w_tag: Vec<DFF<Bits<TW>>>,
+    w_meta: Vec<DFF<Bits<META_BITS>>>,
+    // W2: the set written one clock earlier, exact.
+    w2_v: DFF<Bit>,
+    w2_set: DFF<Bits<INDEX_BITS>>,
+    w2_taken: Vec<DFF<Bits<CW>>>,
+    w2_not_taken: Vec<DFF<Bits<CW>>>,
+    w2_tag: Vec<DFF<Bits<TW>>>,
+    w2_meta: Vec<DFF<Bits<META_BITS>>>,
+    // Accept stage.
     accept: Signal<Local, Bit>,
     trigger: Signal<Local, Bit>,
-    clear: Signal<Local, Bit>,
+    advance: Signal<Local, Bit>,
+    next_ptr: Signal<Local, Bits<INDEX_BITS>>,
+    clear_set: Signal<Local, Bit>,
+    read_set: Signal<Local, Bits<INDEX_BITS>>,
+    rd_set: Signal<Local, Bits<INDEX_BITS>>,
     shifted_pc: Signal<Local, Bits<PC_BITS>>,
     tag_pc: Signal<Local, Bits<PC_BITS>>,
     set_index: Signal<Local, Bits<INDEX_BITS>>,
-    ev_tag: Signal<Local, Bits<TW>>,
-    any_hit: Signal<Local, Bit>,
-    hit_age: Signal<Local, Bits<AGE_BITS>>,
+    // W: exact values.
+    w_t_exact: Vec<Signal<Local, Bits<CW>>>,
+    w_n_exact: Vec<Signal<Local, Bits<CW>>>,
+    w_t_resolved: Vec<Signal<Local, Bits<CW>>>,
+    w_n_resolved: Vec<Signal<Local, Bits<CW>>>,
+    /// The resolved high part is at saturation: compared on the carry-save registers, without
+    /// the carry's adder.
+    w_t_full: Vec<Signal<Local, Bit>>,
+    w_n_full: Vec<Signal<Local, Bit>>,
+    // S1: the set as it is, per way (forwarded), and its update.
+    hit_ram: Vec<Signal<Local, Bit>>,
+    hit_w: Vec<Signal<Local, Bit>>,
+    hit_w2: Vec<Signal<Local, Bit>>,
     hit: Vec<Signal<Local, Bit>>,
-    in_set: Vec<Signal<Local, Bit>>,
-    masked_age: Vec<Signal<Local, Bits<AGE_BITS>>>,
-    pick: Vec<Signal<Local, Bit>>,
-    masked_taken: Vec<Signal<Local, Bits<CW>>>,
-    masked_not_taken: Vec<Signal<Local, Bits<CW>>>,
-    masked_tag: Vec<Signal<Local, Bits<TW>>>,
+    t_high: Vec<Signal<Local, Bits<CW>>>,
+    t_low: Vec<Signal<Local, Bits<CW>>>,
+    t_full: Vec<Signal<Local, Bit>>,
+    n_high: Vec<Signal<Local, Bits<CW>>>,
+    n_low: Vec<Signal<Local, Bits<CW>>>,
+    n_full: Vec<Signal<Local, Bit>>,
+    tag: Vec<Signal<Local, Bits<TW>>>,
+    meta: Vec<Signal<Local, Bits<META_BITS>>>,
+    age: Vec<Signal<Local, Bits<META_BITS>>>,
+    target: Vec<Signal<Local, Bit>>,
+    masked_age: Vec<Signal<Local, Bits<META_BITS>>>,
+    new_age: Vec<Signal<Local, Bits<META_BITS>>>,
+    any_hit: Signal<Local, Bit>,
+    target_age: Signal<Local, Bits<META_BITS>>,
+    // Readout word of the way `rd_ptr` names.
     sel_taken: Signal<Local, Bits<CW>>,
     sel_not_taken: Signal<Local, Bits<CW>>,
     sel_tag: Signal<Local, Bits<TW>>,
-    sel_count: Signal<Local, Bits<CW>>,
-    inc_count: Signal<Local, Bits<CW>>,
-    saturated: Signal<Local, Bit>,
 }
 
-impl<const CW: usize, const TW: usize> ProfileBuffer<CW, TW> {
-    /// Builds the block for `cfg`; panics if `CW`/`TW` disagree with it (use
+impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW> {
+    /// Builds the block for `cfg`; panics if `CW`/`TW`/`AW` disagree with it (use
     /// [`with_profile_buffer!`](crate::with_profile_buffer)).
     pub fn new(cfg: &BufferConfig) -> Self {
         assert_eq!(CW as u32, cfg.counter_bits, "counter width");
         assert_eq!(TW as u32, cfg.rtl_tag_width(), "tag width");
+        assert_eq!(AW as u32, cfg.ram_address_bits(), "RAM address width");
         cfg.validate().expect("valid profile-buffer config");
-        let n = cfg.entries;
-        Self {
+        let w = cfg.ways;
+        let low_max = (1u64 << LOW_BITS) - 1;
+                Self {
             clock: Default::default(),
             reset: Default::default(),
             ev_valid: Default::default(),
@@ -395,132 +503,167 @@ impl<const CW: usize, const TW: usize> ProfileBuffer<CW, TW> {
             pc_shift: k(cfg.pc_shift as u64),
             tag_shift: k(cfg.tag_shift() as u64),
             set_mask: k(cfg.sets() as u64 - 1),
-            last_entry: k(n as u64 - 1),
-            max_age: k(cfg.ways as u64 - 1),
+            way_shift: k(w.trailing_zeros() as u64),
+            way_mask: k(w as u64 - 1),
+            last_entry: k(cfg.entries as u64 - 1),
+            max_age: k(w as u64 - 1),
+            age_mask: k((1 << AGE_BITS) - 1),
             periodic: Constant::new(cfg.sample_interval != 0),
             interval_m1: k(cfg.sample_interval.saturating_sub(1)),
-            counter_max: k(cfg.counter_max()),
-            entry_id: (0..n).map(|i| k(i as u64)).collect(),
-            entry_set: (0..n).map(|i| k((i / cfg.ways) as u64)).collect(),
-            entry_age0: (0..n).map(|i| k(cfg.initial_age(i % cfg.ways))).collect(),
-            num_taken: (0..n).map(|_| Default::default()).collect(),
-            num_not_taken: (0..n).map(|_| Default::default()).collect(),
-            tag: (0..n).map(|_| Default::default()).collect(),
-            valid: (0..n).map(|_| Default::default()).collect(),
-            age: (0..n).map(|_| Default::default()).collect(),
+            high_max: k(cfg.counter_max() & !low_max),
+            carry_unit: k(1 << LOW_BITS),
+            high_below_max: k((cfg.counter_max() & !low_max) - (1 << LOW_BITS)),
+            low_max: k(low_max),
+            valid_flag: k(1 << AGE_BITS),
+            way_id: (0..w).map(|i| k(i as u64)).collect(),
+            meta0: (0..w).map(|i| k(cfg.initial_age(i))).collect(),
+            drain_cycles: k(DRAIN_CYCLES),
+            ram_taken: per_way(w),
+            ram_not_taken: per_way(w),
+            ram_tag: per_way(w),
+            ram_meta: per_way(w),
             reading: Default::default(),
+            silent: Default::default(),
+            drain: Default::default(),
+            out_v: Default::default(),
             rd_ptr: Default::default(),
             ev_count: Default::default(),
+            s1_v: Default::default(),
+            s1_taken: Default::default(),
+            s1_set: Default::default(),
+            s1_tag: Default::default(),
+            s1_f1: Default::default(),
+            s1_f2: Default::default(),
+            w_v: Default::default(),
+            w_set: Default::default(),
+            w_t_high: per_way(w),
+            w_t_low: per_way(w),
+            w_t_carry: per_way(w),
+            w_n_high: per_way(w),
+            w_n_low: per_way(w),
+            w_n_carry: per_way(w),
+            w_tag: per_way(w),
+            w_meta: per_way(w),
+            w2_v: Default::default(),
+            w2_set: Default::default(),
+            w2_taken: per_way(w),
+            w2_not_taken: per_way(w),
+            w2_tag: per_way(w),
+            w2_meta: per_way(w),
             accept: Default::default(),
             trigger: Default::default(),
-            clear: Default::default(),
+            advance: Default::default(),
+            next_ptr: Default::default(),
+            clear_set: Default::default(),
+            read_set: Default::default(),
+            rd_set: Default::default(),
             shifted_pc: Default::default(),
             tag_pc: Default::default(),
             set_index: Default::default(),
-            ev_tag: Default::default(),
+            w_t_exact: per_way(w),
+            w_n_exact: per_way(w),
+            w_t_resolved: per_way(w),
+            w_n_resolved: per_way(w),
+            w_t_full: per_way(w),
+            w_n_full: per_way(w),
+            hit_ram: per_way(w),
+            hit_w: per_way(w),
+            hit_w2: per_way(w),
+            hit: per_way(w),
+            t_high: per_way(w),
+            t_low: per_way(w),
+            t_full: per_way(w),
+            n_high: per_way(w),
+            n_low: per_way(w),
+            n_full: per_way(w),
+            tag: per_way(w),
+            meta: per_way(w),
+            age: per_way(w),
+            target: per_way(w),
+            masked_age: per_way(w),
+            new_age: per_way(w),
             any_hit: Default::default(),
-            hit_age: Default::default(),
-            hit: (0..n).map(|_| Default::default()).collect(),
-            in_set: (0..n).map(|_| Default::default()).collect(),
-            masked_age: (0..n).map(|_| Default::default()).collect(),
-            pick: (0..n).map(|_| Default::default()).collect(),
-            masked_taken: (0..n).map(|_| Default::default()).collect(),
-            masked_not_taken: (0..n).map(|_| Default::default()).collect(),
-            masked_tag: (0..n).map(|_| Default::default()).collect(),
+            target_age: Default::default(),
             sel_taken: Default::default(),
             sel_not_taken: Default::default(),
             sel_tag: Default::default(),
-            sel_count: Default::default(),
-            inc_count: Default::default(),
-            saturated: Default::default(),
         }
     }
 }
 
-impl<const CW: usize, const TW: usize> Logic for ProfileBuffer<CW, TW> {
+impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<CW, TW, AW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, reading, rd_ptr, ev_count);
-        for i in 0..self.num_taken.len() {
-            self.num_taken[i].clock.next = self.clock.val();
-            self.num_not_taken[i].clock.next = self.clock.val();
-            self.tag[i].clock.next = self.clock.val();
-            self.valid[i].clock.next = self.clock.val();
-            self.age[i].clock.next = self.clock.val();
-            self.num_taken[i].d.next = self.num_taken[i].q.val();
-            self.num_not_taken[i].d.next = self.num_not_taken[i].q.val();
-            self.tag[i].d.next = self.tag[i].q.val();
-            self.valid[i].d.next = self.valid[i].q.val();
-            self.age[i].d.next = self.age[i].q.val();
+        dff_setup!(
+            self, clock, reading, silent, drain, out_v, rd_ptr, ev_count, s1_v, s1_taken, s1_set,
+            s1_tag, s1_f1, s1_f2, w_v, w_set, w2_v, w2_set
+        );
+        for i in 0..self.ram_taken.len() {
+            self.w_t_high[i].clock.next = self.clock.val();
+            self.w_t_low[i].clock.next = self.clock.val();
+            self.w_t_carry[i].clock.next = self.clock.val();
+            self.w_n_high[i].clock.next = self.clock.val();
+            self.w_n_low[i].clock.next = self.clock.val();
+            self.w_n_carry[i].clock.next = self.clock.val();
+            self.w_tag[i].clock.next = self.clock.val();
+            self.w_meta[i].clock.next = self.clock.val();
+            self.w2_taken[i].clock.next = self.clock.val();
+            self.w2_not_taken[i].clock.next = self.clock.val();
+            self.w2_tag[i].clock.next = self.clock.val();
+            self.w2_meta[i].clock.next = self.clock.val();
+            self.ram_taken[i].read_clock.next = self.clock.val();
+            self.ram_taken[i].write_clock.next = self.clock.val();
+            self.ram_not_taken[i].read_clock.next = self.clock.val();
+            self.ram_not_taken[i].write_clock.next = self.clock.val();
+            self.ram_tag[i].read_clock.next = self.clock.val();
+            self.ram_tag[i].write_clock.next = self.clock.val();
+            self.ram_meta[i].read_clock.next = self.clock.val();
+            self.ram_meta[i].write_clock.next = self.clock.val();
         }
-        // Events are taken only outside a readout.
+        // Accept: events are taken only outside a readout (and its drain, and the reset sweep).
         self.ev_ready.next = !self.reading.q.val() & !self.reset.val();
         self.accept.next = self.ev_valid.val() & !self.reading.q.val() & !self.reset.val();
         self.shifted_pc.next = self.ev_pc.val() >> self.pc_shift.val();
         self.tag_pc.next = self.ev_pc.val() >> self.tag_shift.val();
-        self.ev_tag.next = self.tag_pc.val().get_bits::<TW>(0);
         if self.use_index.val() {
             self.set_index.next = self.ev_index.val() & self.set_mask.val();
         } else {
             self.set_index.next =
                 self.shifted_pc.val().get_bits::<INDEX_BITS>(0) & self.set_mask.val();
         }
-        // Lookup: a hit in the addressed set (always, in the direct modes) and its LRU age.
-        self.any_hit.next = false;
-        self.hit_age.next = 0.into();
-        for i in 0..self.num_taken.len() {
-            self.in_set[i].next = self.set_index.val() == self.entry_set[i].val();
-            self.hit[i].next = self.in_set[i].val()
-                & (self.direct.val()
-                    | (self.valid[i].q.val() & (self.tag[i].q.val() == self.ev_tag.val())));
-            self.any_hit.next = self.any_hit.val() | self.hit[i].val();
-            self.masked_age[i].next = 0.into();
-            if self.hit[i].val() {
-                self.masked_age[i].next = self.age[i].q.val();
-            }
-            self.hit_age.next = self.hit_age.val() | self.masked_age[i].val();
+        self.s1_v.d.next = self.accept.val();
+        self.s1_taken.d.next = self.ev_taken.val();
+        self.s1_set.d.next = self.set_index.val();
+        self.s1_tag.d.next = self.tag_pc.val().get_bits::<TW>(0);
+        self.s1_f1.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.set_index.val());
+        self.s1_f2.d.next = self.w_v.q.val() & (self.w_set.q.val() == self.set_index.val());
+
+        // Readout: the RAM read register shows entry rd_ptr's set while out_v; it advances
+        // when the word is taken (always, in the silent sweep).
+        self.advance.next = self.out_v.q.val() & (self.out_ready.val() | self.silent.q.val());
+        self.next_ptr.next = self.rd_ptr.q.val();
+        if self.advance.val() {
+            self.next_ptr.next = self.rd_ptr.q.val() + 1;
         }
-        // One shared read port (AND-OR over a one-hot pick): the entry being read out, else
-        // the hit entry. It feeds the readout and the one shared saturating incrementer.
-        self.sel_taken.next = 0.into();
-        self.sel_not_taken.next = 0.into();
-        self.sel_tag.next = 0.into();
-        for i in 0..self.num_taken.len() {
-            self.pick[i].next = self.hit[i].val();
-            if self.reading.q.val() {
-                self.pick[i].next = self.rd_ptr.q.val() == self.entry_id[i].val();
-            }
-            self.masked_taken[i].next = 0.into();
-            self.masked_not_taken[i].next = 0.into();
-            self.masked_tag[i].next = 0.into();
-            if self.pick[i].val() {
-                self.masked_taken[i].next = self.num_taken[i].q.val();
-                self.masked_not_taken[i].next = self.num_not_taken[i].q.val();
-                self.masked_tag[i].next = self.tag[i].q.val();
-            }
-            self.sel_taken.next = self.sel_taken.val() | self.masked_taken[i].val();
-            self.sel_not_taken.next = self.sel_not_taken.val() | self.masked_not_taken[i].val();
-            self.sel_tag.next = self.sel_tag.val() | self.masked_tag[i].val();
-        }
-        self.sel_count.next = self.sel_not_taken.val();
-        if self.ev_taken.val() {
-            self.sel_count.next = self.sel_taken.val();
-        }
-        self.saturated.next = self.sel_count.val() == self.counter_max.val();
-        self.inc_count.next = self.sel_count.val() + 1;
-        // Readout: one entry per accepted word; clear all after the last.
-        self.out_valid.next = self.reading.q.val();
+        self.out_valid.next = self.out_v.q.val() & !self.silent.q.val();
         self.out_index.next = self.rd_ptr.q.val();
         self.out_last.next = self.rd_ptr.q.val() == self.last_entry.val();
-        self.out_tag.next = self.sel_tag.val();
-        self.out_taken.next = self.sel_taken.val();
-        self.out_not_taken.next = self.sel_not_taken.val();
-        self.clear.next = self.reset.val();
-        if self.reading.q.val() & self.out_ready.val() {
-            self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
-            if self.out_last.val() {
-                self.reading.d.next = false;
-                self.clear.next = true;
+        self.clear_set.next =
+            self.advance.val() & ((self.rd_ptr.q.val() & self.way_mask.val()) == self.way_mask.val());
+        self.rd_set.next = self.rd_ptr.q.val() >> self.way_shift.val();
+        self.read_set.next = self.set_index.val();
+        if self.reading.q.val() {
+            self.read_set.next = self.next_ptr.val() >> self.way_shift.val();
+            if self.drain.q.val() != 0 {
+                self.drain.d.next = self.drain.q.val() - 1;
+            } else {
+                self.out_v.d.next = true;
+                self.rd_ptr.d.next = self.next_ptr.val();
+                if self.advance.val() & self.out_last.val() {
+                    self.reading.d.next = false;
+                    self.silent.d.next = false;
+                    self.out_v.d.next = false;
+                }
             }
         }
         // Sampling point: every `sample_interval` events, or on the strobe.
@@ -533,86 +676,251 @@ impl<const CW: usize, const TW: usize> Logic for ProfileBuffer<CW, TW> {
         }
         if self.trigger.val() {
             self.reading.d.next = true;
+            self.drain.d.next = self.drain_cycles.val();
             self.rd_ptr.d.next = 0.into();
             self.ev_count.d.next = 0.into();
         }
-        // Update: count in the hit way, or replace the LRU way; ages follow LRU order.
-        for i in 0..self.num_taken.len() {
-            if self.accept.val() & self.in_set[i].val() {
-                if self.any_hit.val() {
-                    if self.hit[i].val() {
-                        if !self.saturated.val() {
-                            if self.ev_taken.val() {
-                                self.num_taken[i].d.next = self.inc_count.val();
-                            } else {
-                                self.num_not_taken[i].d.next = self.inc_count.val();
-                            }
-                        }
-                        self.valid[i].d.next = true;
-                        self.age[i].d.next = 0.into();
-                    } else if self.age[i].q.val() < self.hit_age.val() {
-                        self.age[i].d.next = self.age[i].q.val() + 1;
-                    }
-                } else if self.age[i].q.val() == self.max_age.val() {
-                    self.valid[i].d.next = true;
-                    self.tag[i].d.next = self.ev_tag.val();
-                    self.age[i].d.next = 0.into();
-                    if self.ev_taken.val() {
-                        self.num_taken[i].d.next = 1.into();
-                        self.num_not_taken[i].d.next = 0.into();
+
+        // W: resolve the pending carries; the exact set goes to RAM and on to W2.
+        self.w2_v.d.next = self.w_v.q.val();
+        self.w2_set.d.next = self.w_set.q.val();
+        for i in 0..self.ram_taken.len() {
+            self.w_t_resolved[i].next = self.w_t_high[i].q.val();
+            if self.w_t_carry[i].q.val() {
+                self.w_t_resolved[i].next = self.w_t_high[i].q.val() + self.carry_unit.val();
+            }
+            self.w_n_resolved[i].next = self.w_n_high[i].q.val();
+            if self.w_n_carry[i].q.val() {
+                self.w_n_resolved[i].next = self.w_n_high[i].q.val() + self.carry_unit.val();
+            }
+            self.w_t_full[i].next = (self.w_t_high[i].q.val() == self.high_max.val())
+                | (self.w_t_carry[i].q.val()
+                    & (self.w_t_high[i].q.val() == self.high_below_max.val()));
+            self.w_n_full[i].next = (self.w_n_high[i].q.val() == self.high_max.val())
+                | (self.w_n_carry[i].q.val()
+                    & (self.w_n_high[i].q.val() == self.high_below_max.val()));
+            self.w_t_exact[i].next =
+                self.w_t_resolved[i].val() | self.w_t_low[i].q.val();
+            self.w_n_exact[i].next =
+                self.w_n_resolved[i].val() | self.w_n_low[i].q.val();
+            self.w2_taken[i].d.next = self.w_t_exact[i].val();
+            self.w2_not_taken[i].d.next = self.w_n_exact[i].val();
+            self.w2_tag[i].d.next = self.w_tag[i].q.val();
+            self.w2_meta[i].d.next = self.w_meta[i].q.val();
+            // The one write port: the event in W, else the clearing of a set read out.
+            self.ram_taken[i].write_address.next = self.w_set.q.val().get_bits::<AW>(0);
+            self.ram_taken[i].write_data.next = self.w_t_exact[i].val();
+            self.ram_not_taken[i].write_data.next = self.w_n_exact[i].val();
+            self.ram_tag[i].write_data.next = self.w_tag[i].q.val();
+            self.ram_meta[i].write_data.next = self.w_meta[i].q.val();
+            if !self.w_v.q.val() {
+                self.ram_taken[i].write_address.next = self.rd_set.val().get_bits::<AW>(0);
+                self.ram_taken[i].write_data.next = 0.into();
+                self.ram_not_taken[i].write_data.next = 0.into();
+                self.ram_tag[i].write_data.next = 0.into();
+                self.ram_meta[i].write_data.next = self.meta0[i].val();
+            }
+            self.ram_not_taken[i].write_address.next = self.ram_taken[i].write_address.val();
+            self.ram_tag[i].write_address.next = self.ram_taken[i].write_address.val();
+            self.ram_meta[i].write_address.next = self.ram_taken[i].write_address.val();
+            self.ram_taken[i].write_enable.next = self.w_v.q.val() | self.clear_set.val();
+            self.ram_not_taken[i].write_enable.next = self.ram_taken[i].write_enable.val();
+            self.ram_tag[i].write_enable.next = self.ram_taken[i].write_enable.val();
+            self.ram_meta[i].write_enable.next = self.ram_taken[i].write_enable.val();
+            self.ram_taken[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
+            self.ram_not_taken[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
+            self.ram_tag[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
+            self.ram_meta[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
+        }
+
+        // S1, per way: the set's current state from its newest source, tags compared per
+        // source in parallel (set-level forwarding).
+        for i in 0..self.ram_taken.len() {
+            self.hit_ram[i].next = (self.ram_meta[i].read_data.val() & self.valid_flag.val()).any()
+                & (self.ram_tag[i].read_data.val() == self.s1_tag.q.val());
+            self.hit_w[i].next = (self.w_meta[i].q.val() & self.valid_flag.val()).any()
+                & (self.w_tag[i].q.val() == self.s1_tag.q.val());
+            self.hit_w2[i].next = (self.w2_meta[i].q.val() & self.valid_flag.val()).any()
+                & (self.w2_tag[i].q.val() == self.s1_tag.q.val());
+            if self.s1_f1.q.val() {
+                self.hit[i].next = self.hit_w[i].val();
+                self.t_high[i].next = self.w_t_resolved[i].val();
+                self.t_low[i].next = self.w_t_low[i].q.val();
+                self.t_full[i].next = self.w_t_full[i].val();
+                self.n_high[i].next = self.w_n_resolved[i].val();
+                self.n_low[i].next = self.w_n_low[i].q.val();
+                self.n_full[i].next = self.w_n_full[i].val();
+                self.tag[i].next = self.w_tag[i].q.val();
+                self.meta[i].next = self.w_meta[i].q.val();
+            } else if self.s1_f2.q.val() {
+                self.hit[i].next = self.hit_w2[i].val();
+                self.t_high[i].next = self.w2_taken[i].q.val() & self.high_max.val();
+                self.t_low[i].next = self.w2_taken[i].q.val() & self.low_max.val();
+                self.t_full[i].next = self.t_high[i].val() == self.high_max.val();
+                self.n_high[i].next = self.w2_not_taken[i].q.val() & self.high_max.val();
+                self.n_low[i].next = self.w2_not_taken[i].q.val() & self.low_max.val();
+                self.n_full[i].next = self.n_high[i].val() == self.high_max.val();
+                self.tag[i].next = self.w2_tag[i].q.val();
+                self.meta[i].next = self.w2_meta[i].q.val();
+            } else {
+                self.hit[i].next = self.hit_ram[i].val();
+                self.t_high[i].next = self.ram_taken[i].read_data.val() & self.high_max.val();
+                self.t_low[i].next = self.ram_taken[i].read_data.val() & self.low_max.val();
+                self.t_full[i].next = self.t_high[i].val() == self.high_max.val();
+                self.n_high[i].next = self.ram_not_taken[i].read_data.val() & self.high_max.val();
+                self.n_low[i].next =
+                    self.ram_not_taken[i].read_data.val() & self.low_max.val();
+                self.n_full[i].next = self.n_high[i].val() == self.high_max.val();
+                self.tag[i].next = self.ram_tag[i].read_data.val();
+                self.meta[i].next = self.ram_meta[i].read_data.val();
+            }
+            // A direct mode always hits its one way; no tag, no age (their RAMs go unused).
+            if self.direct.val() {
+                self.hit[i].next = true;
+                self.tag[i].next = 0.into();
+                self.meta[i].next = 0.into();
+            }
+            self.age[i].next = self.meta[i].val() & self.age_mask.val();
+        }
+        // Hit way, else the LRU victim (the way of the oldest age); its age is the bound
+        // below which the other ways age by one.
+        self.any_hit.next = false;
+        for i in 0..self.ram_taken.len() {
+            self.any_hit.next = self.any_hit.val() | self.hit[i].val();
+        }
+        self.target_age.next = 0.into();
+        for i in 0..self.ram_taken.len() {
+            self.target[i].next = self.hit[i].val();
+            if !self.any_hit.val() {
+                self.target[i].next = self.age[i].val() == self.max_age.val();
+            }
+            self.masked_age[i].next = 0.into();
+            if self.target[i].val() {
+                self.masked_age[i].next = self.age[i].val();
+            }
+            self.target_age.next = self.target_age.val() | self.masked_age[i].val();
+        }
+        // The updated set, counters carry-save: a counting way increments its low bits (its
+        // carry pends into the high part), saturating at counter_max; a replaced way starts at
+        // one count.
+        self.w_v.d.next = self.s1_v.q.val();
+        self.w_set.d.next = self.s1_set.q.val();
+        for i in 0..self.ram_taken.len() {
+            self.new_age[i].next = self.age[i].val();
+            if self.age[i].val() < self.target_age.val() {
+                self.new_age[i].next = self.age[i].val() + 1;
+            }
+            self.w_t_high[i].d.next = self.t_high[i].val();
+            self.w_t_low[i].d.next = self.t_low[i].val();
+            self.w_t_carry[i].d.next = false;
+            self.w_n_high[i].d.next = self.n_high[i].val();
+            self.w_n_low[i].d.next = self.n_low[i].val();
+            self.w_n_carry[i].d.next = false;
+            self.w_tag[i].d.next = self.tag[i].val();
+            self.w_meta[i].d.next = self.meta[i].val();
+            if self.target[i].val() {
+                self.w_meta[i].d.next = self.valid_flag.val();
+                if !self.any_hit.val() {
+                    self.w_tag[i].d.next = self.s1_tag.q.val();
+                    self.w_t_high[i].d.next = 0.into();
+                    self.w_t_low[i].d.next = 0.into();
+                    self.w_n_high[i].d.next = 0.into();
+                    self.w_n_low[i].d.next = 0.into();
+                    if self.s1_taken.q.val() {
+                        self.w_t_low[i].d.next = 1.into();
                     } else {
-                        self.num_taken[i].d.next = 0.into();
-                        self.num_not_taken[i].d.next = 1.into();
+                        self.w_n_low[i].d.next = 1.into();
                     }
-                } else {
-                    self.age[i].d.next = self.age[i].q.val() + 1;
+                } else if self.s1_taken.q.val() {
+                    if !(self.t_full[i].val() & (self.t_low[i].val() == self.low_max.val())) {
+                        self.w_t_low[i].d.next = (self.t_low[i].val() + 1) & self.low_max.val();
+                        self.w_t_carry[i].d.next = self.t_low[i].val() == self.low_max.val();
+                    }
+                } else if !(self.n_full[i].val() & (self.n_low[i].val() == self.low_max.val())) {
+                    self.w_n_low[i].d.next = (self.n_low[i].val() + 1) & self.low_max.val();
+                    self.w_n_carry[i].d.next = self.n_low[i].val() == self.low_max.val();
                 }
-            }
-            if self.clear.val() {
-                self.num_taken[i].d.next = 0.into();
-                self.num_not_taken[i].d.next = 0.into();
-                self.tag[i].d.next = 0.into();
-                self.valid[i].d.next = false;
-                self.age[i].d.next = self.entry_age0[i].val();
+            } else {
+                self.w_meta[i].d.next = (self.meta[i].val() & self.valid_flag.val())
+                    | self.new_age[i].val();
             }
         }
+
+        // The readout word: way rd_ptr mod ways of the set in the RAM read register.
+        self.sel_taken.next = 0.into();
+        self.sel_not_taken.next = 0.into();
+        self.sel_tag.next = 0.into();
+        for i in 0..self.ram_taken.len() {
+            if (self.rd_ptr.q.val() & self.way_mask.val()) == self.way_id[i].val() {
+                self.sel_taken.next = self.ram_taken[i].read_data.val();
+                self.sel_not_taken.next = self.ram_not_taken[i].read_data.val();
+                self.sel_tag.next = self.ram_tag[i].read_data.val();
+            }
+        }
+        self.out_taken.next = self.sel_taken.val();
+        self.out_not_taken.next = self.sel_not_taken.val();
+        self.out_tag.next = 0.into();
+        if !self.direct.val() {
+            self.out_tag.next = self.sel_tag.val();
+        }
+
         if self.reset.val() {
-            self.reading.d.next = false;
+            self.reading.d.next = true;
+            self.silent.d.next = true;
+            self.drain.d.next = 0.into();
+            self.out_v.d.next = false;
             self.rd_ptr.d.next = 0.into();
             self.ev_count.d.next = 0.into();
+            self.s1_v.d.next = false;
+            self.w_v.d.next = false;
+            self.w2_v.d.next = false;
         }
     }
 }
 
-/// Calls `$f::<CW, TW>(cfg, args…)` for the RTL widths of `cfg` (validated configs only).
+/// Calls `$f::<CW, TW, AW>(cfg, args…)` for the RTL widths of `cfg` (validated configs only).
 #[macro_export]
 macro_rules! with_profile_buffer {
     ($cfg:expr, $f:ident $(, $arg:expr)*) => {{
         let cfg: &$crate::profile_buffer::BufferConfig = $cfg;
+        macro_rules! by_address_bits {
+            ($cw:literal, $tw:literal) => {
+                match cfg.ram_address_bits() {
+                    8 => $f::<$cw, $tw, 8>(cfg $(, $arg)*),
+                    10 => $f::<$cw, $tw, 10>(cfg $(, $arg)*),
+                    a => panic!("no RTL instance for {a} RAM address bits: validate the config"),
+                }
+            };
+        }
         match (cfg.counter_bits, cfg.rtl_tag_width()) {
-            (8, 1) => $f::<8, 1>(cfg $(, $arg)*),
-            (16, 1) => $f::<16, 1>(cfg $(, $arg)*),
-            (24, 1) => $f::<24, 1>(cfg $(, $arg)*),
-            (32, 1) => $f::<32, 1>(cfg $(, $arg)*),
-            (8, 8) => $f::<8, 8>(cfg $(, $arg)*),
-            (8, 16) => $f::<8, 16>(cfg $(, $arg)*),
-            (8, 24) => $f::<8, 24>(cfg $(, $arg)*),
-            (8, 32) => $f::<8, 32>(cfg $(, $arg)*),
-            (16, 8) => $f::<16, 8>(cfg $(, $arg)*),
-            (16, 16) => $f::<16, 16>(cfg $(, $arg)*),
-            (16, 24) => $f::<16, 24>(cfg $(, $arg)*),
-            (16, 32) => $f::<16, 32>(cfg $(, $arg)*),
-            (24, 8) => $f::<24, 8>(cfg $(, $arg)*),
-            (24, 16) => $f::<24, 16>(cfg $(, $arg)*),
-            (24, 24) => $f::<24, 24>(cfg $(, $arg)*),
-            (24, 32) => $f::<24, 32>(cfg $(, $arg)*),
-            (32, 8) => $f::<32, 8>(cfg $(, $arg)*),
-            (32, 16) => $f::<32, 16>(cfg $(, $arg)*),
-            (32, 24) => $f::<32, 24>(cfg $(, $arg)*),
-            (32, 32) => $f::<32, 32>(cfg $(, $arg)*),
+            (8, 1) => by_address_bits!(8, 1),
+            (16, 1) => by_address_bits!(16, 1),
+            (24, 1) => by_address_bits!(24, 1),
+            (32, 1) => by_address_bits!(32, 1),
+            (8, 8) => by_address_bits!(8, 8),
+            (8, 16) => by_address_bits!(8, 16),
+            (8, 24) => by_address_bits!(8, 24),
+            (8, 32) => by_address_bits!(8, 32),
+            (16, 8) => by_address_bits!(16, 8),
+            (16, 16) => by_address_bits!(16, 16),
+            (16, 24) => by_address_bits!(16, 24),
+            (16, 32) => by_address_bits!(16, 32),
+            (24, 8) => by_address_bits!(24, 8),
+            (24, 16) => by_address_bits!(24, 16),
+            (24, 24) => by_address_bits!(24, 24),
+            (24, 32) => by_address_bits!(24, 32),
+            (32, 8) => by_address_bits!(32, 8),
+            (32, 16) => by_address_bits!(32, 16),
+            (32, 24) => by_address_bits!(32, 24),
+            (32, 32) => by_address_bits!(32, 32),
             (c, t) => panic!("no RTL instance for counter_bits {c}, tag width {t}: validate the config"),
         }
     }};
+}
+
+/// `n` default values: one per way.
+fn per_way<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
 }
 
 /// A constant of any width from a u64 (the value fits: the config was validated).
@@ -620,8 +928,8 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.to_bits())
 }
 
-fn verilog_of<const CW: usize, const TW: usize>(cfg: &BufferConfig) -> String {
-    let mut uut = ProfileBuffer::<CW, TW>::new(cfg);
+fn verilog_of<const CW: usize, const TW: usize, const AW: usize>(cfg: &BufferConfig) -> String {
+    let mut uut = ProfileBuffer::<CW, TW, AW>::new(cfg);
     uut.connect_all();
     generate_verilog(&uut)
 }
@@ -651,6 +959,11 @@ mod tests {
         );
         assert_eq!(c.set_of(0x1234_5678, 0), 0x8);
         assert_eq!(c.tag_of(0x1234_5678), 0x4567);
+        assert!(BufferConfig::is_buffer_toml("entries = 64\nindexing = \"address\"\n"));
+        assert!(!BufferConfig::is_buffer_toml("entries = 64\n[phase]\n"));
+        assert_eq!((c.ram_address_bits(), c.rtl_tag_width()), (8, 16));
+        let c = parse("entries = 1024\nindexing = \"compiler\"\n").unwrap();
+        assert_eq!((c.ram_address_bits(), c.rtl_tag_width()), (10, 1));
     }
 
     #[test]

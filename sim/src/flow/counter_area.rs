@@ -1,12 +1,14 @@
 //! Verilog of the study's 29-event counter banks and their area under Yosys alone (`synth_ice40`,
-//! `synth_ecp5`, the text of `stat`): cell counts, no place and route.
+//! `synth_ecp5`, through the flow's one Yosys runner): cell counts, no place and route.
 
 use hwprof_hdl::counters::exact::ExactBank;
 use hwprof_hdl::counters::float::{FloatBank, FloatParams};
 use hwprof_hdl::counters::morris::{MorrisBank, MorrisParams};
+use super::device::Target;
+use super::tools::Preference;
+use super::{Design, FlowError};
 use rust_hdl::prelude::*;
 use serde::Serialize;
-use std::process::Command;
 
 /// A counter kind that exists as hardware.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +30,15 @@ impl BankKind {
             BankKind::Morris => "morris 6x5 (shared random source)",
             BankKind::Float => "float 30-bit e6 m24 (shared random source)",
             BankKind::Exact => "exact 64-bit",
+        }
+    }
+
+    /// The kind's one-word name: morris, float, exact.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            BankKind::Morris => "morris",
+            BankKind::Float => "float",
+            BankKind::Exact => "exact",
         }
     }
 
@@ -84,6 +95,16 @@ pub fn bank_verilog(kind: BankKind, events: usize, seed: u64) -> Result<String, 
     })?
 }
 
+/// The bank as a design for the synthesis flow (top module `top`, LFSR seeds from 1).
+pub fn bank_design(kind: BankKind, events: usize) -> Result<Design, String> {
+    Ok(Design {
+        name: format!("{}-bank-{events}", kind.short_name()),
+        verilog: bank_verilog(kind, events, 1)?,
+        top: "top".into(),
+        events_per_clock: None,
+    })
+}
+
 /// Yosys's cell count for one family.
 #[derive(Clone, Debug, Serialize)]
 pub struct Area {
@@ -97,74 +118,40 @@ pub struct Area {
     pub carries: u64,
 }
 
-/// Synthesizes `verilog` with `synth_<family> -top top` and reads `stat`.
+/// Yosys's cell counts of the `events`-event bank of `kind` for `family` (`ice40` or `ecp5`):
+/// the synthesis of `hwprof synth --block`, without the IO harness and without place and route.
 pub fn yosys_area(
-    verilog: &str,
-    family: &str,
     kind: BankKind,
     events: usize,
-) -> Result<Area, String> {
-    let synth = match family {
-        "ice40" => "synth_ice40 -top top",
-        "ecp5" => "synth_ecp5 -top top",
-        _ => return Err(format!("unknown family {family:?} (ice40 or ecp5)")),
+    family: &str,
+    pref: Preference,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Area, FlowError> {
+    let target = match family {
+        "ice40" => Target::Ice40Up5k,
+        "ecp5" => Target::Ecp5_85k,
+        _ => {
+            return Err(FlowError::Input(format!(
+                "unknown family {family:?} (ice40 or ecp5)"
+            )))
+        }
     };
+    let design = bank_design(kind, events).map_err(FlowError::Input)?;
     let dir = std::env::temp_dir().join(format!(
         "hwprof-area-{}-{family}-{events}",
         std::process::id()
     ));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let src = dir.join("top.v");
-    std::fs::write(&src, verilog).map_err(|e| e.to_string())?;
-    let out = Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; {synth}; tee -o {}/stat.txt stat",
-            src.display(),
-            dir.display()
-        ))
-        .output()
-        .map_err(|e| {
-            format!("cannot run yosys ({e}): install it (Debian: apt-get install yosys)")
-        })?;
-    if !out.status.success() {
-        return Err(format!(
-            "yosys failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let stat = std::fs::read_to_string(dir.join("stat.txt")).map_err(|e| e.to_string())?;
+    let stat = super::yosys_area(&design, target, &dir, pref, progress);
     let _ = std::fs::remove_dir_all(&dir);
-    let mut a = Area {
+    let stat = stat?;
+    Ok(Area {
         kind: kind.name().into(),
         events,
         family: family.into(),
         storage_bits_per_event: kind.storage_bits(),
-        cells: 0,
-        flip_flops: 0,
-        luts: 0,
-        carries: 0,
-    };
-    for line in stat.lines() {
-        let t: Vec<&str> = line.split_whitespace().collect();
-        if t.len() >= 4 && t[0] == "Number" && t[2] == "cells:" {
-            a.cells = t[3].parse().unwrap_or(0);
-        } else if t.len() == 2 {
-            let n: u64 = match t[1].parse() {
-                Ok(n) => n,
-                Err(_) => continue,
-            };
-            let c = t[0];
-            if c.starts_with("SB_DFF") || c == "TRELLIS_FF" {
-                a.flip_flops += n;
-            } else if c == "SB_LUT4" || c == "LUT4" {
-                a.luts += n;
-            } else if c == "SB_CARRY" || c == "CCU2C" {
-                a.carries += n;
-            }
-        }
-    }
-    Ok(a)
+        cells: stat.cells_by_type.values().sum(),
+        flip_flops: stat.ffs,
+        luts: stat.luts,
+        carries: stat.carry,
+    })
 }

@@ -225,7 +225,6 @@ pub fn run(
     let dir = &dir
         .canonicalize()
         .map_err(|e| FlowError::Input(format!("{}: {e}", dir.display())))?;
-    write(&dir.join("design.v"), &design.verilog)?;
     let constraints = match &opts.constraints {
         Some(c) => Some(
             c.canonicalize()
@@ -233,66 +232,19 @@ pub fn run(
         ),
         None => None,
     };
-
-    // The IO harness needs the top's ports: elaborate once and read them back.
-    let (top, harness_ffs, sources) = if constraints.is_none() {
-        progress(&format!("yosys: reading the ports of `{}`", design.top));
-        let script = format!(
-            "read_verilog design.v\nhierarchy -top {}\nproc\nwrite_json ports.json\n",
-            design.top
-        );
-        write(&dir.join("ports.ys"), &script)?;
-        let ok = run_logged(
-            &yosys,
-            &["-q".into(), "-s".into(), "ports.ys".into()],
-            dir,
-            &dir.join("yosys-ports.log"),
-        )?;
-        if !ok {
-            return Err(FlowError::Input(format!(
-                "yosys could not elaborate `{}` (log {}):\n{}",
-                design.top,
-                dir.join("yosys-ports.log").display(),
-                log_tail(&dir.join("yosys-ports.log"), 15)
-            )));
-        }
-        let json = std::fs::read_to_string(dir.join("ports.json"))
-            .map_err(|e| FlowError::Tool(format!("ports.json: {e}")))?;
-        let _ = std::fs::remove_file(dir.join("ports.json"));
-        let ports = harness::ports_from_yosys_json(&json, &design.top).map_err(FlowError::Input)?;
-        let h = harness::generate(&design.top, &ports).map_err(FlowError::Input)?;
-        write(&dir.join("harness.v"), &h.verilog)?;
-        (
-            harness::HARNESS_TOP.to_string(),
-            h.ffs,
-            "design.v harness.v",
-        )
-    } else {
-        (design.top.clone(), 0, "design.v")
-    };
-
-    progress(&format!(
-        "yosys {} ({}): {}",
-        target.yosys_synth(),
-        yosys.program.display(),
-        design.name
-    ));
-    let script = format!(
-        "read_verilog {sources}\n{} -top {top} -json netlist.json\ntee -q -o stat.json stat -json\n",
-        target.yosys_synth()
-    );
-    write(&dir.join("synth.ys"), &script)?;
-    let ylog = dir.join("yosys.log");
-    if !run_logged(&yosys, &["-s".into(), "synth.ys".into()], dir, &ylog)? {
-        return Err(FlowError::Tool(format!(
-            "yosys failed (log {}):\n{}",
-            ylog.display(),
-            log_tail(&ylog, 15)
-        )));
-    }
-    let stat_text = std::fs::read_to_string(dir.join("stat.json"))
-        .map_err(|e| FlowError::Tool(format!("yosys wrote no stat.json: {e}")))?;
-    let stat = YosysStat::parse(&stat_text, family).map_err(FlowError::Tool)?;
+    // Without pin constraints the design is measured inside the IO harness.
+    let Synthesized {
+        stat,
+        harness_ffs,
+        ..
+    } = synthesize(
+        design,
+        target,
+        &yosys,
+        dir,
+        constraints.is_none(),
+        progress,
+    )?;
 
     let cap = target.capacity();
     let pre = resources(target, &stat, stat.luts, &cap);
@@ -462,6 +414,110 @@ pub fn run(
     )?;
     write(&dir.join("result.md"), &markdown(&[&result]))?;
     Ok(result)
+}
+
+/// What Yosys made of a design.
+#[derive(Debug, Clone)]
+pub struct Synthesized {
+    pub stat: YosysStat,
+    /// The module synthesized: the design's top, or the IO harness around it.
+    pub top: String,
+    /// Flip-flops of the IO harness (0 without it).
+    pub harness_ffs: u64,
+}
+
+/// Yosys on `design` for `target` in `dir` (which keeps the Verilog, script, log, statistics and
+/// netlist `netlist.json`), inside the IO harness when `harness`: the one Yosys run of every
+/// synthesis, area-only or followed by place and route.
+pub fn synthesize(
+    design: &Design,
+    target: Target,
+    yosys: &ToolPath,
+    dir: &Path,
+    harness: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Synthesized, FlowError> {
+    let family = target.family();
+    write(&dir.join("design.v"), &design.verilog)?;
+    // The IO harness needs the top's ports: elaborate once and read them back.
+    let (top, harness_ffs, sources) = if harness {
+        progress(&format!("yosys: reading the ports of `{}`", design.top));
+        let script = format!(
+            "read_verilog design.v\nhierarchy -top {}\nproc\nwrite_json ports.json\n",
+            design.top
+        );
+        write(&dir.join("ports.ys"), &script)?;
+        let ok = run_logged(
+            yosys,
+            &["-q".into(), "-s".into(), "ports.ys".into()],
+            dir,
+            &dir.join("yosys-ports.log"),
+        )?;
+        if !ok {
+            return Err(FlowError::Input(format!(
+                "yosys could not elaborate `{}` (log {}):\n{}",
+                design.top,
+                dir.join("yosys-ports.log").display(),
+                log_tail(&dir.join("yosys-ports.log"), 15)
+            )));
+        }
+        let json = std::fs::read_to_string(dir.join("ports.json"))
+            .map_err(|e| FlowError::Tool(format!("ports.json: {e}")))?;
+        let _ = std::fs::remove_file(dir.join("ports.json"));
+        let ports = harness::ports_from_yosys_json(&json, &design.top).map_err(FlowError::Input)?;
+        let h = harness::generate(&design.top, &ports).map_err(FlowError::Input)?;
+        write(&dir.join("harness.v"), &h.verilog)?;
+        (
+            harness::HARNESS_TOP.to_string(),
+            h.ffs,
+            "design.v harness.v",
+        )
+    } else {
+        (design.top.clone(), 0, "design.v")
+    };
+
+    progress(&format!(
+        "yosys {} ({}): {}",
+        target.yosys_synth(),
+        yosys.program.display(),
+        design.name
+    ));
+    let script = format!(
+        "read_verilog {sources}\n{} -top {top} -json netlist.json\ntee -q -o stat.json stat -json\n",
+        target.yosys_synth()
+    );
+    write(&dir.join("synth.ys"), &script)?;
+    let ylog = dir.join("yosys.log");
+    if !run_logged(yosys, &["-s".into(), "synth.ys".into()], dir, &ylog)? {
+        return Err(FlowError::Tool(format!(
+            "yosys failed (log {}):\n{}",
+            ylog.display(),
+            log_tail(&ylog, 15)
+        )));
+    }
+    let stat_text = std::fs::read_to_string(dir.join("stat.json"))
+        .map_err(|e| FlowError::Tool(format!("yosys wrote no stat.json: {e}")))?;
+    let stat = YosysStat::parse(&stat_text, family).map_err(FlowError::Tool)?;
+    Ok(Synthesized {
+        stat,
+        top,
+        harness_ffs,
+    })
+}
+
+/// Yosys alone (no place and route, no harness) on `design` in a fresh directory under `dir`:
+/// the cell counts of `hwprof counters area`.
+pub fn yosys_area(
+    design: &Design,
+    target: Target,
+    dir: &Path,
+    pref: Preference,
+    progress: &mut dyn FnMut(&str),
+) -> Result<YosysStat, FlowError> {
+    let yosys = need(Tool::Yosys, pref)?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| FlowError::Input(format!("cannot create {}: {e}", dir.display())))?;
+    Ok(synthesize(design, target, &yosys, dir, false, progress)?.stat)
 }
 
 fn resources(target: Target, s: &YosysStat, cells: u64, cap: &Capacity) -> Resources {
