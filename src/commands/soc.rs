@@ -7,8 +7,7 @@ use hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::soc::programs::{Program, PROGRAMS};
 use hwprof_sim::soc::run::{
-    run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE,
-    DEFAULT_PROFILER,
+    run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE, DEFAULT_PROFILER,
 };
 use hwprof_sim::soc::SocError;
 use hwprof_sim::verify::icarus::Simulator;
@@ -196,7 +195,13 @@ fn phase_string(records: &[hwprof_sim::model::phase::PhaseRecord]) -> String {
     }
     let parts: Vec<String> = runs
         .iter()
-        .map(|&(p, n)| if n == 1 { p.to_string() } else { format!("{p}x{n}") })
+        .map(|&(p, n)| {
+            if n == 1 {
+                p.to_string()
+            } else {
+                format!("{p}x{n}")
+            }
+        })
         .collect();
     parts.join(" ")
 }

@@ -41,25 +41,46 @@ fn soc_refuses_bad_input_with_exit_code_2() {
         &narrow,
     ]);
     assert_input_error(&out, "a_bits and b_bits must be at least 32");
-    let compiler = s.write(
-        "compiler.toml",
-        "entries = 64\nindexing = \"compiler\"\n",
-    );
+    let compiler = s.write("compiler.toml", "entries = 64\nindexing = \"compiler\"\n");
     let out = hwprof(&[
-        "soc", "run", "--program", "crc", "--short", "--buffer-config", &compiler,
+        "soc",
+        "run",
+        "--program",
+        "crc",
+        "--short",
+        "--buffer-config",
+        &compiler,
     ]);
     assert_input_error(&out, "compiler indexing");
     let shape = s.write("shape.toml", "[phase]\nbuckets = 64\n");
     let out = hwprof(&[
-        "soc", "run", "--program", "crc", "--short", "--phase-config", &shape,
+        "soc",
+        "run",
+        "--program",
+        "crc",
+        "--short",
+        "--phase-config",
+        &shape,
     ]);
     assert_input_error(&out, "no RTL shape");
     let out = hwprof(&[
-        "soc", "run", "--program", "crc", "--short", "--phase-config", "/nonexistent/p.toml",
+        "soc",
+        "run",
+        "--program",
+        "crc",
+        "--short",
+        "--phase-config",
+        "/nonexistent/p.toml",
     ]);
     assert_input_error(&out, "/nonexistent/p.toml");
     let out = hwprof(&[
-        "soc", "run", "--program", "crc", "--short", "--phase-plot", "/nonexistent/dir/phases",
+        "soc",
+        "run",
+        "--program",
+        "crc",
+        "--short",
+        "--phase-plot",
+        "/nonexistent/dir/phases",
     ]);
     assert_input_error(&out, "/nonexistent/dir/phases");
 }

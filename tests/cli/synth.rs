@@ -166,7 +166,12 @@ fn buffer_configs_and_counter_banks_are_synthesis_designs() {
         (vec!["--config".into(), bad], "bad.toml"),
         // A valid buffer configuration builds its design; the flow then refuses zero seeds.
         (
-            vec!["--config".into(), preset("buffer-assoc4-64.toml"), "--seeds".into(), "0".into()],
+            vec![
+                "--config".into(),
+                preset("buffer-assoc4-64.toml"),
+                "--seeds".into(),
+                "0".into(),
+            ],
             "--seeds must be at least 1",
         ),
     ];
@@ -198,5 +203,8 @@ fn buffer_configs_and_counter_banks_are_synthesis_designs() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("morris") && err.contains("float") && err.contains("exact"), "{err}");
+    assert!(
+        err.contains("morris") && err.contains("float") && err.contains("exact"),
+        "{err}"
+    );
 }

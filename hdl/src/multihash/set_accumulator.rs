@@ -415,9 +415,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.n_meta[w].next = self.n_count[w].val() | self.valid_flag.val();
             }
             // A replaceable entry whose count reaches T becomes locked; locked stays locked.
-            if self.view_locked[w].val()
-                | (self.hit_e[w].val() & self.lock_on_hit[w].val())
-            {
+            if self.view_locked[w].val() | (self.hit_e[w].val() & self.lock_on_hit[w].val()) {
                 self.n_meta[w].next =
                     self.n_count[w].val() | self.valid_flag.val() | self.locked_flag.val();
             }

@@ -594,12 +594,9 @@ impl<
             bit_cast::<{ 32 - WEIGHT_BITS }, 32>(self.remaining.q.val() >> self.weight_shift.val());
         self.rem_high_dec.next = self.rem_high.val() - 1;
         self.near.next = self.rem_high.val() == 0;
-        self.rem_low.next = bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(bit_cast::<
-            WEIGHT_BITS,
-            32,
-        >(
-            self.remaining.q.val()
-        )) - bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(self.in_weight.val());
+        self.rem_low.next = bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(
+            bit_cast::<WEIGHT_BITS, 32>(self.remaining.q.val()),
+        ) - bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(self.in_weight.val());
         self.borrow.next = (self.rem_low.val() >> self.weight_shift.val()).any();
         self.in_ready.next = (self.state.q.val() != PhaseState::Clear)
             & !((self.busy.q.val()
@@ -612,7 +609,8 @@ impl<
         self.sampled.next = self.sample.q.val() == self.sample_last.val();
         // weight ≥ remaining: the high part is 0 and the low part does not exceed the weight.
         self.ends.next = self.near.val()
-            & (self.borrow.val() | (bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(self.rem_low.val()) == 0));
+            & (self.borrow.val()
+                | (bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(self.rem_low.val()) == 0));
         self.a_valid.d.next = self.go.val();
         self.a_pc.d.next = self.in_pc.val();
         self.a_weight.d.next = self.in_weight.val();
@@ -639,7 +637,9 @@ impl<
                             | bit_cast::<32, WEIGHT_BITS>(bit_cast::<
                                 WEIGHT_BITS,
                                 { WEIGHT_BITS + 1 },
-                            >(self.rem_low.val()));
+                            >(
+                                self.rem_low.val()
+                            ));
                 }
             }
         }
@@ -682,7 +682,8 @@ impl<
         if self.w_valid.q.val() & self.w_sampled.q.val() & self.h_same_w.val() {
             self.s_cur.d.next = self.last_sum.q.val();
         }
-        if (self.s_valid.q.val() & self.s_ends.q.val()) | (self.w_valid.q.val() & self.w_ends.q.val())
+        if (self.s_valid.q.val() & self.s_ends.q.val())
+            | (self.w_valid.q.val() & self.w_ends.q.val())
         {
             self.s_cur.d.next = 0.into();
         }
@@ -696,8 +697,8 @@ impl<
         if self.s_fwd.q.val() {
             self.cur.next = self.last_sum.q.val();
         }
-        self.wide.next = bit_cast::<DW, C>(self.cur.val())
-            + bit_cast::<DW, WEIGHT_BITS>(self.s_weight.q.val());
+        self.wide.next =
+            bit_cast::<DW, C>(self.cur.val()) + bit_cast::<DW, WEIGHT_BITS>(self.s_weight.q.val());
         self.sum.next = bit_cast::<C, DW>(self.wide.val());
         if self.saturates.val() & (self.wide.val() >> self.count_shift.val()).any() {
             self.sum.next = self.counter_max.val();

@@ -482,7 +482,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
         cfg.validate().expect("valid profile-buffer config");
         let w = cfg.ways;
         let low_max = (1u64 << LOW_BITS) - 1;
-                Self {
+        Self {
             clock: Default::default(),
             reset: Default::default(),
             ev_valid: Default::default(),
@@ -648,8 +648,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         self.out_valid.next = self.out_v.q.val() & !self.silent.q.val();
         self.out_index.next = self.rd_ptr.q.val();
         self.out_last.next = self.rd_ptr.q.val() == self.last_entry.val();
-        self.clear_set.next =
-            self.advance.val() & ((self.rd_ptr.q.val() & self.way_mask.val()) == self.way_mask.val());
+        self.clear_set.next = self.advance.val()
+            & ((self.rd_ptr.q.val() & self.way_mask.val()) == self.way_mask.val());
         self.rd_set.next = self.rd_ptr.q.val() >> self.way_shift.val();
         self.read_set.next = self.set_index.val();
         if self.reading.q.val() {
@@ -699,10 +699,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.w_n_full[i].next = (self.w_n_high[i].q.val() == self.high_max.val())
                 | (self.w_n_carry[i].q.val()
                     & (self.w_n_high[i].q.val() == self.high_below_max.val()));
-            self.w_t_exact[i].next =
-                self.w_t_resolved[i].val() | self.w_t_low[i].q.val();
-            self.w_n_exact[i].next =
-                self.w_n_resolved[i].val() | self.w_n_low[i].q.val();
+            self.w_t_exact[i].next = self.w_t_resolved[i].val() | self.w_t_low[i].q.val();
+            self.w_n_exact[i].next = self.w_n_resolved[i].val() | self.w_n_low[i].q.val();
             self.w2_taken[i].d.next = self.w_t_exact[i].val();
             self.w2_not_taken[i].d.next = self.w_n_exact[i].val();
             self.w2_tag[i].d.next = self.w_tag[i].q.val();
@@ -768,8 +766,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.t_low[i].next = self.ram_taken[i].read_data.val() & self.low_max.val();
                 self.t_full[i].next = self.t_high[i].val() == self.high_max.val();
                 self.n_high[i].next = self.ram_not_taken[i].read_data.val() & self.high_max.val();
-                self.n_low[i].next =
-                    self.ram_not_taken[i].read_data.val() & self.low_max.val();
+                self.n_low[i].next = self.ram_not_taken[i].read_data.val() & self.low_max.val();
                 self.n_full[i].next = self.n_high[i].val() == self.high_max.val();
                 self.tag[i].next = self.ram_tag[i].read_data.val();
                 self.meta[i].next = self.ram_meta[i].read_data.val();
@@ -841,8 +838,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                     self.w_n_carry[i].d.next = self.n_low[i].val() == self.low_max.val();
                 }
             } else {
-                self.w_meta[i].d.next = (self.meta[i].val() & self.valid_flag.val())
-                    | self.new_age[i].val();
+                self.w_meta[i].d.next =
+                    (self.meta[i].val() & self.valid_flag.val()) | self.new_age[i].val();
             }
         }
 
@@ -959,7 +956,9 @@ mod tests {
         );
         assert_eq!(c.set_of(0x1234_5678, 0), 0x8);
         assert_eq!(c.tag_of(0x1234_5678), 0x4567);
-        assert!(BufferConfig::is_buffer_toml("entries = 64\nindexing = \"address\"\n"));
+        assert!(BufferConfig::is_buffer_toml(
+            "entries = 64\nindexing = \"address\"\n"
+        ));
         assert!(!BufferConfig::is_buffer_toml("entries = 64\n[phase]\n"));
         assert_eq!((c.ram_address_bits(), c.rtl_tag_width()), (8, 16));
         let c = parse("entries = 1024\nindexing = \"compiler\"\n").unwrap();

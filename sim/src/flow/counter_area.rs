@@ -1,12 +1,12 @@
 //! Verilog of the study's 29-event counter banks and their area under Yosys alone (`synth_ice40`,
 //! `synth_ecp5`, through the flow's one Yosys runner): cell counts, no place and route.
 
-use hwprof_hdl::counters::exact::ExactBank;
-use hwprof_hdl::counters::float::{FloatBank, FloatParams};
-use hwprof_hdl::counters::morris::{MorrisBank, MorrisParams};
 use super::device::Target;
 use super::tools::Preference;
 use super::{Design, FlowError};
+use hwprof_hdl::counters::exact::ExactBank;
+use hwprof_hdl::counters::float::{FloatBank, FloatParams};
+use hwprof_hdl::counters::morris::{MorrisBank, MorrisParams};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 

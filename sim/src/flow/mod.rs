@@ -234,17 +234,8 @@ pub fn run(
     };
     // Without pin constraints the design is measured inside the IO harness.
     let Synthesized {
-        stat,
-        harness_ffs,
-        ..
-    } = synthesize(
-        design,
-        target,
-        &yosys,
-        dir,
-        constraints.is_none(),
-        progress,
-    )?;
+        stat, harness_ffs, ..
+    } = synthesize(design, target, &yosys, dir, constraints.is_none(), progress)?;
 
     let cap = target.capacity();
     let pre = resources(target, &stat, stat.luts, &cap);

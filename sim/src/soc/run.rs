@@ -332,7 +332,10 @@ fn phase_result(
         .windows(2)
         .filter(|w| w[0].predicted == w[1].phase)
         .count();
-    let repeated = records.windows(2).filter(|w| w[0].phase == w[1].phase).count();
+    let repeated = records
+        .windows(2)
+        .filter(|w| w[0].phase == w[1].phase)
+        .count();
     let mut ids: Vec<u32> = records.iter().map(|r| r.phase).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -370,7 +373,10 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
             &hwprof_hdl::profile_buffer::verilog(&buffer),
             &name(BUFFER),
         ));
-        v.push_str(&rename_top(&hwprof_hdl::phase::verilog(&phase)?, &name(PHASE)));
+        v.push_str(&rename_top(
+            &hwprof_hdl::phase::verilog(&phase)?,
+            &name(PHASE),
+        ));
         Ok(v)
     })
     .map_err(SocError::Failure)?
@@ -409,14 +415,8 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         // PicoRV32 needs 3 to 6 cycles an instruction; generous for divisions and stalls.
         max_cycles: 2_000_000_000,
     };
-    let sim: SimOutput = system::simulate(
-        o.simulator,
-        &cpu,
-        &blocks,
-        &blocks_v,
-        &built.words,
-        params,
-    )?;
+    let sim: SimOutput =
+        system::simulate(o.simulator, &cpu, &blocks, &blocks_v, &built.words, params)?;
     let exit_code = sim.exit_code.ok_or_else(|| {
         SocError::Failure(format!(
             "{} trapped without writing its exit code (an illegal instruction or misaligned access?) after {} instructions; console:\n{}",
@@ -449,7 +449,11 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     for (t, line) in value.top.iter_mut().chain(edge.top.iter_mut()).zip(lines) {
         t.line = line;
     }
-    let buffer = buffer_result(&o.buffer, &sim.branch_events, readouts_of(&sim.buffer_words))?;
+    let buffer = buffer_result(
+        &o.buffer,
+        &sim.branch_events,
+        readouts_of(&sim.buffer_words),
+    )?;
     let phase = phase_result(&o.phase, &sim.phase_events, &sim.phase_records);
     Ok(SocRun {
         program: o.program.name.to_string(),
@@ -514,8 +518,7 @@ mod tests {
                 programs::picorv32_dir().err()
             );
         }
-        let mut buffer =
-            BufferConfig::from_toml_str(DEFAULT_BUFFER.1, DEFAULT_BUFFER.0).unwrap();
+        let mut buffer = BufferConfig::from_toml_str(DEFAULT_BUFFER.1, DEFAULT_BUFFER.0).unwrap();
         buffer.sample_interval = 200;
         let mut phase = PhaseConfig::from_toml_str(DEFAULT_PHASE.1, DEFAULT_PHASE.0).unwrap();
         phase.interval = 500;
@@ -549,7 +552,8 @@ mod tests {
         assert_eq!(r.phase.intervals, r.phase.model_intervals);
         // The weights cover the instructions up to the last transfer.
         assert!(
-            r.phase.instructions <= r.instructions && r.phase.instructions * 10 >= r.instructions * 9,
+            r.phase.instructions <= r.instructions
+                && r.phase.instructions * 10 >= r.instructions * 9,
             "{} of {}",
             r.phase.instructions,
             r.instructions

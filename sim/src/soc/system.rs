@@ -173,7 +173,18 @@ module hwprof_soc;
         ("v", "V", "is_load", "rvfi_rd_wdata"),
         ("e", "E", "is_transfer", "rvfi_pc_wdata"),
     ] {
-        fifo(&mut v, m, if m == "v" { "value profiler" } else { "edge profiler" }, 64, push, &format!("{{rvfi_pc_rdata, {b}}}"));
+        fifo(
+            &mut v,
+            m,
+            if m == "v" {
+                "value profiler"
+            } else {
+                "edge profiler"
+            },
+            64,
+            push,
+            &format!("{{rvfi_pc_rdata, {b}}}"),
+        );
         write!(
             v,
             r#"  wire {m}_out_valid, {m}_out_last;
@@ -190,7 +201,14 @@ module hwprof_soc;
         )
         .unwrap();
     }
-    fifo(&mut v, "b", "profile buffer", 33, "is_branch", "{rvfi_pc_rdata, taken}");
+    fifo(
+        &mut v,
+        "b",
+        "profile buffer",
+        33,
+        "is_branch",
+        "{rvfi_pc_rdata, taken}",
+    );
     write!(
         v,
         r#"  wire b_out_valid, b_out_last;
@@ -209,7 +227,14 @@ module hwprof_soc;
         cm1 = blocks.buffer_counter_bits - 1,
     )
     .unwrap();
-    fifo(&mut v, "p", "phase classifier", 32 + wb as u32, "is_transfer", "{rvfi_pc_rdata, weight}");
+    fifo(
+        &mut v,
+        "p",
+        "phase classifier",
+        32 + wb as u32,
+        "is_transfer",
+        "{rvfi_pc_rdata, weight}",
+    );
     write!(
         v,
         r#"  wire p_out_valid;

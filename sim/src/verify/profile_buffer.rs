@@ -192,7 +192,8 @@ pub fn icarus(
     let design = dir.file("profile_buffer.v");
     let tb = dir.file("tb.v");
     std::fs::write(&design, verilog(cfg)).map_err(|e| e.to_string())?;
-    std::fs::write(&tb, icarus_testbench(cfg, stimuli.len(), seed, pace)).map_err(|e| e.to_string())?;
+    std::fs::write(&tb, icarus_testbench(cfg, stimuli.len(), seed, pace))
+        .map_err(|e| e.to_string())?;
     let words = stimuli.iter().map(|s| match s {
         Stimulus::Sample => vec![0, 1 << 12],
         Stimulus::Event(ev) => vec![
@@ -331,7 +332,8 @@ mod tests {
                 _ => rng.gen_range(0..c.ways as u64 + 2),
             };
             recent.push((set, tag));
-            let pc = (tag << c.tag_shift()) | (set << c.pc_shift) | rng.gen_range(0..1 << c.pc_shift);
+            let pc =
+                (tag << c.tag_shift()) | (set << c.pc_shift) | rng.gen_range(0..1 << c.pc_shift);
             s.push(Stimulus::Event(BranchEvent {
                 pc,
                 taken: rng.gen_range(0..3) != 0,
@@ -359,8 +361,14 @@ mod tests {
             let mut s = forwarding_stream(&c, 2000, 5000, 40 + k as u64);
             s.extend(forwarding_stream(&c, 300, 6, 50 + k as u64));
             let want: Vec<ReadoutWord> = ProfileBufferModel::run(&c, &s).concat();
-            assert!(want.iter().any(|w| w.taken == 255), "{text}: saturation reached");
-            assert!(want.iter().any(|w| w.not_taken >= 16), "{text}: low-bit carries");
+            assert!(
+                want.iter().any(|w| w.taken == 255),
+                "{text}: saturation reached"
+            );
+            assert!(
+                want.iter().any(|w| w.not_taken >= 16),
+                "{text}: low-bit carries"
+            );
             let got = rust_hdl(&c, &s, 3 + k as u64, Pace::EveryCycle).unwrap();
             assert_eq!(got, want, "rust-hdl, every cycle: {text}");
             let got = icarus(&c, &s, 5 + k as u32, Pace::EveryCycle).unwrap();

@@ -137,9 +137,18 @@ mod tests {
             let ev = forwarding_distances(&cfg, 5, 390, bits as u64);
             let mut m = MultiHash::new(&cfg).unwrap();
             let reps = m.run(&ev);
-            assert!(reps.iter().any(|r| !r.entries.is_empty()), "reports to compare");
+            assert!(
+                reps.iter().any(|r| !r.entries.is_empty()),
+                "reports to compare"
+            );
             let what = format!("C{}R{}P{} forwarding distances", c as u8, r as u8, p as u8);
-            for ready in [ReadyPattern::ALWAYS, ReadyPattern { period: 7, ready: 1 }] {
+            for ready in [
+                ReadyPattern::ALWAYS,
+                ReadyPattern {
+                    period: 7,
+                    ready: 1,
+                },
+            ] {
                 let opts = CosimOptions {
                     report_ready: ready,
                     ..Default::default()
