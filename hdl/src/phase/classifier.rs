@@ -208,6 +208,11 @@ pub struct PhaseClassifier<
     ad_p: DFF<Bits<LP>>,
     dsum: Signal<Local, Bits<D>>,
     rd_valid_entry: Signal<Local, Bit>,
+    /// An entry's whole distance is in `partial` the clock after its last bucket; the comparison
+    /// with the best so far runs then, so the sum and the comparison are separate carry chains.
+    cmp_valid: DFF<Bit>,
+    cmp_entry: DFF<Bit>,
+    cmp_p: DFF<Bits<LP>>,
     best_d: DFF<Bits<D>>,
     best_p: DFF<Bits<LP>>,
     found: DFF<Bit>,
@@ -417,6 +422,9 @@ impl<
             ad_p: Default::default(),
             dsum: Default::default(),
             rd_valid_entry: Default::default(),
+            cmp_valid: Default::default(),
+            cmp_entry: Default::default(),
+            cmp_p: Default::default(),
             best_d: Default::default(),
             best_p: Default::default(),
             found: Default::default(),
@@ -522,6 +530,9 @@ impl<
             ad_last,
             ad_p,
             partial,
+            cmp_valid,
+            cmp_entry,
+            cmp_p,
             best_d,
             best_p,
             found,
@@ -871,19 +882,25 @@ impl<
                         }
                     }
                 }
+                self.cmp_valid.d.next = self.ad_valid.q.val() & self.ad_last.q.val();
+                self.cmp_entry.d.next = self.rd_valid_entry.val();
+                self.cmp_p.d.next = self.ad_p.q.val();
                 if self.ad_valid.q.val() {
                     self.partial.d.next = self.dsum.val();
-                    if self.ad_last.q.val() {
-                        if self.rd_valid_entry.val() & (self.dsum.val() < self.best_d.q.val()) {
-                            self.best_d.d.next = self.dsum.val();
-                            self.best_p.d.next = self.ad_p.q.val();
-                            self.found.d.next = true;
-                        }
-                        if self.ad_p.q.val() == self.last_entry.val() {
-                            self.state.d.next = PhaseState::Decide;
-                            self.rd_valid.d.next = false;
-                            self.ad_valid.d.next = false;
-                        }
+                    if self.ad_last.q.val() & (self.ad_p.q.val() == self.last_entry.val()) {
+                        self.rd_valid.d.next = false;
+                        self.ad_valid.d.next = false;
+                    }
+                }
+                if self.cmp_valid.q.val() {
+                    if self.cmp_entry.q.val() & (self.partial.q.val() < self.best_d.q.val()) {
+                        self.best_d.d.next = self.partial.q.val();
+                        self.best_p.d.next = self.cmp_p.q.val();
+                        self.found.d.next = true;
+                    }
+                    if self.cmp_p.q.val() == self.last_entry.val() {
+                        self.state.d.next = PhaseState::Decide;
+                        self.cmp_valid.d.next = false;
                     }
                 }
             }
