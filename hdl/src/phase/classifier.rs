@@ -237,14 +237,22 @@ pub struct PhaseClassifier<
     phase: DFF<Bits<PHASE_ID_BITS>>,
     wr_valid: DFF<Bit>,
     wr_b: DFF<Bits<LB>>,
-    /// The new signature bucket, registered a clock before it is written: the centre update
-    /// runs from the RAMs' outputs to a register.
+    /// The centre update in two clocks: |v − s| and the sign from the RAMs' outputs to
+    /// registers, then one adder (s − ⌊d / 2^k⌋ − 1 is s + ¬⌊d / 2^k⌋) to the registered
+    /// bucket that is written next.
+    cd_valid: DFF<Bit>,
+    cd_b: DFF<Bits<LB>>,
+    cd_sv: DFF<Bits<Q>>,
+    cd_vv: DFF<Bits<Q>>,
+    cd_delta: DFF<Bits<Q>>,
+    cd_down: DFF<Bit>,
     st_valid: DFF<Bit>,
     st_b: DFF<Bits<LB>>,
     st_data: DFF<Bits<Q>>,
     sv: Signal<Local, Bits<Q>>,
     vv: Signal<Local, Bits<Q>>,
     delta: Signal<Local, Bits<Q>>,
+    centre_step: Signal<Local, Bits<Q>>,
     stepped: Signal<Local, Bits<Q>>,
     // Predictor.
     markov: RAM<Bits<MARKOV_WORD>, LM>,
@@ -447,12 +455,19 @@ impl<
             phase: Default::default(),
             wr_valid: Default::default(),
             wr_b: Default::default(),
+            cd_valid: Default::default(),
+            cd_b: Default::default(),
+            cd_sv: Default::default(),
+            cd_vv: Default::default(),
+            cd_delta: Default::default(),
+            cd_down: Default::default(),
             st_valid: Default::default(),
             st_b: Default::default(),
             st_data: Default::default(),
             sv: Default::default(),
             vv: Default::default(),
             delta: Default::default(),
+            centre_step: Default::default(),
             stepped: Default::default(),
             markov: Default::default(),
             clear_addr: Default::default(),
@@ -544,6 +559,12 @@ impl<
             phase,
             wr_valid,
             wr_b,
+            cd_valid,
+            cd_b,
+            cd_sv,
+            cd_vv,
+            cd_delta,
+            cd_down,
             st_valid,
             st_b,
             st_data,
@@ -785,16 +806,23 @@ impl<
         self.sv.next = self.sig.read_data.val();
         self.vv.next = self.vram.read_data.val();
         self.delta.next = self.vv.val() - self.sv.val();
-        self.stepped.next = self.sv.val() + (self.delta.val() >> self.shift.val());
         if self.sv.val() > self.vv.val() {
             self.delta.next = self.sv.val() - self.vv.val();
-            self.stepped.next = self.sv.val() - (self.delta.val() >> self.shift.val());
-            if (self.delta.val() & self.round.val()).any() {
-                self.stepped.next = self.sv.val() - (self.delta.val() >> self.shift.val()) - 1;
+        }
+        self.cd_sv.d.next = self.sv.val();
+        self.cd_vv.d.next = self.vv.val();
+        self.cd_delta.d.next = self.delta.val();
+        self.cd_down.d.next = self.sv.val() > self.vv.val();
+        self.centre_step.next = self.cd_delta.q.val() >> self.shift.val();
+        self.stepped.next = self.cd_sv.q.val() + self.centre_step.val();
+        if self.cd_down.q.val() {
+            self.stepped.next = self.cd_sv.q.val() - self.centre_step.val();
+            if (self.cd_delta.q.val() & self.round.val()).any() {
+                self.stepped.next = self.cd_sv.q.val() + !self.centre_step.val();
             }
         }
         if !self.hit.q.val() {
-            self.stepped.next = self.vv.val();
+            self.stepped.next = self.cd_vv.q.val();
         }
         // RAM write data after the locals that feed them (rust-hdl's loop check reads in order).
         self.vram.write_data.next = self.quo2.val();
@@ -946,6 +974,7 @@ impl<
                 self.p.d.next = self.sel.q.val();
                 self.issuing.d.next = true;
                 self.wr_valid.d.next = false;
+                self.cd_valid.d.next = false;
                 self.st_valid.d.next = false;
                 if self.hit.q.val() & !self.moving_average.val() {
                     self.state.d.next = PhaseState::Learn;
@@ -962,8 +991,10 @@ impl<
                         self.issuing.d.next = false;
                     }
                 }
-                self.st_valid.d.next = self.wr_valid.q.val();
-                self.st_b.d.next = self.wr_b.q.val();
+                self.cd_valid.d.next = self.wr_valid.q.val();
+                self.cd_b.d.next = self.wr_b.q.val();
+                self.st_valid.d.next = self.cd_valid.q.val();
+                self.st_b.d.next = self.cd_b.q.val();
                 self.st_data.d.next = self.stepped.val();
                 if self.st_valid.q.val() {
                     self.sig.write_enable.next = true;
@@ -1072,6 +1103,7 @@ impl<
             self.rd_valid.d.next = false;
             self.ad_valid.d.next = false;
             self.wr_valid.d.next = false;
+            self.cd_valid.d.next = false;
             self.st_valid.d.next = false;
             self.issuing.d.next = false;
             for i in 0..B {

@@ -13,7 +13,7 @@ use rust_hdl::prelude::*;
 /// the decision, the signature write and the predictor.
 pub fn classification_clocks(cfg: &PhaseConfig) -> u64 {
     let (b, p, q) = (cfg.buckets as u64, cfg.entries as u64, cfg.q_bits as u64);
-    6 + b + b * (q + 1) + p * b + 3 + 3 + b + 3 + 3 + 16
+    7 + b + b * (q + 1) + p * b + 3 + 3 + b + 3 + 3 + 16
 }
 
 fn record(r: (u64, u64, u64, u64)) -> PhaseRecord {
