@@ -127,7 +127,16 @@ pub struct PhaseClassifier<
     sample: DFF<Bits<17>>,
     ends: Signal<Local, Bit>,
     sampled: Signal<Local, Bit>,
-    near: Signal<Local, Bit>,
+    /// Whether the high part of `remaining` is 0 (the interval ends within one weight),
+    /// registered: `in_ready` waits on no reduction of `remaining`.
+    near: DFF<Bit>,
+    /// The high part is 1: `near` after a borrow.
+    near_after_borrow: Signal<Local, Bit>,
+    /// `near` for a fresh interval.
+    interval_near: Constant<Bit>,
+    /// An interval end is in the event pipeline or being classified, registered: the next end
+    /// waits for it.
+    blocked: DFF<Bit>,
     // The accepted event, registered: the accumulate stage works from registers only.
     a_valid: DFF<Bit>,
     a_pc: DFF<Bits<64>>,
@@ -140,6 +149,9 @@ pub struct PhaseClassifier<
     h_ends: DFF<Bit>,
     h_sampled: DFF<Bit>,
     h_hit: [DFF<Bit>; B],
+    /// The bucket of each stage's event as a number: every pc hits exactly one bucket, so two
+    /// events share one when these are equal (no OR over B one-hot pairs).
+    h_bucket: DFF<Bits<LB>>,
     /// The AND-OR select of the hashed event's accumulator, and whether its bucket is the one the
     /// event ahead of it (in the select stage) updates this clock.
     masked_live: [Signal<Local, Bits<C>>; B],
@@ -153,6 +165,7 @@ pub struct PhaseClassifier<
     s_ends: DFF<Bit>,
     s_sampled: DFF<Bit>,
     s_hit: [DFF<Bit>; B],
+    s_bucket: DFF<Bits<LB>>,
     s_cur: DFF<Bits<C>>,
     s_fwd: DFF<Bit>,
     last_sum: DFF<Bits<C>>,
@@ -161,6 +174,7 @@ pub struct PhaseClassifier<
     w_ends: DFF<Bit>,
     w_sampled: DFF<Bit>,
     w_hit: [DFF<Bit>; B],
+    w_bucket: DFF<Bits<LB>>,
     /// Whether an accumulator can reach its maximum within an interval at all.
     saturates: Constant<Bit>,
     cur: Signal<Local, Bits<C>>,
@@ -358,6 +372,12 @@ impl<
             ends: Default::default(),
             sampled: Default::default(),
             near: Default::default(),
+            near_after_borrow: Default::default(),
+            interval_near: Constant::new(cfg.interval >> WEIGHT_BITS == 0),
+            blocked: Default::default(),
+            h_bucket: Default::default(),
+            s_bucket: Default::default(),
+            w_bucket: Default::default(),
             rem_high: Default::default(),
             rem_high_dec: Default::default(),
             rem_low: Default::default(),
@@ -505,6 +525,11 @@ impl<
             self,
             clock,
             remaining,
+            near,
+            blocked,
+            h_bucket,
+            s_bucket,
+            w_bucket,
             a_valid,
             a_pc,
             a_weight,
@@ -625,22 +650,17 @@ impl<
         self.rem_high.next =
             bit_cast::<{ 32 - WEIGHT_BITS }, 32>(self.remaining.q.val() >> self.weight_shift.val());
         self.rem_high_dec.next = self.rem_high.val() - 1;
-        self.near.next = self.rem_high.val() == 0;
+        self.near_after_borrow.next = self.rem_high.val() == 1;
         self.rem_low.next = bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(
             bit_cast::<WEIGHT_BITS, 32>(self.remaining.q.val()),
         ) - bit_cast::<{ WEIGHT_BITS + 1 }, WEIGHT_BITS>(self.in_weight.val());
         self.borrow.next = (self.rem_low.val() >> self.weight_shift.val()).any();
-        self.in_ready.next = (self.state.q.val() != PhaseState::Clear)
-            & !((self.busy.q.val()
-                | (self.a_valid.q.val() & self.a_ends.q.val())
-                | (self.h_valid.q.val() & self.h_ends.q.val())
-                | (self.s_valid.q.val() & self.s_ends.q.val())
-                | (self.w_valid.q.val() & self.w_ends.q.val()))
-                & self.near.val());
+        self.in_ready.next =
+            (self.state.q.val() != PhaseState::Clear) & !(self.blocked.q.val() & self.near.q.val());
         self.go.next = self.in_valid.val() & self.in_ready.val();
         self.sampled.next = self.sample.q.val() == self.sample_last.val();
         // weight ≥ remaining: the high part is 0 and the low part does not exceed the weight.
-        self.ends.next = self.near.val()
+        self.ends.next = self.near.q.val()
             & (self.borrow.val()
                 | (bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(self.rem_low.val()) == 0));
         self.a_valid.d.next = self.go.val();
@@ -656,6 +676,7 @@ impl<
             }
             if self.ends.val() {
                 self.remaining.d.next = self.interval.val();
+                self.near.d.next = self.interval_near.val();
             } else {
                 self.remaining.d.next = (bit_cast::<32, { 32 - WEIGHT_BITS }>(self.rem_high.val())
                     << self.weight_shift.val())
@@ -663,6 +684,7 @@ impl<
                         self.rem_low.val(),
                     ));
                 if self.borrow.val() {
+                    self.near.d.next = self.near_after_borrow.val();
                     self.remaining.d.next =
                         (bit_cast::<32, { 32 - WEIGHT_BITS }>(self.rem_high_dec.val())
                             << self.weight_shift.val())
@@ -688,8 +710,11 @@ impl<
         // (its count is known only next clock: `s_fwd` makes the accumulate stage take it). If
         // either ends the interval every accumulator clears: the count is 0.
         self.h_cur.next = 0.into();
-        self.h_same.next = false;
-        self.h_same_w.next = false;
+        self.h_bucket.d.next = self.hash.index.val();
+        self.s_bucket.d.next = self.h_bucket.q.val();
+        self.w_bucket.d.next = self.s_bucket.q.val();
+        self.h_same.next = self.h_bucket.q.val() == self.s_bucket.q.val();
+        self.h_same_w.next = self.h_bucket.q.val() == self.w_bucket.q.val();
         for i in 0..B {
             self.h_hit[i].clock.next = self.clock.val();
             self.h_hit[i].d.next = self.hash.index.val() == self.bucket_ids[i].val();
@@ -698,9 +723,6 @@ impl<
                 self.masked_live[i].next = self.live[i].q.val();
             }
             self.h_cur.next = self.h_cur.val() | self.masked_live[i].val();
-            self.h_same.next = self.h_same.val() | (self.h_hit[i].q.val() & self.s_hit[i].q.val());
-            self.h_same_w.next =
-                self.h_same_w.val() | (self.h_hit[i].q.val() & self.w_hit[i].q.val());
             self.s_hit[i].clock.next = self.clock.val();
             self.s_hit[i].d.next = self.h_hit[i].q.val();
             self.w_hit[i].clock.next = self.clock.val();
@@ -1083,8 +1105,16 @@ impl<
             self.snap_sel.d.next = self.snap_ahead.val();
         }
 
+        self.blocked.d.next = self.busy.d.val()
+            | (self.go.val() & self.ends.val())
+            | (self.a_valid.q.val() & self.a_ends.q.val())
+            | (self.h_valid.q.val() & self.h_ends.q.val())
+            | (self.s_valid.q.val() & self.s_ends.q.val());
+
         if self.reset.val() {
             self.state.d.next = PhaseState::Clear;
+            self.near.d.next = self.interval_near.val();
+            self.blocked.d.next = false;
             self.clear_addr.d.next = 0.into();
             self.busy.d.next = false;
             self.remaining.d.next = self.interval.val();
