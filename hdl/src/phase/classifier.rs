@@ -188,6 +188,11 @@ pub struct PhaseClassifier<
     b: DFF<Bits<LB>>,
     p: DFF<Bits<LP>>,
     step: DFF<Bits<5>>,
+    /// `b` is the last bucket, `step` is 0, `step` is the last divider step: registered beside
+    /// their counters, so the state machine's transitions wait on no comparator.
+    b_last: DFF<Bit>,
+    step_first: DFF<Bit>,
+    step_last: DFF<Bit>,
     total: DFF<Bits<DW>>,
     rem: DFF<Bits<DW>>,
     quo: DFF<Bits<Q>>,
@@ -421,6 +426,9 @@ impl<
             b: Default::default(),
             p: Default::default(),
             step: Default::default(),
+            b_last: Default::default(),
+            step_first: Default::default(),
+            step_last: Default::default(),
             total: Default::default(),
             rem: Default::default(),
             quo: Default::default(),
@@ -555,6 +563,9 @@ impl<
             b,
             p,
             step,
+            b_last,
+            step_first,
+            step_last,
             total,
             snap_sel,
             rem,
@@ -887,13 +898,13 @@ impl<
                 self.walk_step.next = true;
                 self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_sel.q.val());
                 self.b.d.next = self.b.q.val() + 1;
-                if self.b.q.val() == self.last_bucket.val() {
+                if self.b_last.q.val() {
                     self.state.d.next = PhaseState::Divide;
                     self.step.d.next = 0.into();
                 }
             }
             PhaseState::Divide => {
-                if self.step.q.val() == 0 {
+                if self.step_first.q.val() {
                     self.rem.d.next = bit_cast::<DW, C>(self.snap_sel.q.val());
                     self.quo.d.next = 0.into();
                     self.step.d.next = 1.into();
@@ -901,12 +912,12 @@ impl<
                     self.rem.d.next = self.rem2.val();
                     self.quo.d.next = self.quo2.val();
                     self.step.d.next = self.step.q.val() + 1;
-                    if self.step.q.val() == self.q_steps.val() {
+                    if self.step_last.q.val() {
                         self.vram.write_enable.next = true;
                         self.step.d.next = 0.into();
                         self.walk_step.next = true;
                         self.b.d.next = self.b.q.val() + 1;
-                        if self.b.q.val() == self.last_bucket.val() {
+                        if self.b_last.q.val() {
                             self.state.d.next = PhaseState::Distance;
                             self.p.d.next = 0.into();
                             self.issuing.d.next = true;
@@ -921,11 +932,11 @@ impl<
                 // Issue: signature (p, b) and vector bucket b; their data arrive next clock.
                 self.rd_valid.d.next = self.issuing.q.val();
                 self.rd_first.d.next = self.b.q.val() == 0;
-                self.rd_last.d.next = self.b.q.val() == self.last_bucket.val();
+                self.rd_last.d.next = self.b_last.q.val();
                 self.rd_p.d.next = self.p.q.val();
                 if self.issuing.q.val() {
                     self.b.d.next = self.b.q.val() + 1;
-                    if self.b.q.val() == self.last_bucket.val() {
+                    if self.b_last.q.val() {
                         self.p.d.next = self.p.q.val() + 1;
                         if self.p.q.val() == self.last_entry.val() {
                             self.issuing.d.next = false;
@@ -1009,7 +1020,7 @@ impl<
                 self.wr_b.d.next = self.b.q.val();
                 if self.issuing.q.val() {
                     self.b.d.next = self.b.q.val() + 1;
-                    if self.b.q.val() == self.last_bucket.val() {
+                    if self.b_last.q.val() {
                         self.issuing.d.next = false;
                     }
                 }
@@ -1105,6 +1116,9 @@ impl<
             self.snap_sel.d.next = self.snap_ahead.val();
         }
 
+        self.b_last.d.next = self.b.d.val() == self.last_bucket.val();
+        self.step_first.d.next = self.step.d.val() == 0;
+        self.step_last.d.next = self.step.d.val() == self.q_steps.val();
         self.blocked.d.next = self.busy.d.val()
             | (self.go.val() & self.ends.val())
             | (self.a_valid.q.val() & self.a_ends.q.val())
