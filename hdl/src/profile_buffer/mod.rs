@@ -375,7 +375,9 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     max_age: Constant<Bits<META_BITS>>,
     age_mask: Constant<Bits<META_BITS>>,
     periodic: Constant<Bit>,
-    interval_m1: Constant<Bits<SAMPLE_COUNT_BITS>>,
+    /// `sample_interval` − 2 (wrapping; unused below 2) and whether `sample_interval` is at most 1.
+    interval_m2: Constant<Bits<SAMPLE_COUNT_BITS>>,
+    interval_m1_zero: Constant<Bit>,
     /// The counter's high part at saturation (counter_max with the low bits zero).
     high_max: Constant<Bits<CW>>,
     /// One carry into the high part: 2^LOW_BITS.
@@ -401,6 +403,11 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     out_v: DFF<Bit>,
     rd_ptr: DFF<Bits<INDEX_BITS>>,
     ev_count: DFF<Bits<SAMPLE_COUNT_BITS>>,
+    /// `ev_count` is `sample_interval` − 1 (the next accepted event closes the sample), registered
+    /// beside the count so the trigger waits on no 32-bit comparison; `count_next_last`: it is
+    /// − 2 (`count_last` after one more event).
+    count_last: DFF<Bit>,
+    count_next_last: Signal<Local, Bit>,
     // S1: the event whose set words arrive from RAM; f1 / f2: the event in W / W2 updated the
     // same set (forward from it instead).
     s1_v: DFF<Bit>,
@@ -509,7 +516,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             max_age: k(w as u64 - 1),
             age_mask: k((1 << AGE_BITS) - 1),
             periodic: Constant::new(cfg.sample_interval != 0),
-            interval_m1: k(cfg.sample_interval.saturating_sub(1)),
+            interval_m2: k(cfg.sample_interval.wrapping_sub(2) & ((1u64 << SAMPLE_COUNT_BITS) - 1)),
+            interval_m1_zero: Constant::new(cfg.sample_interval.saturating_sub(1) == 0),
             high_max: k(cfg.counter_max() & !low_max),
             carry_unit: k(1 << LOW_BITS),
             high_below_max: k((cfg.counter_max() & !low_max) - (1 << LOW_BITS)),
@@ -528,6 +536,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             out_v: Default::default(),
             rd_ptr: Default::default(),
             ev_count: Default::default(),
+            count_last: Default::default(),
+            count_next_last: Default::default(),
             s1_v: Default::default(),
             s1_taken: Default::default(),
             s1_set: Default::default(),
@@ -595,8 +605,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, reading, silent, drain, out_v, rd_ptr, ev_count, s1_v, s1_taken, s1_set,
-            s1_tag, s1_f1, s1_f2, w_v, w_set, w2_v, w2_set
+            self, clock, reading, silent, drain, out_v, rd_ptr, ev_count, count_last, s1_v,
+            s1_taken, s1_set, s1_tag, s1_f1, s1_f2, w_v, w_set, w2_v, w2_set
         );
         for i in 0..self.ram_taken.len() {
             self.w_t_high[i].clock.next = self.clock.val();
@@ -668,9 +678,11 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         }
         // Sampling point: every `sample_interval` events, or on the strobe.
         self.trigger.next = self.sample.val() & !self.reading.q.val();
+        self.count_next_last.next = self.ev_count.q.val() == self.interval_m2.val();
         if self.accept.val() {
             self.ev_count.d.next = self.ev_count.q.val() + 1;
-            if self.periodic.val() & (self.ev_count.q.val() == self.interval_m1.val()) {
+            self.count_last.d.next = self.count_next_last.val();
+            if self.periodic.val() & self.count_last.q.val() {
                 self.trigger.next = true;
             }
         }
@@ -679,6 +691,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.drain.d.next = self.drain_cycles.val();
             self.rd_ptr.d.next = 0.into();
             self.ev_count.d.next = 0.into();
+            self.count_last.d.next = self.interval_m1_zero.val();
         }
 
         // W: resolve the pending carries; the exact set goes to RAM and on to W2.
@@ -868,6 +881,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.out_v.d.next = false;
             self.rd_ptr.d.next = 0.into();
             self.ev_count.d.next = 0.into();
+            self.count_last.d.next = self.interval_m1_zero.val();
             self.s1_v.d.next = false;
             self.w_v.d.next = false;
             self.w2_v.d.next = false;

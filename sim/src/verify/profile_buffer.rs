@@ -278,6 +278,23 @@ mod tests {
         }
     }
 
+    /// The shortest sampling periods: a sample closes on every event, every second, every third
+    /// (the trigger's registered "next event closes" flag at its edges, strobes in between).
+    #[test]
+    fn rtl_matches_model_on_short_sampling_periods() {
+        for n in [1u64, 2, 3] {
+            let text = format!("entries = 8\nindexing = \"address\"\nsample_interval = {n}\n");
+            let c = cfg(&text);
+            let s = stimuli(90, 12, true, 40 + n);
+            let want: Vec<ReadoutWord> = ProfileBufferModel::run(&c, &s).concat();
+            assert!(want.len() >= 8 * 20, "a readout every {n} events");
+            let got = rust_hdl(&c, &s, 3 + n, Pace::Random).unwrap();
+            assert_eq!(got, want, "rust-hdl, {text}");
+            let got = icarus(&c, &s, 5 + n as u32, Pace::Random).unwrap();
+            assert_eq!(got, want, "Icarus, {text}");
+        }
+    }
+
     #[test]
     fn rtl_matches_model_icarus() {
         for (k, text) in COSIM_CONFIGS.iter().enumerate() {
