@@ -385,6 +385,8 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     /// The high part one carry below saturation.
     high_below_max: Constant<Bits<CW>>,
     low_max: Constant<Bits<CW>>,
+    /// counter_max itself.
+    count_max: Constant<Bits<CW>>,
     valid_flag: Constant<Bits<META_BITS>>,
     way_id: Vec<Constant<Bits<INDEX_BITS>>>,
     meta0: Vec<Constant<Bits<META_BITS>>>,
@@ -402,6 +404,8 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     /// The RAM read register holds the word of entry `rd_ptr`.
     out_v: DFF<Bit>,
     rd_ptr: DFF<Bits<INDEX_BITS>>,
+    /// `rd_ptr` + 1, registered beside it: the next read address waits on no carry chain.
+    rd_ptr_next: DFF<Bits<INDEX_BITS>>,
     ev_count: DFF<Bits<SAMPLE_COUNT_BITS>>,
     /// `ev_count` is `sample_interval` − 1 (the next accepted event closes the sample), registered
     /// beside the count so the trigger waits on no 32-bit comparison; `count_next_last`: it is
@@ -461,10 +465,12 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     hit: Vec<Signal<Local, Bit>>,
     t_high: Vec<Signal<Local, Bits<CW>>>,
     t_low: Vec<Signal<Local, Bits<CW>>>,
-    t_full: Vec<Signal<Local, Bit>>,
+    /// The counter is at counter_max (it stays there), decided per source before the select so
+    /// no comparison follows the forwarding mux.
+    t_sat: Vec<Signal<Local, Bit>>,
     n_high: Vec<Signal<Local, Bits<CW>>>,
     n_low: Vec<Signal<Local, Bits<CW>>>,
-    n_full: Vec<Signal<Local, Bit>>,
+    n_sat: Vec<Signal<Local, Bit>>,
     tag: Vec<Signal<Local, Bits<TW>>>,
     meta: Vec<Signal<Local, Bits<META_BITS>>>,
     age: Vec<Signal<Local, Bits<META_BITS>>>,
@@ -522,6 +528,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             carry_unit: k(1 << LOW_BITS),
             high_below_max: k((cfg.counter_max() & !low_max) - (1 << LOW_BITS)),
             low_max: k(low_max),
+            count_max: k(cfg.counter_max()),
             valid_flag: k(1 << AGE_BITS),
             way_id: (0..w).map(|i| k(i as u64)).collect(),
             meta0: (0..w).map(|i| k(cfg.initial_age(i))).collect(),
@@ -535,6 +542,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             drain: Default::default(),
             out_v: Default::default(),
             rd_ptr: Default::default(),
+            rd_ptr_next: Default::default(),
             ev_count: Default::default(),
             count_last: Default::default(),
             count_next_last: Default::default(),
@@ -582,10 +590,10 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             hit: per_way(w),
             t_high: per_way(w),
             t_low: per_way(w),
-            t_full: per_way(w),
+            t_sat: per_way(w),
             n_high: per_way(w),
             n_low: per_way(w),
-            n_full: per_way(w),
+            n_sat: per_way(w),
             tag: per_way(w),
             meta: per_way(w),
             age: per_way(w),
@@ -605,8 +613,26 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, reading, silent, drain, out_v, rd_ptr, ev_count, count_last, s1_v,
-            s1_taken, s1_set, s1_tag, s1_f1, s1_f2, w_v, w_set, w2_v, w2_set
+            self,
+            clock,
+            reading,
+            silent,
+            drain,
+            out_v,
+            rd_ptr,
+            rd_ptr_next,
+            ev_count,
+            count_last,
+            s1_v,
+            s1_taken,
+            s1_set,
+            s1_tag,
+            s1_f1,
+            s1_f2,
+            w_v,
+            w_set,
+            w2_v,
+            w2_set
         );
         for i in 0..self.ram_taken.len() {
             self.w_t_high[i].clock.next = self.clock.val();
@@ -653,7 +679,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         self.advance.next = self.out_v.q.val() & (self.out_ready.val() | self.silent.q.val());
         self.next_ptr.next = self.rd_ptr.q.val();
         if self.advance.val() {
-            self.next_ptr.next = self.rd_ptr.q.val() + 1;
+            self.next_ptr.next = self.rd_ptr_next.q.val();
         }
         self.out_valid.next = self.out_v.q.val() & !self.silent.q.val();
         self.out_index.next = self.rd_ptr.q.val();
@@ -757,30 +783,32 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.hit[i].next = self.hit_w[i].val();
                 self.t_high[i].next = self.w_t_resolved[i].val();
                 self.t_low[i].next = self.w_t_low[i].q.val();
-                self.t_full[i].next = self.w_t_full[i].val();
+                self.t_sat[i].next =
+                    self.w_t_full[i].val() & (self.w_t_low[i].q.val() == self.low_max.val());
                 self.n_high[i].next = self.w_n_resolved[i].val();
                 self.n_low[i].next = self.w_n_low[i].q.val();
-                self.n_full[i].next = self.w_n_full[i].val();
+                self.n_sat[i].next =
+                    self.w_n_full[i].val() & (self.w_n_low[i].q.val() == self.low_max.val());
                 self.tag[i].next = self.w_tag[i].q.val();
                 self.meta[i].next = self.w_meta[i].q.val();
             } else if self.s1_f2.q.val() {
                 self.hit[i].next = self.hit_w2[i].val();
                 self.t_high[i].next = self.w2_taken[i].q.val() & self.high_max.val();
                 self.t_low[i].next = self.w2_taken[i].q.val() & self.low_max.val();
-                self.t_full[i].next = self.t_high[i].val() == self.high_max.val();
+                self.t_sat[i].next = self.w2_taken[i].q.val() == self.count_max.val();
                 self.n_high[i].next = self.w2_not_taken[i].q.val() & self.high_max.val();
                 self.n_low[i].next = self.w2_not_taken[i].q.val() & self.low_max.val();
-                self.n_full[i].next = self.n_high[i].val() == self.high_max.val();
+                self.n_sat[i].next = self.w2_not_taken[i].q.val() == self.count_max.val();
                 self.tag[i].next = self.w2_tag[i].q.val();
                 self.meta[i].next = self.w2_meta[i].q.val();
             } else {
                 self.hit[i].next = self.hit_ram[i].val();
                 self.t_high[i].next = self.ram_taken[i].read_data.val() & self.high_max.val();
                 self.t_low[i].next = self.ram_taken[i].read_data.val() & self.low_max.val();
-                self.t_full[i].next = self.t_high[i].val() == self.high_max.val();
+                self.t_sat[i].next = self.ram_taken[i].read_data.val() == self.count_max.val();
                 self.n_high[i].next = self.ram_not_taken[i].read_data.val() & self.high_max.val();
                 self.n_low[i].next = self.ram_not_taken[i].read_data.val() & self.low_max.val();
-                self.n_full[i].next = self.n_high[i].val() == self.high_max.val();
+                self.n_sat[i].next = self.ram_not_taken[i].read_data.val() == self.count_max.val();
                 self.tag[i].next = self.ram_tag[i].read_data.val();
                 self.meta[i].next = self.ram_meta[i].read_data.val();
             }
@@ -842,11 +870,11 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                         self.w_n_low[i].d.next = 1.into();
                     }
                 } else if self.s1_taken.q.val() {
-                    if !(self.t_full[i].val() & (self.t_low[i].val() == self.low_max.val())) {
+                    if !self.t_sat[i].val() {
                         self.w_t_low[i].d.next = (self.t_low[i].val() + 1) & self.low_max.val();
                         self.w_t_carry[i].d.next = self.t_low[i].val() == self.low_max.val();
                     }
-                } else if !(self.n_full[i].val() & (self.n_low[i].val() == self.low_max.val())) {
+                } else if !self.n_sat[i].val() {
                     self.w_n_low[i].d.next = (self.n_low[i].val() + 1) & self.low_max.val();
                     self.w_n_carry[i].d.next = self.n_low[i].val() == self.low_max.val();
                 }
@@ -886,6 +914,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.w_v.d.next = false;
             self.w2_v.d.next = false;
         }
+        self.rd_ptr_next.d.next = self.rd_ptr.d.val() + 1;
     }
 }
 
