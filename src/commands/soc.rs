@@ -5,7 +5,8 @@ use hwprof_sim::eval::plot;
 use hwprof_sim::hwprof_hdl::phase::PhaseConfig;
 use hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
-use hwprof_sim::soc::programs::{Program, PROGRAMS};
+use hwprof_sim::soc::board::{self, check_board, Board, BoardRunOptions, Mode};
+use hwprof_sim::soc::programs::{Program, Symbols, PROGRAMS};
 use hwprof_sim::soc::run::{
     run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE, DEFAULT_PROFILER,
 };
@@ -22,6 +23,100 @@ pub enum SocCommand {
     Run(RunArgs),
     /// The programs `soc run` knows
     List,
+    /// Run a program on the board system in simulation: PicoRV32 with the multi-hash profiler on
+    /// its retire stream and the reports on the UART; the UART transcript is decoded and compared
+    /// with the model's reports on the dumped retire stream
+    Board(BoardArgs),
+    /// Synthesize the board system with a program in its RAM, and make the bitstream
+    Bitstream(BitstreamArgs),
+    /// Turn a UART capture of the board system (or any hwprof board top) into reports
+    Decode(DecodeArgs),
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ModeArg {
+    /// <pc, loaded value> of every retired load
+    Value,
+    /// <pc, next pc> of every retired control transfer
+    Edge,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Value => Mode::Value,
+            ModeArg::Edge => Mode::Edge,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct SystemArgs {
+    /// Board: ulx3s (the iCEBreaker's UP5K cannot hold the system; the error says why)
+    #[arg(long)]
+    pub board: String,
+    /// Program (as for `soc run`)
+    #[arg(long)]
+    pub program: String,
+    /// Profiler configuration (TOML); default configs/soc-bram.toml
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// What the tap feeds the profiler
+    #[arg(long, value_enum, default_value = "value")]
+    pub mode: ModeArg,
+    /// The kernels' short inputs
+    #[arg(long)]
+    pub short: bool,
+}
+
+#[derive(clap::Args)]
+pub struct BoardArgs {
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// External simulator
+    #[arg(long, value_enum, default_value = "verilator")]
+    pub simulator: SimArg,
+    /// Hottest tuples listed
+    #[arg(long, default_value_t = 8)]
+    pub top: usize,
+    /// Write the UART transcript to FILE
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+    /// One JSON object: instructions, cycles, events, reports, mismatches, the profile
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct BitstreamArgs {
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// Also synthesize the system without the profiler, formatter and UART (the CPU alone) and
+    /// print both: the area the profiler adds
+    #[arg(long)]
+    pub compare_cpu: bool,
+    /// nextpnr seeds (1..=N): best and median Fmax; the bitstream is the best seed's
+    #[arg(long, default_value_t = 1)]
+    pub seeds: u32,
+    /// Output directory (bitstream, Verilog, logs, result.json)
+    #[arg(long)]
+    pub out: PathBuf,
+    /// result.json's content on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct DecodeArgs {
+    /// The capture (a terminal log of the UART); `-` reads stdin
+    pub file: PathBuf,
+    /// Name the tuples' program counters with the symbols of this ELF (`soc bitstream` writes
+    /// the program's to OUT/program/)
+    #[arg(long)]
+    pub elf: Option<PathBuf>,
+    /// One JSON array of reports: interval and entries (a, b, count)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -79,7 +174,178 @@ pub fn run(c: SocCommand) -> CmdResult {
             Ok(())
         }
         SocCommand::Run(a) => run_program(a),
+        SocCommand::Board(a) => run_board(a),
+        SocCommand::Bitstream(a) => run_bitstream(a),
+        SocCommand::Decode(a) => run_decode(a),
     }
+}
+
+fn profiler_config(path: &Option<PathBuf>) -> Result<ProfilerConfig, CliError> {
+    match path {
+        Some(p) => load_config(p),
+        None => ProfilerConfig::from_toml_str(
+            DEFAULT_PROFILER.1,
+            &format!("{} (built in)", DEFAULT_PROFILER.0),
+        )
+        .map_err(CliError::input),
+    }
+}
+
+/// The checked arguments shared by `soc board` and `soc bitstream`.
+fn system_args(a: &SystemArgs) -> Result<(Board, Program, ProfilerConfig), CliError> {
+    let board = Board::parse(&a.board).map_err(CliError::input)?;
+    check_board(board).map_err(cli_error)?;
+    let program = Program::parse(&a.program).map_err(cli_error)?;
+    if a.short && !program.has_short_input() {
+        return Err(CliError::input(format!(
+            "--short: {} has no short input (dhrystone and the kernels sort, crc, matmul, hash have)",
+            program.name
+        )));
+    }
+    Ok((board, program, profiler_config(&a.config)?))
+}
+
+fn run_board(a: BoardArgs) -> CmdResult {
+    let (board, program, cfg) = system_args(&a.system)?;
+    if let Some(t) = &a.transcript {
+        check_writable_file(t)?;
+    }
+    let r = board::run(&BoardRunOptions {
+        board,
+        program,
+        cfg,
+        mode: a.system.mode.into(),
+        simulator: match a.simulator {
+            SimArg::Verilator => Simulator::Verilator,
+            SimArg::Icarus => Simulator::Icarus,
+        },
+        short: a.system.short,
+        top: a.top,
+    })
+    .map_err(cli_error)?;
+    if let Some(t) = &a.transcript {
+        std::fs::write(t, &r.transcript).map_err(|e| write_error(t, e))?;
+    }
+    if a.json {
+        print_json(&r)?;
+    } else {
+        println!(
+            "{}{} on the {} system ({:?} mode): {} instructions, {} cycles, {} stall cycles; {} simulation {:.1} s",
+            r.program,
+            if r.short { " (short)" } else { "" },
+            r.board.name(),
+            r.mode,
+            r.instructions,
+            r.cycles,
+            r.stall_cycles,
+            r.simulator,
+            r.simulation_seconds
+        );
+        println!(
+            "UART: {} bytes, {} lines (simulated at {} clocks per bit)",
+            r.uart_bytes, r.uart_lines, r.uart_clocks_per_bit
+        );
+        println!("profiler: {}", r.configuration);
+        print_mode("reports decoded from the UART", &r.profile);
+    }
+    if r.mismatches != 0 {
+        return Err(CliError::failure(format!(
+            "{} intervals differ between the UART's reports and the model's",
+            r.mismatches
+        )));
+    }
+    Ok(())
+}
+
+fn run_bitstream(a: BitstreamArgs) -> CmdResult {
+    use hwprof_sim::flow::{self, FlowOptions};
+    let (board, program, cfg) = system_args(&a.system)?;
+    super::create_out_dir(&a.out)?;
+    let root = hwprof_sim::flow::tools::project_root().unwrap_or_else(|| PathBuf::from("."));
+    let work = a.out.join("program");
+    std::fs::create_dir_all(&work).map_err(|e| write_error(&work, e))?;
+    let mut results = Vec::new();
+    for profiler in if a.compare_cpu {
+        vec![false, true]
+    } else {
+        vec![true]
+    } {
+        let design = board::design(
+            board,
+            a.system.mode.into(),
+            &cfg,
+            program,
+            a.system.short,
+            profiler,
+            &work,
+        )
+        .map_err(cli_error)?;
+        let opts = FlowOptions {
+            target: board.target(),
+            freq_mhz: board.clock_hz() as f64 / 1e6,
+            seeds: a.seeds,
+            out_dir: a.out.join(&design.name),
+            constraints: Some(root.join(board.constraints())),
+            bitstream: profiler,
+            tools: super::synth::pref()?,
+        };
+        results.push(flow::run(&design, &opts, &mut |l: &str| {
+            super::progress::log_step("soc", l)
+        })?);
+    }
+    if a.json {
+        print_json(&results)?;
+    } else {
+        print!("{}", flow::table(&results.iter().collect::<Vec<_>>()));
+    }
+    let full = results.last().expect("the full system is synthesized");
+    match &full.bitstream {
+        Some(b) => {
+            if !a.json {
+                println!("bitstream: {} (the program is in it)", b.display());
+            }
+            Ok(())
+        }
+        None => Err(CliError::failure(format!(
+            "no bitstream: the system does not fit the {} ({})",
+            board.name(),
+            full.not_fit_reason.as_deref().unwrap_or("not placed")
+        ))),
+    }
+}
+
+fn run_decode(a: DecodeArgs) -> CmdResult {
+    use std::io::Read as _;
+    let mut text = String::new();
+    if a.file.as_os_str() == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::input(format!("stdin: {e}")))?;
+    } else {
+        text = std::fs::read_to_string(&a.file)
+            .map_err(|e| CliError::input(format!("{}: {e}", a.file.display())))?;
+    }
+    let reports =
+        board::decode(&text).map_err(|e| CliError::input(format!("{}: {e}", a.file.display())))?;
+    let symbols = a
+        .elf
+        .as_deref()
+        .map(Symbols::read)
+        .transpose()
+        .map_err(cli_error)?;
+    if a.json {
+        return print_json(&reports);
+    }
+    for r in &reports {
+        println!("interval {}: {} tuples", r.interval, r.entries.len());
+        for e in &r.entries {
+            let name = symbols
+                .as_ref()
+                .map_or(String::new(), |s| format!("  {}", s.name(e.a)));
+            println!("  {:>9}  {:08x} {:08x}{name}", e.count, e.a, e.b);
+        }
+    }
+    Ok(())
 }
 
 fn print_mode(title: &str, m: &ModeResult) {

@@ -121,7 +121,7 @@ pub struct BitstreamArgs {
     seeds: u32,
 }
 
-fn pref() -> Result<Preference, CliError> {
+pub(super) fn pref() -> Result<Preference, CliError> {
     Preference::from_env().map_err(CliError::input)
 }
 

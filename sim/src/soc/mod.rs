@@ -7,8 +7,11 @@
 //!
 //! - [`programs`]: the programs (the package's and this crate's `programs/`), the cross compiler;
 //! - [`system`]: the Verilog of the system and its run under Verilator or Icarus;
-//! - [`run`]: a whole run: build, simulate, model, compare, score, symbolise.
+//! - [`run`]: a whole run: build, simulate, model, compare, score, symbolise;
+//! - [`board`]: the system on a board: the profiler's reports on the UART, its simulation with the
+//!   transcript decoded, its synthesis.
 
+pub mod board;
 pub mod programs;
 pub mod run;
 pub mod system;

@@ -11,7 +11,7 @@ pub const CROSS: &str = "riscv64-unknown-elf-";
 
 const INSTALL_CROSS: &str =
     "install the RISC-V cross compiler (Debian: apt-get install gcc-riscv64-unknown-elf)";
-const INSTALL_PICORV32: &str = "run `bash scripts/venv.sh` from the repository root: it installs PyPI pythondata-cpu-picorv32 into ./.venv (or point HWPROF_PICORV32 at a directory holding picorv32.v)";
+pub(crate) const INSTALL_PICORV32: &str = "run `bash scripts/venv.sh` from the repository root: it installs PyPI pythondata-cpu-picorv32 into ./.venv (or point HWPROF_PICORV32 at a directory holding picorv32.v)";
 
 /// Dhrystone's runs in a full run (the package's 100 with `short`): about 1.1 M instructions.
 pub const DHRYSTONE_RUNS: u32 = 3000;

@@ -203,7 +203,7 @@ pub fn mismatches(hardware: &[IntervalReport], model: &[IntervalReport]) -> u64 
     (differ + hardware.len().abs_diff(model.len())) as u64
 }
 
-fn mode_result(
+pub(crate) fn mode_result(
     cfg: &ProfilerConfig,
     events: &[Tuple],
     hardware: Vec<IntervalReport>,
