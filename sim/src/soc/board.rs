@@ -626,3 +626,80 @@ pub fn design(
         events_per_clock: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::multihash::ReportEntry;
+    use crate::soc::run::{mismatches, DEFAULT_PROFILER};
+
+    fn report(interval: u64, entries: &[(u64, u64, u64)]) -> IntervalReport {
+        IntervalReport {
+            interval,
+            entries: entries
+                .iter()
+                .map(|&(a, b, count)| ReportEntry { a, b, count })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn decode_reads_crlf_and_lf_drops_partial_ends_and_names_bad_lines() {
+        let sent = "0000002a 00000270 00000072 00000062\r\n0000002a end\r\n0000002b end\r\n";
+        let want = vec![report(0x2a, &[(0x270, 0x72, 0x62)]), report(0x2b, &[])];
+        assert_eq!(decode(sent).unwrap(), want);
+        assert_eq!(decode(&sent.replace("\r\n", "\n")).unwrap(), want);
+        // A capture that began and ended mid-line.
+        let cut = format!("0 00000072 0000\r\n{sent}0000002c 0000");
+        assert_eq!(decode(&cut).unwrap(), want);
+        let bad = sent.replace("0000002a end", "0000002a fin");
+        assert!(decode(&bad).unwrap_err().contains("line 2"), "{bad}");
+    }
+
+    #[test]
+    fn the_icebreaker_is_refused_with_the_reason() {
+        let e = check_board(Board::Icebreaker).unwrap_err().to_string();
+        assert!(e.contains("block RAM") && e.contains("ulx3s"), "{e}");
+    }
+
+    /// A short program on the board system under Verilator: the reports decoded from the UART
+    /// transcript equal the model's on the dumped retire stream, in both modes, and a corrupted
+    /// transcript is caught.
+    #[test]
+    fn the_uart_transcript_of_a_short_program_decodes_to_the_models_reports() {
+        let mut cfg =
+            ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap();
+        cfg.interval = 300;
+        for mode in [Mode::Value, Mode::Edge] {
+            let r = run(&BoardRunOptions {
+                board: Board::Ulx3s,
+                program: Program::parse("crc").unwrap(),
+                cfg: cfg.clone(),
+                mode,
+                simulator: Simulator::Verilator,
+                short: true,
+                top: 3,
+            })
+            .unwrap();
+            assert!(r.reports >= 5, "{mode:?}: {} reports", r.reports);
+            assert_eq!(r.reports, r.profile.model_reports, "{mode:?}");
+            assert_eq!(r.mismatches, 0, "{mode:?}");
+            assert!(r.stall_cycles > 0, "the UART never back-pressured the CPU");
+            assert!(r.max_fifo_fill <= FIFO_DEPTH as u64);
+            // One changed digit of a count in the transcript is one differing interval.
+            let mut at = 0;
+            let end = r
+                .transcript
+                .split_inclusive("\r\n")
+                .find_map(|l| {
+                    at += l.len();
+                    (l.split(' ').count() == 4).then_some(at - 3)
+                })
+                .expect("an entry line");
+            let mut bad = r.transcript.clone().into_bytes();
+            bad[end] = if bad[end] == b'0' { b'1' } else { b'0' };
+            let bad = decode(std::str::from_utf8(&bad).unwrap()).unwrap();
+            assert_eq!(mismatches(&bad, &r.profile.model), 1, "{mode:?}");
+        }
+    }
+}
