@@ -48,7 +48,9 @@ _start:
 	sw a0, 0(t0)
 	ebreak
 
-/* The hard_* helpers of the PicoRV32 firmware's multest: one M-extension instruction each. */
+/* The hard_* helpers of the PicoRV32 firmware's multest: one M-extension instruction each (only
+   when building for a CPU with the M extension). */
+#ifdef __riscv_mul
 	.text
 	.global hard_mul, hard_mulh, hard_mulhsu, hard_mulhu, hard_div, hard_divu, hard_rem, hard_remu
 hard_mul:	mul a0, a0, a1
@@ -67,3 +69,4 @@ hard_rem:	rem a0, a0, a1
 	ret
 hard_remu:	remu a0, a0, a1
 	ret
+#endif

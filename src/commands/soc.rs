@@ -5,7 +5,7 @@ use hwprof_sim::eval::plot;
 use hwprof_sim::hwprof_hdl::phase::PhaseConfig;
 use hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
-use hwprof_sim::soc::board::{self, check_board, Board, BoardRunOptions, Mode};
+use hwprof_sim::soc::board::{self, Board, BoardRunOptions, Mode};
 use hwprof_sim::soc::programs::{Program, Symbols, PROGRAMS};
 use hwprof_sim::soc::run::{
     run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE, DEFAULT_PROFILER,
@@ -52,7 +52,8 @@ impl From<ModeArg> for Mode {
 
 #[derive(clap::Args)]
 pub struct SystemArgs {
-    /// Board: ulx3s (the iCEBreaker's UP5K cannot hold the system; the error says why)
+    /// Board: icebreaker (program in the SPI flash, RAM in SPRAM, RV32I) or ulx3s (program in
+    /// block RAM, RV32IM)
     #[arg(long)]
     pub board: String,
     /// Program (as for `soc run`)
@@ -73,9 +74,10 @@ pub struct SystemArgs {
 pub struct BoardArgs {
     #[command(flatten)]
     pub system: SystemArgs,
-    /// External simulator
-    #[arg(long, value_enum, default_value = "verilator")]
-    pub simulator: SimArg,
+    /// External simulator (default: verilator on the ulx3s, icarus on the icebreaker, whose flash
+    /// and iCE40 cell models need it)
+    #[arg(long, value_enum)]
+    pub simulator: Option<SimArg>,
     /// Hottest tuples listed
     #[arg(long, default_value_t = 8)]
     pub top: usize,
@@ -194,7 +196,6 @@ fn profiler_config(path: &Option<PathBuf>) -> Result<ProfilerConfig, CliError> {
 /// The checked arguments shared by `soc board` and `soc bitstream`.
 fn system_args(a: &SystemArgs) -> Result<(Board, Program, ProfilerConfig), CliError> {
     let board = Board::parse(&a.board).map_err(CliError::input)?;
-    check_board(board).map_err(cli_error)?;
     let program = Program::parse(&a.program).map_err(cli_error)?;
     if a.short && !program.has_short_input() {
         return Err(CliError::input(format!(
@@ -215,9 +216,9 @@ fn run_board(a: BoardArgs) -> CmdResult {
         program,
         cfg,
         mode: a.system.mode.into(),
-        simulator: match a.simulator {
-            SimArg::Verilator => Simulator::Verilator,
-            SimArg::Icarus => Simulator::Icarus,
+        simulator: match (a.simulator, board) {
+            (Some(SimArg::Verilator), _) | (None, Board::Ulx3s) => Simulator::Verilator,
+            (Some(SimArg::Icarus), _) | (None, Board::Icebreaker) => Simulator::Icarus,
         },
         short: a.system.short,
         top: a.top,

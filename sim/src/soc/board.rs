@@ -3,23 +3,27 @@
 //! (the same Verilog under Icarus or Verilator, with the UART transcript decoded by the host's
 //! parser and compared with the model fed the dumped retire stream), and its synthesis.
 //!
-//! **The system** (module `hwprof_soc_<board>`): the CPU as in [`super::system`] (RV32IM, RVFI on),
-//! a RAM of [`ram_bytes`] in block RAM holding the program from the bitstream (reset vector 0,
-//! stack at its top), the console (writes are acknowledged and dropped: the UART carries the
-//! reports) and the exit port (a write ends the program; the CPU then traps on `ebreak`). The tap
-//! takes one mode of [`super::system`]: value (`<pc, loaded value>` of every retired load) or
-//! edge (`<pc, next pc>` of every control transfer), through a FIFO of [`FIFO_DEPTH`] that stalls
-//! the CPU at [`STALL_FILL`] as in the simulated system, so no event is lost however slowly the
-//! UART drains the reports. The profiler's report stream goes through the line formatter of the
-//! board tops ([`hwprof_hdl::board::report_format`]) to the UART transmitter (115200 8N1 on the
-//! board). Sticky `overflow` and `bus_error` flags (a FIFO push when full, an access outside the
-//! RAM and ports) light the LED for good; otherwise it toggles after every reported interval.
-//! `btn_n` (active low) holds the CPU and the blocks in reset: on release the program restarts
-//! on the RAM as the previous run left it.
+//! **The system** (module `hwprof_soc_<board>`): the CPU as in [`super::system`] (RVFI on), a
+//! RAM from address 0 (the reset vector and the program; the stack at its top), the console
+//! (writes are acknowledged and dropped: the UART carries the reports) and the exit port (a
+//! write ends the program; the CPU then traps on `ebreak`). The tap takes one mode of
+//! [`super::system`]: value (`<pc, loaded value>` of every retired load) or edge (`<pc, next pc>`
+//! of every control transfer) of the instructions run from the RAM, through a FIFO that stalls the
+//! CPU as in the simulated system, so no event is lost however slowly the UART drains the reports.
+//! The profiler's report stream goes through the line formatter of the board tops
+//! ([`hwprof_hdl::board::report_format`]) to the UART transmitter (115200 8N1 on the board).
+//! Sticky `overflow` and `bus_error` flags (a FIFO push when full, an access outside the RAM, the
+//! flash and the ports) light the LED for good; otherwise it toggles after every reported interval.
+//! `btn_n` (active low) holds the CPU and the blocks in reset: on release the program restarts on
+//! the RAM as the previous run left it.
 //!
-//! **On the board**: only the ULX3S (ECP5-85F: 208 block RAMs hold a 256 KiB RAM and the
-//! profiler); the iCEBreaker's UP5K cannot hold the program in block RAM (30 × 4 kbit), and
-//! PicoSoC with the profiler needs more logic cells than it has (see [`check_board`]).
+//! **Per board** ([`Shape`]): the ULX3S (ECP5-85F) holds a 256 KiB RAM in block RAM, initialised
+//! with the program from the bitstream, and the CPU of the simulated system (RV32IM): a program
+//! runs exactly as under `hwprof soc run`. The iCEBreaker (UP5K) has 30 block RAMs of 4 kbit and
+//! 5 280 logic cells: its RAM is the four 32 KiB SPRAMs, the program comes from the SPI flash
+//! (PicoSoC's `spimemio`, a boot stub at 1 MiB copying the image that follows it into the RAM, as
+//! `iceprog -o 1M` writes it), and the CPU is RV32I without the fast multiplier and the barrel
+//! shifter; the boot stub's instructions run from the flash and are not tapped.
 
 use super::programs::{self, Program, Symbols};
 use super::run::{mode_result, ModeResult};
@@ -36,10 +40,48 @@ use std::path::Path;
 
 pub use crate::flow::device::Board;
 
-/// Entries of the tap's FIFO (distributed RAM on ECP5).
-pub const FIFO_DEPTH: u32 = 16;
-/// Fill at which the CPU is stalled: room for the events already in flight.
-pub const STALL_FILL: u32 = FIFO_DEPTH - 4;
+/// The address of the boot stub in the iCEBreaker's flash (PicoSoC's), and of the image after it.
+pub const FLASH_BOOT: u32 = 0x0010_0000;
+pub const FLASH_IMAGE: u32 = FLASH_BOOT + 256;
+/// The end of the flash window the CPU reads through `spimemio` (16 MiB device).
+const FLASH_END: u32 = 0x0100_0000;
+
+/// What the system is on a board.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// RAM bytes: the program is linked for it, the stack at its top.
+    pub ram_bytes: usize,
+    /// The CPU's M extension (fast multiplier, divider) and barrel shifter.
+    pub m: bool,
+    /// Entries of the tap's FIFO, and the fill at which the CPU is stalled: room for the events
+    /// already in flight (one instruction, as in [`super::system`]).
+    pub fifo_depth: u32,
+    pub stall_fill: u32,
+    /// The program is in the flash (with a boot stub), not in the bitstream.
+    pub flash: bool,
+}
+
+/// The system's shape on `board`.
+pub fn shape(board: Board) -> Shape {
+    match board {
+        Board::Ulx3s => Shape {
+            ram_bytes: super::system::RAM_BYTES,
+            m: true,
+            fifo_depth: 16,
+            stall_fill: 12,
+            flash: false,
+        },
+        // The FIFO is in flip-flops on the iCE40: 4 entries, stalling at 2.
+        Board::Icebreaker => Shape {
+            ram_bytes: 128 * 1024,
+            m: false,
+            fifo_depth: 4,
+            stall_fill: 2,
+            flash: true,
+        },
+    }
+}
+
 /// Clocks per UART bit in simulation: the transcript is the board's, only faster.
 pub const SIM_CLOCKS_PER_BIT: u64 = 8;
 
@@ -59,26 +101,6 @@ impl Mode {
             Mode::Value => 'V',
             Mode::Edge => 'E',
         }
-    }
-}
-
-/// The RAM of the board system, bytes: the simulated system's, so that a program is linked and
-/// runs exactly as under `hwprof soc run`.
-pub fn ram_bytes() -> usize {
-    super::system::RAM_BYTES
-}
-
-/// Whether the system can be built for `board`; the error says why not.
-pub fn check_board(board: Board) -> Result<(), SocError> {
-    match board {
-        Board::Ulx3s => Ok(()),
-        Board::Icebreaker => Err(SocError::Input(
-            "the PicoRV32 system with the profiler is built for the ULX3S only: the iCEBreaker's \
-             UP5K has 30 block RAMs of 4 kbit (15 KiB; the programs need their image and stack in \
-             block RAM), and PicoSoC alone takes 78 % of its logic cells (4 120 of 5 280) before \
-             any profiler; use --board ulx3s"
-                .into(),
-        )),
     }
 }
 
@@ -113,7 +135,8 @@ pub fn blocks_verilog(cfg: &ProfilerConfig, clocks_per_bit: u64) -> Result<Strin
     .map_err(SocError::Input)
 }
 
-/// The Verilog of the system's top (module [`top_module`]), the program's image in its RAM.
+/// The Verilog of the system's top (module [`top_module`]); on the ULX3S the program's `image` is
+/// in its RAM (on the iCEBreaker it is in the flash: [`flash_image`]).
 ///
 /// `profiler` false gives the same system without the tap, the FIFO, the profiler, the formatter
 /// and the UART (the line idles high): the CPU alone, for the area comparison.
@@ -123,7 +146,8 @@ pub fn top_verilog(
     image: &[u32],
     profiler: bool,
 ) -> Result<String, SocError> {
-    let ram = ram_bytes();
+    let sh = shape(board);
+    let ram = sh.ram_bytes;
     let words = ram / 4;
     if image.len() > words {
         return Err(SocError::Input(format!(
@@ -131,13 +155,22 @@ pub fn top_verilog(
             image.len() * 4
         )));
     }
-    let addr_bits = words.trailing_zeros() + 2;
     let mut v = String::new();
+    let flash_ports = if sh.flash {
+        ",\n    output flash_csb, output flash_clk, inout flash_io0, inout flash_io1, inout flash_io2,\n    inout flash_io3"
+    } else {
+        ""
+    };
+    let cpu_params = if sh.m {
+        format!(".ENABLE_COUNTERS(1), .ENABLE_FAST_MUL(1), .ENABLE_DIV(1), .BARREL_SHIFTER(1),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(0), .STACKADDR({ram})")
+    } else {
+        format!(".ENABLE_COUNTERS(1), .ENABLE_MUL(0), .ENABLE_DIV(0), .BARREL_SHIFTER(0),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(32'h{FLASH_BOOT:08x}), .STACKADDR({ram})")
+    };
     write!(
         v,
         r#"// hwprof's PicoRV32 system for the {board_name} with the multi-hash profiler ({mode:?} mode) on the
 // retire stream and its reports on the UART; generated by hwprof, do not edit.
-module {top}(input clk, input btn_n, output uart_tx, output led);
+module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
   // Reset: 15 clocks after configuration, and while the button is held.
   reg [3:0] por = 0;
   reg [1:0] btn_sync = 0;
@@ -152,8 +185,7 @@ module {top}(input clk, input btn_n, output uart_tx, output led);
   wire [3:0] mem_wstrb;
   wire rvfi_valid, rvfi_trap;
   wire [31:0] rvfi_insn, rvfi_pc_rdata, rvfi_pc_wdata, rvfi_rd_wdata;
-  picorv32 #(.ENABLE_COUNTERS(1), .ENABLE_FAST_MUL(1), .ENABLE_DIV(1), .BARREL_SHIFTER(1),
-             .COMPRESSED_ISA(0), .PROGADDR_RESET(0), .STACKADDR({ram}))
+  picorv32 #({cpu_params})
     cpu(.clk(clk), .resetn(resetn), .trap(trap), .mem_valid(mem_valid), .mem_instr(mem_instr),
         .mem_ready(mem_ready), .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
         .mem_rdata(mem_rdata), .pcpi_wr(1'b0), .pcpi_rd(32'd0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
@@ -161,26 +193,17 @@ module {top}(input clk, input btn_n, output uart_tx, output led);
         .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata));
 
 {tap}
-  // RAM (the program's image from the bitstream), console and exit port: one access a clock
-  // after its request, none while stalled.
-  reg [31:0] ram [0:{last_word}];
-  reg ram_ready = 0, port_ready = 0, exited = 0, bus_error = 0;
-  reg [31:0] ram_rdata = 0, exit_code = 0;
-  wire [{hi}:2] word = mem_addr[{hi}:2];
+  // Memory: one access a clock after its request, none while stalled.
   wire start = resetn && mem_valid && !mem_ready && !stall;
+  wire in_ram = mem_addr < {ram};
+  wire in_flash = mem_addr >= 32'h{FLASH_BOOT:08x} && mem_addr < 32'h{FLASH_END:08x};
+  reg ram_ready = 0, port_ready = 0, exited = 0, bus_error = 0;
+  reg [31:0] exit_code = 0;
+{memory}
+  // Console and exit port.
   always @(posedge clk) begin
-    ram_ready <= start && mem_addr < {ram};
-    if (start && mem_addr < {ram}) begin
-      ram_rdata <= ram[word];
-      if (mem_wstrb[0]) ram[word][7:0] <= mem_wdata[7:0];
-      if (mem_wstrb[1]) ram[word][15:8] <= mem_wdata[15:8];
-      if (mem_wstrb[2]) ram[word][23:16] <= mem_wdata[23:16];
-      if (mem_wstrb[3]) ram[word][31:24] <= mem_wdata[31:24];
-    end
-  end
-  always @(posedge clk) begin
-    port_ready <= start && mem_addr >= {ram};
-    if (start && mem_addr >= {ram}) begin
+    port_ready <= start && !in_ram && !in_flash;
+    if (start && !in_ram && !in_flash) begin
       if (mem_addr == 32'h{exit:08x} && mem_wstrb != 0) begin
         exited <= 1;
         exit_code <= mem_wdata;
@@ -189,24 +212,22 @@ module {top}(input clk, input btn_n, output uart_tx, output led);
       end
     end
   end
-  assign mem_ready = ram_ready || port_ready;
-  assign mem_rdata = ram_rdata;
 
-{reporting}
-  // The program.
-  integer i;
-  initial begin
-`ifndef SYNTHESIS
-    for (i = 0; i < {words}; i = i + 1) ram[i] = 0;
-`endif
-"#,
+{reporting}"#,
         board_name = board.name(),
         top = top_module(board),
-        last_word = words - 1,
-        hi = addr_bits - 1,
         exit = super::system::EXIT_PORT,
         console = super::system::CONSOLE,
-        tap = if profiler { tap_verilog(mode) } else { "  wire stall = 1'b0;\n".into() },
+        tap = if profiler {
+            tap_verilog(mode, &sh)
+        } else {
+            "  wire stall = 1'b0;\n".into()
+        },
+        memory = if sh.flash {
+            flash_memory_verilog()
+        } else {
+            bram_memory_verilog(words)
+        },
         reporting = if profiler {
             reporting_verilog()
         } else {
@@ -214,33 +235,96 @@ module {top}(input clk, input btn_n, output uart_tx, output led);
         },
     )
     .unwrap();
-    for (i, w) in image.iter().enumerate() {
-        if *w != 0 {
-            writeln!(v, "    ram[{i}] = 32'h{w:08x};").unwrap();
+    if !sh.flash {
+        v.push_str("\n  // The program.\n  integer i;\n  initial begin\n`ifndef SYNTHESIS\n");
+        writeln!(
+            v,
+            "    for (i = 0; i < {words}; i = i + 1) ram[i] = 0;\n`endif"
+        )
+        .unwrap();
+        for (i, w) in image.iter().enumerate() {
+            if *w != 0 {
+                writeln!(v, "    ram[{i}] = 32'h{w:08x};").unwrap();
+            }
         }
+        v.push_str("  end\n");
     }
-    v.push_str("  end\nendmodule\n");
+    v.push_str("endmodule\n");
     Ok(v)
 }
 
-/// The tap of `mode` and the FIFO in front of the profiler.
-fn tap_verilog(mode: Mode) -> String {
+/// The RAM in block RAM (its content from the bitstream).
+fn bram_memory_verilog(words: usize) -> String {
+    let hi = words.trailing_zeros() + 1;
+    format!(
+        r#"  reg [31:0] ram [0:{last}];
+  reg [31:0] ram_rdata = 0;
+  wire [{hi}:2] word = mem_addr[{hi}:2];
+  always @(posedge clk) begin
+    ram_ready <= start && in_ram;
+    if (start && in_ram) begin
+      ram_rdata <= ram[word];
+      if (mem_wstrb[0]) ram[word][7:0] <= mem_wdata[7:0];
+      if (mem_wstrb[1]) ram[word][15:8] <= mem_wdata[15:8];
+      if (mem_wstrb[2]) ram[word][23:16] <= mem_wdata[23:16];
+      if (mem_wstrb[3]) ram[word][31:24] <= mem_wdata[31:24];
+    end
+  end
+  assign mem_ready = ram_ready || port_ready;
+  assign mem_rdata = ram_rdata;
+"#,
+        last = words - 1,
+    )
+}
+
+/// The UP5K's SPRAMs (PicoSoC's `ice40up5k_spram`) and the flash through PicoSoC's `spimemio`
+/// (read only; its configuration register is not mapped). Only the boot stub reads the flash.
+fn flash_memory_verilog() -> String {
+    r#"  wire [31:0] spram_rdata, flash_rdata;
+  wire flash_ready;
+  always @(posedge clk) ram_ready <= start && in_ram;
+  ice40up5k_spram #(.WORDS(32768)) spram(.clk(clk), .wen(start && in_ram ? mem_wstrb : 4'b0000),
+    .addr(mem_addr[23:2]), .wdata(mem_wdata), .rdata(spram_rdata));
+  wire flash_io0_oe, flash_io0_do, flash_io0_di, flash_io1_oe, flash_io1_do, flash_io1_di;
+  wire flash_io2_oe, flash_io2_do, flash_io2_di, flash_io3_oe, flash_io3_do, flash_io3_di;
+  SB_IO #(.PIN_TYPE(6'b1010_01), .PULLUP(1'b0)) flash_io_buf [3:0] (
+    .PACKAGE_PIN({flash_io3, flash_io2, flash_io1, flash_io0}),
+    .OUTPUT_ENABLE({flash_io3_oe, flash_io2_oe, flash_io1_oe, flash_io0_oe}),
+    .D_OUT_0({flash_io3_do, flash_io2_do, flash_io1_do, flash_io0_do}),
+    .D_IN_0({flash_io3_di, flash_io2_di, flash_io1_di, flash_io0_di}));
+  spimemio flash(.clk(clk), .resetn(resetn), .valid(mem_valid && in_flash),
+    .ready(flash_ready), .addr(mem_addr[23:0]), .rdata(flash_rdata), .flash_csb(flash_csb),
+    .flash_clk(flash_clk), .flash_io0_oe(flash_io0_oe), .flash_io1_oe(flash_io1_oe),
+    .flash_io2_oe(flash_io2_oe), .flash_io3_oe(flash_io3_oe), .flash_io0_do(flash_io0_do),
+    .flash_io1_do(flash_io1_do), .flash_io2_do(flash_io2_do), .flash_io3_do(flash_io3_do),
+    .flash_io0_di(flash_io0_di), .flash_io1_di(flash_io1_di), .flash_io2_di(flash_io2_di),
+    .flash_io3_di(flash_io3_di), .cfgreg_we(4'b0000), .cfgreg_di(32'd0), .cfgreg_do());
+  assign mem_ready = ram_ready || port_ready || flash_ready;
+  assign mem_rdata = flash_ready ? flash_rdata : spram_rdata;
+"#
+    .into()
+}
+
+/// The tap of `mode` (instructions run from the RAM) and the FIFO in front of the profiler.
+fn tap_verilog(mode: Mode, sh: &Shape) -> String {
     let (push, b) = match mode {
         Mode::Value => ("is_load", "rvfi_rd_wdata"),
         Mode::Edge => ("is_transfer", "rvfi_pc_wdata"),
     };
+    let ib = sh.fifo_depth.trailing_zeros();
     format!(
         r#"  // The tap.
   wire [6:0] opcode = rvfi_insn[6:0];
-  wire is_load = rvfi_valid && opcode == 7'b0000011;
-  wire is_transfer = rvfi_valid && (opcode == 7'b1100011 || opcode == 7'b1101111 || opcode == 7'b1100111);
+  wire tapped = rvfi_valid && rvfi_pc_rdata < {ram};
+  wire is_load = tapped && opcode == 7'b0000011;
+  wire is_transfer = tapped && (opcode == 7'b1100011 || opcode == 7'b1101111 || opcode == 7'b1100111);
   wire push = resetn && {push};
   wire [63:0] push_word = {{rvfi_pc_rdata, {b}}};
 
   // FIFO in front of the profiler; the CPU stalls while it is nearly full.
   reg [63:0] fifo [0:{last}];
-  reg [4:0] head = 0, tail = 0;
-  wire [4:0] fill = tail - head;
+  reg [{pb}:0] head = 0, tail = 0;
+  wire [{pb}:0] fill = tail - head;
   wire p_ready;
   reg overflow = 0;
   always @(posedge clk) begin
@@ -250,18 +334,21 @@ fn tap_verilog(mode: Mode) -> String {
     end else begin
       if (push) begin
         if (fill == {depth}) overflow <= 1;
-        fifo[tail[3:0]] <= push_word;
+        fifo[tail[{im1}:0]] <= push_word;
         tail <= tail + 1'b1;
       end
       if (fill != 0 && p_ready) head <= head + 1'b1;
     end
   end
-  wire [63:0] head_word = fifo[head[3:0]];
+  wire [63:0] head_word = fifo[head[{im1}:0]];
   wire stall = fill >= {stall_fill};
 "#,
-        last = FIFO_DEPTH - 1,
-        depth = FIFO_DEPTH,
-        stall_fill = STALL_FILL,
+        ram = sh.ram_bytes,
+        last = sh.fifo_depth - 1,
+        depth = sh.fifo_depth,
+        stall_fill = sh.stall_fill,
+        pb = ib,
+        im1 = ib - 1,
     )
 }
 
@@ -305,21 +392,102 @@ pub fn system_verilog(
     profiler: bool,
 ) -> Result<String, SocError> {
     check_config(cfg)?;
-    let cpu_path = programs::picorv32_dir()?.join("picorv32.v");
-    let cpu = std::fs::read_to_string(&cpu_path).map_err(|e| {
-        SocError::Missing(format!(
-            "{}: {e}: {}",
-            cpu_path.display(),
-            programs::INSTALL_PICORV32
-        ))
-    })?;
     let mut v = String::from("`define RISCV_FORMAL\n");
     v.push_str(&top_verilog(board, mode, image, profiler)?);
-    v.push_str(&cpu);
+    v.push_str(&package_file("picorv32.v")?);
+    if shape(board).flash {
+        v.push_str(&package_file("picosoc/spimemio.v")?);
+        v.push_str(&package_file("picosoc/ice40up5k_spram.v")?);
+    }
     if profiler {
         v.push_str(&blocks_verilog(cfg, clocks_per_bit)?);
     }
     Ok(v)
+}
+
+/// A file of the PicoRV32 package.
+fn package_file(name: &str) -> Result<String, SocError> {
+    let path = programs::picorv32_dir()?.join(name);
+    std::fs::read_to_string(&path).map_err(|e| {
+        SocError::Missing(format!(
+            "{}: {e}: {}",
+            path.display(),
+            programs::INSTALL_PICORV32
+        ))
+    })
+}
+
+/// The boot stub: copies the image that follows it in the flash to the RAM, then jumps to 0.
+const BOOT_STUB: &str = r#"/* hwprof's boot stub at 1 MiB into the iCEBreaker's flash: copies IMAGE_BYTES from the flash
+   right after it to the RAM at 0, then jumps there. */
+	.section .text
+	.global _start
+_start:
+	li t0, IMAGE
+	li t1, 0
+	li t2, IMAGE_BYTES
+1:	lw t3, 0(t0)
+	sw t3, 0(t1)
+	addi t0, t0, 4
+	addi t1, t1, 4
+	bltu t1, t2, 1b
+	jr zero
+"#;
+
+/// What `iceprog -o 1M` writes to the iCEBreaker's flash: the boot stub, padded to
+/// [`FLASH_IMAGE`], then the program's image.
+pub fn flash_image(image: &[u32], work: &Path) -> Result<Vec<u8>, SocError> {
+    let io = |e: std::io::Error| SocError::Failure(format!("{}: {e}", work.display()));
+    std::fs::create_dir_all(work).map_err(io)?;
+    let src = work.join("boot.S");
+    std::fs::write(&src, BOOT_STUB).map_err(io)?;
+    let elf = work.join("boot.elf");
+    let bin = work.join("boot.bin");
+    let cross = programs::CROSS;
+    let tool = |c: &mut std::process::Command, what: &str| -> Result<(), SocError> {
+        let out = c.output().map_err(|e| {
+            SocError::Missing(format!(
+                "cannot run {what}: {e}: {}",
+                programs::INSTALL_CROSS
+            ))
+        })?;
+        if !out.status.success() {
+            return Err(SocError::Failure(format!(
+                "{what} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        Ok(())
+    };
+    tool(
+        std::process::Command::new(format!("{cross}gcc"))
+            .args(["-march=rv32i", "-mabi=ilp32", "-nostdlib"])
+            .arg(format!("-DIMAGE={FLASH_IMAGE:#x}"))
+            .arg(format!("-DIMAGE_BYTES={}", image.len() * 4))
+            .arg(format!("-Wl,-Ttext={FLASH_BOOT:#x}"))
+            .arg("-o")
+            .arg(&elf)
+            .arg(&src),
+        "the boot stub's build",
+    )?;
+    tool(
+        std::process::Command::new(format!("{cross}objcopy"))
+            .args(["-O", "binary"])
+            .arg(&elf)
+            .arg(&bin),
+        "objcopy",
+    )?;
+    let mut flash = std::fs::read(&bin).map_err(io)?;
+    let room = (FLASH_IMAGE - FLASH_BOOT) as usize;
+    if flash.len() > room {
+        return Err(SocError::Failure(format!(
+            "the boot stub takes {} bytes, more than the {room} before the image",
+            flash.len()
+        )));
+    }
+    flash.resize(room, 0);
+    flash.extend(image.iter().flat_map(|w| w.to_le_bytes()));
+    Ok(flash)
 }
 
 fn check_config(cfg: &ProfilerConfig) -> Result<(), SocError> {
@@ -337,18 +505,21 @@ pub fn board_clocks_per_bit(board: Board) -> Result<u64, SocError> {
     clocks_per_bit(board.clock_hz(), BAUD).map_err(SocError::Failure)
 }
 
-/// The testbench of a simulated board run (module `tb`): clocks the system, holds `btn_n` high,
-/// dumps the retire records of the tapped mode to `retire.txt`, receives the UART into
+/// The testbench of a simulated board run (module `tb`): clocks the system (and, on the
+/// iCEBreaker, PicoSoC's flash model reading `firmware.hex`), holds `btn_n` high, dumps the
+/// records of the instructions run from the RAM to `retire.txt`, receives the UART into
 /// `uart.txt`, and ends once the CPU has trapped and nothing has moved for `quiet` clocks.
 pub fn testbench(board: Board, clocks_per_bit: u64, quiet: u64, max_cycles: u64) -> String {
     format!(
         r#"`timescale 1ns/1ps
+// Yosys's iCE40 models give ports default values, which Icarus 11 does not parse.
+`define NO_ICE40_DEFAULT_ASSIGNMENTS
 // hwprof: testbench of the board system, generated by hwprof_sim::soc::board.
 module tb;
   reg clk = 0;
   initial forever #5 clk = ~clk;
   wire uart_tx, led;
-  {top} dut(.clk(clk), .btn_n(1'b1), .uart_tx(uart_tx), .led(led));
+{dut}
   reg [63:0] cycle = 0, instructions = 0, end_cycle = 0, stall_cycles = 0, still = 0;
   reg halted = 0;
   reg [4:0] max_fill = 0;
@@ -368,7 +539,7 @@ module tb;
     if (cycle >= 64'd{max_cycles}) $fatal(1, "HUNG after %0d cycles", cycle);
     if (dut.overflow) $fatal(1, "FIFO overflow: an event was lost");
     if (dut.bus_error) $fatal(1, "BUS access outside the RAM and ports");
-    if (dut.rvfi_valid && !halted) begin
+    if (dut.rvfi_valid && dut.rvfi_pc_rdata < {ram} && !halted) begin
       instructions <= instructions + 1;
       if (opcode == 7'b0000011) $fwrite(dump, "V %h %h\n", dut.rvfi_pc_rdata, dut.rvfi_rd_wdata);
       if (opcode == 7'b1100011 || opcode == 7'b1101111 || opcode == 7'b1100111)
@@ -411,7 +582,23 @@ module tb;
   end
 endmodule
 "#,
-        top = top_module(board),
+        dut = if shape(board).flash {
+            format!(
+                r#"  wire flash_csb, flash_clk, flash_io0, flash_io1, flash_io2, flash_io3;
+  {top} dut(.clk(clk), .btn_n(1'b1), .uart_tx(uart_tx), .led(led), .flash_csb(flash_csb),
+    .flash_clk(flash_clk), .flash_io0(flash_io0), .flash_io1(flash_io1), .flash_io2(flash_io2),
+    .flash_io3(flash_io3));
+  spiflash flash(.csb(flash_csb), .clk(flash_clk), .io0(flash_io0), .io1(flash_io1),
+    .io2(flash_io2), .io3(flash_io3));"#,
+                top = top_module(board)
+            )
+        } else {
+            format!(
+                "  {} dut(.clk(clk), .btn_n(1'b1), .uart_tx(uart_tx), .led(led));",
+                top_module(board)
+            )
+        },
+        ram = shape(board).ram_bytes,
         first = clocks_per_bit + clocks_per_bit / 2 - 1,
         cpb_m1 = clocks_per_bit - 1,
     )
@@ -469,10 +656,17 @@ fn field(f: &[&str], i: usize, line: &str) -> Result<u64, SocError> {
 /// Builds the program, simulates the board system, decodes its UART transcript and compares the
 /// reports with the model's on the dumped retire stream.
 pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
-    check_board(o.board)?;
     check_config(&o.cfg)?;
+    let sh = shape(o.board);
+    if sh.flash && o.simulator != Simulator::Icarus {
+        return Err(SocError::Input(format!(
+            "the {} system simulates under Icarus only (its flash model and Yosys's models of \
+             the iCE40 cells need an event-driven simulator): use --simulator icarus",
+            o.board.name()
+        )));
+    }
     let build = SimDir::new("soc-board-build").map_err(|e| SocError::Failure(e.to_string()))?;
-    let built = programs::build(o.program, o.short, &build.path, ram_bytes())?;
+    let built = programs::build_for(o.program, o.short, &build.path, sh.ram_bytes, sh.m)?;
     let symbols = Symbols::read(&built.elf)?;
     let cpb = SIM_CLOCKS_PER_BIT;
     let v = system_verilog(o.board, o.mode, &o.cfg, &built.words, cpb, true)?;
@@ -484,7 +678,19 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
     // Quiet long enough for the profiler's end-of-interval drain and a whole report line.
     let quiet = 8 * (o.cfg.entries as u64 + o.cfg.accumulator.entries as u64) + 64 * 10 * cpb;
     std::fs::write(&tb, testbench(o.board, cpb, quiet, 2_000_000_000)).map_err(io)?;
-    let (stdout, seconds) = run_with(o.simulator, &dir, &[sys, tb], "tb").map_err(|e| {
+    let mut sources = vec![sys, tb];
+    if sh.flash {
+        let flash = flash_image(&built.words, &build.path.join("boot"))?;
+        let mut hex = format!("@{FLASH_BOOT:08x}\n");
+        for b in &flash {
+            writeln!(hex, "{b:02x}").unwrap();
+        }
+        std::fs::write(dir.file("firmware.hex"), hex).map_err(io)?;
+        let pkg = programs::picorv32_dir()?;
+        sources.push(pkg.join("picosoc/spiflash.v"));
+        sources.push(ice40_cells_sim()?);
+    }
+    let (stdout, seconds) = run_with(o.simulator, &dir, &sources, "tb").map_err(|e| {
         if e.0.contains("not found on PATH") {
             SocError::Missing(e.0)
         } else {
@@ -558,6 +764,33 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
     })
 }
 
+/// Yosys's simulation models of the iCE40 cells (SB_IO, SB_SPRAM256KA): `yosys-config --datdir`,
+/// else the `share/yosys` beside the `yosys` on PATH.
+fn ice40_cells_sim() -> Result<std::path::PathBuf, SocError> {
+    let datdir = std::process::Command::new("yosys-config")
+        .arg("--datdir")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .or_else(|| {
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .find(|d| d.join("yosys").is_file())
+                .map(|d| d.join("../share/yosys"))
+        });
+    datdir
+        .map(|d| d.join("ice40/cells_sim.v"))
+        .filter(|f| f.is_file())
+        .ok_or_else(|| {
+            SocError::Missing(
+                "Yosys's iCE40 simulation models (share/yosys/ice40/cells_sim.v) not found: \
+                 apt-get install yosys"
+                    .into(),
+            )
+        })
+}
+
 /// The tapped mode's events of a retire dump (`V pc value` / `E pc next` lines).
 fn parse_dump(dump: &str, mode: Mode) -> Result<Vec<(u64, u64)>, SocError> {
     let mut out = Vec::new();
@@ -595,7 +828,8 @@ pub fn decode(transcript: &str) -> Result<Vec<IntervalReport>, String> {
     report_format::parse(&whole(&lines))
 }
 
-/// The system as a design for the synthesis flow: the board's UART divider, its constraints.
+/// The system as a design for the synthesis flow, at the board's UART divider. The program is
+/// built in `work`; on the iCEBreaker its flash image is `work/flash.bin` (`iceprog -o 1M`).
 pub fn design(
     board: Board,
     mode: Mode,
@@ -605,8 +839,14 @@ pub fn design(
     profiler: bool,
     work: &Path,
 ) -> Result<crate::flow::Design, SocError> {
-    check_board(board)?;
-    let built = programs::build(program, short, work, ram_bytes())?;
+    let sh = shape(board);
+    let built = programs::build_for(program, short, work, sh.ram_bytes, sh.m)?;
+    if sh.flash {
+        let flash = flash_image(&built.words, &work.join("boot"))?;
+        let path = work.join("flash.bin");
+        std::fs::write(&path, flash)
+            .map_err(|e| SocError::Failure(format!("{}: {e}", path.display())))?;
+    }
     Ok(crate::flow::Design {
         name: format!(
             "soc-{}-{}{}",
@@ -656,12 +896,6 @@ mod tests {
         assert!(decode(&bad).unwrap_err().contains("line 2"), "{bad}");
     }
 
-    #[test]
-    fn the_icebreaker_is_refused_with_the_reason() {
-        let e = check_board(Board::Icebreaker).unwrap_err().to_string();
-        assert!(e.contains("block RAM") && e.contains("ulx3s"), "{e}");
-    }
-
     /// A short program on the board system under Verilator: the reports decoded from the UART
     /// transcript equal the model's on the dumped retire stream, in both modes, and a corrupted
     /// transcript is caught.
@@ -685,7 +919,7 @@ mod tests {
             assert_eq!(r.reports, r.profile.model_reports, "{mode:?}");
             assert_eq!(r.mismatches, 0, "{mode:?}");
             assert!(r.stall_cycles > 0, "the UART never back-pressured the CPU");
-            assert!(r.max_fifo_fill <= FIFO_DEPTH as u64);
+            assert!(r.max_fifo_fill <= shape(Board::Ulx3s).fifo_depth as u64);
             // One changed digit of a count in the transcript is one differing interval.
             let mut at = 0;
             let end = r

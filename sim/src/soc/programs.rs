@@ -9,7 +9,7 @@ use std::process::Command;
 /// The cross compiler's prefix (Debian package `gcc-riscv64-unknown-elf`).
 pub const CROSS: &str = "riscv64-unknown-elf-";
 
-const INSTALL_CROSS: &str =
+pub(crate) const INSTALL_CROSS: &str =
     "install the RISC-V cross compiler (Debian: apt-get install gcc-riscv64-unknown-elf)";
 pub(crate) const INSTALL_PICORV32: &str = "run `bash scripts/venv.sh` from the repository root: it installs PyPI pythondata-cpu-picorv32 into ./.venv (or point HWPROF_PICORV32 at a directory holding picorv32.v)";
 
@@ -204,25 +204,53 @@ fn run_tool(c: &mut Command, what: &str) -> Result<(), SocError> {
 }
 
 /// Compiles `program` in `dir` (`short`: the kernels' short inputs) into `dir/<name>.elf` and its
-/// RAM image. `ram_bytes` bounds the image.
+/// RAM image for RV32IM, linked for a RAM of `ram_bytes` (the stack at its top), which bounds the
+/// image.
 pub fn build(
     program: Program,
     short: bool,
     dir: &Path,
     ram_bytes: usize,
 ) -> Result<Built, SocError> {
+    build_for(program, short, dir, ram_bytes, true)
+}
+
+/// [`build`] for RV32IM (`m`) or RV32I: without the M extension, multiplications and divisions
+/// are libgcc calls, and a program that uses M instructions itself (multest) is refused.
+pub fn build_for(
+    program: Program,
+    short: bool,
+    dir: &Path,
+    ram_bytes: usize,
+    m: bool,
+) -> Result<Built, SocError> {
+    if !m && program.name == "multest" {
+        return Err(SocError::Input(
+            "multest tests the M extension's instructions, which this CPU is built without".into(),
+        ));
+    }
+    if ram_bytes % 1024 != 0 {
+        return Err(SocError::Failure(format!(
+            "a RAM of {ram_bytes} bytes: not a whole number of KiB"
+        )));
+    }
     cross_available()?;
     let src = dir.join("src");
     std::fs::create_dir_all(&src)
         .map_err(|e| SocError::Failure(format!("{}: {e}", src.display())))?;
     for (name, text) in SOURCES {
+        let text = if *name == "link.ld" {
+            text.replace("LENGTH = 256K", &format!("LENGTH = {}K", ram_bytes / 1024))
+        } else {
+            text.to_string()
+        };
         std::fs::write(src.join(name), text)
             .map_err(|e| SocError::Failure(format!("{}: {e}", src.display())))?;
     }
     let elf = dir.join(format!("{}.elf", program.name));
     let mut gcc = Command::new(format!("{CROSS}gcc"));
     gcc.args([
-        "-march=rv32im",
+        if m { "-march=rv32im" } else { "-march=rv32i" },
         "-mabi=ilp32",
         "-O2",
         "-g",
