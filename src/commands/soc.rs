@@ -59,7 +59,8 @@ pub struct SystemArgs {
     /// Program (as for `soc run`)
     #[arg(long)]
     pub program: String,
-    /// Profiler configuration (TOML); default configs/soc-bram.toml
+    /// Profiler configuration (TOML); default configs/soc-bram.toml on the ulx3s,
+    /// configs/soc-icebreaker.toml on the icebreaker
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// What the tap feeds the profiler
@@ -182,14 +183,14 @@ pub fn run(c: SocCommand) -> CmdResult {
     }
 }
 
-fn profiler_config(path: &Option<PathBuf>) -> Result<ProfilerConfig, CliError> {
+fn profiler_config(path: &Option<PathBuf>, board: Board) -> Result<ProfilerConfig, CliError> {
     match path {
         Some(p) => load_config(p),
-        None => ProfilerConfig::from_toml_str(
-            DEFAULT_PROFILER.1,
-            &format!("{} (built in)", DEFAULT_PROFILER.0),
-        )
-        .map_err(CliError::input),
+        None => {
+            let (source, text) = board::default_config(board);
+            ProfilerConfig::from_toml_str(text, &format!("{source} (built in)"))
+                .map_err(CliError::input)
+        }
     }
 }
 
@@ -203,7 +204,7 @@ fn system_args(a: &SystemArgs) -> Result<(Board, Program, ProfilerConfig), CliEr
             program.name
         )));
     }
-    Ok((board, program, profiler_config(&a.config)?))
+    Ok((board, program, profiler_config(&a.config, board)?))
 }
 
 fn run_board(a: BoardArgs) -> CmdResult {
@@ -303,7 +304,15 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
     match &full.bitstream {
         Some(b) => {
             if !a.json {
-                println!("bitstream: {} (the program is in it)", b.display());
+                if board::shape(board).flash {
+                    println!(
+                        "bitstream: {}; the program (boot stub and image) for the flash: {} (iceprog -o 1M)",
+                        b.display(),
+                        work.join("flash.bin").display()
+                    );
+                } else {
+                    println!("bitstream: {} (the program is in it)", b.display());
+                }
             }
             Ok(())
         }

@@ -71,12 +71,12 @@ pub fn shape(board: Board) -> Shape {
             stall_fill: 12,
             flash: false,
         },
-        // The FIFO is in flip-flops on the iCE40: 4 entries, stalling at 2.
+        // The FIFO is in flip-flops on the iCE40: 2 entries, stalling at 1.
         Board::Icebreaker => Shape {
             ram_bytes: 128 * 1024,
             m: false,
-            fifo_depth: 4,
-            stall_fill: 2,
+            fifo_depth: 2,
+            stall_fill: 1,
             flash: true,
         },
     }
@@ -101,6 +101,17 @@ impl Mode {
             Mode::Value => 'V',
             Mode::Edge => 'E',
         }
+    }
+}
+
+/// The profiler a board's system has unless told otherwise, built in: (source, text).
+pub fn default_config(board: Board) -> (&'static str, &'static str) {
+    match board {
+        Board::Ulx3s => super::run::DEFAULT_PROFILER,
+        Board::Icebreaker => (
+            "configs/soc-icebreaker.toml",
+            include_str!("../../../configs/soc-icebreaker.toml"),
+        ),
     }
 }
 
@@ -164,7 +175,7 @@ pub fn top_verilog(
     let cpu_params = if sh.m {
         format!(".ENABLE_COUNTERS(1), .ENABLE_FAST_MUL(1), .ENABLE_DIV(1), .BARREL_SHIFTER(1),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(0), .STACKADDR({ram})")
     } else {
-        format!(".ENABLE_COUNTERS(1), .ENABLE_MUL(0), .ENABLE_DIV(0), .BARREL_SHIFTER(0),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(32'h{FLASH_BOOT:08x}), .STACKADDR({ram})")
+        format!(".ENABLE_COUNTERS(1), .ENABLE_COUNTERS64(0), .ENABLE_MUL(0), .ENABLE_DIV(0),\n             .BARREL_SHIFTER(0), .TWO_STAGE_SHIFT(0), .CATCH_MISALIGN(0), .CATCH_ILLINSN(0),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(32'h{FLASH_BOOT:08x}), .STACKADDR({ram})")
     };
     write!(
         v,
@@ -391,7 +402,7 @@ pub fn system_verilog(
     clocks_per_bit: u64,
     profiler: bool,
 ) -> Result<String, SocError> {
-    check_config(cfg)?;
+    check_config(cfg, board, mode)?;
     let mut v = String::from("`define RISCV_FORMAL\n");
     v.push_str(&top_verilog(board, mode, image, profiler)?);
     v.push_str(&package_file("picorv32.v")?);
@@ -490,11 +501,30 @@ pub fn flash_image(image: &[u32], work: &Path) -> Result<Vec<u8>, SocError> {
     Ok(flash)
 }
 
-fn check_config(cfg: &ProfilerConfig) -> Result<(), SocError> {
-    if cfg.a_bits < 32 || cfg.b_bits < 32 {
+/// Bits of the program counters the tap sees: those of the instructions run from the RAM.
+pub fn pc_bits(board: Board) -> u32 {
+    shape(board).ram_bytes.next_power_of_two().trailing_zeros()
+}
+
+/// The profiler's keys must hold what the tap gives: a program counter of the RAM in `a`, and a
+/// 32-bit loaded value (value mode) or such a program counter (edge mode) in `b`.
+fn check_config(cfg: &ProfilerConfig, board: Board, mode: Mode) -> Result<(), SocError> {
+    let pc = pc_bits(board);
+    let b = match mode {
+        Mode::Value => 32,
+        Mode::Edge => pc,
+    };
+    if cfg.a_bits < pc || cfg.b_bits < b {
         return Err(SocError::Input(format!(
-            "the profiler's keys are 32-bit program counters and values: a_bits and b_bits must be at least 32 (are {} and {})",
-            cfg.a_bits, cfg.b_bits
+            "the profiler's keys are program counters below {} (a: {pc} bits) and {} (b: {b} bits) on the {} system: a_bits and b_bits must be at least {pc} and {b} (are {} and {})",
+            shape(board).ram_bytes,
+            match mode {
+                Mode::Value => "loaded values",
+                Mode::Edge => "next program counters",
+            },
+            board.name(),
+            cfg.a_bits,
+            cfg.b_bits
         )));
     }
     Ok(())
@@ -544,10 +574,11 @@ module tb;
       if (opcode == 7'b0000011) $fwrite(dump, "V %h %h\n", dut.rvfi_pc_rdata, dut.rvfi_rd_wdata);
       if (opcode == 7'b1100011 || opcode == 7'b1101111 || opcode == 7'b1100111)
         $fwrite(dump, "E %h %h\n", dut.rvfi_pc_rdata, dut.rvfi_pc_wdata);
-      if (dut.rvfi_trap) begin
-        halted <= 1;
-        end_cycle <= cycle;
-      end
+    end
+    // The CPU stops at the program's ebreak (or at a fault).
+    if (dut.trap && !halted) begin
+      halted <= 1;
+      end_cycle <= cycle;
     end
     if (dut.mem_valid && !dut.mem_ready && dut.stall) stall_cycles <= stall_cycles + 1;
     if (dut.fill > max_fill) max_fill <= dut.fill;
@@ -656,7 +687,7 @@ fn field(f: &[&str], i: usize, line: &str) -> Result<u64, SocError> {
 /// Builds the program, simulates the board system, decodes its UART transcript and compares the
 /// reports with the model's on the dumped retire stream.
 pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
-    check_config(&o.cfg)?;
+    check_config(&o.cfg, o.board, o.mode)?;
     let sh = shape(o.board);
     if sh.flash && o.simulator != Simulator::Icarus {
         return Err(SocError::Input(format!(
