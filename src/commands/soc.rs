@@ -204,7 +204,9 @@ fn system_args(a: &SystemArgs) -> Result<(Board, Program, ProfilerConfig), CliEr
             program.name
         )));
     }
-    Ok((board, program, profiler_config(&a.config, board)?))
+    let cfg = profiler_config(&a.config, board)?;
+    board::check_config(&cfg, board, a.mode.into()).map_err(cli_error)?;
+    Ok((board, program, cfg))
 }
 
 fn run_board(a: BoardArgs) -> CmdResult {

@@ -84,3 +84,66 @@ fn soc_refuses_bad_input_with_exit_code_2() {
     ]);
     assert_input_error(&out, "/nonexistent/dir/phases");
 }
+
+#[test]
+fn soc_board_bitstream_and_decode_refuse_bad_input_with_exit_code_2() {
+    let out = hwprof(&["soc", "board", "--board", "arty", "--program", "crc"]);
+    assert_input_error(&out, "unknown board \"arty\"");
+    let out = hwprof(&[
+        "soc",
+        "board",
+        "--board",
+        "icebreaker",
+        "--program",
+        "multest",
+    ]);
+    assert_input_error(&out, "M extension");
+    let out = hwprof(&[
+        "soc",
+        "board",
+        "--board",
+        "icebreaker",
+        "--program",
+        "crc",
+        "--simulator",
+        "verilator",
+    ]);
+    assert_input_error(&out, "Icarus only");
+    let s = Scratch::new("soc-board");
+    let narrow = s.write("narrow.toml", &format!("a_bits = 17\n{SMALL_CONFIG}"));
+    let out = hwprof(&[
+        "soc",
+        "bitstream",
+        "--board",
+        "ulx3s",
+        "--program",
+        "crc",
+        "--config",
+        &narrow,
+        "--out",
+        &format!("{}/out", s.path().display()),
+    ]);
+    assert_input_error(&out, "at least 18");
+    let out = hwprof(&["soc", "decode", "/nonexistent/capture.txt"]);
+    assert_input_error(&out, "/nonexistent/capture.txt");
+    let bad = s.write("capture.txt", "0000002a end\r\n0000002b 0000 whatever\r\n");
+    let out = hwprof(&["soc", "decode", &bad]);
+    assert_input_error(&out, "line 2");
+}
+
+#[test]
+fn soc_decode_turns_a_capture_into_reports() {
+    let s = Scratch::new("soc-decode");
+    // A capture that starts mid-line, with LF line ends as a terminal log may have them.
+    let cap = s.write(
+        "capture.txt",
+        "0072 0000\n0000002a 00270 00000072 00000062\n0000002a 00284 00000064 00000010\n0000002a end\n0000002b end\n",
+    );
+    let out = hwprof_ok(&["soc", "decode", &cap, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2, "{out}");
+    assert_eq!(v[0]["interval"], 0x2a);
+    assert_eq!(v[0]["entries"][0]["a"], 0x270);
+    assert_eq!(v[0]["entries"][1]["count"], 0x10);
+    assert_eq!(v[1]["entries"].as_array().unwrap().len(), 0);
+}

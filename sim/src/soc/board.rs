@@ -508,7 +508,7 @@ pub fn pc_bits(board: Board) -> u32 {
 
 /// The profiler's keys must hold what the tap gives: a program counter of the RAM in `a`, and a
 /// 32-bit loaded value (value mode) or such a program counter (edge mode) in `b`.
-fn check_config(cfg: &ProfilerConfig, board: Board, mode: Mode) -> Result<(), SocError> {
+pub fn check_config(cfg: &ProfilerConfig, board: Board, mode: Mode) -> Result<(), SocError> {
     let pc = pc_bits(board);
     let b = match mode {
         Mode::Value => 32,
@@ -925,6 +925,33 @@ mod tests {
         assert_eq!(decode(&cut).unwrap(), want);
         let bad = sent.replace("0000002a end", "0000002a fin");
         assert!(decode(&bad).unwrap_err().contains("line 2"), "{bad}");
+    }
+
+    #[test]
+    fn the_flash_holds_the_boot_stub_then_the_image() {
+        let dir = SimDir::new("flash-test").unwrap();
+        let image = [0x0000_0093u32, 0xdead_beef, 0x1234_5678];
+        let f = flash_image(&image, &dir.path).unwrap();
+        assert_eq!(f.len(), (FLASH_IMAGE - FLASH_BOOT) as usize + 12);
+        // lui t0, FLASH_IMAGE >> 12 (the stub's first instruction: the image's address).
+        assert_eq!(&f[..4], &0x0010_02b7u32.to_le_bytes());
+        assert_eq!(&f[256..260], &0x0000_0093u32.to_le_bytes());
+        assert_eq!(&f[260..264], &0xdead_beefu32.to_le_bytes());
+    }
+
+    #[test]
+    fn keys_narrower_than_the_tap_are_refused() {
+        let mut cfg =
+            ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap();
+        cfg.a_bits = 17;
+        assert!(check_config(&cfg, Board::Icebreaker, Mode::Value).is_ok());
+        let e = check_config(&cfg, Board::Ulx3s, Mode::Value)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at least 18"), "{e}");
+        cfg.b_bits = 17;
+        assert!(check_config(&cfg, Board::Icebreaker, Mode::Edge).is_ok());
+        assert!(check_config(&cfg, Board::Icebreaker, Mode::Value).is_err());
     }
 
     /// A short program on the board system under Verilator: the reports decoded from the UART
