@@ -7,8 +7,9 @@ use super::{
 };
 use hwprof_sim::hwprof_hdl::multihash::Design;
 use hwprof_sim::verify::multihash::cosim::{cosim, CosimOptions, Mismatch, ReadyPattern};
-use hwprof_sim::verify::multihash::icarus::icarus_cosim_design;
+use hwprof_sim::verify::multihash::icarus::{icarus_cosim_design, netlist_cosim};
 use hwprof_sim::verify::multihash::streams::{stream, StreamKind};
+use hwprof_sim::verify::netlist::{yosys_version, Family};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -38,6 +39,10 @@ pub struct CosimArgs {
     /// Use only the first N events of the trace
     #[arg(long)]
     pub events: Option<usize>,
+    /// Simulate the netlist Yosys synthesizes for this FPGA family (synth_ice40 / synth_ecp5)
+    /// under Icarus with Yosys's cell models, instead of the RTL: the post-synthesis proof
+    #[arg(long, value_enum, conflicts_with = "vcd")]
+    pub netlist: Option<NetlistArg>,
     /// Write a VCD waveform of the run (large: use with small --events)
     #[arg(long)]
     pub vcd: Option<PathBuf>,
@@ -48,6 +53,12 @@ pub struct CosimArgs {
     /// speed)
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum NetlistArg {
+    Ice40,
+    Ecp5,
 }
 
 pub fn run(a: CosimArgs) -> CmdResult {
@@ -103,18 +114,41 @@ pub fn run(a: CosimArgs) -> CmdResult {
             cfg.interval
         )));
     }
+    let family = a.netlist.map(|n| match n {
+        NetlistArg::Ice40 => Family::Ice40,
+        NetlistArg::Ecp5 => Family::Ecp5,
+    });
     let spinner = Progress::spinner(format!(
         "co-simulating {} events ({})",
         events.len(),
-        if a.icarus { "Icarus" } else { "rust-hdl" }
+        match (family, a.icarus) {
+            (Some(f), _) => format!("the {} netlist under Icarus", f.name()),
+            (None, true) => "Icarus".into(),
+            (None, false) => "rust-hdl".into(),
+        }
     ));
-    if a.icarus {
-        let r =
-            icarus_cosim_design(&cfg, design, &events, report_ready).map_err(CliError::failure)?;
+    if a.icarus || family.is_some() {
+        let r = match family {
+            Some(f) => netlist_cosim(&cfg, design, &events, report_ready, f),
+            None => icarus_cosim_design(&cfg, design, &events, report_ready),
+        }
+        .map_err(CliError::failure)?;
         spinner.finish();
         if a.json {
-            print_json(&json_with_config(&r, &cfg, trailing))?;
+            let mut j = json_with_config(&r, &cfg, trailing);
+            if let Some(f) = family {
+                j["netlist"] = serde_json::json!(f.name());
+                j["yosys"] = serde_json::json!(yosys_version().map_err(CliError::failure)?);
+            }
+            print_json(&j)?;
         } else {
+            if let Some(f) = family {
+                println!(
+                    "netlist            {} ({})",
+                    f.name(),
+                    yosys_version().map_err(CliError::failure)?
+                );
+            }
             println!("config             {}", cfg.summary());
             println!("events             {}", r.events);
             println!(
@@ -130,7 +164,15 @@ pub fn run(a: CosimArgs) -> CmdResult {
             print_trailing(trailing);
             print_mismatch(&r.first_mismatch);
         }
-        return verdict(r.mismatches, r.reports_compared, "the Verilog");
+        return verdict(
+            r.mismatches,
+            r.reports_compared,
+            if family.is_some() {
+                "the synthesized netlist"
+            } else {
+                "the Verilog"
+            },
+        );
     }
     let opts = CosimOptions {
         vcd: a.vcd,

@@ -4,6 +4,7 @@
 pub mod counters;
 pub mod icarus;
 pub mod multihash;
+pub mod netlist;
 pub mod phase;
 pub mod profile_buffer;
 pub mod waveform;

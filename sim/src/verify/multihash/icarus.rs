@@ -8,6 +8,7 @@ use crate::eval::trace::Tuple;
 use crate::model::multihash::{IntervalReport, MultiHash};
 use crate::verify::icarus::{run_timed, write_memh, SimDir};
 use crate::verify::multihash::cosim::{canonical, Assembler, Mismatch, ReadyPattern};
+use crate::verify::netlist::{self, Family};
 use hwprof_hdl::multihash::{entry_order, verilog_of, Design};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
@@ -144,6 +145,28 @@ pub fn icarus_cosim_design(
     events: &[Tuple],
     ready: ReadyPattern,
 ) -> Result<IcarusResult, String> {
+    run_cosim(cfg, which, events, ready, None)
+}
+
+/// [`icarus_cosim_design`] on the netlist Yosys synthesizes for `family`, simulated with Yosys's
+/// cell models ([`crate::verify::netlist`]): the same testbench, the same comparison.
+pub fn netlist_cosim(
+    cfg: &ProfilerConfig,
+    which: Design,
+    events: &[Tuple],
+    ready: ReadyPattern,
+    family: Family,
+) -> Result<IcarusResult, String> {
+    run_cosim(cfg, which, events, ready, Some(family))
+}
+
+fn run_cosim(
+    cfg: &ProfilerConfig,
+    which: Design,
+    events: &[Tuple],
+    ready: ReadyPattern,
+    netlist: Option<Family>,
+) -> Result<IcarusResult, String> {
     let in_entry_order = entry_order(cfg, which)?;
     let mut model = MultiHash::new(cfg)?;
     let mut expected = Vec::new();
@@ -178,8 +201,14 @@ pub fn icarus_cosim_design(
         testbench(events.len(), expected.len(), ready, max_cycles),
     )
     .map_err(io)?;
-    let (out, secs) =
-        run_timed(&dir, &[dir.file("design.v"), dir.file("tb.v")], "tb").map_err(|e| e.0)?;
+    let mut sources = match netlist {
+        None => vec![dir.file("design.v")],
+        Some(family) => {
+            netlist::synthesize(&dir.file("design.v"), "top", family, &dir.file("netlist.v"))?
+        }
+    };
+    sources.push(dir.file("tb.v"));
+    let (out, secs) = run_timed(&dir, &sources, "tb").map_err(|e| e.0)?;
     let mut res = IcarusResult {
         events: events.len() as u64,
         intervals: expected.len() as u64,

@@ -1,0 +1,134 @@
+//! Post-synthesis simulation: the netlist Yosys writes after `synth_ice40` / `synth_ecp5`, with
+//! Yosys's own models of the vendor cells (LUTs, carries, flip-flops, block RAMs), so that a
+//! testbench written for the RTL runs on what the FPGA would hold. This checks what no RTL-level
+//! run can: block-RAM inference, read-during-write behaviour, the initial values of flip-flops.
+//!
+//! The native Yosys (Debian's) is used, with the cell models of its own `share/yosys`: the netlist
+//! and the models must come from the same Yosys.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The FPGA family whose synthesis script makes the netlist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Ice40,
+    Ecp5,
+}
+
+impl Family {
+    pub const ALL: [Family; 2] = [Family::Ice40, Family::Ecp5];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Ice40 => "ice40",
+            Family::Ecp5 => "ecp5",
+        }
+    }
+
+    fn synth(self) -> &'static str {
+        match self {
+            Family::Ice40 => "synth_ice40",
+            Family::Ecp5 => "synth_ecp5",
+        }
+    }
+}
+
+const INSTALL: &str =
+    "the post-synthesis run needs Debian's Yosys and its cell models: apt-get install yosys";
+
+/// The `share/yosys` of the `yosys` on PATH: `yosys-config --datdir`, else beside the binary.
+pub fn datdir() -> Result<PathBuf, String> {
+    let from_config = Command::new("yosys-config")
+        .arg("--datdir")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    let beside = || {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .find(|d| d.join("yosys").is_file())
+            .map(|d| d.join("../share/yosys"))
+    };
+    from_config
+        .or_else(beside)
+        .filter(|d| d.join("ice40/cells_sim.v").is_file())
+        .ok_or_else(|| {
+            format!("Yosys's cell models (share/yosys/ice40/cells_sim.v) not found: {INSTALL}")
+        })
+}
+
+/// Yosys's simulation models of `family`'s cells.
+pub fn cell_models(family: Family) -> Result<PathBuf, String> {
+    Ok(datdir()?.join(family.name()).join("cells_sim.v"))
+}
+
+/// The first source of a simulation that reads Yosys's iCE40 models: they give ports default
+/// values, which Icarus 11 does not parse, unless this is defined.
+pub const DEFINES: &str = "`define NO_ICE40_DEFAULT_ASSIGNMENTS\n";
+
+/// The Yosys version string (`yosys -V`).
+pub fn yosys_version() -> Result<String, String> {
+    let out = Command::new("yosys")
+        .arg("-V")
+        .output()
+        .map_err(|e| format!("cannot run yosys: {e}: {INSTALL}"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Synthesizes `design` (top module `top`) for `family` and writes the netlist to `out`; returns
+/// the sources a simulation of it needs besides the testbench: the defines, the netlist and the
+/// cell models.
+pub fn synthesize(
+    design: &Path,
+    top: &str,
+    family: Family,
+    out: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let models = cell_models(family)?;
+    let script = format!(
+        "read_verilog {}; {} -top {top}; write_verilog -noattr {}",
+        design.display(),
+        family.synth(),
+        out.display()
+    );
+    let run = Command::new("yosys")
+        .args(["-q", "-p", &script])
+        .output()
+        .map_err(|e| format!("cannot run yosys: {e}: {INSTALL}"))?;
+    if !run.status.success() {
+        return Err(format!(
+            "yosys {} failed:\n{}{}",
+            family.synth(),
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        ));
+    }
+    let defines = out.with_file_name("defines.v");
+    std::fs::write(&defines, DEFINES).map_err(|e| format!("{}: {e}", defines.display()))?;
+    let local = out.with_file_name("cells_sim.v");
+    std::fs::write(&local, inlined(&models)?).map_err(|e| format!("{}: {e}", local.display()))?;
+    Ok(vec![defines, out.to_path_buf(), local])
+}
+
+/// A Verilog file with its `` `include "…" `` lines replaced by the files (beside it) they name,
+/// so that the simulator needs no include path.
+fn inlined(path: &Path) -> Result<String, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("{}: {e}: {INSTALL}", path.display()))?;
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        match line
+            .trim()
+            .strip_prefix("`include \"")
+            .and_then(|r| r.strip_suffix('"'))
+        {
+            Some(name) => out.push_str(&inlined(&path.with_file_name(name))?),
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
