@@ -22,8 +22,9 @@
 //! runs exactly as under `hwprof soc run`. The iCEBreaker (UP5K) has 30 block RAMs of 4 kbit and
 //! 5 280 logic cells: its RAM is the four 32 KiB SPRAMs, the program comes from the SPI flash
 //! (PicoSoC's `spimemio`, a boot stub at 1 MiB copying the image that follows it into the RAM, as
-//! `iceprog -o 1M` writes it), and the CPU is RV32I without the fast multiplier and the barrel
-//! shifter; the boot stub's instructions run from the flash and are not tapped.
+//! `iceprog -o 1M` writes it), and the CPU is RV32I (no multiplier or divider) without the barrel
+//! shifter and the 64-bit counters; the boot stub's instructions run from the flash and are not
+//! tapped.
 
 use super::programs::{self, Program, Symbols};
 use super::run::{mode_result, ModeResult};
