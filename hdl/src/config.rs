@@ -21,7 +21,7 @@
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
 //! | `[accumulator] count_bits` | width of the accumulator's counts (saturating); default `counter_bits`. Table counters only need to reach T, accumulator counts measure the profile, so narrow table counters with wide counts buy more table entries per byte | `counter_bits` ..= 32 |
 //! | `[accumulator] stash` | fully-associative overflow entries beside the sets (set-associative only); default 0 | 0 ..= 64 |
-//! | `[accumulator] replacement` | which replaceable entry a promoted tuple takes when its set has no empty one: `"first"` (lowest index, default) or `"smallest"` (smallest count, lowest index on ties — Space-Saving's choice, W compares in a set; a retained tuple still counting towards T survives one that has gone cold). Model only: the RTL refuses `"smallest"` | |
+//! | `[accumulator] replacement` | which replaceable entry a promoted tuple takes when its set has no empty one: `"first"` (lowest index, default) or `"smallest"` (smallest count, lowest index on ties — Space-Saving's choice, W compares in a set; a retained tuple still counting towards T survives one that has gone cold). In hardware for a set-associative accumulator only (the RTL compares every pair of ways of the set) | |
 
 use serde::Deserialize;
 use std::fmt;

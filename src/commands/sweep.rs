@@ -5,7 +5,8 @@ use super::progress::Progress;
 use super::{create_out_dir, load_trace, print_json, write_error, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::plot::sweep_figures;
 use hwprof_sim::eval::sweep::{
-    expand_grid, run, CsvOutput, Job, PythonBench, Row, RunOptions, Subject, TraceInput, PRESETS,
+    expand_grid, rank_by_worst, run, CsvOutput, Job, PythonBench, Row, RunOptions, Subject,
+    TraceInput, PRESETS,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -253,9 +254,11 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
             "files": files,
             "figures": figures,
             "rows": rows,
+            "by_worst_trace": rank_by_worst(&rows),
         }))?;
     } else {
         print_best(&rows, a.top);
+        print_by_worst(&rows, a.top);
         // Wall time and speed stay out of the text, which people diff; they are in sweep.json.
         println!(
             "{} rows{}",
@@ -285,6 +288,43 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
         });
     }
     Ok(())
+}
+
+/// With several traces: per point, the configurations ranked by their worst trace (the top
+/// profilers, then every peer).
+fn print_by_worst(rows: &[Row], top: usize) {
+    let ranked = rank_by_worst(rows);
+    let Some(n) = ranked.first().map(|g| g.traces).filter(|&n| n > 1) else {
+        return;
+    };
+    let mut points: Vec<(u64, u64)> = ranked.iter().map(|g| (g.interval, g.threshold)).collect();
+    points.dedup();
+    for (l, t) in points {
+        println!("all {n} traces, ranked by the worst  L={l} T={t}");
+        let here = ranked
+            .iter()
+            .filter(|g| (g.interval, g.threshold) == (l, t));
+        let prof = here
+            .clone()
+            .filter(|g| g.scheme.ends_with("-hash"))
+            .take(top);
+        let peers = here.filter(|g| !g.scheme.ends_with("-hash"));
+        for g in prof.chain(peers) {
+            let seed = if g.scheme.ends_with("-hash") {
+                format!(" seed={}", g.seed)
+            } else {
+                String::new()
+            };
+            println!(
+                "  worst {:>8.3} % ({})  mean {:>8.3} %  {:>7} bits  {}{seed}",
+                100.0 * g.worst,
+                g.worst_trace,
+                100.0 * g.mean,
+                g.memory_bits,
+                g.config
+            );
+        }
+    }
 }
 
 /// The best rows per trace and point, and every peer.

@@ -29,60 +29,26 @@ fn soc_refuses_bad_input_with_exit_code_2() {
     assert_input_error(&out, "unknown program \"quake\"");
     let out = hwprof(&["soc", "run", "--program", "sieve", "--short"]);
     assert_input_error(&out, "has no short input");
+    // `soc run --program crc --short` with one more option and its value.
+    let crc_with = |option: &str, value: &str| {
+        hwprof(&["soc", "run", "--program", "crc", "--short", option, value])
+    };
     let s = Scratch::new("soc-config");
     let narrow = s.write("narrow.toml", &format!("a_bits = 16\n{SMALL_CONFIG}"));
-    let out = hwprof(&[
-        "soc",
-        "run",
-        "--program",
-        "crc",
-        "--short",
-        "--config",
-        &narrow,
-    ]);
-    assert_input_error(&out, "a_bits and b_bits must be at least 32");
+    assert_input_error(
+        &crc_with("--config", &narrow),
+        "a_bits and b_bits must be at least 32",
+    );
     let compiler = s.write("compiler.toml", "entries = 64\nindexing = \"compiler\"\n");
-    let out = hwprof(&[
-        "soc",
-        "run",
-        "--program",
-        "crc",
-        "--short",
-        "--buffer-config",
-        &compiler,
-    ]);
-    assert_input_error(&out, "compiler indexing");
+    assert_input_error(&crc_with("--buffer-config", &compiler), "compiler indexing");
     let shape = s.write("shape.toml", "[phase]\nbuckets = 64\n");
-    let out = hwprof(&[
-        "soc",
-        "run",
-        "--program",
-        "crc",
-        "--short",
-        "--phase-config",
-        &shape,
-    ]);
-    assert_input_error(&out, "no RTL shape");
-    let out = hwprof(&[
-        "soc",
-        "run",
-        "--program",
-        "crc",
-        "--short",
-        "--phase-config",
-        "/nonexistent/p.toml",
-    ]);
-    assert_input_error(&out, "/nonexistent/p.toml");
-    let out = hwprof(&[
-        "soc",
-        "run",
-        "--program",
-        "crc",
-        "--short",
-        "--phase-plot",
-        "/nonexistent/dir/phases",
-    ]);
-    assert_input_error(&out, "/nonexistent/dir/phases");
+    assert_input_error(&crc_with("--phase-config", &shape), "no RTL shape");
+    for (option, path) in [
+        ("--phase-config", "/nonexistent/p.toml"),
+        ("--phase-plot", "/nonexistent/dir/phases"),
+    ] {
+        assert_input_error(&crc_with(option, path), path);
+    }
 }
 
 #[test]

@@ -29,7 +29,7 @@ use super::interval::IntervalControl;
 use super::primitives::{vec_of, ADDRESS_BITS};
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use super::top::impl_profiler_top;
-use crate::config::ProfilerConfig;
+use crate::config::{ProfilerConfig, Replacement};
 use crate::hash::{HashConstants, SetHash};
 use rust_hdl::prelude::*;
 
@@ -118,6 +118,7 @@ impl<const CB: usize> BramProfiler<CB> {
                 count_max,
                 w.count_saturates(cfg),
                 cfg.retaining,
+                acc.replacement == Replacement::Smallest,
             ),
             control: IntervalControl::new(cfg.interval),
             c_valid: Default::default(),

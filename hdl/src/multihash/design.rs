@@ -79,9 +79,11 @@ pub fn bits_for(v: u64) -> usize {
 /// The widths of `cfg`'s hardware, or why it has none. Validates the configuration.
 pub fn storage_widths(cfg: &ProfilerConfig) -> Result<Widths, String> {
     cfg.validate().map_err(|e| e.to_string())?;
-    if cfg.accumulator.replacement != Replacement::First {
+    if cfg.accumulator.replacement == Replacement::Smallest
+        && cfg.accumulator.organisation == Organisation::FullyAssociative
+    {
         return Err(
-            "accumulator.replacement = \"smallest\" is not supported in hardware yet (the model has it; the RTL replaces the first replaceable entry: use \"first\")"
+            "accumulator.replacement = \"smallest\" needs organisation = \"set_associative\" in hardware (W count compares per set; a fully-associative accumulator would compare every pair of its entries)"
                 .into(),
         );
     }
@@ -263,7 +265,7 @@ mod tests {
     }
 
     #[test]
-    fn shipped_1m_configuration_has_hardware_and_smallest_replacement_has_none() {
+    fn smallest_replacement_has_hardware_only_when_set_associative() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/best-1m.toml");
         let best = ProfilerConfig::load(std::path::Path::new(path)).unwrap();
         assert_eq!(best.accumulator.organisation, Organisation::SetAssociative);
@@ -271,7 +273,12 @@ mod tests {
         assert_eq!(storage_widths(&best).unwrap().class, 24);
         let mut smallest = best.clone();
         smallest.accumulator.replacement = Replacement::Smallest;
+        assert_eq!(storage_widths(&smallest).unwrap().class, 24);
+        smallest.accumulator.organisation = Organisation::FullyAssociative;
         let e = storage_widths(&smallest).unwrap_err();
-        assert!(e.contains("not supported in hardware"), "{e}");
+        assert!(
+            e.contains("needs organisation = \"set_associative\""),
+            "{e}"
+        );
     }
 }

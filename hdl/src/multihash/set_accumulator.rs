@@ -18,8 +18,10 @@
 //!   changes only on allocation, so a way allocated by one of the two ops ahead (read in stage 0,
 //!   before their writes) matches exactly when that op had the same tuple, the younger op
 //!   winning; any other way by its registered RAM compare. Hit (**shielding**), allocation
-//!   (empty way first, else replaceable, lowest way first) and locking follow docs/SPEC.md §4
-//!   within the set; every way's meta is written back, a tag only where it is allocated.
+//!   (empty way first, else replaceable: the lowest way, or with **smallest replacement** the
+//!   replaceable way of smallest count, lowest on ties — W² count compares) and locking follow
+//!   docs/SPEC.md §4 within the set; every way's meta is written back, a tag only where it is
+//!   allocated.
 //!
 //! **Interval rollover without a sweep: per-set epochs.** Three bit-vectors in flip-flops, one bit
 //! per set, say what a set's RAM words mean:
@@ -152,6 +154,12 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
     hits: Priority,
     empty: Priority,
     repl: Priority,
+    /// Replaceable ways of the set's smallest replaceable count (smallest replacement).
+    smallest: Priority,
+    /// The way is replaceable and no replaceable way has a smaller count.
+    minimal: Vec<Signal<Local, Bit>>,
+    /// Allocation takes the smallest replaceable way instead of the lowest.
+    replace_smallest: Constant<Bit>,
     /// Staging-buffer words still to be sent: the lowest way goes next.
     staged: Priority,
     rc: Signal<Local, Bits<CB>>,
@@ -177,7 +185,8 @@ pub struct SetAssociativeAccumulator<const CB: usize> {
 impl<const CB: usize> SetAssociativeAccumulator<CB> {
     /// `sets` (a power of two) × `ways` entries; tags of `tag_width` bits; counts of
     /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`
-    /// (reached within an interval only when `saturates`).
+    /// (reached within an interval only when `saturates`). A promotion into a full set takes
+    /// the lowest replaceable way, or with `replace_smallest` the one of smallest count.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         sets: usize,
@@ -188,6 +197,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         count_max: u64,
         saturates: bool,
         retaining: bool,
+        replace_smallest: bool,
     ) -> Self {
         assert!(
             sets.is_power_of_two() && ways >= 1 && count_width + 2 <= CB.min(63),
@@ -272,6 +282,9 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             hits: Priority::new(ways),
             empty: Priority::new(ways),
             repl: Priority::new(ways),
+            smallest: Priority::new(ways),
+            minimal: vec_of(ways),
+            replace_smallest: Constant::new(replace_smallest),
             staged: Priority::new(ways),
             rc: Default::default(),
             threshold: Constant::new(threshold.into()),
@@ -393,6 +406,18 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.empty.bits[w].next = !self.view_valid[w].val();
             self.repl.bits[w].next = self.view_valid[w].val() & !self.view_locked[w].val();
         }
+        for w in 0..self.tags.len() {
+            self.minimal[w].next = self.view_valid[w].val() & !self.view_locked[w].val();
+            for v in 0..self.tags.len() {
+                if self.view_valid[v].val()
+                    & !self.view_locked[v].val()
+                    & (self.view_count[v].val() < self.view_count[w].val())
+                {
+                    self.minimal[w].next = false;
+                }
+            }
+            self.smallest.bits[w].next = self.minimal[w].val();
+        }
         // Lookup and allocation within the set (shielding; empty first, else replaceable).
         self.hit.next = self.valid.val() & self.hits.any.val();
         self.promoted.next = self.valid.val()
@@ -403,7 +428,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         for w in 0..self.tags.len() {
             self.alloc[w].next = self.promoted.val()
                 & ((self.empty.any.val() & self.empty.first[w].val())
-                    | (!self.empty.any.val() & self.repl.first[w].val()));
+                    | (!self.empty.any.val()
+                        & !self.replace_smallest.val()
+                        & self.repl.first[w].val())
+                    | (!self.empty.any.val()
+                        & self.replace_smallest.val()
+                        & self.smallest.first[w].val()));
             self.n_count[w].next = self.view_count[w].val();
             if self.hit_e[w].val()
                 & (!self.saturates.val() | (self.view_count[w].val() < self.count_max.val()))

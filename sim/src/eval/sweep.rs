@@ -280,6 +280,70 @@ pub struct Row {
     pub per_interval: Vec<f64>,
 }
 
+/// One configuration (or peer) at one point, across every trace of a sweep: the choice of a
+/// configuration for programs not seen yet goes by its worst trace, not its mean.
+#[derive(Debug, Clone, Serialize)]
+pub struct AcrossTraces {
+    pub scheme: String,
+    pub config: String,
+    pub seed: u64,
+    pub interval: u64,
+    pub threshold: u64,
+    pub memory_bits: u64,
+    /// The largest net error over the traces, and the trace it was on.
+    pub worst: f64,
+    pub worst_trace: String,
+    pub mean: f64,
+    pub traces: usize,
+}
+
+/// Groups `rows` by (scheme, configuration, seed, point) and ranks the groups that ran on every
+/// trace of the sweep by their worst net error (then mean, then configuration), per point in
+/// ascending (L, T). Groups missing a trace (an interrupted sweep) are left out.
+pub fn rank_by_worst(rows: &[Row]) -> Vec<AcrossTraces> {
+    let mut traces: Vec<&str> = rows.iter().map(|r| r.trace.as_str()).collect();
+    traces.sort_unstable();
+    traces.dedup();
+    let mut groups: std::collections::BTreeMap<(u64, u64, &str, &str, u64), Vec<&Row>> =
+        Default::default();
+    for r in rows {
+        groups
+            .entry((r.interval, r.threshold, &r.scheme, &r.config, r.seed))
+            .or_default()
+            .push(r);
+    }
+    let mut out: Vec<AcrossTraces> = groups
+        .into_values()
+        .filter(|g| g.len() == traces.len())
+        .map(|g| {
+            let w = g
+                .iter()
+                .max_by(|a, b| a.net_error.total_cmp(&b.net_error))
+                .expect("a group has rows");
+            AcrossTraces {
+                scheme: w.scheme.clone(),
+                config: w.config.clone(),
+                seed: w.seed,
+                interval: w.interval,
+                threshold: w.threshold,
+                memory_bits: w.memory_bits,
+                worst: w.net_error,
+                worst_trace: w.trace.clone(),
+                mean: g.iter().map(|r| r.net_error).sum::<f64>() / g.len() as f64,
+                traces: g.len(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (a.interval, a.threshold)
+            .cmp(&(b.interval, b.threshold))
+            .then(a.worst.total_cmp(&b.worst))
+            .then(a.mean.total_cmp(&b.mean))
+            .then(a.config.cmp(&b.config))
+    });
+    out
+}
+
 /// A bad grid: which field broke which rule.
 fn bad(source: &str, field: &str, rule: impl std::fmt::Display) -> String {
     format!("grid {source}: field `{field}`: {rule}")
@@ -980,6 +1044,55 @@ conservative_update = [false, true]
 peers = true
 peer_reference = { tables = 4, entries = 16, counter_bits = 24 }
 "#;
+
+    #[test]
+    fn ranking_goes_by_the_worst_trace() {
+        let traces: Vec<TraceInput> = [(3, "a"), (4, "b")]
+            .into_iter()
+            .map(|(seed, name)| TraceInput {
+                name: name.into(),
+                events: Arc::new(synthetic(6_000, seed)),
+            })
+            .collect();
+        let jobs: Vec<Job> = (0..2)
+            .flat_map(|trace| {
+                expand_grid(GRID, "t")
+                    .unwrap()
+                    .into_iter()
+                    .filter(|s| !matches!(s, Subject::DataSketches { .. }))
+                    .map(move |subject| Job { trace, subject })
+            })
+            .collect();
+        let opts = RunOptions {
+            threads: 2,
+            stop: Arc::new(AtomicBool::new(false)),
+            python: None,
+        };
+        let mut rows = vec![];
+        run(&traces, &jobs, &opts, |r| rows.push(r.clone()), |_, _| {}).unwrap();
+        let ranked = rank_by_worst(&rows);
+        assert_eq!(ranked.len(), 7, "every configuration ran on both traces");
+        for g in &ranked {
+            let mine: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.config == g.config && r.seed == g.seed)
+                .collect();
+            let worst = mine.iter().map(|r| r.net_error).fold(f64::MIN, f64::max);
+            assert_eq!((g.worst, g.traces), (worst, 2), "{}", g.config);
+            let on = mine.iter().find(|r| r.trace == g.worst_trace).unwrap();
+            assert_eq!(on.net_error, worst);
+        }
+        assert!(ranked.windows(2).all(|w| w[0].worst <= w[1].worst));
+        // A configuration missing a trace is not ranked.
+        let gone = rows
+            .iter()
+            .position(|r| r.config == ranked[0].config)
+            .unwrap();
+        rows.remove(gone);
+        let again = rank_by_worst(&rows);
+        assert_eq!(again.len(), 6);
+        assert!(again.iter().all(|g| g.config != ranked[0].config));
+    }
 
     #[test]
     fn sweep_rows_agree_with_evaluate() {

@@ -171,6 +171,55 @@ mod tests {
         check(&cfg, &ev, &CosimOptions::default(), "set storm");
     }
 
+    /// 2 tables x 16 counters, L = 64, T = 4, retaining, accumulator 4 sets x 4 ways with the
+    /// given replacement.
+    fn four_way(c: bool, r: bool, replacement: &str) -> ProfilerConfig {
+        config(&format!(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\nconservative_update = {c}\n\
+             reset_on_promote = {r}\nretaining = true\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 16\nways = 4\nreplacement = \"{replacement}\"\n"
+        ))
+    }
+
+    /// A set storm of 7 tuples in one 4-way set, skewed (the first tuple takes every third event,
+    /// the second every seventh), so that full sets hold retained entries of different counts.
+    fn skewed_storm(cfg: &ProfilerConfig, n: usize, seed: u64) -> Vec<Tuple> {
+        let mut ev = set_storm(cfg, 7, n, seed);
+        let (x, y) = (ev[0], ev[1]);
+        for i in 0..n {
+            if i % 3 == 0 {
+                ev[i] = x;
+            } else if i % 7 == 0 {
+                ev[i] = y;
+            }
+        }
+        ev
+    }
+
+    #[test]
+    fn smallest_replacement_over_c_r_in_both_simulators() {
+        let mut differs = 0;
+        for bits in 0..4 {
+            let (c, r) = (bits & 1 == 1, bits & 2 == 2);
+            let cfg = four_way(c, r, "smallest");
+            let mut ev = skewed_storm(&cfg, 640, bits as u64);
+            ev.extend(forwarding_distances(&cfg, 6, 384, bits as u64));
+            let first = MultiHash::new(&four_way(c, r, "first")).unwrap().run(&ev);
+            if MultiHash::new(&cfg).unwrap().run(&ev) != first {
+                differs += 1;
+            }
+            let what = format!("C{}R{}P1 smallest replacement", c as u8, r as u8);
+            check(&cfg, &ev, &CosimOptions::default(), &what);
+            let res = icarus_cosim(&cfg, &ev, ReadyPattern::ALWAYS).unwrap();
+            assert_eq!(res.mismatches, 0, "{what}: {:#?}", res.first_mismatch);
+            assert_eq!(res.reports_compared, ev.len() as u64 / 64, "{what}");
+        }
+        assert!(
+            differs >= 2,
+            "the streams must make smallest and first replacement disagree ({differs} of 4)"
+        );
+    }
+
     #[test]
     fn back_pressured_reports() {
         let cfg = small(true, true, true, "");
