@@ -290,6 +290,15 @@ pub fn run_cmd(a: SweepArgs) -> CmdResult {
     Ok(())
 }
 
+/// " seed=N" for a profiler row (its hashes' seed), nothing for a peer.
+fn seed_suffix(scheme: &str, seed: u64) -> String {
+    if scheme.ends_with("-hash") {
+        format!(" seed={seed}")
+    } else {
+        String::new()
+    }
+}
+
 /// With several traces: per point, the configurations ranked by their worst trace (the top
 /// profilers, then every peer).
 fn print_by_worst(rows: &[Row], top: usize) {
@@ -310,11 +319,7 @@ fn print_by_worst(rows: &[Row], top: usize) {
             .take(top);
         let peers = here.filter(|g| !g.scheme.ends_with("-hash"));
         for g in prof.chain(peers) {
-            let seed = if g.scheme.ends_with("-hash") {
-                format!(" seed={}", g.seed)
-            } else {
-                String::new()
-            };
+            let seed = seed_suffix(&g.scheme, g.seed);
             println!(
                 "  worst {:>8.3} % ({})  mean {:>8.3} %  {:>7} bits  {}{seed}",
                 100.0 * g.worst,
@@ -348,11 +353,7 @@ fn print_best(rows: &[Row], top: usize) {
             .take(top);
         let peers = here.iter().filter(|r| !r.scheme.ends_with("-hash"));
         for r in prof.chain(peers) {
-            let seed = if r.scheme.ends_with("-hash") {
-                format!(" seed={}", r.seed)
-            } else {
-                String::new()
-            };
+            let seed = seed_suffix(&r.scheme, r.seed);
             println!(
                 "  {:>8.3} %  P {:.3} R {:.3}  {:>7} bits  {}{seed}",
                 100.0 * r.net_error,

@@ -1045,6 +1045,14 @@ peers = true
 peer_reference = { tables = 4, entries = 16, counter_bits = 24 }
 "#;
 
+    fn two_threads() -> RunOptions {
+        RunOptions {
+            threads: 2,
+            stop: Arc::new(AtomicBool::new(false)),
+            python: None,
+        }
+    }
+
     #[test]
     fn ranking_goes_by_the_worst_trace() {
         let traces: Vec<TraceInput> = [(3, "a"), (4, "b")]
@@ -1063,11 +1071,7 @@ peer_reference = { tables = 4, entries = 16, counter_bits = 24 }
                     .map(move |subject| Job { trace, subject })
             })
             .collect();
-        let opts = RunOptions {
-            threads: 2,
-            stop: Arc::new(AtomicBool::new(false)),
-            python: None,
-        };
+        let opts = two_threads();
         let mut rows = vec![];
         run(&traces, &jobs, &opts, |r| rows.push(r.clone()), |_, _| {}).unwrap();
         let ranked = rank_by_worst(&rows);
@@ -1108,11 +1112,7 @@ peer_reference = { tables = 4, entries = 16, counter_bits = 24 }
             .filter(|s| !matches!(s, Subject::DataSketches { .. }))
             .map(|subject| Job { trace: 0, subject })
             .collect();
-        let opts = RunOptions {
-            threads: 2,
-            stop: Arc::new(AtomicBool::new(false)),
-            python: None,
-        };
+        let opts = two_threads();
         let mut rows = vec![];
         let mut progress = 0;
         let s = run(
