@@ -2,7 +2,8 @@
 """Per trace, a markdown table of net error, split, precision and recall at 1M/0.1 % and 10K/1 %:
 the given configurations (`hwprof model`) beside the paper preset and its peers at the paper preset's
 memory (`hwprof sweep --grid bench/peers-paper-budget.toml`; DataSketches rows only when a Python with
-`datasketches` is found). Usage: bench/accuracy_table.py [--no-peers] --configs A.toml,B.toml TRACE...
+`datasketches` is found). Usage: bench/accuracy_table.py [--no-peers] [--grid G.toml] --configs A.toml,B.toml TRACE...
+(--grid: the peers' grid instead, e.g. bench/peers-equal-bits.toml for peers at the shipped configurations' bits)
 Runs ./target/release/hwprof (build it first) one job at a time, niced."""
 import csv, json, os, subprocess, sys, tempfile
 
@@ -12,6 +13,9 @@ configs = []
 peers = True
 if args[:1] == ["--no-peers"]:
     peers, args = False, args[1:]
+grid = "bench/peers-paper-budget.toml"
+if args[:1] == ["--grid"]:
+    grid, args = args[1], args[2:]
 if args[:1] == ["--configs"]:
     configs, args = args[1].split(","), args[2:]
 kind = lambda t: ["--kind", "load"] if ".lackey" in t else []
@@ -30,7 +34,7 @@ for t in args:
         rows.append((cfg["interval"], os.path.basename(c), d["config"], cfg["memory_bits"], d["net_error"],
                      (s["np"], s["nn"], s["fp"], s["fn"]), d["precision"], d["recall"]))
     sw = f"{out}/{name}"
-    subprocess.run(["true"] if not peers else ["nice", HW, "-q", "sweep", "--trace", t, *kind(t), "--grid", "bench/peers-paper-budget.toml",
+    subprocess.run(["true"] if not peers else ["nice", HW, "-q", "sweep", "--trace", t, *kind(t), "--grid", grid,
                     "--out", sw, "--no-plots", "--threads", "1"], capture_output=True, text=True, check=True)
     for x in csv.DictReader(open(f"{sw}/sweep.csv")) if peers else []:
         scheme = "paper preset" if x["scheme"] == "multi-hash" else x["scheme"]

@@ -16,7 +16,7 @@
 //!
 //! | key | meaning | default |
 //! |---|---|---|
-//! | `points` | `[{ interval = L, threshold = T or "p%" }, …]` | required |
+//! | `points` | `[{ interval = L, threshold = T or "p%" }, …]`; a point may add `peer_bits = N`: its peers get exactly N bits (e.g. those of a configuration they are compared with) | required |
 //! | `tables` | list of n | required |
 //! | `total_entries` | counters in all, split evenly (entries per table = total / n, must be a power of two) | — |
 //! | `entries` | counters per table (instead of `total_entries`) | — |
@@ -51,6 +51,9 @@ use std::time::Instant;
 pub struct PointSpec {
     pub interval: u64,
     pub threshold: toml::Value,
+    /// The peers' memory at this point, instead of `peer_reference`'s.
+    #[serde(default)]
+    pub peer_bits: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -476,7 +479,8 @@ pub fn expand_grid(text: &str, source: &str) -> Result<Vec<Subject>, String> {
                 &format!("{source} (peer_reference, point {pi})"),
             )
             .map_err(|e| e.to_string())?;
-            out.extend(peers_at_budget(&reference)?);
+            let budget = p.peer_bits.unwrap_or_else(|| profiler_bits(&reference));
+            out.extend(peers_at_budget(&reference, budget)?);
         }
     }
     if out.is_empty() {
@@ -487,10 +491,9 @@ pub fn expand_grid(text: &str, source: &str) -> Result<Vec<Subject>, String> {
     Ok(out)
 }
 
-/// The peers at the memory of profiler `reference`: stratified (T_s = T and T/10), Space-Saving,
-/// DataSketches.
-pub fn peers_at_budget(reference: &ProfilerConfig) -> Result<Vec<Subject>, String> {
-    let budget = profiler_bits(reference);
+/// The peers at `budget` bits, at the point and key widths of profiler `reference`: stratified
+/// (T_s = T and T/10), Space-Saving, DataSketches.
+pub fn peers_at_budget(reference: &ProfilerConfig, budget: u64) -> Result<Vec<Subject>, String> {
     let t = reference.threshold;
     let mut v = vec![Subject::Stratified(StratifiedConfig::with_budget(
         reference, t, budget,
@@ -1263,5 +1266,37 @@ peer_reference = { tables = 4, entries = 16, counter_bits = 24 }
                 continue;
             };
         }
+    }
+
+    #[test]
+    fn peer_bits_give_the_peers_exactly_that_memory() {
+        let grid = r#"
+points = [{ interval = 1000000, threshold = "0.1%", peer_bits = 164992 },
+          { interval = 10000, threshold = "1%" }]
+tables = [2]
+entries = [4096]
+counter_bits = [10]
+peers = true
+"#;
+        let subjects = expand_grid(grid, "t").unwrap();
+        let peers = |l: u64| {
+            subjects
+                .iter()
+                .filter(move |s| !matches!(s, Subject::Profiler(_)) && s.base().interval == l)
+        };
+        // Space-Saving entries of 96 tag + 20 count bits: k = 164992 / 116 = 1422.
+        let ss = peers(1_000_000)
+            .find(|s| s.scheme() == "space-saving")
+            .unwrap();
+        assert_eq!(
+            (ss.memory_bits(), ss.summary().contains("k=1422")),
+            (1422 * 116, true)
+        );
+        assert!(peers(1_000_000).all(|s| s.memory_bits() <= 164992));
+        // The other point keeps the paper preset's budget (k = 557 at 10K).
+        let ss = peers(10_000)
+            .find(|s| s.scheme() == "space-saving")
+            .unwrap();
+        assert!(ss.summary().contains("k=557"), "{}", ss.summary());
     }
 }
