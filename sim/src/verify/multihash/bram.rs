@@ -72,67 +72,16 @@ pub fn forwarding_distances(cfg: &ProfilerConfig, dmax: usize, n: usize, seed: u
 mod tests {
     use super::*;
     use crate::model::multihash::MultiHash;
-    use crate::verify::multihash::cosim::{cosim, CosimOptions, CosimResult, ReadyPattern};
+    use crate::verify::multihash::cosim::{cosim, CosimOptions, ReadyPattern};
     use crate::verify::multihash::icarus::icarus_cosim;
+    use crate::verify::multihash::kit::{check, config, within_wait_bound, Dut};
     use crate::verify::multihash::streams::{stream, StreamKind};
-
-    fn config(text: &str) -> ProfilerConfig {
-        ProfilerConfig::from_toml_str(text, "test").unwrap()
-    }
-
-    /// 2 tables x 16 counters, L = 64, T = 4, accumulator 4 sets x 2 ways, with the given C/R/P.
-    fn small(c: bool, r: bool, p: bool, extra: &str) -> ProfilerConfig {
-        config(&format!(
-            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\nconservative_update = {c}\n\
-             reset_on_promote = {r}\nretaining = {p}\n{extra}[accumulator]\n\
-             organisation = \"set_associative\"\nentries = 8\nways = 2\n"
-        ))
-    }
-
-    fn check(cfg: &ProfilerConfig, ev: &[Tuple], opts: &CosimOptions, what: &str) -> CosimResult {
-        let r = cosim(cfg, ev, opts).unwrap();
-        assert_eq!(r.mismatches, 0, "{what}: {:#?}", r.first_mismatch);
-        assert_eq!(r.reports_compared, ev.len() as u64 / cfg.interval, "{what}");
-        r
-    }
-
-    /// The documented wait bound with reports always taken: per interval at most one clock per
-    /// set (retirement bubbles, or the scanner before the last event) plus one per report word,
-    /// on top of the 16-clock counter clearing after reset.
-    fn within_wait_bound(r: &CosimResult, cfg: &ProfilerConfig) -> bool {
-        let per_interval = 2 * cfg.accumulator.sets() as u64 + cfg.accumulator.entries as u64 + 2;
-        r.input_stall_cycles <= cfg.entries as u64 + (r.intervals + 1) * per_interval
-    }
-
-    #[test]
-    fn adversarial_streams_over_c_r_p() {
-        let mut reported = 0;
-        for bits in 0..8 {
-            let (c, r, p) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
-            let cfg = small(c, r, p, "");
-            let mut kinds: Vec<(String, Vec<Tuple>)> = StreamKind::ALL
-                .iter()
-                .map(|&k| (k.name().to_string(), stream(k, &cfg, 320, bits as u64)))
-                .collect();
-            kinds.push(("set-storm".into(), set_storm(&cfg, 5, 320, bits as u64)));
-            for (name, ev) in kinds {
-                let what = format!("C{}R{}P{} {name}", c as u8, r as u8, p as u8);
-                let res = check(&cfg, &ev, &CosimOptions::default(), &what);
-                assert!(within_wait_bound(&res, &cfg), "{what}: {res:?}");
-                reported += res.entries_compared;
-            }
-        }
-        assert!(
-            reported > 100,
-            "the streams must produce reports to compare"
-        );
-    }
 
     #[test]
     fn every_forwarding_distance_over_c_r_p() {
         for bits in 0..8 {
             let (c, r, p) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
-            let cfg = small(c, r, p, "");
+            let cfg = Dut::Bram.small(c, r, p, "");
             // 6 intervals; interval ends fall at every phase of the blocks.
             let ev = forwarding_distances(&cfg, 5, 390, bits as u64);
             let mut m = MultiHash::new(&cfg).unwrap();
@@ -160,7 +109,7 @@ mod tests {
 
     #[test]
     fn set_storm_overflows_a_set() {
-        let cfg = small(true, false, true, "");
+        let cfg = Dut::Bram.small(true, false, true, "");
         let ev = set_storm(&cfg, 5, 640, 3);
         let mut m = MultiHash::new(&cfg).unwrap();
         m.run(&ev);
@@ -222,7 +171,7 @@ mod tests {
 
     #[test]
     fn back_pressured_reports() {
-        let cfg = small(true, true, true, "");
+        let cfg = Dut::Bram.small(true, true, true, "");
         let ev = stream(StreamKind::Mixed, &cfg, 640, 5);
         let slow = CosimOptions {
             report_ready: ReadyPattern {
@@ -309,28 +258,6 @@ mod tests {
     }
 
     #[test]
-    fn exported_verilog_matches_model() {
-        let cfg = small(true, false, true, "counter_bits = 3\n");
-        let mut ev = Vec::new();
-        for kind in StreamKind::ALL {
-            ev.extend(stream(kind, &cfg, 128, 2));
-        }
-        ev.extend(set_storm(&cfg, 5, 256, 2));
-        ev.extend(forwarding_distances(&cfg, 5, 320, 2));
-        for ready in [
-            ReadyPattern::ALWAYS,
-            ReadyPattern {
-                period: 40,
-                ready: 1,
-            },
-        ] {
-            let res = icarus_cosim(&cfg, &ev, ready).unwrap();
-            assert_eq!(res.mismatches, 0, "{ready:?}: {:#?}", res.first_mismatch);
-            assert_eq!(res.reports_compared, ev.len() as u64 / 64);
-        }
-    }
-
-    #[test]
     fn exported_verilog_matches_model_on_trace_window() {
         let text = include_str!("../../../../configs/paper-10k-bram.toml")
             .replace("interval = 10000", "interval = 1000");
@@ -347,7 +274,11 @@ mod tests {
 
     #[test]
     fn unsupported_configurations_are_clear_errors() {
-        let e = cosim(&small(true, false, true, ""), &[], &CosimOptions::default());
+        let e = cosim(
+            &Dut::Bram.small(true, false, true, ""),
+            &[],
+            &CosimOptions::default(),
+        );
         assert!(e.is_ok(), "the test shape is supported");
         let stash = config(
             "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\

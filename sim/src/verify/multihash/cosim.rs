@@ -337,56 +337,13 @@ fn run_design<T: ProfilerTop>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verify::multihash::kit::{check, config, Dut};
     use crate::verify::multihash::streams::{aliases, stream, StreamKind};
     use hwprof_hdl::hash::{HashConstants, SplitMix64};
 
-    fn config(text: &str) -> ProfilerConfig {
-        ProfilerConfig::from_toml_str(text, "test").unwrap()
-    }
-
-    /// 2 tables x 16 counters, A = 4, L = 64, T = 4, with the given C/R/P.
-    fn small(c: bool, r: bool, p: bool, extra: &str) -> ProfilerConfig {
-        config(&format!(
-            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\nconservative_update = {c}\n\
-             reset_on_promote = {r}\nretaining = {p}\n{extra}[accumulator]\nentries = 4\n"
-        ))
-    }
-
-    fn check(cfg: &ProfilerConfig, ev: &[Tuple], opts: &CosimOptions, what: &str) -> CosimResult {
-        let r = cosim(cfg, ev, opts).unwrap();
-        assert_eq!(r.mismatches, 0, "{what}: {:#?}", r.first_mismatch);
-        assert_eq!(r.reports_compared, ev.len() as u64 / cfg.interval, "{what}");
-        r
-    }
-
-    #[test]
-    fn adversarial_streams_over_c_r_p() {
-        let mut reported = 0;
-        for bits in 0..8 {
-            let (c, r, p) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
-            let cfg = small(c, r, p, "");
-            for kind in StreamKind::ALL {
-                let ev = stream(kind, &cfg, 320, bits as u64);
-                let what = format!("C{}R{}P{} {}", c as u8, r as u8, p as u8, kind.name());
-                let res = check(&cfg, &ev, &CosimOptions::default(), &what);
-                // L >= entries and reports always taken: one event every clock.
-                assert_eq!(res.events_per_cycle, 1.0, "{what}");
-                assert_eq!(
-                    res.input_stall_cycles, 16,
-                    "{what}: only the clearing after reset"
-                );
-                reported += res.entries_compared;
-            }
-        }
-        assert!(
-            reported > 100,
-            "the streams must produce reports to compare"
-        );
-    }
-
     #[test]
     fn alias_storm_aliases_every_table() {
-        let cfg = small(true, false, true, "");
+        let cfg = Dut::Pipelined.small(true, false, true, "");
         let h = HashConstants::new(&cfg);
         let base = (0x1234, 0x77);
         let al = aliases(&cfg, base, 10, 3);
@@ -395,28 +352,6 @@ mod tests {
             for k in 0..cfg.tables {
                 assert_eq!(h.index(k, t.0, t.1), h.index(k, base.0, base.1));
             }
-        }
-    }
-
-    #[test]
-    fn narrow_counters_saturate() {
-        for c in [false, true] {
-            // 4 tables x 16, A = 8, 3-bit counters (saturate at 7), T = 5.
-            let cfg = config(&format!(
-                "interval = 96\nthreshold = 5\ntables = 4\nentries = 16\ncounter_bits = 3\n\
-                 conservative_update = {c}\n[accumulator]\nentries = 8\n"
-            ));
-            for kind in [StreamKind::Saturation, StreamKind::AccumulatorOverflow] {
-                let ev = stream(kind, &cfg, 288, 11);
-                check(&cfg, &ev, &CosimOptions::default(), kind.name());
-            }
-            let ev = stream(StreamKind::Saturation, &cfg, 288, 11);
-            let mut m = crate::model::multihash::MultiHash::new(&cfg).unwrap();
-            let reps = m.run(&ev);
-            assert!(
-                reps.iter().flat_map(|r| &r.entries).any(|e| e.count == 7),
-                "the stream must saturate an accumulator count"
-            );
         }
     }
 
@@ -446,7 +381,7 @@ mod tests {
 
     #[test]
     fn back_pressured_reports() {
-        let cfg = small(true, true, true, "");
+        let cfg = Dut::Pipelined.small(true, true, true, "");
         let ev = stream(StreamKind::Mixed, &cfg, 640, 5);
         // Within the bound: a report of <= 4 words at 1 word per 3 clocks fits in an interval.
         let within = CosimOptions {
@@ -530,7 +465,7 @@ mod tests {
 
     #[test]
     fn vcd_on_demand() {
-        let cfg = small(true, false, true, "");
+        let cfg = Dut::Pipelined.small(true, false, true, "");
         let ev = stream(StreamKind::Mixed, &cfg, 70, 1);
         let path = std::env::temp_dir().join(format!("hwprof-cosim-{}.vcd", std::process::id()));
         let opts = CosimOptions {

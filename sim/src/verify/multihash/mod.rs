@@ -6,5 +6,7 @@ pub mod bram;
 pub mod cosim;
 pub mod export;
 pub mod icarus;
+#[cfg(test)]
+pub mod kit;
 pub mod shapes;
 pub mod streams;
