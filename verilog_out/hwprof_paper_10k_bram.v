@@ -312,6 +312,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     output reg  report_busy;
     
     // Constant declarations
+    localparam  replace_smallest = 1'b0;
     localparam  threshold = 16'h64;
     localparam  count_max = 16'h3fff;
     localparam  saturates = 1'b0;
@@ -492,6 +493,12 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     wire  repl$first$1;
     wire  repl$any;
     wire  repl$many;
+    reg  smallest$bits$0;
+    reg  smallest$bits$1;
+    wire  smallest$first$0;
+    wire  smallest$first$1;
+    wire  smallest$any;
+    wire  smallest$many;
     reg  staged$bits$0;
     reg  staged$bits$1;
     wire  staged$first$0;
@@ -533,6 +540,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     reg  [15:0] n_count$1;
     reg  [15:0] n_meta$0;
     reg  [15:0] n_meta$1;
+    reg  minimal$0;
+    reg  minimal$1;
     reg  [15:0] rc;
     
     // Sub module instances
@@ -784,6 +793,14 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         .any(repl$any),
         .many(repl$many)
     );
+    hwprof_paper_10k_bram$acc$smallest smallest(
+        .bits$0(smallest$bits$0),
+        .bits$1(smallest$bits$1),
+        .first$0(smallest$first$0),
+        .first$1(smallest$first$1),
+        .any(smallest$any),
+        .many(smallest$many)
+    );
     hwprof_paper_10k_bram$acc$staged staged(
         .bits$0(staged$bits$0),
         .bits$1(staged$bits$1),
@@ -952,9 +969,25 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         hits$bits$1 = hit_e$1;
         empty$bits$1 = ~view_valid$1;
         repl$bits$1 = view_valid$1 & ~view_locked$1;
+        minimal$0 = view_valid$0 & ~view_locked$0;
+        if (view_valid$0 & ~view_locked$0 & (view_count$0 < view_count$0)) begin
+            minimal$0 = 1'b0;
+        end
+        if (view_valid$1 & ~view_locked$1 & (view_count$1 < view_count$0)) begin
+            minimal$0 = 1'b0;
+        end
+        smallest$bits$0 = minimal$0;
+        minimal$1 = view_valid$1 & ~view_locked$1;
+        if (view_valid$0 & ~view_locked$0 & (view_count$0 < view_count$1)) begin
+            minimal$1 = 1'b0;
+        end
+        if (view_valid$1 & ~view_locked$1 & (view_count$1 < view_count$1)) begin
+            minimal$1 = 1'b0;
+        end
+        smallest$bits$1 = minimal$1;
         hit = valid & hits$any;
         promoted = valid & ~hits$any & candidate & (empty$any | repl$any);
-        alloc$0 = promoted & ((empty$any & empty$first$0) | (~empty$any & repl$first$0));
+        alloc$0 = promoted & ((empty$any & empty$first$0) | (~empty$any & ~replace_smallest & repl$first$0) | (~empty$any & replace_smallest & smallest$first$0));
         n_count$0 = view_count$0;
         if (hit_e$0 & (~saturates | (view_count$0 < count_max))) begin
             n_count$0 = view_count$0 + one_c;
@@ -979,7 +1012,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             fw_meta$0$d = n_meta$0;
         end
         fw_alloc$0$d = alloc$0;
-        alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & repl$first$1));
+        alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & ~replace_smallest & repl$first$1) | (~empty$any & replace_smallest & smallest$first$1));
         n_count$1 = view_count$1;
         if (hit_e$1 & (~saturates | (view_count$1 < count_max))) begin
             n_count$1 = view_count$1 + one_c;
@@ -1771,6 +1804,29 @@ module hwprof_paper_10k_bram$acc$scan_set(d,q,clock);
     end
           
 endmodule // top$acc$scan_set
+
+
+module hwprof_paper_10k_bram$acc$smallest(bits$0,bits$1,first$0,first$1,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [1:0] x = {bits$1, bits$0};
+    wire [1:0] f = x & (~x + 2'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 2'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+    end
+endmodule // top$acc$smallest
 
 
 module hwprof_paper_10k_bram$acc$st_count$0(d,q,clock);

@@ -312,6 +312,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     output reg  report_busy;
     
     // Constant declarations
+    localparam  replace_smallest = 1'b0;
     localparam  threshold = 24'h3e8;
     localparam  count_max = 24'hfffff;
     localparam  saturates = 1'b0;
@@ -580,6 +581,16 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     wire  repl$first$3;
     wire  repl$any;
     wire  repl$many;
+    reg  smallest$bits$0;
+    reg  smallest$bits$1;
+    reg  smallest$bits$2;
+    reg  smallest$bits$3;
+    wire  smallest$first$0;
+    wire  smallest$first$1;
+    wire  smallest$first$2;
+    wire  smallest$first$3;
+    wire  smallest$any;
+    wire  smallest$many;
     reg  staged$bits$0;
     reg  staged$bits$1;
     reg  staged$bits$2;
@@ -653,6 +664,10 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     reg  [23:0] n_meta$1;
     reg  [23:0] n_meta$2;
     reg  [23:0] n_meta$3;
+    reg  minimal$0;
+    reg  minimal$1;
+    reg  minimal$2;
+    reg  minimal$3;
     reg  [23:0] rc;
     
     // Sub module instances
@@ -1032,6 +1047,18 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         .any(repl$any),
         .many(repl$many)
     );
+    hwprof_paper_1m_bram$acc$smallest smallest(
+        .bits$0(smallest$bits$0),
+        .bits$1(smallest$bits$1),
+        .bits$2(smallest$bits$2),
+        .bits$3(smallest$bits$3),
+        .first$0(smallest$first$0),
+        .first$1(smallest$first$1),
+        .first$2(smallest$first$2),
+        .first$3(smallest$first$3),
+        .any(smallest$any),
+        .many(smallest$many)
+    );
     hwprof_paper_1m_bram$acc$staged staged(
         .bits$0(staged$bits$0),
         .bits$1(staged$bits$1),
@@ -1312,9 +1339,65 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         hits$bits$3 = hit_e$3;
         empty$bits$3 = ~view_valid$3;
         repl$bits$3 = view_valid$3 & ~view_locked$3;
+        minimal$0 = view_valid$0 & ~view_locked$0;
+        if (view_valid$0 & ~view_locked$0 & (view_count$0 < view_count$0)) begin
+            minimal$0 = 1'b0;
+        end
+        if (view_valid$1 & ~view_locked$1 & (view_count$1 < view_count$0)) begin
+            minimal$0 = 1'b0;
+        end
+        if (view_valid$2 & ~view_locked$2 & (view_count$2 < view_count$0)) begin
+            minimal$0 = 1'b0;
+        end
+        if (view_valid$3 & ~view_locked$3 & (view_count$3 < view_count$0)) begin
+            minimal$0 = 1'b0;
+        end
+        smallest$bits$0 = minimal$0;
+        minimal$1 = view_valid$1 & ~view_locked$1;
+        if (view_valid$0 & ~view_locked$0 & (view_count$0 < view_count$1)) begin
+            minimal$1 = 1'b0;
+        end
+        if (view_valid$1 & ~view_locked$1 & (view_count$1 < view_count$1)) begin
+            minimal$1 = 1'b0;
+        end
+        if (view_valid$2 & ~view_locked$2 & (view_count$2 < view_count$1)) begin
+            minimal$1 = 1'b0;
+        end
+        if (view_valid$3 & ~view_locked$3 & (view_count$3 < view_count$1)) begin
+            minimal$1 = 1'b0;
+        end
+        smallest$bits$1 = minimal$1;
+        minimal$2 = view_valid$2 & ~view_locked$2;
+        if (view_valid$0 & ~view_locked$0 & (view_count$0 < view_count$2)) begin
+            minimal$2 = 1'b0;
+        end
+        if (view_valid$1 & ~view_locked$1 & (view_count$1 < view_count$2)) begin
+            minimal$2 = 1'b0;
+        end
+        if (view_valid$2 & ~view_locked$2 & (view_count$2 < view_count$2)) begin
+            minimal$2 = 1'b0;
+        end
+        if (view_valid$3 & ~view_locked$3 & (view_count$3 < view_count$2)) begin
+            minimal$2 = 1'b0;
+        end
+        smallest$bits$2 = minimal$2;
+        minimal$3 = view_valid$3 & ~view_locked$3;
+        if (view_valid$0 & ~view_locked$0 & (view_count$0 < view_count$3)) begin
+            minimal$3 = 1'b0;
+        end
+        if (view_valid$1 & ~view_locked$1 & (view_count$1 < view_count$3)) begin
+            minimal$3 = 1'b0;
+        end
+        if (view_valid$2 & ~view_locked$2 & (view_count$2 < view_count$3)) begin
+            minimal$3 = 1'b0;
+        end
+        if (view_valid$3 & ~view_locked$3 & (view_count$3 < view_count$3)) begin
+            minimal$3 = 1'b0;
+        end
+        smallest$bits$3 = minimal$3;
         hit = valid & hits$any;
         promoted = valid & ~hits$any & candidate & (empty$any | repl$any);
-        alloc$0 = promoted & ((empty$any & empty$first$0) | (~empty$any & repl$first$0));
+        alloc$0 = promoted & ((empty$any & empty$first$0) | (~empty$any & ~replace_smallest & repl$first$0) | (~empty$any & replace_smallest & smallest$first$0));
         n_count$0 = view_count$0;
         if (hit_e$0 & (~saturates | (view_count$0 < count_max))) begin
             n_count$0 = view_count$0 + one_c;
@@ -1339,7 +1422,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             fw_meta$0$d = n_meta$0;
         end
         fw_alloc$0$d = alloc$0;
-        alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & repl$first$1));
+        alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & ~replace_smallest & repl$first$1) | (~empty$any & replace_smallest & smallest$first$1));
         n_count$1 = view_count$1;
         if (hit_e$1 & (~saturates | (view_count$1 < count_max))) begin
             n_count$1 = view_count$1 + one_c;
@@ -1364,7 +1447,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             fw_meta$1$d = n_meta$1;
         end
         fw_alloc$1$d = alloc$1;
-        alloc$2 = promoted & ((empty$any & empty$first$2) | (~empty$any & repl$first$2));
+        alloc$2 = promoted & ((empty$any & empty$first$2) | (~empty$any & ~replace_smallest & repl$first$2) | (~empty$any & replace_smallest & smallest$first$2));
         n_count$2 = view_count$2;
         if (hit_e$2 & (~saturates | (view_count$2 < count_max))) begin
             n_count$2 = view_count$2 + one_c;
@@ -1389,7 +1472,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             fw_meta$2$d = n_meta$2;
         end
         fw_alloc$2$d = alloc$2;
-        alloc$3 = promoted & ((empty$any & empty$first$3) | (~empty$any & repl$first$3));
+        alloc$3 = promoted & ((empty$any & empty$first$3) | (~empty$any & ~replace_smallest & repl$first$3) | (~empty$any & replace_smallest & smallest$first$3));
         n_count$3 = view_count$3;
         if (hit_e$3 & (~saturates | (view_count$3 < count_max))) begin
             n_count$3 = view_count$3 + one_c;
@@ -2463,6 +2546,35 @@ module hwprof_paper_1m_bram$acc$scan_set(d,q,clock);
     end
           
 endmodule // top$acc$scan_set
+
+
+module hwprof_paper_1m_bram$acc$smallest(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  first$2;
+    output reg  first$3;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [3:0] x = {bits$3, bits$2, bits$1, bits$0};
+    wire [3:0] f = x & (~x + 4'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 4'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+       first$2 = f[2];
+       first$3 = f[3];
+    end
+endmodule // top$acc$smallest
 
 
 module hwprof_paper_1m_bram$acc$st_count$0(d,q,clock);
