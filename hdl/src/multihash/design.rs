@@ -275,6 +275,8 @@ mod tests {
         smallest.accumulator.replacement = Replacement::Smallest;
         assert_eq!(storage_widths(&smallest).unwrap().class, 24);
         smallest.accumulator.organisation = Organisation::FullyAssociative;
+        smallest.accumulator.ways = smallest.accumulator.entries;
+        smallest.accumulator.stash = 0;
         let e = storage_widths(&smallest).unwrap_err();
         assert!(
             e.contains("needs organisation = \"set_associative\""),
