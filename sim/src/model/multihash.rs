@@ -201,13 +201,25 @@ impl Accumulator {
         Some(i)
     }
 
-    fn lock(&mut self, i: usize) {
-        self.state[i] = EntryState::Locked;
-        set_bit(&mut self.replaceable, i, false);
+    /// **Shielding**: when `t` holds an entry, its count grows by one (saturating at `count_max`), a
+    /// replaceable entry reaching `threshold` becomes locked, and the event goes no further (true).
+    #[inline]
+    pub fn shield(&mut self, t: Tuple, threshold: u64, count_max: u64) -> bool {
+        let Some(i) = self.lookup(t) else {
+            return false;
+        };
+        let c = (self.count[i] + 1).min(count_max);
+        self.count[i] = c;
+        if self.state[i] == EntryState::Replaceable && c >= threshold {
+            self.state[i] = EntryState::Locked;
+            set_bit(&mut self.replaceable, i, false);
+        }
+        true
     }
 
-    /// Interval end: the report (entries with count ≥ T), then retain or empty.
-    fn end_interval(&mut self, threshold: u64, retaining: bool) -> Vec<ReportEntry> {
+    /// Interval end: the report (entries with count ≥ T), then **retaining** (reported entries stay,
+    /// replaceable, count 0) or emptying.
+    pub fn end_interval(&mut self, threshold: u64, retaining: bool) -> Vec<ReportEntry> {
         let mut report = Vec::new();
         self.map.clear();
         for i in 0..self.state.len() {
@@ -235,6 +247,20 @@ impl Accumulator {
         }
         report
     }
+}
+
+/// docs/SPEC.md §4.2 step 2 on one tuple's counters `c`, in place: **conservative update** (only the
+/// counters equal to the minimum are incremented; all of them without it), saturating at
+/// `counter_max`. Returns the new minimum, which the candidate threshold T is compared with.
+#[inline]
+pub fn conservative_update(c: &mut [u32], conservative: bool, counter_max: u32) -> u32 {
+    let m = *c.iter().min().expect("at least one table");
+    for ck in c.iter_mut() {
+        if (!conservative || *ck == m) && *ck < counter_max {
+            *ck += 1;
+        }
+    }
+    *c.iter().min().expect("at least one table")
 }
 
 /// Event counts of what happened inside the model (for reports and tests).
@@ -300,14 +326,8 @@ impl MultiHash {
         let cfg = &self.cfg;
         let t = (a & self.a_mask, b & self.b_mask);
         let max32 = self.counter_max;
-        if let Some(i) = self.acc.lookup(t) {
-            // Shielding: a tuple in the accumulator never touches the hash tables.
+        if self.acc.shield(t, cfg.threshold, self.count_max) {
             self.stats.shielded += 1;
-            let c = (self.acc.count[i] + 1).min(self.count_max);
-            self.acc.count[i] = c;
-            if self.acc.state[i] == EntryState::Replaceable && c >= cfg.threshold {
-                self.acc.lock(i);
-            }
         } else {
             let n = cfg.tables;
             let mut idx = [0u32; MAX_TABLES as usize];
@@ -316,21 +336,7 @@ impl MultiHash {
             for k in 0..n {
                 c[k] = self.counters[k * cfg.entries + idx[k] as usize];
             }
-            if cfg.conservative_update {
-                let m = *c[..n].iter().min().unwrap();
-                for ck in &mut c[..n] {
-                    if *ck == m && *ck < max32 {
-                        *ck += 1;
-                    }
-                }
-            } else {
-                for ck in &mut c[..n] {
-                    if *ck < max32 {
-                        *ck += 1;
-                    }
-                }
-            }
-            let new_min = *c[..n].iter().min().unwrap() as u64;
+            let new_min = conservative_update(&mut c[..n], cfg.conservative_update, max32) as u64;
             if new_min >= cfg.threshold {
                 if self.acc.allocate(t, new_min).is_some() {
                     self.stats.promotions += 1;

@@ -5,9 +5,9 @@
 
 use crate::model::phase::{PhaseClassifier, PhaseRecord};
 use crate::verify::icarus::{self, SimDir};
+use crate::verify::settle;
 use hwprof_hdl::phase::config::{PhaseConfig, PHASE_ID_BITS, WEIGHT_BITS};
 use hwprof_hdl::phase::{with_shape, PhaseTop, ShapeVisitor};
-use rust_hdl::prelude::*;
 
 /// The most clocks one classification takes, with margin: Σ, the divider, the distance pass,
 /// the decision, the signature write and the predictor.
@@ -29,14 +29,6 @@ fn record(r: (u64, u64, u64, u64)) -> PhaseRecord {
 pub fn mismatches(expected: &[PhaseRecord], got: &[PhaseRecord]) -> u64 {
     let differ = expected.iter().zip(got).filter(|(a, b)| a != b).count();
     (differ + expected.len().abs_diff(got.len())) as u64
-}
-
-fn settle<B: Block>(uut: &mut B) -> Result<(), String> {
-    if simulate(uut, 10_000) {
-        Ok(())
-    } else {
-        Err("the phase classifier RTL did not settle (combinational loop?)".into())
-    }
 }
 
 struct Run<'a> {

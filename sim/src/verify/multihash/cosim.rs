@@ -9,6 +9,7 @@
 //! drain of the last report.
 
 use crate::eval::trace::Tuple;
+use crate::verify::settle;
 use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
 use hwprof_hdl::multihash::{with_design, Design, DesignVisitor, ProfilerTop, ReportWord};
 use hwprof_hdl::ProfilerConfig;
@@ -110,14 +111,6 @@ pub fn cosim(
     opts: &CosimOptions,
 ) -> Result<CosimResult, String> {
     with_design(cfg, opts.design, Run { events, opts })?
-}
-
-fn settle<B: Block>(uut: &mut B) -> Result<(), String> {
-    if simulate(uut, 10_000) {
-        Ok(())
-    } else {
-        Err("the RTL did not settle (combinational loop?)".into())
-    }
 }
 
 type Vcd = VCDProbe<std::io::BufWriter<std::fs::File>>;

@@ -2,6 +2,8 @@
 //! model, and the adversarial streams they are fed.
 
 pub mod baseline;
+#[cfg(test)]
+mod blocks;
 pub mod bram;
 pub mod cosim;
 pub mod export;

@@ -1,0 +1,213 @@
+//! The multi-hash profiler's sub-blocks, each alone against the model function it implements:
+//! [`ConservativeUpdate`] exhaustively on small counter widths against
+//! [`conservative_update`], and the [`FullyAssociativeAccumulator`]'s hit, allocate, lock, report
+//! and retain rules against the model's [`Accumulator`], clock by clock. The whole profilers are
+//! co-simulated in [`super::kit`]; these tests name the sub-block and the input when one breaks.
+
+use crate::verify::settle;
+use crate::model::multihash::{conservative_update, Accumulator, ReportEntry};
+use hwprof_hdl::multihash::counter_tables::ConservativeUpdate;
+use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
+use hwprof_hdl::ProfilerConfig;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rust_hdl::prelude::*;
+
+/// Every vector of `tables` counters of value 0..=`max`, in order.
+fn counter_vectors(tables: usize, max: u32) -> impl Iterator<Item = Vec<u32>> {
+    let n = (max as u64 + 1).pow(tables as u32);
+    (0..n).map(move |mut x| {
+        (0..tables)
+            .map(|_| {
+                let v = (x % (max as u64 + 1)) as u32;
+                x /= max as u64 + 1;
+                v
+            })
+            .collect()
+    })
+}
+
+/// One [`ConservativeUpdate`] over every counter vector it can see, promoted or not, against
+/// [`conservative_update`] plus the reset-on-promote write and the candidate threshold.
+fn check_conservative_update<const CB: usize>(
+    tables: usize,
+    threshold: u64,
+    counter_max: u32,
+    saturates: bool,
+    cu: bool,
+    reset: bool,
+) {
+    let mut uut = ConservativeUpdate::<CB>::new(
+        tables,
+        threshold,
+        counter_max as u64,
+        saturates,
+        cu,
+        reset,
+    );
+    uut.connect_all();
+    // Without saturation logic the counters never reach the maximum: only inputs below it.
+    let top = if saturates { counter_max } else { counter_max - 1 };
+    for c in counter_vectors(tables, top) {
+        for promoted in [false, true] {
+            for (k, &v) in c.iter().enumerate() {
+                uut.c[k].next = (v as u64).into();
+            }
+            uut.promoted.next = promoted;
+            settle(&mut uut).unwrap();
+            let mut want = c.clone();
+            let new_min = conservative_update(&mut want, cu, counter_max);
+            if promoted && reset {
+                want.fill(0);
+            }
+            let what = format!(
+                "CB {CB} tables {tables} T {threshold} max {counter_max} saturates {saturates} C{} R{} c {c:?} promoted {promoted}",
+                cu as u8, reset as u8
+            );
+            let got: Vec<u32> = uut.w.iter().map(|w| w.val().to_u64() as u32).collect();
+            assert_eq!(got, want, "written words, {what}");
+            assert_eq!(uut.new_min.val().to_u64(), new_min as u64, "new_min, {what}");
+            assert_eq!(
+                uut.candidate.val(),
+                new_min as u64 >= threshold,
+                "candidate threshold, {what}"
+            );
+        }
+    }
+}
+
+#[test]
+fn conservative_update_matches_the_model_exhaustively() {
+    for tables in 1..=3 {
+        for cu in [false, true] {
+            for reset in [false, true] {
+                // 3-bit counters saturating at 7, every T up to one it cannot reach.
+                for t in 1..=8 {
+                    check_conservative_update::<3>(tables, t, 7, true, cu, reset);
+                }
+                // Counters narrower than their storage class, and counters that cannot saturate.
+                check_conservative_update::<4>(tables, 3, 5, true, cu, reset);
+                check_conservative_update::<4>(tables, 6, 9, false, cu, reset);
+            }
+        }
+    }
+}
+
+/// A small fully-associative accumulator configuration for the model's [`Accumulator`].
+fn full_config(entries: usize, threshold: u64, retaining: bool) -> ProfilerConfig {
+    let text = format!(
+        "interval = 1000\ntables = 1\nentries = 16\nthreshold = {threshold}\nretaining = {retaining}\n[accumulator]\nentries = {entries}\n"
+    );
+    ProfilerConfig::from_toml_str(&text, "<sub-block test>").unwrap()
+}
+
+fn key(a: u64, b: u64) -> Bits<128> {
+    let mut k = Bits::<128>::from(a);
+    k.set_bits::<64>(64, Bits::<64>::from(b));
+    k
+}
+
+/// One clock of the accumulator: inputs with the clock low, outputs sampled, then the rising edge.
+/// Returns (hit, promoted, the report word taken if any: (a, b, count, last)).
+#[allow(clippy::type_complexity)]
+fn clock_accumulator<const CB: usize>(
+    uut: &mut FullyAssociativeAccumulator<CB>,
+    event: Option<(u64, u64, u64, bool, bool)>,
+    interval: u64,
+) -> (bool, bool, Option<(u64, u64, u64, bool)>) {
+    let (a, b, new_min, candidate, end) = event.unwrap_or_default();
+    uut.clock.next = Clock { clk: false };
+    uut.reset.next = false;
+    uut.valid.next = event.is_some();
+    uut.key.next = key(a, b);
+    uut.new_min.next = new_min.into();
+    uut.candidate.next = candidate;
+    uut.end_interval.next = end;
+    uut.interval.next = interval.into();
+    uut.report_ready.next = true;
+    settle(uut).unwrap();
+    let out = (
+        uut.hit.val(),
+        uut.promoted.val(),
+        uut.report_valid.val().then(|| {
+            (
+                uut.report_a.val().to_u64(),
+                uut.report_b.val().to_u64(),
+                uut.report_count.val().to_u64(),
+                uut.report_last.val(),
+            )
+        }),
+    );
+    uut.clock.next = Clock { clk: true };
+    settle(uut).unwrap();
+    out
+}
+
+/// Random events over a few tuples (so that hits, allocations into a full table, locking of
+/// retained entries and saturating counts all happen), interval ends at random: every clock's hit
+/// and promotion and every report against the model's [`Accumulator`] fed the same events.
+fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, seed: u64) {
+    const CB: usize = 4;
+    let count_max = 11u64;
+    let cfg = full_config(entries, threshold, retaining);
+    let mut model = Accumulator::new(&cfg);
+    let mut uut = FullyAssociativeAccumulator::<CB>::new(entries, threshold, count_max, retaining);
+    uut.connect_all();
+    uut.reset.next = true;
+    uut.clock.next = Clock { clk: false };
+    settle(&mut uut).unwrap();
+    uut.clock.next = Clock { clk: true };
+    settle(&mut uut).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut interval, mut words, mut reports) = (0u64, Vec::new(), 0);
+    let mut expected: Vec<Vec<ReportEntry>> = Vec::new();
+    for step in 0..600 {
+        let what = format!(
+            "entries {entries} T {threshold} P{} seed {seed} event {step}",
+            retaining as u8
+        );
+        let t = (rng.gen_range(0..entries as u64 + 3), rng.gen_range(0..2u64) << 40);
+        let new_min = rng.gen_range(0..=count_max);
+        // An interval ends only once the previous report is out, as the top guarantees.
+        let end = rng.gen_ratio(1, 12) && !uut.report_busy.val();
+        let hit_want = model.shield(t, threshold, count_max);
+        let promoted_want =
+            !hit_want && new_min >= threshold && model.allocate(t, new_min).is_some();
+        let (hit, promoted, word) = clock_accumulator(
+            &mut uut,
+            Some((t.0, t.1, new_min, new_min >= threshold, end)),
+            interval,
+        );
+        assert_eq!((hit, promoted), (hit_want, promoted_want), "hit/promoted, {what}");
+        words.extend(word);
+        if end {
+            expected.push(model.end_interval(threshold, retaining));
+            interval += 1;
+        }
+        // Idle clocks now and then let reports drain while no event arrives.
+        if rng.gen_ratio(1, 8) {
+            words.extend(clock_accumulator(&mut uut, None, interval).2);
+        }
+        // Assemble finished reports: entries until `last`, an empty report is a count-0 marker.
+        while let Some(n) = words.iter().position(|w| w.3) {
+            let got: Vec<ReportEntry> = words
+                .drain(..=n)
+                .filter(|w| w.2 != 0)
+                .map(|(a, b, count, _)| ReportEntry { a, b, count })
+                .collect();
+            assert_eq!(got, expected[reports], "report of interval {reports}, {what}");
+            reports += 1;
+        }
+    }
+    assert!(reports >= 10, "the stream must end intervals ({reports})");
+}
+
+#[test]
+fn fully_associative_accumulator_matches_the_model_rules() {
+    for (entries, threshold, retaining) in [(1, 1, true), (3, 3, true), (3, 3, false), (4, 2, true)]
+    {
+        for seed in 1..=3 {
+            check_full_accumulator(entries, threshold, retaining, seed);
+        }
+    }
+}
