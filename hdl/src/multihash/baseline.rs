@@ -33,12 +33,12 @@
 //! [`Design::Baseline`]: crate::multihash::Design::Baseline
 
 use super::counter_tables::ConservativeUpdate;
-use super::design::storage_widths;
+use super::widths::storage_widths;
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
 use super::primitives::{BankClear, TableRam};
-use super::top::impl_profiler_top;
+use super::top::{impl_profiler_top, new_profiler_top, profiler_top};
 use crate::config::ProfilerConfig;
 use crate::hash::HashConstants;
 use rust_hdl::prelude::*;
@@ -60,43 +60,31 @@ pub enum BaselineState {
     Update,
 }
 
-#[derive(LogicBlock)]
-pub struct BaselineProfiler<const CB: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub in_valid: Signal<In, Bit>,
-    pub in_ready: Signal<Out, Bit>,
-    pub in_a: Signal<In, Bits<64>>,
-    pub in_b: Signal<In, Bits<64>>,
-    pub out_valid: Signal<Out, Bit>,
-    pub out_ready: Signal<In, Bit>,
-    pub out_interval: Signal<Out, Bits<32>>,
-    pub out_a: Signal<Out, Bits<64>>,
-    pub out_b: Signal<Out, Bits<64>>,
-    pub out_count: Signal<Out, Bits<32>>,
-    pub out_last: Signal<Out, Bit>,
-    hash: HashUnit,
-    /// One counter table per hash function, a single bank each.
-    table: Vec<TableRam<CB>>,
-    acc: FullyAssociativeAccumulator<CB>,
-    control: IntervalControl,
-    state: DFF<BaselineState>,
-    /// The event in flight: masked keys, and whether it is the last of its interval.
-    key_a: DFF<Bits<64>>,
-    key_b: DFF<Bits<64>>,
-    key_last: DFF<Bit>,
-    clear: BankClear,
-    accept: Signal<Local, Bit>,
-    clearing: Signal<Local, Bit>,
-    idle: Signal<Local, Bit>,
-    updating: Signal<Local, Bit>,
-    /// The counter update of the event in flight (the pipelined design's, unpipelined).
-    cu: ConservativeUpdate<CB>,
-    a_mask: Constant<Bits<64>>,
-    b_mask: Constant<Bits<64>>,
-    key_shift: Constant<Bits<8>>,
-    zero: Constant<Bits<CB>>,
-    _drain_bound: u64,
+profiler_top! {
+    pub struct BaselineProfiler<const CB: usize> {
+        hash: HashUnit,
+        /// One counter table per hash function, a single bank each.
+        table: Vec<TableRam<CB>>,
+        acc: FullyAssociativeAccumulator<CB>,
+        control: IntervalControl,
+        state: DFF<BaselineState>,
+        /// The event in flight: masked keys, and whether it is the last of its interval.
+        key_a: DFF<Bits<64>>,
+        key_b: DFF<Bits<64>>,
+        key_last: DFF<Bit>,
+        clear: BankClear,
+        accept: Signal<Local, Bit>,
+        clearing: Signal<Local, Bit>,
+        idle: Signal<Local, Bit>,
+        updating: Signal<Local, Bit>,
+        /// The counter update of the event in flight (the pipelined design's, unpipelined).
+        cu: ConservativeUpdate<CB>,
+        a_mask: Constant<Bits<64>>,
+        b_mask: Constant<Bits<64>>,
+        key_shift: Constant<Bits<8>>,
+        zero: Constant<Bits<CB>>,
+        _drain_bound: u64,
+    }
 }
 
 impl<const CB: usize> BaselineProfiler<CB> {
@@ -105,30 +93,12 @@ impl<const CB: usize> BaselineProfiler<CB> {
         let w = storage_widths(cfg).expect("a configuration with hardware");
         assert_eq!(w.class, CB, "configuration vs width class");
         let h = HashConstants::new(cfg);
-        BaselineProfiler {
-            clock: Default::default(),
-            reset: Default::default(),
-            in_valid: Default::default(),
-            in_ready: Default::default(),
-            in_a: Default::default(),
-            in_b: Default::default(),
-            out_valid: Default::default(),
-            out_ready: Default::default(),
-            out_interval: Default::default(),
-            out_a: Default::default(),
-            out_b: Default::default(),
-            out_count: Default::default(),
-            out_last: Default::default(),
+        new_profiler_top!(BaselineProfiler {
             hash: HashUnit::new(&h),
             table: (0..cfg.tables)
                 .map(|_| TableRam::new(cfg.entries, w.counter))
                 .collect(),
-            acc: FullyAssociativeAccumulator::new(
-                cfg.accumulator.entries,
-                cfg.threshold,
-                w.count_max(cfg),
-                cfg.retaining,
-            ),
+            acc: FullyAssociativeAccumulator::for_config(cfg, &w),
             control: IntervalControl::new(cfg.interval),
             state: Default::default(),
             key_a: Default::default(),
@@ -152,7 +122,7 @@ impl<const CB: usize> BaselineProfiler<CB> {
             key_shift: Constant::new(64.into()),
             zero: Constant::new(0.into()),
             _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
-        }
+        })
     }
 }
 

@@ -23,54 +23,42 @@
 //! [`MultiHashProfiler`]: crate::multihash::profiler::MultiHashProfiler
 
 use super::counter_tables::CounterTables;
-use super::design::storage_widths;
+use super::widths::storage_widths;
 use super::hash_unit::{HashUnit, ParityHash};
 use super::interval::IntervalControl;
 use super::primitives::{vec_of, ADDRESS_BITS};
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
-use super::top::impl_profiler_top;
+use super::top::{impl_profiler_top, new_profiler_top, profiler_top};
 use crate::config::{ProfilerConfig, Replacement};
 use crate::hash::{HashConstants, SetHash};
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock)]
-pub struct BramProfiler<const CB: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub in_valid: Signal<In, Bit>,
-    pub in_ready: Signal<Out, Bit>,
-    pub in_a: Signal<In, Bits<64>>,
-    pub in_b: Signal<In, Bits<64>>,
-    pub out_valid: Signal<Out, Bit>,
-    pub out_ready: Signal<In, Bit>,
-    pub out_interval: Signal<Out, Bits<32>>,
-    pub out_a: Signal<Out, Bits<64>>,
-    pub out_b: Signal<Out, Bits<64>>,
-    pub out_count: Signal<Out, Bits<32>>,
-    pub out_last: Signal<Out, Bit>,
-    hash: HashUnit,
-    /// The accumulator set of the tuple (h3, [`SetHash`]).
-    set_hash: ParityHash<ADDRESS_BITS>,
-    counters: CounterTables<CB>,
-    acc: SetAssociativeAccumulator<CB>,
-    control: IntervalControl,
-    /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval;
-    /// its counter indices and bank, registered from the hash for the counter RAMs read in C.
-    c_valid: DFF<Bit>,
-    c_last: DFF<Bit>,
-    c_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
-    c_bank: DFF<Bit>,
-    d_valid: DFF<Bit>,
-    d_last: DFF<Bit>,
-    a: Signal<Local, Bits<64>>,
-    b: Signal<Local, Bits<64>>,
-    accept: Signal<Local, Bit>,
-    tag: Signal<Local, Bits<TAG_BITS>>,
-    a_mask: Constant<Bits<64>>,
-    b_mask: Constant<Bits<64>>,
-    /// a_bits: the tag is b << a_bits | a.
-    b_shift: Constant<Bits<8>>,
-    _drain_bound: u64,
+profiler_top! {
+    pub struct BramProfiler<const CB: usize> {
+        hash: HashUnit,
+        /// The accumulator set of the tuple (h3, [`SetHash`]).
+        set_hash: ParityHash<ADDRESS_BITS>,
+        counters: CounterTables<CB>,
+        acc: SetAssociativeAccumulator<CB>,
+        control: IntervalControl,
+        /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval;
+        /// its counter indices and bank, registered from the hash for the counter RAMs read in C.
+        c_valid: DFF<Bit>,
+        c_last: DFF<Bit>,
+        c_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+        c_bank: DFF<Bit>,
+        d_valid: DFF<Bit>,
+        d_last: DFF<Bit>,
+        a: Signal<Local, Bits<64>>,
+        b: Signal<Local, Bits<64>>,
+        accept: Signal<Local, Bit>,
+        tag: Signal<Local, Bits<TAG_BITS>>,
+        a_mask: Constant<Bits<64>>,
+        b_mask: Constant<Bits<64>>,
+        /// a_bits: the tag is b << a_bits | a.
+        b_shift: Constant<Bits<8>>,
+        _drain_bound: u64,
+    }
 }
 
 impl<const CB: usize> BramProfiler<CB> {
@@ -80,42 +68,18 @@ impl<const CB: usize> BramProfiler<CB> {
         let w = storage_widths(cfg).expect("a configuration with hardware");
         assert_eq!(w.class, CB, "configuration vs width class");
         let h = HashConstants::new(cfg);
-        // Counts never exceed L (see the module docs), so saturation beyond the storage is moot.
-        let (counter_max, count_max) = (w.counter_max(cfg), w.count_max(cfg));
         let acc = &cfg.accumulator;
-        BramProfiler {
-            clock: Default::default(),
-            reset: Default::default(),
-            in_valid: Default::default(),
-            in_ready: Default::default(),
-            in_a: Default::default(),
-            in_b: Default::default(),
-            out_valid: Default::default(),
-            out_ready: Default::default(),
-            out_interval: Default::default(),
-            out_a: Default::default(),
-            out_b: Default::default(),
-            out_count: Default::default(),
-            out_last: Default::default(),
+        new_profiler_top!(BramProfiler {
             hash: HashUnit::new(&h),
             set_hash: ParityHash::new(&SetHash::new(cfg).q),
-            counters: CounterTables::new(
-                cfg.tables,
-                cfg.entries,
-                w.counter,
-                cfg.threshold,
-                counter_max,
-                w.counter_saturates(cfg),
-                cfg.conservative_update,
-                cfg.reset_on_promote,
-            ),
+            counters: CounterTables::for_config(cfg, &w),
             acc: SetAssociativeAccumulator::new(
                 acc.sets(),
                 acc.ways,
                 (cfg.a_bits + cfg.b_bits) as usize,
                 w.count,
                 cfg.threshold,
-                count_max,
+                w.count_max(cfg),
                 w.count_saturates(cfg),
                 cfg.retaining,
                 acc.replacement == Replacement::Smallest,
@@ -135,7 +99,7 @@ impl<const CB: usize> BramProfiler<CB> {
             b_mask: Constant::new(cfg.b_mask().into()),
             b_shift: Constant::new(u64::from(cfg.a_bits).into()),
             _drain_bound: (acc.sets() * (acc.ways + 2) + cfg.entries) as u64 + 64,
-        }
+        })
     }
 }
 

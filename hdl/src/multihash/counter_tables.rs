@@ -22,6 +22,8 @@
 //! bank's sweep is a [`BankClear`].
 
 use super::primitives::{vec_of, BankClear, TableRam, ADDRESS_BITS};
+use super::widths::Widths;
+use crate::config::ProfilerConfig;
 use crate::util::BitGather;
 use rust_hdl::prelude::*;
 
@@ -64,6 +66,20 @@ pub struct CounterTables<const CB: usize> {
 }
 
 impl<const CB: usize> CounterTables<CB> {
+    /// The counter tables of `cfg`, stored in the widths `w` of its hardware.
+    pub fn for_config(cfg: &ProfilerConfig, w: &Widths) -> Self {
+        Self::new(
+            cfg.tables,
+            cfg.entries,
+            w.counter,
+            cfg.threshold,
+            w.counter_max(cfg),
+            w.counter_saturates(cfg),
+            cfg.conservative_update,
+            cfg.reset_on_promote,
+        )
+    }
+
     /// `tables` tables of `entries` counters stored in `width` <= CB bits; `threshold` is T
     /// (>= 1); `counter_max` the saturation value, below 2^width, reached only when `saturates`.
     #[allow(clippy::too_many_arguments)]

@@ -24,6 +24,8 @@
 //! refuses the last event of the next interval (see [`crate::multihash`]).
 
 use super::primitives::{vec_of, Priority};
+use super::widths::Widths;
+use crate::config::ProfilerConfig;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -88,6 +90,16 @@ pub struct FullyAssociativeAccumulator<const CB: usize> {
 }
 
 impl<const CB: usize> FullyAssociativeAccumulator<CB> {
+    /// The accumulator of `cfg`, its counts saturating as the widths `w` of its hardware say.
+    pub fn for_config(cfg: &ProfilerConfig, w: &Widths) -> Self {
+        Self::new(
+            cfg.accumulator.entries,
+            cfg.threshold,
+            w.count_max(cfg),
+            cfg.retaining,
+        )
+    }
+
     /// `entries` entries; counts saturate at `counter_max` (below 2^CB).
     pub fn new(entries: usize, threshold: u64, counter_max: u64, retaining: bool) -> Self {
         assert!(entries >= 1 && (CB == 64 || counter_max < 1 << CB));

@@ -6,7 +6,8 @@
 //! [`full_accumulator`] and [`set_accumulator`] (the accumulator table in flip-flops or in block
 //! RAM). Tops: [`profiler`] (pipelined, fully-associative accumulator), [`bram_profiler`]
 //! (set-associative accumulator in block RAM) and [`baseline`] (the simple design they are
-//! compared with), all with the ports of [`top`]. [`design`] maps a configuration to its top;
+//! compared with), all with the ports of [`top`]. [`widths`] gives a configuration's stored widths;
+//! [`design`] maps a configuration to its top;
 //! [`export`] writes its Verilog.
 
 pub mod baseline;
@@ -21,6 +22,7 @@ pub mod primitives;
 pub mod profiler;
 pub mod set_accumulator;
 pub mod top;
+pub mod widths;
 
 pub use design::{entry_order, with_class, with_design, ClassVisitor, Design, DesignVisitor};
 pub use export::{verilog, verilog_of};

@@ -31,44 +31,32 @@
 //! The accumulator must be `fully_associative`.
 
 use super::counter_tables::CounterTables;
-use super::design::storage_widths;
+use super::widths::storage_widths;
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
-use super::top::impl_profiler_top;
+use super::top::{impl_profiler_top, new_profiler_top, profiler_top};
 use crate::config::ProfilerConfig;
 use crate::hash::HashConstants;
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock)]
-pub struct MultiHashProfiler<const CB: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub in_valid: Signal<In, Bit>,
-    pub in_ready: Signal<Out, Bit>,
-    pub in_a: Signal<In, Bits<64>>,
-    pub in_b: Signal<In, Bits<64>>,
-    pub out_valid: Signal<Out, Bit>,
-    pub out_ready: Signal<In, Bit>,
-    pub out_interval: Signal<Out, Bits<32>>,
-    pub out_a: Signal<Out, Bits<64>>,
-    pub out_b: Signal<Out, Bits<64>>,
-    pub out_count: Signal<Out, Bits<32>>,
-    pub out_last: Signal<Out, Bit>,
-    hash: HashUnit,
-    counters: CounterTables<CB>,
-    acc: FullyAssociativeAccumulator<CB>,
-    control: IntervalControl,
-    s1_valid: DFF<Bit>,
-    s1_key: DFF<Bits<128>>,
-    s1_last: DFF<Bit>,
-    a: Signal<Local, Bits<64>>,
-    b: Signal<Local, Bits<64>>,
-    accept: Signal<Local, Bit>,
-    a_mask: Constant<Bits<64>>,
-    b_mask: Constant<Bits<64>>,
-    key_shift: Constant<Bits<8>>,
-    _drain_bound: u64,
+profiler_top! {
+    pub struct MultiHashProfiler<const CB: usize> {
+        hash: HashUnit,
+        counters: CounterTables<CB>,
+        acc: FullyAssociativeAccumulator<CB>,
+        control: IntervalControl,
+        s1_valid: DFF<Bit>,
+        s1_key: DFF<Bits<128>>,
+        s1_last: DFF<Bit>,
+        a: Signal<Local, Bits<64>>,
+        b: Signal<Local, Bits<64>>,
+        accept: Signal<Local, Bit>,
+        a_mask: Constant<Bits<64>>,
+        b_mask: Constant<Bits<64>>,
+        key_shift: Constant<Bits<8>>,
+        _drain_bound: u64,
+    }
 }
 
 impl<const CB: usize> MultiHashProfiler<CB> {
@@ -77,37 +65,10 @@ impl<const CB: usize> MultiHashProfiler<CB> {
         let w = storage_widths(cfg).expect("a configuration with hardware");
         assert_eq!(w.class, CB, "configuration vs width class");
         let h = HashConstants::new(cfg);
-        MultiHashProfiler {
-            clock: Default::default(),
-            reset: Default::default(),
-            in_valid: Default::default(),
-            in_ready: Default::default(),
-            in_a: Default::default(),
-            in_b: Default::default(),
-            out_valid: Default::default(),
-            out_ready: Default::default(),
-            out_interval: Default::default(),
-            out_a: Default::default(),
-            out_b: Default::default(),
-            out_count: Default::default(),
-            out_last: Default::default(),
+        new_profiler_top!(MultiHashProfiler {
             hash: HashUnit::new(&h),
-            counters: CounterTables::new(
-                cfg.tables,
-                cfg.entries,
-                w.counter,
-                cfg.threshold,
-                w.counter_max(cfg),
-                w.counter_saturates(cfg),
-                cfg.conservative_update,
-                cfg.reset_on_promote,
-            ),
-            acc: FullyAssociativeAccumulator::new(
-                cfg.accumulator.entries,
-                cfg.threshold,
-                w.count_max(cfg),
-                cfg.retaining,
-            ),
+            counters: CounterTables::for_config(cfg, &w),
+            acc: FullyAssociativeAccumulator::for_config(cfg, &w),
             control: IntervalControl::new(cfg.interval),
             s1_valid: Default::default(),
             s1_key: Default::default(),
@@ -119,7 +80,7 @@ impl<const CB: usize> MultiHashProfiler<CB> {
             b_mask: Constant::new(cfg.b_mask().into()),
             key_shift: Constant::new(64.into()),
             _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
-        }
+        })
     }
 }
 

@@ -75,3 +75,53 @@ macro_rules! impl_profiler_top {
     };
 }
 pub(crate) use impl_profiler_top;
+
+/// Declares a profiler top: a `#[derive(LogicBlock)]` struct whose first fields are the standard
+/// ports (the list at the top of this file), then the design's own fields as given.
+macro_rules! profiler_top {
+    ($(#[$m:meta])* pub struct $name:ident<const CB: usize> { $($body:tt)* }) => {
+        $(#[$m])*
+        #[derive(LogicBlock)]
+        pub struct $name<const CB: usize> {
+            pub clock: Signal<In, Clock>,
+            pub reset: Signal<In, Bit>,
+            pub in_valid: Signal<In, Bit>,
+            pub in_ready: Signal<Out, Bit>,
+            pub in_a: Signal<In, Bits<64>>,
+            pub in_b: Signal<In, Bits<64>>,
+            pub out_valid: Signal<Out, Bit>,
+            pub out_ready: Signal<In, Bit>,
+            pub out_interval: Signal<Out, Bits<32>>,
+            pub out_a: Signal<Out, Bits<64>>,
+            pub out_b: Signal<Out, Bits<64>>,
+            pub out_count: Signal<Out, Bits<32>>,
+            pub out_last: Signal<Out, Bit>,
+            $($body)*
+        }
+    };
+}
+pub(crate) use profiler_top;
+
+/// A value of a top declared with [`profiler_top!`]: the standard ports unconnected, then the
+/// design's own fields as given.
+macro_rules! new_profiler_top {
+    ($name:ident { $($body:tt)* }) => {
+        $name {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            in_a: Default::default(),
+            in_b: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out_interval: Default::default(),
+            out_a: Default::default(),
+            out_b: Default::default(),
+            out_count: Default::default(),
+            out_last: Default::default(),
+            $($body)*
+        }
+    };
+}
+pub(crate) use new_profiler_top;
