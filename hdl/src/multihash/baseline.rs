@@ -33,7 +33,7 @@
 //! [`Design::Baseline`]: crate::multihash::Design::Baseline
 
 use super::counter_tables::ConservativeUpdate;
-use super::widths::storage_widths;
+use super::widths::widths_of_class;
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
@@ -90,11 +90,9 @@ profiler_top! {
 impl<const CB: usize> BaselineProfiler<CB> {
     /// The baseline hardware of `cfg` (fully associative), whose width class must be CB.
     pub fn new(cfg: &ProfilerConfig) -> Self {
-        let w = storage_widths(cfg).expect("a configuration with hardware");
-        assert_eq!(w.class, CB, "configuration vs width class");
-        let h = HashConstants::new(cfg);
+        let w = widths_of_class::<CB>(cfg);
         new_profiler_top!(BaselineProfiler {
-            hash: HashUnit::new(&h),
+            hash: HashUnit::new(&HashConstants::new(cfg)),
             table: (0..cfg.tables)
                 .map(|_| TableRam::new(cfg.entries, w.counter))
                 .collect(),

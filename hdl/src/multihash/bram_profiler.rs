@@ -23,7 +23,7 @@
 //! [`MultiHashProfiler`]: crate::multihash::profiler::MultiHashProfiler
 
 use super::counter_tables::CounterTables;
-use super::widths::storage_widths;
+use super::widths::widths_of_class;
 use super::hash_unit::{HashUnit, ParityHash};
 use super::interval::IntervalControl;
 use super::primitives::{vec_of, ADDRESS_BITS};
@@ -65,12 +65,10 @@ impl<const CB: usize> BramProfiler<CB> {
     /// The hardware of `cfg` (set associative), whose width class must be CB (see
     /// [`crate::multihash::with_design`]).
     pub fn new(cfg: &ProfilerConfig) -> Self {
-        let w = storage_widths(cfg).expect("a configuration with hardware");
-        assert_eq!(w.class, CB, "configuration vs width class");
-        let h = HashConstants::new(cfg);
+        let w = widths_of_class::<CB>(cfg);
         let acc = &cfg.accumulator;
         new_profiler_top!(BramProfiler {
-            hash: HashUnit::new(&h),
+            hash: HashUnit::new(&HashConstants::new(cfg)),
             set_hash: ParityHash::new(&SetHash::new(cfg).q),
             counters: CounterTables::for_config(cfg, &w),
             acc: SetAssociativeAccumulator::new(

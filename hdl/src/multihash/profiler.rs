@@ -31,7 +31,7 @@
 //! The accumulator must be `fully_associative`.
 
 use super::counter_tables::CounterTables;
-use super::widths::storage_widths;
+use super::widths::widths_of_class;
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
@@ -62,11 +62,9 @@ profiler_top! {
 impl<const CB: usize> MultiHashProfiler<CB> {
     /// The hardware of `cfg`, whose width class must be CB (see [`crate::multihash::with_design`]).
     pub fn new(cfg: &ProfilerConfig) -> Self {
-        let w = storage_widths(cfg).expect("a configuration with hardware");
-        assert_eq!(w.class, CB, "configuration vs width class");
-        let h = HashConstants::new(cfg);
+        let w = widths_of_class::<CB>(cfg);
         new_profiler_top!(MultiHashProfiler {
-            hash: HashUnit::new(&h),
+            hash: HashUnit::new(&HashConstants::new(cfg)),
             counters: CounterTables::for_config(cfg, &w),
             acc: FullyAssociativeAccumulator::for_config(cfg, &w),
             control: IntervalControl::new(cfg.interval),

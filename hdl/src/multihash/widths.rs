@@ -100,6 +100,14 @@ pub fn storage_widths(cfg: &ProfilerConfig) -> Result<Widths, String> {
     })
 }
 
+/// The widths of `cfg`'s hardware, which a top of width class CB is being built for: the
+/// configuration has hardware and CB is its class (checked by [`crate::multihash::with_design`]).
+pub fn widths_of_class<const CB: usize>(cfg: &ProfilerConfig) -> Widths {
+    let w = storage_widths(cfg).expect("a configuration with hardware");
+    assert_eq!(w.class, CB, "configuration vs width class");
+    w
+}
+
 /// Whether `cfg` has hardware, and its widths; an error says why not.
 pub fn rtl_shape(cfg: &ProfilerConfig) -> Result<Widths, String> {
     storage_widths(cfg)
