@@ -1,12 +1,14 @@
 //! The multi-hash profiler's sub-blocks, each alone against the model function it implements:
 //! [`ConservativeUpdate`] exhaustively on small counter widths against
-//! [`conservative_update`], and the [`FullyAssociativeAccumulator`]'s hit, allocate, lock, report
-//! and retain rules against the model's [`Accumulator`], clock by clock. The whole profilers are
+//! [`conservative_update`]; the [`CounterTables`]' forwarding, an event reading what the events
+//! one and two clocks ahead wrote, against plain tables updated by [`conservative_update`]; and the
+//! [`FullyAssociativeAccumulator`]'s hit, allocate, lock, report and retain rules against the
+//! model's [`Accumulator`], clock by clock. The whole profilers are
 //! co-simulated in [`super::kit`]; these tests name the sub-block and the input when one breaks.
 
 use crate::verify::settle;
 use crate::model::multihash::{conservative_update, Accumulator, ReportEntry};
-use hwprof_hdl::multihash::counter_tables::ConservativeUpdate;
+use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables};
 use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
 use hwprof_hdl::ProfilerConfig;
 use rand::{Rng, SeedableRng};
@@ -88,6 +90,81 @@ fn conservative_update_matches_the_model_exhaustively() {
                 // Counters narrower than their storage class, and counters that cannot saturate.
                 check_conservative_update::<4>(tables, 3, 5, true, cu, reset);
                 check_conservative_update::<4>(tables, 6, 9, false, cu, reset);
+            }
+        }
+    }
+}
+
+/// Random events on few indices (so that consecutive events share counters at distances 1, 2 and
+/// more), shielded or not, promoted or not: every event's `new_min` and candidate threshold
+/// against tables kept by [`conservative_update`] with reset on promote.
+fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
+    const CB: usize = 16;
+    let (tables, entries, threshold, counter_max) = (2, 16, 6u64, 15u32);
+    let mut uut =
+        CounterTables::<CB>::new(tables, entries, 4, threshold, counter_max as u64, true, cu, reset);
+    uut.connect_all();
+    let clock = |uut: &mut CounterTables<CB>, level: bool| {
+        uut.clock.next = Clock { clk: level };
+        settle(uut).unwrap();
+    };
+    // Reset, then both banks clear (one word per clock).
+    uut.reset.next = true;
+    clock(&mut uut, false);
+    clock(&mut uut, true);
+    uut.reset.next = false;
+    for _ in 0..entries + 2 {
+        clock(&mut uut, false);
+        clock(&mut uut, true);
+    }
+    assert!(!uut.clearing0.val(), "bank 0 cleared");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut table = vec![vec![0u32; entries]; tables];
+    // The event in stage 1: its indices, whether it updates (missed the accumulator), promoted.
+    let mut s1: Option<(Vec<usize>, bool, bool)> = None;
+    for step in 0..2000 {
+        let idx: Vec<usize> = (0..tables).map(|_| rng.gen_range(0..3)).collect();
+        for (k, &i) in idx.iter().enumerate() {
+            uut.read_index[k].next = (i as u64).into();
+        }
+        uut.read_bank.next = false;
+        uut.clear_start.next = false;
+        let (update, promoted) = s1.as_ref().map_or((false, false), |e| (e.1, e.2));
+        uut.update.next = update;
+        uut.promoted.next = promoted;
+        clock(&mut uut, false);
+        if let Some((at, update, promoted)) = s1.take() {
+            let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
+            let new_min = conservative_update(&mut c, cu, counter_max);
+            let what = format!("C{} R{} seed {seed} event {step} at {at:?}", cu as u8, reset as u8);
+            assert_eq!(uut.new_min.val().to_u64(), new_min as u64, "new_min, {what}");
+            assert_eq!(uut.candidate.val(), new_min as u64 >= threshold, "candidate, {what}");
+            if update {
+                if promoted && reset {
+                    c.fill(0);
+                }
+                for (k, &i) in at.iter().enumerate() {
+                    table[k][i] = c[k];
+                }
+            }
+        }
+        clock(&mut uut, true);
+        s1 = Some((idx, !rng.gen_ratio(1, 5), rng.gen_ratio(1, 6)));
+    }
+    // Without reset on promote nothing brings a counter down: the stream saturates some.
+    assert!(
+        reset || table.iter().flatten().any(|&v| v == counter_max),
+        "the stream must saturate a counter (C{})",
+        cu as u8
+    );
+}
+
+#[test]
+fn counter_tables_forward_what_the_events_ahead_wrote() {
+    for cu in [false, true] {
+        for reset in [false, true] {
+            for seed in 1..=2 {
+                check_counter_tables(cu, reset, seed);
             }
         }
     }
