@@ -2,14 +2,16 @@
 //! [`ConservativeUpdate`] exhaustively on small counter widths against
 //! [`conservative_update`]; the [`CounterTables`]' forwarding, an event reading what the events
 //! one and two clocks ahead wrote, against plain tables updated by [`conservative_update`]; and the
-//! [`FullyAssociativeAccumulator`]'s hit, allocate, lock, report and retain rules against the
-//! model's [`Accumulator`], clock by clock. The whole profilers are
+//! [`FullyAssociativeAccumulator`]'s and the [`SetAssociativeAccumulator`]'s hit, allocate, lock,
+//! replace, report and retain rules against the model's [`Accumulator`], event by event. The whole profilers are
 //! co-simulated in [`super::kit`]; these tests name the sub-block and the input when one breaks.
 
 use crate::verify::settle;
 use crate::model::multihash::{conservative_update, Accumulator, ReportEntry};
 use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables};
+use hwprof_hdl::hash::SetHash;
 use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
+use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use hwprof_hdl::ProfilerConfig;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -285,6 +287,139 @@ fn fully_associative_accumulator_matches_the_model_rules() {
     {
         for seed in 1..=3 {
             check_full_accumulator(entries, threshold, retaining, seed);
+        }
+    }
+}
+
+/// An event of the set-associative accumulator test: tuple, counters' new minimum, last of its
+/// interval.
+#[derive(Clone, Copy)]
+struct SetEvent {
+    t: (u64, u64),
+    new_min: u64,
+    last: bool,
+}
+
+/// Random events over a few tuples of 4 sets x 2 ways, offered as the block-RAM top offers them
+/// (stage 0 only when `lookup_ok`, an interval's last event only once the previous report is out),
+/// decided in stage D two clocks later: every event's hit and promotion, and every report (in
+/// set-retirement order, so compared as sets of entries), against the model's [`Accumulator`].
+fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: u64) {
+    const CB: usize = 16;
+    let count_max = 11u64;
+    let replacement = if smallest { "smallest" } else { "first" };
+    let cfg = ProfilerConfig::from_toml_str(
+        &format!(
+            "interval = 1000\ntables = 1\nentries = 16\nthreshold = {threshold}\nretaining = {retaining}\n\
+             a_bits = 8\nb_bits = 8\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\n\
+             ways = 2\nreplacement = \"{replacement}\"\n"
+        ),
+        "<sub-block test>",
+    )
+    .unwrap();
+    let sets = SetHash::new(&cfg);
+    let mut model = Accumulator::new(&cfg);
+    let mut uut = SetAssociativeAccumulator::<CB>::new(
+        4, 2, 16, 4, threshold, count_max, true, retaining, smallest,
+    );
+    uut.connect_all();
+    let clock = |uut: &mut SetAssociativeAccumulator<CB>, level: bool| {
+        uut.clock.next = Clock { clk: level };
+        settle(uut).unwrap();
+    };
+    uut.reset.next = true;
+    clock(&mut uut, false);
+    clock(&mut uut, true);
+    uut.reset.next = false;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut next = || SetEvent {
+        t: (rng.gen_range(0..12u64), rng.gen_range(0..2u64)),
+        new_min: rng.gen_range(0..=count_max),
+        last: rng.gen_ratio(1, 15),
+    };
+    let tag = |t: (u64, u64)| -> Bits<TAG_BITS> { Bits::<TAG_BITS>::from(t.1 << 8 | t.0) };
+    let (mut pending, mut c, mut d) = (next(), None::<SetEvent>, None::<SetEvent>);
+    let (mut interval, mut decided, mut reports) = (0u64, 0, 0);
+    let mut words: Vec<(u64, u64, bool)> = Vec::new();
+    let mut expected: Vec<Vec<u64>> = Vec::new();
+    for cycle in 0..3000 {
+        let e = d.unwrap_or(SetEvent { t: (0, 0), new_min: 0, last: false });
+        uut.valid.next = d.is_some();
+        uut.new_min.next = e.new_min.into();
+        uut.candidate.next = e.new_min >= threshold;
+        uut.end_interval.next = e.last;
+        uut.interval.next = interval.into();
+        uut.report_ready.next = true;
+        uut.lookup.next = false;
+        uut.lookup_set.next = (sets.set(pending.t.0, pending.t.1) as u64).into();
+        uut.lookup_tag.next = tag(pending.t);
+        clock(&mut uut, false);
+        // The top's rules: nothing enters behind an interval's last event in stage C, and a
+        // last event waits for the previous report.
+        let ok = uut.lookup_ok.val()
+            && !c.is_some_and(|c| c.last)
+            && !(pending.last && (uut.report_busy.val() || d.is_some_and(|d| d.last)));
+        if ok {
+            uut.lookup.next = true;
+            clock(&mut uut, false);
+        }
+        if let Some(e) = d {
+            let what = format!(
+                "T {threshold} P{} {replacement} seed {seed} event {decided} (cycle {cycle}) {:?}",
+                retaining as u8, e.t
+            );
+            let hit = model.shield(e.t, threshold, count_max);
+            let promoted =
+                !hit && e.new_min >= threshold && model.allocate(e.t, e.new_min).is_some();
+            assert_eq!(
+                (uut.hit.val(), uut.promoted.val()),
+                (hit, promoted),
+                "hit/promoted, {what}"
+            );
+            if e.last {
+                let mut r: Vec<u64> = model
+                    .end_interval(threshold, retaining)
+                    .iter()
+                    .map(|x| (x.b << 8 | x.a) << 8 | x.count)
+                    .collect();
+                r.sort_unstable();
+                expected.push(r);
+                interval += 1;
+            }
+            decided += 1;
+        }
+        if uut.report_valid.val() {
+            words.push((
+                uut.report_tag.val().get_bits::<64>(0).to_u64(),
+                uut.report_count.val().to_u64(),
+                uut.report_last.val(),
+            ));
+        }
+        clock(&mut uut, true);
+        d = c;
+        c = ok.then_some(pending);
+        if ok {
+            pending = next();
+        }
+        while let Some(n) = words.iter().position(|w| w.2) {
+            let mut got: Vec<u64> = words
+                .drain(..=n)
+                .filter(|w| w.1 != 0)
+                .map(|(t, count, _)| t << 8 | count)
+                .collect();
+            got.sort_unstable();
+            assert_eq!(got, expected[reports], "report of interval {reports}, seed {seed}");
+            reports += 1;
+        }
+    }
+    assert!(decided > 1500 && reports >= 50, "{decided} events, {reports} reports");
+}
+
+#[test]
+fn set_associative_accumulator_matches_the_model_rules() {
+    for (threshold, retaining, smallest) in [(3, true, false), (3, false, false), (2, true, true)] {
+        for seed in 1..=2 {
+            check_set_accumulator(threshold, retaining, smallest, seed);
         }
     }
 }
