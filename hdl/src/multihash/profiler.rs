@@ -31,11 +31,11 @@
 //! The accumulator must be `fully_associative`.
 
 use super::counter_tables::CounterTables;
-use super::widths::widths_of_class;
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
 use super::top::{impl_profiler_top, new_profiler_top, profiler_top};
+use super::widths::widths_of_class;
 use crate::config::ProfilerConfig;
 use crate::hash::HashConstants;
 use rust_hdl::prelude::*;

@@ -6,16 +6,52 @@
 //! replace, report and retain rules against the model's [`Accumulator`], event by event. The whole profilers are
 //! co-simulated in [`super::kit`]; these tests name the sub-block and the input when one breaks.
 
-use crate::verify::settle;
 use crate::model::multihash::{conservative_update, Accumulator, ReportEntry};
-use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables};
+use crate::verify::settle;
 use hwprof_hdl::hash::SetHash;
+use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables};
 use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
 use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use hwprof_hdl::ProfilerConfig;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
+
+/// A sub-block with `clock` and `reset` inputs, clocked by hand.
+trait Clocked: Block + Sized {
+    fn clock_input(&mut self) -> &mut Signal<In, Clock>;
+    fn reset_input(&mut self) -> &mut Signal<In, Bit>;
+    /// Sets the clock level and lets the block settle.
+    fn level(&mut self, high: bool) {
+        self.clock_input().next = Clock { clk: high };
+        settle(self).unwrap();
+    }
+    /// One clock with reset high, then reset low.
+    fn reset_clock(&mut self) {
+        self.reset_input().next = true;
+        self.level(false);
+        self.level(true);
+        self.reset_input().next = false;
+    }
+}
+
+macro_rules! clocked {
+    ($($block:ident),*) => {
+        $(impl<const CB: usize> Clocked for $block<CB> {
+            fn clock_input(&mut self) -> &mut Signal<In, Clock> {
+                &mut self.clock
+            }
+            fn reset_input(&mut self) -> &mut Signal<In, Bit> {
+                &mut self.reset
+            }
+        })*
+    };
+}
+clocked!(
+    CounterTables,
+    FullyAssociativeAccumulator,
+    SetAssociativeAccumulator
+);
 
 /// Every vector of `tables` counters of value 0..=`max`, in order.
 fn counter_vectors(tables: usize, max: u32) -> impl Iterator<Item = Vec<u32>> {
@@ -41,17 +77,15 @@ fn check_conservative_update<const CB: usize>(
     cu: bool,
     reset: bool,
 ) {
-    let mut uut = ConservativeUpdate::<CB>::new(
-        tables,
-        threshold,
-        counter_max as u64,
-        saturates,
-        cu,
-        reset,
-    );
+    let mut uut =
+        ConservativeUpdate::<CB>::new(tables, threshold, counter_max as u64, saturates, cu, reset);
     uut.connect_all();
     // Without saturation logic the counters never reach the maximum: only inputs below it.
-    let top = if saturates { counter_max } else { counter_max - 1 };
+    let top = if saturates {
+        counter_max
+    } else {
+        counter_max - 1
+    };
     for c in counter_vectors(tables, top) {
         for promoted in [false, true] {
             for (k, &v) in c.iter().enumerate() {
@@ -70,7 +104,11 @@ fn check_conservative_update<const CB: usize>(
             );
             let got: Vec<u32> = uut.w.iter().map(|w| w.val().to_u64() as u32).collect();
             assert_eq!(got, want, "written words, {what}");
-            assert_eq!(uut.new_min.val().to_u64(), new_min as u64, "new_min, {what}");
+            assert_eq!(
+                uut.new_min.val().to_u64(),
+                new_min as u64,
+                "new_min, {what}"
+            );
             assert_eq!(
                 uut.candidate.val(),
                 new_min as u64 >= threshold,
@@ -103,21 +141,22 @@ fn conservative_update_matches_the_model_exhaustively() {
 fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
     const CB: usize = 16;
     let (tables, entries, threshold, counter_max) = (2, 16, 6u64, 15u32);
-    let mut uut =
-        CounterTables::<CB>::new(tables, entries, 4, threshold, counter_max as u64, true, cu, reset);
+    let mut uut = CounterTables::<CB>::new(
+        tables,
+        entries,
+        4,
+        threshold,
+        counter_max as u64,
+        true,
+        cu,
+        reset,
+    );
     uut.connect_all();
-    let clock = |uut: &mut CounterTables<CB>, level: bool| {
-        uut.clock.next = Clock { clk: level };
-        settle(uut).unwrap();
-    };
     // Reset, then both banks clear (one word per clock).
-    uut.reset.next = true;
-    clock(&mut uut, false);
-    clock(&mut uut, true);
-    uut.reset.next = false;
+    uut.reset_clock();
     for _ in 0..entries + 2 {
-        clock(&mut uut, false);
-        clock(&mut uut, true);
+        uut.level(false);
+        uut.level(true);
     }
     assert!(!uut.clearing0.val(), "bank 0 cleared");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -134,13 +173,24 @@ fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
         let (update, promoted) = s1.as_ref().map_or((false, false), |e| (e.1, e.2));
         uut.update.next = update;
         uut.promoted.next = promoted;
-        clock(&mut uut, false);
+        uut.level(false);
         if let Some((at, update, promoted)) = s1.take() {
             let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
             let new_min = conservative_update(&mut c, cu, counter_max);
-            let what = format!("C{} R{} seed {seed} event {step} at {at:?}", cu as u8, reset as u8);
-            assert_eq!(uut.new_min.val().to_u64(), new_min as u64, "new_min, {what}");
-            assert_eq!(uut.candidate.val(), new_min as u64 >= threshold, "candidate, {what}");
+            let what = format!(
+                "C{} R{} seed {seed} event {step} at {at:?}",
+                cu as u8, reset as u8
+            );
+            assert_eq!(
+                uut.new_min.val().to_u64(),
+                new_min as u64,
+                "new_min, {what}"
+            );
+            assert_eq!(
+                uut.candidate.val(),
+                new_min as u64 >= threshold,
+                "candidate, {what}"
+            );
             if update {
                 if promoted && reset {
                     c.fill(0);
@@ -150,7 +200,7 @@ fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
                 }
             }
         }
-        clock(&mut uut, true);
+        uut.level(true);
         s1 = Some((idx, !rng.gen_ratio(1, 5), rng.gen_ratio(1, 6)));
     }
     // Without reset on promote nothing brings a counter down: the stream saturates some.
@@ -195,8 +245,6 @@ fn clock_accumulator<const CB: usize>(
     interval: u64,
 ) -> (bool, bool, Option<(u64, u64, u64, bool)>) {
     let (a, b, new_min, candidate, end) = event.unwrap_or_default();
-    uut.clock.next = Clock { clk: false };
-    uut.reset.next = false;
     uut.valid.next = event.is_some();
     uut.key.next = key(a, b);
     uut.new_min.next = new_min.into();
@@ -204,7 +252,7 @@ fn clock_accumulator<const CB: usize>(
     uut.end_interval.next = end;
     uut.interval.next = interval.into();
     uut.report_ready.next = true;
-    settle(uut).unwrap();
+    uut.level(false);
     let out = (
         uut.hit.val(),
         uut.promoted.val(),
@@ -217,8 +265,7 @@ fn clock_accumulator<const CB: usize>(
             )
         }),
     );
-    uut.clock.next = Clock { clk: true };
-    settle(uut).unwrap();
+    uut.level(true);
     out
 }
 
@@ -232,11 +279,7 @@ fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, seed:
     let mut model = Accumulator::new(&cfg);
     let mut uut = FullyAssociativeAccumulator::<CB>::new(entries, threshold, count_max, retaining);
     uut.connect_all();
-    uut.reset.next = true;
-    uut.clock.next = Clock { clk: false };
-    settle(&mut uut).unwrap();
-    uut.clock.next = Clock { clk: true };
-    settle(&mut uut).unwrap();
+    uut.reset_clock();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut interval, mut words, mut reports) = (0u64, Vec::new(), 0);
     let mut expected: Vec<Vec<ReportEntry>> = Vec::new();
@@ -245,7 +288,10 @@ fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, seed:
             "entries {entries} T {threshold} P{} seed {seed} event {step}",
             retaining as u8
         );
-        let t = (rng.gen_range(0..entries as u64 + 3), rng.gen_range(0..2u64) << 40);
+        let t = (
+            rng.gen_range(0..entries as u64 + 3),
+            rng.gen_range(0..2u64) << 40,
+        );
         let new_min = rng.gen_range(0..=count_max);
         // An interval ends only once the previous report is out, as the top guarantees.
         let end = rng.gen_ratio(1, 12) && !uut.report_busy.val();
@@ -257,7 +303,11 @@ fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, seed:
             Some((t.0, t.1, new_min, new_min >= threshold, end)),
             interval,
         );
-        assert_eq!((hit, promoted), (hit_want, promoted_want), "hit/promoted, {what}");
+        assert_eq!(
+            (hit, promoted),
+            (hit_want, promoted_want),
+            "hit/promoted, {what}"
+        );
         words.extend(word);
         if end {
             expected.push(model.end_interval(threshold, retaining));
@@ -274,7 +324,10 @@ fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, seed:
                 .filter(|w| w.2 != 0)
                 .map(|(a, b, count, _)| ReportEntry { a, b, count })
                 .collect();
-            assert_eq!(got, expected[reports], "report of interval {reports}, {what}");
+            assert_eq!(
+                got, expected[reports],
+                "report of interval {reports}, {what}"
+            );
             reports += 1;
         }
     }
@@ -323,14 +376,7 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
         4, 2, 16, 4, threshold, count_max, true, retaining, smallest,
     );
     uut.connect_all();
-    let clock = |uut: &mut SetAssociativeAccumulator<CB>, level: bool| {
-        uut.clock.next = Clock { clk: level };
-        settle(uut).unwrap();
-    };
-    uut.reset.next = true;
-    clock(&mut uut, false);
-    clock(&mut uut, true);
-    uut.reset.next = false;
+    uut.reset_clock();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut next = || SetEvent {
         t: (rng.gen_range(0..12u64), rng.gen_range(0..2u64)),
@@ -343,7 +389,11 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
     let mut words: Vec<(u64, u64, bool)> = Vec::new();
     let mut expected: Vec<Vec<u64>> = Vec::new();
     for cycle in 0..3000 {
-        let e = d.unwrap_or(SetEvent { t: (0, 0), new_min: 0, last: false });
+        let e = d.unwrap_or(SetEvent {
+            t: (0, 0),
+            new_min: 0,
+            last: false,
+        });
         uut.valid.next = d.is_some();
         uut.new_min.next = e.new_min.into();
         uut.candidate.next = e.new_min >= threshold;
@@ -353,7 +403,7 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
         uut.lookup.next = false;
         uut.lookup_set.next = (sets.set(pending.t.0, pending.t.1) as u64).into();
         uut.lookup_tag.next = tag(pending.t);
-        clock(&mut uut, false);
+        uut.level(false);
         // The top's rules: nothing enters behind an interval's last event in stage C, and a
         // last event waits for the previous report.
         let ok = uut.lookup_ok.val()
@@ -361,7 +411,7 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
             && !(pending.last && (uut.report_busy.val() || d.is_some_and(|d| d.last)));
         if ok {
             uut.lookup.next = true;
-            clock(&mut uut, false);
+            uut.level(false);
         }
         if let Some(e) = d {
             let what = format!(
@@ -395,7 +445,7 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
                 uut.report_last.val(),
             ));
         }
-        clock(&mut uut, true);
+        uut.level(true);
         d = c;
         c = ok.then_some(pending);
         if ok {
@@ -408,11 +458,17 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
                 .map(|(t, count, _)| t << 8 | count)
                 .collect();
             got.sort_unstable();
-            assert_eq!(got, expected[reports], "report of interval {reports}, seed {seed}");
+            assert_eq!(
+                got, expected[reports],
+                "report of interval {reports}, seed {seed}"
+            );
             reports += 1;
         }
     }
-    assert!(decided > 1500 && reports >= 50, "{decided} events, {reports} reports");
+    assert!(
+        decided > 1500 && reports >= 50,
+        "{decided} events, {reports} reports"
+    );
 }
 
 #[test]

@@ -9,8 +9,8 @@
 //! drain of the last report.
 
 use crate::eval::trace::Tuple;
-use crate::verify::settle;
 use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
+use crate::verify::settle;
 use hwprof_hdl::multihash::{with_design, Design, DesignVisitor, ProfilerTop, ReportWord};
 use hwprof_hdl::ProfilerConfig;
 use rust_hdl::core::vcd_probe::{write_vcd_change, write_vcd_dump, write_vcd_header, VCDProbe};

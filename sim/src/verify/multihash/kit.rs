@@ -208,7 +208,12 @@ fn every_design_loses_nothing_to_back_pressured_reports() {
         let ev = stream(StreamKind::Mixed, &cfg, 640, 5);
         // One report word per 100 clocks: a 4-word report outlasts an interval (even the
         // baseline's 3 x 64 + 16 clocks), so the last event of the next interval waits for it.
-        let r = check(&cfg, &ev, &dut.options(slow(100)), &format!("{dut:?} slow consumer"));
+        let r = check(
+            &cfg,
+            &ev,
+            &dut.options(slow(100)),
+            &format!("{dut:?} slow consumer"),
+        );
         assert!(r.input_stall_cycles > 16, "{dut:?}: {r:?}");
         if dut != Dut::Baseline {
             assert!(r.events_per_cycle < 1.0, "{dut:?}: {r:?}");
@@ -222,15 +227,21 @@ fn every_design_loses_nothing_to_back_pressured_reports() {
 fn every_exported_design_matches_the_model_on_a_real_trace_window() {
     // The paper preset's shapes on a window of the bundled real trace, L = 1000.
     let presets = [
-        (Dut::Pipelined, include_str!("../../../../configs/paper-10k.toml")),
-        (Dut::Bram, include_str!("../../../../configs/paper-10k-bram.toml")),
+        (
+            Dut::Pipelined,
+            include_str!("../../../../configs/paper-10k.toml"),
+        ),
+        (
+            Dut::Bram,
+            include_str!("../../../../configs/paper-10k-bram.toml"),
+        ),
     ];
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/gzip_load.hwpt.gz");
     let ev = crate::eval::trace::read_trace(std::path::Path::new(path), None).unwrap();
     for (dut, text) in presets {
         let cfg = config(&text.replace("interval = 10000", "interval = 1000"));
-        let r = icarus_cosim_design(&cfg, dut.design(), &ev[1000..4000], ReadyPattern::ALWAYS)
-            .unwrap();
+        let r =
+            icarus_cosim_design(&cfg, dut.design(), &ev[1000..4000], ReadyPattern::ALWAYS).unwrap();
         assert_eq!(r.mismatches, 0, "{dut:?}: {:#?}", r.first_mismatch);
         assert_eq!(r.reports_compared, 3, "{dut:?}");
         match dut {
