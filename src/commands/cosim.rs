@@ -63,7 +63,7 @@ pub enum NetlistArg {
 
 pub fn run(a: CosimArgs) -> CmdResult {
     let cfg = load_config(&a.config)?;
-    hwprof_sim::hwprof_hdl::multihash::design::rtl_shape(&cfg)
+    hwprof_sim::hwprof_hdl::multihash::widths::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     let report_ready = parse_ready(&a.report_ready)?;
     let design = if a.baseline {

@@ -40,7 +40,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "profiler".into());
     // A configuration without RTL is bad input; file-system failures are not.
-    hwprof_sim::hwprof_hdl::multihash::design::rtl_shape(&cfg)
+    hwprof_sim::hwprof_hdl::multihash::widths::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     create_out_dir(&a.out)?;
     let written = match &a.board {

@@ -15,8 +15,8 @@ use crate::board::event_source::EventSource;
 use crate::board::report_format::ReportFormat;
 use crate::board::uart::UartTx;
 use crate::config::ProfilerConfig;
-use crate::multihash::design::shape_of;
 use crate::multihash::profiler::MultiHashProfiler;
+use crate::multihash::widths::shape_of;
 use crate::multihash::{with_class, ClassVisitor};
 use rust_hdl::prelude::*;
 

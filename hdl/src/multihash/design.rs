@@ -5,7 +5,7 @@
 //! **Any configuration.** Every size — tables, table entries, accumulator entries, sets, ways —
 //! is chosen when a top is constructed (run-time-sized arrays of sub-blocks, table RAMs of any
 //! depth and word width). Only the width of the counting words (counters, counts, thresholds,
-//! their adders and comparators) is a const generic CB, one of [`WIDTH_CLASSES`]: the smallest
+//! their adders and comparators) is a const generic CB, one of [`super::widths::WIDTH_CLASSES`]: the smallest
 //! class that holds what the configuration stores ([`storage_widths`]). So a release build
 //! compiles each top for four widths, whatever the configurations.
 //!
@@ -15,7 +15,7 @@ use super::baseline::BaselineProfiler;
 use super::bram_profiler::BramProfiler;
 use super::profiler::MultiHashProfiler;
 use super::top::ProfilerTop;
-pub use super::widths::{bits_for, rtl_shape, shape_of, storage_widths, Widths, WIDTH_CLASSES};
+use super::widths::storage_widths;
 use crate::config::{Organisation, ProfilerConfig};
 use crate::util::on_rtl_thread;
 

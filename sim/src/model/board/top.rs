@@ -55,7 +55,7 @@ mod tests {
         for name in ["board-icebreaker", "board-ulx3s"] {
             let path = format!("{}/../configs/{name}.toml", env!("CARGO_MANIFEST_DIR"));
             let cfg = ProfilerConfig::load(std::path::Path::new(&path)).unwrap();
-            hwprof_hdl::multihash::design::shape_of(&cfg).unwrap();
+            hwprof_hdl::multihash::widths::shape_of(&cfg).unwrap();
             assert!(cfg.a_bits <= 32 && cfg.b_bits <= 32, "{name}");
         }
         let mut wide = small();

@@ -53,6 +53,16 @@ clocked!(
     SetAssociativeAccumulator
 );
 
+/// The block's `new_min` is the model's, and its candidate flag says `new_min` >= T.
+fn assert_estimate(got_min: u64, candidate: bool, new_min: u32, threshold: u64, what: &str) {
+    assert_eq!(got_min, new_min as u64, "new_min, {what}");
+    assert_eq!(
+        candidate,
+        new_min as u64 >= threshold,
+        "candidate threshold, {what}"
+    );
+}
+
 /// Every vector of `tables` counters of value 0..=`max`, in order.
 fn counter_vectors(tables: usize, max: u32) -> impl Iterator<Item = Vec<u32>> {
     let n = (max as u64 + 1).pow(tables as u32);
@@ -104,15 +114,12 @@ fn check_conservative_update<const CB: usize>(
             );
             let got: Vec<u32> = uut.w.iter().map(|w| w.val().to_u64() as u32).collect();
             assert_eq!(got, want, "written words, {what}");
-            assert_eq!(
+            assert_estimate(
                 uut.new_min.val().to_u64(),
-                new_min as u64,
-                "new_min, {what}"
-            );
-            assert_eq!(
                 uut.candidate.val(),
-                new_min as u64 >= threshold,
-                "candidate threshold, {what}"
+                new_min,
+                threshold,
+                &what,
             );
         }
     }
@@ -181,15 +188,12 @@ fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
                 "C{} R{} seed {seed} event {step} at {at:?}",
                 cu as u8, reset as u8
             );
-            assert_eq!(
+            assert_estimate(
                 uut.new_min.val().to_u64(),
-                new_min as u64,
-                "new_min, {what}"
-            );
-            assert_eq!(
                 uut.candidate.val(),
-                new_min as u64 >= threshold,
-                "candidate, {what}"
+                new_min,
+                threshold,
+                &what,
             );
             if update {
                 if promoted && reset {
