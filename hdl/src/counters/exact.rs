@@ -1,27 +1,21 @@
 //! Exact 64-bit event counters with the approximate banks' interface: the baseline of the counter
 //! study and of its area comparison (what a Rocket core's hardware performance counters are).
-//! Counters saturate at 2^64 − 1. Query latency: 2 clocks.
+//! Counters saturate at 2^64 − 1. Query latency: 2 clocks (the counter is read when the query is
+//! taken).
 
-use crate::counters::morris::{ESTIMATE_BITS, QUERY_INDEX_BITS};
+use crate::counters::bank::{
+    counter_bank, new_counter_bank, QueryControl, ESTIMATE_BITS, QUERY_INDEX_BITS,
+};
 use rust_hdl::prelude::*;
 
-/// A bank of E exact counters.
-#[derive(LogicBlock)]
-pub struct ExactBank<const E: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub inc: Signal<In, Bits<E>>,
-    pub query_valid: Signal<In, Bit>,
-    pub query_event: Signal<In, Bits<QUERY_INDEX_BITS>>,
-    pub query_ready: Signal<Out, Bit>,
-    pub estimate_valid: Signal<Out, Bit>,
-    pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
-    counters: [DFF<Bits<ESTIMATE_BITS>>; E],
-    event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
-    busy: DFF<Bit>,
-    done: DFF<Bit>,
-    result: DFF<Bits<ESTIMATE_BITS>>,
-    full: Constant<Bits<ESTIMATE_BITS>>,
+counter_bank! {
+    /// A bank of E exact counters.
+    pub struct ExactBank<const E: usize> {
+        counters: [DFF<Bits<ESTIMATE_BITS>>; E],
+        event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
+        result: DFF<Bits<ESTIMATE_BITS>>,
+        full: Constant<Bits<ESTIMATE_BITS>>,
+    }
 }
 
 impl<const E: usize> ExactBank<E> {
@@ -29,29 +23,19 @@ impl<const E: usize> ExactBank<E> {
         if !(1..=256).contains(&E) {
             return Err(format!("exact bank events {E} outside 1..=256"));
         }
-        Ok(ExactBank {
-            clock: Default::default(),
-            reset: Default::default(),
-            inc: Default::default(),
-            query_valid: Default::default(),
-            query_event: Default::default(),
-            query_ready: Default::default(),
-            estimate_valid: Default::default(),
-            estimate: Default::default(),
+        Ok(new_counter_bank!(ExactBank {
             counters: std::array::from_fn(|_| Default::default()),
             event_ids: std::array::from_fn(|i| Constant::new(bits(i as u64))),
-            busy: Default::default(),
-            done: Default::default(),
             result: Default::default(),
             full: Constant::new(bits(u64::MAX)),
-        })
+        }))
     }
 }
 
 impl<const E: usize> Logic for ExactBank<E> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, done, result);
+        dff_setup!(self, clock, result);
         for i in 0..E {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -62,26 +46,20 @@ impl<const E: usize> Logic for ExactBank<E> {
                 self.counters[i].d.next = 0.into();
             }
         }
-        self.query_ready.next = !self.busy.q.val();
-        self.estimate_valid.next = self.done.q.val();
-        self.estimate.next = self.result.q.val();
-        self.done.d.next = false;
-        if !self.busy.q.val() {
-            if self.query_valid.val() {
-                self.busy.d.next = true;
-                for i in 0..E {
-                    if self.query_event.val() == self.event_ids[i].val() {
-                        self.result.d.next = self.counters[i].q.val();
-                    }
+        clock!(self, clock, query);
+        self.query.reset.next = self.reset.val();
+        self.query.query_valid.next = self.query_valid.val();
+        self.query_ready.next = self.query.query_ready.val();
+        self.estimate_valid.next = self.query.estimate_valid.val();
+        // The counter is its own estimate: read it as the query is taken, show it one clock later.
+        self.query.finish.next = true;
+        if self.query.accept.val() {
+            for i in 0..E {
+                if self.query_event.val() == self.event_ids[i].val() {
+                    self.result.d.next = self.counters[i].q.val();
                 }
             }
-        } else {
-            self.busy.d.next = false;
-            self.done.d.next = true;
         }
-        if self.reset.val() {
-            self.busy.d.next = false;
-            self.done.d.next = false;
-        }
+        self.estimate.next = self.result.q.val();
     }
 }

@@ -13,8 +13,11 @@
 //!
 //! Query port: as the Morris bank's, with a latency of 2 clocks (snapshot, then f(X)).
 
+use crate::counters::bank::{
+    approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, QueryControl,
+    ESTIMATE_BITS, QUERY_INDEX_BITS,
+};
 use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
-use crate::counters::morris::{ESTIMATE_BITS, QUERY_INDEX_BITS};
 use rust_hdl::prelude::*;
 
 /// Parameters of a floating-point counter bank.
@@ -91,31 +94,19 @@ impl FloatParams {
     }
 }
 
-/// One floating-point counter; its random bits arrive as the clock's Z_0.
-#[derive(LogicBlock)]
-pub struct FloatCounter<const B: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub inc: Signal<In, Bit>,
-    pub z: Signal<In, Bits<Z_BITS>>,
-    /// The state X (exponent above the mantissa).
-    pub x: Signal<Out, Bits<B>>,
-    state: DFF<Bits<B>>,
-    mantissa_bits: Constant<Bits<B>>,
+approximate_counter! {
+    /// One floating-point counter; its random bits arrive as the clock's Z_0.
+    /// X is the exponent above the mantissa.
+    pub struct FloatCounter<const B: usize> {
+        state: DFF<Bits<B>>,
+        mantissa_bits: Constant<Bits<B>>,
+    }
 }
 
 impl<const B: usize> FloatCounter<B> {
     pub fn new(params: &FloatParams) -> Result<Self, String> {
         params.validate()?;
-        if params.bits != B {
-            return Err(format!("counter width {B} != parameters ({})", params.bits));
-        }
-        Ok(FloatCounter {
-            clock: Default::default(),
-            reset: Default::default(),
-            inc: Default::default(),
-            z: Default::default(),
-            x: Default::default(),
+        new_approximate_counter!(FloatCounter, bits = params.bits, {
             state: Default::default(),
             mantissa_bits: Constant::new(bits(params.mantissa as u64)),
         })
@@ -140,29 +131,20 @@ impl<const B: usize> Logic for FloatCounter<B> {
     }
 }
 
-/// A bank of E floating-point counters with the Morris bank's ports.
-#[derive(LogicBlock)]
-pub struct FloatBank<const E: usize, const B: usize, const R: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub inc: Signal<In, Bits<E>>,
-    pub query_valid: Signal<In, Bit>,
-    pub query_event: Signal<In, Bits<QUERY_INDEX_BITS>>,
-    pub query_ready: Signal<Out, Bit>,
-    pub estimate_valid: Signal<Out, Bit>,
-    pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
-    pub counters: [FloatCounter<B>; E],
-    random: SharedRandom<1, R>,
-    event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
-    snap: DFF<Bits<B>>,
-    busy: DFF<Bit>,
-    done: DFF<Bit>,
-    result: DFF<Bits<ESTIMATE_BITS>>,
-    mantissa_bits: Constant<Bits<B>>,
-    mantissa_mask: Constant<Bits<B>>,
-    hidden_one: Constant<Bits<ESTIMATE_BITS>>,
-    exponent_limit: Constant<Bits<B>>,
-    saturated: Constant<Bits<ESTIMATE_BITS>>,
+counter_bank! {
+    /// A bank of E floating-point counters with the Morris bank's ports.
+    pub struct FloatBank<const E: usize, const B: usize, const R: usize> {
+        pub counters: [FloatCounter<B>; E],
+        random: SharedRandom<1, R>,
+        event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
+        snap: DFF<Bits<B>>,
+        result: DFF<Bits<ESTIMATE_BITS>>,
+        mantissa_bits: Constant<Bits<B>>,
+        mantissa_mask: Constant<Bits<B>>,
+        hidden_one: Constant<Bits<ESTIMATE_BITS>>,
+        exponent_limit: Constant<Bits<B>>,
+        saturated: Constant<Bits<ESTIMATE_BITS>>,
+    }
 }
 
 impl<const E: usize, const B: usize, const R: usize> FloatBank<E, B, R> {
@@ -177,36 +159,26 @@ impl<const E: usize, const B: usize, const R: usize> FloatBank<E, B, R> {
             .map(|_| FloatCounter::new(params))
             .collect::<Result<_, _>>()?;
         let d = params.mantissa as u64;
-        Ok(FloatBank {
-            clock: Default::default(),
-            reset: Default::default(),
-            inc: Default::default(),
-            query_valid: Default::default(),
-            query_event: Default::default(),
-            query_ready: Default::default(),
-            estimate_valid: Default::default(),
-            estimate: Default::default(),
+        Ok(new_counter_bank!(FloatBank {
             counters: counters.try_into().map_err(|_| "bank size").unwrap(),
             random: SharedRandom::new(&params.pool()?)?,
             event_ids: std::array::from_fn(|i| Constant::new(bits(i as u64))),
             snap: Default::default(),
-            busy: Default::default(),
-            done: Default::default(),
             result: Default::default(),
             mantissa_bits: Constant::new(bits(d)),
             mantissa_mask: Constant::new(bits((1u64 << d) - 1)),
             hidden_one: Constant::new(bits(1u64 << d)),
             exponent_limit: Constant::new(bits(63 - d)),
             saturated: Constant::new(bits(u64::MAX)),
-        })
+        }))
     }
 }
 
 impl<const E: usize, const B: usize, const R: usize> Logic for FloatBank<E, B, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, snap, busy, done, result);
-        self.random.clock.next = self.clock.val();
+        dff_setup!(self, clock, snap, result);
+        clock!(self, clock, random, query);
         self.random.reset.next = self.reset.val();
         for i in 0..E {
             self.counters[i].z.next = self.random.z[0].val();
@@ -214,22 +186,21 @@ impl<const E: usize, const B: usize, const R: usize> Logic for FloatBank<E, B, R
             self.counters[i].reset.next = self.reset.val();
             self.counters[i].inc.next = self.inc.val().get_bit(i);
         }
-        self.query_ready.next = !self.busy.q.val();
-        self.estimate_valid.next = self.done.q.val();
+        self.query.reset.next = self.reset.val();
+        self.query.query_valid.next = self.query_valid.val();
+        self.query_ready.next = self.query.query_ready.val();
+        self.estimate_valid.next = self.query.estimate_valid.val();
         self.estimate.next = self.result.q.val();
-        self.done.d.next = false;
-        if !self.busy.q.val() {
-            if self.query_valid.val() {
-                self.busy.d.next = true;
-                for i in 0..E {
-                    if self.query_event.val() == self.event_ids[i].val() {
-                        self.snap.d.next = self.counters[i].x.val();
-                    }
+        // Snapshot X as the query is taken, f(X) the clock after.
+        self.query.finish.next = true;
+        if self.query.accept.val() {
+            for i in 0..E {
+                if self.query_event.val() == self.event_ids[i].val() {
+                    self.snap.d.next = self.counters[i].x.val();
                 }
             }
-        } else {
-            self.busy.d.next = false;
-            self.done.d.next = true;
+        }
+        if self.query.busy.val() {
             if (self.snap.q.val() >> self.mantissa_bits.val()) > self.exponent_limit.val() {
                 self.result.d.next = self.saturated.val();
             } else {
@@ -241,10 +212,6 @@ impl<const E: usize, const B: usize, const R: usize> Logic for FloatBank<E, B, R
                         ))
                         - self.hidden_one.val();
             }
-        }
-        if self.reset.val() {
-            self.busy.d.next = false;
-            self.done.d.next = false;
         }
     }
 }

@@ -17,6 +17,10 @@
 //! for one clock with `estimate` = floor(sum / g), held until the next result. Latency: g + SUM_BITS + 1
 //! clocks. Events keep counting during a query (the snapshot is taken at acceptance).
 
+use crate::counters::bank::{
+    approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, QueryControl,
+    ESTIMATE_BITS, QUERY_INDEX_BITS,
+};
 use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
 use rust_hdl::prelude::*;
 
@@ -24,10 +28,6 @@ use rust_hdl::prelude::*;
 /// (The divider reads the sum's top bit at the literal index 71: keep the two in step.)
 pub const SUM_BITS: usize = 72;
 const _: () = assert!(SUM_BITS == 72);
-/// Width of the query port's event index (banks of up to 256 events).
-pub const QUERY_INDEX_BITS: usize = 8;
-/// Width of every bank's estimate output.
-pub const ESTIMATE_BITS: usize = 64;
 
 /// Parameters of a Morris counter bank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,46 +88,31 @@ pub fn group_estimate(states: &[u32]) -> u64 {
     (sum / states.len() as u128) as u64
 }
 
-/// One Morris counter; its random bits arrive as the clock's Z of its member.
-#[derive(LogicBlock)]
-pub struct MorrisCounter<const B: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    /// One event at this clock edge.
-    pub inc: Signal<In, Bit>,
-    /// Z of this counter's member this clock.
-    pub z: Signal<In, Bits<Z_BITS>>,
-    /// The state X.
-    pub x: Signal<Out, Bits<B>>,
-    /// y = 2^B − 1 − X.
-    y: DFF<Bits<B>>,
-    /// Z with the event at bit B: the chain's first operand.
-    operand: Signal<Local, Bits<8>>,
-    /// operand + y + 1: bit B + 1 is set iff the event came and Z + y + 1 ≥ 2^B (Z + y + 1 < 2^(B+1)).
-    chain: Signal<Local, Bits<8>>,
-    /// Bit i: y's bits below i are all zero, i.e. bit i toggles when y decrements.
-    toggles: Signal<Local, Bits<B>>,
-    /// (!y << 1) | 1: bit i is !y_(i−1) (1 at bit 0); ANDing its shifts gives `toggles`.
-    below: Signal<Local, Bits<B>>,
-    /// 2^s − 1 for s = 0..6, cut to B bits.
-    low_ones: [Constant<Bits<B>>; 6],
-    event_bit: Constant<Bits<8>>,
-    pass_bit: Constant<Bits<8>>,
-    full: Constant<Bits<B>>,
+approximate_counter! {
+    /// One Morris counter; its random bits arrive as the clock's Z of its member.
+    pub struct MorrisCounter<const B: usize> {
+        /// y = 2^B − 1 − X.
+        y: DFF<Bits<B>>,
+        /// Z with the event at bit B: the chain's first operand.
+        operand: Signal<Local, Bits<8>>,
+        /// operand + y + 1: bit B + 1 is set iff the event came and Z + y + 1 ≥ 2^B (Z + y + 1 < 2^(B+1)).
+        chain: Signal<Local, Bits<8>>,
+        /// Bit i: y's bits below i are all zero, i.e. bit i toggles when y decrements.
+        toggles: Signal<Local, Bits<B>>,
+        /// (!y << 1) | 1: bit i is !y_(i−1) (1 at bit 0); ANDing its shifts gives `toggles`.
+        below: Signal<Local, Bits<B>>,
+        /// 2^s − 1 for s = 0..6, cut to B bits.
+        low_ones: [Constant<Bits<B>>; 6],
+        event_bit: Constant<Bits<8>>,
+        pass_bit: Constant<Bits<8>>,
+        full: Constant<Bits<B>>,
+    }
 }
 
 impl<const B: usize> MorrisCounter<B> {
     pub fn new(params: &MorrisParams) -> Result<Self, String> {
         params.validate()?;
-        if params.bits != B {
-            return Err(format!("counter width {B} != parameters ({})", params.bits));
-        }
-        Ok(MorrisCounter {
-            clock: Default::default(),
-            reset: Default::default(),
-            inc: Default::default(),
-            z: Default::default(),
-            x: Default::default(),
+        new_approximate_counter!(MorrisCounter, bits = params.bits, {
             y: Default::default(),
             operand: Default::default(),
             chain: Default::default(),
@@ -171,49 +156,38 @@ impl<const B: usize> Logic for MorrisCounter<B> {
     }
 }
 
-/// A bank of E Morris group counters with one increment input per event and a query port.
-///
-/// The **group** of event e is `counters[e·G .. e·G + G]`; counter e·G + j is member j and reads
-/// `random.z[j]`. The counters are one flat array of N = E·G (a const generic of its own, checked) because rust-hdl's
-/// Verilog generator resolves only one loop index per name (`groups[i].counters[j]` does not export).
-#[derive(LogicBlock)]
-pub struct MorrisBank<
-    const E: usize,
-    const G: usize,
-    const N: usize,
-    const B: usize,
-    const R: usize,
-> {
-    pub clock: Signal<In, Clock>,
-    /// Synchronous, active high: all counters to 0, the random source to its seeds, the query port idle.
-    pub reset: Signal<In, Bit>,
-    /// Bit i: one event of type i at this clock edge.
-    pub inc: Signal<In, Bits<E>>,
-    pub query_valid: Signal<In, Bit>,
-    pub query_event: Signal<In, Bits<QUERY_INDEX_BITS>>,
-    pub query_ready: Signal<Out, Bit>,
-    pub estimate_valid: Signal<Out, Bit>,
-    pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
-    pub counters: [MorrisCounter<B>; N],
-    random: SharedRandom<G, R>,
-    /// Event (group) of counter k.
-    owner: [Constant<Bits<QUERY_INDEX_BITS>>; N],
-    /// Position of counter k in its group.
-    member: [Constant<Bits<QUERY_INDEX_BITS>>; N],
-    member_ids: [Constant<Bits<QUERY_INDEX_BITS>>; G],
-    snap: [DFF<Bits<B>>; G],
-    busy: DFF<Bit>,
-    dividing: DFF<Bit>,
-    step: DFF<Bits<QUERY_INDEX_BITS>>,
-    acc: DFF<Bits<SUM_BITS>>,
-    rem: DFF<Bits<9>>,
-    result: DFF<Bits<ESTIMATE_BITS>>,
-    done: DFF<Bit>,
-    trial: Signal<Local, Bits<9>>,
-    ones: Constant<Bits<SUM_BITS>>,
-    divisor: Constant<Bits<9>>,
-    last_member: Constant<Bits<QUERY_INDEX_BITS>>,
-    last_bit: Constant<Bits<QUERY_INDEX_BITS>>,
+counter_bank! {
+    /// A bank of E Morris group counters with one increment input per event and a query port.
+    ///
+    /// The **group** of event e is `counters[e·G .. e·G + G]`; counter e·G + j is member j and reads
+    /// `random.z[j]`. The counters are one flat array of N = E·G (a const generic of its own, checked) because rust-hdl's
+    /// Verilog generator resolves only one loop index per name (`groups[i].counters[j]` does not export).
+    pub struct MorrisBank<
+        const E: usize,
+        const G: usize,
+        const N: usize,
+        const B: usize,
+        const R: usize,
+    > {
+        pub counters: [MorrisCounter<B>; N],
+        random: SharedRandom<G, R>,
+        /// Event (group) of counter k.
+        owner: [Constant<Bits<QUERY_INDEX_BITS>>; N],
+        /// Position of counter k in its group.
+        member: [Constant<Bits<QUERY_INDEX_BITS>>; N],
+        member_ids: [Constant<Bits<QUERY_INDEX_BITS>>; G],
+        snap: [DFF<Bits<B>>; G],
+        dividing: DFF<Bit>,
+        step: DFF<Bits<QUERY_INDEX_BITS>>,
+        acc: DFF<Bits<SUM_BITS>>,
+        rem: DFF<Bits<9>>,
+        result: DFF<Bits<ESTIMATE_BITS>>,
+        trial: Signal<Local, Bits<9>>,
+        ones: Constant<Bits<SUM_BITS>>,
+        divisor: Constant<Bits<9>>,
+        last_member: Constant<Bits<QUERY_INDEX_BITS>>,
+        last_bit: Constant<Bits<QUERY_INDEX_BITS>>,
+    }
 }
 
 impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: usize>
@@ -229,34 +203,24 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
         let counters: Vec<MorrisCounter<B>> = (0..N)
             .map(|_| MorrisCounter::new(params))
             .collect::<Result<_, _>>()?;
-        Ok(MorrisBank {
-            clock: Default::default(),
-            reset: Default::default(),
-            inc: Default::default(),
-            query_valid: Default::default(),
-            query_event: Default::default(),
-            query_ready: Default::default(),
-            estimate_valid: Default::default(),
-            estimate: Default::default(),
+        Ok(new_counter_bank!(MorrisBank {
             counters: counters.try_into().map_err(|_| "bank size").unwrap(),
             random: SharedRandom::new(&params.pool()?)?,
             owner: std::array::from_fn(|k| Constant::new(bits((k / G) as u64))),
             member: std::array::from_fn(|k| Constant::new(bits((k % G) as u64))),
             member_ids: std::array::from_fn(|j| Constant::new(bits(j as u64))),
             snap: std::array::from_fn(|_| Default::default()),
-            busy: Default::default(),
             dividing: Default::default(),
             step: Default::default(),
             acc: Default::default(),
             rem: Default::default(),
             result: Default::default(),
-            done: Default::default(),
             trial: Default::default(),
             ones: Constant::new(!bits::<SUM_BITS>(0)),
             divisor: Constant::new(bits(G as u64)),
             last_member: Constant::new(bits(G as u64 - 1)),
             last_bit: Constant::new(bits(SUM_BITS as u64 - 1)),
-        })
+        }))
     }
 }
 
@@ -265,12 +229,12 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, dividing, step, acc, rem, result, done);
+        dff_setup!(self, clock, dividing, step, acc, rem, result);
         for j in 0..G {
             self.snap[j].clock.next = self.clock.val();
             self.snap[j].d.next = self.snap[j].q.val();
         }
-        self.random.clock.next = self.clock.val();
+        clock!(self, clock, random, query);
         self.random.reset.next = self.reset.val();
         for k in 0..N {
             self.counters[k].clock.next = self.clock.val();
@@ -283,30 +247,29 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
                 }
             }
         }
-        self.query_ready.next = !self.busy.q.val();
-        self.estimate_valid.next = self.done.q.val();
+        self.query.reset.next = self.reset.val();
+        self.query.query_valid.next = self.query_valid.val();
+        self.query_ready.next = self.query.query_ready.val();
+        self.estimate_valid.next = self.query.estimate_valid.val();
         self.estimate.next = self.result.q.val();
-        self.done.d.next = false;
+        self.query.finish.next = self.dividing.q.val() & (self.step.q.val() == self.last_bit.val());
         // Restoring division step: next remainder candidate from the dividend's top bit.
         self.trial.next =
             (self.rem.q.val() << 1) | bit_cast::<9, 1>(self.acc.q.val().get_bits::<1>(71));
-        if !self.busy.q.val() {
-            if self.query_valid.val() {
-                self.busy.d.next = true;
-                self.dividing.d.next = false;
-                self.step.d.next = 0.into();
-                self.acc.d.next = 0.into();
-                for k in 0..N {
-                    for j in 0..G {
-                        if (self.query_event.val() == self.owner[k].val())
-                            & (self.member[k].val() == self.member_ids[j].val())
-                        {
-                            self.snap[j].d.next = self.counters[k].x.val();
-                        }
+        if self.query.accept.val() {
+            self.dividing.d.next = false;
+            self.step.d.next = 0.into();
+            self.acc.d.next = 0.into();
+            for k in 0..N {
+                for j in 0..G {
+                    if (self.query_event.val() == self.owner[k].val())
+                        & (self.member[k].val() == self.member_ids[j].val())
+                    {
+                        self.snap[j].d.next = self.counters[k].x.val();
                     }
                 }
             }
-        } else if !self.dividing.q.val() {
+        } else if self.query.busy.val() & !self.dividing.q.val() {
             // Sum 2^X − 1 over the snapshot, one member per clock.
             for j in 0..G {
                 if self.step.q.val() == self.member_ids[j].val() {
@@ -319,7 +282,7 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
                 self.step.d.next = 0.into();
                 self.rem.d.next = 0.into();
             }
-        } else {
+        } else if self.query.busy.val() {
             // Divide by g, most significant bit first; quotient bits shift in from the right.
             if self.trial.val() >= self.divisor.val() {
                 self.rem.d.next = self.trial.val() - self.divisor.val();
@@ -329,19 +292,11 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
                 self.acc.d.next = self.acc.q.val() << 1;
             }
             self.step.d.next = self.step.q.val() + 1;
-            if self.step.q.val() == self.last_bit.val() {
-                self.busy.d.next = false;
-                self.done.d.next = true;
-            }
         }
         // The clock after the last division step the quotient is in `acc`: show it and keep it.
-        if self.done.q.val() {
+        if self.query.estimate_valid.val() {
             self.estimate.next = self.acc.q.val().get_bits::<ESTIMATE_BITS>(0);
             self.result.d.next = self.acc.q.val().get_bits::<ESTIMATE_BITS>(0);
-        }
-        if self.reset.val() {
-            self.busy.d.next = false;
-            self.done.d.next = false;
         }
     }
 }
