@@ -8,6 +8,7 @@
 
 use crate::eval::metric::Split;
 use crate::eval::sweep::Row;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,40 @@ fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
         .label_font((FONT, 13))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
+        .draw()
+}
+
+/// The frame of the line and scatter charts: title, margin and room for the axis labels.
+fn xy_frame<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    title: &'b str,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(title, (FONT, 20))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(72);
+    builder
+}
+
+/// The mesh and axis descriptions of the line and scatter charts, on linear or log axes alike.
+fn xy_mesh<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: DrawingBackend,
+    X: Ranged + ValueFormatter<X::ValueType>,
+    Y: Ranged + ValueFormatter<Y::ValueType>,
+{
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 15))
         .draw()
 }
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/DejaVuSansMono.ttf");
@@ -210,22 +245,10 @@ any_backend!(
             RGBColor(15, 157, 88),
             RGBColor(120, 120, 120),
         ];
-        let mut builder = ChartBuilder::on(root);
-        builder
-            .caption(title, (FONT, 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(72);
+        let mut builder = xy_frame(root, title);
         macro_rules! body {
             ($chart:ident) => {{
-                $chart
-                    .configure_mesh()
-                    .x_desc(x_desc)
-                    .y_desc(y_desc)
-                    .label_style((FONT, 14))
-                    .axis_desc_style((FONT, 15))
-                    .draw()
-                    .map_err(e)?;
+                xy_mesh(&mut $chart, x_desc, y_desc).map_err(e)?;
                 for (i, (name, p)) in series.iter().enumerate() {
                     let c = colours[i % colours.len()];
                     $chart
@@ -528,22 +551,10 @@ any_backend!(
             .map(|p| p.1)
             .chain(level.iter().map(|l| l.1))
             .fold(1e-9f64, f64::max);
-        let mut builder = ChartBuilder::on(root);
-        builder
-            .caption(title, (FONT, 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(72);
+        let mut builder = xy_frame(root, title);
         macro_rules! body {
             ($chart:ident, $x0:expr, $x1:expr) => {{
-                $chart
-                    .configure_mesh()
-                    .x_desc(x_desc)
-                    .y_desc(y_desc)
-                    .label_style((FONT, 14))
-                    .axis_desc_style((FONT, 15))
-                    .draw()
-                    .map_err(e)?;
+                xy_mesh(&mut $chart, x_desc, y_desc).map_err(e)?;
                 if let Some((name, y)) = level {
                     let c = BLACK.mix(0.6);
                     $chart
