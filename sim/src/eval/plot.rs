@@ -7,7 +7,7 @@
 //! machine without any system fonts.
 
 use crate::eval::metric::Split;
-use crate::eval::sweep::Row;
+use crate::eval::sweep::{rows_by_point, Row};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -352,23 +352,13 @@ fn point_name(interval: u64, threshold: u64) -> String {
 /// multi-hash (Fig. 13), and the peers against the paper preset (when the rows hold peers).
 pub fn sweep_figures(rows: &[Row], dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut out = fig9(dir)?;
-    let mut keys: Vec<(String, u64, u64)> = rows
-        .iter()
-        .map(|r| (r.trace.clone(), r.interval, r.threshold))
-        .collect();
-    keys.sort();
-    keys.dedup();
-    for (trace, l, t) in keys {
-        let here: Vec<&Row> = rows
-            .iter()
-            .filter(|r| r.trace == trace && r.interval == l && r.threshold == t)
-            .collect();
+    for ((trace, l, t), here) in rows_by_point(rows) {
         let prof: Vec<&Row> = here
             .iter()
             .copied()
             .filter(|r| r.scheme.ends_with("-hash"))
             .collect();
-        let stem = format!("{}-{}", sanitize(&trace), point_name(l, t));
+        let stem = format!("{}-{}", sanitize(trace), point_name(l, t));
         let pname = format!("L={l}, T={t}");
         // Fig. 10–12: groups by table count, bars C0R0 C1R0 C0R1 C1R1 (first row of each).
         let mut tables: Vec<usize> = prof.iter().map(|r| r.tables).collect();
