@@ -176,12 +176,83 @@ pub(crate) fn err(source: &str, field: &str, rule: impl Into<String>) -> ConfigE
     }
 }
 
-/// Reads a configuration file; the error names the file.
-pub(crate) fn read_config_file(path: &Path) -> Result<(String, String), ConfigError> {
-    let source = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| err(&source, "", format!("cannot read file: {e}")))?;
-    Ok((text, source))
+/// A configuration file type: TOML in, a validated value out, every error naming the file and,
+/// where there is one, the field.
+pub trait ConfigFile: Sized {
+    /// Parses TOML text into a value whose rules are checked next; `source` names it in errors.
+    fn parse(text: &str, source: &str) -> Result<Self, ConfigError>;
+
+    /// Checks every rule of the type's documentation.
+    fn check(&self, rules: &Rules) -> Result<(), ConfigError>;
+
+    /// Parses and validates TOML text; `source` names it in errors.
+    fn from_toml_str(text: &str, source: &str) -> Result<Self, ConfigError> {
+        let cfg = Self::parse(text, source)?;
+        cfg.check(&Rules { source })?;
+        Ok(cfg)
+    }
+
+    /// Reads and validates a TOML file.
+    fn load(path: &Path) -> Result<Self, ConfigError> {
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| err(&source, "", format!("cannot read file: {e}")))?;
+        Self::from_toml_str(&text, &source)
+    }
+
+    /// Checks the rules of a value built in code.
+    fn validate(&self) -> Result<(), ConfigError> {
+        self.check(&Rules { source: "<config>" })
+    }
+}
+
+/// The rule checks of one configuration; a failure names its `source` and the field.
+pub struct Rules<'a> {
+    pub source: &'a str,
+}
+
+impl Rules<'_> {
+    /// `field` breaks `rule`.
+    pub fn fail(&self, field: &str, rule: impl Into<String>) -> Result<(), ConfigError> {
+        Err(err(self.source, field, rule))
+    }
+
+    /// `value` must lie in `range`.
+    pub fn in_range<T: PartialOrd + fmt::Display>(
+        &self,
+        field: &str,
+        value: T,
+        range: std::ops::RangeInclusive<T>,
+    ) -> Result<(), ConfigError> {
+        if range.contains(&value) {
+            return Ok(());
+        }
+        let (lo, hi) = range.into_inner();
+        self.fail(field, format!("must be in {lo}..={hi}, got {value}"))
+    }
+
+    /// `value` must be a power of two in `range`.
+    pub fn power_of_two_in(
+        &self,
+        field: &str,
+        value: u64,
+        range: std::ops::RangeInclusive<u64>,
+    ) -> Result<(), ConfigError> {
+        if value.is_power_of_two() && range.contains(&value) {
+            return Ok(());
+        }
+        let (lo, hi) = range.into_inner();
+        self.fail(
+            field,
+            format!("must be a power of two in {lo}..={hi}, got {value}"),
+        )
+    }
+}
+
+/// Whether TOML text has the top-level key `key` (how the configuration kinds tell each other
+/// apart).
+pub(crate) fn toml_has_key(text: &str, key: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key(key))
 }
 
 /// Deserializes TOML (unknown fields are rejected by each file type); the error names `source`.
@@ -225,15 +296,8 @@ fn resolve_percent(source: &str, interval: u64, text: &str) -> Result<u64, Confi
     Ok(((interval as u128 * mantissa).div_ceil(den)) as u64)
 }
 
-impl ProfilerConfig {
-    /// Reads and validates a TOML file; every failure names the file, and the field where there is one.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let (text, source) = read_config_file(path)?;
-        Self::from_toml_str(&text, &source)
-    }
-
-    /// Parses and validates TOML text; `source` names it in errors.
-    pub fn from_toml_str(text: &str, source: &str) -> Result<Self, ConfigError> {
+impl ConfigFile for ProfilerConfig {
+    fn parse(text: &str, source: &str) -> Result<Self, ConfigError> {
         let file: ProfilerFile = parse_toml(text, source)?;
         let interval = file.interval;
         if !(1..=MAX_INTERVAL).contains(&interval) {
@@ -306,23 +370,12 @@ impl ProfilerConfig {
                 }
             }
         }
-        cfg.validate_named(source)?;
         Ok(cfg)
     }
 
-    /// Checks every rule of the table in the module documentation.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        self.validate_named("<config>")
-    }
-
-    fn validate_named(&self, source: &str) -> Result<(), ConfigError> {
-        let e = |field: &str, rule: String| Err(err(source, field, rule));
-        if !(1..=MAX_INTERVAL).contains(&self.interval) {
-            return e(
-                "interval",
-                format!("must be in 1..={MAX_INTERVAL}, got {}", self.interval),
-            );
-        }
+    fn check(&self, r: &Rules) -> Result<(), ConfigError> {
+        let e = |field: &str, rule: String| r.fail(field, rule);
+        r.in_range("interval", self.interval, 1..=MAX_INTERVAL)?;
         if self.threshold == 0 {
             return e("threshold", "must be at least 1 (got 0)".into());
         }
@@ -335,28 +388,13 @@ impl ProfilerConfig {
                 ),
             );
         }
-        if !(1..=MAX_TABLES).contains(&(self.tables as u64)) {
-            return e(
-                "tables",
-                format!("must be in 1..={MAX_TABLES}, got {}", self.tables),
-            );
-        }
-        let n = self.entries as u64;
-        if !n.is_power_of_two() || !(2..=MAX_ENTRIES).contains(&n) {
-            return e(
-                "entries",
-                format!("must be a power of two in 2..={MAX_ENTRIES}, got {n}"),
-            );
-        }
-        if !(1..=MAX_COUNTER_BITS).contains(&(self.counter_bits as u64)) {
-            return e(
-                "counter_bits",
-                format!(
-                    "must be in 1..={MAX_COUNTER_BITS}, got {}",
-                    self.counter_bits
-                ),
-            );
-        }
+        r.in_range("tables", self.tables as u64, 1..=MAX_TABLES)?;
+        r.power_of_two_in("entries", self.entries as u64, 2..=MAX_ENTRIES)?;
+        r.in_range(
+            "counter_bits",
+            self.counter_bits as u64,
+            1..=MAX_COUNTER_BITS,
+        )?;
         if self.counter_max() < self.threshold {
             return e(
                 "counter_bits",
@@ -368,11 +406,8 @@ impl ProfilerConfig {
                 ),
             );
         }
-        for (name, bits) in [("a_bits", self.a_bits), ("b_bits", self.b_bits)] {
-            if !(1..=64).contains(&bits) {
-                return e(name, format!("must be in 1..=64, got {bits}"));
-            }
-        }
+        r.in_range("a_bits", self.a_bits, 1..=64)?;
+        r.in_range("b_bits", self.b_bits, 1..=64)?;
         let acc = &self.accumulator;
         if !(self.counter_bits as u64..=MAX_COUNTER_BITS).contains(&(acc.count_bits as u64)) {
             return e(
@@ -384,12 +419,11 @@ impl ProfilerConfig {
                 ),
             );
         }
-        if !(1..=MAX_ACCUMULATOR).contains(&(acc.entries as u64)) {
-            return e(
-                "accumulator.entries",
-                format!("must be in 1..={MAX_ACCUMULATOR}, got {}", acc.entries),
-            );
-        }
+        r.in_range(
+            "accumulator.entries",
+            acc.entries as u64,
+            1..=MAX_ACCUMULATOR,
+        )?;
         match acc.organisation {
             Organisation::FullyAssociative => {
                 if acc.ways != acc.entries || acc.stash != 0 {
@@ -413,17 +447,14 @@ impl ProfilerConfig {
                         ),
                     );
                 }
-                if acc.stash as u64 > MAX_STASH {
-                    return e(
-                        "accumulator.stash",
-                        format!("must be in 0..={MAX_STASH}, got {}", acc.stash),
-                    );
-                }
+                r.in_range("accumulator.stash", acc.stash as u64, 0..=MAX_STASH)?;
             }
         }
         Ok(())
     }
+}
 
+impl ProfilerConfig {
     /// log2(entries): the width of a table index.
     pub fn index_bits(&self) -> u32 {
         self.entries.trailing_zeros()

@@ -210,6 +210,7 @@ impl ByteLinearHash {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ConfigFile;
 
     fn cfg(hash: &str, tables: usize, entries: usize, a_bits: u32, b_bits: u32) -> ProfilerConfig {
         ProfilerConfig::from_toml_str(

@@ -12,4 +12,4 @@ pub mod phase;
 pub mod profile_buffer;
 pub mod util;
 
-pub use config::{ConfigError, HashKind, Organisation, ProfilerConfig};
+pub use config::{ConfigError, ConfigFile, HashKind, Organisation, ProfilerConfig};

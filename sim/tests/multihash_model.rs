@@ -1,5 +1,6 @@
 //! The multi-hash profiler model, knob by knob, on small hand-computed cases; then properties.
 
+use hwprof_hdl::ConfigFile;
 use hwprof_sim::eval::metric::{perfect_counts, score_interval, Accuracy};
 use hwprof_sim::hwprof_hdl::hash::HashConstants;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;

@@ -2,6 +2,7 @@
 //! arc error and contention (Menezes 1997, ch. 3).
 
 use super::{config_text, load_trace, print_json, write_error, CliError, CmdResult, KindArg};
+use hwprof_hdl::ConfigFile;
 use hwprof_sim::hwprof_hdl::export;
 use hwprof_sim::hwprof_hdl::profile_buffer::{verilog, BufferConfig};
 use hwprof_sim::model::profile_buffer::{evaluate, BufferEvaluation};

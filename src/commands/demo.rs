@@ -8,6 +8,7 @@ use super::{
     model::{print_table, print_trailing},
     write_error, CliError, CmdResult,
 };
+use hwprof_hdl::ConfigFile;
 use hwprof_sim::eval::metric::evaluate;
 use hwprof_sim::eval::trace::read_trace;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;

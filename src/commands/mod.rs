@@ -15,6 +15,7 @@ pub mod synth;
 pub mod trace;
 pub mod verilog;
 
+use hwprof_hdl::ConfigFile;
 use hwprof_sim::eval::trace::{read_trace_full, LackeyKind, Trace};
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use std::path::Path;

@@ -6,6 +6,7 @@ use super::{
     check_writable_file, config_text, create_out_dir, print_json, write_error, CliError, CmdResult,
     KindArg,
 };
+use hwprof_hdl::ConfigFile;
 use hwprof_sim::eval::phase::{
     classify, evaluate, read_phase_trace, similarity_matrix, sweep, PhaseGrid, PhaseReport,
     PhaseRow, PhaseTrace, Truth,

@@ -1,6 +1,7 @@
 //! `hwprof soc`: real RISC-V programs on PicoRV32 with the profilers on its retire stream.
 
 use super::{check_writable_file, load_config, print_json, write_error, CliError, CmdResult};
+use hwprof_hdl::ConfigFile;
 use hwprof_sim::eval::plot;
 use hwprof_sim::hwprof_hdl::phase::PhaseConfig;
 use hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig;

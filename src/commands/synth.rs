@@ -2,6 +2,7 @@
 
 use super::progress::{log_step, Progress};
 use super::{create_out_dir, print_json, CliError, CmdResult};
+use hwprof_hdl::ConfigFile;
 use hwprof_sim::flow::counter_area::{bank_design, BankKind, AREA_EVENTS};
 use hwprof_sim::flow::device::{Board, Target};
 use hwprof_sim::flow::tools::{self, Preference, Tool};

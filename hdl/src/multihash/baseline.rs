@@ -32,7 +32,7 @@
 //! [`MultiHashProfiler`]: crate::multihash::profiler::MultiHashProfiler
 //! [`Design::Baseline`]: crate::multihash::Design::Baseline
 
-use super::counter_tables::ConservativeUpdate;
+use super::counter_tables::{ConservativeUpdate, UpdateRule};
 use super::full_accumulator::FullyAssociativeAccumulator;
 use super::hash_unit::HashUnit;
 use super::interval::IntervalControl;
@@ -107,14 +107,10 @@ impl<const CB: usize> BaselineProfiler<CB> {
             clearing: Default::default(),
             idle: Default::default(),
             updating: Default::default(),
-            cu: ConservativeUpdate::new(
-                cfg.tables,
-                cfg.threshold,
-                w.counter_max(cfg),
-                true,
-                cfg.conservative_update,
-                cfg.reset_on_promote,
-            ),
+            cu: ConservativeUpdate::new(&UpdateRule {
+                saturates: true,
+                ..UpdateRule::of(cfg, &w)
+            }),
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             key_shift: Constant::new(64.into()),

@@ -68,33 +68,15 @@ pub struct CounterTables<const CB: usize> {
 impl<const CB: usize> CounterTables<CB> {
     /// The counter tables of `cfg`, stored in the widths `w` of its hardware.
     pub fn for_config(cfg: &ProfilerConfig, w: &Widths) -> Self {
-        Self::new(
-            cfg.tables,
-            cfg.entries,
-            w.counter,
-            cfg.threshold,
-            w.counter_max(cfg),
-            w.counter_saturates(cfg),
-            cfg.conservative_update,
-            cfg.reset_on_promote,
-        )
+        Self::new(cfg.entries, w.counter, &UpdateRule::of(cfg, w))
     }
 
-    /// `tables` tables of `entries` counters stored in `width` <= CB bits; `threshold` is T
-    /// (>= 1); `counter_max` the saturation value, below 2^width, reached only when `saturates`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        tables: usize,
-        entries: usize,
-        width: usize,
-        threshold: u64,
-        counter_max: u64,
-        saturates: bool,
-        conservative_update: bool,
-        reset_on_promote: bool,
-    ) -> Self {
+    /// `rule.tables` tables of `entries` counters stored in `width` <= CB bits, updated by `rule`,
+    /// whose `counter_max` must fit `width`.
+    pub fn new(entries: usize, width: usize, rule: &UpdateRule) -> Self {
+        let tables = rule.tables;
         assert!(
-            width == 64 || counter_max < 1u64 << width,
+            width == 64 || rule.counter_max < 1u64 << width,
             "counters fit their storage"
         );
         CounterTables {
@@ -118,14 +100,7 @@ impl<const CB: usize> CounterTables<CB> {
             fw_data: vec_of(tables),
             clear0: BankClear::new(entries),
             clear1: BankClear::new(entries),
-            cu: ConservativeUpdate::new(
-                tables,
-                threshold,
-                counter_max,
-                saturates,
-                conservative_update,
-                reset_on_promote,
-            ),
+            cu: ConservativeUpdate::new(rule),
             zero: Constant::new(0.into()),
         }
     }
@@ -238,18 +213,47 @@ pub struct ConservativeUpdate<const CB: usize> {
     reset_on_promote: Constant<Bit>,
 }
 
+/// What [`ConservativeUpdate`] does to the counters of one tuple, in the stored widths.
+#[derive(Clone, Copy, Debug)]
+pub struct UpdateRule {
+    /// Counters per tuple, 1..=16.
+    pub tables: usize,
+    /// T, the candidate threshold (>= 1).
+    pub threshold: u64,
+    /// The saturation value, below 2^CB.
+    pub counter_max: u64,
+    /// False when an interval cannot reach `counter_max` (a counter grows by at most one per
+    /// event and starts every interval at 0, so min(2^counter_bits − 1, L) is never exceeded):
+    /// then there is no saturation logic.
+    pub saturates: bool,
+    pub conservative_update: bool,
+    pub reset_on_promote: bool,
+}
+
+impl UpdateRule {
+    /// The rule of `cfg` in the widths `w` of its hardware.
+    pub fn of(cfg: &ProfilerConfig, w: &Widths) -> Self {
+        UpdateRule {
+            tables: cfg.tables,
+            threshold: cfg.threshold,
+            counter_max: w.counter_max(cfg),
+            saturates: w.counter_saturates(cfg),
+            conservative_update: cfg.conservative_update,
+            reset_on_promote: cfg.reset_on_promote,
+        }
+    }
+}
+
 impl<const CB: usize> ConservativeUpdate<CB> {
-    /// `tables` counters; `threshold` is T (>= 1); `counter_max` the saturation value, below 2^CB;
-    /// `saturates` = false when an interval cannot reach it (a counter grows by at most one per
-    /// event and starts every interval at 0, so min(2^counter_bits − 1, L) is never exceeded).
-    pub fn new(
-        tables: usize,
-        threshold: u64,
-        counter_max: u64,
-        saturates: bool,
-        conservative_update: bool,
-        reset_on_promote: bool,
-    ) -> Self {
+    pub fn new(rule: &UpdateRule) -> Self {
+        let &UpdateRule {
+            tables,
+            threshold,
+            counter_max,
+            saturates,
+            conservative_update,
+            reset_on_promote,
+        } = rule;
         assert!(
             (1..=16).contains(&tables)
                 && (CB == 64 || counter_max < (1u64 << CB))

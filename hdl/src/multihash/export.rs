@@ -41,6 +41,7 @@ pub fn exported(cfg: &ProfilerConfig, name: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ConfigFile;
 
     fn small() -> ProfilerConfig {
         ProfilerConfig::from_toml_str(

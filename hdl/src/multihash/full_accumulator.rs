@@ -23,70 +23,59 @@
 //! last = 1. `report_busy` is high while a snapshot is still being sent; the top block then
 //! refuses the last event of the next interval (see [`crate::multihash`]).
 
+use super::accumulator::{accumulator, new_accumulator};
 use super::primitives::{vec_of, Priority};
 use super::widths::Widths;
 use crate::config::ProfilerConfig;
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock)]
-pub struct FullyAssociativeAccumulator<const CB: usize> {
-    pub clock: Signal<In, Clock>,
-    /// Synchronous, active high: empties every entry and the report buffer.
-    pub reset: Signal<In, Bit>,
-    /// Stage 1 event: present, its tuple, its counters' new minimum.
-    pub valid: Signal<In, Bit>,
-    pub key: Signal<In, Bits<128>>,
-    pub new_min: Signal<In, Bits<CB>>,
-    /// `new_min` >= T (the counters compute it off the minimum's carry chains).
-    pub candidate: Signal<In, Bit>,
-    /// The event is the last of its interval, numbered `interval`.
-    pub end_interval: Signal<In, Bit>,
-    pub interval: Signal<In, Bits<32>>,
-    pub hit: Signal<Out, Bit>,
-    pub promoted: Signal<Out, Bit>,
-    pub report_valid: Signal<Out, Bit>,
-    pub report_ready: Signal<In, Bit>,
-    pub report_interval: Signal<Out, Bits<32>>,
-    pub report_a: Signal<Out, Bits<64>>,
-    pub report_b: Signal<Out, Bits<64>>,
-    pub report_count: Signal<Out, Bits<32>>,
-    pub report_last: Signal<Out, Bit>,
-    pub report_busy: Signal<Out, Bit>,
-    valid_bits: Vec<DFF<Bit>>,
-    locked_bits: Vec<DFF<Bit>>,
-    tag: Vec<DFF<Bits<128>>>,
-    count: Vec<DFF<Bits<CB>>>,
-    rep_pending: Vec<DFF<Bit>>,
-    rep_marker: DFF<Bit>,
-    rep_interval: DFF<Bits<32>>,
-    rep_tag: Vec<DFF<Bits<128>>>,
-    rep_count: Vec<DFF<Bits<CB>>>,
-    /// Entries holding the event's tuple (at most one).
-    hits: Priority,
-    /// Empty entries: the lowest is allocated first.
-    empty: Priority,
-    /// Replaceable entries: the lowest is allocated when none is empty.
-    repl: Priority,
-    /// Entries that go into the report at the interval's end.
-    reported: Priority,
-    /// Snapshot entries still to be sent: the lowest goes next.
-    pending: Priority,
-    rc: Signal<Local, Bits<CB>>,
-    /// Per entry: holds the event's tuple; replaceable; goes into the report.
-    hit_e: Vec<Signal<Local, Bit>>,
-    repl_e: Vec<Signal<Local, Bit>>,
-    report_e: Vec<Signal<Local, Bit>>,
-    alloc: Vec<Signal<Local, Bit>>,
-    lock_hit: Vec<Signal<Local, Bit>>,
-    ge: Vec<Signal<Local, Bit>>,
-    n_valid: Vec<Signal<Local, Bit>>,
-    n_tag: Vec<Signal<Local, Bits<128>>>,
-    n_count: Vec<Signal<Local, Bits<CB>>>,
-    threshold: Constant<Bits<CB>>,
-    counter_max: Constant<Bits<CB>>,
-    retaining: Constant<Bit>,
-    one_c: Constant<Bits<CB>>,
-    zero_c: Constant<Bits<CB>>,
+accumulator! {
+    pub struct FullyAssociativeAccumulator<const CB: usize> {
+        lookup: {}
+        event: {
+            /// Stage 1: the `valid` event's tuple.
+            pub key: Signal<In, Bits<128>>,
+        }
+        report: {
+            pub report_a: Signal<Out, Bits<64>>,
+            pub report_b: Signal<Out, Bits<64>>,
+        }
+        valid_bits: Vec<DFF<Bit>>,
+        locked_bits: Vec<DFF<Bit>>,
+        tag: Vec<DFF<Bits<128>>>,
+        count: Vec<DFF<Bits<CB>>>,
+        rep_pending: Vec<DFF<Bit>>,
+        rep_marker: DFF<Bit>,
+        rep_interval: DFF<Bits<32>>,
+        rep_tag: Vec<DFF<Bits<128>>>,
+        rep_count: Vec<DFF<Bits<CB>>>,
+        /// Entries holding the event's tuple (at most one).
+        hits: Priority,
+        /// Empty entries: the lowest is allocated first.
+        empty: Priority,
+        /// Replaceable entries: the lowest is allocated when none is empty.
+        repl: Priority,
+        /// Entries that go into the report at the interval's end.
+        reported: Priority,
+        /// Snapshot entries still to be sent: the lowest goes next.
+        pending: Priority,
+        rc: Signal<Local, Bits<CB>>,
+        /// Per entry: holds the event's tuple; replaceable; goes into the report.
+        hit_e: Vec<Signal<Local, Bit>>,
+        repl_e: Vec<Signal<Local, Bit>>,
+        report_e: Vec<Signal<Local, Bit>>,
+        alloc: Vec<Signal<Local, Bit>>,
+        lock_hit: Vec<Signal<Local, Bit>>,
+        ge: Vec<Signal<Local, Bit>>,
+        n_valid: Vec<Signal<Local, Bit>>,
+        n_tag: Vec<Signal<Local, Bits<128>>>,
+        n_count: Vec<Signal<Local, Bits<CB>>>,
+        threshold: Constant<Bits<CB>>,
+        counter_max: Constant<Bits<CB>>,
+        retaining: Constant<Bit>,
+        one_c: Constant<Bits<CB>>,
+        zero_c: Constant<Bits<CB>>,
+    }
 }
 
 impl<const CB: usize> FullyAssociativeAccumulator<CB> {
@@ -103,25 +92,10 @@ impl<const CB: usize> FullyAssociativeAccumulator<CB> {
     /// `entries` entries; counts saturate at `counter_max` (below 2^CB).
     pub fn new(entries: usize, threshold: u64, counter_max: u64, retaining: bool) -> Self {
         assert!(entries >= 1 && (CB == 64 || counter_max < 1 << CB));
-        FullyAssociativeAccumulator {
-            clock: Default::default(),
-            reset: Default::default(),
-            valid: Default::default(),
+        new_accumulator!(FullyAssociativeAccumulator {
             key: Default::default(),
-            new_min: Default::default(),
-            candidate: Default::default(),
-            end_interval: Default::default(),
-            interval: Default::default(),
-            hit: Default::default(),
-            promoted: Default::default(),
-            report_valid: Default::default(),
-            report_ready: Default::default(),
-            report_interval: Default::default(),
             report_a: Default::default(),
             report_b: Default::default(),
-            report_count: Default::default(),
-            report_last: Default::default(),
-            report_busy: Default::default(),
             valid_bits: vec_of(entries),
             locked_bits: vec_of(entries),
             tag: vec_of(entries),
@@ -151,7 +125,7 @@ impl<const CB: usize> FullyAssociativeAccumulator<CB> {
             retaining: Constant::new(retaining),
             one_c: Constant::new(1.into()),
             zero_c: Constant::new(0.into()),
-        }
+        })
     }
 }
 

@@ -4,12 +4,13 @@
 //! Sub-blocks, bottom up: [`hash_unit`] (the n table indices of a tuple), [`interval`] (interval
 //! counting), [`counter_tables`] (the n counter tables with conservative update and forwarding),
 //! [`full_accumulator`] and [`set_accumulator`] (the accumulator table in flip-flops or in block
-//! RAM). Tops: [`profiler`] (pipelined, fully-associative accumulator), [`bram_profiler`]
+//! RAM, with the interface of [`accumulator`]). Tops: [`profiler`] (pipelined, fully-associative accumulator), [`bram_profiler`]
 //! (set-associative accumulator in block RAM) and [`baseline`] (the simple design they are
 //! compared with), all with the ports of [`top`]. [`widths`] gives a configuration's stored widths;
 //! [`design`] maps a configuration to its top;
 //! [`export`] writes its Verilog.
 
+pub mod accumulator;
 pub mod baseline;
 pub mod bram_profiler;
 pub mod counter_tables;

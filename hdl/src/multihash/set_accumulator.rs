@@ -49,6 +49,7 @@
 //! the scanner then has the read ports, so this wait is at most one clock per set the interval
 //! never touched, plus the report's words.
 
+use super::accumulator::{accumulator, new_accumulator};
 use super::primitives::{address_bits, vec_of, Priority, TableRam, ADDRESS_BITS};
 use crate::util::u64_bits;
 use rust_hdl::prelude::*;
@@ -57,129 +58,115 @@ use rust_hdl::prelude::*;
 /// store a_bits + b_bits bits.
 pub const TAG_BITS: usize = 96;
 
-#[derive(LogicBlock)]
-pub struct SetAssociativeAccumulator<const CB: usize> {
-    pub clock: Signal<In, Clock>,
-    /// Synchronous, active high: every set empty, no report pending.
-    pub reset: Signal<In, Bit>,
-    /// Stage 0: an event is accepted this cycle, in set `lookup_set`.
-    pub lookup: Signal<In, Bit>,
-    pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
-    /// Stage 0: the event's tuple (as `tag` one cycle later).
-    pub lookup_tag: Signal<In, Bits<TAG_BITS>>,
-    /// Stage 0: an event in `lookup_set` may be accepted (see "When an event must wait").
-    pub lookup_ok: Signal<Out, Bit>,
-    /// Stage D event: present (its tuple is `lookup_tag` two clocks earlier), its counters' new
-    /// minimum.
-    pub valid: Signal<In, Bit>,
-    pub new_min: Signal<In, Bits<CB>>,
-    /// `new_min` >= T (the counters compute it off the minimum's carry chains).
-    pub candidate: Signal<In, Bit>,
-    /// The event is the last of its interval, numbered `interval`.
-    pub end_interval: Signal<In, Bit>,
-    pub interval: Signal<In, Bits<32>>,
-    pub hit: Signal<Out, Bit>,
-    pub promoted: Signal<Out, Bit>,
-    pub report_valid: Signal<Out, Bit>,
-    pub report_ready: Signal<In, Bit>,
-    pub report_interval: Signal<Out, Bits<32>>,
-    pub report_tag: Signal<Out, Bits<TAG_BITS>>,
-    pub report_count: Signal<Out, Bits<32>>,
-    pub report_last: Signal<Out, Bit>,
-    pub report_busy: Signal<Out, Bit>,
-    tags: Vec<TableRam<TAG_BITS>>,
-    metas: Vec<TableRam<CB>>,
-    epochs: SetEpochs,
-    /// Stages C and D hold an op (an event or a scan) on set `c_set` / `d_set`, with tuple
-    /// `c_tag` / `d_tag` (an event's).
-    c_op: DFF<Bit>,
-    c_set: DFF<Bits<ADDRESS_BITS>>,
-    c_tag: DFF<Bits<TAG_BITS>>,
-    d_op: DFF<Bit>,
-    d_set: DFF<Bits<ADDRESS_BITS>>,
-    d_tag: DFF<Bits<TAG_BITS>>,
-    /// The tags read in stage 0, and whether each is stage C's tuple.
-    ram_tag: Vec<DFF<Bits<TAG_BITS>>>,
-    ram_tag_eq: Vec<DFF<Bit>>,
-    scan_set: DFF<Bits<ADDRESS_BITS>>,
-    /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
-    /// (`fw2_*`): present, set, tuple, ways allocated, metas written.
-    fw_valid: DFF<Bit>,
-    fw_set: DFF<Bits<ADDRESS_BITS>>,
-    fw2_valid: DFF<Bit>,
-    fw2_tag: DFF<Bits<TAG_BITS>>,
-    fw2_alloc: Vec<DFF<Bit>>,
-    /// Stage D's op is on the set of the event one / two ahead, and its tuple is that event's.
-    same1: DFF<Bit>,
-    key1: DFF<Bit>,
-    same2: DFF<Bit>,
-    key2: DFF<Bit>,
-    /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
-    /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
-    /// ahead, which takes that op's tuple. Counts and states change on every write and are
-    /// forwarded whole.
-    fw_alloc: Vec<DFF<Bit>>,
-    fw_tag: DFF<Bits<TAG_BITS>>,
-    fw_meta: Vec<DFF<Bits<CB>>>,
-    st_valid: Vec<DFF<Bit>>,
-    st_tag: Vec<DFF<Bits<TAG_BITS>>>,
-    st_count: Vec<DFF<Bits<CB>>>,
-    /// The terminator of the previous interval's report is still to be sent.
-    term: DFF<Bit>,
-    rep_interval: DFF<Bits<32>>,
-    // Stage 0.
-    scan: Signal<Local, Bit>,
-    room: Signal<Local, Bit>,
-    s0_set: Signal<Local, Bits<ADDRESS_BITS>>,
-    // Stages C and D: the op retires a set.
-    c_pend: Signal<Local, Bit>,
-    d_pend: Signal<Local, Bit>,
-    raw_tag: Vec<Signal<Local, Bits<TAG_BITS>>>,
-    raw_meta: Vec<Signal<Local, Bits<CB>>>,
-    raw_count: Vec<Signal<Local, Bits<CB>>>,
-    raw_valid: Vec<Signal<Local, Bit>>,
-    raw_ge: Vec<Signal<Local, Bit>>,
-    /// The way's tuple is the event's.
-    tag_eq: Vec<Signal<Local, Bit>>,
-    /// A hit on the way locks it: its count reaches T (count >= T − 1 before the increment).
-    lock_on_hit: Vec<Signal<Local, Bit>>,
-    /// The entries as they are now (after a pending rollover): valid, locked, count.
-    view_valid: Vec<Signal<Local, Bit>>,
-    view_locked: Vec<Signal<Local, Bit>>,
-    view_count: Vec<Signal<Local, Bits<CB>>>,
-    hit_e: Vec<Signal<Local, Bit>>,
-    alloc: Vec<Signal<Local, Bit>>,
-    n_count: Vec<Signal<Local, Bits<CB>>>,
-    n_meta: Vec<Signal<Local, Bits<CB>>>,
-    hits: Priority,
-    empty: Priority,
-    repl: Priority,
-    /// Replaceable ways of the set's smallest replaceable count (smallest replacement).
-    smallest: Priority,
-    /// The way is replaceable and no replaceable way has a smaller count.
-    minimal: Vec<Signal<Local, Bit>>,
-    /// Allocation takes the smallest replaceable way instead of the lowest.
-    replace_smallest: Constant<Bit>,
-    /// Staging-buffer words still to be sent: the lowest way goes next.
-    staged: Priority,
-    rc: Signal<Local, Bits<CB>>,
-    threshold: Constant<Bits<CB>>,
-    count_max: Constant<Bits<CB>>,
-    /// Counts can reach `count_max` within an interval (else no saturation logic).
-    saturates: Constant<Bit>,
-    /// T − 1, and whether a hit can lock at all (`count_max` >= T).
-    lock_floor: Constant<Bits<CB>>,
-    lockable: Constant<Bit>,
-    /// T = 1: a hit on an entry of count 0 (a retained one after rollover) locks it.
-    lock_at_zero: Constant<Bit>,
-    count_mask: Constant<Bits<CB>>,
-    valid_flag: Constant<Bits<CB>>,
-    locked_flag: Constant<Bits<CB>>,
-    retaining: Constant<Bit>,
-    last_set: Constant<Bits<ADDRESS_BITS>>,
-    set_one: Constant<Bits<ADDRESS_BITS>>,
-    one_c: Constant<Bits<CB>>,
-    zero_c: Constant<Bits<CB>>,
+accumulator! {
+    pub struct SetAssociativeAccumulator<const CB: usize> {
+        lookup: {
+            /// Stage 0: an event is accepted this cycle, in set `lookup_set`.
+            pub lookup: Signal<In, Bit>,
+            pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
+            /// Stage 0: the event's tuple (the `valid` event's two clocks later).
+            pub lookup_tag: Signal<In, Bits<TAG_BITS>>,
+            /// Stage 0: an event in `lookup_set` may be accepted (see "When an event must wait").
+            pub lookup_ok: Signal<Out, Bit>,
+        }
+        event: {}
+        report: {
+            pub report_tag: Signal<Out, Bits<TAG_BITS>>,
+        }
+        tags: Vec<TableRam<TAG_BITS>>,
+        metas: Vec<TableRam<CB>>,
+        epochs: SetEpochs,
+        /// Stages C and D hold an op (an event or a scan) on set `c_set` / `d_set`, with tuple
+        /// `c_tag` / `d_tag` (an event's).
+        c_op: DFF<Bit>,
+        c_set: DFF<Bits<ADDRESS_BITS>>,
+        c_tag: DFF<Bits<TAG_BITS>>,
+        d_op: DFF<Bit>,
+        d_set: DFF<Bits<ADDRESS_BITS>>,
+        d_tag: DFF<Bits<TAG_BITS>>,
+        /// The tags read in stage 0, and whether each is stage C's tuple.
+        ram_tag: Vec<DFF<Bits<TAG_BITS>>>,
+        ram_tag_eq: Vec<DFF<Bit>>,
+        scan_set: DFF<Bits<ADDRESS_BITS>>,
+        /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
+        /// (`fw2_*`): present, set, tuple, ways allocated, metas written.
+        fw_valid: DFF<Bit>,
+        fw_set: DFF<Bits<ADDRESS_BITS>>,
+        fw2_valid: DFF<Bit>,
+        fw2_tag: DFF<Bits<TAG_BITS>>,
+        fw2_alloc: Vec<DFF<Bit>>,
+        /// Stage D's op is on the set of the event one / two ahead, and its tuple is that event's.
+        same1: DFF<Bit>,
+        key1: DFF<Bit>,
+        same2: DFF<Bit>,
+        key2: DFF<Bit>,
+        /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
+        /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
+        /// ahead, which takes that op's tuple. Counts and states change on every write and are
+        /// forwarded whole.
+        fw_alloc: Vec<DFF<Bit>>,
+        fw_tag: DFF<Bits<TAG_BITS>>,
+        fw_meta: Vec<DFF<Bits<CB>>>,
+        st_valid: Vec<DFF<Bit>>,
+        st_tag: Vec<DFF<Bits<TAG_BITS>>>,
+        st_count: Vec<DFF<Bits<CB>>>,
+        /// The terminator of the previous interval's report is still to be sent.
+        term: DFF<Bit>,
+        rep_interval: DFF<Bits<32>>,
+        // Stage 0.
+        scan: Signal<Local, Bit>,
+        room: Signal<Local, Bit>,
+        s0_set: Signal<Local, Bits<ADDRESS_BITS>>,
+        // Stages C and D: the op retires a set.
+        c_pend: Signal<Local, Bit>,
+        d_pend: Signal<Local, Bit>,
+        raw_tag: Vec<Signal<Local, Bits<TAG_BITS>>>,
+        raw_meta: Vec<Signal<Local, Bits<CB>>>,
+        raw_count: Vec<Signal<Local, Bits<CB>>>,
+        raw_valid: Vec<Signal<Local, Bit>>,
+        raw_ge: Vec<Signal<Local, Bit>>,
+        /// The way's tuple is the event's.
+        tag_eq: Vec<Signal<Local, Bit>>,
+        /// A hit on the way locks it: its count reaches T (count >= T − 1 before the increment).
+        lock_on_hit: Vec<Signal<Local, Bit>>,
+        /// The entries as they are now (after a pending rollover): valid, locked, count.
+        view_valid: Vec<Signal<Local, Bit>>,
+        view_locked: Vec<Signal<Local, Bit>>,
+        view_count: Vec<Signal<Local, Bits<CB>>>,
+        hit_e: Vec<Signal<Local, Bit>>,
+        alloc: Vec<Signal<Local, Bit>>,
+        n_count: Vec<Signal<Local, Bits<CB>>>,
+        n_meta: Vec<Signal<Local, Bits<CB>>>,
+        hits: Priority,
+        empty: Priority,
+        repl: Priority,
+        /// Replaceable ways of the set's smallest replaceable count (smallest replacement).
+        smallest: Priority,
+        /// The way is replaceable and no replaceable way has a smaller count.
+        minimal: Vec<Signal<Local, Bit>>,
+        /// Allocation takes the smallest replaceable way instead of the lowest.
+        replace_smallest: Constant<Bit>,
+        /// Staging-buffer words still to be sent: the lowest way goes next.
+        staged: Priority,
+        rc: Signal<Local, Bits<CB>>,
+        threshold: Constant<Bits<CB>>,
+        count_max: Constant<Bits<CB>>,
+        /// Counts can reach `count_max` within an interval (else no saturation logic).
+        saturates: Constant<Bit>,
+        /// T − 1, and whether a hit can lock at all (`count_max` >= T).
+        lock_floor: Constant<Bits<CB>>,
+        lockable: Constant<Bit>,
+        /// T = 1: a hit on an entry of count 0 (a retained one after rollover) locks it.
+        lock_at_zero: Constant<Bit>,
+        count_mask: Constant<Bits<CB>>,
+        valid_flag: Constant<Bits<CB>>,
+        locked_flag: Constant<Bits<CB>>,
+        retaining: Constant<Bit>,
+        last_set: Constant<Bits<ADDRESS_BITS>>,
+        set_one: Constant<Bits<ADDRESS_BITS>>,
+        one_c: Constant<Bits<CB>>,
+        zero_c: Constant<Bits<CB>>,
+    }
 }
 
 impl<const CB: usize> SetAssociativeAccumulator<CB> {
@@ -208,27 +195,12 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             threshold <= field && count_max <= field,
             "counts fit the count field"
         );
-        SetAssociativeAccumulator {
-            clock: Default::default(),
-            reset: Default::default(),
+        new_accumulator!(SetAssociativeAccumulator {
             lookup: Default::default(),
             lookup_set: Default::default(),
             lookup_tag: Default::default(),
             lookup_ok: Default::default(),
-            valid: Default::default(),
-            new_min: Default::default(),
-            candidate: Default::default(),
-            end_interval: Default::default(),
-            interval: Default::default(),
-            hit: Default::default(),
-            promoted: Default::default(),
-            report_valid: Default::default(),
-            report_ready: Default::default(),
-            report_interval: Default::default(),
             report_tag: Default::default(),
-            report_count: Default::default(),
-            report_last: Default::default(),
-            report_busy: Default::default(),
             tags: (0..ways).map(|_| TableRam::new(sets, tag_width)).collect(),
             metas: (0..ways)
                 .map(|_| TableRam::new(sets, count_width + 2))
@@ -301,7 +273,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             set_one: Constant::new(1.into()),
             one_c: Constant::new(1.into()),
             zero_c: Constant::new(0.into()),
-        }
+        })
     }
 }
 

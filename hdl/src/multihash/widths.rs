@@ -8,7 +8,7 @@
 //! smallest class that holds what the configuration stores ([`storage_widths`]).
 
 use super::set_accumulator::TAG_BITS;
-use crate::config::{Organisation, ProfilerConfig, Replacement};
+use crate::config::{ConfigFile, Organisation, ProfilerConfig, Replacement};
 
 /// The widths of counting words the RTL is compiled for (bits), narrowest first.
 pub const WIDTH_CLASSES: [usize; 4] = [16, 24, 32, 64];

@@ -24,10 +24,9 @@
 //! port), phase ids [`PHASE_ID_BITS`] (a new phase takes the next id, wrapping), run lengths of
 //! the predictor [`RUN_BITS`] (saturating).
 
-use crate::config::{err, parse_toml, read_config_file, width_mask, ConfigError};
+use crate::config::{parse_toml, toml_has_key, width_mask, ConfigError, ConfigFile, Rules};
 use crate::hash::SplitMix64;
 use serde::Deserialize;
-use std::path::Path;
 
 /// Width of an event's weight (instructions since the previous event); the driver saturates.
 pub const WEIGHT_BITS: usize = 8;
@@ -120,20 +119,8 @@ fn clamp32(v: u64) -> u32 {
     v.min(u32::MAX as u64) as u32
 }
 
-impl PhaseConfig {
-    /// Reads and validates a TOML file; every failure names the file, and the field where there is one.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let (text, source) = read_config_file(path)?;
-        Self::from_toml_str(&text, &source)
-    }
-
-    /// Whether TOML text is a phase-classifier configuration (has a `[phase]` table).
-    pub fn is_phase_toml(text: &str) -> bool {
-        toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("phase"))
-    }
-
-    /// Parses and validates TOML text; `source` names it in errors.
-    pub fn from_toml_str(text: &str, source: &str) -> Result<Self, ConfigError> {
+impl ConfigFile for PhaseConfig {
+    fn parse(text: &str, source: &str) -> Result<Self, ConfigError> {
         let f: PhaseFile = parse_toml(text, source)?;
         let t = f.phase;
         let d = PhaseConfig::default();
@@ -153,47 +140,17 @@ impl PhaseConfig {
             pc_bits: t.pc_bits.map_or(d.pc_bits, clamp32),
             seed: t.seed.unwrap_or(d.seed),
         };
-        cfg.validate_named(source)?;
         Ok(cfg)
     }
 
-    /// Checks every rule of the table in the module documentation.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        self.validate_named("<config>")
-    }
-
-    fn validate_named(&self, source: &str) -> Result<(), ConfigError> {
-        let e = |field: &str, rule: String| Err(err(source, field, rule));
-        let pow2 = |field: &str, v: usize, lo: usize, hi: usize| {
-            if v.is_power_of_two() && (lo..=hi).contains(&v) {
-                Ok(())
-            } else {
-                Err(err(
-                    source,
-                    field,
-                    format!("must be a power of two in {lo}..={hi}, got {v}"),
-                ))
-            }
-        };
-        if !(1..=MAX_INTERVAL).contains(&self.interval) {
-            return e(
-                "interval",
-                format!("must be in 1..={MAX_INTERVAL}, got {}", self.interval),
-            );
-        }
-        pow2("buckets", self.buckets, 2, 256)?;
-        if !(1..=32).contains(&self.counter_bits) {
-            return e(
-                "counter_bits",
-                format!("must be in 1..=32, got {}", self.counter_bits),
-            );
-        }
-        if !(1..=16).contains(&self.q_bits) {
-            return e("q_bits", format!("must be in 1..=16, got {}", self.q_bits));
-        }
-        pow2("entries", self.entries, 2, 64)?;
+    fn check(&self, r: &Rules) -> Result<(), ConfigError> {
+        r.in_range("interval", self.interval, 1..=MAX_INTERVAL)?;
+        r.power_of_two_in("buckets", self.buckets as u64, 2..=256)?;
+        r.in_range("counter_bits", self.counter_bits, 1..=32)?;
+        r.in_range("q_bits", self.q_bits, 1..=16)?;
+        r.power_of_two_in("entries", self.entries as u64, 2..=64)?;
         if self.threshold > self.max_distance() {
-            return e(
+            return r.fail(
                 "threshold",
                 format!(
                     "must be at most B·(2^Q − 1) = {} (the largest possible distance), got {}",
@@ -202,26 +159,17 @@ impl PhaseConfig {
                 ),
             );
         }
-        if !(1..=8).contains(&self.centre_shift) {
-            return e(
-                "centre_shift",
-                format!("must be in 1..=8, got {}", self.centre_shift),
-            );
-        }
-        pow2("markov_entries", self.markov_entries, 2, 256)?;
-        if !(1..=65536).contains(&self.sample_every) {
-            return e(
-                "sample_every",
-                format!("must be in 1..=65536, got {}", self.sample_every),
-            );
-        }
-        if !(1..=64).contains(&self.pc_bits) {
-            return e(
-                "pc_bits",
-                format!("must be in 1..=64, got {}", self.pc_bits),
-            );
-        }
-        Ok(())
+        r.in_range("centre_shift", self.centre_shift, 1..=8)?;
+        r.power_of_two_in("markov_entries", self.markov_entries as u64, 2..=256)?;
+        r.in_range("sample_every", self.sample_every, 1..=65536)?;
+        r.in_range("pc_bits", self.pc_bits, 1..=64)
+    }
+}
+
+impl PhaseConfig {
+    /// Whether TOML text is a phase-classifier configuration (has a `[phase]` table).
+    pub fn is_phase_toml(text: &str) -> bool {
+        toml_has_key(text, "phase")
     }
 
     /// log2(B): the width of a bucket index.

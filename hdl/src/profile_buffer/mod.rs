@@ -42,9 +42,8 @@
 
 use rust_hdl::prelude::*;
 use serde::Deserialize;
-use std::path::Path;
 
-use crate::config::{err, parse_toml, read_config_file, ConfigError};
+use crate::config::{err, parse_toml, toml_has_key, ConfigError, ConfigFile, Rules};
 
 /// Width of the entry number (index in, index out): enough for the largest buffer.
 pub const INDEX_BITS: usize = 10;
@@ -109,21 +108,8 @@ pub struct BufferConfig {
     pub sample_interval: u64,
 }
 
-impl BufferConfig {
-    /// Reads and validates a TOML file; errors name the file and the field.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let (text, source) = read_config_file(path)?;
-        Self::from_toml_str(&text, &source)
-    }
-
-    /// Whether TOML text is a profile-buffer configuration (it has the `indexing` key, which no
-    /// other configuration has).
-    pub fn is_buffer_toml(text: &str) -> bool {
-        toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("indexing"))
-    }
-
-    /// Parses and validates TOML text; `source` names it in errors.
-    pub fn from_toml_str(text: &str, source: &str) -> Result<Self, ConfigError> {
+impl ConfigFile for BufferConfig {
+    fn parse(text: &str, source: &str) -> Result<Self, ConfigError> {
         let f: BufferFile = parse_toml(text, source)?;
         let assoc = f.indexing == Indexing::SetAssociative;
         if !assoc {
@@ -160,26 +146,16 @@ impl BufferConfig {
             pc_shift: clamp(f.pc_shift.unwrap_or(0)),
             sample_interval: f.sample_interval.unwrap_or(100_000),
         };
-        cfg.validate_named(source)?;
         Ok(cfg)
     }
 
-    /// Checks every rule of the table in the module documentation.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        self.validate_named("<config>")
-    }
-
-    fn validate_named(&self, source: &str) -> Result<(), ConfigError> {
-        let e = |field: &str, rule: String| Err(err(source, field, rule));
-        if !self.entries.is_power_of_two() || !(MIN_ENTRIES..=MAX_ENTRIES).contains(&self.entries) {
-            return e(
-                "entries",
-                format!(
-                    "must be a power of two in {MIN_ENTRIES}..={MAX_ENTRIES}, got {}",
-                    self.entries
-                ),
-            );
-        }
+    fn check(&self, r: &Rules) -> Result<(), ConfigError> {
+        let e = |field: &str, rule: String| r.fail(field, rule);
+        r.power_of_two_in(
+            "entries",
+            self.entries as u64,
+            MIN_ENTRIES as u64..=MAX_ENTRIES as u64,
+        )?;
         if !SUPPORTED_WIDTHS.contains(&self.counter_bits) {
             return e(
                 "counter_bits",
@@ -223,17 +199,19 @@ impl BufferConfig {
                 ),
             );
         }
-        if self.sample_interval > (1u64 << SAMPLE_COUNT_BITS) - 1 {
-            return e(
-                "sample_interval",
-                format!(
-                    "must be in 0..={}, got {}",
-                    (1u64 << SAMPLE_COUNT_BITS) - 1,
-                    self.sample_interval
-                ),
-            );
-        }
-        Ok(())
+        r.in_range(
+            "sample_interval",
+            self.sample_interval,
+            0..=(1u64 << SAMPLE_COUNT_BITS) - 1,
+        )
+    }
+}
+
+impl BufferConfig {
+    /// Whether TOML text is a profile-buffer configuration (it has the `indexing` key, which no
+    /// other configuration has).
+    pub fn is_buffer_toml(text: &str) -> bool {
+        toml_has_key(text, "indexing")
     }
 
     pub fn sets(&self) -> usize {

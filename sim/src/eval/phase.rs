@@ -28,6 +28,7 @@ use crate::eval::trace::{for_each_mem_line, read_trace, LackeyKind, TraceError};
 use crate::model::phase::{PhaseClassifier, PhaseRecord};
 use hwprof_hdl::hash::SplitMix64;
 use hwprof_hdl::phase::{CentreUpdate, PhaseConfig};
+use hwprof_hdl::ConfigFile;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
 

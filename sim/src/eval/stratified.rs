@@ -18,6 +18,7 @@ use crate::eval::trace::Tuple;
 use crate::model::multihash::{IntervalClock, IntervalReport, ReportEntry};
 use hwprof_hdl::config::ProfilerConfig;
 use hwprof_hdl::hash::{ByteLinearHash, HashConstants};
+use hwprof_hdl::ConfigFile;
 use rustc_hash::FxHashMap as FxMap;
 
 /// Parameters of a stratified sampler.

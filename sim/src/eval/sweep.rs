@@ -37,6 +37,7 @@ use crate::eval::stratified::{Stratified, StratifiedConfig};
 use crate::eval::trace::Tuple;
 use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
 use hwprof_hdl::config::{HashKind, ProfilerConfig};
+use hwprof_hdl::ConfigFile;
 use rustc_hash::FxHashMap as FxMap;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -187,6 +187,7 @@ pub fn markdown(cmps: &[Comparison]) -> String {
 mod tests {
     use super::*;
     use crate::verify::multihash::streams::{stream, StreamKind};
+    use hwprof_hdl::ConfigFile;
 
     #[test]
     fn throughput_of_both_designs() {

@@ -23,6 +23,7 @@
 use crate::model::Tuple;
 use hwprof_hdl::config::{Organisation, ProfilerConfig, Replacement, MAX_TABLES};
 use hwprof_hdl::hash::{ByteLinearHash, HashConstants, SetHash};
+use hwprof_hdl::ConfigFile;
 use rustc_hash::FxHashMap as FxMap;
 use serde::Serialize;
 

@@ -273,6 +273,7 @@ impl PhaseClassifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hwprof_hdl::ConfigFile;
 
     fn cfg(body: &str) -> PhaseConfig {
         PhaseConfig::from_toml_str(&format!("[phase]\n{body}"), "t").unwrap()

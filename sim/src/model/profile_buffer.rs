@@ -326,6 +326,7 @@ pub fn evaluate(cfg: &BufferConfig, trace: &[Tuple]) -> Result<BufferEvaluation,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hwprof_hdl::ConfigFile;
 
     fn cfg(text: &str) -> BufferConfig {
         BufferConfig::from_toml_str(text, "test").unwrap()

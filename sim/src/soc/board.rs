@@ -877,6 +877,7 @@ mod tests {
     use super::*;
     use crate::model::multihash::ReportEntry;
     use crate::soc::run::{mismatches, DEFAULT_PROFILER};
+    use hwprof_hdl::ConfigFile;
 
     fn report(interval: u64, entries: &[(u64, u64, u64)]) -> IntervalReport {
         IntervalReport {

@@ -481,6 +481,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hwprof_hdl::ConfigFile;
 
     fn cfg() -> ProfilerConfig {
         ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap()

@@ -153,6 +153,7 @@ mod tests {
     use crate::verify::multihash::cosim::ReadyPattern;
     use crate::verify::multihash::icarus::netlist_cosim;
     use hwprof_hdl::multihash::Design;
+    use hwprof_hdl::ConfigFile;
     use hwprof_hdl::ProfilerConfig;
 
     fn window(n: usize) -> Vec<(u64, u64)> {

@@ -232,6 +232,7 @@ pub fn expected(cfg: &PhaseConfig, events: &[(u64, u64)]) -> Vec<PhaseRecord> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hwprof_hdl::ConfigFile;
 
     fn small(extra: &str) -> PhaseConfig {
         PhaseConfig::from_toml_str(

@@ -228,6 +228,7 @@ pub fn icarus(
 mod tests {
     use super::*;
     use crate::model::profile_buffer::{BranchEvent, ProfileBufferModel};
+    use hwprof_hdl::ConfigFile;
 
     fn cfg(text: &str) -> BufferConfig {
         BufferConfig::from_toml_str(text, "test").unwrap()

@@ -39,6 +39,7 @@ mod tests {
     use crate::verify::icarus;
     use hwprof_hdl::board::event_source::DEFAULT_SEED;
     use hwprof_hdl::board::top::{verilog, BoardParams};
+    use hwprof_hdl::ConfigFile;
 
     /// A board configuration small enough for a quick simulation (shape 4 x 16, A = 8).
     fn small() -> ProfilerConfig {

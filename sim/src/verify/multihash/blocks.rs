@@ -9,9 +9,10 @@
 use crate::model::multihash::{conservative_update, Accumulator, ReportEntry};
 use crate::verify::settle;
 use hwprof_hdl::hash::SetHash;
-use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables};
+use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables, UpdateRule};
 use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
 use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
+use hwprof_hdl::ConfigFile;
 use hwprof_hdl::ProfilerConfig;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -93,8 +94,14 @@ fn check_conservative_update<const CB: usize>(
     cu: bool,
     reset: bool,
 ) {
-    let mut uut =
-        ConservativeUpdate::<CB>::new(tables, threshold, counter_max as u64, saturates, cu, reset);
+    let mut uut = ConservativeUpdate::<CB>::new(&UpdateRule {
+        tables,
+        threshold,
+        counter_max: counter_max as u64,
+        saturates,
+        conservative_update: cu,
+        reset_on_promote: reset,
+    });
     uut.connect_all();
     // Without saturation logic the counters never reach the maximum: only inputs below it.
     let top = if saturates {
@@ -149,14 +156,16 @@ fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
     const CB: usize = 16;
     let (tables, entries, threshold, counter_max) = (2, 16, 6u64, 15u32);
     let mut uut = CounterTables::<CB>::new(
-        tables,
         entries,
         4,
-        threshold,
-        counter_max as u64,
-        true,
-        cu,
-        reset,
+        &UpdateRule {
+            tables,
+            threshold,
+            counter_max: counter_max as u64,
+            saturates: true,
+            conservative_update: cu,
+            reset_on_promote: reset,
+        },
     );
     uut.connect_all();
     // Reset, then both banks clear (one word per clock).

@@ -236,6 +236,7 @@ pub fn write(
 mod tests {
     use super::*;
     use crate::verify::icarus::{run, SimDir};
+    use hwprof_hdl::ConfigFile;
 
     fn small() -> ProfilerConfig {
         ProfilerConfig::from_toml_str(

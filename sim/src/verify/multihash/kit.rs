@@ -15,6 +15,7 @@ use crate::verify::multihash::cosim::{cosim, CosimOptions, CosimResult, ReadyPat
 use crate::verify::multihash::icarus::icarus_cosim_design;
 use crate::verify::multihash::streams::{stream, StreamKind};
 use hwprof_hdl::multihash::Design;
+use hwprof_hdl::ConfigFile;
 use hwprof_hdl::ProfilerConfig;
 
 /// A configuration from TOML text that must be valid.

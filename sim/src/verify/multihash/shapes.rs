@@ -2,6 +2,7 @@
 //! thresholds, C/R/P, hash kind, key widths — for the property test that exports each one's
 //! Verilog and runs it under Icarus against the model.
 
+use hwprof_hdl::ConfigFile;
 use hwprof_hdl::ProfilerConfig;
 use rand::Rng;
 
