@@ -7,14 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cfg=${1:-}
 shift || true
-programs=("$@")
-[ ${#programs[@]} -eq 0 ] && programs=(dhrystone sieve multest stats sort crc matmul hash)
-HW=./target/release/hwprof
-cargo build --release -q
-row=$(mktemp); trap 'rm -f "$row"' EXIT
-cat > "$row" <<'PY'
-import json, sys
-d = json.load(sys.stdin)
+source scripts/soc-rows.sh "$@"
+row_script <<'PY'
 v, e, b, p = d["value"], d["edge"], d["buffer"], d["phase"]
 n, c = d["instructions"], d["cycles"]
 cells = [
@@ -27,7 +21,6 @@ cells = [
     f"{100 * b['arc_error']:.2f} %",
     f"{p['phases']} / {100 * p['prediction_accuracy']:.1f} % ({100 * p['last_phase_accuracy']:.1f} %)",
 ]
-print("| " + " | ".join(cells) + " |")
 PY
 echo "| program | instructions | cycles | CPI | value events / reports | edge events / reports | branches / buffer readouts | transfers / phase intervals | mismatches value / edge / buffer / phase | stall cycles | Verilator s | instructions/s | net error value / edge | arc error | phases / next phase predicted (last phase) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"

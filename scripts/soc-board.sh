@@ -5,14 +5,8 @@
 # Usage: scripts/soc-board.sh [PROGRAM...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-programs=("$@")
-[ ${#programs[@]} -eq 0 ] && programs=(dhrystone sieve multest stats sort crc matmul hash)
-HW=./target/release/hwprof
-cargo build --release -q
-row=$(mktemp); trap 'rm -f "$row"' EXIT
-cat > "$row" <<'PY'
-import json, sys
-d = json.load(sys.stdin)
+source scripts/soc-rows.sh "$@"
+row_script <<'PY'
 f = d["profile"]
 t = f["top"][0]
 cells = [
@@ -21,7 +15,6 @@ cells = [
     f"{d['uart_bytes']:,}", f"{d['simulation_seconds']:.1f}", f"{100 * f['net_error']:.2f} %",
     f"{t['symbol']} ({t['line']}) x{t['count']:,}",
 ]
-print("| " + " | ".join(cells) + " |")
 PY
 echo "| program | mode | instructions | cycles | stall cycles | events | reports (UART / model) | mismatches | UART bytes | simulation s | net error | hottest tuple |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"

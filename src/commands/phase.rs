@@ -146,15 +146,16 @@ fn run_sweep(
     let csv_path = dir.join("phase-sweep.csv");
     let mut w = csv::Writer::from_path(&csv_path).map_err(|e| write_error(&csv_path, e))?;
     for r in &rows {
-        w.serialize(r).map_err(|e| write_error(&csv_path, e))?;
+        w.serialize(r.csv_record())
+            .map_err(|e| write_error(&csv_path, e))?;
     }
     w.flush().map_err(|e| write_error(&csv_path, e))?;
     let first = rows.first();
     let mut report = SweepReport {
         base: cfg.summary(),
-        reference_phases: first.map_or(0, |r| r.reference_phases),
-        reference_ccov: first.and_then(|r| r.reference_ccov),
-        cov_whole: first.and_then(|r| r.cov_whole),
+        reference_phases: first.map_or(0, |r| r.quality.reference_phases),
+        reference_ccov: first.and_then(|r| r.quality.reference_ccov),
+        cov_whole: first.and_then(|r| r.quality.cov_whole),
         rows: &rows,
         files: vec![csv_path],
     };
@@ -162,11 +163,11 @@ fn run_sweep(
         let by_sampling = |x: fn(&PhaseRow) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
             let mut s: Vec<(String, Vec<(f64, f64)>)> = vec![];
             for r in &rows {
-                let name = match r.sample_every {
+                let name = match r.run.sample_every {
                     1 => "hardware, every event (dense)".to_string(),
                     n => format!("hardware, 1 in {n} events sampled"),
                 };
-                let p = (x(r), r.ccov.unwrap_or(f64::NAN));
+                let p = (x(r), r.quality.ccov.unwrap_or(f64::NAN));
                 match s.iter_mut().find(|e| e.0 == name) {
                     Some(e) => e.1.push(p),
                     None => s.push((name, vec![p])),
@@ -176,7 +177,7 @@ fn run_sweep(
         };
         let level = Some((format!("whole program CoV {cw:.3}"), cw));
         let plots = dir.join("plots");
-        let mut s = by_sampling(|r| r.phases as f64);
+        let mut s = by_sampling(|r| r.run.phases as f64);
         s.push((
             "offline reference (SimPoint)".into(),
             vec![(report.reference_phases as f64, rc)],
@@ -196,7 +197,7 @@ fn run_sweep(
             "CCoV against the classifier's state",
             ("state (bits)", "CCoV"),
             true,
-            &by_sampling(|r| r.storage_bits as f64),
+            &by_sampling(|r| r.run.storage_bits as f64),
             level,
         )
         .map_err(|e| write_error(&plots, e))?;
@@ -217,19 +218,20 @@ fn run_sweep(
         opt(report.reference_ccov),
         opt(report.cov_whole)
     );
-    let mut best: Vec<&PhaseRow> = rows.iter().filter(|r| r.ccov.is_some()).collect();
+    let mut best: Vec<&PhaseRow> = rows.iter().filter(|r| r.quality.ccov.is_some()).collect();
     best.sort_by(|x, y| {
-        x.ccov
-            .partial_cmp(&y.ccov)
+        x.quality
+            .ccov
+            .partial_cmp(&y.quality.ccov)
             .unwrap()
-            .then(x.storage_bits.cmp(&y.storage_bits))
+            .then(x.run.storage_bits.cmp(&y.run.storage_bits))
     });
     println!("lowest CCoV:");
     println!(
         "  {:>5} {:>3} {:>2} {:>3} {:<14} {:>3} {:>7} {:>6} {:>7} {:>6}",
         "T", "B", "Q", "P", "centre", "N", "bits", "phases", "ccov", "pred"
     );
-    for r in best.iter().take(10) {
+    for PhaseRow { run: r, quality: q } in best.iter().take(10) {
         println!(
             "  {:>5} {:>3} {:>2} {:>3} {:<14} {:>3} {:>7} {:>6} {:>7.4} {:>6.3}",
             r.threshold,
@@ -240,8 +242,8 @@ fn run_sweep(
             r.sample_every,
             r.storage_bits,
             r.phases,
-            r.ccov.unwrap_or(f64::NAN),
-            r.prediction_accuracy
+            q.ccov.unwrap_or(f64::NAN),
+            q.prediction_accuracy
         );
     }
     for f in &report.files {
@@ -257,6 +259,7 @@ fn opt(x: Option<f64>) -> String {
 }
 
 fn print_table(r: &PhaseReport) {
+    let q = &r.quality;
     println!("config               {}", r.config);
     println!(
         "state                {} bits ({} bytes)",
@@ -274,12 +277,12 @@ fn print_table(r: &PhaseReport) {
     );
     println!(
         "reference phases     {} (ARI {:.3})",
-        r.reference_phases, r.ari
+        q.reference_phases, q.ari
     );
     println!("metric               {}", r.metric.unwrap_or("none"));
-    println!("cov_whole            {}", opt(r.cov_whole));
-    println!("ccov                 {}", opt(r.ccov));
-    println!("reference_ccov       {}", opt(r.reference_ccov));
+    println!("cov_whole            {}", opt(q.cov_whole));
+    println!("ccov                 {}", opt(q.ccov));
+    println!("reference_ccov       {}", opt(q.reference_ccov));
     for m in &r.by_metric {
         println!(
             "  {:<24} cov_whole {:.4}  ccov {:.4}  reference {:.4}",
@@ -288,7 +291,7 @@ fn print_table(r: &PhaseReport) {
     }
     println!(
         "prediction accuracy  {:.4} (last phase {:.4})",
-        r.prediction_accuracy, r.last_phase_accuracy
+        q.prediction_accuracy, q.last_phase_accuracy
     );
     if let Some(c) = &r.cache {
         println!("L1D                  {c}");

@@ -5,8 +5,8 @@ use super::progress::Progress;
 use super::{create_out_dir, load_trace, print_json, write_error, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::plot::sweep_figures;
 use hwprof_sim::eval::sweep::{
-    expand_grid, rank_by_worst, run, CsvOutput, Job, PythonBench, Row, RunOptions, Subject,
-    TraceInput, PRESETS,
+    expand_grid, rank_by_worst, rows_by_point, run, CsvOutput, Job, PythonBench, Row, RunOptions,
+    Subject, TraceInput, PRESETS,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -334,18 +334,8 @@ fn print_by_worst(rows: &[Row], top: usize) {
 
 /// The best rows per trace and point, and every peer.
 fn print_best(rows: &[Row], top: usize) {
-    let mut keys: Vec<(String, u64, u64)> = rows
-        .iter()
-        .map(|r| (r.trace.clone(), r.interval, r.threshold))
-        .collect();
-    keys.sort();
-    keys.dedup();
-    for (trace, l, t) in keys {
+    for ((trace, l, t), mut here) in rows_by_point(rows) {
         println!("{trace}  L={l} T={t}");
-        let mut here: Vec<&Row> = rows
-            .iter()
-            .filter(|r| r.trace == trace && r.interval == l && r.threshold == t)
-            .collect();
         here.sort_by(|a, b| a.net_error.total_cmp(&b.net_error));
         let prof = here
             .iter()

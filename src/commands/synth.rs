@@ -175,47 +175,24 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
     } else if let Some(path) = a.config.as_ref().filter(|p| is_phase_config(p)) {
         let cfg =
             hwprof_sim::hwprof_hdl::phase::PhaseConfig::load(path).map_err(CliError::input)?;
-        let verilog = with_big_stack(move || hwprof_sim::hwprof_hdl::phase::verilog(&cfg))
-            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
-        Design {
-            name: stem(path),
-            verilog,
-            top: "top".into(),
-            events_per_clock: None,
-        }
+        config_design(path, move || hwprof_sim::hwprof_hdl::phase::verilog(&cfg))?
     } else if let Some(path) = a.config.as_ref().filter(|p| is_buffer_config(p)) {
         let cfg = BufferConfig::load(path).map_err(CliError::input)?;
-        let verilog = with_big_stack(move || Ok(hwprof_hdl::profile_buffer::verilog(&cfg)))
-            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
-        Design {
-            name: stem(path),
-            verilog,
-            top: "top".into(),
-            events_per_clock: None,
-        }
+        config_design(path, move || Ok(hwprof_hdl::profile_buffer::verilog(&cfg)))?
     } else if let Some(path) = &a.config {
         let cfg = super::load_config(path)?;
         let (interval, entries) = (cfg.interval, cfg.entries as u64);
-        let verilog = with_big_stack(move || hwprof_hdl::multihash::verilog(&cfg))
-            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
-        let events_per_clock = match a.events_per_clock {
-            Some(e) => Some(e),
-            None => {
-                // Two intervals and the clearing between them, capped: Icarus is slow on big designs.
-                let cycles = (2 * interval + entries + 100).min(THROUGHPUT_CYCLES);
-                progress(&format!("icarus: events per clock over {cycles} cycles"));
-                Some(
-                    flow::throughput::events_per_clock(&verilog, "top", cycles)
-                        .map_err(CliError::failure)?,
-                )
-            }
-        };
-        Design {
-            name: stem(path),
-            verilog,
-            top: "top".into(),
-            events_per_clock,
+        let mut d = config_design(path, move || hwprof_hdl::multihash::verilog(&cfg))?;
+        if a.events_per_clock.is_none() {
+            // Two intervals and the clearing between them, capped: Icarus is slow on big designs.
+            let cycles = (2 * interval + entries + 100).min(THROUGHPUT_CYCLES);
+            progress(&format!("icarus: events per clock over {cycles} cycles"));
+            d.events_per_clock = Some(
+                flow::throughput::events_per_clock(&d.verilog, &d.top, cycles)
+                    .map_err(CliError::failure)?,
+            );
         }
+        d
     } else {
         return Err(CliError::input(
             "say what to synthesize: --config FILE, --verilog FILE --top NAME, or --block NAME",
@@ -249,6 +226,22 @@ const THROUGHPUT_CYCLES: u64 = 30_000;
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map_or("design".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// The design of the configuration file `path` (named by its stem, top module `top`), its Verilog
+/// made by `generate` on a large stack; a failure is the configuration's, so it names the file.
+fn config_design(
+    path: &Path,
+    generate: impl FnOnce() -> Result<String, String> + Send,
+) -> Result<Design, CliError> {
+    let verilog = with_big_stack(generate)
+        .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+    Ok(Design {
+        name: stem(path),
+        verilog,
+        top: "top".into(),
+        events_per_clock: None,
+    })
 }
 
 /// rust-hdl's Verilog generation recurses deeply on large designs (a 1000-entry accumulator

@@ -53,28 +53,24 @@ fn soc_refuses_bad_input_with_exit_code_2() {
 
 #[test]
 fn soc_board_bitstream_and_decode_refuse_bad_input_with_exit_code_2() {
-    let out = hwprof(&["soc", "board", "--board", "arty", "--program", "crc"]);
-    assert_input_error(&out, "unknown board \"arty\"");
-    let out = hwprof(&[
-        "soc",
-        "board",
-        "--board",
-        "icebreaker",
-        "--program",
-        "multest",
-    ]);
-    assert_input_error(&out, "M extension");
-    let out = hwprof(&[
-        "soc",
-        "board",
-        "--board",
-        "icebreaker",
-        "--program",
-        "crc",
-        "--simulator",
-        "verilator",
-    ]);
-    assert_input_error(&out, "Icarus only");
+    // `soc board` with a board and program (and more) it refuses, and what its message names.
+    for (board, program, more, message) in [
+        ("arty", "crc", &[][..], "unknown board \"arty\""),
+        ("icebreaker", "multest", &[], "M extension"),
+        (
+            "icebreaker",
+            "crc",
+            &["--simulator", "verilator"],
+            "Icarus only",
+        ),
+    ] {
+        let args = [
+            &["soc", "board", "--board", board, "--program", program][..],
+            more,
+        ]
+        .concat();
+        assert_input_error(&hwprof(&args), message);
+    }
     let s = Scratch::new("soc-board");
     let narrow = s.write("narrow.toml", &format!("a_bits = 17\n{SMALL_CONFIG}"));
     let out = hwprof(&[

@@ -4,21 +4,16 @@
 
 use crate::common::*;
 
+/// `hwprof synth` of the UART transmitter on the UP5K: the smallest design on the smallest target.
+const SYNTH_UART_UP5K: [&str; 5] = ["synth", "--block", "uart-tx", "--target", "ice40-up5k"];
+
 #[test]
 fn synth_block_on_up5k_reports_area_and_fmax() {
     let scratch = Scratch::new("synth-uart");
     let out = scratch.join("out");
     let o = hwprof_cmd()
-        .args([
-            "synth",
-            "--block",
-            "uart-tx",
-            "--target",
-            "ice40-up5k",
-            "--seeds",
-            "2",
-        ])
-        .args(["--json", "--out"])
+        .args(SYNTH_UART_UP5K)
+        .args(["--seeds", "2", "--json", "--out"])
         .arg(&out)
         .env("HWPROF_TOOLS", "native")
         .output()
@@ -104,6 +99,7 @@ fn bad_requests_exit_2_with_a_message() {
         "--target",
         "ice40-up5k",
     ];
+    let no_seeds = [&SYNTH_UART_UP5K[..], &["--seeds", "0"]].concat();
     let cases: [(&[&str], &str); 5] = [
         (&with_config, "96-bit tags"),
         (
@@ -122,18 +118,7 @@ fn bad_requests_exit_2_with_a_message() {
             ],
             "cannot read",
         ),
-        (
-            &[
-                "synth",
-                "--block",
-                "uart-tx",
-                "--target",
-                "ice40-up5k",
-                "--seeds",
-                "0",
-            ],
-            "seeds",
-        ),
+        (&no_seeds, "seeds"),
         (&["bitstream", "--board", "arty"], "unknown board"),
     ];
     for (args, msg) in cases {

@@ -345,18 +345,17 @@ fn trace_record_is_a_well_behaved_filter() {
     let d = Scratch::new("ux-record");
     let out = d.join("r.hwpt").display().to_string();
     // The program's output alone on stdout; the summary on stderr; its exit status passed on.
-    let r = hwprof(&[
-        "trace",
-        "record",
-        "--kind",
-        "edge",
-        "-o",
-        &out,
-        "--",
-        "/bin/sh",
-        "-c",
-        "echo hello; exit 3",
-    ]);
+    // `trace record` of edges into `to`, of the program and arguments `program`.
+    let record = |to: &str, program: &[&str]| {
+        hwprof(
+            &[
+                &["trace", "record", "--kind", "edge", "-o", to, "--"][..],
+                program,
+            ]
+            .concat(),
+        )
+    };
+    let r = record(&out, &["/bin/sh", "-c", "echo hello; exit 3"]);
     assert_eq!(String::from_utf8_lossy(&r.stdout), "hello\n");
     assert_eq!(
         r.status.code(),
@@ -373,17 +372,10 @@ fn trace_record_is_a_well_behaved_filter() {
     );
     // An unwritable output is refused before the program runs.
     let marker = d.join("ran");
-    let r = hwprof(&[
-        "trace",
-        "record",
-        "--kind",
-        "edge",
-        "-o",
+    let r = record(
         "/proc/hwprof-no/such.hwpt",
-        "--",
-        "/usr/bin/touch",
-        marker.to_str().unwrap(),
-    ]);
+        &["/usr/bin/touch", marker.to_str().unwrap()],
+    );
     assert_input_error(&r, "cannot write");
     assert!(
         !marker.exists(),

@@ -468,6 +468,19 @@ pub struct MetricQuality {
     pub reference_ccov: f64,
 }
 
+/// How well a run's phases separate the chosen behaviour metric and agree with the offline
+/// reference: the scores of a single run's report and of every row of a sweep.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct PhaseQuality {
+    pub cov_whole: Option<f64>,
+    pub ccov: Option<f64>,
+    pub reference_ccov: Option<f64>,
+    pub reference_phases: usize,
+    pub ari: f64,
+    pub prediction_accuracy: f64,
+    pub last_phase_accuracy: f64,
+}
+
 /// The report of `hwprof phase`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PhaseReport {
@@ -480,13 +493,8 @@ pub struct PhaseReport {
     pub transitions: usize,
     /// The metric of `cov_whole`, `ccov`, `reference_ccov` (null without behaviour metrics).
     pub metric: Option<&'static str>,
-    pub cov_whole: Option<f64>,
-    pub ccov: Option<f64>,
-    pub reference_ccov: Option<f64>,
-    pub reference_phases: usize,
-    pub ari: f64,
-    pub prediction_accuracy: f64,
-    pub last_phase_accuracy: f64,
+    #[serde(flatten)]
+    pub quality: PhaseQuality,
     pub cache: Option<String>,
     pub by_metric: Vec<MetricQuality>,
     pub phase_sequence: Vec<u32>,
@@ -576,13 +584,15 @@ pub fn score(
         phases: distinct.len(),
         transitions: labels.windows(2).filter(|w| w[0] != w[1]).count(),
         metric: chosen.map(|m| m.metric),
-        cov_whole: chosen.map(|m| m.cov_whole),
-        ccov: chosen.map(|m| m.ccov),
-        reference_ccov: chosen.map(|m| m.reference_ccov),
-        reference_phases: truth.reference_phases,
-        ari: adjusted_rand_index(&labels, reference),
-        prediction_accuracy: accuracy(records.iter().map(|r| r.predicted), &labels),
-        last_phase_accuracy: accuracy(labels.iter().copied(), &labels),
+        quality: PhaseQuality {
+            cov_whole: chosen.map(|m| m.cov_whole),
+            ccov: chosen.map(|m| m.ccov),
+            reference_ccov: chosen.map(|m| m.reference_ccov),
+            reference_phases: truth.reference_phases,
+            ari: adjusted_rand_index(&labels, reference),
+            prediction_accuracy: accuracy(records.iter().map(|r| r.predicted), &labels),
+            last_phase_accuracy: accuracy(labels.iter().copied(), &labels),
+        },
         cache: t.side.as_ref().map(|_| L1D.describe()),
         by_metric,
         phase_sequence: labels,
@@ -655,6 +665,15 @@ impl PhaseGrid {
 /// One configuration of a phase sweep, scored on one trace (a CSV row).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PhaseRow {
+    #[serde(flatten)]
+    pub run: PhaseRun,
+    #[serde(flatten)]
+    pub quality: PhaseQuality,
+}
+
+/// A sweep's configuration and the phases it found on the trace: a [`PhaseRow`] but its scores.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PhaseRun {
     pub threshold: u64,
     pub buckets: usize,
     pub q_bits: u32,
@@ -665,13 +684,14 @@ pub struct PhaseRow {
     pub intervals: usize,
     pub phases: usize,
     pub transitions: usize,
-    pub cov_whole: Option<f64>,
-    pub ccov: Option<f64>,
-    pub reference_ccov: Option<f64>,
-    pub reference_phases: usize,
-    pub ari: f64,
-    pub prediction_accuracy: f64,
-    pub last_phase_accuracy: f64,
+}
+
+impl PhaseRow {
+    /// The row as a CSV record: the csv crate cannot write flattened fields, but writes a tuple
+    /// of structs as one record, with the same columns in the same order.
+    pub fn csv_record(&self) -> (&PhaseRun, &PhaseQuality) {
+        (&self.run, &self.quality)
+    }
 }
 
 /// Scores every configuration of `grid` on `t` (the ground truth and the reference computed once);
@@ -684,23 +704,19 @@ pub fn sweep(base: &PhaseConfig, t: &PhaseTrace, grid: &PhaseGrid, metric: usize
         .map(|c| {
             let r = score(c, t, &truth, metric, &classify(c, t));
             PhaseRow {
-                threshold: c.threshold,
-                buckets: c.buckets,
-                q_bits: c.q_bits,
-                entries: c.entries,
-                centre: c.centre.name(),
-                sample_every: c.sample_every,
-                storage_bits: r.storage_bits,
-                intervals: r.intervals,
-                phases: r.phases,
-                transitions: r.transitions,
-                cov_whole: r.cov_whole,
-                ccov: r.ccov,
-                reference_ccov: r.reference_ccov,
-                reference_phases: r.reference_phases,
-                ari: r.ari,
-                prediction_accuracy: r.prediction_accuracy,
-                last_phase_accuracy: r.last_phase_accuracy,
+                run: PhaseRun {
+                    threshold: c.threshold,
+                    buckets: c.buckets,
+                    q_bits: c.q_bits,
+                    entries: c.entries,
+                    centre: c.centre.name(),
+                    sample_every: c.sample_every,
+                    storage_bits: r.storage_bits,
+                    intervals: r.intervals,
+                    phases: r.phases,
+                    transitions: r.transitions,
+                },
+                quality: r.quality,
             }
         })
         .collect()
@@ -849,14 +865,14 @@ mod tests {
         assert_eq!(rows.len(), 6);
         for (r, c) in rows.iter().zip(&configs) {
             assert_eq!(
-                (r.threshold, r.buckets, r.sample_every),
+                (r.run.threshold, r.run.buckets, r.run.sample_every),
                 (c.threshold, c.buckets, c.sample_every)
             );
-            assert_eq!(r.intervals, 40);
+            assert_eq!(r.run.intervals, 40);
         }
         let alone = evaluate(&configs[3], &t, 0, &classify(&configs[3], &t));
         assert_eq!(
-            rows[3].phases, alone.phases,
+            rows[3].run.phases, alone.phases,
             "a sweep row is the single run's score"
         );
     }

@@ -7,7 +7,8 @@
 //! machine without any system fonts.
 
 use crate::eval::metric::Split;
-use crate::eval::sweep::Row;
+use crate::eval::sweep::{rows_by_point, Row};
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,40 @@ fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
         .label_font((FONT, 13))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
+        .draw()
+}
+
+/// The frame of the line and scatter charts: title, margin and room for the axis labels.
+fn xy_frame<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    title: &'b str,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(title, (FONT, 20))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(72);
+    builder
+}
+
+/// The mesh and axis descriptions of the line and scatter charts, on linear or log axes alike.
+fn xy_mesh<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: DrawingBackend,
+    X: Ranged + ValueFormatter<X::ValueType>,
+    Y: Ranged + ValueFormatter<Y::ValueType>,
+{
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 15))
         .draw()
 }
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/DejaVuSansMono.ttf");
@@ -210,22 +245,10 @@ any_backend!(
             RGBColor(15, 157, 88),
             RGBColor(120, 120, 120),
         ];
-        let mut builder = ChartBuilder::on(root);
-        builder
-            .caption(title, (FONT, 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(72);
+        let mut builder = xy_frame(root, title);
         macro_rules! body {
             ($chart:ident) => {{
-                $chart
-                    .configure_mesh()
-                    .x_desc(x_desc)
-                    .y_desc(y_desc)
-                    .label_style((FONT, 14))
-                    .axis_desc_style((FONT, 15))
-                    .draw()
-                    .map_err(e)?;
+                xy_mesh(&mut $chart, x_desc, y_desc).map_err(e)?;
                 for (i, (name, p)) in series.iter().enumerate() {
                     let c = colours[i % colours.len()];
                     $chart
@@ -329,23 +352,13 @@ fn point_name(interval: u64, threshold: u64) -> String {
 /// multi-hash (Fig. 13), and the peers against the paper preset (when the rows hold peers).
 pub fn sweep_figures(rows: &[Row], dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut out = fig9(dir)?;
-    let mut keys: Vec<(String, u64, u64)> = rows
-        .iter()
-        .map(|r| (r.trace.clone(), r.interval, r.threshold))
-        .collect();
-    keys.sort();
-    keys.dedup();
-    for (trace, l, t) in keys {
-        let here: Vec<&Row> = rows
-            .iter()
-            .filter(|r| r.trace == trace && r.interval == l && r.threshold == t)
-            .collect();
+    for ((trace, l, t), here) in rows_by_point(rows) {
         let prof: Vec<&Row> = here
             .iter()
             .copied()
             .filter(|r| r.scheme.ends_with("-hash"))
             .collect();
-        let stem = format!("{}-{}", sanitize(&trace), point_name(l, t));
+        let stem = format!("{}-{}", sanitize(trace), point_name(l, t));
         let pname = format!("L={l}, T={t}");
         // Fig. 10–12: groups by table count, bars C0R0 C1R0 C0R1 C1R1 (first row of each).
         let mut tables: Vec<usize> = prof.iter().map(|r| r.tables).collect();
@@ -528,22 +541,10 @@ any_backend!(
             .map(|p| p.1)
             .chain(level.iter().map(|l| l.1))
             .fold(1e-9f64, f64::max);
-        let mut builder = ChartBuilder::on(root);
-        builder
-            .caption(title, (FONT, 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(72);
+        let mut builder = xy_frame(root, title);
         macro_rules! body {
             ($chart:ident, $x0:expr, $x1:expr) => {{
-                $chart
-                    .configure_mesh()
-                    .x_desc(x_desc)
-                    .y_desc(y_desc)
-                    .label_style((FONT, 14))
-                    .axis_desc_style((FONT, 15))
-                    .draw()
-                    .map_err(e)?;
+                xy_mesh(&mut $chart, x_desc, y_desc).map_err(e)?;
                 if let Some((name, y)) = level {
                     let c = BLACK.mix(0.6);
                     $chart

@@ -11,7 +11,7 @@
 //! count is the estimate), then the sketch is emptied.
 
 use crate::eval::trace::Tuple;
-use crate::model::multihash::{IntervalReport, ReportEntry};
+use crate::model::multihash::{IntervalClock, IntervalReport, ReportEntry};
 use rustc_hash::FxHashMap as FxMap;
 
 /// The Space-Saving sketch.
@@ -135,8 +135,7 @@ pub struct SpaceSavingProfiler {
     threshold: u64,
     a_mask: u64,
     b_mask: u64,
-    in_interval: u64,
-    number: u64,
+    clock: IntervalClock,
 }
 
 impl SpaceSavingProfiler {
@@ -147,8 +146,7 @@ impl SpaceSavingProfiler {
             threshold,
             a_mask,
             b_mask,
-            in_interval: 0,
-            number: 0,
+            clock: IntervalClock::default(),
         }
     }
 
@@ -160,8 +158,7 @@ impl SpaceSavingProfiler {
     #[inline]
     pub fn event(&mut self, a: u64, b: u64) -> Option<IntervalReport> {
         self.sketch.offer((a & self.a_mask, b & self.b_mask));
-        self.in_interval += 1;
-        if self.in_interval < self.interval {
+        if !self.clock.tick(self.interval) {
             return None;
         }
         let s = &self.sketch;
@@ -175,12 +172,7 @@ impl SpaceSavingProfiler {
             .collect();
         entries.sort_unstable_by_key(|e| (e.a, e.b));
         self.sketch.clear();
-        self.in_interval = 0;
-        self.number += 1;
-        Some(IntervalReport {
-            interval: self.number - 1,
-            entries,
-        })
+        Some(self.clock.close(entries))
     }
 }
 

@@ -15,7 +15,7 @@
 //! The hash is the profiler's own ([`hwprof_hdl::hash`]): one table, same kind and seed.
 
 use crate::eval::trace::Tuple;
-use crate::model::multihash::{IntervalReport, ReportEntry};
+use crate::model::multihash::{IntervalClock, IntervalReport, ReportEntry};
 use hwprof_hdl::config::ProfilerConfig;
 use hwprof_hdl::hash::{ByteLinearHash, HashConstants};
 use hwprof_hdl::ConfigFile;
@@ -92,8 +92,7 @@ pub struct Stratified {
     pub reports: FxMap<Tuple, u64>,
     /// Reports sent to software over the whole run (the interrupt load of the original design).
     pub total_reports: u64,
-    in_interval: u64,
-    interval: u64,
+    clock: IntervalClock,
 }
 
 impl Stratified {
@@ -118,8 +117,7 @@ impl Stratified {
             counters: vec![0; cfg.entries],
             reports: FxMap::default(),
             total_reports: 0,
-            in_interval: 0,
-            interval: 0,
+            clock: IntervalClock::default(),
             cfg: cfg.clone(),
         })
     }
@@ -137,12 +135,9 @@ impl Stratified {
             *self.reports.entry(t).or_default() += 1;
             self.total_reports += 1;
         }
-        self.in_interval += 1;
-        if self.in_interval == self.cfg.interval {
-            Some(self.end_interval())
-        } else {
-            None
-        }
+        self.clock
+            .tick(self.cfg.interval)
+            .then(|| self.end_interval())
     }
 
     fn end_interval(&mut self) -> IntervalReport {
@@ -161,13 +156,7 @@ impl Stratified {
         entries.sort_unstable_by_key(|e| (e.a, e.b));
         self.reports.clear();
         self.counters.fill(0);
-        self.in_interval = 0;
-        let r = IntervalReport {
-            interval: self.interval,
-            entries,
-        };
-        self.interval += 1;
-        r
+        self.clock.close(entries)
     }
 }
 

@@ -301,6 +301,19 @@ pub struct AcrossTraces {
     pub traces: usize,
 }
 
+/// The rows of each (trace, L, T) of a sweep, in ascending (trace, L, T); each group keeps the
+/// order the rows have in `rows`.
+pub fn rows_by_point(rows: &[Row]) -> std::collections::BTreeMap<(&str, u64, u64), Vec<&Row>> {
+    let mut points: std::collections::BTreeMap<(&str, u64, u64), Vec<&Row>> = Default::default();
+    for r in rows {
+        points
+            .entry((&r.trace, r.interval, r.threshold))
+            .or_default()
+            .push(r);
+    }
+    points
+}
+
 /// Groups `rows` by (scheme, configuration, seed, point) and ranks the groups that ran on every
 /// trace of the sweep by their worst net error (then mean, then configuration), per point in
 /// ascending (L, T). Groups missing a trace (an interrupted sweep) are left out.

@@ -42,6 +42,35 @@ pub struct IntervalReport {
     pub entries: Vec<ReportEntry>,
 }
 
+/// Where an interval profiler stands in its run of intervals of L events: the number of the open
+/// interval and the events it has seen. The models close their intervals through it, so that
+/// every model numbers its reports alike.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IntervalClock {
+    interval: u64,
+    in_interval: u64,
+}
+
+impl IntervalClock {
+    /// Counts one event of an interval of `length` events; true when that event completes it.
+    #[inline]
+    pub fn tick(&mut self, length: u64) -> bool {
+        self.in_interval += 1;
+        self.in_interval == length
+    }
+
+    /// Closes the open interval with `entries` as its report and opens the next one.
+    pub fn close(&mut self, entries: Vec<ReportEntry>) -> IntervalReport {
+        let r = IntervalReport {
+            interval: self.interval,
+            entries,
+        };
+        self.interval += 1;
+        self.in_interval = 0;
+        r
+    }
+}
+
 /// State of an accumulator entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryState {
@@ -282,8 +311,7 @@ pub struct MultiHash {
     /// tables × entries counters, table-major.
     pub counters: Vec<u32>,
     pub acc: Accumulator,
-    in_interval: u64,
-    interval: u64,
+    clock: IntervalClock,
     pub stats: ModelCounters,
     /// Hot copies of configuration values, read on every event.
     a_mask: u64,
@@ -302,8 +330,7 @@ impl MultiHash {
             hash,
             counters: vec![0; cfg.tables * cfg.entries],
             acc: Accumulator::new(cfg),
-            in_interval: 0,
-            interval: 0,
+            clock: IntervalClock::default(),
             stats: ModelCounters::default(),
             a_mask: cfg.a_mask(),
             b_mask: cfg.b_mask(),
@@ -352,12 +379,7 @@ impl MultiHash {
                 self.counters[k * cfg.entries + idx[k] as usize] = c[k];
             }
         }
-        self.in_interval += 1;
-        if self.in_interval == cfg.interval {
-            Some(self.end_interval())
-        } else {
-            None
-        }
+        self.clock.tick(cfg.interval).then(|| self.end_interval())
     }
 
     fn end_interval(&mut self) -> IntervalReport {
@@ -365,13 +387,7 @@ impl MultiHash {
             .acc
             .end_interval(self.cfg.threshold, self.cfg.retaining);
         self.counters.fill(0);
-        self.in_interval = 0;
-        let r = IntervalReport {
-            interval: self.interval,
-            entries,
-        };
-        self.interval += 1;
-        r
+        self.clock.close(entries)
     }
 
     /// Runs a whole event stream; the reports of its complete intervals.

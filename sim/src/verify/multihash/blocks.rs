@@ -54,11 +54,17 @@ clocked!(
     SetAssociativeAccumulator
 );
 
-/// The block's `new_min` is the model's, and its candidate flag says `new_min` >= T.
-fn assert_estimate(got_min: u64, candidate: bool, new_min: u32, threshold: u64, what: &str) {
-    assert_eq!(got_min, new_min as u64, "new_min, {what}");
+/// The block's `new_min` output is the model's, and its `candidate` output says `new_min` >= T.
+fn assert_estimate<const CB: usize>(
+    got_min: &Signal<Out, Bits<CB>>,
+    candidate: &Signal<Out, Bit>,
+    new_min: u32,
+    threshold: u64,
+    what: &str,
+) {
+    assert_eq!(got_min.val().to_u64(), new_min as u64, "new_min, {what}");
     assert_eq!(
-        candidate,
+        candidate.val(),
         new_min as u64 >= threshold,
         "candidate threshold, {what}"
     );
@@ -121,13 +127,7 @@ fn check_conservative_update<const CB: usize>(
             );
             let got: Vec<u32> = uut.w.iter().map(|w| w.val().to_u64() as u32).collect();
             assert_eq!(got, want, "written words, {what}");
-            assert_estimate(
-                uut.new_min.val().to_u64(),
-                uut.candidate.val(),
-                new_min,
-                threshold,
-                &what,
-            );
+            assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
         }
     }
 }
@@ -197,13 +197,7 @@ fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
                 "C{} R{} seed {seed} event {step} at {at:?}",
                 cu as u8, reset as u8
             );
-            assert_estimate(
-                uut.new_min.val().to_u64(),
-                uut.candidate.val(),
-                new_min,
-                threshold,
-                &what,
-            );
+            assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
             if update {
                 if promoted && reset {
                     c.fill(0);

@@ -170,37 +170,6 @@ mod tests {
     }
 
     #[test]
-    fn short_and_one_event_intervals() {
-        for p in [false, true] {
-            // L = 1: every event ends an interval; reports and rollovers back to back.
-            let cfg = config(&format!(
-                "interval = 1\nthreshold = 1\ntables = 2\nentries = 16\nretaining = {p}\n\
-                 [accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n"
-            ));
-            let ev = stream(StreamKind::Mixed, &cfg, 40, 3);
-            let opts = CosimOptions {
-                report_ready: ReadyPattern {
-                    period: 3,
-                    ready: 2,
-                },
-                ..Default::default()
-            };
-            check(&cfg, &ev, &opts, "L = 1");
-        }
-        // L < entries: the counter banks' clearing stalls the input too.
-        let cfg = config(
-            "interval = 8\nthreshold = 2\ntables = 2\nentries = 16\n[accumulator]\n\
-             organisation = \"set_associative\"\nentries = 8\nways = 2\n",
-        );
-        check(
-            &cfg,
-            &stream(StreamKind::Mixed, &cfg, 200, 9),
-            &CosimOptions::default(),
-            "L = 8",
-        );
-    }
-
-    #[test]
     fn narrow_counters_and_wide_counts_single_hash_h3() {
         // 1 table, 2 sets x 4 ways, h3, odd key widths, 3-bit counters, 5-bit counts.
         let cfg = config(

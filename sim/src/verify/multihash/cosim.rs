@@ -383,35 +383,6 @@ mod tests {
     }
 
     #[test]
-    fn interval_shorter_than_table_stalls_but_matches() {
-        let cfg = config(
-            "interval = 8\nthreshold = 2\ntables = 2\nentries = 16\n[accumulator]\nentries = 4\n",
-        );
-        let ev = stream(StreamKind::Mixed, &cfg, 200, 9);
-        let r = check(&cfg, &ev, &CosimOptions::default(), "L < entries");
-        assert!(r.events_per_cycle < 1.0);
-    }
-
-    #[test]
-    fn one_event_intervals() {
-        // L = 1: every event ends an interval, so interval ends are back to back.
-        for p in [false, true] {
-            let cfg = config(&format!(
-                "interval = 1\nthreshold = 1\ntables = 2\nentries = 16\nretaining = {p}\n[accumulator]\nentries = 4\n"
-            ));
-            let ev = stream(StreamKind::Mixed, &cfg, 40, 3);
-            let opts = CosimOptions {
-                report_ready: ReadyPattern {
-                    period: 3,
-                    ready: 2,
-                },
-                ..Default::default()
-            };
-            check(&cfg, &ev, &opts, "L = 1");
-        }
-    }
-
-    #[test]
     fn h3_single_table_odd_key_widths() {
         let cfg = config(
             "interval = 50\nthreshold = 3\ntables = 1\nentries = 16\nhash = \"h3\"\na_bits = 13\n\

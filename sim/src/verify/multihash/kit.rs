@@ -203,6 +203,39 @@ fn every_exported_design_matches_the_model_under_icarus() {
 }
 
 #[test]
+fn every_design_matches_on_intervals_shorter_than_its_tables() {
+    for dut in Dut::ALL {
+        // L = 1: every event ends an interval, so interval ends (and reports) are back to back.
+        for p in [false, true] {
+            let cfg = config(&format!(
+                "interval = 1\nthreshold = 1\ntables = 2\nentries = 16\nretaining = {p}\n{}",
+                dut.accumulator(4)
+            ));
+            let ev = stream(StreamKind::Mixed, &cfg, 40, 3);
+            let ready = ReadyPattern {
+                period: 3,
+                ready: 2,
+            };
+            check(
+                &cfg,
+                &ev,
+                &dut.options(ready),
+                &format!("{dut:?} L = 1 P{}", p as u8),
+            );
+        }
+        // L < entries: the counter banks' clearing after each interval stalls the input.
+        let cfg = config(&format!(
+            "interval = 8\nthreshold = 2\ntables = 2\nentries = 16\n{}",
+            dut.accumulator(4)
+        ));
+        let ev = stream(StreamKind::Mixed, &cfg, 200, 9);
+        let what = format!("{dut:?} L = 8");
+        let r = check(&cfg, &ev, &dut.options(ReadyPattern::ALWAYS), &what);
+        assert!(r.events_per_cycle < 1.0, "{what}: {r:?}");
+    }
+}
+
+#[test]
 fn every_design_loses_nothing_to_back_pressured_reports() {
     for dut in Dut::ALL {
         let cfg = dut.small(true, true, true, "");
