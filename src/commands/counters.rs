@@ -5,6 +5,7 @@ use super::progress::{log_step, Progress};
 use super::{print_json, write_error, CliError, CmdResult};
 use hwprof_sim::eval::counter_study::{box_plot_svg, run_study, KindResult};
 use hwprof_sim::flow::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
+use hwprof_sim::flow::device::Family;
 use hwprof_sim::hwprof_hdl::export;
 use std::path::PathBuf;
 
@@ -69,6 +70,10 @@ pub struct VerilogArgs {
     /// Output Verilog file (top module hwprof_<kind>-bank-<events>)
     #[arg(short, long)]
     out: PathBuf,
+    /// FPGA family the logic is mapped for: ice40 or ecp5 (the Morris counters decrement with
+    /// toggles on iCE40, on the carry chain on ECP5; the function is the same).
+    #[arg(long, default_value = "ice40")]
+    family: String,
 }
 
 #[derive(clap::Args)]
@@ -93,7 +98,8 @@ pub fn run(c: CountersCommand) -> CmdResult {
         CountersCommand::Verilog(a) => {
             check_events(a.events)?;
             let kind: BankKind = a.kind.into();
-            let v = bank_verilog(kind, a.events, a.seed).map_err(CliError::failure)?;
+            let family = parse_family(&a.family)?;
+            let v = bank_verilog(kind, a.events, a.seed, family).map_err(CliError::failure)?;
             let name = format!("{}-bank-{}", kind.name().to_lowercase(), a.events);
             let what = format!("{} counter bank, {} events", kind.name(), a.events);
             let v = export::package(&v, &name, &what, &format!("LFSR seeds from {}", a.seed));
@@ -162,6 +168,14 @@ fn print_table(kinds: &[KindResult], runs: usize) {
     println!("paper (ISPASS 2021, Morris 6x5): mean 10-30 %, min < 5 %, max 40-120 %");
 }
 
+fn parse_family(f: &str) -> Result<Family, CliError> {
+    match f {
+        "ice40" => Ok(Family::Ice40),
+        "ecp5" => Ok(Family::Ecp5),
+        _ => Err(CliError::input(format!("--family {f:?}: use ice40 or ecp5"))),
+    }
+}
+
 fn check_events(events: usize) -> CmdResult {
     if BANK_SIZES.contains(&events) {
         Ok(())
@@ -179,11 +193,9 @@ fn area(a: AreaArgs) -> CmdResult {
     };
     let families: Vec<String> = match a.family.as_deref() {
         None => vec!["ice40".into(), "ecp5".into()],
-        Some(f @ ("ice40" | "ecp5")) => vec![f.into()],
         Some(f) => {
-            return Err(CliError::input(format!(
-                "--family {f:?}: use ice40 or ecp5"
-            )))
+            parse_family(f)?;
+            vec![f.into()]
         }
     };
     check_events(a.events)?;

@@ -4,7 +4,7 @@ use super::progress::{log_step, Progress};
 use super::{create_out_dir, print_json, CliError, CmdResult};
 use hwprof_hdl::ConfigFile;
 use hwprof_sim::flow::counter_area::{bank_design, BankKind, AREA_EVENTS};
-use hwprof_sim::flow::device::{Board, Target};
+use hwprof_sim::flow::device::{Board, Family, Target};
 use hwprof_sim::flow::tools::{self, Preference, Tool};
 use hwprof_sim::flow::{self, Design, FlowError, FlowOptions, SynthResult};
 use hwprof_sim::hwprof_hdl;
@@ -137,7 +137,8 @@ fn read_verilog(path: &Path, top: &str) -> Result<Design, CliError> {
     })
 }
 
-fn design(a: &DesignArgs) -> Result<Design, CliError> {
+/// The design to synthesize for `family` (hwprof's blocks map some logic per family).
+fn design(a: &DesignArgs, family: Family) -> Result<Design, CliError> {
     let mut d = if let Some(path) = &a.verilog {
         read_verilog(path, a.top.as_deref().unwrap_or_default())?
     } else if let Some(b @ (BlockArg::Morris | BlockArg::Float | BlockArg::Exact)) = a.block {
@@ -146,7 +147,7 @@ fn design(a: &DesignArgs) -> Result<Design, CliError> {
             BlockArg::Float => BankKind::Float,
             _ => BankKind::Exact,
         };
-        bank_design(kind, AREA_EVENTS).map_err(CliError::failure)?
+        bank_design(kind, AREA_EVENTS, family).map_err(CliError::failure)?
     } else if let Some(b) = a.block {
         let (name, verilog) = match b {
             BlockArg::UartTx => (
@@ -278,13 +279,16 @@ pub fn run(a: SynthArgs) -> CmdResult {
         return compare_baseline(&a, &targets);
     }
     create_out_dir(&a.out)?;
-    let design = design(&a.design)?;
+    let designs = targets
+        .iter()
+        .map(|t| design(&a.design, t.family()))
+        .collect::<Result<Vec<_>, _>>()?;
     let several = targets.len() > 1;
     let mut results: Vec<SynthResult> = Vec::new();
-    let spinner = Progress::spinner(format!("synthesizing {}", design.name));
-    for t in targets {
+    let spinner = Progress::spinner(format!("synthesizing {}", designs[0].name));
+    for (t, design) in targets.into_iter().zip(&designs) {
         let opts = flow_options(&a, t, several)?;
-        results.push(flow::run(&design, &opts, &mut |l| {
+        results.push(flow::run(design, &opts, &mut |l| {
             spinner.step("synth", l)
         })?);
     }

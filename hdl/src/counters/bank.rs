@@ -2,9 +2,10 @@
 //! approximate counter ([`approximate_counter!`]); and the query handshake ([`QueryControl`]).
 //!
 //! **Query port** (valid/ready), one query at a time: with `query_ready` high, `query_valid` takes
-//! a query for event `query_event`; the bank computes its estimate while busy and says `finish` on
-//! its last busy clock; `estimate_valid` then pulses for one clock with `estimate`, which holds
-//! until the next result. Events keep counting during a query.
+//! a query for event `query_event` (an index ≥ E reads zero counters); the bank computes its
+//! estimate while busy and says `finish` on its last busy clock; `estimate_valid` then pulses for
+//! one clock with `estimate`, which holds until the bank works on the next query. Events keep
+//! counting during a query.
 
 use rust_hdl::prelude::*;
 
@@ -139,6 +140,75 @@ impl Logic for QueryControl {
         if self.reset.val() {
             self.state.d.next = false;
             self.done.d.next = false;
+        }
+    }
+}
+
+/// The queried event's counter states, chosen as an OR of ANDs: input p is ANDed with "event p is
+/// queried" and ORed into its member's chain. Unlike a chain of multiplexers this leaves the
+/// synthesis tool free to balance the OR, which maps to far fewer LUTs.
+///
+/// Inputs are member-major: input p is member p / E of event p mod E (E events, G members, one
+/// output per member). An index ≥ E selects nothing: every output is 0.
+#[derive(LogicBlock)]
+pub struct EventSelect<const W: usize> {
+    pub query_event: Signal<In, Bits<QUERY_INDEX_BITS>>,
+    pub inputs: Vec<Signal<In, Bits<W>>>,
+    pub outputs: Vec<Signal<Out, Bits<W>>>,
+    /// Entry p + 1: the OR of the selected inputs of p's member up to p.
+    chain: Vec<Signal<Local, Bits<W>>>,
+    /// Event of input p.
+    owner: Vec<Constant<Bits<QUERY_INDEX_BITS>>>,
+    /// All ones, except 0 where a member's inputs start (its chain starts empty).
+    keep: Vec<Constant<Bits<W>>>,
+    /// Member whose inputs end at p, else `none`.
+    ends: Vec<Constant<Bits<QUERY_INDEX_BITS>>>,
+    member_ids: Vec<Constant<Bits<QUERY_INDEX_BITS>>>,
+}
+
+impl<const W: usize> EventSelect<W> {
+    pub fn new(events: usize, members: usize) -> Self {
+        let n = events * members;
+        let none = (1u64 << QUERY_INDEX_BITS) - 1;
+        let ones = if W >= 64 { u64::MAX } else { (1u64 << W) - 1 };
+        EventSelect {
+            query_event: Default::default(),
+            inputs: (0..n).map(|_| Default::default()).collect(),
+            outputs: (0..members).map(|_| Default::default()).collect(),
+            chain: (0..=n).map(|_| Default::default()).collect(),
+            owner: (0..n).map(|p| Constant::new(bits((p % events) as u64))).collect(),
+            keep: (0..n)
+                .map(|p| Constant::new(bits(if p % events == 0 { 0 } else { ones })))
+                .collect(),
+            ends: (0..n)
+                .map(|p| {
+                    let end = (p + 1) % events == 0;
+                    Constant::new(bits(if end { (p / events) as u64 } else { none }))
+                })
+                .collect(),
+            member_ids: (0..members).map(|j| Constant::new(bits(j as u64))).collect(),
+        }
+    }
+}
+
+impl<const W: usize> Logic for EventSelect<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.chain[0].next = 0.into();
+        for p in 0..self.inputs.len() {
+            self.chain[p + 1].next = self.chain[p].val() & self.keep[p].val();
+            if self.query_event.val() == self.owner[p].val() {
+                self.chain[p + 1].next =
+                    (self.chain[p].val() & self.keep[p].val()) | self.inputs[p].val();
+            }
+        }
+        for j in 0..self.outputs.len() {
+            self.outputs[j].next = 0.into();
+            for p in 0..self.inputs.len() {
+                if self.ends[p].val() == self.member_ids[j].val() {
+                    self.outputs[j].next = self.chain[p + 1].val();
+                }
+            }
         }
     }
 }

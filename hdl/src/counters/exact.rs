@@ -4,7 +4,7 @@
 //! taken).
 
 use crate::counters::bank::{
-    counter_bank, new_counter_bank, QueryControl, ESTIMATE_BITS, QUERY_INDEX_BITS,
+    counter_bank, new_counter_bank, EventSelect, QueryControl, ESTIMATE_BITS, QUERY_INDEX_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -12,7 +12,7 @@ counter_bank! {
     /// A bank of E exact counters.
     pub struct ExactBank<const E: usize> {
         counters: [DFF<Bits<ESTIMATE_BITS>>; E],
-        event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
+        select: EventSelect<ESTIMATE_BITS>,
         result: DFF<Bits<ESTIMATE_BITS>>,
         full: Constant<Bits<ESTIMATE_BITS>>,
     }
@@ -25,7 +25,7 @@ impl<const E: usize> ExactBank<E> {
         }
         Ok(new_counter_bank!(ExactBank {
             counters: std::array::from_fn(|_| Default::default()),
-            event_ids: std::array::from_fn(|i| Constant::new(bits(i as u64))),
+            select: EventSelect::new(E, 1),
             result: Default::default(),
             full: Constant::new(bits(u64::MAX)),
         }))
@@ -53,12 +53,12 @@ impl<const E: usize> Logic for ExactBank<E> {
         self.estimate_valid.next = self.query.estimate_valid.val();
         // The counter is its own estimate: read it as the query is taken, show it one clock later.
         self.query.finish.next = true;
+        self.select.query_event.next = self.query_event.val();
+        for i in 0..E {
+            self.select.inputs[i].next = self.counters[i].q.val();
+        }
         if self.query.accept.val() {
-            for i in 0..E {
-                if self.query_event.val() == self.event_ids[i].val() {
-                    self.result.d.next = self.counters[i].q.val();
-                }
-            }
+            self.result.d.next = self.select.outputs[0].val();
         }
         self.estimate.next = self.result.q.val();
     }

@@ -11,11 +11,13 @@
 //! stops at X = (2^(B−d) − 1)·2^d, no saturation test needed (for e6 m24 the estimate has long
 //! saturated there).
 //!
-//! Query port: as the Morris bank's, with a latency of 2 clocks (snapshot, then f(X)).
+//! Query port ([`crate::counters::bank`]): the chosen counter's X goes into [`FloatEstimate`], which
+//! produces f(X) one bit per clock, least significant first: no barrel shifter, no 64-bit subtractor.
+//! Latency: 65 clocks from acceptance to `estimate_valid`.
 
 use crate::counters::bank::{
-    approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, QueryControl,
-    ESTIMATE_BITS, QUERY_INDEX_BITS,
+    approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, EventSelect,
+    QueryControl, ESTIMATE_BITS, QUERY_INDEX_BITS,
 };
 use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
 use rust_hdl::prelude::*;
@@ -131,19 +133,117 @@ impl<const B: usize> Logic for FloatCounter<B> {
     }
 }
 
+/// f(X) of a floating-point counter, computed serially: the bank's query arithmetic.
+///
+/// f(X) = A − 2^d with A = (2^d + m)·2^e. On `start` the unit takes X; on each of the next 64
+/// clocks with `run` high it emits bit i of f (i = 0, 1, …, 63) into the top of `estimate`, shifting
+/// the rest down: bit i of A is bit i − e of 2^d + m (0 below e), read from a register that shifts
+/// right once i ≥ e; the subtraction of 2^d is one borrow bit. A saturated X (e > 63 − d) emits
+/// ones. `last` is high on the 64th working clock; `estimate` then holds f(X) until `run` next.
+#[derive(LogicBlock)]
+pub struct FloatEstimate<const B: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Take `x` (and restart) this clock.
+    pub start: Signal<In, Bit>,
+    /// Work this clock (ignored with `start`).
+    pub run: Signal<In, Bit>,
+    pub x: Signal<In, Bits<B>>,
+    pub last: Signal<Out, Bit>,
+    pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
+    /// Bit index i of f emitted this clock.
+    step: DFF<Bits<6>>,
+    exponent: DFF<Bits<6>>,
+    /// 2^d + m, shifted right by the bits of A emitted at or above e.
+    value: DFF<Bits<B>>,
+    borrow: DFF<Bit>,
+    saturated: DFF<Bit>,
+    work: DFF<Bits<ESTIMATE_BITS>>,
+    /// Bit i of A, of 2^d, and of f.
+    a: Signal<Local, Bit>,
+    b: Signal<Local, Bit>,
+    f: Signal<Local, Bit>,
+    mantissa_bits: Constant<Bits<B>>,
+    mantissa_mask: Constant<Bits<B>>,
+    hidden_one: Constant<Bits<B>>,
+    hidden_step: Constant<Bits<6>>,
+    /// 63 − d: the largest exponent whose f fits 64 bits.
+    exponent_limit: Constant<Bits<8>>,
+    last_step: Constant<Bits<6>>,
+    top_bit: Constant<Bits<ESTIMATE_BITS>>,
+}
+
+impl<const B: usize> FloatEstimate<B> {
+    pub fn new(params: &FloatParams) -> Result<Self, String> {
+        params.validate()?;
+        if params.bits != B {
+            return Err(format!("float estimate width {B} != parameters ({})", params.bits));
+        }
+        let d = params.mantissa as u64;
+        Ok(FloatEstimate {
+            clock: Default::default(),
+            start: Default::default(),
+            run: Default::default(),
+            x: Default::default(),
+            last: Default::default(),
+            estimate: Default::default(),
+            step: Default::default(),
+            exponent: Default::default(),
+            value: Default::default(),
+            borrow: Default::default(),
+            saturated: Default::default(),
+            work: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            f: Default::default(),
+            mantissa_bits: Constant::new(bits(d)),
+            mantissa_mask: Constant::new(bits((1u64 << d) - 1)),
+            hidden_one: Constant::new(bits(1u64 << d)),
+            hidden_step: Constant::new(bits(d)),
+            exponent_limit: Constant::new(bits(63 - d)),
+            last_step: Constant::new(bits(63)),
+            top_bit: Constant::new(bits(1u64 << 63)),
+        })
+    }
+}
+
+impl<const B: usize> Logic for FloatEstimate<B> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, step, exponent, value, borrow, saturated, work);
+        self.estimate.next = self.work.q.val();
+        self.last.next = self.step.q.val() == self.last_step.val();
+        self.a.next = (self.step.q.val() >= self.exponent.q.val()) & self.value.q.val().get_bit(0);
+        self.b.next = self.step.q.val() == self.hidden_step.val();
+        self.f.next = self.saturated.q.val() | (self.a.val() ^ self.b.val() ^ self.borrow.q.val());
+        if self.start.val() {
+            self.step.d.next = 0.into();
+            self.borrow.d.next = false;
+            self.exponent.d.next = bit_cast::<6, B>(self.x.val() >> self.mantissa_bits.val());
+            self.value.d.next = (self.x.val() & self.mantissa_mask.val()) | self.hidden_one.val();
+            self.saturated.d.next = bit_cast::<8, B>(self.x.val() >> self.mantissa_bits.val())
+                > self.exponent_limit.val();
+        } else if self.run.val() {
+            self.step.d.next = self.step.q.val() + 1;
+            self.borrow.d.next = (!self.a.val() & (self.b.val() | self.borrow.q.val()))
+                | (self.b.val() & self.borrow.q.val());
+            if self.step.q.val() >= self.exponent.q.val() {
+                self.value.d.next = self.value.q.val() >> 1;
+            }
+            self.work.d.next = self.work.q.val() >> 1;
+            if self.f.val() {
+                self.work.d.next = (self.work.q.val() >> 1) | self.top_bit.val();
+            }
+        }
+    }
+}
+
 counter_bank! {
     /// A bank of E floating-point counters with the Morris bank's ports.
     pub struct FloatBank<const E: usize, const B: usize, const R: usize> {
         pub counters: [FloatCounter<B>; E],
         random: SharedRandom<1, R>,
-        event_ids: [Constant<Bits<QUERY_INDEX_BITS>>; E],
-        snap: DFF<Bits<B>>,
-        result: DFF<Bits<ESTIMATE_BITS>>,
-        mantissa_bits: Constant<Bits<B>>,
-        mantissa_mask: Constant<Bits<B>>,
-        hidden_one: Constant<Bits<ESTIMATE_BITS>>,
-        exponent_limit: Constant<Bits<B>>,
-        saturated: Constant<Bits<ESTIMATE_BITS>>,
+        select: EventSelect<B>,
+        estimator: FloatEstimate<B>,
     }
 }
 
@@ -158,18 +258,11 @@ impl<const E: usize, const B: usize, const R: usize> FloatBank<E, B, R> {
         let counters: Vec<FloatCounter<B>> = (0..E)
             .map(|_| FloatCounter::new(params))
             .collect::<Result<_, _>>()?;
-        let d = params.mantissa as u64;
         Ok(new_counter_bank!(FloatBank {
             counters: counters.try_into().map_err(|_| "bank size").unwrap(),
             random: SharedRandom::new(&params.pool()?)?,
-            event_ids: std::array::from_fn(|i| Constant::new(bits(i as u64))),
-            snap: Default::default(),
-            result: Default::default(),
-            mantissa_bits: Constant::new(bits(d)),
-            mantissa_mask: Constant::new(bits((1u64 << d) - 1)),
-            hidden_one: Constant::new(bits(1u64 << d)),
-            exponent_limit: Constant::new(bits(63 - d)),
-            saturated: Constant::new(bits(u64::MAX)),
+            select: EventSelect::new(E, 1),
+            estimator: FloatEstimate::new(params)?,
         }))
     }
 }
@@ -177,8 +270,7 @@ impl<const E: usize, const B: usize, const R: usize> FloatBank<E, B, R> {
 impl<const E: usize, const B: usize, const R: usize> Logic for FloatBank<E, B, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, snap, result);
-        clock!(self, clock, random, query);
+        clock!(self, clock, random, query, estimator);
         self.random.reset.next = self.reset.val();
         for i in 0..E {
             self.counters[i].z.next = self.random.z[0].val();
@@ -190,28 +282,14 @@ impl<const E: usize, const B: usize, const R: usize> Logic for FloatBank<E, B, R
         self.query.query_valid.next = self.query_valid.val();
         self.query_ready.next = self.query.query_ready.val();
         self.estimate_valid.next = self.query.estimate_valid.val();
-        self.estimate.next = self.result.q.val();
-        // Snapshot X as the query is taken, f(X) the clock after.
-        self.query.finish.next = true;
-        if self.query.accept.val() {
-            for i in 0..E {
-                if self.query_event.val() == self.event_ids[i].val() {
-                    self.snap.d.next = self.counters[i].x.val();
-                }
-            }
+        self.select.query_event.next = self.query_event.val();
+        for i in 0..E {
+            self.select.inputs[i].next = self.counters[i].x.val();
         }
-        if self.query.busy.val() {
-            if (self.snap.q.val() >> self.mantissa_bits.val()) > self.exponent_limit.val() {
-                self.result.d.next = self.saturated.val();
-            } else {
-                self.result.d.next =
-                    ((bit_cast::<ESTIMATE_BITS, B>(self.snap.q.val() & self.mantissa_mask.val())
-                        + self.hidden_one.val())
-                        << bit_cast::<ESTIMATE_BITS, B>(
-                            self.snap.q.val() >> self.mantissa_bits.val(),
-                        ))
-                        - self.hidden_one.val();
-            }
-        }
+        self.estimator.start.next = self.query.accept.val();
+        self.estimator.run.next = self.query.busy.val();
+        self.estimator.x.next = self.select.outputs[0].val();
+        self.query.finish.next = self.estimator.last.val();
+        self.estimate.next = self.estimator.estimate.val();
     }
 }

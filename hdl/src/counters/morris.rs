@@ -11,14 +11,15 @@
 //! Z + y + 1 ≥ 2^B, ANDed with the event; the saturated state X = 2^B − 1 (y = 0) never passes
 //! because Z ≤ 2^B − 2, so no saturation test is needed.
 //!
-//! **Query port** (valid/ready): with `query_ready` high, `query_valid` and `query_event` = e take a
-//! snapshot of group e's counters; the port then sums 2^X − 1 over the group (one counter per clock)
-//! and divides by g with a bit-serial restoring divider ([`SUM_BITS`] clocks); `estimate_valid` pulses
-//! for one clock with `estimate` = floor(sum / g), held until the next result. Latency: g + SUM_BITS + 1
-//! clocks. Events keep counting during a query (the snapshot is taken at acceptance).
+//! **Query port** ([`crate::counters::bank`]): the queried group's states go into [`GroupMean`],
+//! which sums 2^X − 1 over the group one bit per clock, least significant first (bit b of the sum is
+//! the count of members with X > b plus the carry), then divides by g with a bit-serial restoring
+//! divider in the same register; `estimate` = floor(sum / g). Latency: 2·[`SUM_BITS`] + 1 clocks.
+//! No adder or shifter as wide as the sum.
 
 use crate::counters::bank::{
-    approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, QueryControl,
+    approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, EventSelect,
+    QueryControl,
     ESTIMATE_BITS, QUERY_INDEX_BITS,
 };
 use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
@@ -28,6 +29,8 @@ use rust_hdl::prelude::*;
 /// (The divider reads the sum's top bit at the literal index 71: keep the two in step.)
 pub const SUM_BITS: usize = 72;
 const _: () = assert!(SUM_BITS == 72);
+/// Width of the column count: a column of g ≤ 64 members plus a carry below 64.
+const COLUMN_BITS: usize = 8;
 
 /// Parameters of a Morris counter bank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +91,18 @@ pub fn group_estimate(states: &[u32]) -> u64 {
     (sum / states.len() as u128) as u64
 }
 
+/// How a Morris counter decrements y (= increments X): the same function, two mappings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Decrement {
+    /// Bit i toggles when y's lower bits are all zero: LUTs only. Smaller on iCE40, where a
+    /// carry chain costs a carry cell and a LUT per bit.
+    #[default]
+    Toggles,
+    /// y − 1 on the carry chain. Smaller on ECP5, where one CCU2C carries two bits with their
+    /// LUTs and the flip-flops' enable and set take the rest.
+    CarryChain,
+}
+
 approximate_counter! {
     /// One Morris counter; its random bits arrive as the clock's Z of its member.
     pub struct MorrisCounter<const B: usize> {
@@ -103,6 +118,8 @@ approximate_counter! {
         below: Signal<Local, Bits<B>>,
         /// 2^s − 1 for s = 0..6, cut to B bits.
         low_ones: [Constant<Bits<B>>; 6],
+        /// [`Decrement::CarryChain`] (else toggles).
+        carry_chain: Constant<Bit>,
         event_bit: Constant<Bits<8>>,
         pass_bit: Constant<Bits<8>>,
         full: Constant<Bits<B>>,
@@ -110,7 +127,7 @@ approximate_counter! {
 }
 
 impl<const B: usize> MorrisCounter<B> {
-    pub fn new(params: &MorrisParams) -> Result<Self, String> {
+    pub fn new(params: &MorrisParams, decrement: Decrement) -> Result<Self, String> {
         params.validate()?;
         new_approximate_counter!(MorrisCounter, bits = params.bits, {
             y: Default::default(),
@@ -121,6 +138,7 @@ impl<const B: usize> MorrisCounter<B> {
             low_ones: std::array::from_fn(|s| {
                 Constant::new(bits(((1u64 << s) - 1) & params.max_state() as u64))
             }),
+            carry_chain: Constant::new(decrement == Decrement::CarryChain),
             event_bit: Constant::new(bits(1u64 << B)),
             pass_bit: Constant::new(bits(B as u64 + 1)),
             full: Constant::new(bits(params.max_state() as u64)),
@@ -139,7 +157,7 @@ impl<const B: usize> Logic for MorrisCounter<B> {
             self.operand.next = bit_cast::<8, Z_BITS>(self.z.val()) | self.event_bit.val();
         }
         self.chain.next = self.operand.val() + bit_cast::<8, B>(self.y.q.val()) + 1;
-        // y − 1 as toggles (no second carry chain).
+        // y − 1 as toggles (no second carry chain), unless the chain is the cheaper mapping.
         self.below.next = (!self.y.q.val() << 1) | self.low_ones[1].val();
         self.toggles.next = self.below.val()
             & ((self.below.val() << 1) | self.low_ones[1].val())
@@ -148,7 +166,11 @@ impl<const B: usize> Logic for MorrisCounter<B> {
             & ((self.below.val() << 4) | self.low_ones[4].val())
             & ((self.below.val() << 5) | self.low_ones[5].val());
         if self.chain.val().get_bit(self.pass_bit.val().index()) {
-            self.y.d.next = self.y.q.val() ^ self.toggles.val();
+            if self.carry_chain.val() {
+                self.y.d.next = self.y.q.val() - 1;
+            } else {
+                self.y.d.next = self.y.q.val() ^ self.toggles.val();
+            }
         }
         if self.reset.val() {
             self.y.d.next = self.full.val();
@@ -156,12 +178,150 @@ impl<const B: usize> Logic for MorrisCounter<B> {
     }
 }
 
+/// floor(Σ_j (2^X_j − 1) / g) over a snapshot of the g states, computed serially: the Morris
+/// bank's query arithmetic.
+///
+/// On `start` the unit takes the states. On the next [`SUM_BITS`] clocks with `run` high it forms
+/// the sum least significant bit first: bit b is the low bit of (#{j : X_j > b} + carry), shifted
+/// into the top of the sum register, the rest of that count being the next carry. On the following
+/// [`SUM_BITS`] clocks it divides by g most significant bit first (restoring division; quotient
+/// bits shift in from the bottom of the same register). `last` is high on the final division
+/// clock; `estimate` then holds the quotient until `run` next.
+#[derive(LogicBlock)]
+pub struct GroupMean<const G: usize, const B: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Take `x` (and restart) this clock.
+    pub start: Signal<In, Bit>,
+    /// Work this clock (ignored with `start`).
+    pub run: Signal<In, Bit>,
+    /// The group's states X_0 … X_(g−1).
+    pub x: [Signal<In, Bits<B>>; G],
+    pub last: Signal<Out, Bit>,
+    pub estimate: Signal<Out, Bits<ESTIMATE_BITS>>,
+    snap: [DFF<Bits<B>>; G],
+    dividing: DFF<Bit>,
+    /// Bit of the sum formed, then division step.
+    step: DFF<Bits<8>>,
+    /// The sum, filling from the top; then the dividend shifting out of the top as quotient bits
+    /// shift in at the bottom.
+    acc: DFF<Bits<SUM_BITS>>,
+    carry: DFF<Bits<COLUMN_BITS>>,
+    rem: DFF<Bits<9>>,
+    /// Entry j: carry + #{i < j : X_i > step}; the sum's column is entry g, `total`.
+    column: Vec<Signal<Local, Bits<COLUMN_BITS>>>,
+    total: Signal<Local, Bits<COLUMN_BITS>>,
+    /// `step` < 2^B, and its low B bits: X > step iff both hold and X > the low bits.
+    step_in_range: Signal<Local, Bit>,
+    step_low: Signal<Local, Bits<B>>,
+    states: Constant<Bits<8>>,
+    trial: Signal<Local, Bits<9>>,
+    divisor: Constant<Bits<9>>,
+    last_bit: Constant<Bits<8>>,
+    top_bit: Constant<Bits<SUM_BITS>>,
+}
+
+impl<const G: usize, const B: usize> GroupMean<G, B> {
+    pub fn new(params: &MorrisParams) -> Result<Self, String> {
+        params.validate()?;
+        if params.group != G || params.bits != B {
+            return Err(format!(
+                "group mean <G={G}, B={B}> does not match parameters {params:?}"
+            ));
+        }
+        Ok(GroupMean {
+            clock: Default::default(),
+            start: Default::default(),
+            run: Default::default(),
+            x: std::array::from_fn(|_| Default::default()),
+            last: Default::default(),
+            estimate: Default::default(),
+            snap: std::array::from_fn(|_| Default::default()),
+            dividing: Default::default(),
+            step: Default::default(),
+            acc: Default::default(),
+            carry: Default::default(),
+            rem: Default::default(),
+            column: (0..=G).map(|_| Default::default()).collect(),
+            total: Default::default(),
+            step_in_range: Default::default(),
+            step_low: Default::default(),
+            states: Constant::new(bits(1u64 << B)),
+            trial: Default::default(),
+            divisor: Constant::new(bits(G as u64)),
+            last_bit: Constant::new(bits(SUM_BITS as u64 - 1)),
+            top_bit: Constant::new(bits::<SUM_BITS>(1) << (SUM_BITS as u64 - 1)),
+        })
+    }
+}
+
+impl<const G: usize, const B: usize> Logic for GroupMean<G, B> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, dividing, step, acc, carry, rem);
+        for j in 0..G {
+            self.snap[j].clock.next = self.clock.val();
+            self.snap[j].d.next = self.snap[j].q.val();
+        }
+        self.estimate.next = self.acc.q.val().get_bits::<ESTIMATE_BITS>(0);
+        self.last.next = self.dividing.q.val() & (self.step.q.val() == self.last_bit.val());
+        // Column `step` of the sum: 2^X − 1 has bits 0 … X − 1 set.
+        self.step_low.next = bit_cast::<B, 8>(self.step.q.val());
+        self.step_in_range.next = self.step.q.val() < self.states.val();
+        self.column[0].next = self.carry.q.val();
+        for j in 0..G {
+            self.column[j + 1].next = self.column[j].val();
+            if self.step_in_range.val() & (self.snap[j].q.val() > self.step_low.val()) {
+                self.column[j + 1].next = self.column[j].val() + 1;
+            }
+        }
+        self.total.next = self.column[0].val();
+        for j in 0..G {
+            self.total.next = self.column[j + 1].val();
+        }
+        // Restoring division step: next remainder candidate from the dividend's top bit.
+        self.trial.next =
+            (self.rem.q.val() << 1) | bit_cast::<9, 1>(self.acc.q.val().get_bits::<1>(71));
+        if self.start.val() {
+            self.dividing.d.next = false;
+            self.step.d.next = 0.into();
+            self.carry.d.next = 0.into();
+            for j in 0..G {
+                self.snap[j].d.next = self.x[j].val();
+            }
+        } else if self.run.val() & !self.dividing.q.val() {
+            self.acc.d.next = self.acc.q.val() >> 1;
+            if self.total.val().get_bit(0) {
+                self.acc.d.next = (self.acc.q.val() >> 1) | self.top_bit.val();
+            }
+            self.carry.d.next = self.total.val() >> 1;
+            self.step.d.next = self.step.q.val() + 1;
+            if self.step.q.val() == self.last_bit.val() {
+                self.dividing.d.next = true;
+                self.step.d.next = 0.into();
+                self.rem.d.next = 0.into();
+            }
+        } else if self.run.val() {
+            // Divide by g, most significant bit first.
+            if self.trial.val() >= self.divisor.val() {
+                self.rem.d.next = self.trial.val() - self.divisor.val();
+                self.acc.d.next = (self.acc.q.val() << 1) | 1;
+            } else {
+                self.rem.d.next = self.trial.val();
+                self.acc.d.next = self.acc.q.val() << 1;
+            }
+            self.step.d.next = self.step.q.val() + 1;
+        }
+    }
+}
+
 counter_bank! {
     /// A bank of E Morris group counters with one increment input per event and a query port.
     ///
-    /// The **group** of event e is `counters[e·G .. e·G + G]`; counter e·G + j is member j and reads
-    /// `random.z[j]`. The counters are one flat array of N = E·G (a const generic of its own, checked) because rust-hdl's
-    /// Verilog generator resolves only one loop index per name (`groups[i].counters[j]` does not export).
+    /// The **group** of event e is counters e, E + e, …, (G − 1)·E + e: counter j·E + e is member j
+    /// of event e and reads `random.z[j]` (member-major, the order [`EventSelect`] takes). The
+    /// counters are one flat array of N = E·G (a const generic of its own, checked) because
+    /// rust-hdl's Verilog generator resolves only one loop index per name (`groups[i].counters[j]`
+    /// does not export).
     pub struct MorrisBank<
         const E: usize,
         const G: usize,
@@ -176,24 +336,15 @@ counter_bank! {
         /// Position of counter k in its group.
         member: [Constant<Bits<QUERY_INDEX_BITS>>; N],
         member_ids: [Constant<Bits<QUERY_INDEX_BITS>>; G],
-        snap: [DFF<Bits<B>>; G],
-        dividing: DFF<Bit>,
-        step: DFF<Bits<QUERY_INDEX_BITS>>,
-        acc: DFF<Bits<SUM_BITS>>,
-        rem: DFF<Bits<9>>,
-        result: DFF<Bits<ESTIMATE_BITS>>,
-        trial: Signal<Local, Bits<9>>,
-        ones: Constant<Bits<SUM_BITS>>,
-        divisor: Constant<Bits<9>>,
-        last_member: Constant<Bits<QUERY_INDEX_BITS>>,
-        last_bit: Constant<Bits<QUERY_INDEX_BITS>>,
+        select: EventSelect<B>,
+        mean: GroupMean<G, B>,
     }
 }
 
 impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: usize>
     MorrisBank<E, G, N, B, R>
 {
-    pub fn new(params: &MorrisParams) -> Result<Self, String> {
+    pub fn new(params: &MorrisParams, decrement: Decrement) -> Result<Self, String> {
         params.validate()?;
         if params.events != E || params.group != G || N != E * G || params.bits != B {
             return Err(format!(
@@ -201,25 +352,16 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
             ));
         }
         let counters: Vec<MorrisCounter<B>> = (0..N)
-            .map(|_| MorrisCounter::new(params))
+            .map(|_| MorrisCounter::new(params, decrement))
             .collect::<Result<_, _>>()?;
         Ok(new_counter_bank!(MorrisBank {
             counters: counters.try_into().map_err(|_| "bank size").unwrap(),
             random: SharedRandom::new(&params.pool()?)?,
-            owner: std::array::from_fn(|k| Constant::new(bits((k / G) as u64))),
-            member: std::array::from_fn(|k| Constant::new(bits((k % G) as u64))),
+            owner: std::array::from_fn(|k| Constant::new(bits((k % E) as u64))),
+            member: std::array::from_fn(|k| Constant::new(bits((k / E) as u64))),
             member_ids: std::array::from_fn(|j| Constant::new(bits(j as u64))),
-            snap: std::array::from_fn(|_| Default::default()),
-            dividing: Default::default(),
-            step: Default::default(),
-            acc: Default::default(),
-            rem: Default::default(),
-            result: Default::default(),
-            trial: Default::default(),
-            ones: Constant::new(!bits::<SUM_BITS>(0)),
-            divisor: Constant::new(bits(G as u64)),
-            last_member: Constant::new(bits(G as u64 - 1)),
-            last_bit: Constant::new(bits(SUM_BITS as u64 - 1)),
+            select: EventSelect::new(E, G),
+            mean: GroupMean::new(params)?,
         }))
     }
 }
@@ -229,12 +371,7 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, dividing, step, acc, rem, result);
-        for j in 0..G {
-            self.snap[j].clock.next = self.clock.val();
-            self.snap[j].d.next = self.snap[j].q.val();
-        }
-        clock!(self, clock, random, query);
+        clock!(self, clock, random, query, mean);
         self.random.reset.next = self.reset.val();
         for k in 0..N {
             self.counters[k].clock.next = self.clock.val();
@@ -251,52 +388,16 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
         self.query.query_valid.next = self.query_valid.val();
         self.query_ready.next = self.query.query_ready.val();
         self.estimate_valid.next = self.query.estimate_valid.val();
-        self.estimate.next = self.result.q.val();
-        self.query.finish.next = self.dividing.q.val() & (self.step.q.val() == self.last_bit.val());
-        // Restoring division step: next remainder candidate from the dividend's top bit.
-        self.trial.next =
-            (self.rem.q.val() << 1) | bit_cast::<9, 1>(self.acc.q.val().get_bits::<1>(71));
-        if self.query.accept.val() {
-            self.dividing.d.next = false;
-            self.step.d.next = 0.into();
-            self.acc.d.next = 0.into();
-            for k in 0..N {
-                for j in 0..G {
-                    if (self.query_event.val() == self.owner[k].val())
-                        & (self.member[k].val() == self.member_ids[j].val())
-                    {
-                        self.snap[j].d.next = self.counters[k].x.val();
-                    }
-                }
-            }
-        } else if self.query.busy.val() & !self.dividing.q.val() {
-            // Sum 2^X − 1 over the snapshot, one member per clock.
-            for j in 0..G {
-                if self.step.q.val() == self.member_ids[j].val() {
-                    self.acc.d.next = self.acc.q.val() + !(self.ones.val() << self.snap[j].q.val());
-                }
-            }
-            self.step.d.next = self.step.q.val() + 1;
-            if self.step.q.val() == self.last_member.val() {
-                self.dividing.d.next = true;
-                self.step.d.next = 0.into();
-                self.rem.d.next = 0.into();
-            }
-        } else if self.query.busy.val() {
-            // Divide by g, most significant bit first; quotient bits shift in from the right.
-            if self.trial.val() >= self.divisor.val() {
-                self.rem.d.next = self.trial.val() - self.divisor.val();
-                self.acc.d.next = (self.acc.q.val() << 1) | 1;
-            } else {
-                self.rem.d.next = self.trial.val();
-                self.acc.d.next = self.acc.q.val() << 1;
-            }
-            self.step.d.next = self.step.q.val() + 1;
+        self.select.query_event.next = self.query_event.val();
+        for k in 0..N {
+            self.select.inputs[k].next = self.counters[k].x.val();
         }
-        // The clock after the last division step the quotient is in `acc`: show it and keep it.
-        if self.query.estimate_valid.val() {
-            self.estimate.next = self.acc.q.val().get_bits::<ESTIMATE_BITS>(0);
-            self.result.d.next = self.acc.q.val().get_bits::<ESTIMATE_BITS>(0);
+        for j in 0..G {
+            self.mean.x[j].next = self.select.outputs[j].val();
         }
+        self.mean.start.next = self.query.accept.val();
+        self.mean.run.next = self.query.busy.val();
+        self.query.finish.next = self.mean.last.val();
+        self.estimate.next = self.mean.estimate.val();
     }
 }

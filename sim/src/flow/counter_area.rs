@@ -1,12 +1,12 @@
 //! Verilog of the study's 29-event counter banks and their area under Yosys alone (`synth_ice40`,
 //! `synth_ecp5`, through the flow's one Yosys runner): cell counts, no place and route.
 
-use super::device::Target;
+use super::device::{Family, Target};
 use super::tools::Preference;
 use super::{Design, FlowError};
 use hwprof_hdl::counters::exact::ExactBank;
 use hwprof_hdl::counters::float::{FloatBank, FloatParams};
-use hwprof_hdl::counters::morris::{MorrisBank, MorrisParams};
+use hwprof_hdl::counters::morris::{Decrement, MorrisBank, MorrisParams};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 
@@ -67,9 +67,23 @@ macro_rules! export {
     }};
 }
 
-/// Verilog of the `events`-event bank of `kind` (module `top`), register seeds from `seed`.
-/// Builds on a thread with a large stack: 145 counters with their constants are a big value.
-pub fn bank_verilog(kind: BankKind, events: usize, seed: u64) -> Result<String, String> {
+/// The Morris counters' decrement mapping that is smaller on `family`.
+pub fn decrement_for(family: Family) -> Decrement {
+    match family {
+        Family::Ice40 => Decrement::Toggles,
+        Family::Ecp5 => Decrement::CarryChain,
+    }
+}
+
+/// Verilog of the `events`-event bank of `kind` (module `top`) for `family`, register seeds from
+/// `seed`. Builds on a thread with a large stack: 145 counters with their constants are a big value.
+pub fn bank_verilog(
+    kind: BankKind,
+    events: usize,
+    seed: u64,
+    family: Family,
+) -> Result<String, String> {
+    let decrement = decrement_for(family);
     if !BANK_SIZES.contains(&events) {
         return Err(format!(
             "banks are exported with {BANK_SIZES:?} events, not {events}"
@@ -78,10 +92,12 @@ pub fn bank_verilog(kind: BankKind, events: usize, seed: u64) -> Result<String, 
     hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
         Ok(match (kind, events) {
             (BankKind::Morris, 1) => export!(MorrisBank::<1, 5, 5, 6, 3>::new(
-                &MorrisParams::paper(1, seed)
+                &MorrisParams::paper(1, seed),
+                decrement
             )),
             (BankKind::Morris, _) => export!(MorrisBank::<AREA_EVENTS, 5, 145, 6, 3>::new(
-                &MorrisParams::paper(AREA_EVENTS, seed)
+                &MorrisParams::paper(AREA_EVENTS, seed),
+                decrement
             )),
             (BankKind::Float, 1) => export!(FloatBank::<1, 30, 1>::new(&FloatParams::thirty_bit(
                 1, seed
@@ -95,11 +111,11 @@ pub fn bank_verilog(kind: BankKind, events: usize, seed: u64) -> Result<String, 
     })?
 }
 
-/// The bank as a design for the synthesis flow (top module `top`, LFSR seeds from 1).
-pub fn bank_design(kind: BankKind, events: usize) -> Result<Design, String> {
+/// The bank as a design for the synthesis flow on `family` (top module `top`, LFSR seeds from 1).
+pub fn bank_design(kind: BankKind, events: usize, family: Family) -> Result<Design, String> {
     Ok(Design {
         name: format!("{}-bank-{events}", kind.short_name()),
-        verilog: bank_verilog(kind, events, 1)?,
+        verilog: bank_verilog(kind, events, 1, family)?,
         top: "top".into(),
         events_per_clock: None,
     })
@@ -136,7 +152,7 @@ pub fn yosys_area(
             )))
         }
     };
-    let design = bank_design(kind, events).map_err(FlowError::Input)?;
+    let design = bank_design(kind, events, target.family()).map_err(FlowError::Input)?;
     let dir = std::env::temp_dir().join(format!(
         "hwprof-area-{}-{family}-{events}",
         std::process::id()

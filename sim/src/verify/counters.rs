@@ -12,8 +12,8 @@ use crate::model::counters::morris::MorrisBank as MorrisModel;
 use crate::verify::icarus::{self, IcarusError, SimDir, Simulator};
 use hwprof_hdl::counters::bank::{ESTIMATE_BITS, QUERY_INDEX_BITS};
 use hwprof_hdl::counters::exact::ExactBank;
-use hwprof_hdl::counters::float::FloatBank;
-use hwprof_hdl::counters::morris::MorrisBank;
+use hwprof_hdl::counters::float::{FloatBank, FloatEstimate};
+use hwprof_hdl::counters::morris::{GroupMean, MorrisBank};
 use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -96,30 +96,41 @@ impl Stimulus {
     }
 }
 
-/// The ports every bank shares, for one testbench over all of them.
-pub trait QueryBank: Block + Send + 'static {
-    fn drive(&mut self, reset: bool, inc: u64, query_valid: bool, query_event: u64);
+/// A unit under test with one clock.
+pub trait Clocked: Block + Send + 'static {
     fn clock_high(&self) -> bool;
     fn toggle_clock(&mut self);
+}
+
+/// The ports every bank shares, for one testbench over all of them.
+pub trait QueryBank: Clocked {
+    fn drive(&mut self, reset: bool, inc: u64, query_valid: bool, query_event: u64);
     fn query_ready(&self) -> bool;
     fn estimate_valid(&self) -> bool;
     fn estimate(&self) -> u64;
 }
 
+macro_rules! clocked {
+    ($($g:ident),* ; $ty:ty) => {
+        impl<$(const $g: usize),*> Clocked for $ty {
+            fn clock_high(&self) -> bool {
+                self.clock.val().clk
+            }
+            fn toggle_clock(&mut self) {
+                self.clock.next = !self.clock.val();
+            }
+        }
+    };
+}
 macro_rules! query_bank {
     ($($g:ident),* ; $ty:ty ; $e:ident) => {
+        clocked!($($g),* ; $ty);
         impl<$(const $g: usize),*> QueryBank for $ty {
             fn drive(&mut self, reset: bool, inc: u64, query_valid: bool, query_event: u64) {
                 self.reset.next = reset;
                 self.inc.next = bits::<$e>(inc);
                 self.query_valid.next = query_valid;
                 self.query_event.next = bits::<QUERY_INDEX_BITS>(query_event);
-            }
-            fn clock_high(&self) -> bool {
-                self.clock.val().clk
-            }
-            fn toggle_clock(&mut self) {
-                self.clock.next = !self.clock.val();
             }
             fn query_ready(&self) -> bool {
                 self.query_ready.val()
@@ -141,7 +152,7 @@ query_bank!(E; ExactBank<E>; E);
 /// Longest a query may take (the Morris divider's latency bounds it).
 const QUERY_TIMEOUT: usize = 400;
 
-fn cycle<T: QueryBank>(sim: &mut Sim<T>, mut x: Box<T>) -> Result<Box<T>, SimError> {
+fn cycle<T: Clocked>(sim: &mut Sim<T>, mut x: Box<T>) -> Result<Box<T>, SimError> {
     if x.clock_high() {
         x = sim.watch(|x| !x.clock_high(), x)?;
         x = sim.watch(|x| x.clock_high(), x)?;
@@ -305,11 +316,92 @@ pub fn run_external<T: Block>(
         .collect()
 }
 
+/// The serial query units ([`GroupMean`], [`FloatEstimate`]): start, run, last, estimate.
+pub trait SerialUnit: Clocked {
+    /// What the unit takes on `start`.
+    type Input: Clone + Send + std::panic::RefUnwindSafe + 'static;
+    fn drive(&mut self, start: bool, run: bool, input: &Self::Input);
+    fn last(&self) -> bool;
+    fn estimate(&self) -> u64;
+}
+
+macro_rules! serial_unit_ports {
+    () => {
+        fn last(&self) -> bool {
+            self.last.val()
+        }
+        fn estimate(&self) -> u64 {
+            self.estimate.val().to_u64()
+        }
+    };
+}
+
+clocked!(G, B; GroupMean<G, B>);
+clocked!(B; FloatEstimate<B>);
+
+impl<const G: usize, const B: usize> SerialUnit for GroupMean<G, B> {
+    type Input = Vec<u32>;
+    fn drive(&mut self, start: bool, run: bool, input: &Vec<u32>) {
+        self.start.next = start;
+        self.run.next = run;
+        for (j, x) in input.iter().enumerate() {
+            self.x[j].next = bits::<B>(*x as u64);
+        }
+    }
+    serial_unit_ports!();
+}
+
+impl<const B: usize> SerialUnit for FloatEstimate<B> {
+    type Input = u64;
+    fn drive(&mut self, start: bool, run: bool, input: &u64) {
+        self.start.next = start;
+        self.run.next = run;
+        self.x.next = bits::<B>(*input);
+    }
+    serial_unit_ports!();
+}
+
+/// Runs a serial unit under rust-hdl's simulator on each input in turn (start, then `run` until
+/// `last`); returns the estimate read the clock after `last`, per input.
+pub fn run_serial_unit<T: SerialUnit>(
+    uut: T,
+    inputs: &[T::Input],
+    name: &str,
+) -> Result<Vec<u64>, String> {
+    let n = inputs.len();
+    let inputs = inputs.to_vec();
+    let results = Arc::new(Mutex::new(Vec::new()));
+    let out = results.clone();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<T>| x.toggle_clock());
+    sim.add_testbench(move |mut sim: Sim<T>| {
+        let mut x = sim.init()?;
+        for input in &inputs {
+            x.drive(true, false, input);
+            x = cycle(&mut sim, x)?;
+            x.drive(false, true, input);
+            let mut clocks = 0;
+            while !x.last() {
+                x = cycle(&mut sim, x)?;
+                clocks += 1;
+                sim_assert!(sim, clocks < QUERY_TIMEOUT, x);
+            }
+            x = cycle(&mut sim, x)?;
+            x.drive(false, false, input);
+            out.lock().unwrap().push(x.estimate());
+        }
+        sim.done(x)
+    });
+    crate::verify::waveform::run(sim, uut, 10 * (n as u64 + 1) * QUERY_TIMEOUT as u64, name)?;
+    let v = results.lock().unwrap().clone();
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use hwprof_hdl::counters::float::FloatParams;
-    use hwprof_hdl::counters::morris::MorrisParams;
+    use hwprof_hdl::counters::morris::{group_estimate, Decrement, MorrisParams};
 
     /// Small enough for rust-hdl's simulator, yet counters saturate (one register, 18 fresh bits
     /// per clock for 3 members of 6 bits).
@@ -331,13 +423,59 @@ mod tests {
         }
     }
 
+    /// Cases that reach what the banks' co-simulations cannot: X = 63, full groups, saturated f.
+    fn mean_cases<const G: usize, const B: usize>(seed: u64) -> Vec<Vec<u32>> {
+        let top = (1u32 << B) - 1;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut cases = vec![vec![0; G], vec![top; G], vec![1; G]];
+        cases.extend((0..12).map(|_| (0..G).map(|_| rng.gen_range(0..=top)).collect::<Vec<_>>()));
+        cases
+    }
+
+    fn check_group_mean<const G: usize, const B: usize>(seed: u64) {
+        let p = MorrisParams { bits: B, group: G, events: 1, seed: 0 };
+        let cases = mean_cases::<G, B>(seed);
+        let want: Vec<u64> = cases.iter().map(|c| group_estimate(c)).collect();
+        let uut = GroupMean::<G, B>::new(&p).unwrap();
+        assert_eq!(run_serial_unit(uut, &cases, "group_mean").unwrap(), want);
+    }
+
+    #[test]
+    fn group_mean_matches_model() {
+        check_group_mean::<5, 6>(1);
+        check_group_mean::<1, 6>(2);
+        check_group_mean::<3, 3>(3);
+        check_group_mean::<64, 6>(4);
+    }
+
+    fn check_float_estimate<const B: usize>(mantissa: usize, seed: u64) {
+        let p = FloatParams { bits: B, mantissa, events: 1, seed: 0 };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let top = p.max_state() | ((1 << mantissa) - 1);
+        let mut cases: Vec<u64> = vec![0, 1, (1 << mantissa) - 1, 1 << mantissa, top];
+        cases.extend((0..16).map(|_| rng.gen_range(0..=top)));
+        let want: Vec<u64> = cases.iter().map(|&x| p.estimate(x)).collect();
+        assert!(want.contains(&u64::MAX), "no saturated case: {cases:?}");
+        let uut = FloatEstimate::<B>::new(&p).unwrap();
+        assert_eq!(run_serial_unit(uut, &cases, "float_estimate").unwrap(), want);
+    }
+
+    #[test]
+    fn float_estimate_matches_model() {
+        check_float_estimate::<9>(3, 5);
+        check_float_estimate::<30>(24, 6);
+        check_float_estimate::<7>(1, 7);
+    }
+
     #[test]
     fn morris_rust_hdl_matches_model() {
         let p = small_morris();
         let stim = Stimulus::random(4, &[800, 120], 1);
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
-        let got = run_rust_hdl(MorrisBank::<4, 3, 12, 3, 1>::new(&p).unwrap(), &stim).unwrap();
-        assert_eq!(got, want);
+        for decrement in [Decrement::Toggles, Decrement::CarryChain] {
+            let uut = MorrisBank::<4, 3, 12, 3, 1>::new(&p, decrement).unwrap();
+            assert_eq!(run_rust_hdl(uut, &stim).unwrap(), want, "{decrement:?}");
+        }
         assert!(
             want.iter().any(|&v| v == 127),
             "some group saturated: {want:?}"
@@ -367,7 +505,7 @@ mod tests {
         let stim = Stimulus::random(4, &[300, 120], 4);
         let p = small_morris();
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
-        let mut uut = MorrisBank::<4, 3, 12, 3, 1>::new(&p).unwrap();
+        let mut uut = MorrisBank::<4, 3, 12, 3, 1>::new(&p, Decrement::CarryChain).unwrap();
         assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
 
         let stim = Stimulus::random(3, &[300, 120], 5);
@@ -389,7 +527,7 @@ mod tests {
         stim.queried = vec![0, 13, 27, 28];
         let p = MorrisParams::paper(29, 21);
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
-        let mut uut = MorrisBank::<29, 5, 145, 6, 3>::new(&p).unwrap();
+        let mut uut = MorrisBank::<29, 5, 145, 6, 3>::new(&p, Decrement::Toggles).unwrap();
         assert_eq!(
             run_external(Simulator::Verilator, &mut uut, &stim).unwrap(),
             want
