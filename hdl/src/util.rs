@@ -86,3 +86,45 @@ pub fn on_rtl_thread<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R, String>
             .map_err(|_| "the RTL thread panicked".to_string())
     })
 }
+
+/// A D flip-flop with no power-up value, for state that a synchronous reset sets to non-zero
+/// values (rust-hdl's `DFF` declares `initial q = 0`). ECP5 flip-flops take a synchronous set or
+/// reset only when it agrees with the power-up value (one REGSET fixes both), so with a zero
+/// `initial` a reset to ones costs a LUT per bit; without one, Yosys uses the flip-flop's own
+/// set/reset and clock enable on both families. The block's reset must be asserted before use,
+/// as every hwprof block requires anyway.
+#[derive(Clone, Debug, LogicBlock, Default)]
+pub struct ResetDFF<T: Synth> {
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+    pub clock: Signal<In, Clock>,
+}
+
+impl<T: Synth> Logic for ResetDFF<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.q.next = self.d.val()
+        }
+    }
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "\
+always @(posedge clock) begin
+   q <= d;
+end
+"
+            .into(),
+        )
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "dff".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
+}

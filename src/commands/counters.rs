@@ -209,6 +209,12 @@ fn area(a: AreaArgs) -> CmdResult {
                     "{:<48} {:>2} events {:<6} storage {:>2} b/event  cells {:>6}  FFs {:>6}  LUT4 {:>6}  carry {:>5}",
                     r.kind, r.events, r.family, r.storage_bits_per_event, r.cells, r.flip_flops, r.luts, r.carries
                 );
+                for p in &r.parts {
+                    println!(
+                        "    {:<28} x{:<4} cells {:>6}  FFs {:>6}",
+                        p.part, p.copies, p.cells, p.flip_flops
+                    );
+                }
             }
             rows.push(r);
         }

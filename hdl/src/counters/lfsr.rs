@@ -41,6 +41,7 @@
 //! it); each event's own estimate keeps the Morris (or floating-point) distribution.
 
 use crate::hash::SplitMix64;
+use crate::util::ResetDFF;
 use rust_hdl::prelude::*;
 
 /// Width of every register; the feedback polynomial is x^127 + x + 1.
@@ -172,7 +173,8 @@ pub struct PoolRegister {
     pub reset: Signal<In, Bit>,
     /// This clock's fresh bits in bits 0..LEAP (0 above).
     pub fresh: Signal<Out, Bits<POOL_WIDTH>>,
-    state: DFF<Bits<POOL_WIDTH>>,
+    /// Reset to the seed: no power-up value, see [`ResetDFF`].
+    state: ResetDFF<Bits<POOL_WIDTH>>,
     seed: Constant<Bits<POOL_WIDTH>>,
     leap: Constant<Bits<8>>,
     keep: Constant<Bits<8>>,

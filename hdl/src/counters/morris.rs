@@ -23,6 +23,7 @@ use crate::counters::bank::{
     ESTIMATE_BITS, QUERY_INDEX_BITS,
 };
 use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
+use crate::util::ResetDFF;
 use rust_hdl::prelude::*;
 
 /// Width of the group sum: 2^X − 1 < 2^63 (X ≤ 63) times g ≤ 64 fits in 69 bits.
@@ -106,8 +107,8 @@ pub enum Decrement {
 approximate_counter! {
     /// One Morris counter; its random bits arrive as the clock's Z of its member.
     pub struct MorrisCounter<const B: usize> {
-        /// y = 2^B − 1 − X.
-        y: DFF<Bits<B>>,
+        /// y = 2^B − 1 − X (reset to ones: no power-up value, see [`ResetDFF`]).
+        y: ResetDFF<Bits<B>>,
         /// Z with the event at bit B: the chain's first operand.
         operand: Signal<Local, Bits<8>>,
         /// operand + y + 1: bit B + 1 is set iff the event came and Z + y + 1 ≥ 2^B (Z + y + 1 < 2^(B+1)).

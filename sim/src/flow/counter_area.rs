@@ -4,9 +4,11 @@
 use super::device::{Family, Target};
 use super::tools::Preference;
 use super::{Design, FlowError};
+use hwprof_hdl::counters::bank::{EventSelect, QueryControl};
 use hwprof_hdl::counters::exact::ExactBank;
-use hwprof_hdl::counters::float::{FloatBank, FloatParams};
-use hwprof_hdl::counters::morris::{Decrement, MorrisBank, MorrisParams};
+use hwprof_hdl::counters::float::{FloatBank, FloatCounter, FloatEstimate, FloatParams};
+use hwprof_hdl::counters::lfsr::SharedRandom;
+use hwprof_hdl::counters::morris::{Decrement, GroupMean, MorrisBank, MorrisCounter, MorrisParams};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 
@@ -121,6 +123,53 @@ pub fn bank_design(kind: BankKind, events: usize, family: Family) -> Result<Desi
     })
 }
 
+/// The parts of a 29-event bank, each exported alone (module `top`): its name, Verilog, and how
+/// many copies the bank holds. What they do not cover (wiring, the exact bank's counters, and
+/// what Yosys optimizes across their boundaries) is the bank's total less their sum.
+pub fn bank_parts(kind: BankKind, family: Family) -> Result<Vec<(&'static str, String, u64)>, String> {
+    let decrement = decrement_for(family);
+    let n = AREA_EVENTS as u64;
+    hwprof_hdl::util::on_rtl_thread(move || -> Result<_, String> {
+        let handshake = ("query handshake", export!(Ok::<_, String>(QueryControl::default())), 1);
+        Ok(match kind {
+            BankKind::Morris => {
+                let p = MorrisParams::paper(AREA_EVENTS, 1);
+                vec![
+                    ("counters", export!(MorrisCounter::<6>::new(&p, decrement)), 5 * n),
+                    ("random source", export!(SharedRandom::<5, 3>::new(&p.pool()?)), 1),
+                    ("query select", export!(Ok::<_, String>(EventSelect::<6>::new(AREA_EVENTS, 5))), 1),
+                    ("query arithmetic", export!(GroupMean::<5, 6>::new(&p)), 1),
+                    handshake,
+                ]
+            }
+            BankKind::Float => {
+                let p = FloatParams::thirty_bit(AREA_EVENTS, 1);
+                vec![
+                    ("counters", export!(FloatCounter::<30>::new(&p)), n),
+                    ("random source", export!(SharedRandom::<1, 1>::new(&p.pool()?)), 1),
+                    ("query select", export!(Ok::<_, String>(EventSelect::<30>::new(AREA_EVENTS, 1))), 1),
+                    ("query arithmetic", export!(FloatEstimate::<30>::new(&p)), 1),
+                    handshake,
+                ]
+            }
+            BankKind::Exact => vec![
+                ("query select", export!(Ok::<_, String>(EventSelect::<64>::new(AREA_EVENTS, 1))), 1),
+                handshake,
+            ],
+        })
+    })?
+}
+
+/// Yosys's cells of one part of a bank, all copies.
+#[derive(Clone, Debug, Serialize)]
+pub struct PartArea {
+    pub part: String,
+    pub copies: u64,
+    /// Negative for "rest" when Yosys saves more across the parts' boundaries than the glue costs.
+    pub cells: i64,
+    pub flip_flops: i64,
+}
+
 /// Yosys's cell count for one family.
 #[derive(Clone, Debug, Serialize)]
 pub struct Area {
@@ -132,6 +181,8 @@ pub struct Area {
     pub flip_flops: u64,
     pub luts: u64,
     pub carries: u64,
+    /// Each part synthesized alone, then "rest": the total less the parts.
+    pub parts: Vec<PartArea>,
 }
 
 /// Yosys's cell counts of the `events`-event bank of `kind` for `family` (`ice40` or `ecp5`):
@@ -160,6 +211,32 @@ pub fn yosys_area(
     let stat = super::yosys_area(&design, target, &dir, pref, progress);
     let _ = std::fs::remove_dir_all(&dir);
     let stat = stat?;
+    let total: u64 = stat.cells_by_type.values().sum();
+    let mut parts = vec![];
+    for (part, verilog, copies) in bank_parts(kind, target.family()).map_err(FlowError::Input)? {
+        let d = Design {
+            name: format!("{}-{}", kind.short_name(), part.replace(' ', "-")),
+            verilog,
+            top: "top".into(),
+            events_per_clock: None,
+        };
+        let s = super::yosys_area(&d, target, &dir, pref, progress);
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = s?;
+        parts.push(PartArea {
+            part: part.into(),
+            copies,
+            cells: (copies * s.cells_by_type.values().sum::<u64>()) as i64,
+            flip_flops: (copies * s.ffs) as i64,
+        });
+    }
+    let (cells, ffs) = parts.iter().fold((0, 0), |(c, f), p| (c + p.cells, f + p.flip_flops));
+    parts.push(PartArea {
+        part: "rest".into(),
+        copies: 1,
+        cells: total as i64 - cells,
+        flip_flops: stat.ffs as i64 - ffs,
+    });
     Ok(Area {
         kind: kind.name().into(),
         events,
@@ -169,5 +246,6 @@ pub fn yosys_area(
         flip_flops: stat.ffs,
         luts: stat.luts,
         carries: stat.carry,
+        parts,
     })
 }
