@@ -41,7 +41,7 @@
 //! it); each event's own estimate keeps the Morris (or floating-point) distribution.
 
 use crate::hash::SplitMix64;
-use crate::util::{BitGather, ResetDFF};
+use crate::util::ResetDFF;
 use rust_hdl::prelude::*;
 
 /// Width of every register; the feedback polynomial is x^127 + x + 1.
@@ -212,12 +212,6 @@ impl Logic for PoolRegister {
 
 /// Z of one member: the trailing zeros of its field, K if none is set. Strand k's register's fresh
 /// bits arrive on `strand<k>` (unused strands are masked off).
-///
-/// The field is gathered into a 64-bit word with a 1 at bit K (so an all-zero field gives K), and
-/// its trailing zeros found by halving: Z's bit 5 says the low 32 bits are all zero, and the half
-/// that holds the lowest set bit goes on to the next level (bit 4 from 16 bits, …, bit 0 from 2).
-/// Six levels of a zero test and a 2:1 multiplexer: about 2·64 LUT inputs, where a 62-way
-/// priority chain maps to wide multiplexers.
 #[derive(LogicBlock)]
 pub struct TrailingZeros {
     pub strand0: Signal<In, Bits<POOL_WIDTH>>,
@@ -227,19 +221,11 @@ pub struct TrailingZeros {
     strands: [Signal<Local, Bits<POOL_WIDTH>>; MAX_STRANDS],
     /// Fresh bits of strand k that belong to the field.
     mask: [Constant<Bits<POOL_WIDTH>>; MAX_STRANDS],
-    /// Entry 21·k + i: the fresh-bit index of field bit 21·k + i (in strand k).
+    /// Entry 21·k + i: fresh-bit index and field bit o of strand 2 − k, bit 20 − i — from the highest
+    /// field bit down, so that the last set bit found is the lowest.
     position: [Constant<Bits<8>>; MAX_STRANDS * STRAND],
-    field: BitGather<64>,
-    /// The field with bit K set.
-    padded: Signal<Local, Bits<64>>,
-    stop: Constant<Bits<64>>,
-    half: Signal<Local, Bits<32>>,
-    quarter: Signal<Local, Bits<16>>,
-    eighth: Signal<Local, Bits<8>>,
-    sixteenth: Signal<Local, Bits<4>>,
-    pair: Signal<Local, Bits<2>>,
-    /// Z's bits, 0 … 5.
-    digits: BitGather<Z_BITS>,
+    value: [Constant<Bits<Z_BITS>>; MAX_STRANDS * STRAND],
+    cap: Constant<Bits<Z_BITS>>,
 }
 
 impl TrailingZeros {
@@ -248,6 +234,11 @@ impl TrailingZeros {
         for o in 0..params.field {
             mask[o / STRAND] |= 1 << params.field_bit(j, o).1;
         }
+        let entry = |t: usize| {
+            let o = (MAX_STRANDS - 1 - t / STRAND) * STRAND + (STRAND - 1 - t % STRAND);
+            let lane = params.strand(j, o / STRAND).1;
+            (lane + LANES * (o % STRAND), o)
+        };
         TrailingZeros {
             strand0: Default::default(),
             strand1: Default::default(),
@@ -255,19 +246,9 @@ impl TrailingZeros {
             z: Default::default(),
             strands: std::array::from_fn(|_| Default::default()),
             mask: std::array::from_fn(|k| Constant::new(pool_bits(mask[k]))),
-            position: std::array::from_fn(|o| {
-                let lane = params.strand(j, o / STRAND).1;
-                Constant::new(bits((lane + LANES * (o % STRAND)) as u64))
-            }),
-            field: Default::default(),
-            padded: Default::default(),
-            stop: Constant::new(bits(1u64 << params.field)),
-            half: Default::default(),
-            quarter: Default::default(),
-            eighth: Default::default(),
-            sixteenth: Default::default(),
-            pair: Default::default(),
-            digits: Default::default(),
+            position: std::array::from_fn(|t| Constant::new(bits(entry(t).0 as u64))),
+            value: std::array::from_fn(|t| Constant::new(bits(entry(t).1 as u64))),
+            cap: Constant::new(bits(params.field as u64)),
         }
     }
 }
@@ -278,42 +259,17 @@ impl Logic for TrailingZeros {
         self.strands[0].next = self.strand0.val() & self.mask[0].val();
         self.strands[1].next = self.strand1.val() & self.mask[1].val();
         self.strands[2].next = self.strand2.val() & self.mask[2].val();
+        self.z.next = self.cap.val();
         for k in 0..MAX_STRANDS {
             for i in 0..STRAND {
-                self.field.bits[k * 21 + i].next = self.strands[k]
+                if self.strands[2 - k]
                     .val()
-                    .get_bit(self.position[k * 21 + i].val().index());
+                    .get_bit(self.position[k * 21 + i].val().index())
+                {
+                    self.z.next = self.value[k * 21 + i].val();
+                }
             }
         }
-        self.field.bits[63].next = false;
-        self.padded.next = self.field.word.val() | self.stop.val();
-        self.digits.bits[5].next = self.padded.val().get_bits::<32>(0) == 0;
-        self.half.next = self.padded.val().get_bits::<32>(0);
-        if self.digits.bits[5].val() {
-            self.half.next = self.padded.val().get_bits::<32>(32);
-        }
-        self.digits.bits[4].next = self.half.val().get_bits::<16>(0) == 0;
-        self.quarter.next = self.half.val().get_bits::<16>(0);
-        if self.digits.bits[4].val() {
-            self.quarter.next = self.half.val().get_bits::<16>(16);
-        }
-        self.digits.bits[3].next = self.quarter.val().get_bits::<8>(0) == 0;
-        self.eighth.next = self.quarter.val().get_bits::<8>(0);
-        if self.digits.bits[3].val() {
-            self.eighth.next = self.quarter.val().get_bits::<8>(8);
-        }
-        self.digits.bits[2].next = self.eighth.val().get_bits::<4>(0) == 0;
-        self.sixteenth.next = self.eighth.val().get_bits::<4>(0);
-        if self.digits.bits[2].val() {
-            self.sixteenth.next = self.eighth.val().get_bits::<4>(4);
-        }
-        self.digits.bits[1].next = self.sixteenth.val().get_bits::<2>(0) == 0;
-        self.pair.next = self.sixteenth.val().get_bits::<2>(0);
-        if self.digits.bits[1].val() {
-            self.pair.next = self.sixteenth.val().get_bits::<2>(2);
-        }
-        self.digits.bits[0].next = !self.pair.val().get_bit(0);
-        self.z.next = self.digits.word.val();
     }
 }
 
