@@ -172,7 +172,9 @@ fn parse_family(f: &str) -> Result<Family, CliError> {
     match f {
         "ice40" => Ok(Family::Ice40),
         "ecp5" => Ok(Family::Ecp5),
-        _ => Err(CliError::input(format!("--family {f:?}: use ice40 or ecp5"))),
+        _ => Err(CliError::input(format!(
+            "--family {f:?}: use ice40 or ecp5"
+        ))),
     }
 }
 

@@ -288,9 +288,7 @@ pub fn run(a: SynthArgs) -> CmdResult {
     let spinner = Progress::spinner(format!("synthesizing {}", designs[0].name));
     for (t, design) in targets.into_iter().zip(&designs) {
         let opts = flow_options(&a, t, several)?;
-        results.push(flow::run(design, &opts, &mut |l| {
-            spinner.step("synth", l)
-        })?);
+        results.push(flow::run(design, &opts, &mut |l| spinner.step("synth", l))?);
     }
     spinner.finish();
     let refs: Vec<&SynthResult> = results.iter().collect();

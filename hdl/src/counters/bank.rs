@@ -176,7 +176,9 @@ impl<const W: usize> EventSelect<W> {
             inputs: (0..n).map(|_| Default::default()).collect(),
             outputs: (0..members).map(|_| Default::default()).collect(),
             chain: (0..=n).map(|_| Default::default()).collect(),
-            owner: (0..n).map(|p| Constant::new(bits((p % events) as u64))).collect(),
+            owner: (0..n)
+                .map(|p| Constant::new(bits((p % events) as u64)))
+                .collect(),
             keep: (0..n)
                 .map(|p| Constant::new(bits(if p % events == 0 { 0 } else { ones })))
                 .collect(),
@@ -186,7 +188,9 @@ impl<const W: usize> EventSelect<W> {
                     Constant::new(bits(if end { (p / events) as u64 } else { none }))
                 })
                 .collect(),
-            member_ids: (0..members).map(|j| Constant::new(bits(j as u64))).collect(),
+            member_ids: (0..members)
+                .map(|j| Constant::new(bits(j as u64)))
+                .collect(),
         }
     }
 }

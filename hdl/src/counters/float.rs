@@ -176,7 +176,10 @@ impl<const B: usize> FloatEstimate<B> {
     pub fn new(params: &FloatParams) -> Result<Self, String> {
         params.validate()?;
         if params.bits != B {
-            return Err(format!("float estimate width {B} != parameters ({})", params.bits));
+            return Err(format!(
+                "float estimate width {B} != parameters ({})",
+                params.bits
+            ));
         }
         let d = params.mantissa as u64;
         Ok(FloatEstimate {

@@ -19,8 +19,7 @@
 
 use crate::counters::bank::{
     approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, EventSelect,
-    QueryControl,
-    ESTIMATE_BITS, QUERY_INDEX_BITS,
+    QueryControl, ESTIMATE_BITS, QUERY_INDEX_BITS,
 };
 use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
 use crate::util::ResetDFF;

@@ -126,18 +126,37 @@ pub fn bank_design(kind: BankKind, events: usize, family: Family) -> Result<Desi
 /// The parts of a 29-event bank, each exported alone (module `top`): its name, Verilog, and how
 /// many copies the bank holds. What they do not cover (wiring, the exact bank's counters, and
 /// what Yosys optimizes across their boundaries) is the bank's total less their sum.
-pub fn bank_parts(kind: BankKind, family: Family) -> Result<Vec<(&'static str, String, u64)>, String> {
+pub fn bank_parts(
+    kind: BankKind,
+    family: Family,
+) -> Result<Vec<(&'static str, String, u64)>, String> {
     let decrement = decrement_for(family);
     let n = AREA_EVENTS as u64;
     hwprof_hdl::util::on_rtl_thread(move || -> Result<_, String> {
-        let handshake = ("query handshake", export!(Ok::<_, String>(QueryControl::default())), 1);
+        let handshake = (
+            "query handshake",
+            export!(Ok::<_, String>(QueryControl::default())),
+            1,
+        );
         Ok(match kind {
             BankKind::Morris => {
                 let p = MorrisParams::paper(AREA_EVENTS, 1);
                 vec![
-                    ("counters", export!(MorrisCounter::<6>::new(&p, decrement)), 5 * n),
-                    ("random source", export!(SharedRandom::<5, 3>::new(&p.pool()?)), 1),
-                    ("query select", export!(Ok::<_, String>(EventSelect::<6>::new(AREA_EVENTS, 5))), 1),
+                    (
+                        "counters",
+                        export!(MorrisCounter::<6>::new(&p, decrement)),
+                        5 * n,
+                    ),
+                    (
+                        "random source",
+                        export!(SharedRandom::<5, 3>::new(&p.pool()?)),
+                        1,
+                    ),
+                    (
+                        "query select",
+                        export!(Ok::<_, String>(EventSelect::<6>::new(AREA_EVENTS, 5))),
+                        1,
+                    ),
                     ("query arithmetic", export!(GroupMean::<5, 6>::new(&p)), 1),
                     handshake,
                 ]
@@ -146,14 +165,26 @@ pub fn bank_parts(kind: BankKind, family: Family) -> Result<Vec<(&'static str, S
                 let p = FloatParams::thirty_bit(AREA_EVENTS, 1);
                 vec![
                     ("counters", export!(FloatCounter::<30>::new(&p)), n),
-                    ("random source", export!(SharedRandom::<1, 1>::new(&p.pool()?)), 1),
-                    ("query select", export!(Ok::<_, String>(EventSelect::<30>::new(AREA_EVENTS, 1))), 1),
+                    (
+                        "random source",
+                        export!(SharedRandom::<1, 1>::new(&p.pool()?)),
+                        1,
+                    ),
+                    (
+                        "query select",
+                        export!(Ok::<_, String>(EventSelect::<30>::new(AREA_EVENTS, 1))),
+                        1,
+                    ),
                     ("query arithmetic", export!(FloatEstimate::<30>::new(&p)), 1),
                     handshake,
                 ]
             }
             BankKind::Exact => vec![
-                ("query select", export!(Ok::<_, String>(EventSelect::<64>::new(AREA_EVENTS, 1))), 1),
+                (
+                    "query select",
+                    export!(Ok::<_, String>(EventSelect::<64>::new(AREA_EVENTS, 1))),
+                    1,
+                ),
                 handshake,
             ],
         })
@@ -230,7 +261,9 @@ pub fn yosys_area(
             flip_flops: (copies * s.ffs) as i64,
         });
     }
-    let (cells, ffs) = parts.iter().fold((0, 0), |(c, f), p| (c + p.cells, f + p.flip_flops));
+    let (cells, ffs) = parts
+        .iter()
+        .fold((0, 0), |(c, f), p| (c + p.cells, f + p.flip_flops));
     parts.push(PartArea {
         part: "rest".into(),
         copies: 1,

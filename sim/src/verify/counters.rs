@@ -433,7 +433,12 @@ mod tests {
     }
 
     fn check_group_mean<const G: usize, const B: usize>(seed: u64) {
-        let p = MorrisParams { bits: B, group: G, events: 1, seed: 0 };
+        let p = MorrisParams {
+            bits: B,
+            group: G,
+            events: 1,
+            seed: 0,
+        };
         let cases = mean_cases::<G, B>(seed);
         let want: Vec<u64> = cases.iter().map(|c| group_estimate(c)).collect();
         let uut = GroupMean::<G, B>::new(&p).unwrap();
@@ -449,7 +454,12 @@ mod tests {
     }
 
     fn check_float_estimate<const B: usize>(mantissa: usize, seed: u64) {
-        let p = FloatParams { bits: B, mantissa, events: 1, seed: 0 };
+        let p = FloatParams {
+            bits: B,
+            mantissa,
+            events: 1,
+            seed: 0,
+        };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let top = p.max_state() | ((1 << mantissa) - 1);
         let mut cases: Vec<u64> = vec![0, 1, (1 << mantissa) - 1, 1 << mantissa, top];
@@ -457,7 +467,10 @@ mod tests {
         let want: Vec<u64> = cases.iter().map(|&x| p.estimate(x)).collect();
         assert!(want.contains(&u64::MAX), "no saturated case: {cases:?}");
         let uut = FloatEstimate::<B>::new(&p).unwrap();
-        assert_eq!(run_serial_unit(uut, &cases, "float_estimate").unwrap(), want);
+        assert_eq!(
+            run_serial_unit(uut, &cases, "float_estimate").unwrap(),
+            want
+        );
     }
 
     #[test]
