@@ -513,6 +513,30 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// The documented answer to an event index ≥ E: zero counters, estimate 0.
+    #[test]
+    fn queries_beyond_the_bank_read_zero() {
+        fn check<T: QueryBank, M: BankModel>(uut: T, model: impl FnMut() -> M, events: usize) {
+            let mut stim = Stimulus::random(events, &[200], 9);
+            stim.queried = vec![1];
+            let mut want = stim.expected(model);
+            assert_ne!(want[0], 0, "event 1 counted nothing");
+            stim.queried = vec![1, events, 200];
+            want.extend([0, 0]);
+            assert_eq!(run_rust_hdl(uut, &stim).unwrap(), want);
+        }
+        let p = small_morris();
+        let bank = MorrisBank::<4, 3, 12, 3, 1>::new(&p, Decrement::Toggles).unwrap();
+        check(bank, || MorrisModel::new(p).unwrap(), 4);
+        let p = small_float();
+        check(
+            FloatBank::<3, 6, 1>::new(&p).unwrap(),
+            || FloatModel::new(p).unwrap(),
+            3,
+        );
+        check(ExactBank::<3>::new().unwrap(), || ExactModel::new(3), 3);
+    }
+
     #[test]
     fn small_banks_icarus_match_models() {
         let stim = Stimulus::random(4, &[300, 120], 4);
