@@ -295,24 +295,37 @@ impl BufferConfig {
 pub const LOW_BITS: usize = 4;
 /// Per way in the meta RAM: the LRU age (low bits) and the valid flag (top bit).
 pub const META_BITS: usize = AGE_BITS + 1;
+/// Per way in the flags RAM, for each counter (taken, not-taken): its high part is full
+/// (`counter_max` with the low bits zero) and its high part is one carry below full. Kept beside
+/// the counts so no stage compares a block-RAM word.
+pub const FLAG_BITS: usize = 4;
 /// Cycles between a sampling point and the first readout read: the events still in the pipeline
-/// (at most two) reach block RAM first.
-pub const DRAIN_CYCLES: u64 = 2;
+/// (at most three) reach block RAM first.
+pub const DRAIN_CYCLES: u64 = 3;
 
 /// The profile buffer. `CW` = counter width, `TW` = tag width (1 and unused in the direct modes),
 /// `AW` = block-RAM address width ([`BufferConfig::ram_address_bits`]); every other size comes
 /// from [`BufferConfig`] through `Constant`s and `Vec` lengths.
 ///
-/// **Storage**: per way, four block RAMs of one word per set (num_taken, num_not_taken, partial
-/// tag, meta = valid + LRU age); one read and one write per clock, registered read, old data on a
-/// same-address write (`RAM<D, N>`). A direct mode is one way without tags.
+/// **Storage**: per way, five block RAMs of one word per set (num_taken, num_not_taken, partial
+/// tag, meta = valid + LRU age, and the counters' saturation flags); one read and one write per
+/// clock, registered read, old data on a same-address write (`RAM<D, N>`). A direct mode is one
+/// way without tags (its tag and meta RAMs are optimised away).
 ///
 /// **Pipeline** (one event per clock sustained): *accept* — the set's words are read, and the
-/// set is compared with the two events ahead; *S1* — the set as it will be (RAM words, or
-/// *forwarded* whole from W or W2 when an event ahead hit the same set), tag compare per way and
-/// per source, hit / LRU victim, new ages, the counter's low bits incremented (carry-save: high
-/// part, low bits, pending carry); *W* — the carry resolved, the set written back; *W2* — the
-/// exact set kept one more clock, as the RAM read of an event two behind returned old data.
+/// set is compared with the events two and three ahead; *R* — the set as the events ahead left
+/// it (*forwarded* whole from W or W2, else the RAM words) is registered, with its saturation
+/// flags, and the set is compared with the event one ahead; *S1* — the set from R, or from W when
+/// the event one ahead updated the same set (the only one-clock loop: a 2:1 choice, the 4-bit
+/// increment and its flags), tag compare per way, hit / LRU victim, new ages, the counter's low
+/// bits incremented (carry-save: high part, low bits, pending carry); *W* — the carry resolved,
+/// the set written back; *W2* — the exact set kept one more clock, as the RAM read of an event
+/// three behind returned old data.
+///
+/// **Saturation flags**: for each counter, F = its (resolved) high part is full and M = it is
+/// one carry below full. A count saturates when F and the low bits are all ones; a carry out of
+/// the low bits sets F exactly when M held. The flags travel with the counts (registers, RAM),
+/// so the loop compares no wide word.
 ///
 /// **Readout**: `DRAIN_CYCLES` after the sampling point, sets are read in order and each word
 /// is held in the RAM's read register while `out_ready` is low; when a set's last word is
@@ -360,12 +373,16 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     high_max: Constant<Bits<CW>>,
     /// One carry into the high part: 2^LOW_BITS.
     carry_unit: Constant<Bits<CW>>,
-    /// The high part one carry below saturation.
+    /// The high part one and two carries below saturation.
     high_below_max: Constant<Bits<CW>>,
+    high_below_max2: Constant<Bits<CW>>,
     low_max: Constant<Bits<CW>>,
-    /// counter_max itself.
-    count_max: Constant<Bits<CW>>,
     valid_flag: Constant<Bits<META_BITS>>,
+    /// Bits of a flags word: taken F, taken M, not-taken F, not-taken M.
+    flag_tf: Constant<Bits<FLAG_BITS>>,
+    flag_tm: Constant<Bits<FLAG_BITS>>,
+    flag_nf: Constant<Bits<FLAG_BITS>>,
+    flag_nm: Constant<Bits<FLAG_BITS>>,
     way_id: Vec<Constant<Bits<INDEX_BITS>>>,
     meta0: Vec<Constant<Bits<META_BITS>>>,
     drain_cycles: Constant<Bits<2>>,
@@ -374,6 +391,7 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     ram_not_taken: Vec<RAM<Bits<CW>, AW>>,
     ram_tag: Vec<RAM<Bits<TW>, AW>>,
     ram_meta: Vec<RAM<Bits<META_BITS>, AW>>,
+    ram_flags: Vec<RAM<Bits<FLAG_BITS>, AW>>,
     // Control.
     reading: DFF<Bit>,
     /// The sweep after reset: a readout without output words.
@@ -390,30 +408,48 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     /// − 2 (`count_last` after one more event).
     count_last: DFF<Bit>,
     count_next_last: Signal<Local, Bit>,
-    // S1: the event whose set words arrive from RAM; f1 / f2: the event in W / W2 updated the
-    // same set (forward from it instead).
+    // R: the event whose set words arrive from RAM; fw / fw2: the event in W / W2 updated the
+    // same set (take its set instead).
+    r_v: DFF<Bit>,
+    r_taken: DFF<Bit>,
+    r_set: DFF<Bits<INDEX_BITS>>,
+    r_tag: DFF<Bits<TW>>,
+    r_fw: DFF<Bit>,
+    r_fw2: DFF<Bit>,
+    // S1: the event and its set as of R (exact counts and their flags); f1: the event in W
+    // updated the same set (take it from W instead).
     s1_v: DFF<Bit>,
     s1_taken: DFF<Bit>,
     s1_set: DFF<Bits<INDEX_BITS>>,
     s1_tag: DFF<Bits<TW>>,
     s1_f1: DFF<Bit>,
-    s1_f2: DFF<Bit>,
-    // W: the updated set, counters carry-save (high part, low bits, pending carry).
+    s1_taken_count: Vec<DFF<Bits<CW>>>,
+    s1_not_taken_count: Vec<DFF<Bits<CW>>>,
+    s1_flags: Vec<DFF<Bits<FLAG_BITS>>>,
+    s1_tag_of_way: Vec<DFF<Bits<TW>>>,
+    s1_meta: Vec<DFF<Bits<META_BITS>>>,
+    // W: the updated set, counters carry-save (high part, low bits, pending carry) with F of the
+    // resolved high part and `hm` = the high part register is one carry below full.
     w_v: DFF<Bit>,
     w_set: DFF<Bits<INDEX_BITS>>,
     w_t_high: Vec<DFF<Bits<CW>>>,
     w_t_low: Vec<DFF<Bits<CW>>>,
     w_t_carry: Vec<DFF<Bit>>,
+    w_t_full: Vec<DFF<Bit>>,
+    w_t_hm: Vec<DFF<Bit>>,
     w_n_high: Vec<DFF<Bits<CW>>>,
     w_n_low: Vec<DFF<Bits<CW>>>,
     w_n_carry: Vec<DFF<Bit>>,
+    w_n_full: Vec<DFF<Bit>>,
+    w_n_hm: Vec<DFF<Bit>>,
     w_tag: Vec<DFF<Bits<TW>>>,
     w_meta: Vec<DFF<Bits<META_BITS>>>,
-    // W2: the set written one clock earlier, exact.
+    // W2: the set written one clock earlier, exact, with its flags.
     w2_v: DFF<Bit>,
     w2_set: DFF<Bits<INDEX_BITS>>,
     w2_taken: Vec<DFF<Bits<CW>>>,
     w2_not_taken: Vec<DFF<Bits<CW>>>,
+    w2_flags: Vec<DFF<Bits<FLAG_BITS>>>,
     w2_tag: Vec<DFF<Bits<TW>>>,
     w2_meta: Vec<DFF<Bits<META_BITS>>>,
     // Accept stage.
@@ -427,28 +463,33 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     shifted_pc: Signal<Local, Bits<PC_BITS>>,
     tag_pc: Signal<Local, Bits<PC_BITS>>,
     set_index: Signal<Local, Bits<INDEX_BITS>>,
-    // W: exact values.
+    // W: exact values and the flags of what is written.
     w_t_exact: Vec<Signal<Local, Bits<CW>>>,
     w_n_exact: Vec<Signal<Local, Bits<CW>>>,
     w_t_resolved: Vec<Signal<Local, Bits<CW>>>,
     w_n_resolved: Vec<Signal<Local, Bits<CW>>>,
-    /// The resolved high part is at saturation: compared on the carry-save registers, without
-    /// the carry's adder.
-    w_t_full: Vec<Signal<Local, Bit>>,
-    w_n_full: Vec<Signal<Local, Bit>>,
-    // S1: the set as it is, per way (forwarded), and its update.
-    hit_ram: Vec<Signal<Local, Bit>>,
+    /// M of the resolved high part (the pending carry taken into account).
+    w_t_rm: Vec<Signal<Local, Bit>>,
+    w_n_rm: Vec<Signal<Local, Bit>>,
+    w_flags: Vec<Signal<Local, Bits<FLAG_BITS>>>,
+    // S1: the set as it is, per way, and its update.
+    hit_s1: Vec<Signal<Local, Bit>>,
     hit_w: Vec<Signal<Local, Bit>>,
-    hit_w2: Vec<Signal<Local, Bit>>,
     hit: Vec<Signal<Local, Bit>>,
     t_high: Vec<Signal<Local, Bits<CW>>>,
     t_low: Vec<Signal<Local, Bits<CW>>>,
-    /// The counter is at counter_max (it stays there), decided per source before the select so
-    /// no comparison follows the forwarding mux.
-    t_sat: Vec<Signal<Local, Bit>>,
+    t_full: Vec<Signal<Local, Bit>>,
+    /// M, valid where it matters: when the low bits are all ones (no carry pends then).
+    t_hm: Vec<Signal<Local, Bit>>,
+    /// M of the resolved high part, always valid (becomes the next W's `hm`).
+    t_rm: Vec<Signal<Local, Bit>>,
+    t_ones: Vec<Signal<Local, Bit>>,
     n_high: Vec<Signal<Local, Bits<CW>>>,
     n_low: Vec<Signal<Local, Bits<CW>>>,
-    n_sat: Vec<Signal<Local, Bit>>,
+    n_full: Vec<Signal<Local, Bit>>,
+    n_hm: Vec<Signal<Local, Bit>>,
+    n_rm: Vec<Signal<Local, Bit>>,
+    n_ones: Vec<Signal<Local, Bit>>,
     tag: Vec<Signal<Local, Bits<TW>>>,
     meta: Vec<Signal<Local, Bits<META_BITS>>>,
     age: Vec<Signal<Local, Bits<META_BITS>>>,
@@ -473,6 +514,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
         cfg.validate().expect("valid profile-buffer config");
         let w = cfg.ways;
         let low_max = (1u64 << LOW_BITS) - 1;
+        let high_max = cfg.counter_max() & !low_max;
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -502,12 +544,16 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             periodic: Constant::new(cfg.sample_interval != 0),
             interval_m2: k(cfg.sample_interval.wrapping_sub(2) & ((1u64 << SAMPLE_COUNT_BITS) - 1)),
             interval_m1_zero: Constant::new(cfg.sample_interval.saturating_sub(1) == 0),
-            high_max: k(cfg.counter_max() & !low_max),
+            high_max: k(high_max),
             carry_unit: k(1 << LOW_BITS),
-            high_below_max: k((cfg.counter_max() & !low_max) - (1 << LOW_BITS)),
+            high_below_max: k(high_max - (1 << LOW_BITS)),
+            high_below_max2: k(high_max - (2 << LOW_BITS)),
             low_max: k(low_max),
-            count_max: k(cfg.counter_max()),
             valid_flag: k(1 << AGE_BITS),
+            flag_tf: k(1),
+            flag_tm: k(2),
+            flag_nf: k(4),
+            flag_nm: k(8),
             way_id: (0..w).map(|i| k(i as u64)).collect(),
             meta0: (0..w).map(|i| k(cfg.initial_age(i))).collect(),
             drain_cycles: k(DRAIN_CYCLES),
@@ -515,6 +561,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             ram_not_taken: per_way(w),
             ram_tag: per_way(w),
             ram_meta: per_way(w),
+            ram_flags: per_way(w),
             reading: Default::default(),
             silent: Default::default(),
             drain: Default::default(),
@@ -524,26 +571,41 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             ev_count: Default::default(),
             count_last: Default::default(),
             count_next_last: Default::default(),
+            r_v: Default::default(),
+            r_taken: Default::default(),
+            r_set: Default::default(),
+            r_tag: Default::default(),
+            r_fw: Default::default(),
+            r_fw2: Default::default(),
             s1_v: Default::default(),
             s1_taken: Default::default(),
             s1_set: Default::default(),
             s1_tag: Default::default(),
             s1_f1: Default::default(),
-            s1_f2: Default::default(),
+            s1_taken_count: per_way(w),
+            s1_not_taken_count: per_way(w),
+            s1_flags: per_way(w),
+            s1_tag_of_way: per_way(w),
+            s1_meta: per_way(w),
             w_v: Default::default(),
             w_set: Default::default(),
             w_t_high: per_way(w),
             w_t_low: per_way(w),
             w_t_carry: per_way(w),
+            w_t_full: per_way(w),
+            w_t_hm: per_way(w),
             w_n_high: per_way(w),
             w_n_low: per_way(w),
             w_n_carry: per_way(w),
+            w_n_full: per_way(w),
+            w_n_hm: per_way(w),
             w_tag: per_way(w),
             w_meta: per_way(w),
             w2_v: Default::default(),
             w2_set: Default::default(),
             w2_taken: per_way(w),
             w2_not_taken: per_way(w),
+            w2_flags: per_way(w),
             w2_tag: per_way(w),
             w2_meta: per_way(w),
             accept: Default::default(),
@@ -560,18 +622,24 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             w_n_exact: per_way(w),
             w_t_resolved: per_way(w),
             w_n_resolved: per_way(w),
-            w_t_full: per_way(w),
-            w_n_full: per_way(w),
-            hit_ram: per_way(w),
+            w_t_rm: per_way(w),
+            w_n_rm: per_way(w),
+            w_flags: per_way(w),
+            hit_s1: per_way(w),
             hit_w: per_way(w),
-            hit_w2: per_way(w),
             hit: per_way(w),
             t_high: per_way(w),
             t_low: per_way(w),
-            t_sat: per_way(w),
+            t_full: per_way(w),
+            t_hm: per_way(w),
+            t_rm: per_way(w),
+            t_ones: per_way(w),
             n_high: per_way(w),
             n_low: per_way(w),
-            n_sat: per_way(w),
+            n_full: per_way(w),
+            n_hm: per_way(w),
+            n_rm: per_way(w),
+            n_ones: per_way(w),
             tag: per_way(w),
             meta: per_way(w),
             age: per_way(w),
@@ -601,28 +669,43 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             rd_ptr_next,
             ev_count,
             count_last,
+            r_v,
+            r_taken,
+            r_set,
+            r_tag,
+            r_fw,
+            r_fw2,
             s1_v,
             s1_taken,
             s1_set,
             s1_tag,
             s1_f1,
-            s1_f2,
             w_v,
             w_set,
             w2_v,
             w2_set
         );
         for i in 0..self.ram_taken.len() {
+            self.s1_taken_count[i].clock.next = self.clock.val();
+            self.s1_not_taken_count[i].clock.next = self.clock.val();
+            self.s1_flags[i].clock.next = self.clock.val();
+            self.s1_tag_of_way[i].clock.next = self.clock.val();
+            self.s1_meta[i].clock.next = self.clock.val();
             self.w_t_high[i].clock.next = self.clock.val();
             self.w_t_low[i].clock.next = self.clock.val();
             self.w_t_carry[i].clock.next = self.clock.val();
+            self.w_t_full[i].clock.next = self.clock.val();
+            self.w_t_hm[i].clock.next = self.clock.val();
             self.w_n_high[i].clock.next = self.clock.val();
             self.w_n_low[i].clock.next = self.clock.val();
             self.w_n_carry[i].clock.next = self.clock.val();
+            self.w_n_full[i].clock.next = self.clock.val();
+            self.w_n_hm[i].clock.next = self.clock.val();
             self.w_tag[i].clock.next = self.clock.val();
             self.w_meta[i].clock.next = self.clock.val();
             self.w2_taken[i].clock.next = self.clock.val();
             self.w2_not_taken[i].clock.next = self.clock.val();
+            self.w2_flags[i].clock.next = self.clock.val();
             self.w2_tag[i].clock.next = self.clock.val();
             self.w2_meta[i].clock.next = self.clock.val();
             self.ram_taken[i].read_clock.next = self.clock.val();
@@ -633,6 +716,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.ram_tag[i].write_clock.next = self.clock.val();
             self.ram_meta[i].read_clock.next = self.clock.val();
             self.ram_meta[i].write_clock.next = self.clock.val();
+            self.ram_flags[i].read_clock.next = self.clock.val();
+            self.ram_flags[i].write_clock.next = self.clock.val();
         }
         // Accept: events are taken only outside a readout (and its drain, and the reset sweep).
         self.ev_ready.next = !self.reading.q.val() & !self.reset.val();
@@ -645,12 +730,13 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.set_index.next =
                 self.shifted_pc.val().get_bits::<INDEX_BITS>(0) & self.set_mask.val();
         }
-        self.s1_v.d.next = self.accept.val();
-        self.s1_taken.d.next = self.ev_taken.val();
-        self.s1_set.d.next = self.set_index.val();
-        self.s1_tag.d.next = self.tag_pc.val().get_bits::<TW>(0);
-        self.s1_f1.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.set_index.val());
-        self.s1_f2.d.next = self.w_v.q.val() & (self.w_set.q.val() == self.set_index.val());
+        self.r_v.d.next = self.accept.val();
+        self.r_taken.d.next = self.ev_taken.val();
+        self.r_set.d.next = self.set_index.val();
+        self.r_tag.d.next = self.tag_pc.val().get_bits::<TW>(0);
+        // The events two and three ahead are in S1 and W now: in W and W2 while this one is in R.
+        self.r_fw.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.set_index.val());
+        self.r_fw2.d.next = self.w_v.q.val() & (self.w_set.q.val() == self.set_index.val());
 
         // Readout: the RAM read register shows entry rd_ptr's set while out_v; it advances
         // when the word is taken (always, in the silent sweep).
@@ -698,28 +784,40 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.count_last.d.next = self.interval_m1_zero.val();
         }
 
-        // W: resolve the pending carries; the exact set goes to RAM and on to W2.
+        // W: resolve the pending carries; the exact set and its flags go to RAM and on to W2.
         self.w2_v.d.next = self.w_v.q.val();
         self.w2_set.d.next = self.w_set.q.val();
         for i in 0..self.ram_taken.len() {
             self.w_t_resolved[i].next = self.w_t_high[i].q.val();
+            self.w_t_rm[i].next = self.w_t_hm[i].q.val();
             if self.w_t_carry[i].q.val() {
                 self.w_t_resolved[i].next = self.w_t_high[i].q.val() + self.carry_unit.val();
+                self.w_t_rm[i].next = self.w_t_high[i].q.val() == self.high_below_max2.val();
             }
             self.w_n_resolved[i].next = self.w_n_high[i].q.val();
+            self.w_n_rm[i].next = self.w_n_hm[i].q.val();
             if self.w_n_carry[i].q.val() {
                 self.w_n_resolved[i].next = self.w_n_high[i].q.val() + self.carry_unit.val();
+                self.w_n_rm[i].next = self.w_n_high[i].q.val() == self.high_below_max2.val();
             }
-            self.w_t_full[i].next = (self.w_t_high[i].q.val() == self.high_max.val())
-                | (self.w_t_carry[i].q.val()
-                    & (self.w_t_high[i].q.val() == self.high_below_max.val()));
-            self.w_n_full[i].next = (self.w_n_high[i].q.val() == self.high_max.val())
-                | (self.w_n_carry[i].q.val()
-                    & (self.w_n_high[i].q.val() == self.high_below_max.val()));
             self.w_t_exact[i].next = self.w_t_resolved[i].val() | self.w_t_low[i].q.val();
             self.w_n_exact[i].next = self.w_n_resolved[i].val() | self.w_n_low[i].q.val();
+            self.w_flags[i].next = 0.into();
+            if self.w_t_full[i].q.val() {
+                self.w_flags[i].next = self.w_flags[i].val() | self.flag_tf.val();
+            }
+            if self.w_t_rm[i].val() {
+                self.w_flags[i].next = self.w_flags[i].val() | self.flag_tm.val();
+            }
+            if self.w_n_full[i].q.val() {
+                self.w_flags[i].next = self.w_flags[i].val() | self.flag_nf.val();
+            }
+            if self.w_n_rm[i].val() {
+                self.w_flags[i].next = self.w_flags[i].val() | self.flag_nm.val();
+            }
             self.w2_taken[i].d.next = self.w_t_exact[i].val();
             self.w2_not_taken[i].d.next = self.w_n_exact[i].val();
+            self.w2_flags[i].d.next = self.w_flags[i].val();
             self.w2_tag[i].d.next = self.w_tag[i].q.val();
             self.w2_meta[i].d.next = self.w_meta[i].q.val();
             // The one write port: the event in W, else the clearing of a set read out.
@@ -728,67 +826,95 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.ram_not_taken[i].write_data.next = self.w_n_exact[i].val();
             self.ram_tag[i].write_data.next = self.w_tag[i].q.val();
             self.ram_meta[i].write_data.next = self.w_meta[i].q.val();
+            self.ram_flags[i].write_data.next = self.w_flags[i].val();
             if !self.w_v.q.val() {
                 self.ram_taken[i].write_address.next = self.rd_set.val().get_bits::<AW>(0);
                 self.ram_taken[i].write_data.next = 0.into();
                 self.ram_not_taken[i].write_data.next = 0.into();
                 self.ram_tag[i].write_data.next = 0.into();
                 self.ram_meta[i].write_data.next = self.meta0[i].val();
+                self.ram_flags[i].write_data.next = 0.into();
             }
             self.ram_not_taken[i].write_address.next = self.ram_taken[i].write_address.val();
             self.ram_tag[i].write_address.next = self.ram_taken[i].write_address.val();
             self.ram_meta[i].write_address.next = self.ram_taken[i].write_address.val();
+            self.ram_flags[i].write_address.next = self.ram_taken[i].write_address.val();
             self.ram_taken[i].write_enable.next = self.w_v.q.val() | self.clear_set.val();
             self.ram_not_taken[i].write_enable.next = self.ram_taken[i].write_enable.val();
             self.ram_tag[i].write_enable.next = self.ram_taken[i].write_enable.val();
             self.ram_meta[i].write_enable.next = self.ram_taken[i].write_enable.val();
+            self.ram_flags[i].write_enable.next = self.ram_taken[i].write_enable.val();
             self.ram_taken[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
             self.ram_not_taken[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
             self.ram_tag[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
             self.ram_meta[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
+            self.ram_flags[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
         }
 
-        // S1, per way: the set's current state from its newest source, tags compared per
-        // source in parallel (set-level forwarding).
+        // R: the set as the events two and three ahead leave it (from W, W2, else RAM),
+        // registered whole with its flags (set-level forwarding).
+        self.s1_v.d.next = self.r_v.q.val();
+        self.s1_taken.d.next = self.r_taken.q.val();
+        self.s1_set.d.next = self.r_set.q.val();
+        self.s1_tag.d.next = self.r_tag.q.val();
+        // The event one ahead is in S1 now: in W while this one is in S1.
+        self.s1_f1.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.r_set.q.val());
         for i in 0..self.ram_taken.len() {
-            self.hit_ram[i].next = (self.ram_meta[i].read_data.val() & self.valid_flag.val()).any()
-                & (self.ram_tag[i].read_data.val() == self.s1_tag.q.val());
+            if self.r_fw.q.val() {
+                self.s1_taken_count[i].d.next = self.w_t_exact[i].val();
+                self.s1_not_taken_count[i].d.next = self.w_n_exact[i].val();
+                self.s1_flags[i].d.next = self.w_flags[i].val();
+                self.s1_tag_of_way[i].d.next = self.w_tag[i].q.val();
+                self.s1_meta[i].d.next = self.w_meta[i].q.val();
+            } else if self.r_fw2.q.val() {
+                self.s1_taken_count[i].d.next = self.w2_taken[i].q.val();
+                self.s1_not_taken_count[i].d.next = self.w2_not_taken[i].q.val();
+                self.s1_flags[i].d.next = self.w2_flags[i].q.val();
+                self.s1_tag_of_way[i].d.next = self.w2_tag[i].q.val();
+                self.s1_meta[i].d.next = self.w2_meta[i].q.val();
+            } else {
+                self.s1_taken_count[i].d.next = self.ram_taken[i].read_data.val();
+                self.s1_not_taken_count[i].d.next = self.ram_not_taken[i].read_data.val();
+                self.s1_flags[i].d.next = self.ram_flags[i].read_data.val();
+                self.s1_tag_of_way[i].d.next = self.ram_tag[i].read_data.val();
+                self.s1_meta[i].d.next = self.ram_meta[i].read_data.val();
+            }
+        }
+
+        // S1, per way: the set from R, or from W (the one-clock loop); tags compared per source.
+        for i in 0..self.ram_taken.len() {
+            self.hit_s1[i].next = (self.s1_meta[i].q.val() & self.valid_flag.val()).any()
+                & (self.s1_tag_of_way[i].q.val() == self.s1_tag.q.val());
             self.hit_w[i].next = (self.w_meta[i].q.val() & self.valid_flag.val()).any()
                 & (self.w_tag[i].q.val() == self.s1_tag.q.val());
-            self.hit_w2[i].next = (self.w2_meta[i].q.val() & self.valid_flag.val()).any()
-                & (self.w2_tag[i].q.val() == self.s1_tag.q.val());
             if self.s1_f1.q.val() {
                 self.hit[i].next = self.hit_w[i].val();
                 self.t_high[i].next = self.w_t_resolved[i].val();
                 self.t_low[i].next = self.w_t_low[i].q.val();
-                self.t_sat[i].next =
-                    self.w_t_full[i].val() & (self.w_t_low[i].q.val() == self.low_max.val());
+                self.t_full[i].next = self.w_t_full[i].q.val();
+                self.t_hm[i].next = self.w_t_hm[i].q.val();
+                self.t_rm[i].next = self.w_t_rm[i].val();
                 self.n_high[i].next = self.w_n_resolved[i].val();
                 self.n_low[i].next = self.w_n_low[i].q.val();
-                self.n_sat[i].next =
-                    self.w_n_full[i].val() & (self.w_n_low[i].q.val() == self.low_max.val());
+                self.n_full[i].next = self.w_n_full[i].q.val();
+                self.n_hm[i].next = self.w_n_hm[i].q.val();
+                self.n_rm[i].next = self.w_n_rm[i].val();
                 self.tag[i].next = self.w_tag[i].q.val();
                 self.meta[i].next = self.w_meta[i].q.val();
-            } else if self.s1_f2.q.val() {
-                self.hit[i].next = self.hit_w2[i].val();
-                self.t_high[i].next = self.w2_taken[i].q.val() & self.high_max.val();
-                self.t_low[i].next = self.w2_taken[i].q.val() & self.low_max.val();
-                self.t_sat[i].next = self.w2_taken[i].q.val() == self.count_max.val();
-                self.n_high[i].next = self.w2_not_taken[i].q.val() & self.high_max.val();
-                self.n_low[i].next = self.w2_not_taken[i].q.val() & self.low_max.val();
-                self.n_sat[i].next = self.w2_not_taken[i].q.val() == self.count_max.val();
-                self.tag[i].next = self.w2_tag[i].q.val();
-                self.meta[i].next = self.w2_meta[i].q.val();
             } else {
-                self.hit[i].next = self.hit_ram[i].val();
-                self.t_high[i].next = self.ram_taken[i].read_data.val() & self.high_max.val();
-                self.t_low[i].next = self.ram_taken[i].read_data.val() & self.low_max.val();
-                self.t_sat[i].next = self.ram_taken[i].read_data.val() == self.count_max.val();
-                self.n_high[i].next = self.ram_not_taken[i].read_data.val() & self.high_max.val();
-                self.n_low[i].next = self.ram_not_taken[i].read_data.val() & self.low_max.val();
-                self.n_sat[i].next = self.ram_not_taken[i].read_data.val() == self.count_max.val();
-                self.tag[i].next = self.ram_tag[i].read_data.val();
-                self.meta[i].next = self.ram_meta[i].read_data.val();
+                self.hit[i].next = self.hit_s1[i].val();
+                self.t_high[i].next = self.s1_taken_count[i].q.val() & self.high_max.val();
+                self.t_low[i].next = self.s1_taken_count[i].q.val() & self.low_max.val();
+                self.t_full[i].next = (self.s1_flags[i].q.val() & self.flag_tf.val()).any();
+                self.t_hm[i].next = (self.s1_flags[i].q.val() & self.flag_tm.val()).any();
+                self.t_rm[i].next = self.t_hm[i].val();
+                self.n_high[i].next = self.s1_not_taken_count[i].q.val() & self.high_max.val();
+                self.n_low[i].next = self.s1_not_taken_count[i].q.val() & self.low_max.val();
+                self.n_full[i].next = (self.s1_flags[i].q.val() & self.flag_nf.val()).any();
+                self.n_hm[i].next = (self.s1_flags[i].q.val() & self.flag_nm.val()).any();
+                self.n_rm[i].next = self.n_hm[i].val();
+                self.tag[i].next = self.s1_tag_of_way[i].q.val();
+                self.meta[i].next = self.s1_meta[i].q.val();
             }
             // A direct mode always hits its one way; no tag, no age (their RAMs go unused).
             if self.direct.val() {
@@ -797,6 +923,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.meta[i].next = 0.into();
             }
             self.age[i].next = self.meta[i].val() & self.age_mask.val();
+            self.t_ones[i].next = self.t_low[i].val() == self.low_max.val();
+            self.n_ones[i].next = self.n_low[i].val() == self.low_max.val();
         }
         // Hit way, else the LRU victim (the way of the oldest age); its age is the bound
         // below which the other ways age by one.
@@ -817,8 +945,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.target_age.next = self.target_age.val() | self.masked_age[i].val();
         }
         // The updated set, counters carry-save: a counting way increments its low bits (its
-        // carry pends into the high part), saturating at counter_max; a replaced way starts at
-        // one count.
+        // carry pends into the high part) unless saturated (F and all ones); a carry sets F
+        // where M held. A replaced way starts at one count.
         self.w_v.d.next = self.s1_v.q.val();
         self.w_set.d.next = self.s1_set.q.val();
         for i in 0..self.ram_taken.len() {
@@ -829,9 +957,13 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.w_t_high[i].d.next = self.t_high[i].val();
             self.w_t_low[i].d.next = self.t_low[i].val();
             self.w_t_carry[i].d.next = false;
+            self.w_t_full[i].d.next = self.t_full[i].val();
+            self.w_t_hm[i].d.next = self.t_rm[i].val();
             self.w_n_high[i].d.next = self.n_high[i].val();
             self.w_n_low[i].d.next = self.n_low[i].val();
             self.w_n_carry[i].d.next = false;
+            self.w_n_full[i].d.next = self.n_full[i].val();
+            self.w_n_hm[i].d.next = self.n_rm[i].val();
             self.w_tag[i].d.next = self.tag[i].val();
             self.w_meta[i].d.next = self.meta[i].val();
             if self.target[i].val() {
@@ -840,21 +972,29 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                     self.w_tag[i].d.next = self.s1_tag.q.val();
                     self.w_t_high[i].d.next = 0.into();
                     self.w_t_low[i].d.next = 0.into();
+                    self.w_t_full[i].d.next = false;
+                    self.w_t_hm[i].d.next = false;
                     self.w_n_high[i].d.next = 0.into();
                     self.w_n_low[i].d.next = 0.into();
+                    self.w_n_full[i].d.next = false;
+                    self.w_n_hm[i].d.next = false;
                     if self.s1_taken.q.val() {
                         self.w_t_low[i].d.next = 1.into();
                     } else {
                         self.w_n_low[i].d.next = 1.into();
                     }
                 } else if self.s1_taken.q.val() {
-                    if !self.t_sat[i].val() {
+                    if !(self.t_full[i].val() & self.t_ones[i].val()) {
                         self.w_t_low[i].d.next = (self.t_low[i].val() + 1) & self.low_max.val();
-                        self.w_t_carry[i].d.next = self.t_low[i].val() == self.low_max.val();
+                        self.w_t_carry[i].d.next = self.t_ones[i].val();
+                        self.w_t_full[i].d.next =
+                            self.t_full[i].val() | (self.t_ones[i].val() & self.t_hm[i].val());
                     }
-                } else if !self.n_sat[i].val() {
+                } else if !(self.n_full[i].val() & self.n_ones[i].val()) {
                     self.w_n_low[i].d.next = (self.n_low[i].val() + 1) & self.low_max.val();
-                    self.w_n_carry[i].d.next = self.n_low[i].val() == self.low_max.val();
+                    self.w_n_carry[i].d.next = self.n_ones[i].val();
+                    self.w_n_full[i].d.next =
+                        self.n_full[i].val() | (self.n_ones[i].val() & self.n_hm[i].val());
                 }
             } else {
                 self.w_meta[i].d.next =
@@ -888,11 +1028,18 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.rd_ptr.d.next = 0.into();
             self.ev_count.d.next = 0.into();
             self.count_last.d.next = self.interval_m1_zero.val();
+            self.r_v.d.next = false;
             self.s1_v.d.next = false;
             self.w_v.d.next = false;
             self.w2_v.d.next = false;
         }
-        self.rd_ptr_next.d.next = self.rd_ptr.d.val() + 1;
+        // rd_ptr + 1, from registers only: the trigger and reset reach it through a last select.
+        if self.reading.q.val() & (self.drain.q.val() == 0) & self.advance.val() {
+            self.rd_ptr_next.d.next = self.rd_ptr_next.q.val() + 1;
+        }
+        if self.trigger.val() | self.reset.val() {
+            self.rd_ptr_next.d.next = 1.into();
+        }
     }
 }
 

@@ -325,8 +325,8 @@ mod tests {
         assert_eq!(icarus(&c, &s, 3, Pace::EveryCycle).unwrap(), want);
     }
 
-    /// Events that revisit the set of the event 1, 2, 3 or 4 before (every forwarding distance
-    /// and the first one read from RAM), with several tags per set (hits, misses, evictions)
+    /// Events that revisit the set of the event 1 to 5 before (every forwarding distance and
+    /// the first one read from RAM), with several tags per set (hits, misses, evictions)
     /// and both directions; sampling points every ~`gap` events, so readouts interleave with
     /// events in flight.
     fn forwarding_stream(c: &BufferConfig, n: usize, gap: u32, seed: u64) -> Vec<Stimulus> {
@@ -339,7 +339,7 @@ mod tests {
                 s.push(Stimulus::Sample);
                 continue;
             }
-            let d = rng.gen_range(1..=4);
+            let d = rng.gen_range(1..=5);
             let set = match recent.len().checked_sub(d) {
                 Some(i) if rng.gen_range(0..8) != 0 => recent[i].0,
                 _ => rng.gen_range(0..sets),
