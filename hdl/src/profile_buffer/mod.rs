@@ -19,7 +19,7 @@
 //! then stream out, one entry per word, entry 0 first: (index, tag, taken, not-taken), with
 //! `out_last` on the last word; each entry is cleared once its set has been read out.
 //! **During the readout `ev_ready` is low** (no event is lost, none lands in the wrong sample):
-//! for exactly `entries` + 3 cycles if `out_ready` stays high (two of them let the events in
+//! for exactly `entries` + 4 cycles if `out_ready` stays high (three of them let the events in
 //! the pipeline reach block RAM). `index` is the entry number
 //! (set × ways + way); `tag` is 0 in the direct modes. An entry never used in the sample reads
 //! (taken, not-taken) = (0, 0).
@@ -483,6 +483,7 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     t_hm: Vec<Signal<Local, Bit>>,
     /// M of the resolved high part, always valid (becomes the next W's `hm`).
     t_rm: Vec<Signal<Local, Bit>>,
+    /// The low bits are all ones: decided per source, before the 2:1 choice.
     t_ones: Vec<Signal<Local, Bit>>,
     n_high: Vec<Signal<Local, Bits<CW>>>,
     n_low: Vec<Signal<Local, Bits<CW>>>,
@@ -894,11 +895,13 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.t_full[i].next = self.w_t_full[i].q.val();
                 self.t_hm[i].next = self.w_t_hm[i].q.val();
                 self.t_rm[i].next = self.w_t_rm[i].val();
+                self.t_ones[i].next = self.w_t_low[i].q.val() == self.low_max.val();
                 self.n_high[i].next = self.w_n_resolved[i].val();
                 self.n_low[i].next = self.w_n_low[i].q.val();
                 self.n_full[i].next = self.w_n_full[i].q.val();
                 self.n_hm[i].next = self.w_n_hm[i].q.val();
                 self.n_rm[i].next = self.w_n_rm[i].val();
+                self.n_ones[i].next = self.w_n_low[i].q.val() == self.low_max.val();
                 self.tag[i].next = self.w_tag[i].q.val();
                 self.meta[i].next = self.w_meta[i].q.val();
             } else {
@@ -908,11 +911,15 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.t_full[i].next = (self.s1_flags[i].q.val() & self.flag_tf.val()).any();
                 self.t_hm[i].next = (self.s1_flags[i].q.val() & self.flag_tm.val()).any();
                 self.t_rm[i].next = self.t_hm[i].val();
+                self.t_ones[i].next =
+                    (self.s1_taken_count[i].q.val() & self.low_max.val()) == self.low_max.val();
                 self.n_high[i].next = self.s1_not_taken_count[i].q.val() & self.high_max.val();
                 self.n_low[i].next = self.s1_not_taken_count[i].q.val() & self.low_max.val();
                 self.n_full[i].next = (self.s1_flags[i].q.val() & self.flag_nf.val()).any();
                 self.n_hm[i].next = (self.s1_flags[i].q.val() & self.flag_nm.val()).any();
                 self.n_rm[i].next = self.n_hm[i].val();
+                self.n_ones[i].next =
+                    (self.s1_not_taken_count[i].q.val() & self.low_max.val()) == self.low_max.val();
                 self.tag[i].next = self.s1_tag_of_way[i].q.val();
                 self.meta[i].next = self.s1_meta[i].q.val();
             }
@@ -923,8 +930,6 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.meta[i].next = 0.into();
             }
             self.age[i].next = self.meta[i].val() & self.age_mask.val();
-            self.t_ones[i].next = self.t_low[i].val() == self.low_max.val();
-            self.n_ones[i].next = self.n_low[i].val() == self.low_max.val();
         }
         // Hit way, else the LRU victim (the way of the oldest age); its age is the bound
         // below which the other ways age by one.
