@@ -315,10 +315,12 @@ pub const DRAIN_CYCLES: u64 = 3;
 /// **Pipeline** (one event per clock sustained): *accept* — the set's words are read, and the
 /// set is compared with the events two and three ahead; *R* — the set as the events ahead left
 /// it (*forwarded* whole from W or W2, else the RAM words) is registered, with its saturation
-/// flags, and the set is compared with the event one ahead; *S1* — the set from R, or from W when
-/// the event one ahead updated the same set (the only one-clock loop: a 2:1 choice, the 4-bit
-/// increment and its flags), tag compare per way, hit / LRU victim, new ages, the counter's low
-/// bits incremented (carry-save: high part, low bits, pending carry); *W* — the carry resolved,
+/// flags, the low bits' all-ones tests and its tag compared per way, and the set is compared with
+/// the event one ahead; *S1* — the set from R, or from W when the event one ahead updated the
+/// same set (the only one-clock loop: a 2:1 choice, the 4-bit increment and its flags), hit /
+/// LRU victim, new ages, the counter's low bits incremented (carry-save: high part, low bits,
+/// pending carry), and the hits of the event behind in the set this one leaves (its tags before
+/// the update, the filled way holding this event's tag); *W* — the carry resolved,
 /// the set written back; *W2* — the exact set kept one more clock, as the RAM read of an event
 /// three behind returned old data.
 ///
@@ -377,6 +379,8 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     high_below_max: Constant<Bits<CW>>,
     high_below_max2: Constant<Bits<CW>>,
     low_max: Constant<Bits<CW>>,
+    /// The low bits one below all ones (an increment makes them all ones).
+    low_below_max: Constant<Bits<CW>>,
     valid_flag: Constant<Bits<META_BITS>>,
     /// Bits of a flags word: taken F, taken M, not-taken F, not-taken M.
     flag_tf: Constant<Bits<FLAG_BITS>>,
@@ -423,6 +427,13 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     s1_set: DFF<Bits<INDEX_BITS>>,
     s1_tag: DFF<Bits<TW>>,
     s1_f1: DFF<Bit>,
+    /// Per way: the event's tag hits the set from R (decided in R) / the set the event one
+    /// ahead leaves in W (decided in that event's S1, from the tags before its update).
+    s1_hit_r: Vec<DFF<Bit>>,
+    s1_hit_w: Vec<DFF<Bit>>,
+    /// The low bits of each count are all ones (decided in R).
+    s1_t_ones: Vec<DFF<Bit>>,
+    s1_n_ones: Vec<DFF<Bit>>,
     s1_taken_count: Vec<DFF<Bits<CW>>>,
     s1_not_taken_count: Vec<DFF<Bits<CW>>>,
     s1_flags: Vec<DFF<Bits<FLAG_BITS>>>,
@@ -437,11 +448,14 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     w_t_carry: Vec<DFF<Bit>>,
     w_t_full: Vec<DFF<Bit>>,
     w_t_hm: Vec<DFF<Bit>>,
+    /// The low bits are all ones (kept beside them, so the loop tests no 4-bit word).
+    w_t_ones: Vec<DFF<Bit>>,
     w_n_high: Vec<DFF<Bits<CW>>>,
     w_n_low: Vec<DFF<Bits<CW>>>,
     w_n_carry: Vec<DFF<Bit>>,
     w_n_full: Vec<DFF<Bit>>,
     w_n_hm: Vec<DFF<Bit>>,
+    w_n_ones: Vec<DFF<Bit>>,
     w_tag: Vec<DFF<Bits<TW>>>,
     w_meta: Vec<DFF<Bits<META_BITS>>>,
     // W2: the set written one clock earlier, exact, with its flags.
@@ -473,8 +487,9 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     w_n_rm: Vec<Signal<Local, Bit>>,
     w_flags: Vec<Signal<Local, Bits<FLAG_BITS>>>,
     // S1: the set as it is, per way, and its update.
-    hit_s1: Vec<Signal<Local, Bit>>,
-    hit_w: Vec<Signal<Local, Bit>>,
+    /// The event in R against the tags S1 chooses: equal to the event in S1's tag, per way.
+    same_tag: Signal<Local, Bit>,
+    next_match: Vec<Signal<Local, Bit>>,
     hit: Vec<Signal<Local, Bit>>,
     t_high: Vec<Signal<Local, Bits<CW>>>,
     t_low: Vec<Signal<Local, Bits<CW>>>,
@@ -496,9 +511,10 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     age: Vec<Signal<Local, Bits<META_BITS>>>,
     target: Vec<Signal<Local, Bit>>,
     masked_age: Vec<Signal<Local, Bits<META_BITS>>>,
+    /// The hit way's age (0 on a miss).
+    hit_age: Signal<Local, Bits<META_BITS>>,
     new_age: Vec<Signal<Local, Bits<META_BITS>>>,
     any_hit: Signal<Local, Bit>,
-    target_age: Signal<Local, Bits<META_BITS>>,
     // Readout word of the way `rd_ptr` names.
     sel_taken: Signal<Local, Bits<CW>>,
     sel_not_taken: Signal<Local, Bits<CW>>,
@@ -550,6 +566,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             high_below_max: k(high_max - (1 << LOW_BITS)),
             high_below_max2: k(high_max - (2 << LOW_BITS)),
             low_max: k(low_max),
+            low_below_max: k(low_max - 1),
             valid_flag: k(1 << AGE_BITS),
             flag_tf: k(1),
             flag_tm: k(2),
@@ -583,6 +600,10 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             s1_set: Default::default(),
             s1_tag: Default::default(),
             s1_f1: Default::default(),
+            s1_hit_r: per_way(w),
+            s1_hit_w: per_way(w),
+            s1_t_ones: per_way(w),
+            s1_n_ones: per_way(w),
             s1_taken_count: per_way(w),
             s1_not_taken_count: per_way(w),
             s1_flags: per_way(w),
@@ -595,11 +616,13 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             w_t_carry: per_way(w),
             w_t_full: per_way(w),
             w_t_hm: per_way(w),
+            w_t_ones: per_way(w),
             w_n_high: per_way(w),
             w_n_low: per_way(w),
             w_n_carry: per_way(w),
             w_n_full: per_way(w),
             w_n_hm: per_way(w),
+            w_n_ones: per_way(w),
             w_tag: per_way(w),
             w_meta: per_way(w),
             w2_v: Default::default(),
@@ -626,8 +649,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             w_t_rm: per_way(w),
             w_n_rm: per_way(w),
             w_flags: per_way(w),
-            hit_s1: per_way(w),
-            hit_w: per_way(w),
+            same_tag: Default::default(),
+            next_match: per_way(w),
             hit: per_way(w),
             t_high: per_way(w),
             t_low: per_way(w),
@@ -646,9 +669,9 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             age: per_way(w),
             target: per_way(w),
             masked_age: per_way(w),
+            hit_age: Default::default(),
             new_age: per_way(w),
             any_hit: Default::default(),
-            target_age: Default::default(),
             sel_taken: Default::default(),
             sel_not_taken: Default::default(),
             sel_tag: Default::default(),
@@ -687,6 +710,12 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             w2_set
         );
         for i in 0..self.ram_taken.len() {
+            self.s1_hit_r[i].clock.next = self.clock.val();
+            self.s1_hit_w[i].clock.next = self.clock.val();
+            self.s1_t_ones[i].clock.next = self.clock.val();
+            self.s1_n_ones[i].clock.next = self.clock.val();
+            self.w_t_ones[i].clock.next = self.clock.val();
+            self.w_n_ones[i].clock.next = self.clock.val();
             self.s1_taken_count[i].clock.next = self.clock.val();
             self.s1_not_taken_count[i].clock.next = self.clock.val();
             self.s1_flags[i].clock.next = self.clock.val();
@@ -867,59 +896,74 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.s1_flags[i].d.next = self.w_flags[i].val();
                 self.s1_tag_of_way[i].d.next = self.w_tag[i].q.val();
                 self.s1_meta[i].d.next = self.w_meta[i].q.val();
+                self.s1_hit_r[i].d.next = (self.w_meta[i].q.val() & self.valid_flag.val()).any()
+                    & (self.w_tag[i].q.val() == self.r_tag.q.val());
+                self.s1_t_ones[i].d.next = self.w_t_ones[i].q.val();
+                self.s1_n_ones[i].d.next = self.w_n_ones[i].q.val();
             } else if self.r_fw2.q.val() {
                 self.s1_taken_count[i].d.next = self.w2_taken[i].q.val();
                 self.s1_not_taken_count[i].d.next = self.w2_not_taken[i].q.val();
                 self.s1_flags[i].d.next = self.w2_flags[i].q.val();
                 self.s1_tag_of_way[i].d.next = self.w2_tag[i].q.val();
                 self.s1_meta[i].d.next = self.w2_meta[i].q.val();
+                self.s1_hit_r[i].d.next = (self.w2_meta[i].q.val() & self.valid_flag.val()).any()
+                    & (self.w2_tag[i].q.val() == self.r_tag.q.val());
+                self.s1_t_ones[i].d.next =
+                    (self.w2_taken[i].q.val() & self.low_max.val()) == self.low_max.val();
+                self.s1_n_ones[i].d.next =
+                    (self.w2_not_taken[i].q.val() & self.low_max.val()) == self.low_max.val();
             } else {
                 self.s1_taken_count[i].d.next = self.ram_taken[i].read_data.val();
                 self.s1_not_taken_count[i].d.next = self.ram_not_taken[i].read_data.val();
                 self.s1_flags[i].d.next = self.ram_flags[i].read_data.val();
                 self.s1_tag_of_way[i].d.next = self.ram_tag[i].read_data.val();
                 self.s1_meta[i].d.next = self.ram_meta[i].read_data.val();
+                self.s1_hit_r[i].d.next =
+                    (self.ram_meta[i].read_data.val() & self.valid_flag.val()).any()
+                        & (self.ram_tag[i].read_data.val() == self.r_tag.q.val());
+                self.s1_t_ones[i].d.next =
+                    (self.ram_taken[i].read_data.val() & self.low_max.val()) == self.low_max.val();
+                self.s1_n_ones[i].d.next = (self.ram_not_taken[i].read_data.val()
+                    & self.low_max.val())
+                    == self.low_max.val();
             }
         }
 
-        // S1, per way: the set from R, or from W (the one-clock loop); tags compared per source.
+        // S1, per way: the set from R, or from W (the one-clock loop); the hits were decided a
+        // clock earlier.
         for i in 0..self.ram_taken.len() {
-            self.hit_s1[i].next = (self.s1_meta[i].q.val() & self.valid_flag.val()).any()
-                & (self.s1_tag_of_way[i].q.val() == self.s1_tag.q.val());
-            self.hit_w[i].next = (self.w_meta[i].q.val() & self.valid_flag.val()).any()
-                & (self.w_tag[i].q.val() == self.s1_tag.q.val());
             if self.s1_f1.q.val() {
-                self.hit[i].next = self.hit_w[i].val();
+                self.hit[i].next = self.s1_hit_w[i].q.val();
+                self.next_match[i].next = self.w_tag[i].q.val() == self.r_tag.q.val();
                 self.t_high[i].next = self.w_t_resolved[i].val();
                 self.t_low[i].next = self.w_t_low[i].q.val();
                 self.t_full[i].next = self.w_t_full[i].q.val();
                 self.t_hm[i].next = self.w_t_hm[i].q.val();
                 self.t_rm[i].next = self.w_t_rm[i].val();
-                self.t_ones[i].next = self.w_t_low[i].q.val() == self.low_max.val();
+                self.t_ones[i].next = self.w_t_ones[i].q.val();
                 self.n_high[i].next = self.w_n_resolved[i].val();
                 self.n_low[i].next = self.w_n_low[i].q.val();
                 self.n_full[i].next = self.w_n_full[i].q.val();
                 self.n_hm[i].next = self.w_n_hm[i].q.val();
                 self.n_rm[i].next = self.w_n_rm[i].val();
-                self.n_ones[i].next = self.w_n_low[i].q.val() == self.low_max.val();
+                self.n_ones[i].next = self.w_n_ones[i].q.val();
                 self.tag[i].next = self.w_tag[i].q.val();
                 self.meta[i].next = self.w_meta[i].q.val();
             } else {
-                self.hit[i].next = self.hit_s1[i].val();
+                self.hit[i].next = self.s1_hit_r[i].q.val();
+                self.next_match[i].next = self.s1_tag_of_way[i].q.val() == self.r_tag.q.val();
                 self.t_high[i].next = self.s1_taken_count[i].q.val() & self.high_max.val();
                 self.t_low[i].next = self.s1_taken_count[i].q.val() & self.low_max.val();
                 self.t_full[i].next = (self.s1_flags[i].q.val() & self.flag_tf.val()).any();
                 self.t_hm[i].next = (self.s1_flags[i].q.val() & self.flag_tm.val()).any();
                 self.t_rm[i].next = self.t_hm[i].val();
-                self.t_ones[i].next =
-                    (self.s1_taken_count[i].q.val() & self.low_max.val()) == self.low_max.val();
+                self.t_ones[i].next = self.s1_t_ones[i].q.val();
                 self.n_high[i].next = self.s1_not_taken_count[i].q.val() & self.high_max.val();
                 self.n_low[i].next = self.s1_not_taken_count[i].q.val() & self.low_max.val();
                 self.n_full[i].next = (self.s1_flags[i].q.val() & self.flag_nf.val()).any();
                 self.n_hm[i].next = (self.s1_flags[i].q.val() & self.flag_nm.val()).any();
                 self.n_rm[i].next = self.n_hm[i].val();
-                self.n_ones[i].next =
-                    (self.s1_not_taken_count[i].q.val() & self.low_max.val()) == self.low_max.val();
+                self.n_ones[i].next = self.s1_n_ones[i].q.val();
                 self.tag[i].next = self.s1_tag_of_way[i].q.val();
                 self.meta[i].next = self.s1_meta[i].q.val();
             }
@@ -931,23 +975,33 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             }
             self.age[i].next = self.meta[i].val() & self.age_mask.val();
         }
-        // Hit way, else the LRU victim (the way of the oldest age); its age is the bound
-        // below which the other ways age by one.
+        // Hit way, else the LRU victim (the way of the oldest age). The ages are a permutation,
+        // so on a miss every other way ages by one; on a hit, those younger than the hit way.
         self.any_hit.next = false;
+        self.hit_age.next = 0.into();
         for i in 0..self.ram_taken.len() {
             self.any_hit.next = self.any_hit.val() | self.hit[i].val();
+            self.masked_age[i].next = 0.into();
+            if self.hit[i].val() {
+                self.masked_age[i].next = self.age[i].val();
+            }
+            self.hit_age.next = self.hit_age.val() | self.masked_age[i].val();
         }
-        self.target_age.next = 0.into();
         for i in 0..self.ram_taken.len() {
             self.target[i].next = self.hit[i].val();
             if !self.any_hit.val() {
                 self.target[i].next = self.age[i].val() == self.max_age.val();
             }
-            self.masked_age[i].next = 0.into();
-            if self.target[i].val() {
-                self.masked_age[i].next = self.age[i].val();
+        }
+        // The next event's hits in the set this one leaves in W: a way this one fills holds
+        // this event's tag; any other keeps its tag and valid bit.
+        self.same_tag.next = self.s1_tag.q.val() == self.r_tag.q.val();
+        for i in 0..self.ram_taken.len() {
+            self.s1_hit_w[i].d.next =
+                (self.meta[i].val() & self.valid_flag.val()).any() & self.next_match[i].val();
+            if self.target[i].val() & !self.hit[i].val() {
+                self.s1_hit_w[i].d.next = self.same_tag.val();
             }
-            self.target_age.next = self.target_age.val() | self.masked_age[i].val();
         }
         // The updated set, counters carry-save: a counting way increments its low bits (its
         // carry pends into the high part) unless saturated (F and all ones); a carry sets F
@@ -956,7 +1010,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         self.w_set.d.next = self.s1_set.q.val();
         for i in 0..self.ram_taken.len() {
             self.new_age[i].next = self.age[i].val();
-            if self.age[i].val() < self.target_age.val() {
+            if !self.any_hit.val() | (self.age[i].val() < self.hit_age.val()) {
                 self.new_age[i].next = self.age[i].val() + 1;
             }
             self.w_t_high[i].d.next = self.t_high[i].val();
@@ -964,42 +1018,51 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.w_t_carry[i].d.next = false;
             self.w_t_full[i].d.next = self.t_full[i].val();
             self.w_t_hm[i].d.next = self.t_rm[i].val();
+            self.w_t_ones[i].d.next = self.t_ones[i].val();
             self.w_n_high[i].d.next = self.n_high[i].val();
             self.w_n_low[i].d.next = self.n_low[i].val();
             self.w_n_carry[i].d.next = false;
             self.w_n_full[i].d.next = self.n_full[i].val();
             self.w_n_hm[i].d.next = self.n_rm[i].val();
+            self.w_n_ones[i].d.next = self.n_ones[i].val();
             self.w_tag[i].d.next = self.tag[i].val();
             self.w_meta[i].d.next = self.meta[i].val();
-            if self.target[i].val() {
+            // The hit way counts (the target on a hit is the hit way: no wait on `any_hit`); on
+            // a miss the target is replaced; every other way ages.
+            if self.hit[i].val() {
                 self.w_meta[i].d.next = self.valid_flag.val();
-                if !self.any_hit.val() {
-                    self.w_tag[i].d.next = self.s1_tag.q.val();
-                    self.w_t_high[i].d.next = 0.into();
-                    self.w_t_low[i].d.next = 0.into();
-                    self.w_t_full[i].d.next = false;
-                    self.w_t_hm[i].d.next = false;
-                    self.w_n_high[i].d.next = 0.into();
-                    self.w_n_low[i].d.next = 0.into();
-                    self.w_n_full[i].d.next = false;
-                    self.w_n_hm[i].d.next = false;
-                    if self.s1_taken.q.val() {
-                        self.w_t_low[i].d.next = 1.into();
-                    } else {
-                        self.w_n_low[i].d.next = 1.into();
-                    }
-                } else if self.s1_taken.q.val() {
+                if self.s1_taken.q.val() {
                     if !(self.t_full[i].val() & self.t_ones[i].val()) {
                         self.w_t_low[i].d.next = (self.t_low[i].val() + 1) & self.low_max.val();
                         self.w_t_carry[i].d.next = self.t_ones[i].val();
+                        self.w_t_ones[i].d.next = self.t_low[i].val() == self.low_below_max.val();
                         self.w_t_full[i].d.next =
                             self.t_full[i].val() | (self.t_ones[i].val() & self.t_hm[i].val());
                     }
                 } else if !(self.n_full[i].val() & self.n_ones[i].val()) {
                     self.w_n_low[i].d.next = (self.n_low[i].val() + 1) & self.low_max.val();
                     self.w_n_carry[i].d.next = self.n_ones[i].val();
+                    self.w_n_ones[i].d.next = self.n_low[i].val() == self.low_below_max.val();
                     self.w_n_full[i].d.next =
                         self.n_full[i].val() | (self.n_ones[i].val() & self.n_hm[i].val());
+                }
+            } else if self.target[i].val() {
+                self.w_meta[i].d.next = self.valid_flag.val();
+                self.w_tag[i].d.next = self.s1_tag.q.val();
+                self.w_t_high[i].d.next = 0.into();
+                self.w_t_low[i].d.next = 0.into();
+                self.w_t_full[i].d.next = false;
+                self.w_t_hm[i].d.next = false;
+                self.w_t_ones[i].d.next = false;
+                self.w_n_high[i].d.next = 0.into();
+                self.w_n_low[i].d.next = 0.into();
+                self.w_n_full[i].d.next = false;
+                self.w_n_hm[i].d.next = false;
+                self.w_n_ones[i].d.next = false;
+                if self.s1_taken.q.val() {
+                    self.w_t_low[i].d.next = 1.into();
+                } else {
+                    self.w_n_low[i].d.next = 1.into();
                 }
             } else {
                 self.w_meta[i].d.next =

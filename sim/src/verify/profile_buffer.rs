@@ -362,12 +362,13 @@ mod tests {
         s
     }
 
-    /// 8-bit counters (carries out of the low bits and saturation in the stream), the direct
-    /// modes. The 4-way mode is covered at random pace by the tests above; this stream evicts
-    /// before any counter saturates there, so it does not serve it yet.
-    const FORWARDING_CONFIGS: [&str; 2] = [
+    /// 8-bit counters (carries out of the low bits, and saturation in the direct modes), every
+    /// mode: in the 4-way one tag 0 is mostly resident while the others evict each other, so
+    /// hits, misses and LRU updates follow each other at every distance.
+    const FORWARDING_CONFIGS: [&str; 3] = [
         "entries = 8\nindexing = \"address\"\ncounter_bits = 8\nsample_interval = 1700\npc_shift = 2\n",
         "entries = 16\nindexing = \"compiler\"\ncounter_bits = 8\nsample_interval = 0\n",
+        "entries = 8\nindexing = \"set_associative\"\nways = 4\ntag_bits = 8\ncounter_bits = 8\nsample_interval = 0\n",
     ];
 
     #[test]
@@ -379,8 +380,9 @@ mod tests {
             let mut s = forwarding_stream(&c, 2000, 5000, 40 + k as u64);
             s.extend(forwarding_stream(&c, 300, 6, 50 + k as u64));
             let want: Vec<ReadoutWord> = ProfileBufferModel::run(&c, &s).concat();
+            // The 4-way mode evicts tag 0 now and then, before it saturates.
             assert!(
-                want.iter().any(|w| w.taken == 255),
+                c.ways > 1 || want.iter().any(|w| w.taken == 255),
                 "{text}: saturation reached"
             );
             assert!(
