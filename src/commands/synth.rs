@@ -73,7 +73,8 @@ pub struct SynthArgs {
     /// Output directory: result.json, result.md, Verilog, scripts and every tool log.
     #[arg(long)]
     out: PathBuf,
-    /// Print the result as JSON on stdout instead of the table.
+    /// Print the results as JSON on stdout instead of the table: a list, one object per target
+    /// (also for a single target, so scripts read it one way).
     #[arg(long)]
     json: bool,
     /// Synthesize the simple baseline profiler of the same configuration beside it (needs
@@ -297,11 +298,7 @@ pub fn run(a: SynthArgs) -> CmdResult {
             .map_err(|e| CliError::failure(format!("{}: {e}", a.out.display())))?;
     }
     if a.json {
-        if several {
-            print_json(&results)
-        } else {
-            print_json(&results[0])
-        }
+        print_json(&results)
     } else {
         print!("{}", flow::table(&refs));
         println!("(results, Markdown and tool logs in {})", a.out.display());

@@ -19,7 +19,9 @@ fn synth_block_on_up5k_reports_area_and_fmax() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "one result per target");
+    let j = &list[0];
     assert_eq!(j["target"], "ice40-up5k");
     assert_eq!(j["fits"], true);
     // The transmitter has 30 flip-flops (10 shift, 4 count, 16 tick) plus the harness's.
