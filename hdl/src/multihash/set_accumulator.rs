@@ -528,6 +528,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 /// `retire` clears `pend` of stage D's set, `touch` sets its `cur`, `roll` (the interval's last
 /// event) moves `cur` (with stage D's set) into `prev` and `pend` and clears `cur`; `reset`
 /// clears all. Any number of sets, in flip-flops.
+///
+/// Stage D's flags (`d_cur`, `d_prev`, `d_pend`) come from registers: they are read at stage C's
+/// set and registered with the update of the op then in D applied (the op in C is the next in D),
+/// so stage D starts from three flip-flops instead of three S-way multiplexers.
 #[derive(LogicBlock)]
 pub struct SetEpochs {
     pub clock: Signal<In, Clock>,
@@ -550,6 +554,8 @@ pub struct SetEpochs {
     _cur: Vec<bool>,
     _prev: Vec<bool>,
     _pend: Vec<bool>,
+    /// Stage D's flags, registered (see above).
+    _d: [bool; 3],
 }
 
 impl SetEpochs {
@@ -575,6 +581,7 @@ impl SetEpochs {
             _cur: vec![false; sets],
             _prev: vec![false; sets],
             _pend: vec![false; sets],
+            _d: [false; 3],
         }
     }
 }
@@ -586,6 +593,25 @@ impl Logic for SetEpochs {
         };
         if self.clock.pos_edge() {
             let s = u64_bits(self.d_set.val()) as usize;
+            // Stage C's flags as they are after this edge: the op in C is then in D.
+            let low = self._cur.len() as u64 - 1;
+            let same = (u64_bits(self.c_set.val()) ^ u64_bits(self.d_set.val())) & low == 0;
+            let (cur, prev, pend) = (
+                at(&self._cur, self.c_set.val()),
+                at(&self._prev, self.c_set.val()),
+                at(&self._pend, self.c_set.val()),
+            );
+            self._d = if self.reset.val() {
+                [false; 3]
+            } else if self.roll.val() {
+                [false, cur | same, cur | same]
+            } else {
+                [
+                    cur | (self.touch.val() & same),
+                    prev,
+                    pend & !(self.retire.val() & same),
+                ]
+            };
             if self.reset.val() {
                 self._cur.fill(false);
                 self._prev.fill(false);
@@ -610,9 +636,7 @@ impl Logic for SetEpochs {
                 }
             }
         }
-        self.d_cur.next = at(&self._cur, self.d_set.val());
-        self.d_prev.next = at(&self._prev, self.d_set.val());
-        self.d_pend.next = at(&self._pend, self.d_set.val());
+        [self.d_cur.next, self.d_prev.next, self.d_pend.next] = self._d;
         self.lookup_pend.next = at(&self._pend, self.lookup_set.val());
         self.scan_pend.next = at(&self._pend, self.scan_set.val());
         self.c_pend.next = at(&self._pend, self.c_set.val());
@@ -641,27 +665,40 @@ impl Logic for SetEpochs {
 reg [{hi}:0] cur;
 reg [{hi}:0] prev;
 reg [{hi}:0] pend;
+reg d_cur_r;
+reg d_prev_r;
+reg d_pend_r;
 wire [{hi}:0] sel = {n}'d1 << {s1};
+wire same = {same};
 
 always @(posedge clock) begin
    if (reset) begin
       cur <= {n}'d0;
       prev <= {n}'d0;
       pend <= {n}'d0;
+      d_cur_r <= 1'b0;
+      d_prev_r <= 1'b0;
+      d_pend_r <= 1'b0;
    end else if (roll) begin
       cur <= {n}'d0;
       prev <= cur | sel;
       pend <= cur | sel;
+      d_cur_r <= 1'b0;
+      d_prev_r <= cur[{c}] | same;
+      d_pend_r <= cur[{c}] | same;
    end else begin
       if (retire) pend <= pend & ~sel;
       if (touch) cur <= cur | sel;
+      d_cur_r <= cur[{c}] | (touch & same);
+      d_prev_r <= prev[{c}];
+      d_pend_r <= pend[{c}] & ~(retire & same);
    end
 end
 
 always @(*) begin
-   d_cur = cur[{s1}];
-   d_prev = prev[{s1}];
-   d_pend = pend[{s1}];
+   d_cur = d_cur_r;
+   d_prev = d_prev_r;
+   d_pend = d_pend_r;
    lookup_pend = pend[{lookup}];
    scan_pend = pend[{scan}];
    c_pend = pend[{c}];
@@ -670,6 +707,10 @@ end
 ",
             hi = n - 1,
             s1 = set("d_set"),
+            same = match ab {
+                0 => "1'b1".to_string(),
+                _ => format!("c_set[{0}:0] == d_set[{0}:0]", ab - 1),
+            },
             lookup = set("lookup_set"),
             scan = set("scan_set"),
             c = set("c_set"),
