@@ -9,12 +9,16 @@
 //!
 //! **Pipeline**, three stages, so that the one loop that cannot be pipelined — a set's words from
 //! one op to the next — holds no tag compare and no address compare:
-//! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag RAM;
-//! - stage C: the W tags arrive and are compared with the event's tuple (registered), and the set
-//!   addresses the way's meta RAMs; the set and the tuple are compared with those of the two ops
-//!   ahead (registered: `same1`/`key1` with the op in D, `same2`/`key2` with the one before it);
-//! - stage D: the W metas arrive. **Forwarding**: the metas are those the op one ahead wrote
-//!   when it was on the same set (the RAM returns old data on a same-cycle read/write); a tag
+//! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
+//!   meta RAMs;
+//! - stage C: the W tags arrive and are compared with the event's tuple (registered); the W metas
+//!   arrive, the words the op two ahead wrote take their place when it was on the same set (the
+//!   read missed that write), and they are registered with their threshold predicates (count ≥ T,
+//!   count ≥ T − 1), so stage D compares no count read from a RAM; the set and the tuple are
+//!   compared with those of the two ops ahead (registered: `same1`/`key1` with the op in D,
+//!   `same2`/`key2` with the one before it);
+//! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
+//!   set (with the predicates of its words, from its registers); a tag
 //!   changes only on allocation, so a way allocated by one of the two ops ahead (read in stage 0,
 //!   before their writes) matches exactly when that op had the same tuple, the younger op
 //!   winning; any other way by its registered RAM compare. Hit (**shielding**), allocation
@@ -124,7 +128,19 @@ accumulator! {
         raw_meta: Vec<Signal<Local, Bits<CB>>>,
         raw_count: Vec<Signal<Local, Bits<CB>>>,
         raw_valid: Vec<Signal<Local, Bit>>,
+        /// The word's count is >= T / >= T − 1 (chosen with the word, not compared after it).
         raw_ge: Vec<Signal<Local, Bit>>,
+        raw_floor: Vec<Signal<Local, Bit>>,
+        /// Stage C: the metas read in stage 0, with the write of the op two ahead (which the read
+        /// missed) forwarded; registered for D with their threshold predicates.
+        c_meta: Vec<Signal<Local, Bits<CB>>>,
+        c_same2: Signal<Local, Bit>,
+        r_meta: Vec<DFF<Bits<CB>>>,
+        r_ge: Vec<DFF<Bit>>,
+        r_floor: Vec<DFF<Bit>>,
+        /// The predicates of the metas the op one ahead wrote (`fw_meta`), from its registers.
+        fw_ge: Vec<Signal<Local, Bit>>,
+        fw_floor: Vec<Signal<Local, Bit>>,
         /// The way's tuple is the event's.
         tag_eq: Vec<Signal<Local, Bit>>,
         /// A hit on the way locks it: its count reaches T (count >= T − 1 before the increment).
@@ -242,6 +258,14 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             raw_count: vec_of(ways),
             raw_valid: vec_of(ways),
             raw_ge: vec_of(ways),
+            raw_floor: vec_of(ways),
+            c_meta: vec_of(ways),
+            c_same2: Default::default(),
+            r_meta: vec_of(ways),
+            r_ge: vec_of(ways),
+            r_floor: vec_of(ways),
+            fw_ge: vec_of(ways),
+            fw_floor: vec_of(ways),
             tag_eq: vec_of(ways),
             lock_on_hit: vec_of(ways),
             view_valid: vec_of(ways),
@@ -314,6 +338,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.same2.d.next = self.c_set.q.val() == self.fw_set.q.val();
         self.key2.d.next = self.c_tag.q.val() == self.fw_tag.q.val();
         self.epochs.c_set.next = self.c_set.q.val();
+        // The op in D now is one ahead of C's; the `fw` event, written last clock, two ahead.
+        self.c_same2.next = self.fw_valid.q.val() & (self.c_set.q.val() == self.fw_set.q.val());
         self.c_pend.next = self.c_op.q.val() & self.epochs.c_pend.val();
         // ---- Stage D: the set's words, forwarded, and what they mean now.
         self.epochs.d_set.next = self.d_set.q.val();
@@ -324,7 +350,22 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.fw2_alloc[w].clock.next = self.clock.val();
             self.ram_tag[w].d.next = self.tags[w].read_data.val();
             self.ram_tag_eq[w].d.next = self.tags[w].read_data.val() == self.c_tag.q.val();
-            self.metas[w].read_address.next = self.c_set.q.val();
+            self.r_meta[w].clock.next = self.clock.val();
+            self.r_ge[w].clock.next = self.clock.val();
+            self.r_floor[w].clock.next = self.clock.val();
+            self.c_meta[w].next = self.metas[w].read_data.val();
+            if self.c_same2.val() {
+                self.c_meta[w].next = self.fw_meta[w].q.val();
+            }
+            self.r_meta[w].d.next = self.c_meta[w].val();
+            self.r_ge[w].d.next =
+                (self.c_meta[w].val() & self.count_mask.val()) >= self.threshold.val();
+            self.r_floor[w].d.next =
+                (self.c_meta[w].val() & self.count_mask.val()) >= self.lock_floor.val();
+            self.fw_ge[w].next =
+                (self.fw_meta[w].q.val() & self.count_mask.val()) >= self.threshold.val();
+            self.fw_floor[w].next =
+                (self.fw_meta[w].q.val() & self.count_mask.val()) >= self.lock_floor.val();
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.tags[w].read_clock.next = self.clock.val();
             self.tags[w].write_clock.next = self.clock.val();
@@ -346,23 +387,25 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.raw_tag[w].next = self.fw2_tag.q.val();
                 self.tag_eq[w].next = self.key2.q.val();
             }
-            self.raw_meta[w].next = self.metas[w].read_data.val();
+            self.raw_meta[w].next = self.r_meta[w].q.val();
+            self.raw_ge[w].next = self.r_ge[w].q.val();
+            self.raw_floor[w].next = self.r_floor[w].q.val();
             if self.fw_valid.q.val() & self.same1.q.val() {
                 if self.fw_alloc[w].q.val() {
                     self.raw_tag[w].next = self.fw_tag.q.val();
                     self.tag_eq[w].next = self.key1.q.val();
                 }
                 self.raw_meta[w].next = self.fw_meta[w].q.val();
+                self.raw_ge[w].next = self.fw_ge[w].val();
+                self.raw_floor[w].next = self.fw_floor[w].val();
             }
             self.raw_count[w].next = self.raw_meta[w].val() & self.count_mask.val();
             self.raw_valid[w].next = (self.raw_meta[w].val() & self.valid_flag.val()).any();
-            self.raw_ge[w].next = self.raw_count[w].val() >= self.threshold.val();
             if self.epochs.d_cur.val() {
                 self.view_valid[w].next = self.raw_valid[w].val();
                 self.view_locked[w].next = (self.raw_meta[w].val() & self.locked_flag.val()).any();
                 self.view_count[w].next = self.raw_count[w].val();
-                self.lock_on_hit[w].next =
-                    self.lockable.val() & (self.raw_count[w].val() >= self.lock_floor.val());
+                self.lock_on_hit[w].next = self.lockable.val() & self.raw_floor[w].val();
             } else {
                 // Rollover (or long empty): retained entries are replaceable with count 0.
                 self.view_valid[w].next = self.epochs.d_prev.val()
@@ -455,6 +498,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         for w in 0..self.tags.len() {
             self.tags[w].read_address.next = self.s0_set.val();
+            self.metas[w].read_address.next = self.s0_set.val();
         }
         self.c_op.d.next = self.lookup.val() | self.scan.val();
         self.c_set.d.next = self.s0_set.val();
