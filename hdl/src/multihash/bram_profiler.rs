@@ -10,8 +10,9 @@
 //! - reports leave during the *next* interval, and `in_ready` also drops while an event's set
 //!   still has a report pending and the report staging buffer is busy, and before the last event
 //!   of an interval until the previous report is out;
-//! - three stages (hash and tag read; tag compare and counter read; decision and write-back, see
-//!   [`SetAssociativeAccumulator`]), and one clock without input after the last event of each
+//! - three stages (hash, and the tag, meta and counter RAMs read; tag compare, and the metas and
+//!   counters forwarded from the event two ahead and registered; decision and write-back, see
+//!   [`SetAssociativeAccumulator`] and [`CounterTables`]'s registered read), and one clock without input after the last event of each
 //!   interval (1 − 1/L events per clock at most).
 //!
 //! **Sizes.** Any number of tables and counters, any power-of-two number of sets, any ways
@@ -25,7 +26,7 @@
 use super::counter_tables::CounterTables;
 use super::hash_unit::{HashUnit, ParityHash};
 use super::interval::IntervalControl;
-use super::primitives::{vec_of, ADDRESS_BITS};
+use super::primitives::ADDRESS_BITS;
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use super::top::{impl_profiler_top, new_profiler_top, profiler_top};
 use super::widths::widths_of_class;
@@ -41,12 +42,9 @@ profiler_top! {
         counters: CounterTables<CB>,
         acc: SetAssociativeAccumulator<CB>,
         control: IntervalControl,
-        /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval;
-        /// its counter indices and bank, registered from the hash for the counter RAMs read in C.
+        /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval.
         c_valid: DFF<Bit>,
         c_last: DFF<Bit>,
-        c_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
-        c_bank: DFF<Bit>,
         d_valid: DFF<Bit>,
         d_last: DFF<Bit>,
         a: Signal<Local, Bits<64>>,
@@ -70,7 +68,8 @@ impl<const CB: usize> BramProfiler<CB> {
         new_profiler_top!(BramProfiler {
             hash: HashUnit::new(&HashConstants::new(cfg)),
             set_hash: ParityHash::new(&SetHash::new(cfg).q),
-            counters: CounterTables::for_config(cfg, &w),
+            // Read in stage 0 with the tags, registered through C: D starts from flip-flops.
+            counters: CounterTables::registered_read(cfg, &w),
             acc: SetAssociativeAccumulator::new(
                 acc.sets(),
                 acc.ways,
@@ -85,8 +84,6 @@ impl<const CB: usize> BramProfiler<CB> {
             control: IntervalControl::new(cfg.interval),
             c_valid: Default::default(),
             c_last: Default::default(),
-            c_index: vec_of(cfg.tables),
-            c_bank: Default::default(),
             d_valid: Default::default(),
             d_last: Default::default(),
             a: Default::default(),
@@ -104,7 +101,7 @@ impl<const CB: usize> BramProfiler<CB> {
 impl<const CB: usize> Logic for BramProfiler<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, c_valid, c_last, c_bank, d_valid, d_last);
+        dff_setup!(self, clock, c_valid, c_last, d_valid, d_last);
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
@@ -119,12 +116,9 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.set_hash.a.next = self.a.val();
         self.set_hash.b.next = self.b.val();
         for k in 0..self.hash.index.len() {
-            self.c_index[k].clock.next = self.clock.val();
-            self.c_index[k].d.next = self.hash.index[k].val();
-            self.counters.read_index[k].next = self.c_index[k].q.val();
+            self.counters.read_index[k].next = self.hash.index[k].val();
         }
-        self.c_bank.d.next = self.control.bank.val();
-        self.counters.read_bank.next = self.c_bank.q.val();
+        self.counters.read_bank.next = self.control.bank.val();
         self.acc.lookup_set.next = self.set_hash.index.val();
         // Nothing enters while an interval's last event is in stage C: the accumulator checks an
         // event's set against the reports pending only after that event's rollover.

@@ -13,6 +13,12 @@
 //!   with R1 a promoted tuple's counters are written as 0. `update` = 0 (an accumulator hit:
 //!   shielding) writes nothing.
 //!
+//! **Registered read** ([`CounterTables::registered_read`]): the words read in stage 0 are
+//! registered once more before stage 1 (stage M between them), so stage 1's arithmetic starts from
+//! flip-flops, not from the block RAMs' slow outputs. The read then misses the writes of the two
+//! events ahead: the one two ahead is forwarded in stage M (`m_same2`), the one ahead in stage 1
+//! as before. The event's index is given a clock before its counters are needed.
+//!
 //! Interval rollover without a clearing stall: **double banking**. Each table has two RAM banks;
 //! interval i uses bank i mod 2. When the last event of an interval leaves stage 1
 //! (`clear_start`), its bank is cleared in the background, one word per clock on that bank's
@@ -60,6 +66,14 @@ pub struct CounterTables<const CB: usize> {
     fw_data: Vec<DFF<Bits<CB>>>,
     clear0: BankClear,
     clear1: BankClear,
+    /// Stage M (registered read only): the event's bank and indices, whether it reads what the
+    /// event two ahead wrote, and its words with that write forwarded, registered for stage 1.
+    registered: Constant<Bit>,
+    m_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+    m_bank: DFF<Bit>,
+    m_same2: Vec<DFF<Bit>>,
+    m_c: Vec<Signal<Local, Bits<CB>>>,
+    r_c: Vec<DFF<Bits<CB>>>,
     /// The update of the counters read (after forwarding).
     cu: ConservativeUpdate<CB>,
     zero: Constant<Bits<CB>>,
@@ -74,6 +88,21 @@ impl<const CB: usize> CounterTables<CB> {
     /// `rule.tables` tables of `entries` counters stored in `width` <= CB bits, updated by `rule`,
     /// whose `counter_max` must fit `width`.
     pub fn new(entries: usize, width: usize, rule: &UpdateRule) -> Self {
+        Self::build(entries, width, rule, false)
+    }
+
+    /// As [`Self::for_config`], with a registered read (module docs): stage 1 comes two clocks
+    /// after `read_index`.
+    pub fn registered_read(cfg: &ProfilerConfig, w: &Widths) -> Self {
+        Self::new_registered(cfg.entries, w.counter, &UpdateRule::of(cfg, w))
+    }
+
+    /// As [`Self::new`], with a registered read.
+    pub fn new_registered(entries: usize, width: usize, rule: &UpdateRule) -> Self {
+        Self::build(entries, width, rule, true)
+    }
+
+    fn build(entries: usize, width: usize, rule: &UpdateRule, registered: bool) -> Self {
         let tables = rule.tables;
         assert!(
             width == 64 || rule.counter_max < 1u64 << width,
@@ -100,6 +129,12 @@ impl<const CB: usize> CounterTables<CB> {
             fw_data: vec_of(tables),
             clear0: BankClear::new(entries),
             clear1: BankClear::new(entries),
+            registered: Constant::new(registered),
+            m_index: vec_of(tables),
+            m_bank: Default::default(),
+            m_same2: vec_of(tables),
+            m_c: vec_of(tables),
+            r_c: vec_of(tables),
             cu: ConservativeUpdate::new(rule),
             zero: Constant::new(0.into()),
         }
@@ -109,7 +144,7 @@ impl<const CB: usize> CounterTables<CB> {
 impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_bank, fw_valid);
+        dff_setup!(self, clock, s1_bank, fw_valid, m_bank);
         self.clear0.clock.next = self.clock.val();
         self.clear1.clock.next = self.clock.val();
         self.clear0.start.next =
@@ -117,7 +152,11 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.clear1.start.next = self.reset.val() | (self.clear_start.val() & self.s1_bank.q.val());
         self.clearing0.next = self.clear0.busy.val();
         self.clearing1.next = self.clear1.busy.val();
+        self.m_bank.d.next = self.read_bank.val();
         self.s1_bank.d.next = self.read_bank.val();
+        if self.registered.val() {
+            self.s1_bank.d.next = self.m_bank.q.val();
+        }
         // Stage 1: forwarded counter values.
         for k in 0..self.bank0.len() {
             self.bank0[k].read_clock.next = self.clock.val();
@@ -127,14 +166,37 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.s1_index[k].clock.next = self.clock.val();
             self.fw_same[k].clock.next = self.clock.val();
             self.fw_data[k].clock.next = self.clock.val();
+            self.m_index[k].clock.next = self.clock.val();
+            self.m_same2[k].clock.next = self.clock.val();
+            self.r_c[k].clock.next = self.clock.val();
             self.bank0[k].read_address.next = self.read_index[k].val();
             self.bank1[k].read_address.next = self.read_index[k].val();
+            self.m_index[k].d.next = self.read_index[k].val();
             self.s1_index[k].d.next = self.read_index[k].val();
-            // Stage 0 vs stage 1: stage 1's event is the one ahead when stage 0's reaches it.
+            // Stage 0 vs stage 1: stage 1's event is the one ahead when stage 0's reaches it
+            // (registered read: two ahead, and stage M vs stage 1 is the one ahead).
             self.fw_same[k].d.next = (self.read_bank.val() == self.s1_bank.q.val())
                 & (self.read_index[k].val() == self.s1_index[k].q.val());
+            self.m_same2[k].d.next = (self.read_bank.val() == self.s1_bank.q.val())
+                & (self.read_index[k].val() == self.s1_index[k].q.val());
+            if self.registered.val() {
+                self.s1_index[k].d.next = self.m_index[k].q.val();
+                self.fw_same[k].d.next = (self.m_bank.q.val() == self.s1_bank.q.val())
+                    & (self.m_index[k].q.val() == self.s1_index[k].q.val());
+            }
+            if self.m_bank.q.val() {
+                self.m_c[k].next = self.bank1[k].read_data.val();
+            } else {
+                self.m_c[k].next = self.bank0[k].read_data.val();
+            }
+            if self.fw_valid.q.val() & self.m_same2[k].q.val() {
+                self.m_c[k].next = self.fw_data[k].q.val();
+            }
+            self.r_c[k].d.next = self.m_c[k].val();
             if self.fw_valid.q.val() & self.fw_same[k].q.val() {
                 self.cu.c[k].next = self.fw_data[k].q.val();
+            } else if self.registered.val() {
+                self.cu.c[k].next = self.r_c[k].q.val();
             } else if self.s1_bank.q.val() {
                 self.cu.c[k].next = self.bank1[k].read_data.val();
             } else {

@@ -1,7 +1,8 @@
 //! The multi-hash profiler's sub-blocks, each alone against the model function it implements:
 //! [`ConservativeUpdate`] exhaustively on small counter widths against
 //! [`conservative_update`]; the [`CounterTables`]' forwarding, an event reading what the events
-//! one and two clocks ahead wrote, against plain tables updated by [`conservative_update`]; and the
+//! one and two clocks ahead wrote (with and without a registered read), against plain tables updated
+//! by [`conservative_update`]; and the
 //! [`FullyAssociativeAccumulator`]'s and the [`SetAssociativeAccumulator`]'s hit, allocate, lock,
 //! replace, report and retain rules against the model's [`Accumulator`], event by event. The whole profilers are
 //! co-simulated in [`super::kit`]; these tests name the sub-block and the input when one breaks.
@@ -152,21 +153,24 @@ fn conservative_update_matches_the_model_exhaustively() {
 /// Random events on few indices (so that consecutive events share counters at distances 1, 2 and
 /// more), shielded or not, promoted or not: every event's `new_min` and candidate threshold
 /// against tables kept by [`conservative_update`] with reset on promote.
-fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
+fn check_counter_tables(cu: bool, reset: bool, registered: bool, seed: u64) {
     const CB: usize = 16;
     let (tables, entries, threshold, counter_max) = (2, 16, 6u64, 15u32);
-    let mut uut = CounterTables::<CB>::new(
-        entries,
-        4,
-        &UpdateRule {
-            tables,
-            threshold,
-            counter_max: counter_max as u64,
-            saturates: true,
-            conservative_update: cu,
-            reset_on_promote: reset,
-        },
-    );
+    let rule = UpdateRule {
+        tables,
+        threshold,
+        counter_max: counter_max as u64,
+        saturates: true,
+        conservative_update: cu,
+        reset_on_promote: reset,
+    };
+    let mut uut = if registered {
+        CounterTables::<CB>::new_registered(entries, 4, &rule)
+    } else {
+        CounterTables::<CB>::new(entries, 4, &rule)
+    };
+    // Clocks from `read_index` to stage 1.
+    let delay = if registered { 2 } else { 1 };
     uut.connect_all();
     // Reset, then both banks clear (one word per clock).
     uut.reset_clock();
@@ -177,8 +181,9 @@ fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
     assert!(!uut.clearing0.val(), "bank 0 cleared");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut table = vec![vec![0u32; entries]; tables];
-    // The event in stage 1: its indices, whether it updates (missed the accumulator), promoted.
-    let mut s1: Option<(Vec<usize>, bool, bool)> = None;
+    // Events on their way to stage 1, oldest first: indices, whether it updates (missed the
+    // accumulator), promoted.
+    let mut ahead: std::collections::VecDeque<(Vec<usize>, bool, bool)> = Default::default();
     for step in 0..2000 {
         let idx: Vec<usize> = (0..tables).map(|_| rng.gen_range(0..3)).collect();
         for (k, &i) in idx.iter().enumerate() {
@@ -186,15 +191,20 @@ fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
         }
         uut.read_bank.next = false;
         uut.clear_start.next = false;
+        let s1 = if ahead.len() == delay {
+            ahead.pop_front()
+        } else {
+            None
+        };
         let (update, promoted) = s1.as_ref().map_or((false, false), |e| (e.1, e.2));
         uut.update.next = update;
         uut.promoted.next = promoted;
         uut.level(false);
-        if let Some((at, update, promoted)) = s1.take() {
+        if let Some((at, update, promoted)) = s1 {
             let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
             let new_min = conservative_update(&mut c, cu, counter_max);
             let what = format!(
-                "C{} R{} seed {seed} event {step} at {at:?}",
+                "C{} R{} registered {registered} seed {seed} event {step} at {at:?}",
                 cu as u8, reset as u8
             );
             assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
@@ -208,7 +218,7 @@ fn check_counter_tables(cu: bool, reset: bool, seed: u64) {
             }
         }
         uut.level(true);
-        s1 = Some((idx, !rng.gen_ratio(1, 5), rng.gen_ratio(1, 6)));
+        ahead.push_back((idx, !rng.gen_ratio(1, 5), rng.gen_ratio(1, 6)));
     }
     // Without reset on promote nothing brings a counter down: the stream saturates some.
     assert!(
@@ -223,7 +233,9 @@ fn counter_tables_forward_what_the_events_ahead_wrote() {
     for cu in [false, true] {
         for reset in [false, true] {
             for seed in 1..=2 {
-                check_counter_tables(cu, reset, seed);
+                for registered in [false, true] {
+                    check_counter_tables(cu, reset, registered, seed);
+                }
             }
         }
     }
