@@ -2345,6 +2345,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     output reg  clearing1;
     
     // Constant declarations
+    localparam  registered = 1'b0;
     localparam  zero = 24'h0;
     
     // Stub signals
@@ -2408,6 +2409,27 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     reg  clear1$start;
     wire  clear1$busy;
     wire  [19:0] clear1$address;
+    reg  [19:0] m_index$0$d;
+    wire  [19:0] m_index$0$q;
+    reg  m_index$0$clock;
+    reg  [19:0] m_index$1$d;
+    wire  [19:0] m_index$1$q;
+    reg  m_index$1$clock;
+    reg  m_bank$d;
+    wire  m_bank$q;
+    reg  m_bank$clock;
+    reg  m_same2$0$d;
+    wire  m_same2$0$q;
+    reg  m_same2$0$clock;
+    reg  m_same2$1$d;
+    wire  m_same2$1$q;
+    reg  m_same2$1$clock;
+    reg  [23:0] r_c$0$d;
+    wire  [23:0] r_c$0$q;
+    reg  r_c$0$clock;
+    reg  [23:0] r_c$1$d;
+    wire  [23:0] r_c$1$q;
+    reg  r_c$1$clock;
     reg  [23:0] cu$c$0;
     reg  [23:0] cu$c$1;
     reg  cu$promoted;
@@ -2415,6 +2437,10 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     wire  [23:0] cu$w$1;
     wire  [23:0] cu$new_min;
     wire  cu$candidate;
+    
+    // Local signals
+    reg  [23:0] m_c$0;
+    reg  [23:0] m_c$1;
     
     // Sub module instances
     hwprof_board_ulx3s$profiler$counters$bank0$0 bank0$0(
@@ -2505,6 +2531,41 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .busy(clear1$busy),
         .address(clear1$address)
     );
+    hwprof_board_ulx3s$profiler$counters$m_index$0 m_index$0(
+        .d(m_index$0$d),
+        .q(m_index$0$q),
+        .clock(m_index$0$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$m_index$1 m_index$1(
+        .d(m_index$1$d),
+        .q(m_index$1$q),
+        .clock(m_index$1$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$m_bank m_bank(
+        .d(m_bank$d),
+        .q(m_bank$q),
+        .clock(m_bank$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$m_same2$0 m_same2$0(
+        .d(m_same2$0$d),
+        .q(m_same2$0$q),
+        .clock(m_same2$0$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$m_same2$1 m_same2$1(
+        .d(m_same2$1$d),
+        .q(m_same2$1$q),
+        .clock(m_same2$1$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$r_c$0 r_c$0(
+        .d(r_c$0$d),
+        .q(r_c$0$q),
+        .clock(r_c$0$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$r_c$1 r_c$1(
+        .d(r_c$1$d),
+        .q(r_c$1$q),
+        .clock(r_c$1$clock)
+    );
     hwprof_board_ulx3s$profiler$counters$cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
@@ -2519,15 +2580,21 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     always @(*) begin
         s1_bank$clock = clock;
         fw_valid$clock = clock;
+        m_bank$clock = clock;
         s1_bank$d = s1_bank$q;
         fw_valid$d = fw_valid$q;
+        m_bank$d = m_bank$q;
         clear0$clock = clock;
         clear1$clock = clock;
         clear0$start = reset | (clear_start & ~s1_bank$q);
         clear1$start = reset | (clear_start & s1_bank$q);
         clearing0 = clear0$busy;
         clearing1 = clear1$busy;
+        m_bank$d = read_bank;
         s1_bank$d = read_bank;
+        if (registered) begin
+            s1_bank$d = m_bank$q;
+        end
         bank0$0$read_clock = clock;
         bank0$0$write_clock = clock;
         bank1$0$read_clock = clock;
@@ -2535,12 +2602,34 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         s1_index$0$clock = clock;
         fw_same$0$clock = clock;
         fw_data$0$clock = clock;
+        m_index$0$clock = clock;
+        m_same2$0$clock = clock;
+        r_c$0$clock = clock;
         bank0$0$read_address = read_index$0;
         bank1$0$read_address = read_index$0;
+        m_index$0$d = read_index$0;
         s1_index$0$d = read_index$0;
         fw_same$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        m_same2$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        if (registered) begin
+            s1_index$0$d = m_index$0$q;
+            fw_same$0$d = (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
+        end
+        if (m_bank$q) begin
+            m_c$0 = bank1$0$read_data;
+        end
+        else begin
+            m_c$0 = bank0$0$read_data;
+        end
+        if (fw_valid$q & m_same2$0$q) begin
+            m_c$0 = fw_data$0$q;
+        end
+        r_c$0$d = m_c$0;
         if (fw_valid$q & fw_same$0$q) begin
             cu$c$0 = fw_data$0$q;
+        end
+        else if (registered) begin
+            cu$c$0 = r_c$0$q;
         end
         else if (s1_bank$q) begin
             cu$c$0 = bank1$0$read_data;
@@ -2555,12 +2644,34 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         s1_index$1$clock = clock;
         fw_same$1$clock = clock;
         fw_data$1$clock = clock;
+        m_index$1$clock = clock;
+        m_same2$1$clock = clock;
+        r_c$1$clock = clock;
         bank0$1$read_address = read_index$1;
         bank1$1$read_address = read_index$1;
+        m_index$1$d = read_index$1;
         s1_index$1$d = read_index$1;
         fw_same$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        m_same2$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        if (registered) begin
+            s1_index$1$d = m_index$1$q;
+            fw_same$1$d = (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
+        end
+        if (m_bank$q) begin
+            m_c$1 = bank1$1$read_data;
+        end
+        else begin
+            m_c$1 = bank0$1$read_data;
+        end
+        if (fw_valid$q & m_same2$1$q) begin
+            m_c$1 = fw_data$1$q;
+        end
+        r_c$1$d = m_c$1;
         if (fw_valid$q & fw_same$1$q) begin
             cu$c$1 = fw_data$1$q;
+        end
+        else if (registered) begin
+            cu$c$1 = r_c$1$q;
         end
         else if (s1_bank$q) begin
             cu$c$1 = bank1$1$read_data;
@@ -4205,6 +4316,139 @@ module hwprof_board_ulx3s$profiler$counters$fw_valid(d,q,clock);
     end
           
 endmodule // top$profiler$counters$fw_valid
+
+
+module hwprof_board_ulx3s$profiler$counters$m_bank(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_bank
+
+
+module hwprof_board_ulx3s$profiler$counters$m_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_index$0
+
+
+module hwprof_board_ulx3s$profiler$counters$m_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_index$1
+
+
+module hwprof_board_ulx3s$profiler$counters$m_same2$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_same2$0
+
+
+module hwprof_board_ulx3s$profiler$counters$m_same2$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_same2$1
+
+
+module hwprof_board_ulx3s$profiler$counters$r_c$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$r_c$0
+
+
+module hwprof_board_ulx3s$profiler$counters$r_c$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$r_c$1
 
 
 module hwprof_board_ulx3s$profiler$counters$s1_bank(d,q,clock);

@@ -82,21 +82,6 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  c_last$d;
     wire  c_last$q;
     reg  c_last$clock;
-    reg  [19:0] c_index$0$d;
-    wire  [19:0] c_index$0$q;
-    reg  c_index$0$clock;
-    reg  [19:0] c_index$1$d;
-    wire  [19:0] c_index$1$q;
-    reg  c_index$1$clock;
-    reg  [19:0] c_index$2$d;
-    wire  [19:0] c_index$2$q;
-    reg  c_index$2$clock;
-    reg  [19:0] c_index$3$d;
-    wire  [19:0] c_index$3$q;
-    reg  c_index$3$clock;
-    reg  c_bank$d;
-    wire  c_bank$q;
-    reg  c_bank$clock;
     reg  d_valid$d;
     wire  d_valid$q;
     reg  d_valid$clock;
@@ -181,31 +166,6 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .q(c_last$q),
         .clock(c_last$clock)
     );
-    hwprof_paper_10k_bram$c_index$0 c_index$0(
-        .d(c_index$0$d),
-        .q(c_index$0$q),
-        .clock(c_index$0$clock)
-    );
-    hwprof_paper_10k_bram$c_index$1 c_index$1(
-        .d(c_index$1$d),
-        .q(c_index$1$q),
-        .clock(c_index$1$clock)
-    );
-    hwprof_paper_10k_bram$c_index$2 c_index$2(
-        .d(c_index$2$d),
-        .q(c_index$2$q),
-        .clock(c_index$2$clock)
-    );
-    hwprof_paper_10k_bram$c_index$3 c_index$3(
-        .d(c_index$3$d),
-        .q(c_index$3$q),
-        .clock(c_index$3$clock)
-    );
-    hwprof_paper_10k_bram$c_bank c_bank(
-        .d(c_bank$d),
-        .q(c_bank$q),
-        .clock(c_bank$clock)
-    );
     hwprof_paper_10k_bram$d_valid d_valid(
         .d(d_valid$d),
         .q(d_valid$q),
@@ -221,12 +181,10 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     always @(*) begin
         c_valid$clock = clock;
         c_last$clock = clock;
-        c_bank$clock = clock;
         d_valid$clock = clock;
         d_last$clock = clock;
         c_valid$d = c_valid$q;
         c_last$d = c_last$q;
-        c_bank$d = c_bank$q;
         d_valid$d = d_valid$q;
         d_last$d = d_last$q;
         counters$clock = clock;
@@ -241,20 +199,11 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         hash$b = b;
         set_hash$a = a;
         set_hash$b = b;
-        c_index$0$clock = clock;
-        c_index$0$d = hash$index$0;
-        counters$read_index$0 = c_index$0$q;
-        c_index$1$clock = clock;
-        c_index$1$d = hash$index$1;
-        counters$read_index$1 = c_index$1$q;
-        c_index$2$clock = clock;
-        c_index$2$d = hash$index$2;
-        counters$read_index$2 = c_index$2$q;
-        c_index$3$clock = clock;
-        c_index$3$d = hash$index$3;
-        counters$read_index$3 = c_index$3$q;
-        c_bank$d = control$bank;
-        counters$read_bank = c_bank$q;
+        counters$read_index$0 = hash$index$0;
+        counters$read_index$1 = hash$index$1;
+        counters$read_index$2 = hash$index$2;
+        counters$read_index$3 = hash$index$3;
+        counters$read_bank = control$bank;
         acc$lookup_set = set_hash$index;
         in_ready = ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(control$last & (acc$report_busy | (d_valid$q & d_last$q))) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
         accept = in_valid & in_ready;
@@ -475,6 +424,24 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     reg  [31:0] rep_interval$d;
     wire  [31:0] rep_interval$q;
     reg  rep_interval$clock;
+    reg  [15:0] r_meta$0$d;
+    wire  [15:0] r_meta$0$q;
+    reg  r_meta$0$clock;
+    reg  [15:0] r_meta$1$d;
+    wire  [15:0] r_meta$1$q;
+    reg  r_meta$1$clock;
+    reg  r_ge$0$d;
+    wire  r_ge$0$q;
+    reg  r_ge$0$clock;
+    reg  r_ge$1$d;
+    wire  r_ge$1$q;
+    reg  r_ge$1$clock;
+    reg  r_floor$0$d;
+    wire  r_floor$0$q;
+    reg  r_floor$0$clock;
+    reg  r_floor$1$d;
+    wire  r_floor$1$q;
+    reg  r_floor$1$clock;
     reg  hits$bits$0;
     reg  hits$bits$1;
     wire  hits$first$0;
@@ -522,6 +489,15 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     reg  raw_valid$1;
     reg  raw_ge$0;
     reg  raw_ge$1;
+    reg  raw_floor$0;
+    reg  raw_floor$1;
+    reg  [15:0] c_meta$0;
+    reg  [15:0] c_meta$1;
+    reg  c_same2;
+    reg  fw_ge$0;
+    reg  fw_ge$1;
+    reg  fw_floor$0;
+    reg  fw_floor$1;
     reg  tag_eq$0;
     reg  tag_eq$1;
     reg  lock_on_hit$0;
@@ -769,6 +745,36 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         .q(rep_interval$q),
         .clock(rep_interval$clock)
     );
+    hwprof_paper_10k_bram$acc$r_meta$0 r_meta$0(
+        .d(r_meta$0$d),
+        .q(r_meta$0$q),
+        .clock(r_meta$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$r_meta$1 r_meta$1(
+        .d(r_meta$1$d),
+        .q(r_meta$1$q),
+        .clock(r_meta$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$r_ge$0 r_ge$0(
+        .d(r_ge$0$d),
+        .q(r_ge$0$q),
+        .clock(r_ge$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$r_ge$1 r_ge$1(
+        .d(r_ge$1$d),
+        .q(r_ge$1$q),
+        .clock(r_ge$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$r_floor$0 r_floor$0(
+        .d(r_floor$0$d),
+        .q(r_floor$0$q),
+        .clock(r_floor$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$r_floor$1 r_floor$1(
+        .d(r_floor$1$d),
+        .q(r_floor$1$q),
+        .clock(r_floor$1$clock)
+    );
     hwprof_paper_10k_bram$acc$hits hits(
         .bits$0(hits$bits$0),
         .bits$1(hits$bits$1),
@@ -858,6 +864,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         same2$d = c_set$q == fw_set$q;
         key2$d = c_tag$q == fw_tag$q;
         epochs$c_set = c_set$q;
+        c_same2 = fw_valid$q & (c_set$q == fw_set$q);
         c_pend = c_op$q & epochs$c_pend;
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
@@ -866,7 +873,18 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         fw2_alloc$0$clock = clock;
         ram_tag$0$d = tags$0$read_data;
         ram_tag_eq$0$d = tags$0$read_data == c_tag$q;
-        metas$0$read_address = c_set$q;
+        r_meta$0$clock = clock;
+        r_ge$0$clock = clock;
+        r_floor$0$clock = clock;
+        c_meta$0 = metas$0$read_data;
+        if (c_same2) begin
+            c_meta$0 = fw_meta$0$q;
+        end
+        r_meta$0$d = c_meta$0;
+        r_ge$0$d = (c_meta$0 & count_mask) >= threshold;
+        r_floor$0$d = (c_meta$0 & count_mask) >= lock_floor;
+        fw_ge$0 = (fw_meta$0$q & count_mask) >= threshold;
+        fw_floor$0 = (fw_meta$0$q & count_mask) >= lock_floor;
         fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -888,22 +906,25 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             raw_tag$0 = fw2_tag$q;
             tag_eq$0 = key2$q;
         end
-        raw_meta$0 = metas$0$read_data;
+        raw_meta$0 = r_meta$0$q;
+        raw_ge$0 = r_ge$0$q;
+        raw_floor$0 = r_floor$0$q;
         if (fw_valid$q & same1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
                 tag_eq$0 = key1$q;
             end
             raw_meta$0 = fw_meta$0$q;
+            raw_ge$0 = fw_ge$0;
+            raw_floor$0 = fw_floor$0;
         end
         raw_count$0 = raw_meta$0 & count_mask;
         raw_valid$0 = |(raw_meta$0 & valid_flag);
-        raw_ge$0 = raw_count$0 >= threshold;
         if (epochs$d_cur) begin
             view_valid$0 = raw_valid$0;
             view_locked$0 = |(raw_meta$0 & locked_flag);
             view_count$0 = raw_count$0;
-            lock_on_hit$0 = lockable & (raw_count$0 >= lock_floor);
+            lock_on_hit$0 = lockable & raw_floor$0;
         end
         else begin
             view_valid$0 = epochs$d_prev & retaining & raw_valid$0 & raw_ge$0;
@@ -920,7 +941,18 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         fw2_alloc$1$clock = clock;
         ram_tag$1$d = tags$1$read_data;
         ram_tag_eq$1$d = tags$1$read_data == c_tag$q;
-        metas$1$read_address = c_set$q;
+        r_meta$1$clock = clock;
+        r_ge$1$clock = clock;
+        r_floor$1$clock = clock;
+        c_meta$1 = metas$1$read_data;
+        if (c_same2) begin
+            c_meta$1 = fw_meta$1$q;
+        end
+        r_meta$1$d = c_meta$1;
+        r_ge$1$d = (c_meta$1 & count_mask) >= threshold;
+        r_floor$1$d = (c_meta$1 & count_mask) >= lock_floor;
+        fw_ge$1 = (fw_meta$1$q & count_mask) >= threshold;
+        fw_floor$1 = (fw_meta$1$q & count_mask) >= lock_floor;
         fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -942,22 +974,25 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             raw_tag$1 = fw2_tag$q;
             tag_eq$1 = key2$q;
         end
-        raw_meta$1 = metas$1$read_data;
+        raw_meta$1 = r_meta$1$q;
+        raw_ge$1 = r_ge$1$q;
+        raw_floor$1 = r_floor$1$q;
         if (fw_valid$q & same1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
                 tag_eq$1 = key1$q;
             end
             raw_meta$1 = fw_meta$1$q;
+            raw_ge$1 = fw_ge$1;
+            raw_floor$1 = fw_floor$1;
         end
         raw_count$1 = raw_meta$1 & count_mask;
         raw_valid$1 = |(raw_meta$1 & valid_flag);
-        raw_ge$1 = raw_count$1 >= threshold;
         if (epochs$d_cur) begin
             view_valid$1 = raw_valid$1;
             view_locked$1 = |(raw_meta$1 & locked_flag);
             view_count$1 = raw_count$1;
-            lock_on_hit$1 = lockable & (raw_count$1 >= lock_floor);
+            lock_on_hit$1 = lockable & raw_floor$1;
         end
         else begin
             view_valid$1 = epochs$d_prev & retaining & raw_valid$1 & raw_ge$1;
@@ -1054,7 +1089,9 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             s0_set = scan_set$q;
         end
         tags$0$read_address = s0_set;
+        metas$0$read_address = s0_set;
         tags$1$read_address = s0_set;
+        metas$1$read_address = s0_set;
         c_op$d = lookup | scan;
         c_set$d = s0_set;
         c_tag$d = lookup_tag;
@@ -1280,27 +1317,40 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_
     reg [63:0] cur;
     reg [63:0] prev;
     reg [63:0] pend;
+    reg d_cur_r;
+    reg d_prev_r;
+    reg d_pend_r;
     wire [63:0] sel = 64'd1 << d_set[5:0];
+    wire same = c_set[5:0] == d_set[5:0];
     
     always @(posedge clock) begin
        if (reset) begin
           cur <= 64'd0;
           prev <= 64'd0;
           pend <= 64'd0;
+          d_cur_r <= 1'b0;
+          d_prev_r <= 1'b0;
+          d_pend_r <= 1'b0;
        end else if (roll) begin
           cur <= 64'd0;
           prev <= cur | sel;
           pend <= cur | sel;
+          d_cur_r <= 1'b0;
+          d_prev_r <= cur[c_set[5:0]] | same;
+          d_pend_r <= cur[c_set[5:0]] | same;
        end else begin
           if (retire) pend <= pend & ~sel;
           if (touch) cur <= cur | sel;
+          d_cur_r <= cur[c_set[5:0]] | (touch & same);
+          d_prev_r <= prev[c_set[5:0]];
+          d_pend_r <= pend[c_set[5:0]] & ~(retire & same);
        end
     end
     
     always @(*) begin
-       d_cur = cur[d_set[5:0]];
-       d_prev = prev[d_set[5:0]];
-       d_pend = pend[d_set[5:0]];
+       d_cur = d_cur_r;
+       d_prev = d_prev_r;
+       d_pend = d_pend_r;
        lookup_pend = pend[lookup_set[5:0]];
        scan_pend = pend[scan_set[5:0]];
        c_pend = pend[c_set[5:0]];
@@ -1629,6 +1679,120 @@ module hwprof_paper_10k_bram$acc$metas$1(read_address,read_clock,read_data,write
        end
     end
 endmodule // top$acc$metas$1
+
+
+module hwprof_paper_10k_bram$acc$r_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_floor$0
+
+
+module hwprof_paper_10k_bram$acc$r_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_floor$1
+
+
+module hwprof_paper_10k_bram$acc$r_ge$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge$0
+
+
+module hwprof_paper_10k_bram$acc$r_ge$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge$1
+
+
+module hwprof_paper_10k_bram$acc$r_meta$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_meta$0
+
+
+module hwprof_paper_10k_bram$acc$r_meta$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_meta$1
 
 
 module hwprof_paper_10k_bram$acc$ram_tag$0(d,q,clock);
@@ -2037,101 +2201,6 @@ module hwprof_paper_10k_bram$acc$term(d,q,clock);
 endmodule // top$acc$term
 
 
-module hwprof_paper_10k_bram$c_bank(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_bank
-
-
-module hwprof_paper_10k_bram$c_index$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_index$0
-
-
-module hwprof_paper_10k_bram$c_index$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_index$1
-
-
-module hwprof_paper_10k_bram$c_index$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_index$2
-
-
-module hwprof_paper_10k_bram$c_index$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_index$3
-
-
 module hwprof_paper_10k_bram$c_last(d,q,clock);
     
     // Module arguments
@@ -2323,6 +2392,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     output reg  clearing1;
     
     // Constant declarations
+    localparam  registered = 1'b1;
     localparam  zero = 16'h0;
     
     // Stub signals
@@ -2432,6 +2502,45 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     reg  clear1$start;
     wire  clear1$busy;
     wire  [19:0] clear1$address;
+    reg  [19:0] m_index$0$d;
+    wire  [19:0] m_index$0$q;
+    reg  m_index$0$clock;
+    reg  [19:0] m_index$1$d;
+    wire  [19:0] m_index$1$q;
+    reg  m_index$1$clock;
+    reg  [19:0] m_index$2$d;
+    wire  [19:0] m_index$2$q;
+    reg  m_index$2$clock;
+    reg  [19:0] m_index$3$d;
+    wire  [19:0] m_index$3$q;
+    reg  m_index$3$clock;
+    reg  m_bank$d;
+    wire  m_bank$q;
+    reg  m_bank$clock;
+    reg  m_same2$0$d;
+    wire  m_same2$0$q;
+    reg  m_same2$0$clock;
+    reg  m_same2$1$d;
+    wire  m_same2$1$q;
+    reg  m_same2$1$clock;
+    reg  m_same2$2$d;
+    wire  m_same2$2$q;
+    reg  m_same2$2$clock;
+    reg  m_same2$3$d;
+    wire  m_same2$3$q;
+    reg  m_same2$3$clock;
+    reg  [15:0] r_c$0$d;
+    wire  [15:0] r_c$0$q;
+    reg  r_c$0$clock;
+    reg  [15:0] r_c$1$d;
+    wire  [15:0] r_c$1$q;
+    reg  r_c$1$clock;
+    reg  [15:0] r_c$2$d;
+    wire  [15:0] r_c$2$q;
+    reg  r_c$2$clock;
+    reg  [15:0] r_c$3$d;
+    wire  [15:0] r_c$3$q;
+    reg  r_c$3$clock;
     reg  [15:0] cu$c$0;
     reg  [15:0] cu$c$1;
     reg  [15:0] cu$c$2;
@@ -2443,6 +2552,12 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     wire  [15:0] cu$w$3;
     wire  [15:0] cu$new_min;
     wire  cu$candidate;
+    
+    // Local signals
+    reg  [15:0] m_c$0;
+    reg  [15:0] m_c$1;
+    reg  [15:0] m_c$2;
+    reg  [15:0] m_c$3;
     
     // Sub module instances
     hwprof_paper_10k_bram$counters$bank0$0 bank0$0(
@@ -2599,6 +2714,71 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .busy(clear1$busy),
         .address(clear1$address)
     );
+    hwprof_paper_10k_bram$counters$m_index$0 m_index$0(
+        .d(m_index$0$d),
+        .q(m_index$0$q),
+        .clock(m_index$0$clock)
+    );
+    hwprof_paper_10k_bram$counters$m_index$1 m_index$1(
+        .d(m_index$1$d),
+        .q(m_index$1$q),
+        .clock(m_index$1$clock)
+    );
+    hwprof_paper_10k_bram$counters$m_index$2 m_index$2(
+        .d(m_index$2$d),
+        .q(m_index$2$q),
+        .clock(m_index$2$clock)
+    );
+    hwprof_paper_10k_bram$counters$m_index$3 m_index$3(
+        .d(m_index$3$d),
+        .q(m_index$3$q),
+        .clock(m_index$3$clock)
+    );
+    hwprof_paper_10k_bram$counters$m_bank m_bank(
+        .d(m_bank$d),
+        .q(m_bank$q),
+        .clock(m_bank$clock)
+    );
+    hwprof_paper_10k_bram$counters$m_same2$0 m_same2$0(
+        .d(m_same2$0$d),
+        .q(m_same2$0$q),
+        .clock(m_same2$0$clock)
+    );
+    hwprof_paper_10k_bram$counters$m_same2$1 m_same2$1(
+        .d(m_same2$1$d),
+        .q(m_same2$1$q),
+        .clock(m_same2$1$clock)
+    );
+    hwprof_paper_10k_bram$counters$m_same2$2 m_same2$2(
+        .d(m_same2$2$d),
+        .q(m_same2$2$q),
+        .clock(m_same2$2$clock)
+    );
+    hwprof_paper_10k_bram$counters$m_same2$3 m_same2$3(
+        .d(m_same2$3$d),
+        .q(m_same2$3$q),
+        .clock(m_same2$3$clock)
+    );
+    hwprof_paper_10k_bram$counters$r_c$0 r_c$0(
+        .d(r_c$0$d),
+        .q(r_c$0$q),
+        .clock(r_c$0$clock)
+    );
+    hwprof_paper_10k_bram$counters$r_c$1 r_c$1(
+        .d(r_c$1$d),
+        .q(r_c$1$q),
+        .clock(r_c$1$clock)
+    );
+    hwprof_paper_10k_bram$counters$r_c$2 r_c$2(
+        .d(r_c$2$d),
+        .q(r_c$2$q),
+        .clock(r_c$2$clock)
+    );
+    hwprof_paper_10k_bram$counters$r_c$3 r_c$3(
+        .d(r_c$3$d),
+        .q(r_c$3$q),
+        .clock(r_c$3$clock)
+    );
     hwprof_paper_10k_bram$counters$cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
@@ -2617,15 +2797,21 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     always @(*) begin
         s1_bank$clock = clock;
         fw_valid$clock = clock;
+        m_bank$clock = clock;
         s1_bank$d = s1_bank$q;
         fw_valid$d = fw_valid$q;
+        m_bank$d = m_bank$q;
         clear0$clock = clock;
         clear1$clock = clock;
         clear0$start = reset | (clear_start & ~s1_bank$q);
         clear1$start = reset | (clear_start & s1_bank$q);
         clearing0 = clear0$busy;
         clearing1 = clear1$busy;
+        m_bank$d = read_bank;
         s1_bank$d = read_bank;
+        if (registered) begin
+            s1_bank$d = m_bank$q;
+        end
         bank0$0$read_clock = clock;
         bank0$0$write_clock = clock;
         bank1$0$read_clock = clock;
@@ -2633,12 +2819,34 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_index$0$clock = clock;
         fw_same$0$clock = clock;
         fw_data$0$clock = clock;
+        m_index$0$clock = clock;
+        m_same2$0$clock = clock;
+        r_c$0$clock = clock;
         bank0$0$read_address = read_index$0;
         bank1$0$read_address = read_index$0;
+        m_index$0$d = read_index$0;
         s1_index$0$d = read_index$0;
         fw_same$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        m_same2$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        if (registered) begin
+            s1_index$0$d = m_index$0$q;
+            fw_same$0$d = (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
+        end
+        if (m_bank$q) begin
+            m_c$0 = bank1$0$read_data;
+        end
+        else begin
+            m_c$0 = bank0$0$read_data;
+        end
+        if (fw_valid$q & m_same2$0$q) begin
+            m_c$0 = fw_data$0$q;
+        end
+        r_c$0$d = m_c$0;
         if (fw_valid$q & fw_same$0$q) begin
             cu$c$0 = fw_data$0$q;
+        end
+        else if (registered) begin
+            cu$c$0 = r_c$0$q;
         end
         else if (s1_bank$q) begin
             cu$c$0 = bank1$0$read_data;
@@ -2653,12 +2861,34 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_index$1$clock = clock;
         fw_same$1$clock = clock;
         fw_data$1$clock = clock;
+        m_index$1$clock = clock;
+        m_same2$1$clock = clock;
+        r_c$1$clock = clock;
         bank0$1$read_address = read_index$1;
         bank1$1$read_address = read_index$1;
+        m_index$1$d = read_index$1;
         s1_index$1$d = read_index$1;
         fw_same$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        m_same2$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        if (registered) begin
+            s1_index$1$d = m_index$1$q;
+            fw_same$1$d = (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
+        end
+        if (m_bank$q) begin
+            m_c$1 = bank1$1$read_data;
+        end
+        else begin
+            m_c$1 = bank0$1$read_data;
+        end
+        if (fw_valid$q & m_same2$1$q) begin
+            m_c$1 = fw_data$1$q;
+        end
+        r_c$1$d = m_c$1;
         if (fw_valid$q & fw_same$1$q) begin
             cu$c$1 = fw_data$1$q;
+        end
+        else if (registered) begin
+            cu$c$1 = r_c$1$q;
         end
         else if (s1_bank$q) begin
             cu$c$1 = bank1$1$read_data;
@@ -2673,12 +2903,34 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_index$2$clock = clock;
         fw_same$2$clock = clock;
         fw_data$2$clock = clock;
+        m_index$2$clock = clock;
+        m_same2$2$clock = clock;
+        r_c$2$clock = clock;
         bank0$2$read_address = read_index$2;
         bank1$2$read_address = read_index$2;
+        m_index$2$d = read_index$2;
         s1_index$2$d = read_index$2;
         fw_same$2$d = (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
+        m_same2$2$d = (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
+        if (registered) begin
+            s1_index$2$d = m_index$2$q;
+            fw_same$2$d = (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
+        end
+        if (m_bank$q) begin
+            m_c$2 = bank1$2$read_data;
+        end
+        else begin
+            m_c$2 = bank0$2$read_data;
+        end
+        if (fw_valid$q & m_same2$2$q) begin
+            m_c$2 = fw_data$2$q;
+        end
+        r_c$2$d = m_c$2;
         if (fw_valid$q & fw_same$2$q) begin
             cu$c$2 = fw_data$2$q;
+        end
+        else if (registered) begin
+            cu$c$2 = r_c$2$q;
         end
         else if (s1_bank$q) begin
             cu$c$2 = bank1$2$read_data;
@@ -2693,12 +2945,34 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_index$3$clock = clock;
         fw_same$3$clock = clock;
         fw_data$3$clock = clock;
+        m_index$3$clock = clock;
+        m_same2$3$clock = clock;
+        r_c$3$clock = clock;
         bank0$3$read_address = read_index$3;
         bank1$3$read_address = read_index$3;
+        m_index$3$d = read_index$3;
         s1_index$3$d = read_index$3;
         fw_same$3$d = (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
+        m_same2$3$d = (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
+        if (registered) begin
+            s1_index$3$d = m_index$3$q;
+            fw_same$3$d = (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
+        end
+        if (m_bank$q) begin
+            m_c$3 = bank1$3$read_data;
+        end
+        else begin
+            m_c$3 = bank0$3$read_data;
+        end
+        if (fw_valid$q & m_same2$3$q) begin
+            m_c$3 = fw_data$3$q;
+        end
+        r_c$3$d = m_c$3;
         if (fw_valid$q & fw_same$3$q) begin
             cu$c$3 = fw_data$3$q;
+        end
+        else if (registered) begin
+            cu$c$3 = r_c$3$q;
         end
         else if (s1_bank$q) begin
             cu$c$3 = bank1$3$read_data;
@@ -4625,6 +4899,253 @@ module hwprof_paper_10k_bram$counters$fw_valid(d,q,clock);
     end
           
 endmodule // top$counters$fw_valid
+
+
+module hwprof_paper_10k_bram$counters$m_bank(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_bank
+
+
+module hwprof_paper_10k_bram$counters$m_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_index$0
+
+
+module hwprof_paper_10k_bram$counters$m_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_index$1
+
+
+module hwprof_paper_10k_bram$counters$m_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_index$2
+
+
+module hwprof_paper_10k_bram$counters$m_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_index$3
+
+
+module hwprof_paper_10k_bram$counters$m_same2$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same2$0
+
+
+module hwprof_paper_10k_bram$counters$m_same2$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same2$1
+
+
+module hwprof_paper_10k_bram$counters$m_same2$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same2$2
+
+
+module hwprof_paper_10k_bram$counters$m_same2$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same2$3
+
+
+module hwprof_paper_10k_bram$counters$r_c$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_c$0
+
+
+module hwprof_paper_10k_bram$counters$r_c$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_c$1
+
+
+module hwprof_paper_10k_bram$counters$r_c$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_c$2
+
+
+module hwprof_paper_10k_bram$counters$r_c$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_c$3
 
 
 module hwprof_paper_10k_bram$counters$s1_bank(d,q,clock);

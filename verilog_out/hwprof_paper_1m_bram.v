@@ -82,21 +82,6 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
     reg  c_last$d;
     wire  c_last$q;
     reg  c_last$clock;
-    reg  [19:0] c_index$0$d;
-    wire  [19:0] c_index$0$q;
-    reg  c_index$0$clock;
-    reg  [19:0] c_index$1$d;
-    wire  [19:0] c_index$1$q;
-    reg  c_index$1$clock;
-    reg  [19:0] c_index$2$d;
-    wire  [19:0] c_index$2$q;
-    reg  c_index$2$clock;
-    reg  [19:0] c_index$3$d;
-    wire  [19:0] c_index$3$q;
-    reg  c_index$3$clock;
-    reg  c_bank$d;
-    wire  c_bank$q;
-    reg  c_bank$clock;
     reg  d_valid$d;
     wire  d_valid$q;
     reg  d_valid$clock;
@@ -181,31 +166,6 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .q(c_last$q),
         .clock(c_last$clock)
     );
-    hwprof_paper_1m_bram$c_index$0 c_index$0(
-        .d(c_index$0$d),
-        .q(c_index$0$q),
-        .clock(c_index$0$clock)
-    );
-    hwprof_paper_1m_bram$c_index$1 c_index$1(
-        .d(c_index$1$d),
-        .q(c_index$1$q),
-        .clock(c_index$1$clock)
-    );
-    hwprof_paper_1m_bram$c_index$2 c_index$2(
-        .d(c_index$2$d),
-        .q(c_index$2$q),
-        .clock(c_index$2$clock)
-    );
-    hwprof_paper_1m_bram$c_index$3 c_index$3(
-        .d(c_index$3$d),
-        .q(c_index$3$q),
-        .clock(c_index$3$clock)
-    );
-    hwprof_paper_1m_bram$c_bank c_bank(
-        .d(c_bank$d),
-        .q(c_bank$q),
-        .clock(c_bank$clock)
-    );
     hwprof_paper_1m_bram$d_valid d_valid(
         .d(d_valid$d),
         .q(d_valid$q),
@@ -221,12 +181,10 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
     always @(*) begin
         c_valid$clock = clock;
         c_last$clock = clock;
-        c_bank$clock = clock;
         d_valid$clock = clock;
         d_last$clock = clock;
         c_valid$d = c_valid$q;
         c_last$d = c_last$q;
-        c_bank$d = c_bank$q;
         d_valid$d = d_valid$q;
         d_last$d = d_last$q;
         counters$clock = clock;
@@ -241,20 +199,11 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         hash$b = b;
         set_hash$a = a;
         set_hash$b = b;
-        c_index$0$clock = clock;
-        c_index$0$d = hash$index$0;
-        counters$read_index$0 = c_index$0$q;
-        c_index$1$clock = clock;
-        c_index$1$d = hash$index$1;
-        counters$read_index$1 = c_index$1$q;
-        c_index$2$clock = clock;
-        c_index$2$d = hash$index$2;
-        counters$read_index$2 = c_index$2$q;
-        c_index$3$clock = clock;
-        c_index$3$d = hash$index$3;
-        counters$read_index$3 = c_index$3$q;
-        c_bank$d = control$bank;
-        counters$read_bank = c_bank$q;
+        counters$read_index$0 = hash$index$0;
+        counters$read_index$1 = hash$index$1;
+        counters$read_index$2 = hash$index$2;
+        counters$read_index$3 = hash$index$3;
+        counters$read_bank = control$bank;
         acc$lookup_set = set_hash$index;
         in_ready = ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(control$last & (acc$report_busy | (d_valid$q & d_last$q))) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
         accept = in_valid & in_ready;
@@ -551,6 +500,42 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     reg  [31:0] rep_interval$d;
     wire  [31:0] rep_interval$q;
     reg  rep_interval$clock;
+    reg  [23:0] r_meta$0$d;
+    wire  [23:0] r_meta$0$q;
+    reg  r_meta$0$clock;
+    reg  [23:0] r_meta$1$d;
+    wire  [23:0] r_meta$1$q;
+    reg  r_meta$1$clock;
+    reg  [23:0] r_meta$2$d;
+    wire  [23:0] r_meta$2$q;
+    reg  r_meta$2$clock;
+    reg  [23:0] r_meta$3$d;
+    wire  [23:0] r_meta$3$q;
+    reg  r_meta$3$clock;
+    reg  r_ge$0$d;
+    wire  r_ge$0$q;
+    reg  r_ge$0$clock;
+    reg  r_ge$1$d;
+    wire  r_ge$1$q;
+    reg  r_ge$1$clock;
+    reg  r_ge$2$d;
+    wire  r_ge$2$q;
+    reg  r_ge$2$clock;
+    reg  r_ge$3$d;
+    wire  r_ge$3$q;
+    reg  r_ge$3$clock;
+    reg  r_floor$0$d;
+    wire  r_floor$0$q;
+    reg  r_floor$0$clock;
+    reg  r_floor$1$d;
+    wire  r_floor$1$q;
+    reg  r_floor$1$clock;
+    reg  r_floor$2$d;
+    wire  r_floor$2$q;
+    reg  r_floor$2$clock;
+    reg  r_floor$3$d;
+    wire  r_floor$3$q;
+    reg  r_floor$3$clock;
     reg  hits$bits$0;
     reg  hits$bits$1;
     reg  hits$bits$2;
@@ -628,6 +613,23 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     reg  raw_ge$1;
     reg  raw_ge$2;
     reg  raw_ge$3;
+    reg  raw_floor$0;
+    reg  raw_floor$1;
+    reg  raw_floor$2;
+    reg  raw_floor$3;
+    reg  [23:0] c_meta$0;
+    reg  [23:0] c_meta$1;
+    reg  [23:0] c_meta$2;
+    reg  [23:0] c_meta$3;
+    reg  c_same2;
+    reg  fw_ge$0;
+    reg  fw_ge$1;
+    reg  fw_ge$2;
+    reg  fw_ge$3;
+    reg  fw_floor$0;
+    reg  fw_floor$1;
+    reg  fw_floor$2;
+    reg  fw_floor$3;
     reg  tag_eq$0;
     reg  tag_eq$1;
     reg  tag_eq$2;
@@ -1011,6 +1013,66 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         .q(rep_interval$q),
         .clock(rep_interval$clock)
     );
+    hwprof_paper_1m_bram$acc$r_meta$0 r_meta$0(
+        .d(r_meta$0$d),
+        .q(r_meta$0$q),
+        .clock(r_meta$0$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_meta$1 r_meta$1(
+        .d(r_meta$1$d),
+        .q(r_meta$1$q),
+        .clock(r_meta$1$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_meta$2 r_meta$2(
+        .d(r_meta$2$d),
+        .q(r_meta$2$q),
+        .clock(r_meta$2$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_meta$3 r_meta$3(
+        .d(r_meta$3$d),
+        .q(r_meta$3$q),
+        .clock(r_meta$3$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_ge$0 r_ge$0(
+        .d(r_ge$0$d),
+        .q(r_ge$0$q),
+        .clock(r_ge$0$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_ge$1 r_ge$1(
+        .d(r_ge$1$d),
+        .q(r_ge$1$q),
+        .clock(r_ge$1$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_ge$2 r_ge$2(
+        .d(r_ge$2$d),
+        .q(r_ge$2$q),
+        .clock(r_ge$2$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_ge$3 r_ge$3(
+        .d(r_ge$3$d),
+        .q(r_ge$3$q),
+        .clock(r_ge$3$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_floor$0 r_floor$0(
+        .d(r_floor$0$d),
+        .q(r_floor$0$q),
+        .clock(r_floor$0$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_floor$1 r_floor$1(
+        .d(r_floor$1$d),
+        .q(r_floor$1$q),
+        .clock(r_floor$1$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_floor$2 r_floor$2(
+        .d(r_floor$2$d),
+        .q(r_floor$2$q),
+        .clock(r_floor$2$clock)
+    );
+    hwprof_paper_1m_bram$acc$r_floor$3 r_floor$3(
+        .d(r_floor$3$d),
+        .q(r_floor$3$q),
+        .clock(r_floor$3$clock)
+    );
     hwprof_paper_1m_bram$acc$hits hits(
         .bits$0(hits$bits$0),
         .bits$1(hits$bits$1),
@@ -1120,6 +1182,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         same2$d = c_set$q == fw_set$q;
         key2$d = c_tag$q == fw_tag$q;
         epochs$c_set = c_set$q;
+        c_same2 = fw_valid$q & (c_set$q == fw_set$q);
         c_pend = c_op$q & epochs$c_pend;
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
@@ -1128,7 +1191,18 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         fw2_alloc$0$clock = clock;
         ram_tag$0$d = tags$0$read_data;
         ram_tag_eq$0$d = tags$0$read_data == c_tag$q;
-        metas$0$read_address = c_set$q;
+        r_meta$0$clock = clock;
+        r_ge$0$clock = clock;
+        r_floor$0$clock = clock;
+        c_meta$0 = metas$0$read_data;
+        if (c_same2) begin
+            c_meta$0 = fw_meta$0$q;
+        end
+        r_meta$0$d = c_meta$0;
+        r_ge$0$d = (c_meta$0 & count_mask) >= threshold;
+        r_floor$0$d = (c_meta$0 & count_mask) >= lock_floor;
+        fw_ge$0 = (fw_meta$0$q & count_mask) >= threshold;
+        fw_floor$0 = (fw_meta$0$q & count_mask) >= lock_floor;
         fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -1150,22 +1224,25 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             raw_tag$0 = fw2_tag$q;
             tag_eq$0 = key2$q;
         end
-        raw_meta$0 = metas$0$read_data;
+        raw_meta$0 = r_meta$0$q;
+        raw_ge$0 = r_ge$0$q;
+        raw_floor$0 = r_floor$0$q;
         if (fw_valid$q & same1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
                 tag_eq$0 = key1$q;
             end
             raw_meta$0 = fw_meta$0$q;
+            raw_ge$0 = fw_ge$0;
+            raw_floor$0 = fw_floor$0;
         end
         raw_count$0 = raw_meta$0 & count_mask;
         raw_valid$0 = |(raw_meta$0 & valid_flag);
-        raw_ge$0 = raw_count$0 >= threshold;
         if (epochs$d_cur) begin
             view_valid$0 = raw_valid$0;
             view_locked$0 = |(raw_meta$0 & locked_flag);
             view_count$0 = raw_count$0;
-            lock_on_hit$0 = lockable & (raw_count$0 >= lock_floor);
+            lock_on_hit$0 = lockable & raw_floor$0;
         end
         else begin
             view_valid$0 = epochs$d_prev & retaining & raw_valid$0 & raw_ge$0;
@@ -1182,7 +1259,18 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         fw2_alloc$1$clock = clock;
         ram_tag$1$d = tags$1$read_data;
         ram_tag_eq$1$d = tags$1$read_data == c_tag$q;
-        metas$1$read_address = c_set$q;
+        r_meta$1$clock = clock;
+        r_ge$1$clock = clock;
+        r_floor$1$clock = clock;
+        c_meta$1 = metas$1$read_data;
+        if (c_same2) begin
+            c_meta$1 = fw_meta$1$q;
+        end
+        r_meta$1$d = c_meta$1;
+        r_ge$1$d = (c_meta$1 & count_mask) >= threshold;
+        r_floor$1$d = (c_meta$1 & count_mask) >= lock_floor;
+        fw_ge$1 = (fw_meta$1$q & count_mask) >= threshold;
+        fw_floor$1 = (fw_meta$1$q & count_mask) >= lock_floor;
         fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -1204,22 +1292,25 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             raw_tag$1 = fw2_tag$q;
             tag_eq$1 = key2$q;
         end
-        raw_meta$1 = metas$1$read_data;
+        raw_meta$1 = r_meta$1$q;
+        raw_ge$1 = r_ge$1$q;
+        raw_floor$1 = r_floor$1$q;
         if (fw_valid$q & same1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
                 tag_eq$1 = key1$q;
             end
             raw_meta$1 = fw_meta$1$q;
+            raw_ge$1 = fw_ge$1;
+            raw_floor$1 = fw_floor$1;
         end
         raw_count$1 = raw_meta$1 & count_mask;
         raw_valid$1 = |(raw_meta$1 & valid_flag);
-        raw_ge$1 = raw_count$1 >= threshold;
         if (epochs$d_cur) begin
             view_valid$1 = raw_valid$1;
             view_locked$1 = |(raw_meta$1 & locked_flag);
             view_count$1 = raw_count$1;
-            lock_on_hit$1 = lockable & (raw_count$1 >= lock_floor);
+            lock_on_hit$1 = lockable & raw_floor$1;
         end
         else begin
             view_valid$1 = epochs$d_prev & retaining & raw_valid$1 & raw_ge$1;
@@ -1236,7 +1327,18 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         fw2_alloc$2$clock = clock;
         ram_tag$2$d = tags$2$read_data;
         ram_tag_eq$2$d = tags$2$read_data == c_tag$q;
-        metas$2$read_address = c_set$q;
+        r_meta$2$clock = clock;
+        r_ge$2$clock = clock;
+        r_floor$2$clock = clock;
+        c_meta$2 = metas$2$read_data;
+        if (c_same2) begin
+            c_meta$2 = fw_meta$2$q;
+        end
+        r_meta$2$d = c_meta$2;
+        r_ge$2$d = (c_meta$2 & count_mask) >= threshold;
+        r_floor$2$d = (c_meta$2 & count_mask) >= lock_floor;
+        fw_ge$2 = (fw_meta$2$q & count_mask) >= threshold;
+        fw_floor$2 = (fw_meta$2$q & count_mask) >= lock_floor;
         fw2_alloc$2$d = fw_alloc$2$q;
         tags$2$read_clock = clock;
         tags$2$write_clock = clock;
@@ -1258,22 +1360,25 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             raw_tag$2 = fw2_tag$q;
             tag_eq$2 = key2$q;
         end
-        raw_meta$2 = metas$2$read_data;
+        raw_meta$2 = r_meta$2$q;
+        raw_ge$2 = r_ge$2$q;
+        raw_floor$2 = r_floor$2$q;
         if (fw_valid$q & same1$q) begin
             if (fw_alloc$2$q) begin
                 raw_tag$2 = fw_tag$q;
                 tag_eq$2 = key1$q;
             end
             raw_meta$2 = fw_meta$2$q;
+            raw_ge$2 = fw_ge$2;
+            raw_floor$2 = fw_floor$2;
         end
         raw_count$2 = raw_meta$2 & count_mask;
         raw_valid$2 = |(raw_meta$2 & valid_flag);
-        raw_ge$2 = raw_count$2 >= threshold;
         if (epochs$d_cur) begin
             view_valid$2 = raw_valid$2;
             view_locked$2 = |(raw_meta$2 & locked_flag);
             view_count$2 = raw_count$2;
-            lock_on_hit$2 = lockable & (raw_count$2 >= lock_floor);
+            lock_on_hit$2 = lockable & raw_floor$2;
         end
         else begin
             view_valid$2 = epochs$d_prev & retaining & raw_valid$2 & raw_ge$2;
@@ -1290,7 +1395,18 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         fw2_alloc$3$clock = clock;
         ram_tag$3$d = tags$3$read_data;
         ram_tag_eq$3$d = tags$3$read_data == c_tag$q;
-        metas$3$read_address = c_set$q;
+        r_meta$3$clock = clock;
+        r_ge$3$clock = clock;
+        r_floor$3$clock = clock;
+        c_meta$3 = metas$3$read_data;
+        if (c_same2) begin
+            c_meta$3 = fw_meta$3$q;
+        end
+        r_meta$3$d = c_meta$3;
+        r_ge$3$d = (c_meta$3 & count_mask) >= threshold;
+        r_floor$3$d = (c_meta$3 & count_mask) >= lock_floor;
+        fw_ge$3 = (fw_meta$3$q & count_mask) >= threshold;
+        fw_floor$3 = (fw_meta$3$q & count_mask) >= lock_floor;
         fw2_alloc$3$d = fw_alloc$3$q;
         tags$3$read_clock = clock;
         tags$3$write_clock = clock;
@@ -1312,22 +1428,25 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             raw_tag$3 = fw2_tag$q;
             tag_eq$3 = key2$q;
         end
-        raw_meta$3 = metas$3$read_data;
+        raw_meta$3 = r_meta$3$q;
+        raw_ge$3 = r_ge$3$q;
+        raw_floor$3 = r_floor$3$q;
         if (fw_valid$q & same1$q) begin
             if (fw_alloc$3$q) begin
                 raw_tag$3 = fw_tag$q;
                 tag_eq$3 = key1$q;
             end
             raw_meta$3 = fw_meta$3$q;
+            raw_ge$3 = fw_ge$3;
+            raw_floor$3 = fw_floor$3;
         end
         raw_count$3 = raw_meta$3 & count_mask;
         raw_valid$3 = |(raw_meta$3 & valid_flag);
-        raw_ge$3 = raw_count$3 >= threshold;
         if (epochs$d_cur) begin
             view_valid$3 = raw_valid$3;
             view_locked$3 = |(raw_meta$3 & locked_flag);
             view_count$3 = raw_count$3;
-            lock_on_hit$3 = lockable & (raw_count$3 >= lock_floor);
+            lock_on_hit$3 = lockable & raw_floor$3;
         end
         else begin
             view_valid$3 = epochs$d_prev & retaining & raw_valid$3 & raw_ge$3;
@@ -1514,9 +1633,13 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             s0_set = scan_set$q;
         end
         tags$0$read_address = s0_set;
+        metas$0$read_address = s0_set;
         tags$1$read_address = s0_set;
+        metas$1$read_address = s0_set;
         tags$2$read_address = s0_set;
+        metas$2$read_address = s0_set;
         tags$3$read_address = s0_set;
+        metas$3$read_address = s0_set;
         c_op$d = lookup | scan;
         c_set$d = s0_set;
         c_tag$d = lookup_tag;
@@ -1768,27 +1891,40 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_s
     reg [255:0] cur;
     reg [255:0] prev;
     reg [255:0] pend;
+    reg d_cur_r;
+    reg d_prev_r;
+    reg d_pend_r;
     wire [255:0] sel = 256'd1 << d_set[7:0];
+    wire same = c_set[7:0] == d_set[7:0];
     
     always @(posedge clock) begin
        if (reset) begin
           cur <= 256'd0;
           prev <= 256'd0;
           pend <= 256'd0;
+          d_cur_r <= 1'b0;
+          d_prev_r <= 1'b0;
+          d_pend_r <= 1'b0;
        end else if (roll) begin
           cur <= 256'd0;
           prev <= cur | sel;
           pend <= cur | sel;
+          d_cur_r <= 1'b0;
+          d_prev_r <= cur[c_set[7:0]] | same;
+          d_pend_r <= cur[c_set[7:0]] | same;
        end else begin
           if (retire) pend <= pend & ~sel;
           if (touch) cur <= cur | sel;
+          d_cur_r <= cur[c_set[7:0]] | (touch & same);
+          d_prev_r <= prev[c_set[7:0]];
+          d_pend_r <= pend[c_set[7:0]] & ~(retire & same);
        end
     end
     
     always @(*) begin
-       d_cur = cur[d_set[7:0]];
-       d_prev = prev[d_set[7:0]];
-       d_pend = pend[d_set[7:0]];
+       d_cur = d_cur_r;
+       d_prev = d_prev_r;
+       d_pend = d_pend_r;
        lookup_pend = pend[lookup_set[7:0]];
        scan_pend = pend[scan_set[7:0]];
        c_pend = pend[c_set[7:0]];
@@ -2289,6 +2425,234 @@ module hwprof_paper_1m_bram$acc$metas$3(read_address,read_clock,read_data,write_
        end
     end
 endmodule // top$acc$metas$3
+
+
+module hwprof_paper_1m_bram$acc$r_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_floor$0
+
+
+module hwprof_paper_1m_bram$acc$r_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_floor$1
+
+
+module hwprof_paper_1m_bram$acc$r_floor$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_floor$2
+
+
+module hwprof_paper_1m_bram$acc$r_floor$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_floor$3
+
+
+module hwprof_paper_1m_bram$acc$r_ge$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge$0
+
+
+module hwprof_paper_1m_bram$acc$r_ge$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge$1
+
+
+module hwprof_paper_1m_bram$acc$r_ge$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge$2
+
+
+module hwprof_paper_1m_bram$acc$r_ge$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge$3
+
+
+module hwprof_paper_1m_bram$acc$r_meta$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_meta$0
+
+
+module hwprof_paper_1m_bram$acc$r_meta$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_meta$1
+
+
+module hwprof_paper_1m_bram$acc$r_meta$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_meta$2
+
+
+module hwprof_paper_1m_bram$acc$r_meta$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_meta$3
 
 
 module hwprof_paper_1m_bram$acc$ram_tag$0(d,q,clock);
@@ -2957,101 +3321,6 @@ module hwprof_paper_1m_bram$acc$term(d,q,clock);
 endmodule // top$acc$term
 
 
-module hwprof_paper_1m_bram$c_bank(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_bank
-
-
-module hwprof_paper_1m_bram$c_index$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_index$0
-
-
-module hwprof_paper_1m_bram$c_index$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_index$1
-
-
-module hwprof_paper_1m_bram$c_index$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_index$2
-
-
-module hwprof_paper_1m_bram$c_index$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$c_index$3
-
-
 module hwprof_paper_1m_bram$c_last(d,q,clock);
     
     // Module arguments
@@ -3243,6 +3512,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     output reg  clearing1;
     
     // Constant declarations
+    localparam  registered = 1'b1;
     localparam  zero = 24'h0;
     
     // Stub signals
@@ -3352,6 +3622,45 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     reg  clear1$start;
     wire  clear1$busy;
     wire  [19:0] clear1$address;
+    reg  [19:0] m_index$0$d;
+    wire  [19:0] m_index$0$q;
+    reg  m_index$0$clock;
+    reg  [19:0] m_index$1$d;
+    wire  [19:0] m_index$1$q;
+    reg  m_index$1$clock;
+    reg  [19:0] m_index$2$d;
+    wire  [19:0] m_index$2$q;
+    reg  m_index$2$clock;
+    reg  [19:0] m_index$3$d;
+    wire  [19:0] m_index$3$q;
+    reg  m_index$3$clock;
+    reg  m_bank$d;
+    wire  m_bank$q;
+    reg  m_bank$clock;
+    reg  m_same2$0$d;
+    wire  m_same2$0$q;
+    reg  m_same2$0$clock;
+    reg  m_same2$1$d;
+    wire  m_same2$1$q;
+    reg  m_same2$1$clock;
+    reg  m_same2$2$d;
+    wire  m_same2$2$q;
+    reg  m_same2$2$clock;
+    reg  m_same2$3$d;
+    wire  m_same2$3$q;
+    reg  m_same2$3$clock;
+    reg  [23:0] r_c$0$d;
+    wire  [23:0] r_c$0$q;
+    reg  r_c$0$clock;
+    reg  [23:0] r_c$1$d;
+    wire  [23:0] r_c$1$q;
+    reg  r_c$1$clock;
+    reg  [23:0] r_c$2$d;
+    wire  [23:0] r_c$2$q;
+    reg  r_c$2$clock;
+    reg  [23:0] r_c$3$d;
+    wire  [23:0] r_c$3$q;
+    reg  r_c$3$clock;
     reg  [23:0] cu$c$0;
     reg  [23:0] cu$c$1;
     reg  [23:0] cu$c$2;
@@ -3363,6 +3672,12 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     wire  [23:0] cu$w$3;
     wire  [23:0] cu$new_min;
     wire  cu$candidate;
+    
+    // Local signals
+    reg  [23:0] m_c$0;
+    reg  [23:0] m_c$1;
+    reg  [23:0] m_c$2;
+    reg  [23:0] m_c$3;
     
     // Sub module instances
     hwprof_paper_1m_bram$counters$bank0$0 bank0$0(
@@ -3519,6 +3834,71 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .busy(clear1$busy),
         .address(clear1$address)
     );
+    hwprof_paper_1m_bram$counters$m_index$0 m_index$0(
+        .d(m_index$0$d),
+        .q(m_index$0$q),
+        .clock(m_index$0$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_index$1 m_index$1(
+        .d(m_index$1$d),
+        .q(m_index$1$q),
+        .clock(m_index$1$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_index$2 m_index$2(
+        .d(m_index$2$d),
+        .q(m_index$2$q),
+        .clock(m_index$2$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_index$3 m_index$3(
+        .d(m_index$3$d),
+        .q(m_index$3$q),
+        .clock(m_index$3$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_bank m_bank(
+        .d(m_bank$d),
+        .q(m_bank$q),
+        .clock(m_bank$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_same2$0 m_same2$0(
+        .d(m_same2$0$d),
+        .q(m_same2$0$q),
+        .clock(m_same2$0$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_same2$1 m_same2$1(
+        .d(m_same2$1$d),
+        .q(m_same2$1$q),
+        .clock(m_same2$1$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_same2$2 m_same2$2(
+        .d(m_same2$2$d),
+        .q(m_same2$2$q),
+        .clock(m_same2$2$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_same2$3 m_same2$3(
+        .d(m_same2$3$d),
+        .q(m_same2$3$q),
+        .clock(m_same2$3$clock)
+    );
+    hwprof_paper_1m_bram$counters$r_c$0 r_c$0(
+        .d(r_c$0$d),
+        .q(r_c$0$q),
+        .clock(r_c$0$clock)
+    );
+    hwprof_paper_1m_bram$counters$r_c$1 r_c$1(
+        .d(r_c$1$d),
+        .q(r_c$1$q),
+        .clock(r_c$1$clock)
+    );
+    hwprof_paper_1m_bram$counters$r_c$2 r_c$2(
+        .d(r_c$2$d),
+        .q(r_c$2$q),
+        .clock(r_c$2$clock)
+    );
+    hwprof_paper_1m_bram$counters$r_c$3 r_c$3(
+        .d(r_c$3$d),
+        .q(r_c$3$q),
+        .clock(r_c$3$clock)
+    );
     hwprof_paper_1m_bram$counters$cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
@@ -3537,15 +3917,21 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     always @(*) begin
         s1_bank$clock = clock;
         fw_valid$clock = clock;
+        m_bank$clock = clock;
         s1_bank$d = s1_bank$q;
         fw_valid$d = fw_valid$q;
+        m_bank$d = m_bank$q;
         clear0$clock = clock;
         clear1$clock = clock;
         clear0$start = reset | (clear_start & ~s1_bank$q);
         clear1$start = reset | (clear_start & s1_bank$q);
         clearing0 = clear0$busy;
         clearing1 = clear1$busy;
+        m_bank$d = read_bank;
         s1_bank$d = read_bank;
+        if (registered) begin
+            s1_bank$d = m_bank$q;
+        end
         bank0$0$read_clock = clock;
         bank0$0$write_clock = clock;
         bank1$0$read_clock = clock;
@@ -3553,12 +3939,34 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         s1_index$0$clock = clock;
         fw_same$0$clock = clock;
         fw_data$0$clock = clock;
+        m_index$0$clock = clock;
+        m_same2$0$clock = clock;
+        r_c$0$clock = clock;
         bank0$0$read_address = read_index$0;
         bank1$0$read_address = read_index$0;
+        m_index$0$d = read_index$0;
         s1_index$0$d = read_index$0;
         fw_same$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        m_same2$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        if (registered) begin
+            s1_index$0$d = m_index$0$q;
+            fw_same$0$d = (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
+        end
+        if (m_bank$q) begin
+            m_c$0 = bank1$0$read_data;
+        end
+        else begin
+            m_c$0 = bank0$0$read_data;
+        end
+        if (fw_valid$q & m_same2$0$q) begin
+            m_c$0 = fw_data$0$q;
+        end
+        r_c$0$d = m_c$0;
         if (fw_valid$q & fw_same$0$q) begin
             cu$c$0 = fw_data$0$q;
+        end
+        else if (registered) begin
+            cu$c$0 = r_c$0$q;
         end
         else if (s1_bank$q) begin
             cu$c$0 = bank1$0$read_data;
@@ -3573,12 +3981,34 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         s1_index$1$clock = clock;
         fw_same$1$clock = clock;
         fw_data$1$clock = clock;
+        m_index$1$clock = clock;
+        m_same2$1$clock = clock;
+        r_c$1$clock = clock;
         bank0$1$read_address = read_index$1;
         bank1$1$read_address = read_index$1;
+        m_index$1$d = read_index$1;
         s1_index$1$d = read_index$1;
         fw_same$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        m_same2$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        if (registered) begin
+            s1_index$1$d = m_index$1$q;
+            fw_same$1$d = (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
+        end
+        if (m_bank$q) begin
+            m_c$1 = bank1$1$read_data;
+        end
+        else begin
+            m_c$1 = bank0$1$read_data;
+        end
+        if (fw_valid$q & m_same2$1$q) begin
+            m_c$1 = fw_data$1$q;
+        end
+        r_c$1$d = m_c$1;
         if (fw_valid$q & fw_same$1$q) begin
             cu$c$1 = fw_data$1$q;
+        end
+        else if (registered) begin
+            cu$c$1 = r_c$1$q;
         end
         else if (s1_bank$q) begin
             cu$c$1 = bank1$1$read_data;
@@ -3593,12 +4023,34 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         s1_index$2$clock = clock;
         fw_same$2$clock = clock;
         fw_data$2$clock = clock;
+        m_index$2$clock = clock;
+        m_same2$2$clock = clock;
+        r_c$2$clock = clock;
         bank0$2$read_address = read_index$2;
         bank1$2$read_address = read_index$2;
+        m_index$2$d = read_index$2;
         s1_index$2$d = read_index$2;
         fw_same$2$d = (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
+        m_same2$2$d = (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
+        if (registered) begin
+            s1_index$2$d = m_index$2$q;
+            fw_same$2$d = (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
+        end
+        if (m_bank$q) begin
+            m_c$2 = bank1$2$read_data;
+        end
+        else begin
+            m_c$2 = bank0$2$read_data;
+        end
+        if (fw_valid$q & m_same2$2$q) begin
+            m_c$2 = fw_data$2$q;
+        end
+        r_c$2$d = m_c$2;
         if (fw_valid$q & fw_same$2$q) begin
             cu$c$2 = fw_data$2$q;
+        end
+        else if (registered) begin
+            cu$c$2 = r_c$2$q;
         end
         else if (s1_bank$q) begin
             cu$c$2 = bank1$2$read_data;
@@ -3613,12 +4065,34 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         s1_index$3$clock = clock;
         fw_same$3$clock = clock;
         fw_data$3$clock = clock;
+        m_index$3$clock = clock;
+        m_same2$3$clock = clock;
+        r_c$3$clock = clock;
         bank0$3$read_address = read_index$3;
         bank1$3$read_address = read_index$3;
+        m_index$3$d = read_index$3;
         s1_index$3$d = read_index$3;
         fw_same$3$d = (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
+        m_same2$3$d = (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
+        if (registered) begin
+            s1_index$3$d = m_index$3$q;
+            fw_same$3$d = (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
+        end
+        if (m_bank$q) begin
+            m_c$3 = bank1$3$read_data;
+        end
+        else begin
+            m_c$3 = bank0$3$read_data;
+        end
+        if (fw_valid$q & m_same2$3$q) begin
+            m_c$3 = fw_data$3$q;
+        end
+        r_c$3$d = m_c$3;
         if (fw_valid$q & fw_same$3$q) begin
             cu$c$3 = fw_data$3$q;
+        end
+        else if (registered) begin
+            cu$c$3 = r_c$3$q;
         end
         else if (s1_bank$q) begin
             cu$c$3 = bank1$3$read_data;
@@ -5545,6 +6019,253 @@ module hwprof_paper_1m_bram$counters$fw_valid(d,q,clock);
     end
           
 endmodule // top$counters$fw_valid
+
+
+module hwprof_paper_1m_bram$counters$m_bank(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_bank
+
+
+module hwprof_paper_1m_bram$counters$m_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_index$0
+
+
+module hwprof_paper_1m_bram$counters$m_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_index$1
+
+
+module hwprof_paper_1m_bram$counters$m_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_index$2
+
+
+module hwprof_paper_1m_bram$counters$m_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_index$3
+
+
+module hwprof_paper_1m_bram$counters$m_same2$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same2$0
+
+
+module hwprof_paper_1m_bram$counters$m_same2$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same2$1
+
+
+module hwprof_paper_1m_bram$counters$m_same2$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same2$2
+
+
+module hwprof_paper_1m_bram$counters$m_same2$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same2$3
+
+
+module hwprof_paper_1m_bram$counters$r_c$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_c$0
+
+
+module hwprof_paper_1m_bram$counters$r_c$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_c$1
+
+
+module hwprof_paper_1m_bram$counters$r_c$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_c$2
+
+
+module hwprof_paper_1m_bram$counters$r_c$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_c$3
 
 
 module hwprof_paper_1m_bram$counters$s1_bank(d,q,clock);
