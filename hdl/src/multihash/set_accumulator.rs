@@ -7,13 +7,13 @@
 //! **replaceable** (valid, not locked: retained from the previous interval). Entry order — for
 //! allocation and in the model — is set-major, way-minor: within a set, lowest way first.
 //!
-//! **Pipeline**, three stages, so that the one loop that cannot be pipelined — a set's words from
+//! **Pipeline**, four stages, so that the one loop that cannot be pipelined — a set's words from
 //! one op to the next — holds no tag compare and no address compare:
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
 //!   meta RAMs;
 //! - stage C: the W tags arrive and are compared with the event's tuple (registered); the W metas
-//!   arrive, the words the op two ahead wrote take their place when it was on the same set (the
-//!   read missed that write), and they are registered with their threshold predicates (count ≥ T,
+//!   arrive, the words the ops two and three ahead wrote take their place when one was on the
+//!   same set (the read missed those writes; the younger wins), and they are registered with their threshold predicates (count ≥ T,
 //!   count ≥ T − 1), so stage D compares no count read from a RAM; the set and the tuple are
 //!   compared with those of the two ops ahead (registered: `same1`/`key1` with the op in D,
 //!   `same2`/`key2` with the one before it);
@@ -24,8 +24,10 @@
 //!   winning; any other way by its registered RAM compare. Hit (**shielding**), allocation
 //!   (empty way first, else replaceable: the lowest way, or with **smallest replacement** the
 //!   replaceable way of smallest count, lowest on ties — W² count compares) and locking follow
-//!   docs/SPEC.md §4 within the set; every way's meta is written back, a tag only where it is
-//!   allocated.
+//!   docs/SPEC.md §4 within the set; a tag is written only where it is allocated;
+//! - stage W: every way's meta is written back from registers, an allocated way's count being the
+//!   `new_min` D registered (so the counters' minimum never drives a RAM write port in the clock
+//!   it is computed).
 //!
 //! **Interval rollover without a sweep: per-set epochs.** Three bit-vectors in flip-flops, one bit
 //! per set, say what a set's RAM words mean:
@@ -99,6 +101,13 @@ accumulator! {
         fw2_valid: DFF<Bit>,
         fw2_tag: DFF<Bits<TAG_BITS>>,
         fw2_alloc: Vec<DFF<Bit>>,
+        fw2_set: DFF<Bits<ADDRESS_BITS>>,
+        fw2_word: Vec<DFF<Bits<CB>>>,
+        /// Stage W writes the metas of the op one ahead from its registers: `fw_meta`, the count
+        /// of a way it allocated taken from `fw_min` (its `new_min`), so the counters' minimum
+        /// reaches no RAM write port in the clock it is computed.
+        fw_min: DFF<Bits<CB>>,
+        fw_word: Vec<Signal<Local, Bits<CB>>>,
         /// Stage D's op is on the set of the event one / two ahead, and its tuple is that event's.
         same1: DFF<Bit>,
         key1: DFF<Bit>,
@@ -135,6 +144,7 @@ accumulator! {
         /// missed) forwarded; registered for D with their threshold predicates.
         c_meta: Vec<Signal<Local, Bits<CB>>>,
         c_same2: Signal<Local, Bit>,
+        c_same3: Signal<Local, Bit>,
         r_meta: Vec<DFF<Bits<CB>>>,
         r_ge: Vec<DFF<Bit>>,
         r_floor: Vec<DFF<Bit>>,
@@ -236,6 +246,10 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             fw2_valid: Default::default(),
             fw2_tag: Default::default(),
             fw2_alloc: vec_of(ways),
+            fw2_set: Default::default(),
+            fw2_word: vec_of(ways),
+            fw_min: Default::default(),
+            fw_word: vec_of(ways),
             same1: Default::default(),
             key1: Default::default(),
             same2: Default::default(),
@@ -261,6 +275,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             raw_floor: vec_of(ways),
             c_meta: vec_of(ways),
             c_same2: Default::default(),
+            c_same3: Default::default(),
             r_meta: vec_of(ways),
             r_ge: vec_of(ways),
             r_floor: vec_of(ways),
@@ -318,6 +333,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             fw_set,
             fw_tag,
             fw2_valid,
+            fw2_set,
+            fw_min,
             fw2_tag,
             same1,
             key1,
@@ -338,8 +355,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.same2.d.next = self.c_set.q.val() == self.fw_set.q.val();
         self.key2.d.next = self.c_tag.q.val() == self.fw_tag.q.val();
         self.epochs.c_set.next = self.c_set.q.val();
-        // The op in D now is one ahead of C's; the `fw` event, written last clock, two ahead.
+        // The op in D now is one ahead of C's; the `fw` event, in W, two ahead; `fw2`, written
+        // last clock (with C's read), three ahead.
         self.c_same2.next = self.fw_valid.q.val() & (self.c_set.q.val() == self.fw_set.q.val());
+        self.c_same3.next = self.fw2_valid.q.val() & (self.c_set.q.val() == self.fw2_set.q.val());
         self.c_pend.next = self.c_op.q.val() & self.epochs.c_pend.val();
         // ---- Stage D: the set's words, forwarded, and what they mean now.
         self.epochs.d_set.next = self.d_set.q.val();
@@ -353,9 +372,18 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.r_meta[w].clock.next = self.clock.val();
             self.r_ge[w].clock.next = self.clock.val();
             self.r_floor[w].clock.next = self.clock.val();
+            self.fw2_word[w].clock.next = self.clock.val();
+            self.fw_word[w].next = self.fw_meta[w].q.val();
+            if self.fw_alloc[w].q.val() {
+                self.fw_word[w].next = self.fw_meta[w].q.val() | self.fw_min.q.val();
+            }
+            self.fw2_word[w].d.next = self.fw_word[w].val();
             self.c_meta[w].next = self.metas[w].read_data.val();
+            if self.c_same3.val() {
+                self.c_meta[w].next = self.fw2_word[w].q.val();
+            }
             if self.c_same2.val() {
-                self.c_meta[w].next = self.fw_meta[w].q.val();
+                self.c_meta[w].next = self.fw_word[w].val();
             }
             self.r_meta[w].d.next = self.c_meta[w].val();
             self.r_ge[w].d.next =
@@ -363,9 +391,9 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.r_floor[w].d.next =
                 (self.c_meta[w].val() & self.count_mask.val()) >= self.lock_floor.val();
             self.fw_ge[w].next =
-                (self.fw_meta[w].q.val() & self.count_mask.val()) >= self.threshold.val();
+                (self.fw_word[w].val() & self.count_mask.val()) >= self.threshold.val();
             self.fw_floor[w].next =
-                (self.fw_meta[w].q.val() & self.count_mask.val()) >= self.lock_floor.val();
+                (self.fw_word[w].val() & self.count_mask.val()) >= self.lock_floor.val();
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.tags[w].read_clock.next = self.clock.val();
             self.tags[w].write_clock.next = self.clock.val();
@@ -395,7 +423,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                     self.raw_tag[w].next = self.fw_tag.q.val();
                     self.tag_eq[w].next = self.key1.q.val();
                 }
-                self.raw_meta[w].next = self.fw_meta[w].q.val();
+                self.raw_meta[w].next = self.fw_word[w].val();
                 self.raw_ge[w].next = self.fw_ge[w].val();
                 self.raw_floor[w].next = self.fw_floor[w].val();
             }
@@ -464,17 +492,16 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.n_meta[w].next =
                     self.n_count[w].val() | self.valid_flag.val() | self.locked_flag.val();
             }
+            // Allocated: its count, `new_min`, joins the word in stage W.
             if self.alloc[w].val() {
-                self.n_meta[w].next = (self.new_min.val() & self.count_mask.val())
-                    | self.valid_flag.val()
-                    | self.locked_flag.val();
+                self.n_meta[w].next = self.valid_flag.val() | self.locked_flag.val();
             }
             self.tags[w].write_address.next = self.d_set.q.val();
-            self.metas[w].write_address.next = self.d_set.q.val();
             self.tags[w].write_data.next = self.d_tag.q.val();
-            self.metas[w].write_data.next = self.n_meta[w].val();
             self.tags[w].write_enable.next = self.alloc[w].val();
-            self.metas[w].write_enable.next = self.valid.val();
+            self.metas[w].write_address.next = self.fw_set.q.val();
+            self.metas[w].write_data.next = self.fw_word[w].val();
+            self.metas[w].write_enable.next = self.fw_valid.q.val();
             if self.valid.val() {
                 self.fw_meta[w].d.next = self.n_meta[w].val();
             }
@@ -482,6 +509,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.fw_valid.d.next = self.valid.val();
         self.fw_set.d.next = self.d_set.q.val();
+        if self.valid.val() {
+            self.fw_min.d.next = self.new_min.val() & self.count_mask.val();
+        }
+        self.fw2_set.d.next = self.fw_set.q.val();
         self.fw_tag.d.next = self.d_tag.q.val();
         self.fw2_valid.d.next = self.fw_valid.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
