@@ -324,6 +324,11 @@ pub const DRAIN_CYCLES: u64 = 3;
 /// the set written back; *W2* — the exact set kept one more clock, as the RAM read of an event
 /// three behind returned old data.
 ///
+/// **Age order**: beside the ages, each way of a set carries a row of bits, bit j = the way is
+/// younger than way j. R computes the rows of RAM words (compares of two ages) or takes them
+/// forwarded with the set; S1 reads "younger than the hit way" as the row AND the one-hot hit,
+/// so the loop holds no age compare, and updates them (the target becomes the youngest).
+///
 /// **Saturation flags**: for each counter, F = its (resolved) high part is full and M = it is
 /// one carry below full. A count saturates when F and the low bits are all ones; a carry out of
 /// the low bits sets F exactly when M held. The flags travel with the counts (registers, RAM),
