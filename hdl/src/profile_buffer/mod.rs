@@ -324,6 +324,11 @@ pub const DRAIN_CYCLES: u64 = 3;
 /// the set written back; *W2* — the exact set kept one more clock, as the RAM read of an event
 /// three behind returned old data.
 ///
+/// **Age order**: beside the ages, each way of a set carries a row of bits, bit j = the way is
+/// younger than way j. R computes the rows of RAM words (compares of two ages) or takes them
+/// forwarded with the set; S1 reads "younger than the hit way" as the row AND the one-hot hit,
+/// so the loop holds no age compare, and updates them (the target becomes the youngest).
+///
 /// **Saturation flags**: for each counter, F = its (resolved) high part is full and M = it is
 /// one carry below full. A count saturates when F and the low bits are all ones; a carry out of
 /// the low bits sets F exactly when M held. The flags travel with the counts (registers, RAM),
@@ -389,6 +394,9 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     flag_nm: Constant<Bits<FLAG_BITS>>,
     way_id: Vec<Constant<Bits<INDEX_BITS>>>,
     meta0: Vec<Constant<Bits<META_BITS>>>,
+    /// One bit per way (bit i of an age-order row or a way set), and all ways.
+    way_bit: Vec<Constant<Bits<MAX_WAYS>>>,
+    all_ways: Constant<Bits<MAX_WAYS>>,
     drain_cycles: Constant<Bits<2>>,
     // Block RAMs, one of each per way.
     ram_taken: Vec<RAM<Bits<CW>, AW>>,
@@ -439,6 +447,8 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     s1_flags: Vec<DFF<Bits<FLAG_BITS>>>,
     s1_tag_of_way: Vec<DFF<Bits<TW>>>,
     s1_meta: Vec<DFF<Bits<META_BITS>>>,
+    /// Age order of the set from R, per way: bit j = this way is younger than way j.
+    s1_younger: Vec<DFF<Bits<MAX_WAYS>>>,
     // W: the updated set, counters carry-save (high part, low bits, pending carry) with F of the
     // resolved high part and `hm` = the high part register is one carry below full.
     w_v: DFF<Bit>,
@@ -458,6 +468,8 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     w_n_ones: Vec<DFF<Bit>>,
     w_tag: Vec<DFF<Bits<TW>>>,
     w_meta: Vec<DFF<Bits<META_BITS>>>,
+    /// The age order of the updated set (as `s1_younger`).
+    w_younger: Vec<DFF<Bits<MAX_WAYS>>>,
     // W2: the set written one clock earlier, exact, with its flags.
     w2_v: DFF<Bit>,
     w2_set: DFF<Bits<INDEX_BITS>>,
@@ -466,6 +478,7 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     w2_flags: Vec<DFF<Bits<FLAG_BITS>>>,
     w2_tag: Vec<DFF<Bits<TW>>>,
     w2_meta: Vec<DFF<Bits<META_BITS>>>,
+    w2_younger: Vec<DFF<Bits<MAX_WAYS>>>,
     // Accept stage.
     accept: Signal<Local, Bit>,
     trigger: Signal<Local, Bit>,
@@ -509,10 +522,18 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     tag: Vec<Signal<Local, Bits<TW>>>,
     meta: Vec<Signal<Local, Bits<META_BITS>>>,
     age: Vec<Signal<Local, Bits<META_BITS>>>,
+    /// age + 1, per source before the 2:1 choice (no adder after it).
+    age_inc: Vec<Signal<Local, Bits<META_BITS>>>,
+    /// The age order of the RAM words in R, per way (as `s1_younger`).
+    ram_younger: Vec<Signal<Local, Bits<MAX_WAYS>>>,
+    /// The age order of the set S1 chooses.
+    younger: Vec<Signal<Local, Bits<MAX_WAYS>>>,
+    /// The hit ways and the target ways, one bit per way.
+    hit_ways: Signal<Local, Bits<MAX_WAYS>>,
+    target_ways: Signal<Local, Bits<MAX_WAYS>>,
+    /// The way is younger than the hit way (false on a miss).
+    younger_than_hit: Vec<Signal<Local, Bit>>,
     target: Vec<Signal<Local, Bit>>,
-    masked_age: Vec<Signal<Local, Bits<META_BITS>>>,
-    /// The hit way's age (0 on a miss).
-    hit_age: Signal<Local, Bits<META_BITS>>,
     new_age: Vec<Signal<Local, Bits<META_BITS>>>,
     any_hit: Signal<Local, Bit>,
     // Readout word of the way `rd_ptr` names.
@@ -574,6 +595,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             flag_nm: k(8),
             way_id: (0..w).map(|i| k(i as u64)).collect(),
             meta0: (0..w).map(|i| k(cfg.initial_age(i))).collect(),
+            way_bit: (0..w).map(|i| k(1 << i)).collect(),
+            all_ways: k((1 << w) - 1),
             drain_cycles: k(DRAIN_CYCLES),
             ram_taken: per_way(w),
             ram_not_taken: per_way(w),
@@ -609,6 +632,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             s1_flags: per_way(w),
             s1_tag_of_way: per_way(w),
             s1_meta: per_way(w),
+            s1_younger: per_way(w),
             w_v: Default::default(),
             w_set: Default::default(),
             w_t_high: per_way(w),
@@ -625,6 +649,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             w_n_ones: per_way(w),
             w_tag: per_way(w),
             w_meta: per_way(w),
+            w_younger: per_way(w),
             w2_v: Default::default(),
             w2_set: Default::default(),
             w2_taken: per_way(w),
@@ -632,6 +657,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             w2_flags: per_way(w),
             w2_tag: per_way(w),
             w2_meta: per_way(w),
+            w2_younger: per_way(w),
             accept: Default::default(),
             trigger: Default::default(),
             advance: Default::default(),
@@ -667,9 +693,13 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             tag: per_way(w),
             meta: per_way(w),
             age: per_way(w),
+            age_inc: per_way(w),
+            ram_younger: per_way(w),
+            younger: per_way(w),
+            hit_ways: Default::default(),
+            target_ways: Default::default(),
+            younger_than_hit: per_way(w),
             target: per_way(w),
-            masked_age: per_way(w),
-            hit_age: Default::default(),
             new_age: per_way(w),
             any_hit: Default::default(),
             sel_taken: Default::default(),
@@ -721,6 +751,9 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.s1_flags[i].clock.next = self.clock.val();
             self.s1_tag_of_way[i].clock.next = self.clock.val();
             self.s1_meta[i].clock.next = self.clock.val();
+            self.s1_younger[i].clock.next = self.clock.val();
+            self.w_younger[i].clock.next = self.clock.val();
+            self.w2_younger[i].clock.next = self.clock.val();
             self.w_t_high[i].clock.next = self.clock.val();
             self.w_t_low[i].clock.next = self.clock.val();
             self.w_t_carry[i].clock.next = self.clock.val();
@@ -850,6 +883,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.w2_flags[i].d.next = self.w_flags[i].val();
             self.w2_tag[i].d.next = self.w_tag[i].q.val();
             self.w2_meta[i].d.next = self.w_meta[i].q.val();
+            self.w2_younger[i].d.next = self.w_younger[i].q.val();
             // The one write port: the event in W, else the clearing of a set read out.
             self.ram_taken[i].write_address.next = self.w_set.q.val().get_bits::<AW>(0);
             self.ram_taken[i].write_data.next = self.w_t_exact[i].val();
@@ -889,6 +923,17 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         self.s1_tag.d.next = self.r_tag.q.val();
         // The event one ahead is in S1 now: in W while this one is in S1.
         self.s1_f1.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.r_set.q.val());
+        // The age order of the RAM words: a forwarded set brings its own.
+        for i in 0..self.ram_taken.len() {
+            self.ram_younger[i].next = 0.into();
+            for j in 0..self.ram_taken.len() {
+                if (self.ram_meta[i].read_data.val() & self.age_mask.val())
+                    < (self.ram_meta[j].read_data.val() & self.age_mask.val())
+                {
+                    self.ram_younger[i].next = self.ram_younger[i].val() | self.way_bit[j].val();
+                }
+            }
+        }
         for i in 0..self.ram_taken.len() {
             if self.r_fw.q.val() {
                 self.s1_taken_count[i].d.next = self.w_t_exact[i].val();
@@ -896,6 +941,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.s1_flags[i].d.next = self.w_flags[i].val();
                 self.s1_tag_of_way[i].d.next = self.w_tag[i].q.val();
                 self.s1_meta[i].d.next = self.w_meta[i].q.val();
+                self.s1_younger[i].d.next = self.w_younger[i].q.val();
                 self.s1_hit_r[i].d.next = (self.w_meta[i].q.val() & self.valid_flag.val()).any()
                     & (self.w_tag[i].q.val() == self.r_tag.q.val());
                 self.s1_t_ones[i].d.next = self.w_t_ones[i].q.val();
@@ -906,6 +952,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.s1_flags[i].d.next = self.w2_flags[i].q.val();
                 self.s1_tag_of_way[i].d.next = self.w2_tag[i].q.val();
                 self.s1_meta[i].d.next = self.w2_meta[i].q.val();
+                self.s1_younger[i].d.next = self.w2_younger[i].q.val();
                 self.s1_hit_r[i].d.next = (self.w2_meta[i].q.val() & self.valid_flag.val()).any()
                     & (self.w2_tag[i].q.val() == self.r_tag.q.val());
                 self.s1_t_ones[i].d.next =
@@ -918,6 +965,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.s1_flags[i].d.next = self.ram_flags[i].read_data.val();
                 self.s1_tag_of_way[i].d.next = self.ram_tag[i].read_data.val();
                 self.s1_meta[i].d.next = self.ram_meta[i].read_data.val();
+                self.s1_younger[i].d.next = self.ram_younger[i].val();
                 self.s1_hit_r[i].d.next =
                     (self.ram_meta[i].read_data.val() & self.valid_flag.val()).any()
                         & (self.ram_tag[i].read_data.val() == self.r_tag.q.val());
@@ -949,6 +997,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.n_ones[i].next = self.w_n_ones[i].q.val();
                 self.tag[i].next = self.w_tag[i].q.val();
                 self.meta[i].next = self.w_meta[i].q.val();
+                self.age_inc[i].next = (self.w_meta[i].q.val() & self.age_mask.val()) + 1;
+                self.younger[i].next = self.w_younger[i].q.val();
             } else {
                 self.hit[i].next = self.s1_hit_r[i].q.val();
                 self.next_match[i].next = self.s1_tag_of_way[i].q.val() == self.r_tag.q.val();
@@ -966,6 +1016,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.n_ones[i].next = self.s1_n_ones[i].q.val();
                 self.tag[i].next = self.s1_tag_of_way[i].q.val();
                 self.meta[i].next = self.s1_meta[i].q.val();
+                self.age_inc[i].next = (self.s1_meta[i].q.val() & self.age_mask.val()) + 1;
+                self.younger[i].next = self.s1_younger[i].q.val();
             }
             // A direct mode always hits its one way; no tag, no age (their RAMs go unused).
             if self.direct.val() {
@@ -976,21 +1028,25 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.age[i].next = self.meta[i].val() & self.age_mask.val();
         }
         // Hit way, else the LRU victim (the way of the oldest age). The ages are a permutation,
-        // so on a miss every other way ages by one; on a hit, those younger than the hit way.
+        // so on a miss every other way ages by one; on a hit, those younger than the hit way:
+        // read from the age order with the one-hot hit (no age compare in the loop).
         self.any_hit.next = false;
-        self.hit_age.next = 0.into();
+        self.hit_ways.next = 0.into();
         for i in 0..self.ram_taken.len() {
             self.any_hit.next = self.any_hit.val() | self.hit[i].val();
-            self.masked_age[i].next = 0.into();
             if self.hit[i].val() {
-                self.masked_age[i].next = self.age[i].val();
+                self.hit_ways.next = self.hit_ways.val() | self.way_bit[i].val();
             }
-            self.hit_age.next = self.hit_age.val() | self.masked_age[i].val();
         }
+        self.target_ways.next = 0.into();
         for i in 0..self.ram_taken.len() {
+            self.younger_than_hit[i].next = (self.younger[i].val() & self.hit_ways.val()).any();
             self.target[i].next = self.hit[i].val();
             if !self.any_hit.val() {
                 self.target[i].next = self.age[i].val() == self.max_age.val();
+            }
+            if self.target[i].val() {
+                self.target_ways.next = self.target_ways.val() | self.way_bit[i].val();
             }
         }
         // The next event's hits in the set this one leaves in W: a way this one fills holds
@@ -1010,8 +1066,13 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         self.w_set.d.next = self.s1_set.q.val();
         for i in 0..self.ram_taken.len() {
             self.new_age[i].next = self.age[i].val();
-            if !self.any_hit.val() | (self.age[i].val() < self.hit_age.val()) {
-                self.new_age[i].next = self.age[i].val() + 1;
+            if !self.any_hit.val() | self.younger_than_hit[i].val() {
+                self.new_age[i].next = self.age_inc[i].val();
+            }
+            // The target becomes the youngest; the others keep their order.
+            self.w_younger[i].d.next = self.younger[i].val() & !self.target_ways.val();
+            if self.target[i].val() {
+                self.w_younger[i].d.next = self.all_ways.val() & !self.way_bit[i].val();
             }
             self.w_t_high[i].d.next = self.t_high[i].val();
             self.w_t_low[i].d.next = self.t_low[i].val();
