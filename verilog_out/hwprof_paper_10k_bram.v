@@ -373,6 +373,18 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     reg  fw2_alloc$1$d;
     wire  fw2_alloc$1$q;
     reg  fw2_alloc$1$clock;
+    reg  [19:0] fw2_set$d;
+    wire  [19:0] fw2_set$q;
+    reg  fw2_set$clock;
+    reg  [15:0] fw2_word$0$d;
+    wire  [15:0] fw2_word$0$q;
+    reg  fw2_word$0$clock;
+    reg  [15:0] fw2_word$1$d;
+    wire  [15:0] fw2_word$1$q;
+    reg  fw2_word$1$clock;
+    reg  [15:0] fw_min$d;
+    wire  [15:0] fw_min$q;
+    reg  fw_min$clock;
     reg  same1$d;
     wire  same1$q;
     reg  same1$clock;
@@ -474,6 +486,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     wire  staged$many;
     
     // Local signals
+    reg  [15:0] fw_word$0;
+    reg  [15:0] fw_word$1;
     reg  scan;
     reg  room;
     reg  [19:0] s0_set;
@@ -494,6 +508,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     reg  [15:0] c_meta$0;
     reg  [15:0] c_meta$1;
     reg  c_same2;
+    reg  c_same3;
     reg  fw_ge$0;
     reg  fw_ge$1;
     reg  fw_floor$0;
@@ -659,6 +674,26 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         .d(fw2_alloc$1$d),
         .q(fw2_alloc$1$q),
         .clock(fw2_alloc$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_set fw2_set(
+        .d(fw2_set$d),
+        .q(fw2_set$q),
+        .clock(fw2_set$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_word$0 fw2_word$0(
+        .d(fw2_word$0$d),
+        .q(fw2_word$0$q),
+        .clock(fw2_word$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_word$1 fw2_word$1(
+        .d(fw2_word$1$d),
+        .q(fw2_word$1$q),
+        .clock(fw2_word$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw_min fw_min(
+        .d(fw_min$d),
+        .q(fw_min$q),
+        .clock(fw_min$clock)
     );
     hwprof_paper_10k_bram$acc$same1 same1(
         .d(same1$d),
@@ -829,6 +864,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         fw_set$clock = clock;
         fw_tag$clock = clock;
         fw2_valid$clock = clock;
+        fw2_set$clock = clock;
+        fw_min$clock = clock;
         fw2_tag$clock = clock;
         same1$clock = clock;
         key1$clock = clock;
@@ -847,6 +884,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         fw_set$d = fw_set$q;
         fw_tag$d = fw_tag$q;
         fw2_valid$d = fw2_valid$q;
+        fw2_set$d = fw2_set$q;
+        fw_min$d = fw_min$q;
         fw2_tag$d = fw2_tag$q;
         same1$d = same1$q;
         key1$d = key1$q;
@@ -865,6 +904,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         key2$d = c_tag$q == fw_tag$q;
         epochs$c_set = c_set$q;
         c_same2 = fw_valid$q & (c_set$q == fw_set$q);
+        c_same3 = fw2_valid$q & (c_set$q == fw2_set$q);
         c_pend = c_op$q & epochs$c_pend;
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
@@ -876,15 +916,24 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         r_meta$0$clock = clock;
         r_ge$0$clock = clock;
         r_floor$0$clock = clock;
+        fw2_word$0$clock = clock;
+        fw_word$0 = fw_meta$0$q;
+        if (fw_alloc$0$q) begin
+            fw_word$0 = fw_meta$0$q | fw_min$q;
+        end
+        fw2_word$0$d = fw_word$0;
         c_meta$0 = metas$0$read_data;
+        if (c_same3) begin
+            c_meta$0 = fw2_word$0$q;
+        end
         if (c_same2) begin
-            c_meta$0 = fw_meta$0$q;
+            c_meta$0 = fw_word$0;
         end
         r_meta$0$d = c_meta$0;
         r_ge$0$d = (c_meta$0 & count_mask) >= threshold;
         r_floor$0$d = (c_meta$0 & count_mask) >= lock_floor;
-        fw_ge$0 = (fw_meta$0$q & count_mask) >= threshold;
-        fw_floor$0 = (fw_meta$0$q & count_mask) >= lock_floor;
+        fw_ge$0 = (fw_word$0 & count_mask) >= threshold;
+        fw_floor$0 = (fw_word$0 & count_mask) >= lock_floor;
         fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -914,7 +963,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
                 raw_tag$0 = fw_tag$q;
                 tag_eq$0 = key1$q;
             end
-            raw_meta$0 = fw_meta$0$q;
+            raw_meta$0 = fw_word$0;
             raw_ge$0 = fw_ge$0;
             raw_floor$0 = fw_floor$0;
         end
@@ -944,15 +993,24 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         r_meta$1$clock = clock;
         r_ge$1$clock = clock;
         r_floor$1$clock = clock;
+        fw2_word$1$clock = clock;
+        fw_word$1 = fw_meta$1$q;
+        if (fw_alloc$1$q) begin
+            fw_word$1 = fw_meta$1$q | fw_min$q;
+        end
+        fw2_word$1$d = fw_word$1;
         c_meta$1 = metas$1$read_data;
+        if (c_same3) begin
+            c_meta$1 = fw2_word$1$q;
+        end
         if (c_same2) begin
-            c_meta$1 = fw_meta$1$q;
+            c_meta$1 = fw_word$1;
         end
         r_meta$1$d = c_meta$1;
         r_ge$1$d = (c_meta$1 & count_mask) >= threshold;
         r_floor$1$d = (c_meta$1 & count_mask) >= lock_floor;
-        fw_ge$1 = (fw_meta$1$q & count_mask) >= threshold;
-        fw_floor$1 = (fw_meta$1$q & count_mask) >= lock_floor;
+        fw_ge$1 = (fw_word$1 & count_mask) >= threshold;
+        fw_floor$1 = (fw_word$1 & count_mask) >= lock_floor;
         fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -982,7 +1040,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
                 raw_tag$1 = fw_tag$q;
                 tag_eq$1 = key1$q;
             end
-            raw_meta$1 = fw_meta$1$q;
+            raw_meta$1 = fw_word$1;
             raw_ge$1 = fw_ge$1;
             raw_floor$1 = fw_floor$1;
         end
@@ -1035,14 +1093,14 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             n_meta$0 = n_count$0 | valid_flag | locked_flag;
         end
         if (alloc$0) begin
-            n_meta$0 = (new_min & count_mask) | valid_flag | locked_flag;
+            n_meta$0 = valid_flag | locked_flag;
         end
         tags$0$write_address = d_set$q;
-        metas$0$write_address = d_set$q;
         tags$0$write_data = d_tag$q;
-        metas$0$write_data = n_meta$0;
         tags$0$write_enable = alloc$0;
-        metas$0$write_enable = valid;
+        metas$0$write_address = fw_set$q;
+        metas$0$write_data = fw_word$0;
+        metas$0$write_enable = fw_valid$q;
         if (valid) begin
             fw_meta$0$d = n_meta$0;
         end
@@ -1060,20 +1118,24 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             n_meta$1 = n_count$1 | valid_flag | locked_flag;
         end
         if (alloc$1) begin
-            n_meta$1 = (new_min & count_mask) | valid_flag | locked_flag;
+            n_meta$1 = valid_flag | locked_flag;
         end
         tags$1$write_address = d_set$q;
-        metas$1$write_address = d_set$q;
         tags$1$write_data = d_tag$q;
-        metas$1$write_data = n_meta$1;
         tags$1$write_enable = alloc$1;
-        metas$1$write_enable = valid;
+        metas$1$write_address = fw_set$q;
+        metas$1$write_data = fw_word$1;
+        metas$1$write_enable = fw_valid$q;
         if (valid) begin
             fw_meta$1$d = n_meta$1;
         end
         fw_alloc$1$d = alloc$1;
         fw_valid$d = valid;
         fw_set$d = d_set$q;
+        if (valid) begin
+            fw_min$d = new_min & count_mask;
+        end
+        fw2_set$d = fw_set$q;
         fw_tag$d = d_tag$q;
         fw2_valid$d = fw_valid$q;
         fw2_tag$d = fw_tag$q;
@@ -1397,6 +1459,25 @@ module hwprof_paper_10k_bram$acc$fw2_alloc$1(d,q,clock);
 endmodule // top$acc$fw2_alloc$1
 
 
+module hwprof_paper_10k_bram$acc$fw2_set(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_set
+
+
 module hwprof_paper_10k_bram$acc$fw2_tag(d,q,clock);
     
     // Module arguments
@@ -1433,6 +1514,44 @@ module hwprof_paper_10k_bram$acc$fw2_valid(d,q,clock);
     end
           
 endmodule // top$acc$fw2_valid
+
+
+module hwprof_paper_10k_bram$acc$fw2_word$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_word$0
+
+
+module hwprof_paper_10k_bram$acc$fw2_word$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_word$1
 
 
 module hwprof_paper_10k_bram$acc$fw_alloc$0(d,q,clock);
@@ -1509,6 +1628,25 @@ module hwprof_paper_10k_bram$acc$fw_meta$1(d,q,clock);
     end
           
 endmodule // top$acc$fw_meta$1
+
+
+module hwprof_paper_10k_bram$acc$fw_min(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw_min
 
 
 module hwprof_paper_10k_bram$acc$fw_set(d,q,clock);

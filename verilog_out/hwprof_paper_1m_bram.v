@@ -419,6 +419,24 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     reg  fw2_alloc$3$d;
     wire  fw2_alloc$3$q;
     reg  fw2_alloc$3$clock;
+    reg  [19:0] fw2_set$d;
+    wire  [19:0] fw2_set$q;
+    reg  fw2_set$clock;
+    reg  [23:0] fw2_word$0$d;
+    wire  [23:0] fw2_word$0$q;
+    reg  fw2_word$0$clock;
+    reg  [23:0] fw2_word$1$d;
+    wire  [23:0] fw2_word$1$q;
+    reg  fw2_word$1$clock;
+    reg  [23:0] fw2_word$2$d;
+    wire  [23:0] fw2_word$2$q;
+    reg  fw2_word$2$clock;
+    reg  [23:0] fw2_word$3$d;
+    wire  [23:0] fw2_word$3$q;
+    reg  fw2_word$3$clock;
+    reg  [23:0] fw_min$d;
+    wire  [23:0] fw_min$q;
+    reg  fw_min$clock;
     reg  same1$d;
     wire  same1$q;
     reg  same1$clock;
@@ -588,6 +606,10 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     wire  staged$many;
     
     // Local signals
+    reg  [23:0] fw_word$0;
+    reg  [23:0] fw_word$1;
+    reg  [23:0] fw_word$2;
+    reg  [23:0] fw_word$3;
     reg  scan;
     reg  room;
     reg  [19:0] s0_set;
@@ -622,6 +644,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     reg  [23:0] c_meta$2;
     reg  [23:0] c_meta$3;
     reg  c_same2;
+    reg  c_same3;
     reg  fw_ge$0;
     reg  fw_ge$1;
     reg  fw_ge$2;
@@ -877,6 +900,36 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         .d(fw2_alloc$3$d),
         .q(fw2_alloc$3$q),
         .clock(fw2_alloc$3$clock)
+    );
+    hwprof_paper_1m_bram$acc$fw2_set fw2_set(
+        .d(fw2_set$d),
+        .q(fw2_set$q),
+        .clock(fw2_set$clock)
+    );
+    hwprof_paper_1m_bram$acc$fw2_word$0 fw2_word$0(
+        .d(fw2_word$0$d),
+        .q(fw2_word$0$q),
+        .clock(fw2_word$0$clock)
+    );
+    hwprof_paper_1m_bram$acc$fw2_word$1 fw2_word$1(
+        .d(fw2_word$1$d),
+        .q(fw2_word$1$q),
+        .clock(fw2_word$1$clock)
+    );
+    hwprof_paper_1m_bram$acc$fw2_word$2 fw2_word$2(
+        .d(fw2_word$2$d),
+        .q(fw2_word$2$q),
+        .clock(fw2_word$2$clock)
+    );
+    hwprof_paper_1m_bram$acc$fw2_word$3 fw2_word$3(
+        .d(fw2_word$3$d),
+        .q(fw2_word$3$q),
+        .clock(fw2_word$3$clock)
+    );
+    hwprof_paper_1m_bram$acc$fw_min fw_min(
+        .d(fw_min$d),
+        .q(fw_min$q),
+        .clock(fw_min$clock)
     );
     hwprof_paper_1m_bram$acc$same1 same1(
         .d(same1$d),
@@ -1147,6 +1200,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         fw_set$clock = clock;
         fw_tag$clock = clock;
         fw2_valid$clock = clock;
+        fw2_set$clock = clock;
+        fw_min$clock = clock;
         fw2_tag$clock = clock;
         same1$clock = clock;
         key1$clock = clock;
@@ -1165,6 +1220,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         fw_set$d = fw_set$q;
         fw_tag$d = fw_tag$q;
         fw2_valid$d = fw2_valid$q;
+        fw2_set$d = fw2_set$q;
+        fw_min$d = fw_min$q;
         fw2_tag$d = fw2_tag$q;
         same1$d = same1$q;
         key1$d = key1$q;
@@ -1183,6 +1240,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         key2$d = c_tag$q == fw_tag$q;
         epochs$c_set = c_set$q;
         c_same2 = fw_valid$q & (c_set$q == fw_set$q);
+        c_same3 = fw2_valid$q & (c_set$q == fw2_set$q);
         c_pend = c_op$q & epochs$c_pend;
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
@@ -1194,15 +1252,24 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         r_meta$0$clock = clock;
         r_ge$0$clock = clock;
         r_floor$0$clock = clock;
+        fw2_word$0$clock = clock;
+        fw_word$0 = fw_meta$0$q;
+        if (fw_alloc$0$q) begin
+            fw_word$0 = fw_meta$0$q | fw_min$q;
+        end
+        fw2_word$0$d = fw_word$0;
         c_meta$0 = metas$0$read_data;
+        if (c_same3) begin
+            c_meta$0 = fw2_word$0$q;
+        end
         if (c_same2) begin
-            c_meta$0 = fw_meta$0$q;
+            c_meta$0 = fw_word$0;
         end
         r_meta$0$d = c_meta$0;
         r_ge$0$d = (c_meta$0 & count_mask) >= threshold;
         r_floor$0$d = (c_meta$0 & count_mask) >= lock_floor;
-        fw_ge$0 = (fw_meta$0$q & count_mask) >= threshold;
-        fw_floor$0 = (fw_meta$0$q & count_mask) >= lock_floor;
+        fw_ge$0 = (fw_word$0 & count_mask) >= threshold;
+        fw_floor$0 = (fw_word$0 & count_mask) >= lock_floor;
         fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -1232,7 +1299,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
                 raw_tag$0 = fw_tag$q;
                 tag_eq$0 = key1$q;
             end
-            raw_meta$0 = fw_meta$0$q;
+            raw_meta$0 = fw_word$0;
             raw_ge$0 = fw_ge$0;
             raw_floor$0 = fw_floor$0;
         end
@@ -1262,15 +1329,24 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         r_meta$1$clock = clock;
         r_ge$1$clock = clock;
         r_floor$1$clock = clock;
+        fw2_word$1$clock = clock;
+        fw_word$1 = fw_meta$1$q;
+        if (fw_alloc$1$q) begin
+            fw_word$1 = fw_meta$1$q | fw_min$q;
+        end
+        fw2_word$1$d = fw_word$1;
         c_meta$1 = metas$1$read_data;
+        if (c_same3) begin
+            c_meta$1 = fw2_word$1$q;
+        end
         if (c_same2) begin
-            c_meta$1 = fw_meta$1$q;
+            c_meta$1 = fw_word$1;
         end
         r_meta$1$d = c_meta$1;
         r_ge$1$d = (c_meta$1 & count_mask) >= threshold;
         r_floor$1$d = (c_meta$1 & count_mask) >= lock_floor;
-        fw_ge$1 = (fw_meta$1$q & count_mask) >= threshold;
-        fw_floor$1 = (fw_meta$1$q & count_mask) >= lock_floor;
+        fw_ge$1 = (fw_word$1 & count_mask) >= threshold;
+        fw_floor$1 = (fw_word$1 & count_mask) >= lock_floor;
         fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -1300,7 +1376,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
                 raw_tag$1 = fw_tag$q;
                 tag_eq$1 = key1$q;
             end
-            raw_meta$1 = fw_meta$1$q;
+            raw_meta$1 = fw_word$1;
             raw_ge$1 = fw_ge$1;
             raw_floor$1 = fw_floor$1;
         end
@@ -1330,15 +1406,24 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         r_meta$2$clock = clock;
         r_ge$2$clock = clock;
         r_floor$2$clock = clock;
+        fw2_word$2$clock = clock;
+        fw_word$2 = fw_meta$2$q;
+        if (fw_alloc$2$q) begin
+            fw_word$2 = fw_meta$2$q | fw_min$q;
+        end
+        fw2_word$2$d = fw_word$2;
         c_meta$2 = metas$2$read_data;
+        if (c_same3) begin
+            c_meta$2 = fw2_word$2$q;
+        end
         if (c_same2) begin
-            c_meta$2 = fw_meta$2$q;
+            c_meta$2 = fw_word$2;
         end
         r_meta$2$d = c_meta$2;
         r_ge$2$d = (c_meta$2 & count_mask) >= threshold;
         r_floor$2$d = (c_meta$2 & count_mask) >= lock_floor;
-        fw_ge$2 = (fw_meta$2$q & count_mask) >= threshold;
-        fw_floor$2 = (fw_meta$2$q & count_mask) >= lock_floor;
+        fw_ge$2 = (fw_word$2 & count_mask) >= threshold;
+        fw_floor$2 = (fw_word$2 & count_mask) >= lock_floor;
         fw2_alloc$2$d = fw_alloc$2$q;
         tags$2$read_clock = clock;
         tags$2$write_clock = clock;
@@ -1368,7 +1453,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
                 raw_tag$2 = fw_tag$q;
                 tag_eq$2 = key1$q;
             end
-            raw_meta$2 = fw_meta$2$q;
+            raw_meta$2 = fw_word$2;
             raw_ge$2 = fw_ge$2;
             raw_floor$2 = fw_floor$2;
         end
@@ -1398,15 +1483,24 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         r_meta$3$clock = clock;
         r_ge$3$clock = clock;
         r_floor$3$clock = clock;
+        fw2_word$3$clock = clock;
+        fw_word$3 = fw_meta$3$q;
+        if (fw_alloc$3$q) begin
+            fw_word$3 = fw_meta$3$q | fw_min$q;
+        end
+        fw2_word$3$d = fw_word$3;
         c_meta$3 = metas$3$read_data;
+        if (c_same3) begin
+            c_meta$3 = fw2_word$3$q;
+        end
         if (c_same2) begin
-            c_meta$3 = fw_meta$3$q;
+            c_meta$3 = fw_word$3;
         end
         r_meta$3$d = c_meta$3;
         r_ge$3$d = (c_meta$3 & count_mask) >= threshold;
         r_floor$3$d = (c_meta$3 & count_mask) >= lock_floor;
-        fw_ge$3 = (fw_meta$3$q & count_mask) >= threshold;
-        fw_floor$3 = (fw_meta$3$q & count_mask) >= lock_floor;
+        fw_ge$3 = (fw_word$3 & count_mask) >= threshold;
+        fw_floor$3 = (fw_word$3 & count_mask) >= lock_floor;
         fw2_alloc$3$d = fw_alloc$3$q;
         tags$3$read_clock = clock;
         tags$3$write_clock = clock;
@@ -1436,7 +1530,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
                 raw_tag$3 = fw_tag$q;
                 tag_eq$3 = key1$q;
             end
-            raw_meta$3 = fw_meta$3$q;
+            raw_meta$3 = fw_word$3;
             raw_ge$3 = fw_ge$3;
             raw_floor$3 = fw_floor$3;
         end
@@ -1529,14 +1623,14 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             n_meta$0 = n_count$0 | valid_flag | locked_flag;
         end
         if (alloc$0) begin
-            n_meta$0 = (new_min & count_mask) | valid_flag | locked_flag;
+            n_meta$0 = valid_flag | locked_flag;
         end
         tags$0$write_address = d_set$q;
-        metas$0$write_address = d_set$q;
         tags$0$write_data = d_tag$q;
-        metas$0$write_data = n_meta$0;
         tags$0$write_enable = alloc$0;
-        metas$0$write_enable = valid;
+        metas$0$write_address = fw_set$q;
+        metas$0$write_data = fw_word$0;
+        metas$0$write_enable = fw_valid$q;
         if (valid) begin
             fw_meta$0$d = n_meta$0;
         end
@@ -1554,14 +1648,14 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             n_meta$1 = n_count$1 | valid_flag | locked_flag;
         end
         if (alloc$1) begin
-            n_meta$1 = (new_min & count_mask) | valid_flag | locked_flag;
+            n_meta$1 = valid_flag | locked_flag;
         end
         tags$1$write_address = d_set$q;
-        metas$1$write_address = d_set$q;
         tags$1$write_data = d_tag$q;
-        metas$1$write_data = n_meta$1;
         tags$1$write_enable = alloc$1;
-        metas$1$write_enable = valid;
+        metas$1$write_address = fw_set$q;
+        metas$1$write_data = fw_word$1;
+        metas$1$write_enable = fw_valid$q;
         if (valid) begin
             fw_meta$1$d = n_meta$1;
         end
@@ -1579,14 +1673,14 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             n_meta$2 = n_count$2 | valid_flag | locked_flag;
         end
         if (alloc$2) begin
-            n_meta$2 = (new_min & count_mask) | valid_flag | locked_flag;
+            n_meta$2 = valid_flag | locked_flag;
         end
         tags$2$write_address = d_set$q;
-        metas$2$write_address = d_set$q;
         tags$2$write_data = d_tag$q;
-        metas$2$write_data = n_meta$2;
         tags$2$write_enable = alloc$2;
-        metas$2$write_enable = valid;
+        metas$2$write_address = fw_set$q;
+        metas$2$write_data = fw_word$2;
+        metas$2$write_enable = fw_valid$q;
         if (valid) begin
             fw_meta$2$d = n_meta$2;
         end
@@ -1604,20 +1698,24 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             n_meta$3 = n_count$3 | valid_flag | locked_flag;
         end
         if (alloc$3) begin
-            n_meta$3 = (new_min & count_mask) | valid_flag | locked_flag;
+            n_meta$3 = valid_flag | locked_flag;
         end
         tags$3$write_address = d_set$q;
-        metas$3$write_address = d_set$q;
         tags$3$write_data = d_tag$q;
-        metas$3$write_data = n_meta$3;
         tags$3$write_enable = alloc$3;
-        metas$3$write_enable = valid;
+        metas$3$write_address = fw_set$q;
+        metas$3$write_data = fw_word$3;
+        metas$3$write_enable = fw_valid$q;
         if (valid) begin
             fw_meta$3$d = n_meta$3;
         end
         fw_alloc$3$d = alloc$3;
         fw_valid$d = valid;
         fw_set$d = d_set$q;
+        if (valid) begin
+            fw_min$d = new_min & count_mask;
+        end
+        fw2_set$d = fw_set$q;
         fw_tag$d = d_tag$q;
         fw2_valid$d = fw_valid$q;
         fw2_tag$d = fw_tag$q;
@@ -2009,6 +2107,25 @@ module hwprof_paper_1m_bram$acc$fw2_alloc$3(d,q,clock);
 endmodule // top$acc$fw2_alloc$3
 
 
+module hwprof_paper_1m_bram$acc$fw2_set(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_set
+
+
 module hwprof_paper_1m_bram$acc$fw2_tag(d,q,clock);
     
     // Module arguments
@@ -2045,6 +2162,82 @@ module hwprof_paper_1m_bram$acc$fw2_valid(d,q,clock);
     end
           
 endmodule // top$acc$fw2_valid
+
+
+module hwprof_paper_1m_bram$acc$fw2_word$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_word$0
+
+
+module hwprof_paper_1m_bram$acc$fw2_word$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_word$1
+
+
+module hwprof_paper_1m_bram$acc$fw2_word$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_word$2
+
+
+module hwprof_paper_1m_bram$acc$fw2_word$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_word$3
 
 
 module hwprof_paper_1m_bram$acc$fw_alloc$0(d,q,clock);
@@ -2197,6 +2390,25 @@ module hwprof_paper_1m_bram$acc$fw_meta$3(d,q,clock);
     end
           
 endmodule // top$acc$fw_meta$3
+
+
+module hwprof_paper_1m_bram$acc$fw_min(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw_min
 
 
 module hwprof_paper_1m_bram$acc$fw_set(d,q,clock);
