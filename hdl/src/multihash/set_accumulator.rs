@@ -148,7 +148,7 @@ accumulator! {
         r_meta: Vec<DFF<Bits<CB>>>,
         r_ge: Vec<DFF<Bit>>,
         r_floor: Vec<DFF<Bit>>,
-        /// The predicates of the metas the op one ahead wrote (`fw_meta`), from its registers.
+        /// The predicates of the metas the op one ahead wrote (`fw_word`), from its registers.
         fw_ge: Vec<Signal<Local, Bit>>,
         fw_floor: Vec<Signal<Local, Bit>>,
         /// The way's tuple is the event's.
@@ -390,10 +390,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 (self.c_meta[w].val() & self.count_mask.val()) >= self.threshold.val();
             self.r_floor[w].d.next =
                 (self.c_meta[w].val() & self.count_mask.val()) >= self.lock_floor.val();
-            self.fw_ge[w].next =
-                (self.fw_word[w].val() & self.count_mask.val()) >= self.threshold.val();
-            self.fw_floor[w].next =
-                (self.fw_word[w].val() & self.count_mask.val()) >= self.lock_floor.val();
+            // A way the op one ahead allocated holds its `new_min`, >= T by the promotion rule
+            // (and the count field holds every counter value): true without a compare.
+            self.fw_ge[w].next = self.fw_alloc[w].q.val()
+                | ((self.fw_meta[w].q.val() & self.count_mask.val()) >= self.threshold.val());
+            self.fw_floor[w].next = self.fw_alloc[w].q.val()
+                | ((self.fw_meta[w].q.val() & self.count_mask.val()) >= self.lock_floor.val());
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.tags[w].read_clock.next = self.clock.val();
             self.tags[w].write_clock.next = self.clock.val();
