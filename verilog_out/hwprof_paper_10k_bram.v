@@ -932,8 +932,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         r_meta$0$d = c_meta$0;
         r_ge$0$d = (c_meta$0 & count_mask) >= threshold;
         r_floor$0$d = (c_meta$0 & count_mask) >= lock_floor;
-        fw_ge$0 = (fw_word$0 & count_mask) >= threshold;
-        fw_floor$0 = (fw_word$0 & count_mask) >= lock_floor;
+        fw_ge$0 = fw_alloc$0$q | ((fw_meta$0$q & count_mask) >= threshold);
+        fw_floor$0 = fw_alloc$0$q | ((fw_meta$0$q & count_mask) >= lock_floor);
         fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -1009,8 +1009,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         r_meta$1$d = c_meta$1;
         r_ge$1$d = (c_meta$1 & count_mask) >= threshold;
         r_floor$1$d = (c_meta$1 & count_mask) >= lock_floor;
-        fw_ge$1 = (fw_word$1 & count_mask) >= threshold;
-        fw_floor$1 = (fw_word$1 & count_mask) >= lock_floor;
+        fw_ge$1 = fw_alloc$1$q | ((fw_meta$1$q & count_mask) >= threshold);
+        fw_floor$1 = fw_alloc$1$q | ((fw_meta$1$q & count_mask) >= lock_floor);
         fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;

@@ -1268,8 +1268,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         r_meta$0$d = c_meta$0;
         r_ge$0$d = (c_meta$0 & count_mask) >= threshold;
         r_floor$0$d = (c_meta$0 & count_mask) >= lock_floor;
-        fw_ge$0 = (fw_word$0 & count_mask) >= threshold;
-        fw_floor$0 = (fw_word$0 & count_mask) >= lock_floor;
+        fw_ge$0 = fw_alloc$0$q | ((fw_meta$0$q & count_mask) >= threshold);
+        fw_floor$0 = fw_alloc$0$q | ((fw_meta$0$q & count_mask) >= lock_floor);
         fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -1345,8 +1345,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         r_meta$1$d = c_meta$1;
         r_ge$1$d = (c_meta$1 & count_mask) >= threshold;
         r_floor$1$d = (c_meta$1 & count_mask) >= lock_floor;
-        fw_ge$1 = (fw_word$1 & count_mask) >= threshold;
-        fw_floor$1 = (fw_word$1 & count_mask) >= lock_floor;
+        fw_ge$1 = fw_alloc$1$q | ((fw_meta$1$q & count_mask) >= threshold);
+        fw_floor$1 = fw_alloc$1$q | ((fw_meta$1$q & count_mask) >= lock_floor);
         fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -1422,8 +1422,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         r_meta$2$d = c_meta$2;
         r_ge$2$d = (c_meta$2 & count_mask) >= threshold;
         r_floor$2$d = (c_meta$2 & count_mask) >= lock_floor;
-        fw_ge$2 = (fw_word$2 & count_mask) >= threshold;
-        fw_floor$2 = (fw_word$2 & count_mask) >= lock_floor;
+        fw_ge$2 = fw_alloc$2$q | ((fw_meta$2$q & count_mask) >= threshold);
+        fw_floor$2 = fw_alloc$2$q | ((fw_meta$2$q & count_mask) >= lock_floor);
         fw2_alloc$2$d = fw_alloc$2$q;
         tags$2$read_clock = clock;
         tags$2$write_clock = clock;
@@ -1499,8 +1499,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         r_meta$3$d = c_meta$3;
         r_ge$3$d = (c_meta$3 & count_mask) >= threshold;
         r_floor$3$d = (c_meta$3 & count_mask) >= lock_floor;
-        fw_ge$3 = (fw_word$3 & count_mask) >= threshold;
-        fw_floor$3 = (fw_word$3 & count_mask) >= lock_floor;
+        fw_ge$3 = fw_alloc$3$q | ((fw_meta$3$q & count_mask) >= threshold);
+        fw_floor$3 = fw_alloc$3$q | ((fw_meta$3$q & count_mask) >= lock_floor);
         fw2_alloc$3$d = fw_alloc$3$q;
         tags$3$read_clock = clock;
         tags$3$write_clock = clock;
