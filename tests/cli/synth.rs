@@ -20,7 +20,11 @@ fn synth_block_on_up5k_reports_area_and_fmax() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let list: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(list.as_array().map(Vec::len), Some(1), "one result per target");
+    assert_eq!(
+        list.as_array().map(Vec::len),
+        Some(1),
+        "one result per target"
+    );
     let j = &list[0];
     assert_eq!(j["target"], "ice40-up5k");
     assert_eq!(j["fits"], true);
