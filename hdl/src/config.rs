@@ -12,6 +12,7 @@
 //! | `counter_bits` | width of every counter (tables and accumulator), saturating; default 24 | 1 ..= 32, and 2^bits − 1 ≥ T |
 //! | `conservative_update` | C1 (true) / C0; default true | |
 //! | `reset_on_promote` | R1 (true) / R0; default false | |
+//! | `reset_value` | with R1, the value a promoted tuple's counters are written with; default 0 (the paper's reset). A value below T keeps part of what the tuples sharing those counters have counted | < T; needs `reset_on_promote = true` when > 0 |
 //! | `retaining` | P1 (true) / P0; default true | |
 //! | `hash` | `"tabulation"` (the paper's) or `"h3"`; default tabulation | |
 //! | `seed` | seed of every random hash constant (see [`crate::hash`]); default 1 | |
@@ -110,6 +111,7 @@ struct ProfilerFile {
     counter_bits: Option<u64>,
     conservative_update: Option<bool>,
     reset_on_promote: Option<bool>,
+    reset_value: Option<u64>,
     retaining: Option<bool>,
     hash: Option<HashKind>,
     seed: Option<u64>,
@@ -151,6 +153,8 @@ pub struct ProfilerConfig {
     pub counter_bits: u32,
     pub conservative_update: bool,
     pub reset_on_promote: bool,
+    /// With R1, what a promoted tuple's counters are written with (below T).
+    pub reset_value: u64,
     pub retaining: bool,
     pub hash: HashKind,
     pub seed: u64,
@@ -342,6 +346,7 @@ impl ConfigFile for ProfilerConfig {
             counter_bits,
             conservative_update: file.conservative_update.unwrap_or(true),
             reset_on_promote: file.reset_on_promote.unwrap_or(false),
+            reset_value: file.reset_value.unwrap_or(0),
             retaining: file.retaining.unwrap_or(true),
             hash: file.hash.unwrap_or(HashKind::Tabulation),
             seed: file.seed.unwrap_or(1),
@@ -403,6 +408,25 @@ impl ConfigFile for ProfilerConfig {
                     self.counter_bits,
                     self.counter_max(),
                     self.threshold
+                ),
+            );
+        }
+        if self.reset_value > 0 && !self.reset_on_promote {
+            return e(
+                "reset_value",
+                format!(
+                    "is used only with reset_on_promote = true (got {} with reset_on_promote = false)",
+                    self.reset_value
+                ),
+            );
+        }
+        if self.reset_value >= self.threshold {
+            return e(
+                "reset_value",
+                format!(
+                    "must be below the threshold {} (got {}): a promoted tuple's counters would \
+                     promote the next tuple sharing them at once",
+                    self.threshold, self.reset_value
                 ),
             );
         }
@@ -491,7 +515,7 @@ impl ProfilerConfig {
     /// A one-line summary such as `4x512x24b C1R0P1 tabulation L=10000 T=100 A=100`.
     pub fn summary(&self) -> String {
         format!(
-            "{}x{}x{}b C{}R{}P{} {} L={} T={} A={}{}{}{}",
+            "{}x{}x{}b C{}R{}P{} {} L={} T={} A={}{}{}{}{}",
             self.tables,
             self.entries,
             self.counter_bits,
@@ -520,6 +544,11 @@ impl ProfilerConfig {
             match self.accumulator.replacement {
                 Replacement::First => "",
                 Replacement::Smallest => " replace smallest",
+            },
+            if self.reset_value > 0 {
+                format!(" reset to {}", self.reset_value)
+            } else {
+                String::new()
             }
         )
     }

@@ -117,6 +117,28 @@ fn reset_on_promote_zeroes_the_counters() {
 }
 
 #[test]
+fn reset_value_is_what_a_promoted_tuples_counters_keep() {
+    let mut c = cfg(&Knobs {
+        r: true,
+        threshold: 5,
+        ..Default::default()
+    });
+    c.reset_value = 4;
+    let mut m = MultiHash::new(&c).unwrap();
+    feed(&mut m, &[7; 5]);
+    assert_eq!(m.acc.count[0], 5);
+    for k in 0..2 {
+        assert_eq!(m.counter(k, idx(&c, k, 7)), 4);
+    }
+    // Below T only, and only with R1.
+    c.reset_value = 5;
+    assert!(MultiHash::new(&c).unwrap_err().contains("reset_value"));
+    c.reset_value = 1;
+    c.reset_on_promote = false;
+    assert!(MultiHash::new(&c).unwrap_err().contains("reset_value"));
+}
+
+#[test]
 fn conservative_update_increments_only_the_minimum() {
     for conservative in [false, true] {
         let c = cfg(&Knobs {

@@ -154,6 +154,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
         "counter_bits": cfg.counter_bits,
         "conservative_update": cfg.conservative_update,
         "reset_on_promote": cfg.reset_on_promote,
+        "reset_value": cfg.reset_value,
         "retaining": cfg.retaining,
         "hash": match cfg.hash { HashKind::Tabulation => "tabulation", HashKind::H3 => "h3" },
         "seed": cfg.seed,

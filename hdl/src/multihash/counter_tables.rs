@@ -10,7 +10,7 @@
 //!   (`fw_same`), so stage 1 starts from a one-hot select, not from an address compare.
 //!   C1 increments the counters equal to min_k c_k, C0 all of them, saturating at
 //!   `counter_max`; `new_min` = min_k c'_k goes to the accumulator, which answers `promoted`;
-//!   with R1 a promoted tuple's counters are written as 0. `update` = 0 (an accumulator hit:
+//!   with R1 a promoted tuple's counters are written as `reset_value`. `update` = 0 (an accumulator hit:
 //!   shielding) writes nothing.
 //!
 //! **Registered read** ([`CounterTables::registered_read`]): the words read in stage 0 are
@@ -236,8 +236,8 @@ impl<const CB: usize> Logic for CounterTables<CB> {
 
 /// The arithmetic of docs/SPEC.md §4.2 step 2 on the counters c_k of one tuple, combinational:
 /// **conservative update** (C1: only the counters equal to the minimum are incremented; C0: all),
-/// saturating at 2^counter_bits − 1; the written words w_k (0 after a promotion under **reset on
-/// promote**); `new_min` = min_k c'_k; and `candidate` = `new_min` >= T, the candidate threshold,
+/// saturating at 2^counter_bits − 1; the written words w_k (`reset_value` after a promotion under
+/// **reset on promote**); `new_min` = min_k c'_k; and `candidate` = `new_min` >= T, the candidate threshold,
 /// computed beside `new_min` rather than from it so the promotion decision stays off the minimum's
 /// carry chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
 /// Used by [`CounterTables`] and by the baseline profiler.
@@ -269,6 +269,9 @@ pub struct ConservativeUpdate<const CB: usize> {
     saturates: Constant<Bit>,
     one: Constant<Bits<CB>>,
     zero: Constant<Bits<CB>>,
+    /// What a promoted tuple's counters are written with under R1 (below T, so never more than
+    /// they held: the saturation bound above still holds).
+    reset_value: Constant<Bits<CB>>,
     /// Bits j >= tables of a row of `le`: tables that do not exist never bound the minimum.
     absent_tables: Constant<Bits<16>>,
     conservative_update: Constant<Bit>,
@@ -290,6 +293,8 @@ pub struct UpdateRule {
     pub saturates: bool,
     pub conservative_update: bool,
     pub reset_on_promote: bool,
+    /// With R1, the value a promoted tuple's counters are written with (below `threshold`).
+    pub reset_value: u64,
 }
 
 impl UpdateRule {
@@ -302,6 +307,7 @@ impl UpdateRule {
             saturates: w.counter_saturates(cfg),
             conservative_update: cfg.conservative_update,
             reset_on_promote: cfg.reset_on_promote,
+            reset_value: cfg.reset_value,
         }
     }
 }
@@ -315,11 +321,13 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             saturates,
             conservative_update,
             reset_on_promote,
+            reset_value,
         } = rule;
         assert!(
             (1..=16).contains(&tables)
                 && (CB == 64 || counter_max < (1u64 << CB))
                 && threshold >= 1
+                && reset_value < threshold.min(counter_max + 1)
         );
         let promotable = counter_max >= threshold;
         ConservativeUpdate {
@@ -339,6 +347,7 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             saturates: Constant::new(saturates),
             one: Constant::new(1.into()),
             zero: Constant::new(0.into()),
+            reset_value: Constant::new(reset_value.into()),
             absent_tables: Constant::new((0xffffu64 & !((1u64 << tables) - 1)).into()),
             conservative_update: Constant::new(conservative_update),
             reset_on_promote: Constant::new(reset_on_promote),
@@ -384,7 +393,7 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
                 self.c_inc[k].next = self.c[k].val() + self.one.val();
             }
             if self.promoted.val() & self.reset_on_promote.val() {
-                self.w[k].next = self.zero.val();
+                self.w[k].next = self.reset_value.val();
             } else {
                 self.w[k].next = self.c_inc[k].val();
             }

@@ -11,7 +11,8 @@
 //! 2. miss: counters c_k = table_k[h_k(a, b)]; **conservative update** (C1) increments only the
 //!    counters equal to the minimum, C0 all of them. If the new minimum reaches T, an accumulator
 //!    entry is allocated (empty first, else replaceable, lowest index first), locked, with that
-//!    count; with **reset on promote** (R1) the tuple's counters are then written as 0. With
+//!    count; with **reset on promote** (R1) the tuple's counters are then written as
+//!    `reset_value` (0 unless configured; below T, so never above what they held). With
 //!    `accumulator.replacement = "smallest"` the replaceable entry taken is the one with the
 //!    smallest count (lowest index on ties), as Space-Saving replaces its minimum.
 //! 3. after exactly L events: the report is every entry with count ≥ T, in entry order. The tables
@@ -369,7 +370,7 @@ impl MultiHash {
                 if self.acc.allocate(t, new_min).is_some() {
                     self.stats.promotions += 1;
                     if cfg.reset_on_promote {
-                        c[..n].fill(0);
+                        c[..n].fill(cfg.reset_value as u32);
                     }
                 } else {
                     self.stats.failed_allocations += 1;

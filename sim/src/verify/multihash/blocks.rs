@@ -93,7 +93,7 @@ fn check_conservative_update<const CB: usize>(
     counter_max: u32,
     saturates: bool,
     cu: bool,
-    reset: bool,
+    reset: Option<u32>,
 ) {
     let mut uut = ConservativeUpdate::<CB>::new(&UpdateRule {
         tables,
@@ -101,7 +101,8 @@ fn check_conservative_update<const CB: usize>(
         counter_max: counter_max as u64,
         saturates,
         conservative_update: cu,
-        reset_on_promote: reset,
+        reset_on_promote: reset.is_some(),
+        reset_value: reset.unwrap_or(0) as u64,
     });
     uut.connect_all();
     // Without saturation logic the counters never reach the maximum: only inputs below it.
@@ -119,12 +120,12 @@ fn check_conservative_update<const CB: usize>(
             settle(&mut uut).unwrap();
             let mut want = c.clone();
             let new_min = conservative_update(&mut want, cu, counter_max);
-            if promoted && reset {
-                want.fill(0);
+            if let (true, Some(v)) = (promoted, reset) {
+                want.fill(v);
             }
             let what = format!(
-                "CB {CB} tables {tables} T {threshold} max {counter_max} saturates {saturates} C{} R{} c {c:?} promoted {promoted}",
-                cu as u8, reset as u8
+                "CB {CB} tables {tables} T {threshold} max {counter_max} saturates {saturates} C{} reset {reset:?} c {c:?} promoted {promoted}",
+                cu as u8
             );
             let got: Vec<u32> = uut.w.iter().map(|w| w.val().to_u64() as u32).collect();
             assert_eq!(got, want, "written words, {what}");
@@ -137,9 +138,11 @@ fn check_conservative_update<const CB: usize>(
 fn conservative_update_matches_the_model_exhaustively() {
     for tables in 1..=3 {
         for cu in [false, true] {
-            for reset in [false, true] {
+            // R0, R1 to 0, R1 to a nonzero `reset_value` (below T where T > 2).
+            for reset in [None, Some(0), Some(2)] {
                 // 3-bit counters saturating at 7, every T up to one it cannot reach.
                 for t in 1..=8 {
+                    let reset = reset.map(|v: u32| v.min(t as u32 - 1));
                     check_conservative_update::<3>(tables, t, 7, true, cu, reset);
                 }
                 // Counters narrower than their storage class, and counters that cannot saturate.
@@ -153,7 +156,7 @@ fn conservative_update_matches_the_model_exhaustively() {
 /// Random events on few indices (so that consecutive events share counters at distances 1, 2 and
 /// more), shielded or not, promoted or not: every event's `new_min` and candidate threshold
 /// against tables kept by [`conservative_update`] with reset on promote.
-fn check_counter_tables(cu: bool, reset: bool, registered: bool, seed: u64) {
+fn check_counter_tables(cu: bool, reset: Option<u32>, registered: bool, seed: u64) {
     const CB: usize = 16;
     let (tables, entries, threshold, counter_max) = (2, 16, 6u64, 15u32);
     let rule = UpdateRule {
@@ -162,7 +165,8 @@ fn check_counter_tables(cu: bool, reset: bool, registered: bool, seed: u64) {
         counter_max: counter_max as u64,
         saturates: true,
         conservative_update: cu,
-        reset_on_promote: reset,
+        reset_on_promote: reset.is_some(),
+        reset_value: reset.unwrap_or(0) as u64,
     };
     let mut uut = if registered {
         CounterTables::<CB>::new_registered(entries, 4, &rule)
@@ -204,13 +208,13 @@ fn check_counter_tables(cu: bool, reset: bool, registered: bool, seed: u64) {
             let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
             let new_min = conservative_update(&mut c, cu, counter_max);
             let what = format!(
-                "C{} R{} registered {registered} seed {seed} event {step} at {at:?}",
-                cu as u8, reset as u8
+                "C{} reset {reset:?} registered {registered} seed {seed} event {step} at {at:?}",
+                cu as u8
             );
             assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
             if update {
-                if promoted && reset {
-                    c.fill(0);
+                if let (true, Some(v)) = (promoted, reset) {
+                    c.fill(v);
                 }
                 for (k, &i) in at.iter().enumerate() {
                     table[k][i] = c[k];
@@ -222,7 +226,7 @@ fn check_counter_tables(cu: bool, reset: bool, registered: bool, seed: u64) {
     }
     // Without reset on promote nothing brings a counter down: the stream saturates some.
     assert!(
-        reset || table.iter().flatten().any(|&v| v == counter_max),
+        reset.is_some() || table.iter().flatten().any(|&v| v == counter_max),
         "the stream must saturate a counter (C{})",
         cu as u8
     );
@@ -231,7 +235,7 @@ fn check_counter_tables(cu: bool, reset: bool, registered: bool, seed: u64) {
 #[test]
 fn counter_tables_forward_what_the_events_ahead_wrote() {
     for cu in [false, true] {
-        for reset in [false, true] {
+        for reset in [None, Some(0), Some(5)] {
             for seed in 1..=2 {
                 for registered in [false, true] {
                     check_counter_tables(cu, reset, registered, seed);
