@@ -2832,6 +2832,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,can
     localparam  saturates = 1'b0;
     localparam  one = 24'h1;
     localparam  zero = 24'h0;
+    localparam  reset_value = 24'h0;
     localparam  absent_tables = 16'hfffe;
     localparam  conservative_update = 1'b1;
     localparam  reset_on_promote = 1'b0;
@@ -3688,7 +3689,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,can
             c_inc$0 = c$0 + one;
         end
         if (promoted & reset_on_promote) begin
-            w$0 = zero;
+            w$0 = reset_value;
         end
         else begin
             w$0 = c_inc$0;

@@ -3042,6 +3042,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,promoted,w$0,w$1,new_min,
     localparam  saturates = 1'b0;
     localparam  one = 24'h1;
     localparam  zero = 24'h0;
+    localparam  reset_value = 24'h0;
     localparam  absent_tables = 16'hfffc;
     localparam  conservative_update = 1'b1;
     localparam  reset_on_promote = 1'b0;
@@ -3911,7 +3912,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,promoted,w$0,w$1,new_min,
             c_inc$0 = c$0 + one;
         end
         if (promoted & reset_on_promote) begin
-            w$0 = zero;
+            w$0 = reset_value;
         end
         else begin
             w$0 = c_inc$0;
@@ -3921,7 +3922,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,promoted,w$0,w$1,new_min,
             c_inc$1 = c$1 + one;
         end
         if (promoted & reset_on_promote) begin
-            w$1 = zero;
+            w$1 = reset_value;
         end
         else begin
             w$1 = c_inc$1;

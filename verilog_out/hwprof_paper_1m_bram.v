@@ -4829,6 +4829,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$3
     localparam  saturates = 1'b0;
     localparam  one = 24'h1;
     localparam  zero = 24'h0;
+    localparam  reset_value = 24'h0;
     localparam  absent_tables = 16'hfff0;
     localparam  conservative_update = 1'b1;
     localparam  reset_on_promote = 1'b0;
@@ -5730,7 +5731,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$3
             c_inc$0 = c$0 + one;
         end
         if (promoted & reset_on_promote) begin
-            w$0 = zero;
+            w$0 = reset_value;
         end
         else begin
             w$0 = c_inc$0;
@@ -5740,7 +5741,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$3
             c_inc$1 = c$1 + one;
         end
         if (promoted & reset_on_promote) begin
-            w$1 = zero;
+            w$1 = reset_value;
         end
         else begin
             w$1 = c_inc$1;
@@ -5750,7 +5751,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$3
             c_inc$2 = c$2 + one;
         end
         if (promoted & reset_on_promote) begin
-            w$2 = zero;
+            w$2 = reset_value;
         end
         else begin
             w$2 = c_inc$2;
@@ -5760,7 +5761,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$3
             c_inc$3 = c$3 + one;
         end
         if (promoted & reset_on_promote) begin
-            w$3 = zero;
+            w$3 = reset_value;
         end
         else begin
             w$3 = c_inc$3;
