@@ -329,6 +329,14 @@ pub const DRAIN_CYCLES: u64 = 3;
 /// forwarded with the set; S1 reads "younger than the hit way" as the row AND the one-hot hit,
 /// so the loop holds no age compare, and updates them (the target becomes the youngest).
 ///
+/// **Decisions a clock ahead**: S1's target (the hit way, else the oldest) is a choice of
+/// registered bits. Per source (the set from R, the set in W) the hits, "any way hit" and the
+/// oldest way are registers: R decides them for the set it registers; S1 decides them for the
+/// event behind in the set it leaves in W (the hits from the tags before the update, with the
+/// replaced way holding this event's tag; the oldest from the updated age order). For that,
+/// the event behind comes with its hits already known too: R and S1 compare the tag of the event
+/// offered now (two behind) with the set they pass on.
+///
 /// **Saturation flags**: for each counter, F = its (resolved) high part is full and M = it is
 /// one carry below full. A count saturates when F and the low bits are all ones; a carry out of
 /// the low bits sets F exactly when M held. The flags travel with the counts (registers, RAM),
@@ -435,10 +443,28 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     s1_set: DFF<Bits<INDEX_BITS>>,
     s1_tag: DFF<Bits<TW>>,
     s1_f1: DFF<Bit>,
+    /// Copies of `s1_f1` for the tag and the two counters' selects, so the copy the hit and LRU
+    /// decision reads drives few loads. Each differs in a don't-care (the next event in R
+    /// invalid, reset), so synthesis does not merge them back into one register.
+    s1_f1_tag: DFF<Bit>,
+    s1_f1_t: DFF<Bit>,
+    s1_f1_n: DFF<Bit>,
     /// Per way: the event's tag hits the set from R (decided in R) / the set the event one
     /// ahead leaves in W (decided in that event's S1, from the tags before its update).
     s1_hit_r: Vec<DFF<Bit>>,
     s1_hit_w: Vec<DFF<Bit>>,
+    /// The event's tag hits some way of the set in W (decided with `s1_hit_w`).
+    s1_any_w: DFF<Bit>,
+    /// Per way: the oldest way (the LRU victim) of the set from R / of the set in W.
+    s1_old_r: Vec<DFF<Bit>>,
+    s1_old_w: Vec<DFF<Bit>>,
+    /// The hits of the event behind (in R then), a clock ahead as well, so that S1 decides
+    /// the `s1_hit_w`, `s1_any_w` of that event from registers: its tag against the set from R
+    /// (decided in R) / against the set the event one ahead leaves in W (decided in that
+    /// event's S1); and its tag equals this event's.
+    s1_next_hit_r: Vec<DFF<Bit>>,
+    s1_next_hit_w: Vec<DFF<Bit>>,
+    s1_same_tag: DFF<Bit>,
     /// The low bits of each count are all ones (decided in R).
     s1_t_ones: Vec<DFF<Bit>>,
     s1_n_ones: Vec<DFF<Bit>>,
@@ -500,10 +526,23 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     w_n_rm: Vec<Signal<Local, Bit>>,
     w_flags: Vec<Signal<Local, Bits<FLAG_BITS>>>,
     // S1: the set as it is, per way, and its update.
-    /// The event in R against the tags S1 chooses: equal to the event in S1's tag, per way.
-    same_tag: Signal<Local, Bit>,
-    next_match: Vec<Signal<Local, Bit>>,
+    /// The tag of the event offered now (in R next clock).
+    c_tag: Signal<Local, Bits<TW>>,
+    /// The offered event's tag hits way i of the set in W.
+    c_hit_w: Vec<Signal<Local, Bit>>,
+    /// The offered event's tag hits way i of the set S1 chooses.
+    c_hit: Vec<Signal<Local, Bit>>,
+    /// The event in R hits way i of the set S1 chooses (before this event's update); some way;
+    /// the oldest way.
+    next_hit: Vec<Signal<Local, Bit>>,
+    next_any: Signal<Local, Bit>,
+    next_at_old: Signal<Local, Bit>,
     hit: Vec<Signal<Local, Bit>>,
+    /// The oldest way of the set S1 chooses; the way this event replaces (a miss's victim).
+    old: Vec<Signal<Local, Bit>>,
+    repl: Vec<Signal<Local, Bit>>,
+    any_hit_r: Signal<Local, Bit>,
+    new_younger: Vec<Signal<Local, Bits<MAX_WAYS>>>,
     t_high: Vec<Signal<Local, Bits<CW>>>,
     t_low: Vec<Signal<Local, Bits<CW>>>,
     t_full: Vec<Signal<Local, Bit>>,
@@ -623,8 +662,17 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             s1_set: Default::default(),
             s1_tag: Default::default(),
             s1_f1: Default::default(),
+            s1_f1_tag: Default::default(),
+            s1_f1_t: Default::default(),
+            s1_f1_n: Default::default(),
             s1_hit_r: per_way(w),
             s1_hit_w: per_way(w),
+            s1_any_w: Default::default(),
+            s1_old_r: per_way(w),
+            s1_old_w: per_way(w),
+            s1_next_hit_r: per_way(w),
+            s1_next_hit_w: per_way(w),
+            s1_same_tag: Default::default(),
             s1_t_ones: per_way(w),
             s1_n_ones: per_way(w),
             s1_taken_count: per_way(w),
@@ -675,9 +723,17 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             w_t_rm: per_way(w),
             w_n_rm: per_way(w),
             w_flags: per_way(w),
-            same_tag: Default::default(),
-            next_match: per_way(w),
+            c_tag: Default::default(),
+            c_hit_w: per_way(w),
+            c_hit: per_way(w),
+            next_hit: per_way(w),
+            next_any: Default::default(),
+            next_at_old: Default::default(),
             hit: per_way(w),
+            old: per_way(w),
+            repl: per_way(w),
+            any_hit_r: Default::default(),
+            new_younger: per_way(w),
             t_high: per_way(w),
             t_low: per_way(w),
             t_full: per_way(w),
@@ -734,6 +790,11 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             s1_set,
             s1_tag,
             s1_f1,
+            s1_f1_tag,
+            s1_f1_t,
+            s1_f1_n,
+            s1_any_w,
+            s1_same_tag,
             w_v,
             w_set,
             w2_v,
@@ -742,6 +803,10 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         for i in 0..self.ram_taken.len() {
             self.s1_hit_r[i].clock.next = self.clock.val();
             self.s1_hit_w[i].clock.next = self.clock.val();
+            self.s1_old_r[i].clock.next = self.clock.val();
+            self.s1_old_w[i].clock.next = self.clock.val();
+            self.s1_next_hit_r[i].clock.next = self.clock.val();
+            self.s1_next_hit_w[i].clock.next = self.clock.val();
             self.s1_t_ones[i].clock.next = self.clock.val();
             self.s1_n_ones[i].clock.next = self.clock.val();
             self.w_t_ones[i].clock.next = self.clock.val();
@@ -796,7 +861,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         self.r_v.d.next = self.accept.val();
         self.r_taken.d.next = self.ev_taken.val();
         self.r_set.d.next = self.set_index.val();
-        self.r_tag.d.next = self.tag_pc.val().get_bits::<TW>(0);
+        self.c_tag.next = self.tag_pc.val().get_bits::<TW>(0);
+        self.r_tag.d.next = self.c_tag.val();
         // The events two and three ahead are in S1 and W now: in W and W2 while this one is in R.
         self.r_fw.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.set_index.val());
         self.r_fw2.d.next = self.w_v.q.val() & (self.w_set.q.val() == self.set_index.val());
@@ -921,8 +987,14 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         self.s1_taken.d.next = self.r_taken.q.val();
         self.s1_set.d.next = self.r_set.q.val();
         self.s1_tag.d.next = self.r_tag.q.val();
+        self.s1_same_tag.d.next = self.r_tag.q.val() == self.c_tag.val();
         // The event one ahead is in S1 now: in W while this one is in S1.
         self.s1_f1.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.r_set.q.val());
+        self.s1_f1_tag.d.next =
+            self.s1_v.q.val() & (self.s1_set.q.val() == self.r_set.q.val()) & self.r_v.q.val();
+        self.s1_f1_t.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.r_set.q.val());
+        self.s1_f1_n.d.next =
+            self.s1_v.q.val() & (self.s1_set.q.val() == self.r_set.q.val()) & self.r_v.q.val();
         // The age order of the RAM words: a forwarded set brings its own.
         for i in 0..self.ram_taken.len() {
             self.ram_younger[i].next = 0.into();
@@ -935,7 +1007,12 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             }
         }
         for i in 0..self.ram_taken.len() {
+            self.c_hit_w[i].next = (self.w_meta[i].q.val() & self.valid_flag.val()).any()
+                & (self.w_tag[i].q.val() == self.c_tag.val());
             if self.r_fw.q.val() {
+                self.s1_old_r[i].d.next =
+                    (self.w_meta[i].q.val() & self.age_mask.val()) == self.max_age.val();
+                self.s1_next_hit_r[i].d.next = self.c_hit_w[i].val();
                 self.s1_taken_count[i].d.next = self.w_t_exact[i].val();
                 self.s1_not_taken_count[i].d.next = self.w_n_exact[i].val();
                 self.s1_flags[i].d.next = self.w_flags[i].val();
@@ -947,6 +1024,11 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.s1_t_ones[i].d.next = self.w_t_ones[i].q.val();
                 self.s1_n_ones[i].d.next = self.w_n_ones[i].q.val();
             } else if self.r_fw2.q.val() {
+                self.s1_old_r[i].d.next =
+                    (self.w2_meta[i].q.val() & self.age_mask.val()) == self.max_age.val();
+                self.s1_next_hit_r[i].d.next = (self.w2_meta[i].q.val() & self.valid_flag.val())
+                    .any()
+                    & (self.w2_tag[i].q.val() == self.c_tag.val());
                 self.s1_taken_count[i].d.next = self.w2_taken[i].q.val();
                 self.s1_not_taken_count[i].d.next = self.w2_not_taken[i].q.val();
                 self.s1_flags[i].d.next = self.w2_flags[i].q.val();
@@ -960,6 +1042,11 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.s1_n_ones[i].d.next =
                     (self.w2_not_taken[i].q.val() & self.low_max.val()) == self.low_max.val();
             } else {
+                self.s1_old_r[i].d.next =
+                    (self.ram_meta[i].read_data.val() & self.age_mask.val()) == self.max_age.val();
+                self.s1_next_hit_r[i].d.next =
+                    (self.ram_meta[i].read_data.val() & self.valid_flag.val()).any()
+                        & (self.ram_tag[i].read_data.val() == self.c_tag.val());
                 self.s1_taken_count[i].d.next = self.ram_taken[i].read_data.val();
                 self.s1_not_taken_count[i].d.next = self.ram_not_taken[i].read_data.val();
                 self.s1_flags[i].d.next = self.ram_flags[i].read_data.val();
@@ -982,42 +1069,55 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         for i in 0..self.ram_taken.len() {
             if self.s1_f1.q.val() {
                 self.hit[i].next = self.s1_hit_w[i].q.val();
-                self.next_match[i].next = self.w_tag[i].q.val() == self.r_tag.q.val();
+                self.old[i].next = self.s1_old_w[i].q.val();
+                self.next_hit[i].next = self.s1_next_hit_w[i].q.val();
+                self.c_hit[i].next = self.c_hit_w[i].val();
+                self.meta[i].next = self.w_meta[i].q.val();
+                self.age_inc[i].next = (self.w_meta[i].q.val() & self.age_mask.val()) + 1;
+                self.younger[i].next = self.w_younger[i].q.val();
+            } else {
+                self.hit[i].next = self.s1_hit_r[i].q.val();
+                self.old[i].next = self.s1_old_r[i].q.val();
+                self.next_hit[i].next = self.s1_next_hit_r[i].q.val();
+                self.c_hit[i].next = (self.s1_meta[i].q.val() & self.valid_flag.val()).any()
+                    & (self.s1_tag_of_way[i].q.val() == self.c_tag.val());
+                self.meta[i].next = self.s1_meta[i].q.val();
+                self.age_inc[i].next = (self.s1_meta[i].q.val() & self.age_mask.val()) + 1;
+                self.younger[i].next = self.s1_younger[i].q.val();
+            }
+            self.tag[i].next = self.s1_tag_of_way[i].q.val();
+            if self.s1_f1_tag.q.val() {
+                self.tag[i].next = self.w_tag[i].q.val();
+            }
+            if self.s1_f1_t.q.val() {
                 self.t_high[i].next = self.w_t_resolved[i].val();
                 self.t_low[i].next = self.w_t_low[i].q.val();
                 self.t_full[i].next = self.w_t_full[i].q.val();
                 self.t_hm[i].next = self.w_t_hm[i].q.val();
                 self.t_rm[i].next = self.w_t_rm[i].val();
                 self.t_ones[i].next = self.w_t_ones[i].q.val();
-                self.n_high[i].next = self.w_n_resolved[i].val();
-                self.n_low[i].next = self.w_n_low[i].q.val();
-                self.n_full[i].next = self.w_n_full[i].q.val();
-                self.n_hm[i].next = self.w_n_hm[i].q.val();
-                self.n_rm[i].next = self.w_n_rm[i].val();
-                self.n_ones[i].next = self.w_n_ones[i].q.val();
-                self.tag[i].next = self.w_tag[i].q.val();
-                self.meta[i].next = self.w_meta[i].q.val();
-                self.age_inc[i].next = (self.w_meta[i].q.val() & self.age_mask.val()) + 1;
-                self.younger[i].next = self.w_younger[i].q.val();
             } else {
-                self.hit[i].next = self.s1_hit_r[i].q.val();
-                self.next_match[i].next = self.s1_tag_of_way[i].q.val() == self.r_tag.q.val();
                 self.t_high[i].next = self.s1_taken_count[i].q.val() & self.high_max.val();
                 self.t_low[i].next = self.s1_taken_count[i].q.val() & self.low_max.val();
                 self.t_full[i].next = (self.s1_flags[i].q.val() & self.flag_tf.val()).any();
                 self.t_hm[i].next = (self.s1_flags[i].q.val() & self.flag_tm.val()).any();
                 self.t_rm[i].next = self.t_hm[i].val();
                 self.t_ones[i].next = self.s1_t_ones[i].q.val();
+            }
+            if self.s1_f1_n.q.val() {
+                self.n_high[i].next = self.w_n_resolved[i].val();
+                self.n_low[i].next = self.w_n_low[i].q.val();
+                self.n_full[i].next = self.w_n_full[i].q.val();
+                self.n_hm[i].next = self.w_n_hm[i].q.val();
+                self.n_rm[i].next = self.w_n_rm[i].val();
+                self.n_ones[i].next = self.w_n_ones[i].q.val();
+            } else {
                 self.n_high[i].next = self.s1_not_taken_count[i].q.val() & self.high_max.val();
                 self.n_low[i].next = self.s1_not_taken_count[i].q.val() & self.low_max.val();
                 self.n_full[i].next = (self.s1_flags[i].q.val() & self.flag_nf.val()).any();
                 self.n_hm[i].next = (self.s1_flags[i].q.val() & self.flag_nm.val()).any();
                 self.n_rm[i].next = self.n_hm[i].val();
                 self.n_ones[i].next = self.s1_n_ones[i].q.val();
-                self.tag[i].next = self.s1_tag_of_way[i].q.val();
-                self.meta[i].next = self.s1_meta[i].q.val();
-                self.age_inc[i].next = (self.s1_meta[i].q.val() & self.age_mask.val()) + 1;
-                self.younger[i].next = self.s1_younger[i].q.val();
             }
             // A direct mode always hits its one way; no tag, no age (their RAMs go unused).
             if self.direct.val() {
@@ -1027,38 +1127,56 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             }
             self.age[i].next = self.meta[i].val() & self.age_mask.val();
         }
-        // Hit way, else the LRU victim (the way of the oldest age). The ages are a permutation,
-        // so on a miss every other way ages by one; on a hit, those younger than the hit way:
-        // read from the age order with the one-hot hit (no age compare in the loop).
-        self.any_hit.next = false;
+        // Hit way, else the LRU victim (the oldest way, registered per source like the hits
+        // and "any way hit", so the target is a choice of registered bits). The ages are a
+        // permutation, so on a miss every other way ages by one; on a hit, those younger than
+        // the hit way: read from the age order with the one-hot hit (no age compare).
+        self.any_hit_r.next = false;
         self.hit_ways.next = 0.into();
         for i in 0..self.ram_taken.len() {
-            self.any_hit.next = self.any_hit.val() | self.hit[i].val();
+            self.any_hit_r.next = self.any_hit_r.val() | self.s1_hit_r[i].q.val();
             if self.hit[i].val() {
                 self.hit_ways.next = self.hit_ways.val() | self.way_bit[i].val();
             }
         }
+        self.any_hit.next = self.any_hit_r.val();
+        if self.s1_f1.q.val() {
+            self.any_hit.next = self.s1_any_w.q.val();
+        }
+        if self.direct.val() {
+            self.any_hit.next = true;
+        }
         self.target_ways.next = 0.into();
         for i in 0..self.ram_taken.len() {
             self.younger_than_hit[i].next = (self.younger[i].val() & self.hit_ways.val()).any();
-            self.target[i].next = self.hit[i].val();
-            if !self.any_hit.val() {
-                self.target[i].next = self.age[i].val() == self.max_age.val();
-            }
+            self.repl[i].next = !self.any_hit.val() & self.old[i].val();
+            self.target[i].next = self.hit[i].val() | self.repl[i].val();
             if self.target[i].val() {
                 self.target_ways.next = self.target_ways.val() | self.way_bit[i].val();
             }
         }
         // The next event's hits in the set this one leaves in W: a way this one fills holds
-        // this event's tag; any other keeps its tag and valid bit.
-        self.same_tag.next = self.s1_tag.q.val() == self.r_tag.q.val();
+        // this event's tag; any other keeps its tag and valid bit. The valid ways of a set hold
+        // distinct tags, so the next event hits at most one way: it hits some way unless the
+        // only one it hits is the one replaced.
+        self.next_any.next = false;
+        self.next_at_old.next = false;
         for i in 0..self.ram_taken.len() {
-            self.s1_hit_w[i].d.next =
-                (self.meta[i].val() & self.valid_flag.val()).any() & self.next_match[i].val();
-            if self.target[i].val() & !self.hit[i].val() {
-                self.s1_hit_w[i].d.next = self.same_tag.val();
+            self.next_any.next = self.next_any.val() | self.next_hit[i].val();
+            self.next_at_old.next =
+                self.next_at_old.val() | (self.next_hit[i].val() & self.old[i].val());
+            self.s1_hit_w[i].d.next = self.next_hit[i].val();
+            if self.repl[i].val() {
+                self.s1_hit_w[i].d.next = self.s1_same_tag.q.val();
+            }
+            // And the offered event's (two behind) in the same set.
+            self.s1_next_hit_w[i].d.next = self.c_hit[i].val();
+            if self.repl[i].val() {
+                self.s1_next_hit_w[i].d.next = self.s1_tag.q.val() == self.c_tag.val();
             }
         }
+        self.s1_any_w.d.next = self.s1_same_tag.q.val()
+            | (self.next_any.val() & !(!self.any_hit.val() & self.next_at_old.val()));
         // The updated set, counters carry-save: a counting way increments its low bits (its
         // carry pends into the high part) unless saturated (F and all ones); a carry sets F
         // where M held. A replaced way starts at one count.
@@ -1069,11 +1187,14 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             if !self.any_hit.val() | self.younger_than_hit[i].val() {
                 self.new_age[i].next = self.age_inc[i].val();
             }
-            // The target becomes the youngest; the others keep their order.
-            self.w_younger[i].d.next = self.younger[i].val() & !self.target_ways.val();
+            // The target becomes the youngest; the others keep their order. The oldest way
+            // is younger than none.
+            self.new_younger[i].next = self.younger[i].val() & !self.target_ways.val();
             if self.target[i].val() {
-                self.w_younger[i].d.next = self.all_ways.val() & !self.way_bit[i].val();
+                self.new_younger[i].next = self.all_ways.val() & !self.way_bit[i].val();
             }
+            self.w_younger[i].d.next = self.new_younger[i].val();
+            self.s1_old_w[i].d.next = self.new_younger[i].val() == 0;
             self.w_t_high[i].d.next = self.t_high[i].val();
             self.w_t_low[i].d.next = self.t_low[i].val();
             self.w_t_carry[i].d.next = false;
@@ -1107,7 +1228,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                     self.w_n_full[i].d.next =
                         self.n_full[i].val() | (self.n_ones[i].val() & self.n_hm[i].val());
                 }
-            } else if self.target[i].val() {
+            } else if self.repl[i].val() {
                 self.w_meta[i].d.next = self.valid_flag.val();
                 self.w_tag[i].d.next = self.s1_tag.q.val();
                 self.w_t_high[i].d.next = 0.into();
@@ -1161,6 +1282,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.s1_v.d.next = false;
             self.w_v.d.next = false;
             self.w2_v.d.next = false;
+            self.s1_f1_t.d.next = false;
+            self.s1_f1_n.d.next = false;
         }
         // rd_ptr + 1, from registers only: the trigger and reset reach it through a last select.
         if self.reading.q.val() & (self.drain.q.val() == 0) & self.advance.val() {
