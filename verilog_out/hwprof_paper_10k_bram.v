@@ -76,6 +76,42 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     wire  control$bank;
     reg  control$finish;
     wire  [31:0] control$interval;
+    reg  s_valid$d;
+    wire  s_valid$q;
+    reg  s_valid$clock;
+    reg  [63:0] s_a$d;
+    wire  [63:0] s_a$q;
+    reg  s_a$clock;
+    reg  [63:0] s_b$d;
+    wire  [63:0] s_b$q;
+    reg  s_b$clock;
+    reg  ready$d;
+    wire  ready$q;
+    reg  ready$clock;
+    reg  h_valid$d;
+    wire  h_valid$q;
+    reg  h_valid$clock;
+    reg  [63:0] h_a$d;
+    wire  [63:0] h_a$q;
+    reg  h_a$clock;
+    reg  [63:0] h_b$d;
+    wire  [63:0] h_b$q;
+    reg  h_b$clock;
+    reg  [19:0] h_index$0$d;
+    wire  [19:0] h_index$0$q;
+    reg  h_index$0$clock;
+    reg  [19:0] h_index$1$d;
+    wire  [19:0] h_index$1$q;
+    reg  h_index$1$clock;
+    reg  [19:0] h_index$2$d;
+    wire  [19:0] h_index$2$q;
+    reg  h_index$2$clock;
+    reg  [19:0] h_index$3$d;
+    wire  [19:0] h_index$3$q;
+    reg  h_index$3$clock;
+    reg  [19:0] h_set$d;
+    wire  [19:0] h_set$q;
+    reg  h_set$clock;
     reg  c_valid$d;
     wire  c_valid$q;
     reg  c_valid$clock;
@@ -92,7 +128,12 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     // Local signals
     reg  [63:0] a;
     reg  [63:0] b;
+    reg  [63:0] src_a;
+    reg  [63:0] src_b;
+    reg  in_fire;
     reg  accept;
+    reg  h_free;
+    reg  s_full;
     reg  [95:0] tag;
     
     // Sub module instances
@@ -156,6 +197,66 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .finish(control$finish),
         .interval(control$interval)
     );
+    hwprof_paper_10k_bram$s_valid s_valid(
+        .d(s_valid$d),
+        .q(s_valid$q),
+        .clock(s_valid$clock)
+    );
+    hwprof_paper_10k_bram$s_a s_a(
+        .d(s_a$d),
+        .q(s_a$q),
+        .clock(s_a$clock)
+    );
+    hwprof_paper_10k_bram$s_b s_b(
+        .d(s_b$d),
+        .q(s_b$q),
+        .clock(s_b$clock)
+    );
+    hwprof_paper_10k_bram$ready ready(
+        .d(ready$d),
+        .q(ready$q),
+        .clock(ready$clock)
+    );
+    hwprof_paper_10k_bram$h_valid h_valid(
+        .d(h_valid$d),
+        .q(h_valid$q),
+        .clock(h_valid$clock)
+    );
+    hwprof_paper_10k_bram$h_a h_a(
+        .d(h_a$d),
+        .q(h_a$q),
+        .clock(h_a$clock)
+    );
+    hwprof_paper_10k_bram$h_b h_b(
+        .d(h_b$d),
+        .q(h_b$q),
+        .clock(h_b$clock)
+    );
+    hwprof_paper_10k_bram$h_index$0 h_index$0(
+        .d(h_index$0$d),
+        .q(h_index$0$q),
+        .clock(h_index$0$clock)
+    );
+    hwprof_paper_10k_bram$h_index$1 h_index$1(
+        .d(h_index$1$d),
+        .q(h_index$1$q),
+        .clock(h_index$1$clock)
+    );
+    hwprof_paper_10k_bram$h_index$2 h_index$2(
+        .d(h_index$2$d),
+        .q(h_index$2$q),
+        .clock(h_index$2$clock)
+    );
+    hwprof_paper_10k_bram$h_index$3 h_index$3(
+        .d(h_index$3$d),
+        .q(h_index$3$q),
+        .clock(h_index$3$clock)
+    );
+    hwprof_paper_10k_bram$h_set h_set(
+        .d(h_set$d),
+        .q(h_set$q),
+        .clock(h_set$clock)
+    );
     hwprof_paper_10k_bram$c_valid c_valid(
         .d(c_valid$d),
         .q(c_valid$q),
@@ -179,10 +280,26 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     
     // Update code
     always @(*) begin
+        s_valid$clock = clock;
+        s_a$clock = clock;
+        s_b$clock = clock;
+        ready$clock = clock;
+        h_valid$clock = clock;
+        h_a$clock = clock;
+        h_b$clock = clock;
+        h_set$clock = clock;
         c_valid$clock = clock;
         c_last$clock = clock;
         d_valid$clock = clock;
         d_last$clock = clock;
+        s_valid$d = s_valid$q;
+        s_a$d = s_a$q;
+        s_b$d = s_b$q;
+        ready$d = ready$q;
+        h_valid$d = h_valid$q;
+        h_a$d = h_a$q;
+        h_b$d = h_b$q;
+        h_set$d = h_set$q;
         c_valid$d = c_valid$q;
         c_last$d = c_last$q;
         d_valid$d = d_valid$q;
@@ -193,28 +310,68 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         counters$reset = reset;
         acc$reset = reset;
         control$reset = reset;
-        a = in_a & a_mask;
-        b = in_b & b_mask;
-        hash$a = a;
-        hash$b = b;
-        set_hash$a = a;
-        set_hash$b = b;
-        counters$read_index$0 = hash$index$0;
-        counters$read_index$1 = hash$index$1;
-        counters$read_index$2 = hash$index$2;
-        counters$read_index$3 = hash$index$3;
+        h_index$0$clock = clock;
+        h_index$0$d = h_index$0$q;
+        counters$read_index$0 = h_index$0$q;
+        h_index$1$clock = clock;
+        h_index$1$d = h_index$1$q;
+        counters$read_index$1 = h_index$1$q;
+        h_index$2$clock = clock;
+        h_index$2$d = h_index$2$q;
+        counters$read_index$2 = h_index$2$q;
+        h_index$3$clock = clock;
+        h_index$3$d = h_index$3$q;
+        counters$read_index$3 = h_index$3$q;
         counters$read_bank = control$bank;
-        acc$lookup_set = set_hash$index;
-        in_ready = ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(control$last & (acc$report_busy | (d_valid$q & d_last$q))) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
-        accept = in_valid & in_ready;
+        acc$lookup_set = h_set$q;
+        accept = h_valid$q & ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(control$last & (acc$report_busy | (d_valid$q & d_last$q))) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
         acc$lookup = accept;
         control$accept = accept;
         c_valid$d = accept;
         c_last$d = control$last;
         d_valid$d = c_valid$q;
         d_last$d = c_last$q;
-        tag = (((b) & 96'hffffffffffffffffffffffff) << b_shift) | ((a) & 96'hffffffffffffffffffffffff);
+        tag = (((h_b$q) & 96'hffffffffffffffffffffffff) << b_shift) | ((h_a$q) & 96'hffffffffffffffffffffffff);
         acc$lookup_tag = tag;
+        in_ready = ready$q & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        in_fire = in_valid & in_ready;
+        a = in_a & a_mask;
+        b = in_b & b_mask;
+        src_a = a;
+        src_b = b;
+        if (s_valid$q) begin
+            src_a = s_a$q;
+            src_b = s_b$q;
+        end
+        hash$a = src_a;
+        hash$b = src_b;
+        set_hash$a = src_a;
+        set_hash$b = src_b;
+        h_free = ~h_valid$q | accept;
+        s_full = s_valid$q | in_fire;
+        if (h_free) begin
+            h_valid$d = s_valid$q | in_fire;
+            h_a$d = src_a;
+            h_b$d = src_b;
+            h_set$d = set_hash$index;
+            h_index$0$d = hash$index$0;
+            h_index$1$d = hash$index$1;
+            h_index$2$d = hash$index$2;
+            h_index$3$d = hash$index$3;
+            s_valid$d = 1'b0;
+            s_full = 1'b0;
+        end
+        else if (in_fire) begin
+            s_valid$d = 1'b1;
+            s_a$d = a;
+            s_b$d = b;
+        end
+        ready$d = ~s_full;
+        if (reset) begin
+            s_valid$d = 1'b0;
+            h_valid$d = 1'b0;
+            ready$d = 1'b0;
+        end
         acc$valid = d_valid$q;
         acc$new_min = counters$new_min;
         acc$candidate = counters$candidate;
@@ -5420,6 +5577,158 @@ module hwprof_paper_10k_bram$d_valid(d,q,clock);
 endmodule // top$d_valid
 
 
+module hwprof_paper_10k_bram$h_a(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$h_a
+
+
+module hwprof_paper_10k_bram$h_b(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$h_b
+
+
+module hwprof_paper_10k_bram$h_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$h_index$0
+
+
+module hwprof_paper_10k_bram$h_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$h_index$1
+
+
+module hwprof_paper_10k_bram$h_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$h_index$2
+
+
+module hwprof_paper_10k_bram$h_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$h_index$3
+
+
+module hwprof_paper_10k_bram$h_set(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$h_set
+
+
+module hwprof_paper_10k_bram$h_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$h_valid
+
+
 module hwprof_paper_10k_bram$hash(a,b,index$0,index$1,index$2,index$3);
     
     // Module arguments
@@ -7703,6 +8012,82 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$7(address,data);
     endcase
             
 endmodule // top$hash$tables$3$rom_b$7
+
+
+module hwprof_paper_10k_bram$ready(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$ready
+
+
+module hwprof_paper_10k_bram$s_a(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$s_a
+
+
+module hwprof_paper_10k_bram$s_b(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$s_b
+
+
+module hwprof_paper_10k_bram$s_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$s_valid
 
 
 module hwprof_paper_10k_bram$set_hash(a,b,index);

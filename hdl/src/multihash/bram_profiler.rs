@@ -7,13 +7,26 @@
 //! - a report lists the interval's entries in the order the hardware retires their sets (lowest
 //!   way first within a set), not in entry order; it always ends with a terminator word
 //!   (count 0, `out_last`), which is the whole report when it is empty;
-//! - reports leave during the *next* interval, and `in_ready` also drops while an event's set
-//!   still has a report pending and the report staging buffer is busy, and before the last event
-//!   of an interval until the previous report is out;
-//! - three stages (hash, and the tag, meta and counter RAMs read; tag compare, and the metas and
-//!   counters forwarded from the event two ahead and registered; decision and write-back, see
-//!   [`SetAssociativeAccumulator`] and [`CounterTables`]'s registered read), and one clock without input after the last event of each
-//!   interval (1 − 1/L events per clock at most).
+//! - reports leave during the *next* interval, and an event waits in stage 0 while its set still
+//!   has a report pending and the report staging buffer is busy, and the last event of an interval
+//!   waits until the previous report is out;
+//! - four stages after the hash stage: H (the masked tuple, its counter indices and its
+//!   accumulator set, registered), 0 (the tag, meta and counter RAMs read at addresses from H's
+//!   registers), C (tag compare, and the metas and counters forwarded from the events ahead and
+//!   registered) and D (decision and write-back; see [`SetAssociativeAccumulator`] and
+//!   [`CounterTables`]'s registered read), and one clock in which no event enters stage 0 after
+//!   the last event of each interval (1 − 1/L events per clock at most).
+//!
+//! **Back-pressure.** `in_ready` comes from flip-flops — the input's skid register is empty and
+//! the counter bank of the input's interval is clean — so neither the hash nor stage 0's decision
+//! reaches the input handshake. When stage 0 holds stage
+//! H's event (its set's report pending, an interval's last event in C, the previous report still
+//! out, or its counter bank still clearing), stage H is held; the input then takes one more event
+//! into the skid register, and `in_ready` is low from the next clock until a clock after stage 0
+//! takes H's event (the skid register's event moves into H). So each wait of stage 0 shows at the
+//! input one clock later and ends there one clock later: as many input stall clocks as before
+//! the hash stage, at most one clock per set the interval never touched plus the report's words
+//! per interval (before the last event), and the counter banks' clearing after reset.
 //!
 //! **Sizes.** Any number of tables and counters, any power-of-two number of sets, any ways
 //! (chosen at construction); CB is the width class of the counting words ([`crate::multihash::design`]).
@@ -26,7 +39,7 @@
 use super::counter_tables::CounterTables;
 use super::hash_unit::{HashUnit, ParityHash};
 use super::interval::IntervalControl;
-use super::primitives::ADDRESS_BITS;
+use super::primitives::{vec_of, ADDRESS_BITS};
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use super::top::{impl_profiler_top, new_profiler_top, profiler_top};
 use super::widths::widths_of_class;
@@ -42,14 +55,34 @@ profiler_top! {
         counters: CounterTables<CB>,
         acc: SetAssociativeAccumulator<CB>,
         control: IntervalControl,
+        /// The input's skid register: the event taken while stage H was held (`in_ready` was
+        /// already high), masked; `ready`: it is empty (a flip-flop, for `in_ready`).
+        s_valid: DFF<Bit>,
+        s_a: DFF<Bits<64>>,
+        s_b: DFF<Bits<64>>,
+        ready: DFF<Bit>,
+        /// Stage H: an event, masked, with its counter indices and accumulator set.
+        h_valid: DFF<Bit>,
+        h_a: DFF<Bits<64>>,
+        h_b: DFF<Bits<64>>,
+        h_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+        h_set: DFF<Bits<ADDRESS_BITS>>,
         /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval.
         c_valid: DFF<Bit>,
         c_last: DFF<Bit>,
         d_valid: DFF<Bit>,
         d_last: DFF<Bit>,
+        /// The masked input, and the event hashed into stage H (the skid register's if full).
         a: Signal<Local, Bits<64>>,
         b: Signal<Local, Bits<64>>,
+        src_a: Signal<Local, Bits<64>>,
+        src_b: Signal<Local, Bits<64>>,
+        in_fire: Signal<Local, Bit>,
+        /// Stage H's event enters stage 0; stage H takes a new event (it is empty or moves on).
         accept: Signal<Local, Bit>,
+        h_free: Signal<Local, Bit>,
+        /// The skid register holds an event after this clock.
+        s_full: Signal<Local, Bit>,
         tag: Signal<Local, Bits<TAG_BITS>>,
         a_mask: Constant<Bits<64>>,
         b_mask: Constant<Bits<64>>,
@@ -82,18 +115,32 @@ impl<const CB: usize> BramProfiler<CB> {
                 acc.replacement == Replacement::Smallest,
             ),
             control: IntervalControl::new(cfg.interval),
+            s_valid: Default::default(),
+            s_a: Default::default(),
+            s_b: Default::default(),
+            ready: Default::default(),
+            h_valid: Default::default(),
+            h_a: Default::default(),
+            h_b: Default::default(),
+            h_index: vec_of(cfg.tables),
+            h_set: Default::default(),
             c_valid: Default::default(),
             c_last: Default::default(),
             d_valid: Default::default(),
             d_last: Default::default(),
             a: Default::default(),
             b: Default::default(),
+            src_a: Default::default(),
+            src_b: Default::default(),
+            in_fire: Default::default(),
             accept: Default::default(),
+            h_free: Default::default(),
+            s_full: Default::default(),
             tag: Default::default(),
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             b_shift: Constant::new(u64::from(cfg.a_bits).into()),
-            _drain_bound: (acc.sets() * (acc.ways + 2) + cfg.entries) as u64 + 64,
+            _drain_bound: (acc.sets() * (acc.ways + 2) + cfg.entries) as u64 + 66,
         })
     }
 }
@@ -101,44 +148,88 @@ impl<const CB: usize> BramProfiler<CB> {
 impl<const CB: usize> Logic for BramProfiler<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, c_valid, c_last, d_valid, d_last);
+        dff_setup!(
+            self, clock, s_valid, s_a, s_b, ready, h_valid, h_a, h_b, h_set, c_valid, c_last,
+            d_valid, d_last
+        );
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
         self.counters.reset.next = self.reset.val();
         self.acc.reset.next = self.reset.val();
         self.control.reset.next = self.reset.val();
-        // Stage 0: mask, hash (counter indices and accumulator set), read, accept.
-        self.a.next = self.in_a.val() & self.a_mask.val();
-        self.b.next = self.in_b.val() & self.b_mask.val();
-        self.hash.a.next = self.a.val();
-        self.hash.b.next = self.b.val();
-        self.set_hash.a.next = self.a.val();
-        self.set_hash.b.next = self.b.val();
-        for k in 0..self.hash.index.len() {
-            self.counters.read_index[k].next = self.hash.index[k].val();
+        // Stage 0, from stage H's registers: read, accept. Nothing enters while an interval's
+        // last event is in stage C: the accumulator checks an event's set against the reports
+        // pending only after that event's rollover.
+        for k in 0..self.h_index.len() {
+            self.h_index[k].clock.next = self.clock.val();
+            self.h_index[k].d.next = self.h_index[k].q.val();
+            self.counters.read_index[k].next = self.h_index[k].q.val();
         }
         self.counters.read_bank.next = self.control.bank.val();
-        self.acc.lookup_set.next = self.set_hash.index.val();
-        // Nothing enters while an interval's last event is in stage C: the accumulator checks an
-        // event's set against the reports pending only after that event's rollover.
-        self.in_ready.next = !self.reset.val()
+        self.acc.lookup_set.next = self.h_set.q.val();
+        self.accept.next = self.h_valid.q.val()
+            & !self.reset.val()
             & self.acc.lookup_ok.val()
             & !(self.c_valid.q.val() & self.c_last.q.val())
             & !(self.control.last.val()
                 & (self.acc.report_busy.val() | (self.d_valid.q.val() & self.d_last.q.val())))
             & !((self.control.bank.val() & self.counters.clearing1.val())
                 | (!self.control.bank.val() & self.counters.clearing0.val()));
-        self.accept.next = self.in_valid.val() & self.in_ready.val();
         self.acc.lookup.next = self.accept.val();
         self.control.accept.next = self.accept.val();
         self.c_valid.d.next = self.accept.val();
         self.c_last.d.next = self.control.last.val();
         self.d_valid.d.next = self.c_valid.q.val();
         self.d_last.d.next = self.c_last.q.val();
-        self.tag.next = (bit_cast::<TAG_BITS, 64>(self.b.val()) << self.b_shift.val())
-            | bit_cast::<TAG_BITS, 64>(self.a.val());
+        self.tag.next = (bit_cast::<TAG_BITS, 64>(self.h_b.q.val()) << self.b_shift.val())
+            | bit_cast::<TAG_BITS, 64>(self.h_a.q.val());
         self.acc.lookup_tag.next = self.tag.val();
+        // Stage H: mask and hash (counter indices, accumulator set) the skid register's event if
+        // it holds one, else the input's. `in_ready` comes from flip-flops: the skid register is
+        // empty, and the input interval's counter bank is clean (so the clearing after reset
+        // holds the input, not two events in H and the skid register); the hash and stage 0's
+        // decision never reach the input handshake.
+        self.in_ready.next = self.ready.q.val()
+            & !((self.control.bank.val() & self.counters.clearing1.val())
+                | (!self.control.bank.val() & self.counters.clearing0.val()));
+        self.in_fire.next = self.in_valid.val() & self.in_ready.val();
+        self.a.next = self.in_a.val() & self.a_mask.val();
+        self.b.next = self.in_b.val() & self.b_mask.val();
+        self.src_a.next = self.a.val();
+        self.src_b.next = self.b.val();
+        if self.s_valid.q.val() {
+            self.src_a.next = self.s_a.q.val();
+            self.src_b.next = self.s_b.q.val();
+        }
+        self.hash.a.next = self.src_a.val();
+        self.hash.b.next = self.src_b.val();
+        self.set_hash.a.next = self.src_a.val();
+        self.set_hash.b.next = self.src_b.val();
+        self.h_free.next = !self.h_valid.q.val() | self.accept.val();
+        self.s_full.next = self.s_valid.q.val() | self.in_fire.val();
+        if self.h_free.val() {
+            self.h_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
+            self.h_a.d.next = self.src_a.val();
+            self.h_b.d.next = self.src_b.val();
+            self.h_set.d.next = self.set_hash.index.val();
+            for k in 0..self.h_index.len() {
+                self.h_index[k].d.next = self.hash.index[k].val();
+            }
+            // The skid register's event (if any) moved on; the input's went straight to H.
+            self.s_valid.d.next = false;
+            self.s_full.next = false;
+        } else if self.in_fire.val() {
+            self.s_valid.d.next = true;
+            self.s_a.d.next = self.a.val();
+            self.s_b.d.next = self.b.val();
+        }
+        self.ready.d.next = !self.s_full.val();
+        if self.reset.val() {
+            self.s_valid.d.next = false;
+            self.h_valid.d.next = false;
+            self.ready.d.next = false;
+        }
         // Stage D: accumulator, counter update, interval end.
         self.acc.valid.next = self.d_valid.q.val();
         self.acc.new_min.next = self.counters.new_min.val();
