@@ -1194,7 +1194,9 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                 self.new_younger[i].next = self.all_ways.val() & !self.way_bit[i].val();
             }
             self.w_younger[i].d.next = self.new_younger[i].val();
-            self.s1_old_w[i].d.next = self.new_younger[i].val() == 0;
+            // Masked to the configured ways: the bits above them are zero, but only the mask
+            // lets synthesis drop them from the compare.
+            self.s1_old_w[i].d.next = (self.new_younger[i].val() & self.all_ways.val()) == 0;
             self.w_t_high[i].d.next = self.t_high[i].val();
             self.w_t_low[i].d.next = self.t_low[i].val();
             self.w_t_carry[i].d.next = false;
