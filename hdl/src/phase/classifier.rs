@@ -15,14 +15,14 @@
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
 //!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
 //!   difference, sum and comparison, each from registers); the leader–follower
-//!   decision and LRU update (3 clocks); the signature write (B + 2 clocks, skipped for a hit on a
+//!   decision, the entry's interval count and phase id, and the LRU update (3 clocks); the signature write (B + 2 clocks, skipped for a hit on a
 //!   leader); the run-length Markov predictor (3 clocks); then one output record.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
 //!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
 //!   in the hash, select, accumulate or write-back stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
 //!   of I, so that no interval can end before the previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
 
-use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
+use super::config::{PhaseConfig, COUNT_BITS, PHASE_ID_BITS, RUN_BITS, TRANSITION_ID, WEIGHT_BITS};
 use crate::multihash::hash_unit::ParityHash;
 use rust_hdl::prelude::*;
 
@@ -239,6 +239,21 @@ pub struct PhaseClassifier<
     valid: [DFF<Bit>; P],
     ids: [DFF<Bits<PHASE_ID_BITS>>; P],
     ages: [DFF<Bits<LP>>; P],
+    /// Intervals each entry took since it took its signature, saturating at `min_count`: the
+    /// entry has a phase id once it reaches `min_count`.
+    counts: [DFF<Bits<COUNT_BITS>>; P],
+    min_count: Constant<Bits<COUNT_BITS>>,
+    /// The last phase id before ids wrap, and the transition phase's id.
+    last_id: Constant<Bits<PHASE_ID_BITS>>,
+    transition_id: Constant<Bits<PHASE_ID_BITS>>,
+    masked_count: [Signal<Local, Bits<COUNT_BITS>>; P],
+    sel_count_now: Signal<Local, Bits<COUNT_BITS>>,
+    /// The selected entry's count before (0 for a new signature) and after this interval,
+    /// whether this interval gives it its id, and the id after `next_id`.
+    old_count: Signal<Local, Bits<COUNT_BITS>>,
+    new_count: Signal<Local, Bits<COUNT_BITS>>,
+    promote: Signal<Local, Bit>,
+    id_after: Signal<Local, Bits<PHASE_ID_BITS>>,
     fill: DFF<Bits<8>>,
     next_id: DFF<Bits<PHASE_ID_BITS>>,
     sel: DFF<Bits<LP>>,
@@ -468,6 +483,16 @@ impl<
             valid: std::array::from_fn(|_| Default::default()),
             ids: std::array::from_fn(|_| Default::default()),
             ages: std::array::from_fn(|_| Default::default()),
+            counts: std::array::from_fn(|_| Default::default()),
+            min_count: c(cfg.min_count as u64),
+            last_id: c(cfg.last_phase_id() as u64),
+            transition_id: c(TRANSITION_ID as u64),
+            masked_count: std::array::from_fn(|_| Default::default()),
+            sel_count_now: Default::default(),
+            old_count: Default::default(),
+            new_count: Default::default(),
+            promote: Default::default(),
+            id_after: Default::default(),
             fill: Default::default(),
             next_id: Default::default(),
             sel: Default::default(),
@@ -629,6 +654,8 @@ impl<
             self.ids[i].d.next = self.ids[i].q.val();
             self.ages[i].clock.next = self.clock.val();
             self.ages[i].d.next = self.ages[i].q.val();
+            self.counts[i].clock.next = self.clock.val();
+            self.counts[i].d.next = self.counts[i].q.val();
         }
         self.vram.read_clock.next = self.clock.val();
         self.vram.write_clock.next = self.clock.val();
@@ -816,6 +843,7 @@ impl<
         self.lru.next = 0.into();
         self.sel_age_now.next = 0.into();
         self.sel_id_now.next = 0.into();
+        self.sel_count_now.next = 0.into();
         for i in 0..P {
             self.rd_valid_entry.next = self.rd_valid_entry.val()
                 | ((self.ad_p.q.val() == self.entry_ids[i].val()) & self.valid[i].q.val());
@@ -827,12 +855,31 @@ impl<
             self.sel_hit[i].next = self.sel.q.val() == self.entry_ids[i].val();
             self.masked_age[i].next = 0.into();
             self.masked_id[i].next = 0.into();
+            self.masked_count[i].next = 0.into();
             if self.sel_hit[i].val() {
                 self.masked_age[i].next = self.ages[i].q.val();
                 self.masked_id[i].next = self.ids[i].q.val();
+                self.masked_count[i].next = self.counts[i].q.val();
             }
             self.sel_age_now.next = self.sel_age_now.val() | self.masked_age[i].val();
             self.sel_id_now.next = self.sel_id_now.val() | self.masked_id[i].val();
+            self.sel_count_now.next = self.sel_count_now.val() | self.masked_count[i].val();
+        }
+        // The entry's count: restarted by a new signature, saturating at min_count; reaching
+        // min_count gives the entry the next id.
+        self.old_count.next = 0.into();
+        if self.hit.q.val() {
+            self.old_count.next = self.sel_count_now.val();
+        }
+        self.new_count.next = self.old_count.val() + 1;
+        if self.old_count.val() == self.min_count.val() {
+            self.new_count.next = self.old_count.val();
+        }
+        self.promote.next = (self.old_count.val() != self.min_count.val())
+            & (self.new_count.val() == self.min_count.val());
+        self.id_after.next = self.next_id.q.val() + 1;
+        if self.next_id.q.val() == self.last_id.val() {
+            self.id_after.next = 0.into();
         }
         self.hit_now.next = self.found.q.val() & (self.best_d.q.val() <= self.threshold.val());
         // Centre step: s + floor((v − s) / 2^k).
@@ -978,19 +1025,27 @@ impl<
             }
             PhaseState::Fetch => {
                 self.sel_age.d.next = self.sel_age_now.val();
-                self.phase.d.next = self.sel_id_now.val();
+                self.phase.d.next = self.transition_id.val();
+                if self.new_count.val() == self.min_count.val() {
+                    self.phase.d.next = self.sel_id_now.val();
+                }
+                if self.promote.val() {
+                    self.phase.d.next = self.next_id.q.val();
+                    self.next_id.d.next = self.id_after.val();
+                }
                 for i in 0..P {
-                    if self.sel_hit[i].val() & !self.hit.q.val() {
-                        self.valid[i].d.next = true;
-                        self.ids[i].d.next = self.next_id.q.val();
+                    if self.sel_hit[i].val() {
+                        self.counts[i].d.next = self.new_count.val();
+                        if self.promote.val() {
+                            self.ids[i].d.next = self.next_id.q.val();
+                        }
+                        if !self.hit.q.val() {
+                            self.valid[i].d.next = true;
+                        }
                     }
                 }
-                if !self.hit.q.val() {
-                    self.phase.d.next = self.next_id.q.val();
-                    self.next_id.d.next = self.next_id.q.val() + 1;
-                    if self.fill.q.val() < self.entry_count.val() {
-                        self.fill.d.next = self.fill.q.val() + 1;
-                    }
+                if !self.hit.q.val() & (self.fill.q.val() < self.entry_count.val()) {
+                    self.fill.d.next = self.fill.q.val() + 1;
                 }
                 self.state.d.next = PhaseState::Touch;
             }
@@ -1156,6 +1211,7 @@ impl<
             for i in 0..P {
                 self.valid[i].d.next = false;
                 self.ages[i].d.next = self.entry_ids[i].val();
+                self.counts[i].d.next = 0.into();
             }
         }
     }
