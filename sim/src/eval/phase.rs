@@ -713,12 +713,13 @@ pub struct PhaseRun {
     pub entries: usize,
     pub centre: &'static str,
     pub sample_every: u64,
-    pub min_count: u32,
     pub storage_bits: u64,
     pub intervals: usize,
     pub phases: usize,
-    pub transition_intervals: usize,
     pub transitions: usize,
+    // Last, so the columns before them keep their places in the CSV.
+    pub min_count: u32,
+    pub transition_intervals: usize,
 }
 
 impl PhaseRow {
