@@ -275,6 +275,12 @@ fn print_table(r: &PhaseReport) {
         "phases               {} ({} transitions)",
         r.phases, r.transitions
     );
+    if r.transition_intervals > 0 {
+        println!(
+            "transition phase     {} intervals (charged cov_whole in ccov)",
+            r.transition_intervals
+        );
+    }
     println!(
         "reference phases     {} (ARI {:.3})",
         q.reference_phases, q.ari
@@ -282,6 +288,12 @@ fn print_table(r: &PhaseReport) {
     println!("metric               {}", r.metric.unwrap_or("none"));
     println!("cov_whole            {}", opt(q.cov_whole));
     println!("ccov                 {}", opt(q.ccov));
+    if r.transition_intervals > 0 {
+        println!(
+            "ccov, transition as a phase {}",
+            opt(q.ccov_transition_as_phase)
+        );
+    }
     println!("reference_ccov       {}", opt(q.reference_ccov));
     for m in &r.by_metric {
         println!(

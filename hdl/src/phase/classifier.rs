@@ -15,14 +15,15 @@
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
 //!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
 //!   difference, sum and comparison, each from registers); the leader–follower
-//!   decision and LRU update (3 clocks); the signature write (B + 2 clocks, skipped for a hit on a
-//!   leader); the run-length Markov predictor (3 clocks); then one output record.
+//!   decision, the entry's interval count and phase id, and the LRU update (3 clocks); the
+//!   signature write (B + 2 clocks, skipped for a hit on a leader); the run-length Markov
+//!   predictor (3 clocks); then one output record.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
 //!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
 //!   in the hash, select, accumulate or write-back stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
 //!   of I, so that no interval can end before the previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
 
-use super::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS, WEIGHT_BITS};
+use super::config::{PhaseConfig, COUNT_BITS, PHASE_ID_BITS, RUN_BITS, TRANSITION_ID, WEIGHT_BITS};
 use crate::multihash::hash_unit::ParityHash;
 use rust_hdl::prelude::*;
 
@@ -239,10 +240,41 @@ pub struct PhaseClassifier<
     valid: [DFF<Bit>; P],
     ids: [DFF<Bits<PHASE_ID_BITS>>; P],
     ages: [DFF<Bits<LP>>; P],
+    /// Intervals each entry took since it took its signature, saturating at `min_count`: the
+    /// entry has a phase id once it reaches `min_count`.
+    counts: [DFF<Bits<COUNT_BITS>>; P],
+    min_count: Constant<Bits<COUNT_BITS>>,
+    /// The last phase id before ids wrap, and the transition phase's id.
+    last_id: Constant<Bits<PHASE_ID_BITS>>,
+    transition_id: Constant<Bits<PHASE_ID_BITS>>,
+    min_is_one: Constant<Bit>,
+    /// min_count − 1: an entry at it reaches min_count with this interval (a compare with a
+    /// constant, no increment).
+    min_less_one: Constant<Bits<COUNT_BITS>>,
+    masked_count: [Signal<Local, Bits<COUNT_BITS>>; P],
+    sel_count_now: Signal<Local, Bits<COUNT_BITS>>,
+    /// Per entry: this interval would bring its count to `min_count` (count + 1 = min_count), or
+    /// it is there already; and the same for the selected entry.
+    next_min: [Signal<Local, Bit>; P],
+    at_min: [Signal<Local, Bit>; P],
+    sel_next_min_now: Signal<Local, Bit>,
+    sel_at_min_now: Signal<Local, Bit>,
+    /// Registered in the clock the entry is selected: this interval gives the entry its id
+    /// (`promote`), the entry has an id after this interval (`reached`).
+    promote: DFF<Bit>,
+    reached: DFF<Bit>,
+    /// The selected entry's count before (0 for a new signature) and after this interval, and
+    /// the id after `next_id`.
+    old_count: Signal<Local, Bits<COUNT_BITS>>,
+    new_count: Signal<Local, Bits<COUNT_BITS>>,
+    id_after: Signal<Local, Bits<PHASE_ID_BITS>>,
     fill: DFF<Bits<8>>,
     next_id: DFF<Bits<PHASE_ID_BITS>>,
     sel: DFF<Bits<LP>>,
     sel_age: DFF<Bits<LP>>,
+    /// The selected entry's phase id and interval count, registered a clock before they are used.
+    sel_id: DFF<Bits<PHASE_ID_BITS>>,
+    sel_count: DFF<Bits<COUNT_BITS>>,
     /// AND-OR selects over the entries (one entry matches in each): the least recently used
     /// entry, and the age and phase id of the selected one.
     lru: Signal<Local, Bits<LP>>,
@@ -468,10 +500,29 @@ impl<
             valid: std::array::from_fn(|_| Default::default()),
             ids: std::array::from_fn(|_| Default::default()),
             ages: std::array::from_fn(|_| Default::default()),
+            counts: std::array::from_fn(|_| Default::default()),
+            min_count: c(cfg.min_count as u64),
+            last_id: c(cfg.last_phase_id() as u64),
+            transition_id: c(TRANSITION_ID as u64),
+            min_is_one: Constant::new(cfg.min_count == 1),
+            min_less_one: c(cfg.min_count as u64 - 1),
+            masked_count: std::array::from_fn(|_| Default::default()),
+            sel_count_now: Default::default(),
+            next_min: std::array::from_fn(|_| Default::default()),
+            at_min: std::array::from_fn(|_| Default::default()),
+            sel_next_min_now: Default::default(),
+            sel_at_min_now: Default::default(),
+            reached: Default::default(),
+            old_count: Default::default(),
+            new_count: Default::default(),
+            promote: Default::default(),
+            id_after: Default::default(),
             fill: Default::default(),
             next_id: Default::default(),
             sel: Default::default(),
             sel_age: Default::default(),
+            sel_id: Default::default(),
+            sel_count: Default::default(),
             lru: Default::default(),
             masked_lru: std::array::from_fn(|_| Default::default()),
             sel_hit: std::array::from_fn(|_| Default::default()),
@@ -591,6 +642,10 @@ impl<
             next_id,
             sel,
             sel_age,
+            sel_id,
+            sel_count,
+            promote,
+            reached,
             hit,
             phase,
             wr_valid,
@@ -629,6 +684,8 @@ impl<
             self.ids[i].d.next = self.ids[i].q.val();
             self.ages[i].clock.next = self.clock.val();
             self.ages[i].d.next = self.ages[i].q.val();
+            self.counts[i].clock.next = self.clock.val();
+            self.counts[i].d.next = self.counts[i].q.val();
         }
         self.vram.read_clock.next = self.clock.val();
         self.vram.write_clock.next = self.clock.val();
@@ -816,6 +873,9 @@ impl<
         self.lru.next = 0.into();
         self.sel_age_now.next = 0.into();
         self.sel_id_now.next = 0.into();
+        self.sel_count_now.next = 0.into();
+        self.sel_next_min_now.next = false;
+        self.sel_at_min_now.next = false;
         for i in 0..P {
             self.rd_valid_entry.next = self.rd_valid_entry.val()
                 | ((self.ad_p.q.val() == self.entry_ids[i].val()) & self.valid[i].q.val());
@@ -827,12 +887,35 @@ impl<
             self.sel_hit[i].next = self.sel.q.val() == self.entry_ids[i].val();
             self.masked_age[i].next = 0.into();
             self.masked_id[i].next = 0.into();
+            self.masked_count[i].next = 0.into();
             if self.sel_hit[i].val() {
                 self.masked_age[i].next = self.ages[i].q.val();
                 self.masked_id[i].next = self.ids[i].q.val();
+                self.masked_count[i].next = self.counts[i].q.val();
             }
             self.sel_age_now.next = self.sel_age_now.val() | self.masked_age[i].val();
             self.sel_id_now.next = self.sel_id_now.val() | self.masked_id[i].val();
+            self.sel_count_now.next = self.sel_count_now.val() | self.masked_count[i].val();
+            self.next_min[i].next = self.counts[i].q.val() == self.min_less_one.val();
+            self.at_min[i].next = self.counts[i].q.val() == self.min_count.val();
+            self.sel_next_min_now.next =
+                self.sel_next_min_now.val() | (self.sel_hit[i].val() & self.next_min[i].val());
+            self.sel_at_min_now.next =
+                self.sel_at_min_now.val() | (self.sel_hit[i].val() & self.at_min[i].val());
+        }
+        // The entry's count: restarted by a new signature, saturating at min_count; reaching
+        // min_count gives the entry the next id.
+        self.old_count.next = 0.into();
+        if self.hit.q.val() {
+            self.old_count.next = self.sel_count.q.val();
+        }
+        self.new_count.next = self.old_count.val() + 1;
+        if self.old_count.val() == self.min_count.val() {
+            self.new_count.next = self.old_count.val();
+        }
+        self.id_after.next = self.next_id.q.val() + 1;
+        if self.next_id.q.val() == self.last_id.val() {
+            self.id_after.next = 0.into();
         }
         self.hit_now.next = self.found.q.val() & (self.best_d.q.val() <= self.threshold.val());
         // Centre step: s + floor((v − s) / 2^k).
@@ -978,29 +1061,46 @@ impl<
             }
             PhaseState::Fetch => {
                 self.sel_age.d.next = self.sel_age_now.val();
-                self.phase.d.next = self.sel_id_now.val();
+                self.sel_id.d.next = self.sel_id_now.val();
+                self.sel_count.d.next = self.sel_count_now.val();
+                // A new signature's count goes from 0 to 1; a count never exceeds min_count.
+                self.promote.d.next = self.min_is_one.val();
+                self.reached.d.next = self.min_is_one.val();
+                if self.hit.q.val() {
+                    self.promote.d.next = self.sel_next_min_now.val();
+                    self.reached.d.next = self.sel_next_min_now.val() | self.sel_at_min_now.val();
+                }
                 for i in 0..P {
                     if self.sel_hit[i].val() & !self.hit.q.val() {
                         self.valid[i].d.next = true;
-                        self.ids[i].d.next = self.next_id.q.val();
                     }
                 }
-                if !self.hit.q.val() {
-                    self.phase.d.next = self.next_id.q.val();
-                    self.next_id.d.next = self.next_id.q.val() + 1;
-                    if self.fill.q.val() < self.entry_count.val() {
-                        self.fill.d.next = self.fill.q.val() + 1;
-                    }
+                if !self.hit.q.val() & (self.fill.q.val() < self.entry_count.val()) {
+                    self.fill.d.next = self.fill.q.val() + 1;
                 }
                 self.state.d.next = PhaseState::Touch;
             }
             PhaseState::Touch => {
+                // The entry's count and id from flags registered at its selection: a select, an
+                // increment and a compare in one clock would cost the classifier its clock.
+                self.phase.d.next = self.transition_id.val();
+                if self.reached.q.val() {
+                    self.phase.d.next = self.sel_id.q.val();
+                }
+                if self.promote.q.val() {
+                    self.phase.d.next = self.next_id.q.val();
+                    self.next_id.d.next = self.id_after.val();
+                }
                 for i in 0..P {
                     if self.ages[i].q.val() < self.sel_age.q.val() {
                         self.ages[i].d.next = self.ages[i].q.val() + 1;
                     }
                     if self.sel_hit[i].val() {
                         self.ages[i].d.next = 0.into();
+                        self.counts[i].d.next = self.new_count.val();
+                        if self.promote.q.val() {
+                            self.ids[i].d.next = self.next_id.q.val();
+                        }
                     }
                 }
                 self.b.d.next = 0.into();
@@ -1156,6 +1256,7 @@ impl<
             for i in 0..P {
                 self.valid[i].d.next = false;
                 self.ages[i].d.next = self.entry_ids[i].val();
+                self.counts[i].d.next = 0.into();
             }
         }
     }

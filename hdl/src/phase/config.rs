@@ -15,6 +15,7 @@
 //! | `threshold` | leader–follower radius: an interval joins the nearest valid signature if their Manhattan distance (in normalised counts: a vector sums to less than 2^Q) is ≤ threshold; default 64 | 0 ..= B·(2^Q − 1) |
 //! | `centre` | `"leader"`: a signature stays its first interval's vector; `"moving_average"`: on each hit it moves towards the interval, c ← c + floor((v − c) / 2^centre_shift) — ScarPhase recomputes the cluster centre as the mean of its members; this is the integer, divider-free form of it; default moving_average | |
 //! | `centre_shift` | k of the moving average (1 = midpoint); default 2 | 1 ..= 8 |
+//! | `min_count` | an entry's intervals get a phase id only from its min_count-th interval on (counted while it stays in the table); before that they are reported as the transition phase, id [`TRANSITION_ID`] (Sherwood et al.'s hardware tracker gives a signature an id only once it has recurred, so short, drifting signatures share one "transition" label instead of one phase each); 1 = every signature is a phase at once; default 1 | 1 ..= 15 |
 //! | `markov_entries` | entries of the run-length Markov next-phase predictor; default 32 | power of two, 2 ..= 256 |
 //! | `sample_every` | N: only every N-th event is accumulated (ScarPhase's sparse vectors; 1 = dense); intervals still count every event's weight; default 1 | 1 ..= 65536 |
 //! | `pc_bits` | pcs are masked to this width before hashing; default 48 | 1 ..= 64 |
@@ -22,7 +23,8 @@
 //!
 //! Fixed widths (not parameters): weights are [`WEIGHT_BITS`] wide (larger weights saturate at the
 //! port), phase ids [`PHASE_ID_BITS`] (a new phase takes the next id, wrapping), run lengths of
-//! the predictor [`RUN_BITS`] (saturating).
+//! the predictor [`RUN_BITS`] (saturating), an entry's interval count [`COUNT_BITS`] (saturating at
+//! `min_count`). With `min_count` > 1 the id 2^PHASE_ID_BITS − 1 is the transition phase and phase ids wrap before it.
 
 use crate::config::{parse_toml, toml_has_key, width_mask, ConfigError, ConfigFile, Rules};
 use crate::hash::SplitMix64;
@@ -35,6 +37,10 @@ pub const PHASE_ID_BITS: usize = 8;
 /// Width of the predictor's run length (saturating at 2^RUN_BITS − 1).
 pub const RUN_BITS: usize = 4;
 pub const MAX_INTERVAL: u64 = 1 << 31;
+/// Width of an entry's interval count (saturating at `min_count`).
+pub const COUNT_BITS: usize = 4;
+/// The phase reported for an interval whose entry has not yet reached `min_count` intervals.
+pub const TRANSITION_ID: u32 = (1 << PHASE_ID_BITS) - 1;
 
 /// How a signature changes when an interval joins it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -63,6 +69,7 @@ struct PhaseTable {
     threshold: Option<u64>,
     centre: Option<CentreUpdate>,
     centre_shift: Option<u64>,
+    min_count: Option<u64>,
     markov_entries: Option<u64>,
     sample_every: Option<u64>,
     pc_bits: Option<u64>,
@@ -80,6 +87,7 @@ pub struct PhaseConfig {
     pub threshold: u64,
     pub centre: CentreUpdate,
     pub centre_shift: u32,
+    pub min_count: u32,
     pub markov_entries: usize,
     pub sample_every: u64,
     pub pc_bits: u32,
@@ -107,6 +115,7 @@ impl Default for PhaseConfig {
             threshold: 64,
             centre: CentreUpdate::MovingAverage,
             centre_shift: 2,
+            min_count: 1,
             markov_entries: 32,
             sample_every: 1,
             pc_bits: 48,
@@ -133,6 +142,7 @@ impl ConfigFile for PhaseConfig {
             threshold: t.threshold.unwrap_or(d.threshold),
             centre: t.centre.unwrap_or(d.centre),
             centre_shift: t.centre_shift.map_or(d.centre_shift, clamp32),
+            min_count: t.min_count.map_or(d.min_count, clamp32),
             markov_entries: t
                 .markov_entries
                 .map_or(d.markov_entries, |v| v.min(1 << 20) as usize),
@@ -160,6 +170,7 @@ impl ConfigFile for PhaseConfig {
             );
         }
         r.in_range("centre_shift", self.centre_shift, 1..=8)?;
+        r.in_range("min_count", self.min_count, 1..=(1 << COUNT_BITS) - 1)?;
         r.power_of_two_in("markov_entries", self.markov_entries as u64, 2..=256)?;
         r.in_range("sample_every", self.sample_every, 1..=65536)?;
         r.in_range("pc_bits", self.pc_bits, 1..=64)
@@ -185,6 +196,30 @@ impl PhaseConfig {
     /// log2(markov_entries).
     pub fn markov_bits(&self) -> u32 {
         self.markov_entries.trailing_zeros()
+    }
+
+    /// The id after `id`: ids count up and wrap, before the transition id when `min_count` > 1.
+    pub fn next_phase_id(&self, id: u32) -> u32 {
+        if id == self.last_phase_id() {
+            0
+        } else {
+            id + 1
+        }
+    }
+
+    /// The largest id a phase takes: 2^PHASE_ID_BITS − 1, or one less when that is the transition
+    /// phase's.
+    pub fn last_phase_id(&self) -> u32 {
+        if self.min_count > 1 {
+            TRANSITION_ID - 1
+        } else {
+            TRANSITION_ID
+        }
+    }
+
+    /// Whether a reported phase id is the transition phase (never with `min_count` = 1).
+    pub fn is_transition(&self, id: u32) -> bool {
+        self.min_count > 1 && id == TRANSITION_ID
     }
 
     /// Saturation value of an accumulator.
@@ -232,7 +267,7 @@ impl PhaseConfig {
     }
 
     /// Bits of state: live and snapshot accumulators, the normalised vector, the signature table
-    /// (vectors, ids, valid bits, LRU ages), the predictor table, its state and the entry held
+    /// (vectors, ids, valid bits, LRU ages, interval counts), the predictor table, its state and the entry held
     /// from the last lookup.
     pub fn storage_bits(&self) -> u64 {
         let (b, p, m) = (
@@ -243,7 +278,8 @@ impl PhaseConfig {
         let id = PHASE_ID_BITS as u64;
         let acc = 2 * b * self.counter_bits as u64;
         let vector = b * self.q_bits as u64;
-        let table = p * (b * self.q_bits as u64 + id + 1 + self.entry_bits() as u64);
+        let table =
+            p * (b * self.q_bits as u64 + id + 1 + self.entry_bits() as u64 + COUNT_BITS as u64);
         let word = 2 + id + RUN_BITS as u64 + id;
         let markov = m * word + id + RUN_BITS as u64 + word;
         acc + vector + table + markov
@@ -265,7 +301,11 @@ impl PhaseConfig {
             },
             self.markov_entries,
             self.sample_every
-        )
+        ) + &if self.min_count > 1 {
+            format!(" min_count={}", self.min_count)
+        } else {
+            String::new()
+        }
     }
 }
 
@@ -299,6 +339,8 @@ mod tests {
             ("entries = 128", "entries"),
             ("threshold = 100000", "threshold"),
             ("centre_shift = 0", "centre_shift"),
+            ("min_count = 0", "min_count"),
+            ("min_count = 16", "min_count"),
             ("markov_entries = 3", "markov_entries"),
             ("sample_every = 0", "sample_every"),
             ("pc_bits = 65", "pc_bits"),

@@ -17,7 +17,13 @@
 //! phase's intervals divided by their mean (0 when the mean is 0); `cov_whole` is that of all
 //! intervals as one phase. CCoV (ScarPhase §5.1): an interval whose phase differs from both
 //! neighbours' goes to a virtual phase whose CoV is `cov_whole`; CCoV is the average of the phases'
-//! CoVs weighted by their numbers of intervals.
+//! CoVs weighted by their numbers of intervals. With `min_count` > 1 the classifier reports
+//! intervals of signatures not yet seen `min_count` times as the transition phase: they are not
+//! classified, so `ccov` charges them `cov_whole` as it does isolated intervals (they join the
+//! virtual phase), `phases` does not count the transition phase, and `transition_intervals` says
+//! how many intervals it holds; `ccov_transition_as_phase` is the CCoV with the transition phase
+//! scored as an ordinary phase, for comparison. ARI and prediction accuracy take the transition
+//! phase as one label like any other.
 //!
 //! **Reference** (SimPoint, Sherwood et al. 2002): the exact BBVs normalised to sum 1, randomly
 //! projected to [`PROJECTED_DIMS`] dimensions, k-means for k = 1 ..= [`MAX_K`] (best of
@@ -27,6 +33,7 @@
 use crate::eval::trace::{for_each_mem_line, read_trace, LackeyKind, TraceError};
 use crate::model::phase::{PhaseClassifier, PhaseRecord};
 use hwprof_hdl::hash::SplitMix64;
+use hwprof_hdl::phase::config::TRANSITION_ID;
 use hwprof_hdl::phase::{CentreUpdate, PhaseConfig};
 use hwprof_hdl::ConfigFile;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -267,6 +274,17 @@ pub fn cov(values: &[f64]) -> f64 {
 /// Weighted CoV of `metric` within the phases of `labels`; with `corrected`, ScarPhase's CCoV
 /// (isolated intervals form a virtual phase of CoV `cov_whole`).
 pub fn weighted_cov(labels: &[u32], metric: &[f64], corrected: bool) -> f64 {
+    weighted_cov_unclassified(labels, metric, corrected, None)
+}
+
+/// [`weighted_cov`] with the intervals labelled `unclassified` (if any) charged `cov_whole`: the
+/// virtual phase, whether or not `corrected`.
+pub fn weighted_cov_unclassified(
+    labels: &[u32],
+    metric: &[f64],
+    corrected: bool,
+    unclassified: Option<u32>,
+) -> f64 {
     let n = labels.len();
     if n == 0 {
         return 0.0;
@@ -278,7 +296,7 @@ pub fn weighted_cov(labels: &[u32], metric: &[f64], corrected: bool) -> f64 {
         let isolated = corrected
             && (i == 0 || labels[i - 1] != labels[i])
             && (i + 1 == n || labels[i + 1] != labels[i]);
-        if isolated {
+        if isolated || unclassified == Some(labels[i]) {
             virtual_n += 1;
         } else {
             groups.entry(labels[i]).or_default().push(metric[i]);
@@ -465,6 +483,7 @@ pub struct MetricQuality {
     pub cov_whole: f64,
     pub cov: f64,
     pub ccov: f64,
+    pub ccov_transition_as_phase: f64,
     pub reference_ccov: f64,
 }
 
@@ -474,6 +493,7 @@ pub struct MetricQuality {
 pub struct PhaseQuality {
     pub cov_whole: Option<f64>,
     pub ccov: Option<f64>,
+    pub ccov_transition_as_phase: Option<f64>,
     pub reference_ccov: Option<f64>,
     pub reference_phases: usize,
     pub ari: f64,
@@ -489,7 +509,11 @@ pub struct PhaseReport {
     pub events: u64,
     pub instructions: u64,
     pub intervals: usize,
+    /// Distinct phase ids, the transition phase not counted.
     pub phases: usize,
+    /// Intervals in the transition phase (0 with `min_count` = 1).
+    pub transition_intervals: usize,
+    /// Changes of phase from one interval to the next.
     pub transitions: usize,
     /// The metric of `cov_whole`, `ccov`, `reference_ccov` (null without behaviour metrics).
     pub metric: Option<&'static str>,
@@ -560,6 +584,8 @@ pub fn score(
         "one record per closed interval"
     );
     let labels: Vec<u32> = records.iter().map(|r| r.phase).collect();
+    let unclassified = (cfg.min_count > 1).then_some(TRANSITION_ID);
+    let transition_intervals = labels.iter().filter(|&&l| cfg.is_transition(l)).count();
     let reference = &truth.reference;
     let by_metric: Vec<MetricQuality> = iv
         .metrics
@@ -569,12 +595,17 @@ pub fn score(
             metric: METRICS[i],
             cov_whole: cov(values),
             cov: weighted_cov(&labels, values, false),
-            ccov: weighted_cov(&labels, values, true),
+            ccov: weighted_cov_unclassified(&labels, values, true, unclassified),
+            ccov_transition_as_phase: weighted_cov(&labels, values, true),
             reference_ccov: weighted_cov(reference, values, true),
         })
         .collect();
     let chosen = by_metric.get(metric);
-    let distinct: FxHashSet<u32> = labels.iter().copied().collect();
+    let distinct: FxHashSet<u32> = labels
+        .iter()
+        .copied()
+        .filter(|&l| !cfg.is_transition(l))
+        .collect();
     PhaseReport {
         config: cfg.summary(),
         storage_bits: cfg.storage_bits(),
@@ -582,11 +613,13 @@ pub fn score(
         instructions: t.events.iter().map(|e| e.1).sum(),
         intervals: records.len(),
         phases: distinct.len(),
+        transition_intervals,
         transitions: labels.windows(2).filter(|w| w[0] != w[1]).count(),
         metric: chosen.map(|m| m.metric),
         quality: PhaseQuality {
             cov_whole: chosen.map(|m| m.cov_whole),
             ccov: chosen.map(|m| m.ccov),
+            ccov_transition_as_phase: chosen.map(|m| m.ccov_transition_as_phase),
             reference_ccov: chosen.map(|m| m.reference_ccov),
             reference_phases: truth.reference_phases,
             ari: adjusted_rand_index(&labels, reference),
@@ -684,6 +717,9 @@ pub struct PhaseRun {
     pub intervals: usize,
     pub phases: usize,
     pub transitions: usize,
+    // Last, so the columns before them keep their places in the CSV.
+    pub min_count: u32,
+    pub transition_intervals: usize,
 }
 
 impl PhaseRow {
@@ -711,9 +747,11 @@ pub fn sweep(base: &PhaseConfig, t: &PhaseTrace, grid: &PhaseGrid, metric: usize
                     entries: c.entries,
                     centre: c.centre.name(),
                     sample_every: c.sample_every,
+                    min_count: c.min_count,
                     storage_bits: r.storage_bits,
                     intervals: r.intervals,
                     phases: r.phases,
+                    transition_intervals: r.transition_intervals,
                     transitions: r.transitions,
                 },
                 quality: r.quality,
@@ -789,6 +827,11 @@ mod tests {
         // Every interval its own phase: CCoV = cov_whole.
         let all = [0, 1, 2, 3, 4];
         assert!((weighted_cov(&all, &m, true) - cov(&m)).abs() < 1e-12);
+        // Unclassified intervals are charged cov_whole even when they are not isolated.
+        let t = [0, 0, 9, 9, 2];
+        let u = weighted_cov_unclassified(&t, &m, true, Some(9));
+        assert!((u - 3.0 * cov(&m) / 5.0).abs() < 1e-12, "{u}");
+        assert_eq!(weighted_cov_unclassified(&t, &m, false, None), 0.0);
     }
 
     #[test]

@@ -11,21 +11,27 @@
 //!    v_b fits Q bits (a restoring divider needs no special case for total = 0).
 //! 4. **Distance.** d_p = Σ_b |v_b − sig_p,b| for every valid entry p; the nearest (lowest p on
 //!    ties) is the candidate; the reported distance is its d, or all ones when no entry is valid.
-//! 5. **Leader–follower.** If the candidate's d ≤ threshold the interval takes its phase id and,
+//! 5. **Leader–follower.** If the candidate's d ≤ threshold the interval joins its entry and,
 //!    with `moving_average`, its signature moves: sig ← sig + floor((v − sig) / 2^k). Otherwise a
-//!    new phase: the lowest invalid entry, else the least recently used one, takes v and the next
-//!    id (ids count up from 0, wrapping at 2^PHASE_ID_BITS).
-//! 6. **LRU.** Ages are a permutation of 0..P (initially age_p = p); using entry e ages every entry
+//!    new signature: the lowest invalid entry, else the least recently used one, takes v.
+//! 6. **Phase id.** Each entry counts the intervals it took (from 0 when it takes a new
+//!    signature, saturating at `min_count`). The interval that brings the count to `min_count`
+//!    gives the entry the next id (ids count up from 0, wrapping at 2^PHASE_ID_BITS, or before
+//!    the transition id when `min_count` > 1); the interval takes the entry's id if its count is
+//!    `min_count`, else the transition id ([`TRANSITION_ID`]). With `min_count` = 1 every new
+//!    signature is a new phase at once.
+//! 7. **LRU.** Ages are a permutation of 0..P (initially age_p = p); using entry e ages every entry
 //!    younger than e by one and makes e age 0; the LRU entry has age P − 1.
-//! 7. **Predict.** Run-length Markov (Sherwood et al.): the state is (phase, run) with run the
+//! 8. **Predict.** Run-length Markov (Sherwood et al.): the state is (phase, run) with run the
 //!    number of consecutive intervals of that phase (saturating at 2^RUN_BITS − 1). At each
 //!    interval end the table entry of the previous state learns the new phase (tag, next phase,
 //!    and a confidence bit set when the entry already held this tag and this next phase), the state
 //!    advances, and the entry of the new state predicts the next phase if its tag (phase, run)
 //!    matches and it is confident, else the current phase (the last-phase predictor): a change is
-//!    predicted only once it has been seen twice. Index = (phase xor (run << ⌈m/2⌉)) mod M.
+//!    predicted only once it has been seen twice. Index = (phase xor (run << ⌈m/2⌉)) mod M. The
+//!    transition phase is one phase to the predictor.
 
-use hwprof_hdl::phase::config::{PhaseConfig, PHASE_ID_BITS, RUN_BITS};
+use hwprof_hdl::phase::config::{PhaseConfig, RUN_BITS, TRANSITION_ID};
 use hwprof_hdl::phase::CentreUpdate;
 
 /// What the classifier emits at each interval end.
@@ -147,6 +153,8 @@ pub struct PhaseClassifier {
     sig: Vec<Vec<u64>>,
     valid: Vec<bool>,
     ids: Vec<u32>,
+    /// Intervals each entry took since it took its signature, saturating at `min_count`.
+    counts: Vec<u32>,
     ages: Vec<u32>,
     next_id: u32,
     interval: u64,
@@ -165,6 +173,7 @@ impl PhaseClassifier {
             sig: vec![vec![0; b]; p],
             valid: vec![false; p],
             ids: vec![0; p],
+            counts: vec![0; p],
             ages: (0..p as u32).collect(),
             next_id: 0,
             interval: 0,
@@ -199,7 +208,7 @@ impl PhaseClassifier {
         Some(self.classify(&snapshot))
     }
 
-    /// Classifies one interval's accumulators (steps 3–7 of the module documentation).
+    /// Classifies one interval's accumulators (steps 3–8 of the module documentation).
     pub fn classify(&mut self, acc: &[u64]) -> PhaseRecord {
         let v = normalise(acc, self.cfg.q_bits);
         let mut best: Option<(usize, u64)> = None;
@@ -212,7 +221,7 @@ impl PhaseClassifier {
             }
         }
         let distance = best.map_or(self.cfg.no_distance(), |(_, d)| d);
-        let e = match best {
+        let (e, hit) = match best {
             Some((p, d)) if d <= self.cfg.threshold => {
                 if self.cfg.centre == CentreUpdate::MovingAverage {
                     let k = self.cfg.centre_shift;
@@ -220,7 +229,7 @@ impl PhaseClassifier {
                         *c = centre_step(*c, x, k);
                     }
                 }
-                p
+                (p, true)
             }
             _ => {
                 let p = match self.valid.iter().position(|&x| !x) {
@@ -233,11 +242,16 @@ impl PhaseClassifier {
                 };
                 self.valid[p] = true;
                 self.sig[p] = v;
-                self.ids[p] = self.next_id;
-                self.next_id = (self.next_id + 1) & ((1 << PHASE_ID_BITS) - 1);
-                p
+                (p, false)
             }
         };
+        let old = if hit { self.counts[e] } else { 0 };
+        let m = self.cfg.min_count;
+        self.counts[e] = (old + 1).min(m);
+        if old < m && self.counts[e] == m {
+            self.ids[e] = self.next_id;
+            self.next_id = self.cfg.next_phase_id(self.next_id);
+        }
         let age = self.ages[e];
         for a in self.ages.iter_mut() {
             if *a < age {
@@ -245,7 +259,11 @@ impl PhaseClassifier {
             }
         }
         self.ages[e] = 0;
-        let phase = self.ids[e];
+        let phase = if self.counts[e] == m {
+            self.ids[e]
+        } else {
+            TRANSITION_ID
+        };
         let predicted = self.predictor.step(phase);
         let r = PhaseRecord {
             interval: self.interval,
@@ -336,6 +354,41 @@ mod tests {
         // p0→id0 (entry 0), p1→id1 (entry 1), p0 hits id0, p2 replaces LRU entry 1 (id1) → id2,
         // p1 is new again → replaces entry 0 (LRU) → id3.
         assert_eq!(phases, vec![0, 1, 0, 2, 3]);
+    }
+
+    #[test]
+    fn min_count_labels_young_signatures_transition() {
+        // Signatures A (pc 0x100) and B (pc 0x9000); sequence A A B A C A B B with C a one-off.
+        let c = cfg("interval = 100\nthreshold = 8\nmin_count = 2");
+        let mut m = PhaseClassifier::new(&c);
+        let t = TRANSITION_ID;
+        let phases: Vec<u32> = [
+            0x100u64, 0x100, 0x9000, 0x100, 0x5_0000, 0x100, 0x9000, 0x9000,
+        ]
+        .iter()
+        .map(|&pc| {
+            (0..100)
+                .filter_map(|_| m.event(pc, 1))
+                .next()
+                .unwrap()
+                .phase
+        })
+        .collect();
+        // A gets id 0 at its second interval, B id 1 at its second; C never recurs.
+        assert_eq!(phases, vec![t, 0, t, 0, t, 0, 1, 1]);
+        // With min_count = 1 the same stream gives every signature an id at once.
+        let c1 = cfg("interval = 100\nthreshold = 8");
+        let r = PhaseClassifier::run(
+            &c1,
+            [0x100u64, 0x100, 0x9000, 0x5_0000]
+                .iter()
+                .flat_map(|&pc| std::iter::repeat_n((pc, 1), 100)),
+        );
+        let ids: Vec<u32> = r.iter().map(|x| x.phase).collect();
+        assert_eq!(ids, vec![0, 0, 1, 2]);
+        assert_eq!(c.next_phase_id(253), 254);
+        assert_eq!(c.next_phase_id(254), 0, "255 is the transition id");
+        assert_eq!(c1.next_phase_id(255), 0);
     }
 
     #[test]

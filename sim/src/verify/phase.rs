@@ -188,10 +188,47 @@ pub fn icarus(
     Ok(mismatches(expected, &run_icarus(cfg, events)?))
 }
 
+/// The pcs of synthetic phase `ph`'s `j`-th event: a few distinct pcs per phase, in a region of
+/// its own.
+fn phase_pc(ph: u64, j: u64) -> u64 {
+    (ph << 20) + 4 * ((j * (ph + 1)) % (ph + 2))
+}
+
+/// Visits to P + 1 synthetic phases in turn, each lasting 1, 2, 3 or 4 intervals (cycling), for
+/// `intervals` intervals. Each phase runs one pc of a bucket of its own (while buckets last), so
+/// phases are as far apart as vectors can be; with P entries every phase is evicted before it
+/// returns, so each visit is a new signature whose count restarts: a visit shorter than
+/// `min_count` never gets an id, a longer one gets it part-way, and ids wrap after enough visits.
+pub fn recurring(cfg: &PhaseConfig, intervals: u64) -> Vec<(u64, u64)> {
+    let m = PhaseClassifier::new(cfg);
+    let mut used = vec![false; cfg.buckets];
+    let pcs: Vec<u64> = (0..cfg.entries as u64 + 1)
+        .map(|ph| {
+            let mut pc = (ph + 1) << 20;
+            while used[m.bucket(pc)] && used.contains(&false) {
+                pc += 4;
+            }
+            used[m.bucket(pc)] = true;
+            pc
+        })
+        .collect();
+    let mut out = vec![];
+    let (mut k, mut visit) = (0, 0);
+    while k < intervals {
+        let pc = pcs[visit % pcs.len()];
+        for _ in 0..1 + visit % 4 {
+            out.extend(std::iter::repeat_n((pc, 1), cfg.interval as usize));
+            k += 1;
+        }
+        visit += 1;
+    }
+    out
+}
+
 /// Adversarial streams for a configuration, each closing several intervals: all-distinct pcs,
 /// one pc, bucket saturation (maximal weights on one pc), table overflow (more distinct phases
-/// than entries, recurring so LRU replacement is exercised), and maximal weights everywhere (the
-/// stall: intervals of a few events).
+/// than entries, recurring so LRU replacement is exercised), maximal weights everywhere (the
+/// stall: intervals of a few events), and [`recurring`] visits (entry counts, `min_count`).
 pub fn adversarial(cfg: &PhaseConfig, intervals: u64) -> Vec<(&'static str, Vec<(u64, u64)>)> {
     let per = cfg.interval;
     let n = (per * intervals) as usize;
@@ -209,7 +246,7 @@ pub fn adversarial(cfg: &PhaseConfig, intervals: u64) -> Vec<(&'static str, Vec<
     for k in 0..intervals.max(3 * phases) {
         let ph = (k * 7) % phases;
         for j in 0..per {
-            overflow.push(((ph << 20) + 4 * ((j * (ph + 1)) % (ph + 2)), 1));
+            overflow.push((phase_pc(ph, j), 1));
         }
     }
     let random: Vec<(u64, u64)> = (0..n)
@@ -221,6 +258,7 @@ pub fn adversarial(cfg: &PhaseConfig, intervals: u64) -> Vec<(&'static str, Vec<
         ("saturation", saturate),
         ("table-overflow", overflow),
         ("random-weights", random),
+        ("recurring", recurring(cfg, intervals.max(12))),
     ]
 }
 
@@ -247,7 +285,12 @@ mod tests {
 
     #[test]
     fn rust_hdl_matches_model_on_adversarial_streams() {
-        for extra in ["", "centre = \"leader\"\nsample_every = 3\n"] {
+        for extra in [
+            "",
+            "centre = \"leader\"\nsample_every = 3\n",
+            "min_count = 2\n",
+            "centre = \"leader\"\nmin_count = 3\n",
+        ] {
             let cfg = small(extra);
             for (name, ev) in adversarial(&cfg, 12) {
                 let want = expected(&cfg, &ev);
@@ -271,6 +314,33 @@ mod tests {
         }
         let want = expected(&cfg, &all);
         assert_eq!(run_icarus(&cfg, &all).unwrap(), want);
+    }
+
+    /// More than 2^PHASE_ID_BITS phase ids with `min_count` = 2: the ids wrap before the
+    /// transition id, in the rust-hdl simulation and under Icarus (short intervals keep it quick;
+    /// the classifier stalls between them, as documented).
+    #[test]
+    fn ids_wrap_before_the_transition_id() {
+        let cfg = PhaseConfig {
+            interval: 40,
+            min_count: 2,
+            centre: hwprof_hdl::phase::CentreUpdate::Leader,
+            ..small("")
+        };
+        let ev = recurring(&cfg, 900);
+        let want = expected(&cfg, &ev);
+        let ids: Vec<u32> = want.iter().map(|r| r.phase).collect();
+        let t = hwprof_hdl::phase::config::TRANSITION_ID;
+        let last = ids
+            .iter()
+            .position(|&x| x == t - 1)
+            .expect("the stream reaches id 254");
+        assert!(ids.contains(&t));
+        assert!(ids[last..].contains(&0), "ids wrap to 0 after {}", t - 1);
+        assert_eq!(run_rust_hdl(&cfg, &ev).unwrap(), want);
+        if icarus::available().is_ok() {
+            assert_eq!(run_icarus(&cfg, &ev).unwrap(), want);
+        }
     }
 
     #[test]
