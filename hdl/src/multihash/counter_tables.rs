@@ -71,9 +71,14 @@ pub struct CounterTables<const CB: usize> {
     bank1: Vec<TableRam<CB>>,
     s1_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
     s1_bank: DFF<Bit>,
-    fw_valid: DFF<Bit>,
-    /// Table k: the event in stage 1 reads the bank and index the event ahead of it wrote.
+    /// Table k: the event in stage 1 reads the bank and index the event ahead of it wrote (that
+    /// event present: the select is one flip-flop).
     fw_same: Vec<DFF<Bit>>,
+    /// Stage 1 writes back: an event, not in reset.
+    writes: Signal<Local, Bit>,
+    /// The low `width` bits: the written words keep only what the RAM stores, so the constant
+    /// high bits shorten every compare and adder of a forwarded word.
+    stored: Constant<Bits<CB>>,
     fw_data: Vec<DFF<Bits<CB>>>,
     /// `fw_data[k]` >= T − 1.
     fw_floor: Vec<DFF<Bit>>,
@@ -147,8 +152,16 @@ impl<const CB: usize> CounterTables<CB> {
             bank1: (0..tables).map(|_| TableRam::new(entries, width)).collect(),
             s1_index: vec_of(tables),
             s1_bank: Default::default(),
-            fw_valid: Default::default(),
             fw_same: vec_of(tables),
+            writes: Default::default(),
+            stored: Constant::new(
+                if width == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << width) - 1
+                }
+                .into(),
+            ),
             fw_data: vec_of(tables),
             fw_floor: vec_of(tables),
             wb: vec_of(tables),
@@ -173,7 +186,8 @@ impl<const CB: usize> CounterTables<CB> {
 impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_bank, fw_valid, m_bank);
+        dff_setup!(self, clock, s1_bank, m_bank);
+        self.writes.next = self.valid.val() & !self.reset.val();
         self.clear0.clock.next = self.clock.val();
         self.clear1.clock.next = self.clock.val();
         self.clear0.start.next =
@@ -206,13 +220,16 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.s1_index[k].d.next = self.read_index[k].val();
             // Stage 0 vs stage 1: stage 1's event is the one ahead when stage 0's reaches it
             // (registered read: two ahead, and stage M vs stage 1 is the one ahead).
-            self.fw_same[k].d.next = (self.read_bank.val() == self.s1_bank.q.val())
+            self.fw_same[k].d.next = self.writes.val()
+                & (self.read_bank.val() == self.s1_bank.q.val())
                 & (self.read_index[k].val() == self.s1_index[k].q.val());
-            self.m_same2[k].d.next = (self.read_bank.val() == self.s1_bank.q.val())
+            self.m_same2[k].d.next = self.writes.val()
+                & (self.read_bank.val() == self.s1_bank.q.val())
                 & (self.read_index[k].val() == self.s1_index[k].q.val());
             if self.registered.val() {
                 self.s1_index[k].d.next = self.m_index[k].q.val();
-                self.fw_same[k].d.next = (self.m_bank.q.val() == self.s1_bank.q.val())
+                self.fw_same[k].d.next = self.writes.val()
+                    & (self.m_bank.q.val() == self.s1_bank.q.val())
                     & (self.m_index[k].q.val() == self.s1_index[k].q.val());
             }
             if self.m_bank.q.val() {
@@ -222,13 +239,13 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.m_c[k].next = self.bank0[k].read_data.val();
                 self.m_floor[k].next = self.bank0[k].read_data.val() >= self.floor.val();
             }
-            if self.fw_valid.q.val() & self.m_same2[k].q.val() {
+            if self.m_same2[k].q.val() {
                 self.m_c[k].next = self.fw_data[k].q.val();
                 self.m_floor[k].next = self.fw_floor[k].q.val();
             }
             self.r_c[k].d.next = self.m_c[k].val();
             self.r_floor[k].d.next = self.m_floor[k].val();
-            if self.fw_valid.q.val() & self.fw_same[k].q.val() {
+            if self.fw_same[k].q.val() {
                 self.cu.c[k].next = self.fw_data[k].q.val();
                 self.cu.floor[k].next = self.fw_floor[k].q.val();
             } else if self.registered.val() {
@@ -246,12 +263,11 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.new_min.next = self.cu.new_min.val();
         self.candidate.next = self.cu.candidate.val();
         // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
-        self.fw_valid.d.next = self.valid.val() & !self.reset.val();
         for k in 0..self.bank0.len() {
-            self.wb[k].next = self.cu.c[k].val();
+            self.wb[k].next = self.cu.c[k].val() & self.stored.val();
             self.wb_floor[k].next = self.cu.floor[k].val();
             if self.update.val() {
-                self.wb[k].next = self.cu.w[k].val();
+                self.wb[k].next = self.cu.w[k].val() & self.stored.val();
                 self.wb_floor[k].next = self.cu.w_floor[k].val();
             }
             self.fw_data[k].d.next = self.wb[k].val();
