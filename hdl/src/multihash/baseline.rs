@@ -79,6 +79,8 @@ profiler_top! {
         updating: Signal<Local, Bit>,
         /// The counter update of the event in flight (the pipelined design's, unpipelined).
         cu: ConservativeUpdate<CB>,
+        /// The candidate floor T − 1 of the counters read.
+        floor: Constant<Bits<CB>>,
         a_mask: Constant<Bits<64>>,
         b_mask: Constant<Bits<64>>,
         key_shift: Constant<Bits<8>>,
@@ -91,6 +93,10 @@ impl<const CB: usize> BaselineProfiler<CB> {
     /// The baseline hardware of `cfg` (fully associative), whose width class must be CB.
     pub fn new(cfg: &ProfilerConfig) -> Self {
         let w = widths_of_class::<CB>(cfg);
+        let rule = UpdateRule {
+            saturates: true,
+            ..UpdateRule::of(cfg, &w)
+        };
         new_profiler_top!(BaselineProfiler {
             hash: HashUnit::new(&HashConstants::new(cfg)),
             table: (0..cfg.tables)
@@ -107,10 +113,8 @@ impl<const CB: usize> BaselineProfiler<CB> {
             clearing: Default::default(),
             idle: Default::default(),
             updating: Default::default(),
-            cu: ConservativeUpdate::new(&UpdateRule {
-                saturates: true,
-                ..UpdateRule::of(cfg, &w)
-            }),
+            cu: ConservativeUpdate::new(&rule),
+            floor: Constant::new(rule.candidate_floor().into()),
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             key_shift: Constant::new(64.into()),
@@ -137,6 +141,7 @@ impl<const CB: usize> Logic for BaselineProfiler<CB> {
             self.table[k].write_clock.next = self.clock.val();
             self.table[k].read_address.next = self.hash.index[k].val();
             self.cu.c[k].next = self.table[k].read_data.val();
+            self.cu.floor[k].next = self.table[k].read_data.val() >= self.floor.val();
         }
         // Counter update (docs/SPEC.md §4.2 step 2), valid in Update.
         self.cu.promoted.next = self.acc.promoted.val();

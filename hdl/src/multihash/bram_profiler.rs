@@ -236,6 +236,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.acc.candidate.next = self.counters.candidate.val();
         self.acc.end_interval.next = self.d_last.q.val();
         self.acc.interval.next = self.control.interval.val();
+        self.counters.valid.next = self.d_valid.q.val();
         self.counters.update.next = self.d_valid.q.val() & !self.acc.hit.val();
         self.counters.promoted.next = self.acc.promoted.val();
         self.counters.clear_start.next = self.d_valid.q.val() & self.d_last.q.val();

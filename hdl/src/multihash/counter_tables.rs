@@ -11,13 +11,22 @@
 //!   C1 increments the counters equal to min_k c_k, C0 all of them, saturating at
 //!   `counter_max`; `new_min` = min_k c'_k goes to the accumulator, which answers `promoted`;
 //!   with R1 a promoted tuple's counters are written as `reset_value`. `update` = 0 (an accumulator hit:
-//!   shielding) writes nothing.
+//!   shielding) writes the words back as read, so that the RAMs' write enable is the event's
+//!   `valid` from a register and the hit decision only selects the data.
 //!
 //! **Registered read** ([`CounterTables::registered_read`]): the words read in stage 0 are
 //! registered once more before stage 1 (stage M between them), so stage 1's arithmetic starts from
 //! flip-flops, not from the block RAMs' slow outputs. The read then misses the writes of the two
 //! events ahead: the one two ahead is forwarded in stage M (`m_same2`), the one ahead in stage 1
 //! as before. The event's index is given a clock before its counters are needed.
+//!
+//! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
+//! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed
+//! by the event that wrote it from its own operand ([`ConservativeUpdate::w_floor`]). The
+//! candidate decision in stage 1 is then an AND of selected flags, with no compare after the
+//! forwarding select: the word forwarded to the next event on the same counter carries no carry
+//! chain into the accumulator's promotion. Without the registered read the RAM word is compared
+//! in stage 1.
 //!
 //! Interval rollover without a clearing stall: **double banking**. Each table has two RAM banks;
 //! interval i uses bank i mod 2. When the last event of an interval leaves stage 1
@@ -41,7 +50,9 @@ pub struct CounterTables<const CB: usize> {
     /// Stage 0: the tuple's index in every table, and its interval's bank.
     pub read_index: Vec<Signal<In, Bits<ADDRESS_BITS>>>,
     pub read_bank: Signal<In, Bit>,
-    /// Stage 1: the event missed the accumulator, so its counters are written back.
+    /// Stage 1: an event.
+    pub valid: Signal<In, Bit>,
+    /// Stage 1: the event missed the accumulator, so its counters are updated.
     pub update: Signal<In, Bit>,
     /// Stage 1: the accumulator allocated an entry for the tuple.
     pub promoted: Signal<In, Bit>,
@@ -60,10 +71,21 @@ pub struct CounterTables<const CB: usize> {
     bank1: Vec<TableRam<CB>>,
     s1_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
     s1_bank: DFF<Bit>,
-    fw_valid: DFF<Bit>,
-    /// Table k: the event in stage 1 reads the bank and index the event ahead of it wrote.
+    /// Table k: the event in stage 1 reads the bank and index the event ahead of it wrote (that
+    /// event present: the select is one flip-flop).
     fw_same: Vec<DFF<Bit>>,
+    /// Stage 1 writes back: an event, not in reset.
+    writes: Signal<Local, Bit>,
+    /// The low `width` bits: the written words keep only what the RAM stores, so the constant
+    /// high bits shorten every compare and adder of a forwarded word.
+    stored: Constant<Bits<CB>>,
     fw_data: Vec<DFF<Bits<CB>>>,
+    /// `fw_data[k]` >= T − 1.
+    fw_floor: Vec<DFF<Bit>>,
+    /// What an event writes back: the updated words, or the words as read when it is shielded
+    /// (so the write enable is `valid`, a register, not the accumulator's late hit decision).
+    wb: Vec<Signal<Local, Bits<CB>>>,
+    wb_floor: Vec<Signal<Local, Bit>>,
     clear0: BankClear,
     clear1: BankClear,
     /// Stage M (registered read only): the event's bank and indices, whether it reads what the
@@ -73,7 +95,12 @@ pub struct CounterTables<const CB: usize> {
     m_bank: DFF<Bit>,
     m_same2: Vec<DFF<Bit>>,
     m_c: Vec<Signal<Local, Bits<CB>>>,
+    m_floor: Vec<Signal<Local, Bit>>,
     r_c: Vec<DFF<Bits<CB>>>,
+    /// `r_c[k]` >= T − 1.
+    r_floor: Vec<DFF<Bit>>,
+    /// T − 1 (see [`UpdateRule::candidate_floor`]).
+    floor: Constant<Bits<CB>>,
     /// The update of the counters read (after forwarding).
     cu: ConservativeUpdate<CB>,
     zero: Constant<Bits<CB>>,
@@ -113,6 +140,7 @@ impl<const CB: usize> CounterTables<CB> {
             reset: Default::default(),
             read_index: vec_of(tables),
             read_bank: Default::default(),
+            valid: Default::default(),
             update: Default::default(),
             promoted: Default::default(),
             new_min: Default::default(),
@@ -124,9 +152,20 @@ impl<const CB: usize> CounterTables<CB> {
             bank1: (0..tables).map(|_| TableRam::new(entries, width)).collect(),
             s1_index: vec_of(tables),
             s1_bank: Default::default(),
-            fw_valid: Default::default(),
             fw_same: vec_of(tables),
+            writes: Default::default(),
+            stored: Constant::new(
+                if width == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << width) - 1
+                }
+                .into(),
+            ),
             fw_data: vec_of(tables),
+            fw_floor: vec_of(tables),
+            wb: vec_of(tables),
+            wb_floor: vec_of(tables),
             clear0: BankClear::new(entries),
             clear1: BankClear::new(entries),
             registered: Constant::new(registered),
@@ -134,7 +173,10 @@ impl<const CB: usize> CounterTables<CB> {
             m_bank: Default::default(),
             m_same2: vec_of(tables),
             m_c: vec_of(tables),
+            m_floor: vec_of(tables),
             r_c: vec_of(tables),
+            r_floor: vec_of(tables),
+            floor: Constant::new(rule.candidate_floor().into()),
             cu: ConservativeUpdate::new(rule),
             zero: Constant::new(0.into()),
         }
@@ -144,7 +186,8 @@ impl<const CB: usize> CounterTables<CB> {
 impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_bank, fw_valid, m_bank);
+        dff_setup!(self, clock, s1_bank, m_bank);
+        self.writes.next = self.valid.val() & !self.reset.val();
         self.clear0.clock.next = self.clock.val();
         self.clear1.clock.next = self.clock.val();
         self.clear0.start.next =
@@ -166,6 +209,8 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.s1_index[k].clock.next = self.clock.val();
             self.fw_same[k].clock.next = self.clock.val();
             self.fw_data[k].clock.next = self.clock.val();
+            self.fw_floor[k].clock.next = self.clock.val();
+            self.r_floor[k].clock.next = self.clock.val();
             self.m_index[k].clock.next = self.clock.val();
             self.m_same2[k].clock.next = self.clock.val();
             self.r_c[k].clock.next = self.clock.val();
@@ -175,58 +220,75 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.s1_index[k].d.next = self.read_index[k].val();
             // Stage 0 vs stage 1: stage 1's event is the one ahead when stage 0's reaches it
             // (registered read: two ahead, and stage M vs stage 1 is the one ahead).
-            self.fw_same[k].d.next = (self.read_bank.val() == self.s1_bank.q.val())
+            self.fw_same[k].d.next = self.writes.val()
+                & (self.read_bank.val() == self.s1_bank.q.val())
                 & (self.read_index[k].val() == self.s1_index[k].q.val());
-            self.m_same2[k].d.next = (self.read_bank.val() == self.s1_bank.q.val())
+            self.m_same2[k].d.next = self.writes.val()
+                & (self.read_bank.val() == self.s1_bank.q.val())
                 & (self.read_index[k].val() == self.s1_index[k].q.val());
             if self.registered.val() {
                 self.s1_index[k].d.next = self.m_index[k].q.val();
-                self.fw_same[k].d.next = (self.m_bank.q.val() == self.s1_bank.q.val())
+                self.fw_same[k].d.next = self.writes.val()
+                    & (self.m_bank.q.val() == self.s1_bank.q.val())
                     & (self.m_index[k].q.val() == self.s1_index[k].q.val());
             }
             if self.m_bank.q.val() {
                 self.m_c[k].next = self.bank1[k].read_data.val();
+                self.m_floor[k].next = self.bank1[k].read_data.val() >= self.floor.val();
             } else {
                 self.m_c[k].next = self.bank0[k].read_data.val();
+                self.m_floor[k].next = self.bank0[k].read_data.val() >= self.floor.val();
             }
-            if self.fw_valid.q.val() & self.m_same2[k].q.val() {
+            if self.m_same2[k].q.val() {
                 self.m_c[k].next = self.fw_data[k].q.val();
+                self.m_floor[k].next = self.fw_floor[k].q.val();
             }
             self.r_c[k].d.next = self.m_c[k].val();
-            if self.fw_valid.q.val() & self.fw_same[k].q.val() {
+            self.r_floor[k].d.next = self.m_floor[k].val();
+            if self.fw_same[k].q.val() {
                 self.cu.c[k].next = self.fw_data[k].q.val();
+                self.cu.floor[k].next = self.fw_floor[k].q.val();
             } else if self.registered.val() {
                 self.cu.c[k].next = self.r_c[k].q.val();
+                self.cu.floor[k].next = self.r_floor[k].q.val();
             } else if self.s1_bank.q.val() {
                 self.cu.c[k].next = self.bank1[k].read_data.val();
+                self.cu.floor[k].next = self.bank1[k].read_data.val() >= self.floor.val();
             } else {
                 self.cu.c[k].next = self.bank0[k].read_data.val();
+                self.cu.floor[k].next = self.bank0[k].read_data.val() >= self.floor.val();
             }
         }
         self.cu.promoted.next = self.promoted.val();
         self.new_min.next = self.cu.new_min.val();
         self.candidate.next = self.cu.candidate.val();
         // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
-        self.fw_valid.d.next = self.update.val() & !self.reset.val();
         for k in 0..self.bank0.len() {
-            self.fw_data[k].d.next = self.cu.w[k].val();
+            self.wb[k].next = self.cu.c[k].val() & self.stored.val();
+            self.wb_floor[k].next = self.cu.floor[k].val();
+            if self.update.val() {
+                self.wb[k].next = self.cu.w[k].val() & self.stored.val();
+                self.wb_floor[k].next = self.cu.w_floor[k].val();
+            }
+            self.fw_data[k].d.next = self.wb[k].val();
+            self.fw_floor[k].d.next = self.wb_floor[k].val();
             self.bank0[k].write_enable.next = false;
             self.bank0[k].write_address.next = self.clear0.address.val();
             self.bank0[k].write_data.next = self.zero.val();
             self.bank1[k].write_enable.next = false;
             self.bank1[k].write_address.next = self.clear1.address.val();
             self.bank1[k].write_data.next = self.zero.val();
-            if self.update.val() & !self.s1_bank.q.val() {
+            if self.valid.val() & !self.s1_bank.q.val() {
                 self.bank0[k].write_enable.next = true;
                 self.bank0[k].write_address.next = self.s1_index[k].q.val();
-                self.bank0[k].write_data.next = self.cu.w[k].val();
+                self.bank0[k].write_data.next = self.wb[k].val();
             } else if self.clear0.busy.val() {
                 self.bank0[k].write_enable.next = true;
             }
-            if self.update.val() & self.s1_bank.q.val() {
+            if self.valid.val() & self.s1_bank.q.val() {
                 self.bank1[k].write_enable.next = true;
                 self.bank1[k].write_address.next = self.s1_index[k].q.val();
-                self.bank1[k].write_data.next = self.cu.w[k].val();
+                self.bank1[k].write_data.next = self.wb[k].val();
             } else if self.clear1.busy.val() {
                 self.bank1[k].write_enable.next = true;
             }
@@ -240,15 +302,23 @@ impl<const CB: usize> Logic for CounterTables<CB> {
 /// **reset on promote**); `new_min` = min_k c'_k; and `candidate` = `new_min` >= T, the candidate threshold,
 /// computed beside `new_min` rather than from it so the promotion decision stays off the minimum's
 /// carry chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
+/// The predicates c_k >= T − 1 come in with the counters (`floor`: the caller compares them where
+/// the words come from) and go out with the written words (`w_floor`), so that a word forwarded
+/// to the next event carries its predicate and the candidate decision needs no compare.
 /// Used by [`CounterTables`] and by the baseline profiler.
 #[derive(LogicBlock)]
 pub struct ConservativeUpdate<const CB: usize> {
     /// The tuple's counters as read.
     pub c: Vec<Signal<In, Bits<CB>>>,
+    /// c_k >= [`UpdateRule::candidate_floor`].
+    pub floor: Vec<Signal<In, Bit>>,
     /// The accumulator allocated an entry for the tuple.
     pub promoted: Signal<In, Bit>,
     /// The words to write back.
     pub w: Vec<Signal<Out, Bits<CB>>>,
+    /// w_k >= [`UpdateRule::candidate_floor`]: `floor` where w_k = c_k, c_k >= T − 2 where w_k =
+    /// c_k + 1, a constant where w_k is `reset_value`.
+    pub w_floor: Vec<Signal<Out, Bit>>,
     pub new_min: Signal<Out, Bits<CB>>,
     pub candidate: Signal<Out, Bit>,
     /// c'_k: after the (conservative) increment.
@@ -260,9 +330,11 @@ pub struct ConservativeUpdate<const CB: usize> {
     /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
     le_gather: BitGather<256>,
     le: Signal<Local, Bits<256>>,
-    /// T − 1, and whether the counters can reach T at all.
-    candidate_floor: Constant<Bits<CB>>,
+    /// Whether the counters can reach T at all; T − 2 (0 below), for an incremented word's
+    /// `w_floor`; whether `reset_value` >= T − 1.
     promotable: Constant<Bit>,
+    incremented_floor: Constant<Bits<CB>>,
+    reset_floor: Constant<Bit>,
     /// 2^counter_bits − 1, from the configuration.
     counter_max: Constant<Bits<CB>>,
     /// The counters can reach `counter_max` within an interval (else no saturation logic).
@@ -298,6 +370,16 @@ pub struct UpdateRule {
 }
 
 impl UpdateRule {
+    /// The counters are candidates when every c_k is at least this before the event: T − 1, or 0
+    /// when they cannot reach T (then no tuple is ever a candidate).
+    pub fn candidate_floor(&self) -> u64 {
+        if self.counter_max >= self.threshold {
+            self.threshold - 1
+        } else {
+            0
+        }
+    }
+
     /// The rule of `cfg` in the widths `w` of its hardware.
     pub fn of(cfg: &ProfilerConfig, w: &Widths) -> Self {
         UpdateRule {
@@ -330,10 +412,13 @@ impl<const CB: usize> ConservativeUpdate<CB> {
                 && reset_value < threshold.min(counter_max + 1)
         );
         let promotable = counter_max >= threshold;
+        let floor = rule.candidate_floor();
         ConservativeUpdate {
             c: vec_of(tables),
+            floor: vec_of(tables),
             promoted: Default::default(),
             w: vec_of(tables),
+            w_floor: vec_of(tables),
             new_min: Default::default(),
             candidate: Default::default(),
             c_inc: vec_of(tables),
@@ -341,8 +426,9 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             floor_gather: Default::default(),
             le_gather: Default::default(),
             le: Default::default(),
-            candidate_floor: Constant::new(if promotable { threshold - 1 } else { 0 }.into()),
             promotable: Constant::new(promotable),
+            incremented_floor: Constant::new(floor.saturating_sub(1).into()),
+            reset_floor: Constant::new(reset_value >= floor),
             counter_max: Constant::new(counter_max.into()),
             saturates: Constant::new(saturates),
             one: Constant::new(1.into()),
@@ -378,7 +464,7 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
             if !self.saturates.val() | (self.c[k].val() < self.counter_max.val()) {
                 self.inc[k].next = self.c[k].val() + self.one.val();
             }
-            self.floor_gather.bits[k].next = self.c[k].val() >= self.candidate_floor.val();
+            self.floor_gather.bits[k].next = self.floor[k].val();
             if (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all() {
                 self.new_min.next = self.inc[k].val();
             }
@@ -386,14 +472,17 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
         self.candidate.next = self.promotable.val() & self.floor_gather.word.val().all();
         for k in 0..self.c.len() {
             self.c_inc[k].next = self.c[k].val();
+            self.w_floor[k].next = self.floor[k].val();
             if (!self.saturates.val() | (self.c[k].val() < self.counter_max.val()))
                 & (!self.conservative_update.val()
                     | (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all())
             {
                 self.c_inc[k].next = self.c[k].val() + self.one.val();
+                self.w_floor[k].next = self.c[k].val() >= self.incremented_floor.val();
             }
             if self.promoted.val() & self.reset_on_promote.val() {
                 self.w[k].next = self.reset_value.val();
+                self.w_floor[k].next = self.reset_floor.val();
             } else {
                 self.w[k].next = self.c_inc[k].val();
             }

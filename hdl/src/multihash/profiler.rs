@@ -119,6 +119,7 @@ impl<const CB: usize> Logic for MultiHashProfiler<CB> {
         self.acc.candidate.next = self.counters.candidate.val();
         self.acc.end_interval.next = self.s1_last.q.val();
         self.acc.interval.next = self.control.interval.val();
+        self.counters.valid.next = self.s1_valid.q.val();
         self.counters.update.next = self.s1_valid.q.val() & !self.acc.hit.val();
         self.counters.promoted.next = self.acc.promoted.val();
         self.counters.clear_start.next = self.s1_valid.q.val() & self.s1_last.q.val();

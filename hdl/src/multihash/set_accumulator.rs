@@ -10,15 +10,17 @@
 //! **Pipeline**, four stages, so that the one loop that cannot be pipelined — a set's words from
 //! one op to the next — holds no tag compare and no address compare:
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
-//!   meta RAMs;
+//!   meta RAMs, and is compared with the sets of the ops that will be two and three ahead of it
+//!   (`c_same2`, `c_same3`, registered);
 //! - stage C: the W tags arrive and are compared with the event's tuple (registered); the W metas
 //!   arrive, the words the ops two and three ahead wrote take their place when one was on the
-//!   same set (the read missed those writes; the younger wins), and they are registered with their threshold predicates (count ≥ T,
-//!   count ≥ T − 1), so stage D compares no count read from a RAM; the set and the tuple are
+//!   same set (the read missed those writes; the younger wins), and they are registered with their
+//!   threshold predicates (count ≥ T, count ≥ T − 1: compared on the RAM word, carried with a
+//!   forwarded one), so stage D compares no count read from a RAM or forwarded; the set and the tuple are
 //!   compared with those of the two ops ahead (registered: `same1`/`key1` with the op in D,
 //!   `same2`/`key2` with the one before it);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
-//!   set (with the predicates of its words, from its registers); a tag
+//!   set (with the predicates of its words, which it registered from its own: see `n_ge`); a tag
 //!   changes only on allocation, so a way allocated by one of the two ops ahead (read in stage 0,
 //!   before their writes) matches exactly when that op had the same tuple, the younger op
 //!   winning; any other way by its registered RAM compare. Hit (**shielding**), allocation
@@ -143,14 +145,34 @@ accumulator! {
         /// Stage C: the metas read in stage 0, with the write of the op two ahead (which the read
         /// missed) forwarded; registered for D with their threshold predicates.
         c_meta: Vec<Signal<Local, Bits<CB>>>,
-        c_same2: Signal<Local, Bit>,
-        c_same3: Signal<Local, Bit>,
+        /// Stage C's op is on the set the op two / three ahead wrote (compared in stage 0).
+        c_same2: DFF<Bit>,
+        c_same3: DFF<Bit>,
+        /// The threshold predicates of stage C's words, chosen with the words.
+        c_ge: Vec<Signal<Local, Bit>>,
+        c_floor: Vec<Signal<Local, Bit>>,
         r_meta: Vec<DFF<Bits<CB>>>,
         r_ge: Vec<DFF<Bit>>,
         r_floor: Vec<DFF<Bit>>,
-        /// The predicates of the metas the op one ahead wrote (`fw_word`), from its registers.
+        /// The predicates of the metas the op one ahead wrote (`fw_word`): registered by that op
+        /// from its own predicates (`n_ge`, `n_floor`), true for a way it allocated. No count is
+        /// compared after a forwarding select: the one loop of the set's words carries no carry
+        /// chain into the next op's hit and lock decisions.
         fw_ge: Vec<Signal<Local, Bit>>,
         fw_floor: Vec<Signal<Local, Bit>>,
+        fw_ge_r: Vec<DFF<Bit>>,
+        fw_floor_r: Vec<DFF<Bit>>,
+        /// The predicates of `fw2_word`.
+        fw2_ge: Vec<DFF<Bit>>,
+        fw2_floor: Vec<DFF<Bit>>,
+        /// The predicates of the entries as they are now, and of the counts written back:
+        /// n >= T when the count was >= T or is incremented from >= T − 1; n >= T − 1 likewise
+        /// from >= T − 1 or an increment from >= T − 2 (a compare, off the loop into the hit).
+        view_ge: Vec<Signal<Local, Bit>>,
+        view_floor: Vec<Signal<Local, Bit>>,
+        inc: Vec<Signal<Local, Bit>>,
+        n_ge: Vec<Signal<Local, Bit>>,
+        n_floor: Vec<Signal<Local, Bit>>,
         /// The way's tuple is the event's.
         tag_eq: Vec<Signal<Local, Bit>>,
         /// A hit on the way locks it: its count reaches T (count >= T − 1 before the increment).
@@ -184,6 +206,10 @@ accumulator! {
         lockable: Constant<Bit>,
         /// T = 1: a hit on an entry of count 0 (a retained one after rollover) locks it.
         lock_at_zero: Constant<Bit>,
+        /// T − 2 (0 below); whether a count of 0 is >= T and >= T − 1.
+        inc_floor: Constant<Bits<CB>>,
+        zero_ge: Constant<Bit>,
+        zero_floor: Constant<Bit>,
         count_mask: Constant<Bits<CB>>,
         valid_flag: Constant<Bits<CB>>,
         locked_flag: Constant<Bits<CB>>,
@@ -277,10 +303,21 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             c_same2: Default::default(),
             c_same3: Default::default(),
             r_meta: vec_of(ways),
+            c_ge: vec_of(ways),
+            c_floor: vec_of(ways),
             r_ge: vec_of(ways),
             r_floor: vec_of(ways),
             fw_ge: vec_of(ways),
             fw_floor: vec_of(ways),
+            fw_ge_r: vec_of(ways),
+            fw_floor_r: vec_of(ways),
+            fw2_ge: vec_of(ways),
+            fw2_floor: vec_of(ways),
+            view_ge: vec_of(ways),
+            view_floor: vec_of(ways),
+            inc: vec_of(ways),
+            n_ge: vec_of(ways),
+            n_floor: vec_of(ways),
             tag_eq: vec_of(ways),
             lock_on_hit: vec_of(ways),
             view_valid: vec_of(ways),
@@ -304,6 +341,9 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             lock_floor: Constant::new(threshold.saturating_sub(1).into()),
             lockable: Constant::new(count_max >= threshold),
             lock_at_zero: Constant::new(threshold <= 1 && count_max >= threshold),
+            inc_floor: Constant::new(threshold.saturating_sub(2).into()),
+            zero_ge: Constant::new(threshold == 0),
+            zero_floor: Constant::new(threshold <= 1),
             count_mask: Constant::new(field.into()),
             valid_flag: Constant::new((1u64 << (count_width + 1)).into()),
             locked_flag: Constant::new((1u64 << count_width).into()),
@@ -323,6 +363,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self,
             clock,
             c_op,
+            c_same2,
+            c_same3,
             c_set,
             c_tag,
             d_op,
@@ -355,10 +397,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.same2.d.next = self.c_set.q.val() == self.fw_set.q.val();
         self.key2.d.next = self.c_tag.q.val() == self.fw_tag.q.val();
         self.epochs.c_set.next = self.c_set.q.val();
-        // The op in D now is one ahead of C's; the `fw` event, in W, two ahead; `fw2`, written
-        // last clock (with C's read), three ahead.
-        self.c_same2.next = self.fw_valid.q.val() & (self.c_set.q.val() == self.fw_set.q.val());
-        self.c_same3.next = self.fw2_valid.q.val() & (self.c_set.q.val() == self.fw2_set.q.val());
         self.c_pend.next = self.c_op.q.val() & self.epochs.c_pend.val();
         // ---- Stage D: the set's words, forwarded, and what they mean now.
         self.epochs.d_set.next = self.d_set.q.val();
@@ -373,29 +411,39 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.r_ge[w].clock.next = self.clock.val();
             self.r_floor[w].clock.next = self.clock.val();
             self.fw2_word[w].clock.next = self.clock.val();
+            self.fw_ge_r[w].clock.next = self.clock.val();
+            self.fw_floor_r[w].clock.next = self.clock.val();
+            self.fw2_ge[w].clock.next = self.clock.val();
+            self.fw2_floor[w].clock.next = self.clock.val();
             self.fw_word[w].next = self.fw_meta[w].q.val();
             if self.fw_alloc[w].q.val() {
                 self.fw_word[w].next = self.fw_meta[w].q.val() | self.fw_min.q.val();
             }
-            self.fw2_word[w].d.next = self.fw_word[w].val();
-            self.c_meta[w].next = self.metas[w].read_data.val();
-            if self.c_same3.val() {
-                self.c_meta[w].next = self.fw2_word[w].q.val();
-            }
-            if self.c_same2.val() {
-                self.c_meta[w].next = self.fw_word[w].val();
-            }
-            self.r_meta[w].d.next = self.c_meta[w].val();
-            self.r_ge[w].d.next =
-                (self.c_meta[w].val() & self.count_mask.val()) >= self.threshold.val();
-            self.r_floor[w].d.next =
-                (self.c_meta[w].val() & self.count_mask.val()) >= self.lock_floor.val();
             // A way the op one ahead allocated holds its `new_min`, >= T by the promotion rule
             // (and the count field holds every counter value): true without a compare.
-            self.fw_ge[w].next = self.fw_alloc[w].q.val()
-                | ((self.fw_meta[w].q.val() & self.count_mask.val()) >= self.threshold.val());
-            self.fw_floor[w].next = self.fw_alloc[w].q.val()
-                | ((self.fw_meta[w].q.val() & self.count_mask.val()) >= self.lock_floor.val());
+            self.fw_ge[w].next = self.fw_alloc[w].q.val() | self.fw_ge_r[w].q.val();
+            self.fw_floor[w].next = self.fw_alloc[w].q.val() | self.fw_floor_r[w].q.val();
+            self.fw2_word[w].d.next = self.fw_word[w].val();
+            self.fw2_ge[w].d.next = self.fw_ge[w].val();
+            self.fw2_floor[w].d.next = self.fw_floor[w].val();
+            self.c_meta[w].next = self.metas[w].read_data.val();
+            self.c_ge[w].next =
+                (self.metas[w].read_data.val() & self.count_mask.val()) >= self.threshold.val();
+            self.c_floor[w].next =
+                (self.metas[w].read_data.val() & self.count_mask.val()) >= self.lock_floor.val();
+            if self.c_same3.q.val() {
+                self.c_meta[w].next = self.fw2_word[w].q.val();
+                self.c_ge[w].next = self.fw2_ge[w].q.val();
+                self.c_floor[w].next = self.fw2_floor[w].q.val();
+            }
+            if self.c_same2.q.val() {
+                self.c_meta[w].next = self.fw_word[w].val();
+                self.c_ge[w].next = self.fw_ge[w].val();
+                self.c_floor[w].next = self.fw_floor[w].val();
+            }
+            self.r_meta[w].d.next = self.c_meta[w].val();
+            self.r_ge[w].d.next = self.c_ge[w].val();
+            self.r_floor[w].d.next = self.c_floor[w].val();
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.tags[w].read_clock.next = self.clock.val();
             self.tags[w].write_clock.next = self.clock.val();
@@ -435,6 +483,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.view_valid[w].next = self.raw_valid[w].val();
                 self.view_locked[w].next = (self.raw_meta[w].val() & self.locked_flag.val()).any();
                 self.view_count[w].next = self.raw_count[w].val();
+                self.view_ge[w].next = self.raw_ge[w].val();
+                self.view_floor[w].next = self.raw_floor[w].val();
                 self.lock_on_hit[w].next = self.lockable.val() & self.raw_floor[w].val();
             } else {
                 // Rollover (or long empty): retained entries are replaceable with count 0.
@@ -444,6 +494,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                     & self.raw_ge[w].val();
                 self.view_locked[w].next = false;
                 self.view_count[w].next = self.zero_c.val();
+                self.view_ge[w].next = self.zero_ge.val();
+                self.view_floor[w].next = self.zero_floor.val();
                 self.lock_on_hit[w].next = self.lock_at_zero.val();
             }
             self.hit_e[w].next = self.view_valid[w].val() & self.tag_eq[w].val();
@@ -479,12 +531,16 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                     | (!self.empty.any.val()
                         & self.replace_smallest.val()
                         & self.smallest.first[w].val()));
+            self.inc[w].next = self.hit_e[w].val()
+                & (!self.saturates.val() | (self.view_count[w].val() < self.count_max.val()));
             self.n_count[w].next = self.view_count[w].val();
-            if self.hit_e[w].val()
-                & (!self.saturates.val() | (self.view_count[w].val() < self.count_max.val()))
-            {
+            if self.inc[w].val() {
                 self.n_count[w].next = self.view_count[w].val() + self.one_c.val();
             }
+            self.n_ge[w].next =
+                self.view_ge[w].val() | (self.inc[w].val() & self.view_floor[w].val());
+            self.n_floor[w].next = self.view_floor[w].val()
+                | (self.inc[w].val() & (self.view_count[w].val() >= self.inc_floor.val()));
             self.n_meta[w].next = self.n_count[w].val();
             if self.view_valid[w].val() {
                 self.n_meta[w].next = self.n_count[w].val() | self.valid_flag.val();
@@ -504,8 +560,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.metas[w].write_address.next = self.fw_set.q.val();
             self.metas[w].write_data.next = self.fw_word[w].val();
             self.metas[w].write_enable.next = self.fw_valid.q.val();
+            self.fw_ge_r[w].d.next = self.fw_ge_r[w].q.val();
+            self.fw_floor_r[w].d.next = self.fw_floor_r[w].q.val();
             if self.valid.val() {
                 self.fw_meta[w].d.next = self.n_meta[w].val();
+                self.fw_ge_r[w].d.next = self.n_ge[w].val();
+                self.fw_floor_r[w].d.next = self.n_floor[w].val();
             }
             self.fw_alloc[w].d.next = self.alloc[w].val();
         }
@@ -534,6 +594,17 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.metas[w].read_address.next = self.s0_set.val();
         }
         self.c_op.d.next = self.lookup.val() | self.scan.val();
+        // When this op is in C, the op now in D is in W (`fw`, two ahead) and the `fw` one is
+        // `fw2` (three ahead). Both candidate sets are compared, the choice is made last.
+        if self.lookup.val() {
+            self.c_same2.d.next = self.valid.val() & (self.lookup_set.val() == self.d_set.q.val());
+            self.c_same3.d.next =
+                self.fw_valid.q.val() & (self.lookup_set.val() == self.fw_set.q.val());
+        } else {
+            self.c_same2.d.next = self.valid.val() & (self.scan_set.q.val() == self.d_set.q.val());
+            self.c_same3.d.next =
+                self.fw_valid.q.val() & (self.scan_set.q.val() == self.fw_set.q.val());
+        }
         self.c_set.d.next = self.s0_set.val();
         self.c_tag.d.next = self.lookup_tag.val();
         if !self.lookup.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
@@ -592,6 +663,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.d_op.d.next = false;
             self.fw_valid.d.next = false;
             self.fw2_valid.d.next = false;
+            self.c_same2.d.next = false;
+            self.c_same3.d.next = false;
             for w in 0..self.tags.len() {
                 self.st_valid[w].d.next = false;
             }

@@ -95,7 +95,7 @@ fn check_conservative_update<const CB: usize>(
     cu: bool,
     reset: Option<u32>,
 ) {
-    let mut uut = ConservativeUpdate::<CB>::new(&UpdateRule {
+    let rule = UpdateRule {
         tables,
         threshold,
         counter_max: counter_max as u64,
@@ -103,7 +103,8 @@ fn check_conservative_update<const CB: usize>(
         conservative_update: cu,
         reset_on_promote: reset.is_some(),
         reset_value: reset.unwrap_or(0) as u64,
-    });
+    };
+    let mut uut = ConservativeUpdate::<CB>::new(&rule);
     uut.connect_all();
     // Without saturation logic the counters never reach the maximum: only inputs below it.
     let top = if saturates {
@@ -111,10 +112,12 @@ fn check_conservative_update<const CB: usize>(
     } else {
         counter_max - 1
     };
+    let floor = rule.candidate_floor();
     for c in counter_vectors(tables, top) {
         for promoted in [false, true] {
             for (k, &v) in c.iter().enumerate() {
                 uut.c[k].next = (v as u64).into();
+                uut.floor[k].next = v as u64 >= floor;
             }
             uut.promoted.next = promoted;
             settle(&mut uut).unwrap();
@@ -129,6 +132,10 @@ fn check_conservative_update<const CB: usize>(
             );
             let got: Vec<u32> = uut.w.iter().map(|w| w.val().to_u64() as u32).collect();
             assert_eq!(got, want, "written words, {what}");
+            // Each written word's candidate predicate, carried with it to the next event.
+            let got: Vec<bool> = uut.w_floor.iter().map(|f| f.val()).collect();
+            let want: Vec<bool> = want.iter().map(|&v| v as u64 >= floor).collect();
+            assert_eq!(got, want, "predicates of the written words, {what}");
             assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
         }
     }
@@ -201,6 +208,7 @@ fn check_counter_tables(cu: bool, reset: Option<u32>, registered: bool, seed: u6
             None
         };
         let (update, promoted) = s1.as_ref().map_or((false, false), |e| (e.1, e.2));
+        uut.valid.next = s1.is_some();
         uut.update.next = update;
         uut.promoted.next = promoted;
         uut.level(false);
