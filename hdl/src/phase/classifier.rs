@@ -3,8 +3,8 @@
 //! module documentation there is the specification); this file adds only the schedule:
 //!
 //! - **Event path**, five stages so that every path starts at a register: *accept* (every clock
-//!   `in_valid & in_ready`) decides whether the event ends the interval and registers it; *hash*
-//!   registers the pc's bucket (h3) and issues the read of its count from the live accumulator
+//!   `in_valid & in_ready`) decides whether the event ends the interval and registers it with its
+//!   pc's bucket (h3); *read* issues the read of the bucket's count from the live accumulator
 //!   bank (block RAM, registered read); *select* registers that count, or, if an event ahead has
 //!   not written the same bucket yet, the count it wrote last clock or writes this clock (the
 //!   RAM returned the data from before those writes); *accumulate* adds the weight, saturating,
@@ -116,7 +116,7 @@ pub struct PhaseClassifier<
     go: Signal<Local, Bit>,
     // Event path.
     hash: ParityHash<LB>,
-    /// The accumulators: two banks in block RAM, one live (read in the hash stage, written in
+    /// The accumulators: two banks in block RAM, one live (read in the read stage, written in
     /// write-back) and one the snapshot being classified (read by Σ and the divider, cleared as
     /// the divider takes each bucket). An interval end swaps them.
     acc0: RAM<Bits<C>, LB>,
@@ -150,13 +150,14 @@ pub struct PhaseClassifier<
     /// An interval end is in the event pipeline or being classified, registered: the next end
     /// waits for it.
     blocked: DFF<Bit>,
-    // The accepted event, registered: the accumulate stage works from registers only.
+    // The accepted event, registered with its pc's bucket (hashed from the input): the RAM read
+    // address is a register, not the end of the hash.
     a_valid: DFF<Bit>,
-    a_pc: DFF<Bits<64>>,
+    a_bucket: DFF<Bits<LB>>,
     a_weight: DFF<Bits<WEIGHT_BITS>>,
     a_ends: DFF<Bit>,
     a_sampled: DFF<Bit>,
-    /// The hashed event, registered: its one-hot bucket.
+    /// The event whose count is being read, registered.
     h_valid: DFF<Bit>,
     h_weight: DFF<Bits<WEIGHT_BITS>>,
     h_ends: DFF<Bit>,
@@ -164,7 +165,7 @@ pub struct PhaseClassifier<
     /// The bucket of each stage's event as a number: every pc hits exactly one bucket, so two
     /// events share one when these are equal (no OR over B one-hot pairs).
     h_bucket: DFF<Bits<LB>>,
-    /// The hashed event's accumulator as read from its bank (the read was issued in the hash
+    /// The hashed event's accumulator as read from its bank (the read was issued in the read
     /// stage), and whether its bucket is the one the event ahead of it (in the select stage)
     /// updates this clock, the one in write-back writes this clock, or the one written last
     /// clock (the RAM read returned the data from before that write).
@@ -218,6 +219,10 @@ pub struct PhaseClassifier<
     snap_rd: Signal<Local, Bits<C>>,
     snap_clear: Signal<Local, Bit>,
     rem2: Signal<Local, Bits<DW>>,
+    /// 2·rem − (Σ + 1), wrapping: Σ + 1 < 2^(DW−1) and rem < Σ + 1, so its top bit is the
+    /// borrow (one carry chain decides the quotient bit and gives the new remainder).
+    rem_diff: Signal<Local, Bits<DW>>,
+    top_shift: Constant<Bits<8>>,
     quo2: Signal<Local, Bits<Q>>,
     vram: RAM<Bits<Q>, LB>,
     sig: RAM<Bits<Q>, SA>,
@@ -434,7 +439,7 @@ impl<
             rem_low: Default::default(),
             borrow: Default::default(),
             a_valid: Default::default(),
-            a_pc: Default::default(),
+            a_bucket: Default::default(),
             a_weight: Default::default(),
             a_ends: Default::default(),
             a_sampled: Default::default(),
@@ -481,6 +486,8 @@ impl<
             snap_rd: Default::default(),
             snap_clear: Default::default(),
             rem2: Default::default(),
+            rem_diff: Default::default(),
+            top_shift: c(DW as u64 - 1),
             quo2: Default::default(),
             vram: Default::default(),
             sig: Default::default(),
@@ -607,7 +614,7 @@ impl<
             x_bucket,
             x_sum,
             a_valid,
-            a_pc,
+            a_bucket,
             a_weight,
             a_ends,
             a_sampled,
@@ -746,7 +753,9 @@ impl<
             & (self.borrow.val()
                 | (bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(self.rem_low.val()) == 0));
         self.a_valid.d.next = self.go.val();
-        self.a_pc.d.next = self.in_pc.val();
+        self.hash.a.next = self.in_pc.val();
+        self.hash.b.next = 0.into();
+        self.a_bucket.d.next = self.hash.index.val();
         self.a_weight.d.next = self.in_weight.val();
         self.a_ends.d.next = self.ends.val();
         self.a_sampled.d.next = self.sampled.val();
@@ -783,9 +792,7 @@ impl<
                 }
             }
         }
-        // Hash: the registered pc's bucket, one-hot, registered with the event.
-        self.hash.a.next = self.a_pc.q.val();
-        self.hash.b.next = 0.into();
+        // Read: the bucket's count is read from the event's bank (the address is `a_bucket`).
         self.h_valid.d.next = self.a_valid.q.val();
         self.h_weight.d.next = self.a_weight.q.val();
         self.h_ends.d.next = self.a_ends.q.val();
@@ -804,7 +811,7 @@ impl<
         if self.h_bank.q.val() {
             self.h_cur.next = self.acc1.read_data.val();
         }
-        self.h_bucket.d.next = self.hash.index.val();
+        self.h_bucket.d.next = self.a_bucket.q.val();
         self.s_bucket.d.next = self.h_bucket.q.val();
         self.w_bucket.d.next = self.s_bucket.q.val();
         self.x_bucket.d.next = self.w_bucket.q.val();
@@ -869,10 +876,11 @@ impl<
 
         // ---- Classification ----
         // Restoring division step: the remainder doubles, the divisor is Σ + 1.
+        self.rem_diff.next = (self.rem.q.val() << 1) - self.total.q.val();
         self.rem2.next = self.rem.q.val() << 1;
         self.quo2.next = self.quo.q.val() << 1;
-        if self.rem2.val() >= self.total.q.val() {
-            self.rem2.next = (self.rem.q.val() << 1) - self.total.q.val();
+        if !(self.rem_diff.val() >> self.top_shift.val()).any() {
+            self.rem2.next = self.rem_diff.val();
             self.quo2.next = (self.quo.q.val() << 1) + 1;
         }
         // Distance datapath (one clock after the reads were issued).
@@ -1217,15 +1225,15 @@ impl<
             self.total.d.next = 1.into();
         }
 
-        // Read ports: the live bank (that of the event in the hash stage) reads its bucket; the
+        // Read ports: the live bank (that of the event in the read stage) reads its bucket; the
         // other reads the bucket the sum or the divider takes next clock. The snapshot's last
         // write (the event that ends the interval) is a clock before the settling clock, whose
         // read is the sum's first.
-        self.acc0.read_address.next = self.hash.index.val();
+        self.acc0.read_address.next = self.a_bucket.q.val();
         self.acc1.read_address.next = self.b.d.val();
         if self.a_bank.q.val() {
             self.acc0.read_address.next = self.b.d.val();
-            self.acc1.read_address.next = self.hash.index.val();
+            self.acc1.read_address.next = self.a_bucket.q.val();
         }
         // The divider's clear of the bucket it took (its bank has no event write: the next
         // interval end, which would swap the banks back, waits for this classification).
