@@ -3,14 +3,18 @@
 //! module documentation there is the specification); this file adds only the schedule:
 //!
 //! - **Event path**, five stages so that every path starts at a register: *accept* (every clock
-//!   `in_valid & in_ready`) decides whether the event ends the interval and registers it; *hash*
-//!   registers the pc's bucket (h3), one-hot; *select* registers that bucket's count, picked with
-//!   an AND-OR (not a priority chain), or the count of the event in write-back if it is the same
-//!   bucket; *accumulate* adds the weight, saturating, to that count — or, when the event just
-//!   ahead has the same bucket, to the count it computed (a forward, so the loop is a select, a
-//!   carry chain and, only where an interval can reach the maximum, the saturation);
-//!   *write-back* stores the count. On the event that ends the interval the accumulators move to
-//!   a snapshot bank and the live bank clears, in the same clock; the events behind it select 0.
+//!   `in_valid & in_ready`) decides whether the event ends the interval and registers it with its
+//!   pc's bucket (h3); *read* issues the read of the bucket's count from the live accumulator
+//!   bank (block RAM, registered read); *select* registers that count, or, if an event ahead has
+//!   not written the same bucket yet, the count it wrote last clock or writes this clock (the
+//!   RAM returned the data from before those writes); *accumulate* adds the weight, saturating,
+//!   to that count — or, when the event just ahead has the same bucket, to the count it computed
+//!   (a forward, so the loop is a select, a carry chain and, only where an interval can reach
+//!   the maximum, the saturation); *write-back* stores the count in its bank. The accumulators
+//!   are two RAM banks: the event that ends the interval is the last one of its bank, which
+//!   becomes the snapshot; the events behind it use the other bank, clean, and select 0 while
+//!   the end is ahead of them. The divider clears each snapshot bucket as it takes it, so the
+//!   bank is clean when the next interval end makes it live again.
 //! - **Classification** of the snapshot, serially: a settling clock, Σ (B clocks); the normalisation, a restoring
 //!   divider computing floor(acc·2^Q / (Σ + 1)) in Q + 1 clocks a bucket; the Manhattan distance
 //!   to every entry, a bucket per clock from the signature RAM (P·B + 2 clocks: read, absolute
@@ -18,8 +22,8 @@
 //!   decision, the entry's interval count and phase id, and the LRU update (3 clocks); the
 //!   signature write (B + 2 clocks, skipped for a hit on a leader); the run-length Markov
 //!   predictor (3 clocks); then one output record.
-//! - **Stall** (the only times `in_ready` is low): while the predictor table clears after reset
-//!   (`markov_entries` clocks), and while a classification is in progress (or an interval end is
+//! - **Stall** (the only times `in_ready` is low): while the predictor table and the
+//!   accumulator banks clear after reset (`markov_entries` clocks, at least B), and while a classification is in progress (or an interval end is
 //!   in the hash, select, accumulate or write-back stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
 //!   of I, so that no interval can end before the previous one is classified. With I ≥ 255 × (classification clocks) it never happens.
 
@@ -89,9 +93,6 @@ pub struct PhaseClassifier<
     round: Constant<Bits<Q>>,
     counter_max: Constant<Bits<C>>,
     markov_shift: Constant<Bits<4>>,
-    bucket_ids: [Constant<Bits<LB>>; B],
-    /// (i − 1) mod B: bucket i follows bucket prev_ids[i].
-    prev_ids: [Constant<Bits<LB>>; B],
     entry_ids: [Constant<Bits<LP>>; P],
     last_bucket: Constant<Bits<LB>>,
     last_entry: Constant<Bits<LP>>,
@@ -115,8 +116,19 @@ pub struct PhaseClassifier<
     go: Signal<Local, Bit>,
     // Event path.
     hash: ParityHash<LB>,
-    live: [DFF<Bits<C>>; B],
-    snap: [DFF<Bits<C>>; B],
+    /// The accumulators: two banks in block RAM, one live (read in the read stage, written in
+    /// write-back) and one the snapshot being classified (read by Σ and the divider, cleared as
+    /// the divider takes each bucket). An interval end swaps them.
+    acc0: RAM<Bits<C>, LB>,
+    acc1: RAM<Bits<C>, LB>,
+    /// The bank of the next accepted event (it flips after the event that ends an interval), of
+    /// the event in each stage, and of the snapshot being classified.
+    bank: DFF<Bit>,
+    a_bank: DFF<Bit>,
+    h_bank: DFF<Bit>,
+    s_bank: DFF<Bit>,
+    w_bank: DFF<Bit>,
+    c_bank: DFF<Bit>,
     /// Instructions left in the interval (I − count, in 1 ..= I). A weight is subtracted from the
     /// low part alone, its borrow choosing the high part or the high part − 1 (computed from the
     /// register in parallel): no 32-bit chain after the input.
@@ -138,34 +150,39 @@ pub struct PhaseClassifier<
     /// An interval end is in the event pipeline or being classified, registered: the next end
     /// waits for it.
     blocked: DFF<Bit>,
-    // The accepted event, registered: the accumulate stage works from registers only.
+    // The accepted event, registered with its pc's bucket (hashed from the input): the RAM read
+    // address is a register, not the end of the hash.
     a_valid: DFF<Bit>,
-    a_pc: DFF<Bits<64>>,
+    a_bucket: DFF<Bits<LB>>,
     a_weight: DFF<Bits<WEIGHT_BITS>>,
     a_ends: DFF<Bit>,
     a_sampled: DFF<Bit>,
-    /// The hashed event, registered: its one-hot bucket.
+    /// The event whose count is being read, registered.
     h_valid: DFF<Bit>,
     h_weight: DFF<Bits<WEIGHT_BITS>>,
     h_ends: DFF<Bit>,
     h_sampled: DFF<Bit>,
-    h_hit: [DFF<Bit>; B],
     /// The bucket of each stage's event as a number: every pc hits exactly one bucket, so two
     /// events share one when these are equal (no OR over B one-hot pairs).
     h_bucket: DFF<Bits<LB>>,
-    /// The AND-OR select of the hashed event's accumulator, and whether its bucket is the one the
-    /// event ahead of it (in the select stage) updates this clock.
-    masked_live: [Signal<Local, Bits<C>>; B],
+    /// The hashed event's accumulator as read from its bank (the read was issued in the read
+    /// stage), and whether its bucket is the one the event ahead of it (in the select stage)
+    /// updates this clock, the one in write-back writes this clock, or the one written last
+    /// clock (the RAM read returned the data from before that write).
     h_cur: Signal<Local, Bits<C>>,
     h_same: Signal<Local, Bit>,
     h_same_w: Signal<Local, Bit>,
+    h_same_x: Signal<Local, Bit>,
+    /// The count written back last clock, for the forward above.
+    x_write: DFF<Bit>,
+    x_bucket: DFF<Bits<LB>>,
+    x_sum: DFF<Bits<C>>,
     /// The selected event, registered: its bucket's count as the accumulators held it, and
     /// `s_fwd` when the event ahead updated that bucket since (then `last_sum` is the count).
     s_valid: DFF<Bit>,
     s_weight: DFF<Bits<WEIGHT_BITS>>,
     s_ends: DFF<Bit>,
     s_sampled: DFF<Bit>,
-    s_hit: [DFF<Bit>; B],
     s_bucket: DFF<Bits<LB>>,
     s_cur: DFF<Bits<C>>,
     s_fwd: DFF<Bit>,
@@ -174,7 +191,6 @@ pub struct PhaseClassifier<
     w_valid: DFF<Bit>,
     w_ends: DFF<Bit>,
     w_sampled: DFF<Bit>,
-    w_hit: [DFF<Bit>; B],
     w_bucket: DFF<Bits<LB>>,
     /// Whether an accumulator can reach its maximum within an interval at all.
     saturates: Constant<Bit>,
@@ -197,18 +213,16 @@ pub struct PhaseClassifier<
     total: DFF<Bits<DW>>,
     rem: DFF<Bits<DW>>,
     quo: DFF<Bits<Q>>,
-    /// The snapshot's bucket `b` as it will be next clock, registered (the sum and the divider
-    /// start from a register): one-hot registers of b and b + 1 pick both candidates with AND-ORs,
-    /// and `walk_step` (b advances this clock in the sum or the divider) chooses.
-    here_hot: [DFF<Bit>; B],
-    ahead_hot: [DFF<Bit>; B],
-    walk_step: Signal<Local, Bit>,
-    snap_b: Signal<Local, Bits<C>>,
-    masked_snap: [Signal<Local, Bits<C>>; B],
-    snap_ahead: Signal<Local, Bits<C>>,
-    masked_ahead: [Signal<Local, Bits<C>>; B],
-    snap_sel: DFF<Bits<C>>,
+    /// The snapshot's bucket `b`, read from its bank (the read address is `b` as it will be next
+    /// clock), and the divider taking it (its word is cleared: the bank is clean when it is
+    /// live again).
+    snap_rd: Signal<Local, Bits<C>>,
+    snap_clear: Signal<Local, Bit>,
     rem2: Signal<Local, Bits<DW>>,
+    /// 2·rem − (Σ + 1), wrapping: Σ + 1 < 2^(DW−1) and rem < Σ + 1, so its top bit is the
+    /// borrow (one carry chain decides the quotient bit and gives the new remainder).
+    rem_diff: Signal<Local, Bits<DW>>,
+    top_shift: Constant<Bits<8>>,
     quo2: Signal<Local, Bits<Q>>,
     vram: RAM<Bits<Q>, LB>,
     sig: RAM<Bits<Q>, SA>,
@@ -350,6 +364,7 @@ impl<
             || D != Q + LB
             || DW != C + LB + 1
             || C < WEIGHT_BITS
+            || LB > LM
         {
             return Err(format!(
                 "phase classifier RTL shape does not match {}",
@@ -378,8 +393,6 @@ impl<
             round: c((1u64 << cfg.centre_shift) - 1),
             counter_max: c(cfg.counter_max()),
             markov_shift: c(cfg.markov_bits().div_ceil(2) as u64),
-            bucket_ids: std::array::from_fn(|i| c(i as u64)),
-            prev_ids: std::array::from_fn(|i| c(((i + B - 1) % B) as u64)),
             entry_ids: std::array::from_fn(|i| c(i as u64)),
             last_bucket: c(B as u64 - 1),
             last_entry: c(P as u64 - 1),
@@ -402,8 +415,14 @@ impl<
             tag_run_shift: c(PHASE_ID_BITS as u64),
             go: Default::default(),
             hash: ParityHash::new(&masks),
-            live: std::array::from_fn(|_| Default::default()),
-            snap: std::array::from_fn(|_| Default::default()),
+            acc0: Default::default(),
+            acc1: Default::default(),
+            bank: Default::default(),
+            a_bank: Default::default(),
+            h_bank: Default::default(),
+            s_bank: Default::default(),
+            w_bank: Default::default(),
+            c_bank: Default::default(),
             remaining: Default::default(),
             sample: Default::default(),
             ends: Default::default(),
@@ -420,7 +439,7 @@ impl<
             rem_low: Default::default(),
             borrow: Default::default(),
             a_valid: Default::default(),
-            a_pc: Default::default(),
+            a_bucket: Default::default(),
             a_weight: Default::default(),
             a_ends: Default::default(),
             a_sampled: Default::default(),
@@ -428,23 +447,23 @@ impl<
             h_weight: Default::default(),
             h_ends: Default::default(),
             h_sampled: Default::default(),
-            h_hit: std::array::from_fn(|_| Default::default()),
-            masked_live: std::array::from_fn(|_| Default::default()),
             h_cur: Default::default(),
             h_same: Default::default(),
             h_same_w: Default::default(),
+            h_same_x: Default::default(),
+            x_write: Default::default(),
+            x_bucket: Default::default(),
+            x_sum: Default::default(),
             s_valid: Default::default(),
             s_weight: Default::default(),
             s_ends: Default::default(),
             s_sampled: Default::default(),
-            s_hit: std::array::from_fn(|_| Default::default()),
             s_cur: Default::default(),
             s_fwd: Default::default(),
             last_sum: Default::default(),
             w_valid: Default::default(),
             w_ends: Default::default(),
             w_sampled: Default::default(),
-            w_hit: std::array::from_fn(|_| Default::default()),
             // An interval's weights sum to at most I − 1 plus one maximal weight.
             saturates: Constant::new(
                 cfg.counter_max() < cfg.interval - 1 + PhaseConfig::weight_max(),
@@ -464,15 +483,11 @@ impl<
             total: Default::default(),
             rem: Default::default(),
             quo: Default::default(),
-            snap_b: Default::default(),
-            here_hot: std::array::from_fn(|_| Default::default()),
-            ahead_hot: std::array::from_fn(|_| Default::default()),
-            walk_step: Default::default(),
-            masked_snap: std::array::from_fn(|_| Default::default()),
-            snap_ahead: Default::default(),
-            masked_ahead: std::array::from_fn(|_| Default::default()),
-            snap_sel: Default::default(),
+            snap_rd: Default::default(),
+            snap_clear: Default::default(),
             rem2: Default::default(),
+            rem_diff: Default::default(),
+            top_shift: c(DW as u64 - 1),
             quo2: Default::default(),
             vram: Default::default(),
             sig: Default::default(),
@@ -589,8 +604,17 @@ impl<
             h_bucket,
             s_bucket,
             w_bucket,
+            bank,
+            a_bank,
+            h_bank,
+            s_bank,
+            w_bank,
+            c_bank,
+            x_write,
+            x_bucket,
+            x_sum,
             a_valid,
-            a_pc,
+            a_bucket,
             a_weight,
             a_ends,
             a_sampled,
@@ -618,7 +642,6 @@ impl<
             step_first,
             step_last,
             total,
-            snap_sel,
             rem,
             quo,
             issuing,
@@ -671,12 +694,6 @@ impl<
             o_predicted,
             o_interval
         );
-        for i in 0..B {
-            self.live[i].clock.next = self.clock.val();
-            self.live[i].d.next = self.live[i].q.val();
-            self.snap[i].clock.next = self.clock.val();
-            self.snap[i].d.next = self.snap[i].q.val();
-        }
         for i in 0..P {
             self.valid[i].clock.next = self.clock.val();
             self.valid[i].d.next = self.valid[i].q.val();
@@ -687,6 +704,10 @@ impl<
             self.counts[i].clock.next = self.clock.val();
             self.counts[i].d.next = self.counts[i].q.val();
         }
+        self.acc0.read_clock.next = self.clock.val();
+        self.acc0.write_clock.next = self.clock.val();
+        self.acc1.read_clock.next = self.clock.val();
+        self.acc1.write_clock.next = self.clock.val();
         self.vram.read_clock.next = self.clock.val();
         self.vram.write_clock.next = self.clock.val();
         self.sig.read_clock.next = self.clock.val();
@@ -705,7 +726,7 @@ impl<
         self.markov.write_address.next = self.clear_addr.q.val();
         self.markov.write_data.next = 0.into();
         self.o_valid.d.next = false;
-        self.walk_step.next = false;
+        self.snap_clear.next = false;
         self.out_valid.next = self.o_valid.q.val();
         self.out_phase.next = self.o_phase.q.val();
         self.out_distance.next = self.o_distance.q.val();
@@ -732,10 +753,16 @@ impl<
             & (self.borrow.val()
                 | (bit_cast::<WEIGHT_BITS, { WEIGHT_BITS + 1 }>(self.rem_low.val()) == 0));
         self.a_valid.d.next = self.go.val();
-        self.a_pc.d.next = self.in_pc.val();
+        self.hash.a.next = self.in_pc.val();
+        self.hash.b.next = 0.into();
+        self.a_bucket.d.next = self.hash.index.val();
         self.a_weight.d.next = self.in_weight.val();
         self.a_ends.d.next = self.ends.val();
         self.a_sampled.d.next = self.sampled.val();
+        self.a_bank.d.next = self.bank.q.val();
+        if self.go.val() & self.ends.val() {
+            self.bank.d.next = !self.bank.q.val();
+        }
         if self.go.val() {
             if self.sampled.val() {
                 self.sample.d.next = 0.into();
@@ -765,42 +792,42 @@ impl<
                 }
             }
         }
-        // Hash: the registered pc's bucket, one-hot, registered with the event.
-        self.hash.a.next = self.a_pc.q.val();
-        self.hash.b.next = 0.into();
+        // Read: the bucket's count is read from the event's bank (the address is `a_bucket`).
         self.h_valid.d.next = self.a_valid.q.val();
         self.h_weight.d.next = self.a_weight.q.val();
         self.h_ends.d.next = self.a_ends.q.val();
         self.h_sampled.d.next = self.a_sampled.q.val();
-        // Select: the bucket's count (an AND-OR select, not a priority chain), registered. Two
-        // events ahead have not written their buckets yet: the one in the write-back stage
-        // (`last_sum` now; taken here if it is this bucket) and the one in the accumulate stage
-        // (its count is known only next clock: `s_fwd` makes the accumulate stage take it). If
-        // either ends the interval every accumulator clears: the count is 0.
-        self.h_cur.next = 0.into();
-        self.h_bucket.d.next = self.hash.index.val();
+        self.h_bank.d.next = self.a_bank.q.val();
+        self.s_bank.d.next = self.h_bank.q.val();
+        self.w_bank.d.next = self.s_bank.q.val();
+        // Select: the bucket's count as its bank returned it, registered. Three events ahead
+        // had not written their buckets when it was read: the one written last clock (`x_sum`),
+        // the one in the write-back stage (`last_sum` now; taken here if it is this bucket) and
+        // the one in the accumulate stage (its count is known only next clock: `s_fwd` makes the
+        // accumulate stage take it). If one in the pipeline ends the interval, this event is in
+        // the other bank, which is clean: the count is 0 (an ending event that wrote last clock
+        // is not forwarded).
+        self.h_cur.next = self.acc0.read_data.val();
+        if self.h_bank.q.val() {
+            self.h_cur.next = self.acc1.read_data.val();
+        }
+        self.h_bucket.d.next = self.a_bucket.q.val();
         self.s_bucket.d.next = self.h_bucket.q.val();
         self.w_bucket.d.next = self.s_bucket.q.val();
+        self.x_bucket.d.next = self.w_bucket.q.val();
+        self.x_sum.d.next = self.last_sum.q.val();
+        self.x_write.d.next = self.w_valid.q.val() & self.w_sampled.q.val() & !self.w_ends.q.val();
         self.h_same.next = self.h_bucket.q.val() == self.s_bucket.q.val();
         self.h_same_w.next = self.h_bucket.q.val() == self.w_bucket.q.val();
-        for i in 0..B {
-            self.h_hit[i].clock.next = self.clock.val();
-            self.h_hit[i].d.next = self.hash.index.val() == self.bucket_ids[i].val();
-            self.masked_live[i].next = 0.into();
-            if self.h_hit[i].q.val() {
-                self.masked_live[i].next = self.live[i].q.val();
-            }
-            self.h_cur.next = self.h_cur.val() | self.masked_live[i].val();
-            self.s_hit[i].clock.next = self.clock.val();
-            self.s_hit[i].d.next = self.h_hit[i].q.val();
-            self.w_hit[i].clock.next = self.clock.val();
-            self.w_hit[i].d.next = self.s_hit[i].q.val();
-        }
+        self.h_same_x.next = self.h_bucket.q.val() == self.x_bucket.q.val();
         self.s_valid.d.next = self.h_valid.q.val();
         self.s_weight.d.next = self.h_weight.q.val();
         self.s_ends.d.next = self.h_ends.q.val();
         self.s_sampled.d.next = self.h_sampled.q.val();
         self.s_cur.d.next = self.h_cur.val();
+        if self.x_write.q.val() & self.h_same_x.val() {
+            self.s_cur.d.next = self.x_sum.q.val();
+        }
         if self.w_valid.q.val() & self.w_sampled.q.val() & self.h_same_w.val() {
             self.s_cur.d.next = self.last_sum.q.val();
         }
@@ -829,30 +856,31 @@ impl<
         self.w_valid.d.next = self.s_valid.q.val();
         self.w_ends.d.next = self.s_ends.q.val();
         self.w_sampled.d.next = self.s_sampled.q.val();
-        // Write-back: the count to its bucket; at an interval end the accumulators move to the
-        // snapshot and clear.
-        if self.w_valid.q.val() {
-            for i in 0..B {
-                if self.w_ends.q.val() {
-                    self.live[i].d.next = 0.into();
-                    self.snap[i].d.next = self.live[i].q.val();
-                }
-                if self.w_sampled.q.val() & self.w_hit[i].q.val() {
-                    if self.w_ends.q.val() {
-                        self.snap[i].d.next = self.last_sum.q.val();
-                    } else {
-                        self.live[i].d.next = self.last_sum.q.val();
-                    }
-                }
-            }
+        // Write-back: the count to its bucket in its bank; after an interval end that bank is
+        // the snapshot (the next events use the other, clean bank).
+        self.acc0.write_address.next = self.w_bucket.q.val();
+        self.acc0.write_data.next = self.last_sum.q.val();
+        self.acc0.write_enable.next =
+            self.w_valid.q.val() & self.w_sampled.q.val() & !self.w_bank.q.val();
+        self.acc1.write_address.next = self.w_bucket.q.val();
+        self.acc1.write_data.next = self.last_sum.q.val();
+        self.acc1.write_enable.next =
+            self.w_valid.q.val() & self.w_sampled.q.val() & self.w_bank.q.val();
+        if self.w_valid.q.val() & self.w_ends.q.val() {
+            self.c_bank.d.next = self.w_bank.q.val();
+        }
+        self.snap_rd.next = self.acc0.read_data.val();
+        if self.c_bank.q.val() {
+            self.snap_rd.next = self.acc1.read_data.val();
         }
 
         // ---- Classification ----
         // Restoring division step: the remainder doubles, the divisor is Σ + 1.
+        self.rem_diff.next = (self.rem.q.val() << 1) - self.total.q.val();
         self.rem2.next = self.rem.q.val() << 1;
         self.quo2.next = self.quo.q.val() << 1;
-        if self.rem2.val() >= self.total.q.val() {
-            self.rem2.next = (self.rem.q.val() << 1) - self.total.q.val();
+        if !(self.rem_diff.val() >> self.top_shift.val()).any() {
+            self.rem2.next = self.rem_diff.val();
             self.quo2.next = (self.quo.q.val() << 1) + 1;
         }
         // Distance datapath (one clock after the reads were issued).
@@ -967,7 +995,14 @@ impl<
 
         match self.state.q.val() {
             PhaseState::Clear => {
+                // Both accumulator banks clear too (B <= markov_entries).
                 self.markov.write_enable.next = true;
+                self.acc0.write_enable.next = true;
+                self.acc0.write_address.next = self.clear_addr.q.val().get_bits::<LB>(0);
+                self.acc0.write_data.next = 0.into();
+                self.acc1.write_enable.next = true;
+                self.acc1.write_address.next = self.clear_addr.q.val().get_bits::<LB>(0);
+                self.acc1.write_data.next = 0.into();
                 self.clear_addr.d.next = self.clear_addr.q.val() + 1;
                 if self.clear_addr.q.val() == self.last_markov.val() {
                     self.state.d.next = PhaseState::Idle;
@@ -978,8 +1013,7 @@ impl<
                 self.state.d.next = PhaseState::Sum;
             }
             PhaseState::Sum => {
-                self.walk_step.next = true;
-                self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_sel.q.val());
+                self.total.d.next = self.total.q.val() + bit_cast::<DW, C>(self.snap_rd.val());
                 self.b.d.next = self.b.q.val() + 1;
                 if self.b_last.q.val() {
                     self.state.d.next = PhaseState::Divide;
@@ -988,7 +1022,8 @@ impl<
             }
             PhaseState::Divide => {
                 if self.step_first.q.val() {
-                    self.rem.d.next = bit_cast::<DW, C>(self.snap_sel.q.val());
+                    self.snap_clear.next = true;
+                    self.rem.d.next = bit_cast::<DW, C>(self.snap_rd.val());
                     self.quo.d.next = 0.into();
                     self.step.d.next = 1.into();
                 } else {
@@ -998,7 +1033,6 @@ impl<
                     if self.step_last.q.val() {
                         self.vram.write_enable.next = true;
                         self.step.d.next = 0.into();
-                        self.walk_step.next = true;
                         self.b.d.next = self.b.q.val() + 1;
                         if self.b_last.q.val() {
                             self.state.d.next = PhaseState::Distance;
@@ -1191,29 +1225,28 @@ impl<
             self.total.d.next = 1.into();
         }
 
-        // The bucket the sum or the divider reads next clock. The snapshot changes only at an
-        // interval end, which the settling clock separates from the first read.
-        self.snap_b.next = 0.into();
-        self.snap_ahead.next = 0.into();
-        for i in 0..B {
-            self.here_hot[i].clock.next = self.clock.val();
-            self.ahead_hot[i].clock.next = self.clock.val();
-            self.here_hot[i].d.next = self.b.d.val() == self.bucket_ids[i].val();
-            self.ahead_hot[i].d.next = self.b.d.val() == self.prev_ids[i].val();
-            self.masked_snap[i].next = 0.into();
-            if self.here_hot[i].q.val() {
-                self.masked_snap[i].next = self.snap[i].q.val();
-            }
-            self.snap_b.next = self.snap_b.val() | self.masked_snap[i].val();
-            self.masked_ahead[i].next = 0.into();
-            if self.ahead_hot[i].q.val() {
-                self.masked_ahead[i].next = self.snap[i].q.val();
-            }
-            self.snap_ahead.next = self.snap_ahead.val() | self.masked_ahead[i].val();
+        // Read ports: the live bank (that of the event in the read stage) reads its bucket; the
+        // other reads the bucket the sum or the divider takes next clock. The snapshot's last
+        // write (the event that ends the interval) is a clock before the settling clock, whose
+        // read is the sum's first.
+        self.acc0.read_address.next = self.a_bucket.q.val();
+        self.acc1.read_address.next = self.b.d.val();
+        if self.a_bank.q.val() {
+            self.acc0.read_address.next = self.b.d.val();
+            self.acc1.read_address.next = self.a_bucket.q.val();
         }
-        self.snap_sel.d.next = self.snap_b.val();
-        if self.walk_step.val() {
-            self.snap_sel.d.next = self.snap_ahead.val();
+        // The divider's clear of the bucket it took (its bank has no event write: the next
+        // interval end, which would swap the banks back, waits for this classification).
+        if self.snap_clear.val() {
+            if self.c_bank.q.val() {
+                self.acc1.write_enable.next = true;
+                self.acc1.write_address.next = self.b.q.val();
+                self.acc1.write_data.next = 0.into();
+            } else {
+                self.acc0.write_enable.next = true;
+                self.acc0.write_address.next = self.b.q.val();
+                self.acc0.write_data.next = 0.into();
+            }
         }
 
         self.b_last.d.next = self.b.d.val() == self.last_bucket.val();
@@ -1229,6 +1262,7 @@ impl<
             self.state.d.next = PhaseState::Clear;
             self.near.d.next = self.interval_near.val();
             self.blocked.d.next = false;
+            self.bank.d.next = false;
             self.clear_addr.d.next = 0.into();
             self.busy.d.next = false;
             self.remaining.d.next = self.interval.val();
@@ -1250,9 +1284,6 @@ impl<
             self.cd_valid.d.next = false;
             self.st_valid.d.next = false;
             self.issuing.d.next = false;
-            for i in 0..B {
-                self.live[i].d.next = 0.into();
-            }
             for i in 0..P {
                 self.valid[i].d.next = false;
                 self.ages[i].d.next = self.entry_ids[i].val();
