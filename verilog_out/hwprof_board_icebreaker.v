@@ -659,6 +659,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     reg  counters$reset;
     reg  [19:0] counters$read_index$0;
     reg  counters$read_bank;
+    reg  counters$valid;
     reg  counters$update;
     reg  counters$promoted;
     wire  [23:0] counters$new_min;
@@ -717,6 +718,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .reset(counters$reset),
         .read_index$0(counters$read_index$0),
         .read_bank(counters$read_bank),
+        .valid(counters$valid),
         .update(counters$update),
         .promoted(counters$promoted),
         .new_min(counters$new_min),
@@ -802,6 +804,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         acc$candidate = counters$candidate;
         acc$end_interval = s1_last$q;
         acc$interval = control$interval;
+        counters$valid = s1_valid$q;
         counters$update = s1_valid$q & ~acc$hit;
         counters$promoted = acc$promoted;
         counters$clear_start = s1_valid$q & s1_last$q;
@@ -2323,13 +2326,14 @@ module hwprof_board_icebreaker$profiler$control$parity(d,q,clock);
 endmodule // top$profiler$control$parity
 
 
-module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_bank,update,promoted,new_min,candidate,clear_start,clearing0,clearing1);
+module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_bank,valid,update,promoted,new_min,candidate,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  [19:0] read_index$0;
     input wire  read_bank;
+    input wire  valid;
     input wire  update;
     input wire  promoted;
     output reg  [23:0] new_min;
@@ -2339,7 +2343,9 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     output reg  clearing1;
     
     // Constant declarations
+    localparam  stored = 24'hfffff;
     localparam  registered = 1'b0;
+    localparam  floor = 24'h1387f;
     localparam  zero = 24'h0;
     
     // Stub signals
@@ -2363,15 +2369,15 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     reg  s1_bank$d;
     wire  s1_bank$q;
     reg  s1_bank$clock;
-    reg  fw_valid$d;
-    wire  fw_valid$q;
-    reg  fw_valid$clock;
     reg  fw_same$0$d;
     wire  fw_same$0$q;
     reg  fw_same$0$clock;
     reg  [23:0] fw_data$0$d;
     wire  [23:0] fw_data$0$q;
     reg  fw_data$0$clock;
+    reg  fw_floor$0$d;
+    wire  fw_floor$0$q;
+    reg  fw_floor$0$clock;
     reg  clear0$clock;
     reg  clear0$start;
     wire  clear0$busy;
@@ -2392,14 +2398,23 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     reg  [23:0] r_c$0$d;
     wire  [23:0] r_c$0$q;
     reg  r_c$0$clock;
+    reg  r_floor$0$d;
+    wire  r_floor$0$q;
+    reg  r_floor$0$clock;
     reg  [23:0] cu$c$0;
+    reg  cu$floor$0;
     reg  cu$promoted;
     wire  [23:0] cu$w$0;
+    wire  cu$w_floor$0;
     wire  [23:0] cu$new_min;
     wire  cu$candidate;
     
     // Local signals
+    reg  writes;
+    reg  [23:0] wb$0;
+    reg  wb_floor$0;
     reg  [23:0] m_c$0;
+    reg  m_floor$0;
     
     // Sub module instances
     hwprof_board_icebreaker$profiler$counters$bank0$0 bank0$0(
@@ -2430,11 +2445,6 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         .q(s1_bank$q),
         .clock(s1_bank$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_valid fw_valid(
-        .d(fw_valid$d),
-        .q(fw_valid$q),
-        .clock(fw_valid$clock)
-    );
     hwprof_board_icebreaker$profiler$counters$fw_same$0 fw_same$0(
         .d(fw_same$0$d),
         .q(fw_same$0$q),
@@ -2444,6 +2454,11 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         .d(fw_data$0$d),
         .q(fw_data$0$q),
         .clock(fw_data$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_floor$0 fw_floor$0(
+        .d(fw_floor$0$d),
+        .q(fw_floor$0$q),
+        .clock(fw_floor$0$clock)
     );
     hwprof_board_icebreaker$profiler$counters$clear0 clear0(
         .clock(clear0$clock),
@@ -2477,10 +2492,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         .q(r_c$0$q),
         .clock(r_c$0$clock)
     );
+    hwprof_board_icebreaker$profiler$counters$r_floor$0 r_floor$0(
+        .d(r_floor$0$d),
+        .q(r_floor$0$q),
+        .clock(r_floor$0$clock)
+    );
     hwprof_board_icebreaker$profiler$counters$cu cu(
         .c$0(cu$c$0),
+        .floor$0(cu$floor$0),
         .promoted(cu$promoted),
         .w$0(cu$w$0),
+        .w_floor$0(cu$w_floor$0),
         .new_min(cu$new_min),
         .candidate(cu$candidate)
     );
@@ -2488,11 +2510,10 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
     // Update code
     always @(*) begin
         s1_bank$clock = clock;
-        fw_valid$clock = clock;
         m_bank$clock = clock;
         s1_bank$d = s1_bank$q;
-        fw_valid$d = fw_valid$q;
         m_bank$d = m_bank$q;
+        writes = valid & ~reset;
         clear0$clock = clock;
         clear1$clock = clock;
         clear0$start = reset | (clear_start & ~s1_bank$q);
@@ -2511,6 +2532,8 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         s1_index$0$clock = clock;
         fw_same$0$clock = clock;
         fw_data$0$clock = clock;
+        fw_floor$0$clock = clock;
+        r_floor$0$clock = clock;
         m_index$0$clock = clock;
         m_same2$0$clock = clock;
         r_c$0$clock = clock;
@@ -2518,57 +2541,71 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_b
         bank1$0$read_address = read_index$0;
         m_index$0$d = read_index$0;
         s1_index$0$d = read_index$0;
-        fw_same$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
-        m_same2$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        fw_same$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        m_same2$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
         if (registered) begin
             s1_index$0$d = m_index$0$q;
-            fw_same$0$d = (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
+            fw_same$0$d = writes & (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
         end
         if (m_bank$q) begin
             m_c$0 = bank1$0$read_data;
+            m_floor$0 = bank1$0$read_data >= floor;
         end
         else begin
             m_c$0 = bank0$0$read_data;
+            m_floor$0 = bank0$0$read_data >= floor;
         end
-        if (fw_valid$q & m_same2$0$q) begin
+        if (m_same2$0$q) begin
             m_c$0 = fw_data$0$q;
+            m_floor$0 = fw_floor$0$q;
         end
         r_c$0$d = m_c$0;
-        if (fw_valid$q & fw_same$0$q) begin
+        r_floor$0$d = m_floor$0;
+        if (fw_same$0$q) begin
             cu$c$0 = fw_data$0$q;
+            cu$floor$0 = fw_floor$0$q;
         end
         else if (registered) begin
             cu$c$0 = r_c$0$q;
+            cu$floor$0 = r_floor$0$q;
         end
         else if (s1_bank$q) begin
             cu$c$0 = bank1$0$read_data;
+            cu$floor$0 = bank1$0$read_data >= floor;
         end
         else begin
             cu$c$0 = bank0$0$read_data;
+            cu$floor$0 = bank0$0$read_data >= floor;
         end
         cu$promoted = promoted;
         new_min = cu$new_min;
         candidate = cu$candidate;
-        fw_valid$d = update & ~reset;
-        fw_data$0$d = cu$w$0;
+        wb$0 = cu$c$0 & stored;
+        wb_floor$0 = cu$floor$0;
+        if (update) begin
+            wb$0 = cu$w$0 & stored;
+            wb_floor$0 = cu$w_floor$0;
+        end
+        fw_data$0$d = wb$0;
+        fw_floor$0$d = wb_floor$0;
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
         bank0$0$write_data = zero;
         bank1$0$write_enable = 1'b0;
         bank1$0$write_address = clear1$address;
         bank1$0$write_data = zero;
-        if (update & ~s1_bank$q) begin
+        if (valid & ~s1_bank$q) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = s1_index$0$q;
-            bank0$0$write_data = cu$w$0;
+            bank0$0$write_data = wb$0;
         end
         else if (clear0$busy) begin
             bank0$0$write_enable = 1'b1;
         end
-        if (update & s1_bank$q) begin
+        if (valid & s1_bank$q) begin
             bank1$0$write_enable = 1'b1;
             bank1$0$write_address = s1_index$0$q;
-            bank1$0$write_data = cu$w$0;
+            bank1$0$write_data = wb$0;
         end
         else if (clear1$busy) begin
             bank1$0$write_enable = 1'b1;
@@ -2816,18 +2853,21 @@ module hwprof_board_icebreaker$profiler$counters$clear1$running(d,q,clock);
 endmodule // top$profiler$counters$clear1$running
 
 
-module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,candidate);
+module hwprof_board_icebreaker$profiler$counters$cu(c$0,floor$0,promoted,w$0,w_floor$0,new_min,candidate);
     
     // Module arguments
     input wire  [23:0] c$0;
+    input wire  floor$0;
     input wire  promoted;
     output reg  [23:0] w$0;
+    output reg  w_floor$0;
     output reg  [23:0] new_min;
     output reg  candidate;
     
     // Constant declarations
-    localparam  candidate_floor = 24'h1387f;
     localparam  promotable = 1'b1;
+    localparam  incremented_floor = 24'h1387e;
+    localparam  reset_floor = 1'b0;
     localparam  counter_max = 24'hfffff;
     localparam  saturates = 1'b0;
     localparam  one = 24'h1;
@@ -3679,17 +3719,20 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,promoted,w$0,new_min,can
         if (~saturates | (c$0 < counter_max)) begin
             inc$0 = c$0 + one;
         end
-        floor_gather$bits$0 = c$0 >= candidate_floor;
+        floor_gather$bits$0 = floor$0;
         if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
             new_min = inc$0;
         end
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
+        w_floor$0 = floor$0;
         if ((~saturates | (c$0 < counter_max)) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$0 = c$0 + one;
+            w_floor$0 = c$0 >= incremented_floor;
         end
         if (promoted & reset_on_promote) begin
             w$0 = reset_value;
+            w_floor$0 = reset_floor;
         end
         else begin
             w$0 = c_inc$0;
@@ -4010,6 +4053,25 @@ module hwprof_board_icebreaker$profiler$counters$fw_data$0(d,q,clock);
 endmodule // top$profiler$counters$fw_data$0
 
 
+module hwprof_board_icebreaker$profiler$counters$fw_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_floor$0
+
+
 module hwprof_board_icebreaker$profiler$counters$fw_same$0(d,q,clock);
     
     // Module arguments
@@ -4027,25 +4089,6 @@ module hwprof_board_icebreaker$profiler$counters$fw_same$0(d,q,clock);
     end
           
 endmodule // top$profiler$counters$fw_same$0
-
-
-module hwprof_board_icebreaker$profiler$counters$fw_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$counters$fw_valid
 
 
 module hwprof_board_icebreaker$profiler$counters$m_bank(d,q,clock);
@@ -4122,6 +4165,25 @@ module hwprof_board_icebreaker$profiler$counters$r_c$0(d,q,clock);
     end
           
 endmodule // top$profiler$counters$r_c$0
+
+
+module hwprof_board_icebreaker$profiler$counters$r_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$r_floor$0
 
 
 module hwprof_board_icebreaker$profiler$counters$s1_bank(d,q,clock);

@@ -661,6 +661,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  [19:0] counters$read_index$0;
     reg  [19:0] counters$read_index$1;
     reg  counters$read_bank;
+    reg  counters$valid;
     reg  counters$update;
     reg  counters$promoted;
     wire  [23:0] counters$new_min;
@@ -721,6 +722,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .read_index$0(counters$read_index$0),
         .read_index$1(counters$read_index$1),
         .read_bank(counters$read_bank),
+        .valid(counters$valid),
         .update(counters$update),
         .promoted(counters$promoted),
         .new_min(counters$new_min),
@@ -807,6 +809,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         acc$candidate = counters$candidate;
         acc$end_interval = s1_last$q;
         acc$interval = control$interval;
+        counters$valid = s1_valid$q;
         counters$update = s1_valid$q & ~acc$hit;
         counters$promoted = acc$promoted;
         counters$clear_start = s1_valid$q & s1_last$q;
@@ -2328,7 +2331,7 @@ module hwprof_board_ulx3s$profiler$control$parity(d,q,clock);
 endmodule // top$profiler$control$parity
 
 
-module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$1,read_bank,update,promoted,new_min,candidate,clear_start,clearing0,clearing1);
+module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$1,read_bank,valid,update,promoted,new_min,candidate,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -2336,6 +2339,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     input wire  [19:0] read_index$0;
     input wire  [19:0] read_index$1;
     input wire  read_bank;
+    input wire  valid;
     input wire  update;
     input wire  promoted;
     output reg  [23:0] new_min;
@@ -2345,7 +2349,9 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     output reg  clearing1;
     
     // Constant declarations
+    localparam  stored = 24'hfffff;
     localparam  registered = 1'b0;
+    localparam  floor = 24'h1387f;
     localparam  zero = 24'h0;
     
     // Stub signals
@@ -2386,9 +2392,6 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     reg  s1_bank$d;
     wire  s1_bank$q;
     reg  s1_bank$clock;
-    reg  fw_valid$d;
-    wire  fw_valid$q;
-    reg  fw_valid$clock;
     reg  fw_same$0$d;
     wire  fw_same$0$q;
     reg  fw_same$0$clock;
@@ -2401,6 +2404,12 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     reg  [23:0] fw_data$1$d;
     wire  [23:0] fw_data$1$q;
     reg  fw_data$1$clock;
+    reg  fw_floor$0$d;
+    wire  fw_floor$0$q;
+    reg  fw_floor$0$clock;
+    reg  fw_floor$1$d;
+    wire  fw_floor$1$q;
+    reg  fw_floor$1$clock;
     reg  clear0$clock;
     reg  clear0$start;
     wire  clear0$busy;
@@ -2430,17 +2439,34 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     reg  [23:0] r_c$1$d;
     wire  [23:0] r_c$1$q;
     reg  r_c$1$clock;
+    reg  r_floor$0$d;
+    wire  r_floor$0$q;
+    reg  r_floor$0$clock;
+    reg  r_floor$1$d;
+    wire  r_floor$1$q;
+    reg  r_floor$1$clock;
     reg  [23:0] cu$c$0;
     reg  [23:0] cu$c$1;
+    reg  cu$floor$0;
+    reg  cu$floor$1;
     reg  cu$promoted;
     wire  [23:0] cu$w$0;
     wire  [23:0] cu$w$1;
+    wire  cu$w_floor$0;
+    wire  cu$w_floor$1;
     wire  [23:0] cu$new_min;
     wire  cu$candidate;
     
     // Local signals
+    reg  writes;
+    reg  [23:0] wb$0;
+    reg  [23:0] wb$1;
+    reg  wb_floor$0;
+    reg  wb_floor$1;
     reg  [23:0] m_c$0;
     reg  [23:0] m_c$1;
+    reg  m_floor$0;
+    reg  m_floor$1;
     
     // Sub module instances
     hwprof_board_ulx3s$profiler$counters$bank0$0 bank0$0(
@@ -2494,11 +2520,6 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .q(s1_bank$q),
         .clock(s1_bank$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_valid fw_valid(
-        .d(fw_valid$d),
-        .q(fw_valid$q),
-        .clock(fw_valid$clock)
-    );
     hwprof_board_ulx3s$profiler$counters$fw_same$0 fw_same$0(
         .d(fw_same$0$d),
         .q(fw_same$0$q),
@@ -2518,6 +2539,16 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .d(fw_data$1$d),
         .q(fw_data$1$q),
         .clock(fw_data$1$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$fw_floor$0 fw_floor$0(
+        .d(fw_floor$0$d),
+        .q(fw_floor$0$q),
+        .clock(fw_floor$0$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$fw_floor$1 fw_floor$1(
+        .d(fw_floor$1$d),
+        .q(fw_floor$1$q),
+        .clock(fw_floor$1$clock)
     );
     hwprof_board_ulx3s$profiler$counters$clear0 clear0(
         .clock(clear0$clock),
@@ -2566,12 +2597,26 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .q(r_c$1$q),
         .clock(r_c$1$clock)
     );
+    hwprof_board_ulx3s$profiler$counters$r_floor$0 r_floor$0(
+        .d(r_floor$0$d),
+        .q(r_floor$0$q),
+        .clock(r_floor$0$clock)
+    );
+    hwprof_board_ulx3s$profiler$counters$r_floor$1 r_floor$1(
+        .d(r_floor$1$d),
+        .q(r_floor$1$q),
+        .clock(r_floor$1$clock)
+    );
     hwprof_board_ulx3s$profiler$counters$cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
+        .floor$0(cu$floor$0),
+        .floor$1(cu$floor$1),
         .promoted(cu$promoted),
         .w$0(cu$w$0),
         .w$1(cu$w$1),
+        .w_floor$0(cu$w_floor$0),
+        .w_floor$1(cu$w_floor$1),
         .new_min(cu$new_min),
         .candidate(cu$candidate)
     );
@@ -2579,11 +2624,10 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     // Update code
     always @(*) begin
         s1_bank$clock = clock;
-        fw_valid$clock = clock;
         m_bank$clock = clock;
         s1_bank$d = s1_bank$q;
-        fw_valid$d = fw_valid$q;
         m_bank$d = m_bank$q;
+        writes = valid & ~reset;
         clear0$clock = clock;
         clear1$clock = clock;
         clear0$start = reset | (clear_start & ~s1_bank$q);
@@ -2602,6 +2646,8 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         s1_index$0$clock = clock;
         fw_same$0$clock = clock;
         fw_data$0$clock = clock;
+        fw_floor$0$clock = clock;
+        r_floor$0$clock = clock;
         m_index$0$clock = clock;
         m_same2$0$clock = clock;
         r_c$0$clock = clock;
@@ -2609,33 +2655,41 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         bank1$0$read_address = read_index$0;
         m_index$0$d = read_index$0;
         s1_index$0$d = read_index$0;
-        fw_same$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
-        m_same2$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        fw_same$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        m_same2$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
         if (registered) begin
             s1_index$0$d = m_index$0$q;
-            fw_same$0$d = (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
+            fw_same$0$d = writes & (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
         end
         if (m_bank$q) begin
             m_c$0 = bank1$0$read_data;
+            m_floor$0 = bank1$0$read_data >= floor;
         end
         else begin
             m_c$0 = bank0$0$read_data;
+            m_floor$0 = bank0$0$read_data >= floor;
         end
-        if (fw_valid$q & m_same2$0$q) begin
+        if (m_same2$0$q) begin
             m_c$0 = fw_data$0$q;
+            m_floor$0 = fw_floor$0$q;
         end
         r_c$0$d = m_c$0;
-        if (fw_valid$q & fw_same$0$q) begin
+        r_floor$0$d = m_floor$0;
+        if (fw_same$0$q) begin
             cu$c$0 = fw_data$0$q;
+            cu$floor$0 = fw_floor$0$q;
         end
         else if (registered) begin
             cu$c$0 = r_c$0$q;
+            cu$floor$0 = r_floor$0$q;
         end
         else if (s1_bank$q) begin
             cu$c$0 = bank1$0$read_data;
+            cu$floor$0 = bank1$0$read_data >= floor;
         end
         else begin
             cu$c$0 = bank0$0$read_data;
+            cu$floor$0 = bank0$0$read_data >= floor;
         end
         bank0$1$read_clock = clock;
         bank0$1$write_clock = clock;
@@ -2644,6 +2698,8 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         s1_index$1$clock = clock;
         fw_same$1$clock = clock;
         fw_data$1$clock = clock;
+        fw_floor$1$clock = clock;
+        r_floor$1$clock = clock;
         m_index$1$clock = clock;
         m_same2$1$clock = clock;
         r_c$1$clock = clock;
@@ -2651,80 +2707,101 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         bank1$1$read_address = read_index$1;
         m_index$1$d = read_index$1;
         s1_index$1$d = read_index$1;
-        fw_same$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
-        m_same2$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        fw_same$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        m_same2$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
         if (registered) begin
             s1_index$1$d = m_index$1$q;
-            fw_same$1$d = (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
+            fw_same$1$d = writes & (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
         end
         if (m_bank$q) begin
             m_c$1 = bank1$1$read_data;
+            m_floor$1 = bank1$1$read_data >= floor;
         end
         else begin
             m_c$1 = bank0$1$read_data;
+            m_floor$1 = bank0$1$read_data >= floor;
         end
-        if (fw_valid$q & m_same2$1$q) begin
+        if (m_same2$1$q) begin
             m_c$1 = fw_data$1$q;
+            m_floor$1 = fw_floor$1$q;
         end
         r_c$1$d = m_c$1;
-        if (fw_valid$q & fw_same$1$q) begin
+        r_floor$1$d = m_floor$1;
+        if (fw_same$1$q) begin
             cu$c$1 = fw_data$1$q;
+            cu$floor$1 = fw_floor$1$q;
         end
         else if (registered) begin
             cu$c$1 = r_c$1$q;
+            cu$floor$1 = r_floor$1$q;
         end
         else if (s1_bank$q) begin
             cu$c$1 = bank1$1$read_data;
+            cu$floor$1 = bank1$1$read_data >= floor;
         end
         else begin
             cu$c$1 = bank0$1$read_data;
+            cu$floor$1 = bank0$1$read_data >= floor;
         end
         cu$promoted = promoted;
         new_min = cu$new_min;
         candidate = cu$candidate;
-        fw_valid$d = update & ~reset;
-        fw_data$0$d = cu$w$0;
+        wb$0 = cu$c$0 & stored;
+        wb_floor$0 = cu$floor$0;
+        if (update) begin
+            wb$0 = cu$w$0 & stored;
+            wb_floor$0 = cu$w_floor$0;
+        end
+        fw_data$0$d = wb$0;
+        fw_floor$0$d = wb_floor$0;
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
         bank0$0$write_data = zero;
         bank1$0$write_enable = 1'b0;
         bank1$0$write_address = clear1$address;
         bank1$0$write_data = zero;
-        if (update & ~s1_bank$q) begin
+        if (valid & ~s1_bank$q) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = s1_index$0$q;
-            bank0$0$write_data = cu$w$0;
+            bank0$0$write_data = wb$0;
         end
         else if (clear0$busy) begin
             bank0$0$write_enable = 1'b1;
         end
-        if (update & s1_bank$q) begin
+        if (valid & s1_bank$q) begin
             bank1$0$write_enable = 1'b1;
             bank1$0$write_address = s1_index$0$q;
-            bank1$0$write_data = cu$w$0;
+            bank1$0$write_data = wb$0;
         end
         else if (clear1$busy) begin
             bank1$0$write_enable = 1'b1;
         end
-        fw_data$1$d = cu$w$1;
+        wb$1 = cu$c$1 & stored;
+        wb_floor$1 = cu$floor$1;
+        if (update) begin
+            wb$1 = cu$w$1 & stored;
+            wb_floor$1 = cu$w_floor$1;
+        end
+        fw_data$1$d = wb$1;
+        fw_floor$1$d = wb_floor$1;
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
         bank0$1$write_data = zero;
         bank1$1$write_enable = 1'b0;
         bank1$1$write_address = clear1$address;
         bank1$1$write_data = zero;
-        if (update & ~s1_bank$q) begin
+        if (valid & ~s1_bank$q) begin
             bank0$1$write_enable = 1'b1;
             bank0$1$write_address = s1_index$1$q;
-            bank0$1$write_data = cu$w$1;
+            bank0$1$write_data = wb$1;
         end
         else if (clear0$busy) begin
             bank0$1$write_enable = 1'b1;
         end
-        if (update & s1_bank$q) begin
+        if (valid & s1_bank$q) begin
             bank1$1$write_enable = 1'b1;
             bank1$1$write_address = s1_index$1$q;
-            bank1$1$write_data = cu$w$1;
+            bank1$1$write_data = wb$1;
         end
         else if (clear1$busy) begin
             bank1$1$write_enable = 1'b1;
@@ -3024,20 +3101,25 @@ module hwprof_board_ulx3s$profiler$counters$clear1$running(d,q,clock);
 endmodule // top$profiler$counters$clear1$running
 
 
-module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,promoted,w$0,w$1,new_min,candidate);
+module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,floor$0,floor$1,promoted,w$0,w$1,w_floor$0,w_floor$1,new_min,candidate);
     
     // Module arguments
     input wire  [23:0] c$0;
     input wire  [23:0] c$1;
+    input wire  floor$0;
+    input wire  floor$1;
     input wire  promoted;
     output reg  [23:0] w$0;
     output reg  [23:0] w$1;
+    output reg  w_floor$0;
+    output reg  w_floor$1;
     output reg  [23:0] new_min;
     output reg  candidate;
     
     // Constant declarations
-    localparam  candidate_floor = 24'h1387f;
     localparam  promotable = 1'b1;
+    localparam  incremented_floor = 24'h1387e;
+    localparam  reset_floor = 1'b0;
     localparam  counter_max = 24'hfffff;
     localparam  saturates = 1'b0;
     localparam  one = 24'h1;
@@ -3894,7 +3976,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,promoted,w$0,w$1,new_min,
         if (~saturates | (c$0 < counter_max)) begin
             inc$0 = c$0 + one;
         end
-        floor_gather$bits$0 = c$0 >= candidate_floor;
+        floor_gather$bits$0 = floor$0;
         if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
             new_min = inc$0;
         end
@@ -3902,27 +3984,33 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,promoted,w$0,w$1,new_min,
         if (~saturates | (c$1 < counter_max)) begin
             inc$1 = c$1 + one;
         end
-        floor_gather$bits$1 = c$1 >= candidate_floor;
+        floor_gather$bits$1 = floor$1;
         if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
             new_min = inc$1;
         end
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
+        w_floor$0 = floor$0;
         if ((~saturates | (c$0 < counter_max)) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$0 = c$0 + one;
+            w_floor$0 = c$0 >= incremented_floor;
         end
         if (promoted & reset_on_promote) begin
             w$0 = reset_value;
+            w_floor$0 = reset_floor;
         end
         else begin
             w$0 = c_inc$0;
         end
         c_inc$1 = c$1;
+        w_floor$1 = floor$1;
         if ((~saturates | (c$1 < counter_max)) & (~conservative_update | &(le[(1 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$1 = c$1 + one;
+            w_floor$1 = c$1 >= incremented_floor;
         end
         if (promoted & reset_on_promote) begin
             w$1 = reset_value;
+            w_floor$1 = reset_floor;
         end
         else begin
             w$1 = c_inc$1;
@@ -4262,6 +4350,44 @@ module hwprof_board_ulx3s$profiler$counters$fw_data$1(d,q,clock);
 endmodule // top$profiler$counters$fw_data$1
 
 
+module hwprof_board_ulx3s$profiler$counters$fw_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_floor$0
+
+
+module hwprof_board_ulx3s$profiler$counters$fw_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_floor$1
+
+
 module hwprof_board_ulx3s$profiler$counters$fw_same$0(d,q,clock);
     
     // Module arguments
@@ -4298,25 +4424,6 @@ module hwprof_board_ulx3s$profiler$counters$fw_same$1(d,q,clock);
     end
           
 endmodule // top$profiler$counters$fw_same$1
-
-
-module hwprof_board_ulx3s$profiler$counters$fw_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$counters$fw_valid
 
 
 module hwprof_board_ulx3s$profiler$counters$m_bank(d,q,clock);
@@ -4450,6 +4557,44 @@ module hwprof_board_ulx3s$profiler$counters$r_c$1(d,q,clock);
     end
           
 endmodule // top$profiler$counters$r_c$1
+
+
+module hwprof_board_ulx3s$profiler$counters$r_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$r_floor$0
+
+
+module hwprof_board_ulx3s$profiler$counters$r_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$r_floor$1
 
 
 module hwprof_board_ulx3s$profiler$counters$s1_bank(d,q,clock);

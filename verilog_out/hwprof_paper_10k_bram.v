@@ -42,6 +42,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  [19:0] counters$read_index$2;
     reg  [19:0] counters$read_index$3;
     reg  counters$read_bank;
+    reg  counters$valid;
     reg  counters$update;
     reg  counters$promoted;
     wire  [15:0] counters$new_min;
@@ -158,6 +159,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .read_index$2(counters$read_index$2),
         .read_index$3(counters$read_index$3),
         .read_bank(counters$read_bank),
+        .valid(counters$valid),
         .update(counters$update),
         .promoted(counters$promoted),
         .new_min(counters$new_min),
@@ -377,6 +379,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         acc$candidate = counters$candidate;
         acc$end_interval = d_last$q;
         acc$interval = control$interval;
+        counters$valid = d_valid$q;
         counters$update = d_valid$q & ~acc$hit;
         counters$promoted = acc$promoted;
         counters$clear_start = d_valid$q & d_last$q;
@@ -425,6 +428,9 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     localparam  lock_floor = 16'h63;
     localparam  lockable = 1'b1;
     localparam  lock_at_zero = 1'b0;
+    localparam  inc_floor = 16'h62;
+    localparam  zero_ge = 1'b0;
+    localparam  zero_floor = 1'b0;
     localparam  count_mask = 16'h3fff;
     localparam  valid_flag = 16'h8000;
     localparam  locked_flag = 16'h4000;
@@ -593,6 +599,12 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     reg  [31:0] rep_interval$d;
     wire  [31:0] rep_interval$q;
     reg  rep_interval$clock;
+    reg  c_same2$d;
+    wire  c_same2$q;
+    reg  c_same2$clock;
+    reg  c_same3$d;
+    wire  c_same3$q;
+    reg  c_same3$clock;
     reg  [15:0] r_meta$0$d;
     wire  [15:0] r_meta$0$q;
     reg  r_meta$0$clock;
@@ -611,6 +623,30 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     reg  r_floor$1$d;
     wire  r_floor$1$q;
     reg  r_floor$1$clock;
+    reg  fw_ge_r$0$d;
+    wire  fw_ge_r$0$q;
+    reg  fw_ge_r$0$clock;
+    reg  fw_ge_r$1$d;
+    wire  fw_ge_r$1$q;
+    reg  fw_ge_r$1$clock;
+    reg  fw_floor_r$0$d;
+    wire  fw_floor_r$0$q;
+    reg  fw_floor_r$0$clock;
+    reg  fw_floor_r$1$d;
+    wire  fw_floor_r$1$q;
+    reg  fw_floor_r$1$clock;
+    reg  fw2_ge$0$d;
+    wire  fw2_ge$0$q;
+    reg  fw2_ge$0$clock;
+    reg  fw2_ge$1$d;
+    wire  fw2_ge$1$q;
+    reg  fw2_ge$1$clock;
+    reg  fw2_floor$0$d;
+    wire  fw2_floor$0$q;
+    reg  fw2_floor$0$clock;
+    reg  fw2_floor$1$d;
+    wire  fw2_floor$1$q;
+    reg  fw2_floor$1$clock;
     reg  hits$bits$0;
     reg  hits$bits$1;
     wire  hits$first$0;
@@ -664,12 +700,24 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     reg  raw_floor$1;
     reg  [15:0] c_meta$0;
     reg  [15:0] c_meta$1;
-    reg  c_same2;
-    reg  c_same3;
+    reg  c_ge$0;
+    reg  c_ge$1;
+    reg  c_floor$0;
+    reg  c_floor$1;
     reg  fw_ge$0;
     reg  fw_ge$1;
     reg  fw_floor$0;
     reg  fw_floor$1;
+    reg  view_ge$0;
+    reg  view_ge$1;
+    reg  view_floor$0;
+    reg  view_floor$1;
+    reg  inc$0;
+    reg  inc$1;
+    reg  n_ge$0;
+    reg  n_ge$1;
+    reg  n_floor$0;
+    reg  n_floor$1;
     reg  tag_eq$0;
     reg  tag_eq$1;
     reg  lock_on_hit$0;
@@ -937,6 +985,16 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         .q(rep_interval$q),
         .clock(rep_interval$clock)
     );
+    hwprof_paper_10k_bram$acc$c_same2 c_same2(
+        .d(c_same2$d),
+        .q(c_same2$q),
+        .clock(c_same2$clock)
+    );
+    hwprof_paper_10k_bram$acc$c_same3 c_same3(
+        .d(c_same3$d),
+        .q(c_same3$q),
+        .clock(c_same3$clock)
+    );
     hwprof_paper_10k_bram$acc$r_meta$0 r_meta$0(
         .d(r_meta$0$d),
         .q(r_meta$0$q),
@@ -966,6 +1024,46 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw_ge_r$0 fw_ge_r$0(
+        .d(fw_ge_r$0$d),
+        .q(fw_ge_r$0$q),
+        .clock(fw_ge_r$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw_ge_r$1 fw_ge_r$1(
+        .d(fw_ge_r$1$d),
+        .q(fw_ge_r$1$q),
+        .clock(fw_ge_r$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw_floor_r$0 fw_floor_r$0(
+        .d(fw_floor_r$0$d),
+        .q(fw_floor_r$0$q),
+        .clock(fw_floor_r$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw_floor_r$1 fw_floor_r$1(
+        .d(fw_floor_r$1$d),
+        .q(fw_floor_r$1$q),
+        .clock(fw_floor_r$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_ge$0 fw2_ge$0(
+        .d(fw2_ge$0$d),
+        .q(fw2_ge$0$q),
+        .clock(fw2_ge$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_ge$1 fw2_ge$1(
+        .d(fw2_ge$1$d),
+        .q(fw2_ge$1$q),
+        .clock(fw2_ge$1$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_floor$0 fw2_floor$0(
+        .d(fw2_floor$0$d),
+        .q(fw2_floor$0$q),
+        .clock(fw2_floor$0$clock)
+    );
+    hwprof_paper_10k_bram$acc$fw2_floor$1 fw2_floor$1(
+        .d(fw2_floor$1$d),
+        .q(fw2_floor$1$q),
+        .clock(fw2_floor$1$clock)
     );
     hwprof_paper_10k_bram$acc$hits hits(
         .bits$0(hits$bits$0),
@@ -1011,6 +1109,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
     // Update code
     always @(*) begin
         c_op$clock = clock;
+        c_same2$clock = clock;
+        c_same3$clock = clock;
         c_set$clock = clock;
         c_tag$clock = clock;
         d_op$clock = clock;
@@ -1031,6 +1131,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         term$clock = clock;
         rep_interval$clock = clock;
         c_op$d = c_op$q;
+        c_same2$d = c_same2$q;
+        c_same3$d = c_same3$q;
         c_set$d = c_set$q;
         c_tag$d = c_tag$q;
         d_op$d = d_op$q;
@@ -1060,8 +1162,6 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         same2$d = c_set$q == fw_set$q;
         key2$d = c_tag$q == fw_tag$q;
         epochs$c_set = c_set$q;
-        c_same2 = fw_valid$q & (c_set$q == fw_set$q);
-        c_same3 = fw2_valid$q & (c_set$q == fw2_set$q);
         c_pend = c_op$q & epochs$c_pend;
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
@@ -1074,23 +1174,35 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         r_ge$0$clock = clock;
         r_floor$0$clock = clock;
         fw2_word$0$clock = clock;
+        fw_ge_r$0$clock = clock;
+        fw_floor_r$0$clock = clock;
+        fw2_ge$0$clock = clock;
+        fw2_floor$0$clock = clock;
         fw_word$0 = fw_meta$0$q;
         if (fw_alloc$0$q) begin
             fw_word$0 = fw_meta$0$q | fw_min$q;
         end
+        fw_ge$0 = fw_alloc$0$q | fw_ge_r$0$q;
+        fw_floor$0 = fw_alloc$0$q | fw_floor_r$0$q;
         fw2_word$0$d = fw_word$0;
+        fw2_ge$0$d = fw_ge$0;
+        fw2_floor$0$d = fw_floor$0;
         c_meta$0 = metas$0$read_data;
-        if (c_same3) begin
+        c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
+        c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
+        if (c_same3$q) begin
             c_meta$0 = fw2_word$0$q;
+            c_ge$0 = fw2_ge$0$q;
+            c_floor$0 = fw2_floor$0$q;
         end
-        if (c_same2) begin
+        if (c_same2$q) begin
             c_meta$0 = fw_word$0;
+            c_ge$0 = fw_ge$0;
+            c_floor$0 = fw_floor$0;
         end
         r_meta$0$d = c_meta$0;
-        r_ge$0$d = (c_meta$0 & count_mask) >= threshold;
-        r_floor$0$d = (c_meta$0 & count_mask) >= lock_floor;
-        fw_ge$0 = fw_alloc$0$q | ((fw_meta$0$q & count_mask) >= threshold);
-        fw_floor$0 = fw_alloc$0$q | ((fw_meta$0$q & count_mask) >= lock_floor);
+        r_ge$0$d = c_ge$0;
+        r_floor$0$d = c_floor$0;
         fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -1130,12 +1242,16 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             view_valid$0 = raw_valid$0;
             view_locked$0 = |(raw_meta$0 & locked_flag);
             view_count$0 = raw_count$0;
+            view_ge$0 = raw_ge$0;
+            view_floor$0 = raw_floor$0;
             lock_on_hit$0 = lockable & raw_floor$0;
         end
         else begin
             view_valid$0 = epochs$d_prev & retaining & raw_valid$0 & raw_ge$0;
             view_locked$0 = 1'b0;
             view_count$0 = zero_c;
+            view_ge$0 = zero_ge;
+            view_floor$0 = zero_floor;
             lock_on_hit$0 = lock_at_zero;
         end
         hit_e$0 = view_valid$0 & tag_eq$0;
@@ -1151,23 +1267,35 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         r_ge$1$clock = clock;
         r_floor$1$clock = clock;
         fw2_word$1$clock = clock;
+        fw_ge_r$1$clock = clock;
+        fw_floor_r$1$clock = clock;
+        fw2_ge$1$clock = clock;
+        fw2_floor$1$clock = clock;
         fw_word$1 = fw_meta$1$q;
         if (fw_alloc$1$q) begin
             fw_word$1 = fw_meta$1$q | fw_min$q;
         end
+        fw_ge$1 = fw_alloc$1$q | fw_ge_r$1$q;
+        fw_floor$1 = fw_alloc$1$q | fw_floor_r$1$q;
         fw2_word$1$d = fw_word$1;
+        fw2_ge$1$d = fw_ge$1;
+        fw2_floor$1$d = fw_floor$1;
         c_meta$1 = metas$1$read_data;
-        if (c_same3) begin
+        c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
+        c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
+        if (c_same3$q) begin
             c_meta$1 = fw2_word$1$q;
+            c_ge$1 = fw2_ge$1$q;
+            c_floor$1 = fw2_floor$1$q;
         end
-        if (c_same2) begin
+        if (c_same2$q) begin
             c_meta$1 = fw_word$1;
+            c_ge$1 = fw_ge$1;
+            c_floor$1 = fw_floor$1;
         end
         r_meta$1$d = c_meta$1;
-        r_ge$1$d = (c_meta$1 & count_mask) >= threshold;
-        r_floor$1$d = (c_meta$1 & count_mask) >= lock_floor;
-        fw_ge$1 = fw_alloc$1$q | ((fw_meta$1$q & count_mask) >= threshold);
-        fw_floor$1 = fw_alloc$1$q | ((fw_meta$1$q & count_mask) >= lock_floor);
+        r_ge$1$d = c_ge$1;
+        r_floor$1$d = c_floor$1;
         fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -1207,12 +1335,16 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             view_valid$1 = raw_valid$1;
             view_locked$1 = |(raw_meta$1 & locked_flag);
             view_count$1 = raw_count$1;
+            view_ge$1 = raw_ge$1;
+            view_floor$1 = raw_floor$1;
             lock_on_hit$1 = lockable & raw_floor$1;
         end
         else begin
             view_valid$1 = epochs$d_prev & retaining & raw_valid$1 & raw_ge$1;
             view_locked$1 = 1'b0;
             view_count$1 = zero_c;
+            view_ge$1 = zero_ge;
+            view_floor$1 = zero_floor;
             lock_on_hit$1 = lock_at_zero;
         end
         hit_e$1 = view_valid$1 & tag_eq$1;
@@ -1238,10 +1370,13 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         hit = valid & hits$any;
         promoted = valid & ~hits$any & candidate & (empty$any | repl$any);
         alloc$0 = promoted & ((empty$any & empty$first$0) | (~empty$any & ~replace_smallest & repl$first$0) | (~empty$any & replace_smallest & smallest$first$0));
+        inc$0 = hit_e$0 & (~saturates | (view_count$0 < count_max));
         n_count$0 = view_count$0;
-        if (hit_e$0 & (~saturates | (view_count$0 < count_max))) begin
+        if (inc$0) begin
             n_count$0 = view_count$0 + one_c;
         end
+        n_ge$0 = view_ge$0 | (inc$0 & view_floor$0);
+        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= inc_floor));
         n_meta$0 = n_count$0;
         if (view_valid$0) begin
             n_meta$0 = n_count$0 | valid_flag;
@@ -1258,15 +1393,22 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         metas$0$write_address = fw_set$q;
         metas$0$write_data = fw_word$0;
         metas$0$write_enable = fw_valid$q;
+        fw_ge_r$0$d = fw_ge_r$0$q;
+        fw_floor_r$0$d = fw_floor_r$0$q;
         if (valid) begin
             fw_meta$0$d = n_meta$0;
+            fw_ge_r$0$d = n_ge$0;
+            fw_floor_r$0$d = n_floor$0;
         end
         fw_alloc$0$d = alloc$0;
         alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & ~replace_smallest & repl$first$1) | (~empty$any & replace_smallest & smallest$first$1));
+        inc$1 = hit_e$1 & (~saturates | (view_count$1 < count_max));
         n_count$1 = view_count$1;
-        if (hit_e$1 & (~saturates | (view_count$1 < count_max))) begin
+        if (inc$1) begin
             n_count$1 = view_count$1 + one_c;
         end
+        n_ge$1 = view_ge$1 | (inc$1 & view_floor$1);
+        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= inc_floor));
         n_meta$1 = n_count$1;
         if (view_valid$1) begin
             n_meta$1 = n_count$1 | valid_flag;
@@ -1283,8 +1425,12 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         metas$1$write_address = fw_set$q;
         metas$1$write_data = fw_word$1;
         metas$1$write_enable = fw_valid$q;
+        fw_ge_r$1$d = fw_ge_r$1$q;
+        fw_floor_r$1$d = fw_floor_r$1$q;
         if (valid) begin
             fw_meta$1$d = n_meta$1;
+            fw_ge_r$1$d = n_ge$1;
+            fw_floor_r$1$d = n_floor$1;
         end
         fw_alloc$1$d = alloc$1;
         fw_valid$d = valid;
@@ -1312,6 +1458,14 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
         tags$1$read_address = s0_set;
         metas$1$read_address = s0_set;
         c_op$d = lookup | scan;
+        if (lookup) begin
+            c_same2$d = valid & (lookup_set == d_set$q);
+            c_same3$d = fw_valid$q & (lookup_set == fw_set$q);
+        end
+        else begin
+            c_same2$d = valid & (scan_set$q == d_set$q);
+            c_same3$d = fw_valid$q & (scan_set$q == fw_set$q);
+        end
         c_set$d = s0_set;
         c_tag$d = lookup_tag;
         if (~lookup & (~epochs$scan_pend | scan)) begin
@@ -1366,6 +1520,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup
             d_op$d = 1'b0;
             fw_valid$d = 1'b0;
             fw2_valid$d = 1'b0;
+            c_same2$d = 1'b0;
+            c_same3$d = 1'b0;
             st_valid$0$d = 1'b0;
             st_valid$1$d = 1'b0;
             term$d = 1'b0;
@@ -1392,6 +1548,44 @@ module hwprof_paper_10k_bram$acc$c_op(d,q,clock);
     end
           
 endmodule // top$acc$c_op
+
+
+module hwprof_paper_10k_bram$acc$c_same2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$c_same2
+
+
+module hwprof_paper_10k_bram$acc$c_same3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$c_same3
 
 
 module hwprof_paper_10k_bram$acc$c_set(d,q,clock);
@@ -1616,6 +1810,82 @@ module hwprof_paper_10k_bram$acc$fw2_alloc$1(d,q,clock);
 endmodule // top$acc$fw2_alloc$1
 
 
+module hwprof_paper_10k_bram$acc$fw2_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_floor$0
+
+
+module hwprof_paper_10k_bram$acc$fw2_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_floor$1
+
+
+module hwprof_paper_10k_bram$acc$fw2_ge$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_ge$0
+
+
+module hwprof_paper_10k_bram$acc$fw2_ge$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw2_ge$1
+
+
 module hwprof_paper_10k_bram$acc$fw2_set(d,q,clock);
     
     // Module arguments
@@ -1747,6 +2017,82 @@ module hwprof_paper_10k_bram$acc$fw_alloc$1(d,q,clock);
     end
           
 endmodule // top$acc$fw_alloc$1
+
+
+module hwprof_paper_10k_bram$acc$fw_floor_r$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw_floor_r$0
+
+
+module hwprof_paper_10k_bram$acc$fw_floor_r$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw_floor_r$1
+
+
+module hwprof_paper_10k_bram$acc$fw_ge_r$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw_ge_r$0
+
+
+module hwprof_paper_10k_bram$acc$fw_ge_r$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$fw_ge_r$1
 
 
 module hwprof_paper_10k_bram$acc$fw_meta$0(d,q,clock);
@@ -2668,7 +3014,7 @@ module hwprof_paper_10k_bram$control$parity(d,q,clock);
 endmodule // top$control$parity
 
 
-module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,update,promoted,new_min,candidate,clear_start,clearing0,clearing1);
+module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -2678,6 +3024,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     input wire  [19:0] read_index$2;
     input wire  [19:0] read_index$3;
     input wire  read_bank;
+    input wire  valid;
     input wire  update;
     input wire  promoted;
     output reg  [15:0] new_min;
@@ -2687,7 +3034,9 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     output reg  clearing1;
     
     // Constant declarations
+    localparam  stored = 16'h3fff;
     localparam  registered = 1'b1;
+    localparam  floor = 16'h63;
     localparam  zero = 16'h0;
     
     // Stub signals
@@ -2762,9 +3111,6 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     reg  s1_bank$d;
     wire  s1_bank$q;
     reg  s1_bank$clock;
-    reg  fw_valid$d;
-    wire  fw_valid$q;
-    reg  fw_valid$clock;
     reg  fw_same$0$d;
     wire  fw_same$0$q;
     reg  fw_same$0$clock;
@@ -2789,6 +3135,18 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     reg  [15:0] fw_data$3$d;
     wire  [15:0] fw_data$3$q;
     reg  fw_data$3$clock;
+    reg  fw_floor$0$d;
+    wire  fw_floor$0$q;
+    reg  fw_floor$0$clock;
+    reg  fw_floor$1$d;
+    wire  fw_floor$1$q;
+    reg  fw_floor$1$clock;
+    reg  fw_floor$2$d;
+    wire  fw_floor$2$q;
+    reg  fw_floor$2$clock;
+    reg  fw_floor$3$d;
+    wire  fw_floor$3$q;
+    reg  fw_floor$3$clock;
     reg  clear0$clock;
     reg  clear0$start;
     wire  clear0$busy;
@@ -2836,23 +3194,56 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     reg  [15:0] r_c$3$d;
     wire  [15:0] r_c$3$q;
     reg  r_c$3$clock;
+    reg  r_floor$0$d;
+    wire  r_floor$0$q;
+    reg  r_floor$0$clock;
+    reg  r_floor$1$d;
+    wire  r_floor$1$q;
+    reg  r_floor$1$clock;
+    reg  r_floor$2$d;
+    wire  r_floor$2$q;
+    reg  r_floor$2$clock;
+    reg  r_floor$3$d;
+    wire  r_floor$3$q;
+    reg  r_floor$3$clock;
     reg  [15:0] cu$c$0;
     reg  [15:0] cu$c$1;
     reg  [15:0] cu$c$2;
     reg  [15:0] cu$c$3;
+    reg  cu$floor$0;
+    reg  cu$floor$1;
+    reg  cu$floor$2;
+    reg  cu$floor$3;
     reg  cu$promoted;
     wire  [15:0] cu$w$0;
     wire  [15:0] cu$w$1;
     wire  [15:0] cu$w$2;
     wire  [15:0] cu$w$3;
+    wire  cu$w_floor$0;
+    wire  cu$w_floor$1;
+    wire  cu$w_floor$2;
+    wire  cu$w_floor$3;
     wire  [15:0] cu$new_min;
     wire  cu$candidate;
     
     // Local signals
+    reg  writes;
+    reg  [15:0] wb$0;
+    reg  [15:0] wb$1;
+    reg  [15:0] wb$2;
+    reg  [15:0] wb$3;
+    reg  wb_floor$0;
+    reg  wb_floor$1;
+    reg  wb_floor$2;
+    reg  wb_floor$3;
     reg  [15:0] m_c$0;
     reg  [15:0] m_c$1;
     reg  [15:0] m_c$2;
     reg  [15:0] m_c$3;
+    reg  m_floor$0;
+    reg  m_floor$1;
+    reg  m_floor$2;
+    reg  m_floor$3;
     
     // Sub module instances
     hwprof_paper_10k_bram$counters$bank0$0 bank0$0(
@@ -2952,11 +3343,6 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .q(s1_bank$q),
         .clock(s1_bank$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_valid fw_valid(
-        .d(fw_valid$d),
-        .q(fw_valid$q),
-        .clock(fw_valid$clock)
-    );
     hwprof_paper_10k_bram$counters$fw_same$0 fw_same$0(
         .d(fw_same$0$d),
         .q(fw_same$0$q),
@@ -2996,6 +3382,26 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .d(fw_data$3$d),
         .q(fw_data$3$q),
         .clock(fw_data$3$clock)
+    );
+    hwprof_paper_10k_bram$counters$fw_floor$0 fw_floor$0(
+        .d(fw_floor$0$d),
+        .q(fw_floor$0$q),
+        .clock(fw_floor$0$clock)
+    );
+    hwprof_paper_10k_bram$counters$fw_floor$1 fw_floor$1(
+        .d(fw_floor$1$d),
+        .q(fw_floor$1$q),
+        .clock(fw_floor$1$clock)
+    );
+    hwprof_paper_10k_bram$counters$fw_floor$2 fw_floor$2(
+        .d(fw_floor$2$d),
+        .q(fw_floor$2$q),
+        .clock(fw_floor$2$clock)
+    );
+    hwprof_paper_10k_bram$counters$fw_floor$3 fw_floor$3(
+        .d(fw_floor$3$d),
+        .q(fw_floor$3$q),
+        .clock(fw_floor$3$clock)
     );
     hwprof_paper_10k_bram$counters$clear0 clear0(
         .clock(clear0$clock),
@@ -3074,16 +3480,44 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .q(r_c$3$q),
         .clock(r_c$3$clock)
     );
+    hwprof_paper_10k_bram$counters$r_floor$0 r_floor$0(
+        .d(r_floor$0$d),
+        .q(r_floor$0$q),
+        .clock(r_floor$0$clock)
+    );
+    hwprof_paper_10k_bram$counters$r_floor$1 r_floor$1(
+        .d(r_floor$1$d),
+        .q(r_floor$1$q),
+        .clock(r_floor$1$clock)
+    );
+    hwprof_paper_10k_bram$counters$r_floor$2 r_floor$2(
+        .d(r_floor$2$d),
+        .q(r_floor$2$q),
+        .clock(r_floor$2$clock)
+    );
+    hwprof_paper_10k_bram$counters$r_floor$3 r_floor$3(
+        .d(r_floor$3$d),
+        .q(r_floor$3$q),
+        .clock(r_floor$3$clock)
+    );
     hwprof_paper_10k_bram$counters$cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
         .c$2(cu$c$2),
         .c$3(cu$c$3),
+        .floor$0(cu$floor$0),
+        .floor$1(cu$floor$1),
+        .floor$2(cu$floor$2),
+        .floor$3(cu$floor$3),
         .promoted(cu$promoted),
         .w$0(cu$w$0),
         .w$1(cu$w$1),
         .w$2(cu$w$2),
         .w$3(cu$w$3),
+        .w_floor$0(cu$w_floor$0),
+        .w_floor$1(cu$w_floor$1),
+        .w_floor$2(cu$w_floor$2),
+        .w_floor$3(cu$w_floor$3),
         .new_min(cu$new_min),
         .candidate(cu$candidate)
     );
@@ -3091,11 +3525,10 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     // Update code
     always @(*) begin
         s1_bank$clock = clock;
-        fw_valid$clock = clock;
         m_bank$clock = clock;
         s1_bank$d = s1_bank$q;
-        fw_valid$d = fw_valid$q;
         m_bank$d = m_bank$q;
+        writes = valid & ~reset;
         clear0$clock = clock;
         clear1$clock = clock;
         clear0$start = reset | (clear_start & ~s1_bank$q);
@@ -3114,6 +3547,8 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_index$0$clock = clock;
         fw_same$0$clock = clock;
         fw_data$0$clock = clock;
+        fw_floor$0$clock = clock;
+        r_floor$0$clock = clock;
         m_index$0$clock = clock;
         m_same2$0$clock = clock;
         r_c$0$clock = clock;
@@ -3121,33 +3556,41 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         bank1$0$read_address = read_index$0;
         m_index$0$d = read_index$0;
         s1_index$0$d = read_index$0;
-        fw_same$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
-        m_same2$0$d = (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        fw_same$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        m_same2$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
         if (registered) begin
             s1_index$0$d = m_index$0$q;
-            fw_same$0$d = (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
+            fw_same$0$d = writes & (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
         end
         if (m_bank$q) begin
             m_c$0 = bank1$0$read_data;
+            m_floor$0 = bank1$0$read_data >= floor;
         end
         else begin
             m_c$0 = bank0$0$read_data;
+            m_floor$0 = bank0$0$read_data >= floor;
         end
-        if (fw_valid$q & m_same2$0$q) begin
+        if (m_same2$0$q) begin
             m_c$0 = fw_data$0$q;
+            m_floor$0 = fw_floor$0$q;
         end
         r_c$0$d = m_c$0;
-        if (fw_valid$q & fw_same$0$q) begin
+        r_floor$0$d = m_floor$0;
+        if (fw_same$0$q) begin
             cu$c$0 = fw_data$0$q;
+            cu$floor$0 = fw_floor$0$q;
         end
         else if (registered) begin
             cu$c$0 = r_c$0$q;
+            cu$floor$0 = r_floor$0$q;
         end
         else if (s1_bank$q) begin
             cu$c$0 = bank1$0$read_data;
+            cu$floor$0 = bank1$0$read_data >= floor;
         end
         else begin
             cu$c$0 = bank0$0$read_data;
+            cu$floor$0 = bank0$0$read_data >= floor;
         end
         bank0$1$read_clock = clock;
         bank0$1$write_clock = clock;
@@ -3156,6 +3599,8 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_index$1$clock = clock;
         fw_same$1$clock = clock;
         fw_data$1$clock = clock;
+        fw_floor$1$clock = clock;
+        r_floor$1$clock = clock;
         m_index$1$clock = clock;
         m_same2$1$clock = clock;
         r_c$1$clock = clock;
@@ -3163,33 +3608,41 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         bank1$1$read_address = read_index$1;
         m_index$1$d = read_index$1;
         s1_index$1$d = read_index$1;
-        fw_same$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
-        m_same2$1$d = (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        fw_same$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        m_same2$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
         if (registered) begin
             s1_index$1$d = m_index$1$q;
-            fw_same$1$d = (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
+            fw_same$1$d = writes & (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
         end
         if (m_bank$q) begin
             m_c$1 = bank1$1$read_data;
+            m_floor$1 = bank1$1$read_data >= floor;
         end
         else begin
             m_c$1 = bank0$1$read_data;
+            m_floor$1 = bank0$1$read_data >= floor;
         end
-        if (fw_valid$q & m_same2$1$q) begin
+        if (m_same2$1$q) begin
             m_c$1 = fw_data$1$q;
+            m_floor$1 = fw_floor$1$q;
         end
         r_c$1$d = m_c$1;
-        if (fw_valid$q & fw_same$1$q) begin
+        r_floor$1$d = m_floor$1;
+        if (fw_same$1$q) begin
             cu$c$1 = fw_data$1$q;
+            cu$floor$1 = fw_floor$1$q;
         end
         else if (registered) begin
             cu$c$1 = r_c$1$q;
+            cu$floor$1 = r_floor$1$q;
         end
         else if (s1_bank$q) begin
             cu$c$1 = bank1$1$read_data;
+            cu$floor$1 = bank1$1$read_data >= floor;
         end
         else begin
             cu$c$1 = bank0$1$read_data;
+            cu$floor$1 = bank0$1$read_data >= floor;
         end
         bank0$2$read_clock = clock;
         bank0$2$write_clock = clock;
@@ -3198,6 +3651,8 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_index$2$clock = clock;
         fw_same$2$clock = clock;
         fw_data$2$clock = clock;
+        fw_floor$2$clock = clock;
+        r_floor$2$clock = clock;
         m_index$2$clock = clock;
         m_same2$2$clock = clock;
         r_c$2$clock = clock;
@@ -3205,33 +3660,41 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         bank1$2$read_address = read_index$2;
         m_index$2$d = read_index$2;
         s1_index$2$d = read_index$2;
-        fw_same$2$d = (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
-        m_same2$2$d = (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
+        fw_same$2$d = writes & (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
+        m_same2$2$d = writes & (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
         if (registered) begin
             s1_index$2$d = m_index$2$q;
-            fw_same$2$d = (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
+            fw_same$2$d = writes & (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
         end
         if (m_bank$q) begin
             m_c$2 = bank1$2$read_data;
+            m_floor$2 = bank1$2$read_data >= floor;
         end
         else begin
             m_c$2 = bank0$2$read_data;
+            m_floor$2 = bank0$2$read_data >= floor;
         end
-        if (fw_valid$q & m_same2$2$q) begin
+        if (m_same2$2$q) begin
             m_c$2 = fw_data$2$q;
+            m_floor$2 = fw_floor$2$q;
         end
         r_c$2$d = m_c$2;
-        if (fw_valid$q & fw_same$2$q) begin
+        r_floor$2$d = m_floor$2;
+        if (fw_same$2$q) begin
             cu$c$2 = fw_data$2$q;
+            cu$floor$2 = fw_floor$2$q;
         end
         else if (registered) begin
             cu$c$2 = r_c$2$q;
+            cu$floor$2 = r_floor$2$q;
         end
         else if (s1_bank$q) begin
             cu$c$2 = bank1$2$read_data;
+            cu$floor$2 = bank1$2$read_data >= floor;
         end
         else begin
             cu$c$2 = bank0$2$read_data;
+            cu$floor$2 = bank0$2$read_data >= floor;
         end
         bank0$3$read_clock = clock;
         bank0$3$write_clock = clock;
@@ -3240,6 +3703,8 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         s1_index$3$clock = clock;
         fw_same$3$clock = clock;
         fw_data$3$clock = clock;
+        fw_floor$3$clock = clock;
+        r_floor$3$clock = clock;
         m_index$3$clock = clock;
         m_same2$3$clock = clock;
         r_c$3$clock = clock;
@@ -3247,126 +3712,161 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         bank1$3$read_address = read_index$3;
         m_index$3$d = read_index$3;
         s1_index$3$d = read_index$3;
-        fw_same$3$d = (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
-        m_same2$3$d = (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
+        fw_same$3$d = writes & (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
+        m_same2$3$d = writes & (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
         if (registered) begin
             s1_index$3$d = m_index$3$q;
-            fw_same$3$d = (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
+            fw_same$3$d = writes & (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
         end
         if (m_bank$q) begin
             m_c$3 = bank1$3$read_data;
+            m_floor$3 = bank1$3$read_data >= floor;
         end
         else begin
             m_c$3 = bank0$3$read_data;
+            m_floor$3 = bank0$3$read_data >= floor;
         end
-        if (fw_valid$q & m_same2$3$q) begin
+        if (m_same2$3$q) begin
             m_c$3 = fw_data$3$q;
+            m_floor$3 = fw_floor$3$q;
         end
         r_c$3$d = m_c$3;
-        if (fw_valid$q & fw_same$3$q) begin
+        r_floor$3$d = m_floor$3;
+        if (fw_same$3$q) begin
             cu$c$3 = fw_data$3$q;
+            cu$floor$3 = fw_floor$3$q;
         end
         else if (registered) begin
             cu$c$3 = r_c$3$q;
+            cu$floor$3 = r_floor$3$q;
         end
         else if (s1_bank$q) begin
             cu$c$3 = bank1$3$read_data;
+            cu$floor$3 = bank1$3$read_data >= floor;
         end
         else begin
             cu$c$3 = bank0$3$read_data;
+            cu$floor$3 = bank0$3$read_data >= floor;
         end
         cu$promoted = promoted;
         new_min = cu$new_min;
         candidate = cu$candidate;
-        fw_valid$d = update & ~reset;
-        fw_data$0$d = cu$w$0;
+        wb$0 = cu$c$0 & stored;
+        wb_floor$0 = cu$floor$0;
+        if (update) begin
+            wb$0 = cu$w$0 & stored;
+            wb_floor$0 = cu$w_floor$0;
+        end
+        fw_data$0$d = wb$0;
+        fw_floor$0$d = wb_floor$0;
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
         bank0$0$write_data = zero;
         bank1$0$write_enable = 1'b0;
         bank1$0$write_address = clear1$address;
         bank1$0$write_data = zero;
-        if (update & ~s1_bank$q) begin
+        if (valid & ~s1_bank$q) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = s1_index$0$q;
-            bank0$0$write_data = cu$w$0;
+            bank0$0$write_data = wb$0;
         end
         else if (clear0$busy) begin
             bank0$0$write_enable = 1'b1;
         end
-        if (update & s1_bank$q) begin
+        if (valid & s1_bank$q) begin
             bank1$0$write_enable = 1'b1;
             bank1$0$write_address = s1_index$0$q;
-            bank1$0$write_data = cu$w$0;
+            bank1$0$write_data = wb$0;
         end
         else if (clear1$busy) begin
             bank1$0$write_enable = 1'b1;
         end
-        fw_data$1$d = cu$w$1;
+        wb$1 = cu$c$1 & stored;
+        wb_floor$1 = cu$floor$1;
+        if (update) begin
+            wb$1 = cu$w$1 & stored;
+            wb_floor$1 = cu$w_floor$1;
+        end
+        fw_data$1$d = wb$1;
+        fw_floor$1$d = wb_floor$1;
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
         bank0$1$write_data = zero;
         bank1$1$write_enable = 1'b0;
         bank1$1$write_address = clear1$address;
         bank1$1$write_data = zero;
-        if (update & ~s1_bank$q) begin
+        if (valid & ~s1_bank$q) begin
             bank0$1$write_enable = 1'b1;
             bank0$1$write_address = s1_index$1$q;
-            bank0$1$write_data = cu$w$1;
+            bank0$1$write_data = wb$1;
         end
         else if (clear0$busy) begin
             bank0$1$write_enable = 1'b1;
         end
-        if (update & s1_bank$q) begin
+        if (valid & s1_bank$q) begin
             bank1$1$write_enable = 1'b1;
             bank1$1$write_address = s1_index$1$q;
-            bank1$1$write_data = cu$w$1;
+            bank1$1$write_data = wb$1;
         end
         else if (clear1$busy) begin
             bank1$1$write_enable = 1'b1;
         end
-        fw_data$2$d = cu$w$2;
+        wb$2 = cu$c$2 & stored;
+        wb_floor$2 = cu$floor$2;
+        if (update) begin
+            wb$2 = cu$w$2 & stored;
+            wb_floor$2 = cu$w_floor$2;
+        end
+        fw_data$2$d = wb$2;
+        fw_floor$2$d = wb_floor$2;
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear0$address;
         bank0$2$write_data = zero;
         bank1$2$write_enable = 1'b0;
         bank1$2$write_address = clear1$address;
         bank1$2$write_data = zero;
-        if (update & ~s1_bank$q) begin
+        if (valid & ~s1_bank$q) begin
             bank0$2$write_enable = 1'b1;
             bank0$2$write_address = s1_index$2$q;
-            bank0$2$write_data = cu$w$2;
+            bank0$2$write_data = wb$2;
         end
         else if (clear0$busy) begin
             bank0$2$write_enable = 1'b1;
         end
-        if (update & s1_bank$q) begin
+        if (valid & s1_bank$q) begin
             bank1$2$write_enable = 1'b1;
             bank1$2$write_address = s1_index$2$q;
-            bank1$2$write_data = cu$w$2;
+            bank1$2$write_data = wb$2;
         end
         else if (clear1$busy) begin
             bank1$2$write_enable = 1'b1;
         end
-        fw_data$3$d = cu$w$3;
+        wb$3 = cu$c$3 & stored;
+        wb_floor$3 = cu$floor$3;
+        if (update) begin
+            wb$3 = cu$w$3 & stored;
+            wb_floor$3 = cu$w_floor$3;
+        end
+        fw_data$3$d = wb$3;
+        fw_floor$3$d = wb_floor$3;
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear0$address;
         bank0$3$write_data = zero;
         bank1$3$write_enable = 1'b0;
         bank1$3$write_address = clear1$address;
         bank1$3$write_data = zero;
-        if (update & ~s1_bank$q) begin
+        if (valid & ~s1_bank$q) begin
             bank0$3$write_enable = 1'b1;
             bank0$3$write_address = s1_index$3$q;
-            bank0$3$write_data = cu$w$3;
+            bank0$3$write_data = wb$3;
         end
         else if (clear0$busy) begin
             bank0$3$write_enable = 1'b1;
         end
-        if (update & s1_bank$q) begin
+        if (valid & s1_bank$q) begin
             bank1$3$write_enable = 1'b1;
             bank1$3$write_address = s1_index$3$q;
-            bank1$3$write_data = cu$w$3;
+            bank1$3$write_data = wb$3;
         end
         else if (clear1$busy) begin
             bank1$3$write_enable = 1'b1;
@@ -3770,24 +4270,33 @@ module hwprof_paper_10k_bram$counters$clear1$running(d,q,clock);
 endmodule // top$counters$clear1$running
 
 
-module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$3,new_min,candidate);
+module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate);
     
     // Module arguments
     input wire  [15:0] c$0;
     input wire  [15:0] c$1;
     input wire  [15:0] c$2;
     input wire  [15:0] c$3;
+    input wire  floor$0;
+    input wire  floor$1;
+    input wire  floor$2;
+    input wire  floor$3;
     input wire  promoted;
     output reg  [15:0] w$0;
     output reg  [15:0] w$1;
     output reg  [15:0] w$2;
     output reg  [15:0] w$3;
+    output reg  w_floor$0;
+    output reg  w_floor$1;
+    output reg  w_floor$2;
+    output reg  w_floor$3;
     output reg  [15:0] new_min;
     output reg  candidate;
     
     // Constant declarations
-    localparam  candidate_floor = 16'h63;
     localparam  promotable = 1'b1;
+    localparam  incremented_floor = 16'h62;
+    localparam  reset_floor = 1'b0;
     localparam  counter_max = 16'h3fff;
     localparam  saturates = 1'b0;
     localparam  one = 16'h1;
@@ -4660,7 +5169,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
         if (~saturates | (c$0 < counter_max)) begin
             inc$0 = c$0 + one;
         end
-        floor_gather$bits$0 = c$0 >= candidate_floor;
+        floor_gather$bits$0 = floor$0;
         if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
             new_min = inc$0;
         end
@@ -4668,7 +5177,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
         if (~saturates | (c$1 < counter_max)) begin
             inc$1 = c$1 + one;
         end
-        floor_gather$bits$1 = c$1 >= candidate_floor;
+        floor_gather$bits$1 = floor$1;
         if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
             new_min = inc$1;
         end
@@ -4676,7 +5185,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
         if (~saturates | (c$2 < counter_max)) begin
             inc$2 = c$2 + one;
         end
-        floor_gather$bits$2 = c$2 >= candidate_floor;
+        floor_gather$bits$2 = floor$2;
         if (&(le[(2 * 32'h10)+:(16)] | absent_tables)) begin
             new_min = inc$2;
         end
@@ -4684,47 +5193,59 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,promoted,w$0,w$1,w$2,w$
         if (~saturates | (c$3 < counter_max)) begin
             inc$3 = c$3 + one;
         end
-        floor_gather$bits$3 = c$3 >= candidate_floor;
+        floor_gather$bits$3 = floor$3;
         if (&(le[(3 * 32'h10)+:(16)] | absent_tables)) begin
             new_min = inc$3;
         end
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
+        w_floor$0 = floor$0;
         if ((~saturates | (c$0 < counter_max)) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$0 = c$0 + one;
+            w_floor$0 = c$0 >= incremented_floor;
         end
         if (promoted & reset_on_promote) begin
             w$0 = reset_value;
+            w_floor$0 = reset_floor;
         end
         else begin
             w$0 = c_inc$0;
         end
         c_inc$1 = c$1;
+        w_floor$1 = floor$1;
         if ((~saturates | (c$1 < counter_max)) & (~conservative_update | &(le[(1 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$1 = c$1 + one;
+            w_floor$1 = c$1 >= incremented_floor;
         end
         if (promoted & reset_on_promote) begin
             w$1 = reset_value;
+            w_floor$1 = reset_floor;
         end
         else begin
             w$1 = c_inc$1;
         end
         c_inc$2 = c$2;
+        w_floor$2 = floor$2;
         if ((~saturates | (c$2 < counter_max)) & (~conservative_update | &(le[(2 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$2 = c$2 + one;
+            w_floor$2 = c$2 >= incremented_floor;
         end
         if (promoted & reset_on_promote) begin
             w$2 = reset_value;
+            w_floor$2 = reset_floor;
         end
         else begin
             w$2 = c_inc$2;
         end
         c_inc$3 = c$3;
+        w_floor$3 = floor$3;
         if ((~saturates | (c$3 < counter_max)) & (~conservative_update | &(le[(3 * 32'h10)+:(16)] | absent_tables))) begin
             c_inc$3 = c$3 + one;
+            w_floor$3 = c$3 >= incremented_floor;
         end
         if (promoted & reset_on_promote) begin
             w$3 = reset_value;
+            w_floor$3 = reset_floor;
         end
         else begin
             w$3 = c_inc$3;
@@ -5102,6 +5623,82 @@ module hwprof_paper_10k_bram$counters$fw_data$3(d,q,clock);
 endmodule // top$counters$fw_data$3
 
 
+module hwprof_paper_10k_bram$counters$fw_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_floor$0
+
+
+module hwprof_paper_10k_bram$counters$fw_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_floor$1
+
+
+module hwprof_paper_10k_bram$counters$fw_floor$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_floor$2
+
+
+module hwprof_paper_10k_bram$counters$fw_floor$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw_floor$3
+
+
 module hwprof_paper_10k_bram$counters$fw_same$0(d,q,clock);
     
     // Module arguments
@@ -5176,25 +5773,6 @@ module hwprof_paper_10k_bram$counters$fw_same$3(d,q,clock);
     end
           
 endmodule // top$counters$fw_same$3
-
-
-module hwprof_paper_10k_bram$counters$fw_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$fw_valid
 
 
 module hwprof_paper_10k_bram$counters$m_bank(d,q,clock);
@@ -5442,6 +6020,82 @@ module hwprof_paper_10k_bram$counters$r_c$3(d,q,clock);
     end
           
 endmodule // top$counters$r_c$3
+
+
+module hwprof_paper_10k_bram$counters$r_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_floor$0
+
+
+module hwprof_paper_10k_bram$counters$r_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_floor$1
+
+
+module hwprof_paper_10k_bram$counters$r_floor$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_floor$2
+
+
+module hwprof_paper_10k_bram$counters$r_floor$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$r_floor$3
 
 
 module hwprof_paper_10k_bram$counters$s1_bank(d,q,clock);
