@@ -38,7 +38,7 @@
 
 use super::primitives::{vec_of, BankClear, TableRam, ADDRESS_BITS};
 use super::widths::Widths;
-use crate::config::ProfilerConfig;
+use crate::config::{width_mask, ProfilerConfig};
 use crate::util::BitGather;
 use rust_hdl::prelude::*;
 
@@ -154,14 +154,7 @@ impl<const CB: usize> CounterTables<CB> {
             s1_bank: Default::default(),
             fw_same: vec_of(tables),
             writes: Default::default(),
-            stored: Constant::new(
-                if width == 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << width) - 1
-                }
-                .into(),
-            ),
+            stored: Constant::new(width_mask(width as u32).into()),
             fw_data: vec_of(tables),
             fw_floor: vec_of(tables),
             wb: vec_of(tables),
