@@ -287,7 +287,7 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
         .map_err(cli_error)?;
         let opts = FlowOptions {
             target: board.target(),
-            freq_mhz: board.clock_hz() as f64 / 1e6,
+            freq_mhz: board.oscillator_hz() as f64 / 1e6,
             seeds: a.seeds,
             out_dir: a.out.join(&design.name),
             constraints: Some(root.join(board.constraints())),

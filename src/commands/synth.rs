@@ -118,9 +118,34 @@ pub struct BitstreamArgs {
     /// The top module of --verilog.
     #[arg(long)]
     top: Option<String>,
+    /// The clock the PLL makes from the board's oscillator, in MHz, and the constraint the design
+    /// must meet (default: the board preset's, iCEBreaker 25.5, ULX3S 70; the oscillator's own
+    /// frequency means no PLL). With --verilog: the constraint only (default: the oscillator's).
+    #[arg(long)]
+    clock_mhz: Option<f64>,
     /// nextpnr seeds; the best one is packed.
     #[arg(long, default_value_t = 1)]
     seeds: u32,
+}
+
+/// The board top's parameters at `clock_mhz` (default: the board's), refused with a message
+/// when the PLL cannot make it.
+pub(super) fn board_params(
+    board: Board,
+    clock_mhz: Option<f64>,
+) -> Result<top::BoardParams, CliError> {
+    let hz = match clock_mhz {
+        None => board.default_clock_hz(),
+        Some(f) if f.is_finite() && f > 0.0 && f < 1e4 => (f * 1e6).round() as u64,
+        Some(f) => {
+            return Err(CliError::input(format!(
+                "--clock-mhz must be a positive number of MHz, got {f}"
+            )))
+        }
+    };
+    board
+        .params(hz)
+        .map_err(|e| CliError::input(format!("--clock-mhz for {}: {e}", board.name())))
 }
 
 pub(super) fn pref() -> Result<Preference, CliError> {
@@ -452,6 +477,12 @@ fn status(p: Preference, json: bool) -> CmdResult {
 pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
     let board = Board::parse(&a.board).map_err(CliError::input)?;
     let root = tools::project_root().unwrap_or_else(|| PathBuf::from("."));
+    // A design of one's own is timed at the oscillator unless told otherwise.
+    let clock_mhz = match (&a.verilog, a.clock_mhz) {
+        (Some(_), None) => Some(board.oscillator_hz() as f64 / 1e6),
+        (_, c) => c,
+    };
+    let params = board_params(board, clock_mhz)?;
     let design = match &a.verilog {
         Some(path) => read_verilog(path, a.top.as_deref().unwrap_or_default())?,
         None => {
@@ -460,7 +491,7 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
                 .clone()
                 .unwrap_or_else(|| root.join(format!("configs/board-{}.toml", board.name())));
             let cfg = super::load_config(&path)?;
-            let p = board.params().map_err(CliError::failure)?;
+            let p = params;
             let name = format!("{}-board", stem(&path));
             let module = hwprof_hdl::export::module_name(&name);
             let verilog = with_big_stack({
@@ -478,7 +509,7 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
     };
     let opts = FlowOptions {
         target: board.target(),
-        freq_mhz: board.clock_hz() as f64 / 1e6,
+        freq_mhz: params.clock_hz as f64 / 1e6,
         seeds: a.seeds,
         out_dir: a.out.clone(),
         constraints: Some(root.join(board.constraints())),

@@ -27,6 +27,10 @@ pub struct VerilogArgs {
     /// and a FuseSoC core
     #[arg(long)]
     pub board: Option<String>,
+    /// With --board: the clock the PLL makes from the board's oscillator, in MHz (default: the
+    /// board preset's, iCEBreaker 25.5, ULX3S 70; the oscillator's own frequency means no PLL)
+    #[arg(long, requires = "board")]
+    pub clock_mhz: Option<f64>,
     /// Print the files written and the configuration's fields as one JSON object
     #[arg(long)]
     pub json: bool,
@@ -47,7 +51,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         None => export::write(&cfg, &name, &a.out, a.testbench),
         Some(b) => {
             let board = Board::parse(b).map_err(CliError::input)?;
-            let params = board.params().map_err(CliError::failure)?;
+            let params = super::synth::board_params(board, a.clock_mhz)?;
             let name = if name.starts_with("board") {
                 name
             } else {

@@ -106,7 +106,7 @@ fn bad_requests_exit_2_with_a_message() {
         "ice40-up5k",
     ];
     let no_seeds = [&SYNTH_UART_UP5K[..], &["--seeds", "0"]].concat();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 8] = [
         (&with_config, "96-bit tags"),
         (
             &["synth", "--block", "uart-tx", "--target", "ice40-lp1k"],
@@ -126,6 +126,27 @@ fn bad_requests_exit_2_with_a_message() {
         ),
         (&no_seeds, "seeds"),
         (&["bitstream", "--board", "arty"], "unknown board"),
+        // The iCEBreaker's PLL makes 25.125 MHz at best from 12 MHz, not 25.
+        (
+            &["bitstream", "--board", "icebreaker", "--clock-mhz", "25"],
+            "25.125",
+        ),
+        (
+            &["bitstream", "--board", "ulx3s", "--clock-mhz", "0"],
+            "--clock-mhz",
+        ),
+        (
+            &[
+                "verilog",
+                "--config",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/configs/board-ulx3s.toml"),
+                "--board",
+                "ulx3s",
+                "--clock-mhz",
+                "1000",
+            ],
+            "ECP5 PLL",
+        ),
     ];
     for (args, msg) in cases {
         let o = hwprof_cmd()

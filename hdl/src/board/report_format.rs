@@ -60,6 +60,10 @@ pub struct ReportFormat {
     kb: DFF<Bits<64>>,
     cnt: DFF<Bits<32>>,
     last: DFF<Bit>,
+    /// The output register: the character computed from `pos` leaves from flip-flops, so the
+    /// field selection and the hex digit's adder are not in the UART's load path.
+    o_valid: DFF<Bit>,
+    o_data: DFF<Bits<8>>,
     /// Line layout: first position of each field (constants from the key widths).
     p_a: Constant<Bits<8>>,
     p_sp2: Constant<Bits<8>>,
@@ -74,6 +78,9 @@ pub struct ReportFormat {
     nibble: Signal<Local, Bits<4>>,
     digit: Signal<Local, Bits<8>>,
     is_digit: Signal<Local, Bit>,
+    /// The character at `pos`.
+    ch: Signal<Local, Bits<8>>,
+    /// The character at `pos` goes into the output register this clock.
     take: Signal<Local, Bit>,
 }
 
@@ -111,6 +118,8 @@ impl ReportFormat {
             kb: Default::default(),
             cnt: Default::default(),
             last: Default::default(),
+            o_valid: Default::default(),
+            o_data: Default::default(),
             p_a: c(p_a),
             p_sp2: c(p_a + ad),
             p_b: c(p_b),
@@ -123,6 +132,7 @@ impl ReportFormat {
             nibble: Default::default(),
             digit: Default::default(),
             is_digit: Default::default(),
+            ch: Default::default(),
             take: Default::default(),
         })
     }
@@ -138,10 +148,15 @@ pub fn verilog(a_bits: u32, b_bits: u32) -> Result<String, String> {
 impl Logic for ReportFormat {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pos, iv, iv_keep, ka, kb, cnt, last);
+        dff_setup!(self, clock, state, pos, iv, iv_keep, ka, kb, cnt, last, o_valid, o_data);
         self.in_ready.next = self.state.q.val() == FormatState::Idle;
-        self.out_valid.next = self.state.q.val() != FormatState::Idle;
-        self.take.next = (self.state.q.val() != FormatState::Idle) & self.out_ready.val();
+        self.out_valid.next = self.o_valid.q.val();
+        self.out_data.next = self.o_data.q.val();
+        self.take.next = (self.state.q.val() != FormatState::Idle)
+            & (!self.o_valid.q.val() | self.out_ready.val());
+        if self.out_ready.val() {
+            self.o_valid.d.next = false;
+        }
         // Which field the position is in, and its next nibble.
         self.nibble.next = self.iv.q.val().get_bits::<4>(28);
         self.is_digit.next = self.pos.q.val() < 8;
@@ -165,33 +180,37 @@ impl Logic for ReportFormat {
             self.digit.next = bit_cast::<8, 4>(self.nibble.val()) + 87;
         }
         // Characters that are not digits.
-        self.out_data.next = 32.into();
+        self.ch.next = 32.into();
         if self.is_digit.val() {
-            self.out_data.next = self.digit.val();
+            self.ch.next = self.digit.val();
         } else if self.state.q.val() == FormatState::Entry {
             if self.pos.q.val() == self.p_cr.val() {
-                self.out_data.next = 13.into();
+                self.ch.next = 13.into();
             }
             if self.pos.q.val() == self.p_lf.val() {
-                self.out_data.next = 10.into();
+                self.ch.next = 10.into();
             }
         } else {
             // End line: "IIIIIIII end\r\n"
             if self.pos.q.val() == 9 {
-                self.out_data.next = 101.into();
+                self.ch.next = 101.into();
             }
             if self.pos.q.val() == 10 {
-                self.out_data.next = 110.into();
+                self.ch.next = 110.into();
             }
             if self.pos.q.val() == 11 {
-                self.out_data.next = 100.into();
+                self.ch.next = 100.into();
             }
             if self.pos.q.val() == 12 {
-                self.out_data.next = 13.into();
+                self.ch.next = 13.into();
             }
             if self.pos.q.val() == 13 {
-                self.out_data.next = 10.into();
+                self.ch.next = 10.into();
             }
+        }
+        if self.take.val() {
+            self.o_valid.d.next = true;
+            self.o_data.d.next = self.ch.val();
         }
         match self.state.q.val() {
             FormatState::Idle => {
@@ -252,6 +271,7 @@ impl Logic for ReportFormat {
         }
         if self.reset.val() {
             self.state.d.next = FormatState::Idle;
+            self.o_valid.d.next = false;
         }
     }
 }

@@ -113,18 +113,6 @@ pub fn rtl_shape(cfg: &ProfilerConfig) -> Result<Widths, String> {
     storage_widths(cfg)
 }
 
-/// The widths of a configuration with a fully-associative accumulator (the board top's), or why
-/// it has none.
-pub fn shape_of(cfg: &ProfilerConfig) -> Result<Widths, String> {
-    let w = storage_widths(cfg)?;
-    match cfg.accumulator.organisation {
-        Organisation::FullyAssociative => Ok(w),
-        Organisation::SetAssociative => {
-            Err("this block needs accumulator.organisation = \"fully_associative\"".into())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

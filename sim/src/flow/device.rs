@@ -1,6 +1,7 @@
 //! Synthesis targets: the FPGA devices, their nextpnr options and their capacities (datasheet
 //! figures: Lattice iCE40 UltraPlus / LP-HX family data sheets, ECP5 family data sheet).
 
+use hwprof_hdl::board::clock::Pll;
 use hwprof_hdl::board::event_source::DEFAULT_SEED;
 use hwprof_hdl::board::top::{BoardParams, BAUD};
 use hwprof_hdl::board::uart::clocks_per_bit;
@@ -165,20 +166,36 @@ impl Board {
         }
     }
 
-    /// The board oscillator, which clocks the board top directly (no PLL).
-    pub fn clock_hz(self) -> u64 {
+    /// The board oscillator, on the `clk` pin.
+    pub fn oscillator_hz(self) -> u64 {
         match self {
             Board::Icebreaker => 12_000_000,
             Board::Ulx3s => 25_000_000,
         }
     }
 
-    /// The board top's parameters: the oscillator, the UART at [`BAUD`] baud, the event source's
-    /// default seed.
-    pub fn params(self) -> Result<BoardParams, String> {
+    /// The clock `configs/board-<name>.toml` closes timing at (docs/RESULTS.md), made by the PLL.
+    pub fn default_clock_hz(self) -> u64 {
+        match self {
+            Board::Icebreaker => 25_500_000,
+            Board::Ulx3s => 70_000_000,
+        }
+    }
+
+    /// The board top's parameters at `clock_hz`: the PLL that makes it from the oscillator (none
+    /// when it is the oscillator), the UART at [`BAUD`] baud, the event source's default seed.
+    pub fn params(self, clock_hz: u64) -> Result<BoardParams, String> {
+        let osc = self.oscillator_hz();
+        let pll = match (clock_hz == osc, self.target().family()) {
+            (true, _) => Pll::Bypass,
+            (false, Family::Ice40) => Pll::ice40(osc, clock_hz)?,
+            (false, Family::Ecp5) => Pll::ecp5(osc, clock_hz)?,
+        };
         Ok(BoardParams {
-            clock_hz: self.clock_hz(),
-            clocks_per_bit: clocks_per_bit(self.clock_hz(), BAUD)?,
+            oscillator_hz: osc,
+            clock_hz: pll.out_hz(osc),
+            pll,
+            clocks_per_bit: clocks_per_bit(pll.out_hz(osc), BAUD)?,
             seed: DEFAULT_SEED,
         })
     }
@@ -208,5 +225,21 @@ mod tests {
             .unwrap_err()
             .contains("ice40-up5k"));
         assert!(Board::parse("arty").is_err());
+    }
+
+    #[test]
+    fn board_clocks_come_from_the_pll_and_the_oscillator_bypasses_it() {
+        for b in Board::ALL {
+            let p = b.params(b.default_clock_hz()).unwrap();
+            assert_eq!(p.clock_hz, b.default_clock_hz());
+            assert_ne!(p.pll, Pll::Bypass);
+            assert_eq!(p.clocks_per_bit, clocks_per_bit(p.clock_hz, BAUD).unwrap());
+            let o = b.params(b.oscillator_hz()).unwrap();
+            assert_eq!((o.pll, o.clock_hz), (Pll::Bypass, b.oscillator_hz()));
+        }
+        assert!(Board::Icebreaker
+            .params(25_000_000)
+            .unwrap_err()
+            .contains("25.125"));
     }
 }

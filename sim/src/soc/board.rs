@@ -534,7 +534,7 @@ pub fn check_config(cfg: &ProfilerConfig, board: Board, mode: Mode) -> Result<()
 
 /// The board's UART divider at [`BAUD`].
 pub fn board_clocks_per_bit(board: Board) -> Result<u64, SocError> {
-    clocks_per_bit(board.clock_hz(), BAUD).map_err(SocError::Failure)
+    clocks_per_bit(board.oscillator_hz(), BAUD).map_err(SocError::Failure)
 }
 
 /// The testbench of a simulated board run (module `tb`): clocks the system (and, on the
