@@ -3,8 +3,9 @@
 //!
 //! [`Pll`] holds the divider settings of one PLL, found by [`Pll::ice40`] (SB_PLL40_PAD, simple
 //! feedback) or [`Pll::ecp5`] (EHXPLLL, CLKOP feedback) from the oscillator and the wanted clock, with
-//! the searches and the legal ranges of icestorm's `icepll` and prjtrellis's `ecppll` (same results
-//! for the same request). [`BoardClock`] instantiates it.
+//! the searches and the legal ranges of icestorm's `icepll` and prjtrellis's `ecppll` (the same
+//! dividers for the requests the tests compare; the iCE40 search takes only integer PFDs).
+//! [`BoardClock`] instantiates it.
 //!
 //! **Simulation.** The PLL is a vendor primitive: the Verilog instantiates it only under
 //! `SYNTHESIS` (defined by Yosys, not by Icarus or Verilator), and elsewhere passes the oscillator

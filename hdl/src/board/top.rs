@@ -9,7 +9,8 @@
 //! - `uart_tx`: to the host; `led`: toggles after every interval's report.
 //!
 //! Reset: a 4-bit power-on counter holds reset for 15 cycles after the PLL has locked (its lock
-//! flag and the button are synchronised through two flip-flops each). The event stream is the same
+//! flag and the button are synchronised through two flip-flops each); the blocks take it from one
+//! more flip-flop. The event stream is the same
 //! whatever the UART's pace (the profiler back-pressures the source), so the reports are exactly
 //! the model's reports of
 //! `hwprof_sim::model::board::event_source::EventSourceModel::events(seed, ..)`.
