@@ -106,25 +106,38 @@ pub fn synthesize(
             String::from_utf8_lossy(&run.stderr)
         ));
     }
-    // Yosys's ECP5 models declare the block RAM's parameters and ports but not its behaviour:
-    // its outputs would float, and the comparison would blame the design.
-    if family == Family::Ecp5 {
-        let netlist =
-            std::fs::read_to_string(out).map_err(|e| format!("{}: {e}", out.display()))?;
-        if netlist.contains("DP16KD") {
-            return Err(format!(
-                "the ecp5 netlist uses block RAM (DP16KD), and {} ships no simulation model of it \
-                 (its cells_sim.v declares the cell without behaviour): only designs without block \
-                 RAM (the fully-associative ones) can be simulated after synth_ecp5",
-                yosys_version()?
-            ));
-        }
-    }
     let defines = out.with_file_name("defines.v");
     std::fs::write(&defines, DEFINES).map_err(|e| format!("{}: {e}", defines.display()))?;
     let local = out.with_file_name("cells_sim.v");
-    std::fs::write(&local, inlined(&models)?).map_err(|e| format!("{}: {e}", local.display()))?;
+    let mut models = inlined(&models)?;
+    if family == Family::Ecp5 {
+        models = with_block_ram_behaviour(&models)?;
+    }
+    std::fs::write(&local, models).map_err(|e| format!("{}: {e}", local.display()))?;
     Ok(vec![defines, out.to_path_buf(), local])
+}
+
+/// Behaviour for the ECP5 block RAM: Yosys's ECP5 models declare `DP16KD`'s parameters and ports
+/// but not what it does, so its outputs would float and the comparison would blame the design.
+const DP16KD_BEHAVIOUR: &str = include_str!("dp16kd_behaviour.vh");
+
+/// `models` with [`DP16KD_BEHAVIOUR`] inside the `DP16KD` declaration.
+fn with_block_ram_behaviour(models: &str) -> Result<String, String> {
+    let start = models
+        .find("module DP16KD(")
+        .ok_or("Yosys's ECP5 cell models declare no DP16KD")?;
+    let end = start
+        + models[start..]
+            .find("endmodule")
+            .ok_or("Yosys's ECP5 cell models: DP16KD has no endmodule")?;
+    if models[start..end].contains("always") {
+        return Err("Yosys's ECP5 cell models now give DP16KD a behaviour: drop hwprof's".into());
+    }
+    Ok(format!(
+        "{}{DP16KD_BEHAVIOUR}{}",
+        &models[..end],
+        &models[end..]
+    ))
 }
 
 /// A Verilog file with its `` `include "…" `` lines replaced by the files (beside it) they name,
@@ -181,10 +194,10 @@ mod tests {
         assert_eq!(r.reports_compared, 5);
     }
 
-    /// A fully-associative profiler (no block RAM) after synth_ecp5 matches; a block-RAM one is
-    /// refused with the reason rather than compared against floating outputs.
+    /// After synth_ecp5: a fully-associative profiler (no block RAM), and a block-RAM one (DP16KD,
+    /// with hwprof's behaviour of it) under back-pressure, match the model.
     #[test]
-    fn the_ecp5_netlist_matches_without_block_ram_and_block_ram_is_refused() {
+    fn the_ecp5_netlists_match_the_model() {
         let fa = ProfilerConfig::from_toml_str(
             "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\na_bits = 32\nb_bits = 32\n[accumulator]\nentries = 4\n",
             "test",
@@ -206,14 +219,24 @@ mod tests {
             "test",
         )
         .unwrap();
-        let e = netlist_cosim(
-            &bram,
-            Design::Pipelined,
-            &window(400),
-            ReadyPattern::ALWAYS,
-            Family::Ecp5,
-        )
-        .unwrap_err();
-        assert!(e.contains("DP16KD"), "{e}");
+        let slow = ReadyPattern {
+            ready: 1,
+            period: 3,
+        };
+        let r = netlist_cosim(&bram, Design::Pipelined, &window(1000), slow, Family::Ecp5).unwrap();
+        assert_eq!(r.mismatches, 0, "{:#?}", r.first_mismatch);
+        assert_eq!(r.reports_compared, 5);
+    }
+
+    /// The behaviour goes inside Yosys's DP16KD declaration, once.
+    #[test]
+    fn the_block_ram_behaviour_is_inserted_into_the_declaration() {
+        let models = inlined(&cell_models(Family::Ecp5).unwrap()).unwrap();
+        let with = with_block_ram_behaviour(&models).unwrap();
+        let start = with.find("module DP16KD(").unwrap();
+        let end = start + with[start..].find("endmodule").unwrap();
+        assert!(with[start..end].contains("hwprof_mem"));
+        assert_eq!(with.matches("hwprof_mem [0:1023]").count(), 1);
+        assert!(with_block_ram_behaviour(&with).is_err());
     }
 }
