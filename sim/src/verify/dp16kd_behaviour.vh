@@ -3,7 +3,9 @@
 	// ECP5 memory usage guide (FPGA-TN-02204): 1024 words of 18 bits; a port of width 18 addresses a
 	// word with AD[13:4] and writes its bytes DI[8:0] / DI[17:9] where AD0 / AD1 are high; width 9
 	// addresses a byte (AD[13:3]); widths 4, 2, 1 address data bits inside the bytes (AD[13:2],
-	// AD[13:1], AD[13:0]; the ninth bit of a byte is left out). Per port, on the clock edge (CLKxMUX
+	// AD[13:1], AD[13:0]; the ninth bit of a byte is left out). Width 36 is the pseudo-dual-port
+	// mode synth_ecp5 uses for wide memories: port A writes {DIB, DIA} at words 2j, 2j + 1
+	// (j = ADA[13:5], bytes enabled by ADA[3:0]), port B reads them onto {DOB, DOA}. Per port, on the clock edge (CLKxMUX
 	// "INV": falling) with CE high and CS equal to CSDECODE: a write stores DI and sets DO as
 	// WRITEMODE says (NORMAL: unchanged, WRITETHROUGH: the new data, READBEFOREWRITE: the old data);
 	// otherwise DO takes the addressed data. RST clears DO (RESETMODE SYNC: on the edge, ASYNC: at
@@ -21,37 +23,41 @@
 
 	reg [17:0] hwprof_mem [0:1023];
 
-	// The bits of word `ad[13:4]` a port of `width` addresses.
-	function [17:0] hwprof_mask(input integer width, input [13:0] ad);
-		integer lsb;
-		begin
-			case (width)
-				18: hwprof_mask = {{9{ad[1]}}, {9{ad[0]}}};
-				9: hwprof_mask = 18'h1ff << (ad[3] * 9);
-				4: hwprof_mask = 18'hf << (ad[3] * 9 + ad[2] * 4);
-				2: hwprof_mask = 18'h3 << (ad[3] * 9 + ad[2:1] * 2);
-				default: hwprof_mask = 18'h1 << (ad[3] * 9 + ad[2:0]);
-			endcase
-		end
+	// An access touches word u0 and, at width 36, word u1 = u0 + 1.
+	function [9:0] hwprof_u0(input integer width, input [13:0] ad);
+		hwprof_u0 = width == 36 ? {ad[13:5], 1'b0} : ad[13:4];
 	endfunction
-	// The read mask: a width-18 read returns the whole word whatever AD[1:0].
-	function [17:0] hwprof_rmask(input integer width, input [13:0] ad);
-		hwprof_rmask = width == 18 ? 18'h3ffff : hwprof_mask(width, ad);
-	endfunction
-	// DI spread to where the port's data sits in the word.
-	function [17:0] hwprof_place(input integer width, input [13:0] ad, input [17:0] di);
+	// The bits of word u0 a write of `width` changes (at width 36: of the low word).
+	function [17:0] hwprof_wm0(input integer width, input [13:0] ad);
 		case (width)
-			18: hwprof_place = di;
+			36, 18: hwprof_wm0 = {{9{ad[1]}}, {9{ad[0]}}};
+			9: hwprof_wm0 = 18'h1ff << (ad[3] * 9);
+			4: hwprof_wm0 = 18'hf << (ad[3] * 9 + ad[2] * 4);
+			2: hwprof_wm0 = 18'h3 << (ad[3] * 9 + ad[2:1] * 2);
+			default: hwprof_wm0 = 18'h1 << (ad[3] * 9 + ad[2:0]);
+		endcase
+	endfunction
+	function [17:0] hwprof_wm1(input integer width, input [13:0] ad);
+		hwprof_wm1 = width == 36 ? {{9{ad[3]}}, {9{ad[2]}}} : 18'h0;
+	endfunction
+	// The bits of word u0 a read of `width` returns (widths 18 and 36 whole words).
+	function [17:0] hwprof_rm0(input integer width, input [13:0] ad);
+		hwprof_rm0 = width >= 18 ? 18'h3ffff : hwprof_wm0(width, ad);
+	endfunction
+	// DI spread to where a narrow port's data sits in the word.
+	function [17:0] hwprof_place(input integer width, input [17:0] di);
+		case (width)
+			36, 18: hwprof_place = di;
 			9: hwprof_place = {2{di[8:0]}};
 			4: hwprof_place = {2{1'b0, {2{di[3:0]}}}};
 			2: hwprof_place = {2{1'b0, {4{di[1:0]}}}};
 			default: hwprof_place = {2{1'b0, {8{di[0]}}}};
 		endcase
 	endfunction
-	// The port's data from a word, in DO's low bits.
+	// A narrow port's data from a word, in DO's low bits.
 	function [17:0] hwprof_pick(input integer width, input [13:0] ad, input [17:0] word);
 		case (width)
-			18: hwprof_pick = word;
+			36, 18: hwprof_pick = word;
 			9: hwprof_pick = (word >> (ad[3] * 9)) & 18'h1ff;
 			4: hwprof_pick = (word >> (ad[3] * 9 + ad[2] * 4)) & 18'hf;
 			2: hwprof_pick = (word >> (ad[3] * 9 + ad[2:1] * 2)) & 18'h3;
@@ -61,78 +67,108 @@
 	function hwprof_selected(input [8*5-1:0] decode, input [2:0] cs);
 		hwprof_selected = cs == {decode[16], decode[8], decode[0]};
 	endfunction
+	// The bits of word `u` that a write at (u0, wm0, wm1) changes.
+	function [17:0] hwprof_hit(input [9:0] u, input [9:0] u0, input [17:0] wm0, input [17:0] wm1);
+		hwprof_hit = (u == u0 ? wm0 : 18'h0) | (u == (u0 | 10'h1) ? wm1 : 18'h0);
+	endfunction
 
 	wire hwprof_on_a = CEA && hwprof_selected(CSDECODE_A, {CSA2, CSA1, CSA0});
 	wire hwprof_on_b = CEB && hwprof_selected(CSDECODE_B, {CSB2, CSB1, CSB0});
-	wire [17:0] hwprof_wmask_a = hwprof_on_a && WEA ? hwprof_mask(DATA_WIDTH_A, hwprof_ad_a) : 18'h0;
-	wire [17:0] hwprof_wmask_b = hwprof_on_b && WEB ? hwprof_mask(DATA_WIDTH_B, hwprof_ad_b) : 18'h0;
-	wire hwprof_same_word = hwprof_ad_a[13:4] == hwprof_ad_b[13:4];
+	wire [9:0] hwprof_u0_a = hwprof_u0(DATA_WIDTH_A, hwprof_ad_a);
+	wire [9:0] hwprof_u0_b = hwprof_u0(DATA_WIDTH_B, hwprof_ad_b);
+	wire hwprof_w_a = hwprof_on_a && WEA;
+	wire hwprof_w_b = hwprof_on_b && WEB;
+	wire [17:0] hwprof_wm0_a = hwprof_w_a ? hwprof_wm0(DATA_WIDTH_A, hwprof_ad_a) : 18'h0;
+	wire [17:0] hwprof_wm1_a = hwprof_w_a ? hwprof_wm1(DATA_WIDTH_A, hwprof_ad_a) : 18'h0;
+	wire [17:0] hwprof_wm0_b = hwprof_w_b ? hwprof_wm0(DATA_WIDTH_B, hwprof_ad_b) : 18'h0;
+	wire [17:0] hwprof_wm1_b = hwprof_w_b ? hwprof_wm1(DATA_WIDTH_B, hwprof_ad_b) : 18'h0;
 	// Both clocks high at an edge of one: taken as the same edge (the other port's access counts).
 	// Read from the ports, not from hwprof_clk_a/b: the other port's derived clock may not have
 	// been updated yet when this port's edge runs.
 	`define HWPROF_SAME_EDGE ((CLKAMUX == "INV" ? !CLKA : CLKA) && (CLKBMUX == "INV" ? !CLKB : CLKB))
 
-	reg [17:0] hwprof_q_a, hwprof_q_b, hwprof_o_a, hwprof_o_b;
+	// Port outputs: q (DO, or at width 36 the high word) and q_lo (the low word at width 36).
+	reg [17:0] hwprof_q_a, hwprof_q_b, hwprof_lo_b, hwprof_o_a, hwprof_o_b, hwprof_olo_b;
 	wire hwprof_arst_a = RESETMODE == "ASYNC" && RSTA;
 	wire hwprof_arst_b = RESETMODE == "ASYNC" && RSTB;
 
 	always @(posedge hwprof_clk_a or posedge hwprof_arst_a) begin : hwprof_port_a
-		reg [17:0] old, new_word, other;
+		reg [17:0] old0, old1, c0, c1;
 		if (hwprof_arst_a || RSTA) begin
 			hwprof_q_a <= 18'h0;
 			hwprof_o_a <= 18'h0;
 		end else begin
 			if (OCEA) hwprof_o_a <= hwprof_q_a;
 			if (hwprof_on_a) begin
-				old = hwprof_mem[hwprof_ad_a[13:4]];
-				other = `HWPROF_SAME_EDGE && hwprof_same_word ? hwprof_wmask_b : 18'h0;
+				old0 = hwprof_mem[hwprof_u0_a];
+				old1 = hwprof_mem[hwprof_u0_a | 10'h1];
+				c0 = `HWPROF_SAME_EDGE ? hwprof_hit(hwprof_u0_a, hwprof_u0_b, hwprof_wm0_b, hwprof_wm1_b) : 18'h0;
+				c1 = `HWPROF_SAME_EDGE && DATA_WIDTH_A == 36 ? hwprof_hit(hwprof_u0_a | 10'h1, hwprof_u0_b, hwprof_wm0_b, hwprof_wm1_b) : 18'h0;
 				if (WEA) begin
-					if (|(hwprof_wmask_a & other)) begin
-						$display("DP16KD %m: both ports write the same bits of word %0d at %0t", hwprof_ad_a[13:4], $time);
+					if (|(c0 & hwprof_wm0_a) || |(c1 & hwprof_wm1_a)) begin
+						$display("DP16KD %m: both ports write the same bits of word %0d at %0t", hwprof_u0_a, $time);
 						$finish(1);
 					end
-					new_word = (old & ~hwprof_wmask_a) | (hwprof_place(DATA_WIDTH_A, hwprof_ad_a, hwprof_di_a) & hwprof_wmask_a);
-					hwprof_mem[hwprof_ad_a[13:4]] <= new_word;
-					if (WRITEMODE_A == "WRITETHROUGH")
-						hwprof_q_a <= hwprof_pick(DATA_WIDTH_A, hwprof_ad_a, new_word);
-					else if (WRITEMODE_A == "READBEFOREWRITE")
-						hwprof_q_a <= hwprof_pick(DATA_WIDTH_A, hwprof_ad_a, old);
-				end else begin
+					if (DATA_WIDTH_A == 36) begin
+						hwprof_mem[hwprof_u0_a] <= (old0 & ~hwprof_wm0_a) | (hwprof_di_a & hwprof_wm0_a);
+						hwprof_mem[hwprof_u0_a | 10'h1] <= (old1 & ~hwprof_wm1_a) | (hwprof_di_b & hwprof_wm1_a);
+					end else begin
+						hwprof_mem[hwprof_u0_a] <= (old0 & ~hwprof_wm0_a) | (hwprof_place(DATA_WIDTH_A, hwprof_di_a) & hwprof_wm0_a);
+						if (WRITEMODE_A == "WRITETHROUGH")
+							hwprof_q_a <= hwprof_pick(DATA_WIDTH_A, hwprof_ad_a, (old0 & ~hwprof_wm0_a) | (hwprof_place(DATA_WIDTH_A, hwprof_di_a) & hwprof_wm0_a));
+						else if (WRITEMODE_A == "READBEFOREWRITE")
+							hwprof_q_a <= hwprof_pick(DATA_WIDTH_A, hwprof_ad_a, old0);
+					end
+				end else if (DATA_WIDTH_A != 36) begin
 					hwprof_q_a <= hwprof_pick(DATA_WIDTH_A, hwprof_ad_a,
-						old ^ ((other & hwprof_rmask(DATA_WIDTH_A, hwprof_ad_a)) & 18'bx));
+						old0 ^ ((c0 & hwprof_rm0(DATA_WIDTH_A, hwprof_ad_a)) & 18'bx));
 				end
 			end
 		end
 	end
 
 	always @(posedge hwprof_clk_b or posedge hwprof_arst_b) begin : hwprof_port_b
-		reg [17:0] old, new_word, other;
+		reg [17:0] old0, old1, c0, c1;
 		if (hwprof_arst_b || RSTB) begin
 			hwprof_q_b <= 18'h0;
+			hwprof_lo_b <= 18'h0;
 			hwprof_o_b <= 18'h0;
+			hwprof_olo_b <= 18'h0;
 		end else begin
-			if (OCEB) hwprof_o_b <= hwprof_q_b;
+			if (OCEB) begin
+				hwprof_o_b <= hwprof_q_b;
+				hwprof_olo_b <= hwprof_lo_b;
+			end
 			if (hwprof_on_b) begin
-				old = hwprof_mem[hwprof_ad_b[13:4]];
-				other = `HWPROF_SAME_EDGE && hwprof_same_word ? hwprof_wmask_a : 18'h0;
+				old0 = hwprof_mem[hwprof_u0_b];
+				old1 = hwprof_mem[hwprof_u0_b | 10'h1];
+				c0 = `HWPROF_SAME_EDGE ? hwprof_hit(hwprof_u0_b, hwprof_u0_a, hwprof_wm0_a, hwprof_wm1_a) : 18'h0;
+				c1 = `HWPROF_SAME_EDGE ? hwprof_hit(hwprof_u0_b | 10'h1, hwprof_u0_a, hwprof_wm0_a, hwprof_wm1_a) : 18'h0;
 				if (WEB) begin
-					new_word = (old & ~hwprof_wmask_b) | (hwprof_place(DATA_WIDTH_B, hwprof_ad_b, hwprof_di_b) & hwprof_wmask_b);
-					hwprof_mem[hwprof_ad_b[13:4]] <= new_word;
+					if (DATA_WIDTH_B == 36) begin
+						$display("DP16KD %m: port B writes at width 36 (not modelled) at %0t", $time);
+						$finish(1);
+					end
+					hwprof_mem[hwprof_u0_b] <= (old0 & ~hwprof_wm0_b) | (hwprof_place(DATA_WIDTH_B, hwprof_di_b) & hwprof_wm0_b);
 					if (WRITEMODE_B == "WRITETHROUGH")
-						hwprof_q_b <= hwprof_pick(DATA_WIDTH_B, hwprof_ad_b, new_word);
+						hwprof_q_b <= hwprof_pick(DATA_WIDTH_B, hwprof_ad_b, (old0 & ~hwprof_wm0_b) | (hwprof_place(DATA_WIDTH_B, hwprof_di_b) & hwprof_wm0_b));
 					else if (WRITEMODE_B == "READBEFOREWRITE")
-						hwprof_q_b <= hwprof_pick(DATA_WIDTH_B, hwprof_ad_b, old);
+						hwprof_q_b <= hwprof_pick(DATA_WIDTH_B, hwprof_ad_b, old0);
+				end else if (DATA_WIDTH_B == 36) begin
+					hwprof_lo_b <= old0 ^ (c0 & 18'bx);
+					hwprof_q_b <= old1 ^ (c1 & 18'bx);
 				end else begin
 					hwprof_q_b <= hwprof_pick(DATA_WIDTH_B, hwprof_ad_b,
-						old ^ ((other & hwprof_rmask(DATA_WIDTH_B, hwprof_ad_b)) & 18'bx));
+						old0 ^ ((c0 & hwprof_rm0(DATA_WIDTH_B, hwprof_ad_b)) & 18'bx));
 				end
 			end
 		end
 	end
-
 	`undef HWPROF_SAME_EDGE
 
-	wire [17:0] hwprof_do_a = REGMODE_A == "OUTREG" ? hwprof_o_a : hwprof_q_a;
+	// At width 36 the read port B drives DOA with the low word.
+	wire [17:0] hwprof_do_a = DATA_WIDTH_B == 36 ? (REGMODE_B == "OUTREG" ? hwprof_olo_b : hwprof_lo_b)
+		: (REGMODE_A == "OUTREG" ? hwprof_o_a : hwprof_q_a);
 	wire [17:0] hwprof_do_b = REGMODE_B == "OUTREG" ? hwprof_o_b : hwprof_q_b;
 	assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = hwprof_do_a;
 	assign {DOB17, DOB16, DOB15, DOB14, DOB13, DOB12, DOB11, DOB10, DOB9, DOB8, DOB7, DOB6, DOB5, DOB4, DOB3, DOB2, DOB1, DOB0} = hwprof_do_b;
@@ -219,6 +255,8 @@
 		end
 		hwprof_q_a = 18'h0;
 		hwprof_q_b = 18'h0;
+		hwprof_lo_b = 18'h0;
 		hwprof_o_a = 18'h0;
 		hwprof_o_b = 18'h0;
+		hwprof_olo_b = 18'h0;
 	end
