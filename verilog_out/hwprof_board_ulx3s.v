@@ -1244,6 +1244,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     reg  [19:0] epochs$c_set;
     reg  epochs$retire;
     reg  epochs$touch;
+    reg  epochs$hot;
     reg  epochs$roll;
     wire  epochs$d_cur;
     wire  epochs$d_prev;
@@ -1444,6 +1445,12 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     wire  staged$first$1;
     wire  staged$any;
     wire  staged$many;
+    reg  hot$bits$0;
+    reg  hot$bits$1;
+    wire  hot$first$0;
+    wire  hot$first$1;
+    wire  hot$any;
+    wire  hot$many;
     
     // Local signals
     reg  [23:0] fw_word$0;
@@ -1553,6 +1560,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         .c_set(epochs$c_set),
         .retire(epochs$retire),
         .touch(epochs$touch),
+        .hot(epochs$hot),
         .roll(epochs$roll),
         .d_cur(epochs$d_cur),
         .d_prev(epochs$d_prev),
@@ -1872,6 +1880,14 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         .any(staged$any),
         .many(staged$many)
     );
+    hwprof_board_ulx3s$profiler$acc$hot hot(
+        .bits$0(hot$bits$0),
+        .bits$1(hot$bits$1),
+        .first$0(hot$first$0),
+        .first$1(hot$first$1),
+        .any(hot$any),
+        .many(hot$many)
+    );
     
     // Update code
     always @(*) begin
@@ -2168,6 +2184,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
             fw_floor_r$0$d = n_floor$0;
         end
         fw_alloc$0$d = alloc$0;
+        hot$bits$0 = (view_valid$0 & n_ge$0) | alloc$0;
         alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & ~replace_smallest & repl$first$1) | (~empty$any & replace_smallest & smallest$first$1));
         inc$1 = hit_e$1 & (~saturates | (view_count$1 < count_max));
         n_count$1 = view_count$1;
@@ -2200,6 +2217,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
             fw_floor_r$1$d = n_floor$1;
         end
         fw_alloc$1$d = alloc$1;
+        hot$bits$1 = (view_valid$1 & n_ge$1) | alloc$1;
         fw_valid$d = valid;
         fw_set$d = d_set$q;
         if (valid) begin
@@ -2277,6 +2295,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         end
         epochs$retire = d_op$q;
         epochs$touch = valid;
+        epochs$hot = hot$any;
         epochs$roll = valid & end_interval;
         if (valid & end_interval) begin
             term$d = 1'b1;
@@ -2473,7 +2492,7 @@ module hwprof_board_ulx3s$profiler$acc$empty(bits$0,bits$1,first$0,first$1,any,m
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,retire,touch,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
+module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
     
     // Module arguments
     input wire  clock;
@@ -2484,6 +2503,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     input wire  [19:0] c_set;
     input wire  retire;
     input wire  touch;
+    input wire  hot;
     input wire  roll;
     output reg  d_cur;
     output reg  d_prev;
@@ -2497,30 +2517,35 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     reg [31:0] cur;
     reg [31:0] prev;
     reg [31:0] pend;
+    reg [31:0] rep;
     reg d_cur_r;
     reg d_prev_r;
     reg d_pend_r;
     wire [31:0] sel = 32'd1 << d_set[4:0];
     wire same = c_set[4:0] == d_set[4:0];
+    wire hot_op = touch & hot;
     
     always @(posedge clock) begin
        if (reset) begin
           cur <= 32'd0;
           prev <= 32'd0;
           pend <= 32'd0;
+          rep <= 32'd0;
           d_cur_r <= 1'b0;
           d_prev_r <= 1'b0;
           d_pend_r <= 1'b0;
        end else if (roll) begin
           cur <= 32'd0;
           prev <= cur | sel;
-          pend <= cur | sel;
+          pend <= rep | (hot_op ? sel : 32'd0);
+          rep <= 32'd0;
           d_cur_r <= 1'b0;
           d_prev_r <= cur[c_set[4:0]] | same;
-          d_pend_r <= cur[c_set[4:0]] | same;
+          d_pend_r <= rep[c_set[4:0]] | (hot_op & same);
        end else begin
           if (retire) pend <= pend & ~sel;
           if (touch) cur <= cur | sel;
+          if (hot_op) rep <= rep | sel;
           d_cur_r <= cur[c_set[4:0]] | (touch & same);
           d_prev_r <= prev[c_set[4:0]];
           d_pend_r <= pend[c_set[4:0]] & ~(retire & same);
@@ -2997,6 +3022,29 @@ module hwprof_board_ulx3s$profiler$acc$hits(bits$0,bits$1,first$0,first$1,any,ma
        first$1 = f[1];
     end
 endmodule // top$profiler$acc$hits
+
+
+module hwprof_board_ulx3s$profiler$acc$hot(bits$0,bits$1,first$0,first$1,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [1:0] x = {bits$1, bits$0};
+    wire [1:0] f = x & (~x + 2'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 2'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+    end
+endmodule // top$profiler$acc$hot
 
 
 module hwprof_board_ulx3s$profiler$acc$key1(d,q,clock);

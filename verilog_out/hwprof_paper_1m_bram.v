@@ -505,6 +505,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     reg  [19:0] epochs$c_set;
     reg  epochs$retire;
     reg  epochs$touch;
+    reg  epochs$hot;
     reg  epochs$roll;
     wire  epochs$d_cur;
     wire  epochs$d_prev;
@@ -821,6 +822,16 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     wire  staged$first$3;
     wire  staged$any;
     wire  staged$many;
+    reg  hot$bits$0;
+    reg  hot$bits$1;
+    reg  hot$bits$2;
+    reg  hot$bits$3;
+    wire  hot$first$0;
+    wire  hot$first$1;
+    wire  hot$first$2;
+    wire  hot$first$3;
+    wire  hot$any;
+    wire  hot$many;
     
     // Local signals
     reg  [23:0] fw_word$0;
@@ -1020,6 +1031,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         .c_set(epochs$c_set),
         .retire(epochs$retire),
         .touch(epochs$touch),
+        .hot(epochs$hot),
         .roll(epochs$roll),
         .d_cur(epochs$d_cur),
         .d_prev(epochs$d_prev),
@@ -1518,6 +1530,18 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         .first$3(staged$first$3),
         .any(staged$any),
         .many(staged$many)
+    );
+    hwprof_paper_1m_bram$acc$hot hot(
+        .bits$0(hot$bits$0),
+        .bits$1(hot$bits$1),
+        .bits$2(hot$bits$2),
+        .bits$3(hot$bits$3),
+        .first$0(hot$first$0),
+        .first$1(hot$first$1),
+        .first$2(hot$first$2),
+        .first$3(hot$first$3),
+        .any(hot$any),
+        .many(hot$many)
     );
     
     // Update code
@@ -2041,6 +2065,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             fw_floor_r$0$d = n_floor$0;
         end
         fw_alloc$0$d = alloc$0;
+        hot$bits$0 = (view_valid$0 & n_ge$0) | alloc$0;
         alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & ~replace_smallest & repl$first$1) | (~empty$any & replace_smallest & smallest$first$1));
         inc$1 = hit_e$1 & (~saturates | (view_count$1 < count_max));
         n_count$1 = view_count$1;
@@ -2073,6 +2098,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             fw_floor_r$1$d = n_floor$1;
         end
         fw_alloc$1$d = alloc$1;
+        hot$bits$1 = (view_valid$1 & n_ge$1) | alloc$1;
         alloc$2 = promoted & ((empty$any & empty$first$2) | (~empty$any & ~replace_smallest & repl$first$2) | (~empty$any & replace_smallest & smallest$first$2));
         inc$2 = hit_e$2 & (~saturates | (view_count$2 < count_max));
         n_count$2 = view_count$2;
@@ -2105,6 +2131,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             fw_floor_r$2$d = n_floor$2;
         end
         fw_alloc$2$d = alloc$2;
+        hot$bits$2 = (view_valid$2 & n_ge$2) | alloc$2;
         alloc$3 = promoted & ((empty$any & empty$first$3) | (~empty$any & ~replace_smallest & repl$first$3) | (~empty$any & replace_smallest & smallest$first$3));
         inc$3 = hit_e$3 & (~saturates | (view_count$3 < count_max));
         n_count$3 = view_count$3;
@@ -2137,6 +2164,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
             fw_floor_r$3$d = n_floor$3;
         end
         fw_alloc$3$d = alloc$3;
+        hot$bits$3 = (view_valid$3 & n_ge$3) | alloc$3;
         fw_valid$d = valid;
         fw_set$d = d_set$q;
         if (valid) begin
@@ -2236,6 +2264,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         end
         epochs$retire = d_op$q;
         epochs$touch = valid;
+        epochs$hot = hot$any;
         epochs$roll = valid & end_interval;
         if (valid & end_interval) begin
             term$d = 1'b1;
@@ -2440,7 +2469,7 @@ module hwprof_paper_1m_bram$acc$empty(bits$0,bits$1,bits$2,bits$3,first$0,first$
 endmodule // top$acc$empty
 
 
-module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,retire,touch,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
+module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
     
     // Module arguments
     input wire  clock;
@@ -2451,6 +2480,7 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_s
     input wire  [19:0] c_set;
     input wire  retire;
     input wire  touch;
+    input wire  hot;
     input wire  roll;
     output reg  d_cur;
     output reg  d_prev;
@@ -2464,30 +2494,35 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_s
     reg [255:0] cur;
     reg [255:0] prev;
     reg [255:0] pend;
+    reg [255:0] rep;
     reg d_cur_r;
     reg d_prev_r;
     reg d_pend_r;
     wire [255:0] sel = 256'd1 << d_set[7:0];
     wire same = c_set[7:0] == d_set[7:0];
+    wire hot_op = touch & hot;
     
     always @(posedge clock) begin
        if (reset) begin
           cur <= 256'd0;
           prev <= 256'd0;
           pend <= 256'd0;
+          rep <= 256'd0;
           d_cur_r <= 1'b0;
           d_prev_r <= 1'b0;
           d_pend_r <= 1'b0;
        end else if (roll) begin
           cur <= 256'd0;
           prev <= cur | sel;
-          pend <= cur | sel;
+          pend <= rep | (hot_op ? sel : 256'd0);
+          rep <= 256'd0;
           d_cur_r <= 1'b0;
           d_prev_r <= cur[c_set[7:0]] | same;
-          d_pend_r <= cur[c_set[7:0]] | same;
+          d_pend_r <= rep[c_set[7:0]] | (hot_op & same);
        end else begin
           if (retire) pend <= pend & ~sel;
           if (touch) cur <= cur | sel;
+          if (hot_op) rep <= rep | sel;
           d_cur_r <= cur[c_set[7:0]] | (touch & same);
           d_prev_r <= prev[c_set[7:0]];
           d_pend_r <= pend[c_set[7:0]] & ~(retire & same);
@@ -3274,6 +3309,35 @@ module hwprof_paper_1m_bram$acc$hits(bits$0,bits$1,bits$2,bits$3,first$0,first$1
        first$3 = f[3];
     end
 endmodule // top$acc$hits
+
+
+module hwprof_paper_1m_bram$acc$hot(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+    
+    // Module arguments
+    input wire  bits$0;
+    input wire  bits$1;
+    input wire  bits$2;
+    input wire  bits$3;
+    output reg  first$0;
+    output reg  first$1;
+    output reg  first$2;
+    output reg  first$3;
+    output reg  any;
+    output reg  many;
+    
+    // Update code (custom)
+    wire [3:0] x = {bits$3, bits$2, bits$1, bits$0};
+    wire [3:0] f = x & (~x + 4'd1);
+    
+    always @(*) begin
+       any = |x;
+       many = |(x & (x - 4'd1));
+       first$0 = f[0];
+       first$1 = f[1];
+       first$2 = f[2];
+       first$3 = f[3];
+    end
+endmodule // top$acc$hot
 
 
 module hwprof_paper_1m_bram$acc$key1(d,q,clock);

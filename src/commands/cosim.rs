@@ -195,6 +195,11 @@ pub fn run(a: CosimArgs) -> CmdResult {
             "cycles             {} (events/cycle {:.4}; {} input stall cycles)",
             r.cycles, r.events_per_cycle, r.input_stall_cycles
         );
+        println!(
+            "report drains      {} of the stall cycles (longest drain {} cycles); \
+             events/cycle between them {:.4}",
+            r.report_stall_cycles, r.longest_report_cycles, r.events_per_cycle_between_reports
+        );
         println!("cycles in all      {}", r.total_cycles);
         print_trailing(trailing);
         print_mismatch(&r.first_mismatch);

@@ -39,10 +39,14 @@
 //!   with count 0, all others empty;
 //! - neither: every entry is empty (two rollovers ago or never written).
 //!
-//! At the end of an interval, in one clock: `prev` ← `cur`, `pend` ← `cur`, `cur` ← 0. The first
-//! op that reads a `prev` set in the new interval applies the rollover and writes it back.
+//! A fourth, `rep`, marks the sets written in the current interval that hold an entry with count
+//! ≥ T (such an entry is locked, so it stays until the interval ends).
 //!
-//! **Report.** `pend` marks the sets whose previous-interval entries are not reported yet. A set is
+//! At the end of an interval, in one clock: `prev` ← `cur`, `pend` ← `rep`, `cur`, `rep` ← 0. The
+//! first op that reads a `prev` set in the new interval applies the rollover and writes it back.
+//!
+//! **Report.** `pend` marks the sets whose previous-interval entries with count ≥ T are not
+//! reported yet; a set without such an entry has nothing to report and is never pending. A set is
 //! **retired** — its entries with count ≥ T copied to the W-slot report staging buffer — by the
 //! first event of the new interval that touches it, or else by the **scanner**, which walks the
 //! sets on clocks when no event uses the RAM read ports. The staging buffer streams out one entry
@@ -196,6 +200,8 @@ accumulator! {
         replace_smallest: Constant<Bit>,
         /// Staging-buffer words still to be sent: the lowest way goes next.
         staged: Priority,
+        /// The ways stage D's op leaves valid with count >= T (its set will have a report).
+        hot: Priority,
         rc: Signal<Local, Bits<CB>>,
         threshold: Constant<Bits<CB>>,
         count_max: Constant<Bits<CB>>,
@@ -334,6 +340,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             minimal: vec_of(ways),
             replace_smallest: Constant::new(replace_smallest),
             staged: Priority::new(ways),
+            hot: Priority::new(ways),
             rc: Default::default(),
             threshold: Constant::new(threshold.into()),
             count_max: Constant::new(count_max.into()),
@@ -568,6 +575,9 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.fw_floor_r[w].d.next = self.n_floor[w].val();
             }
             self.fw_alloc[w].d.next = self.alloc[w].val();
+            // An allocated way holds `new_min` >= T (see `fw_ge`).
+            self.hot.bits[w].next =
+                (self.view_valid[w].val() & self.n_ge[w].val()) | self.alloc[w].val();
         }
         self.fw_valid.d.next = self.valid.val();
         self.fw_set.d.next = self.d_set.q.val();
@@ -653,6 +663,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         // ---- Per-set epochs.
         self.epochs.retire.next = self.d_op.q.val();
         self.epochs.touch.next = self.valid.val();
+        self.epochs.hot.next = self.hot.any.val();
         self.epochs.roll.next = self.valid.val() & self.end_interval.val();
         if self.valid.val() & self.end_interval.val() {
             self.term.d.next = true;
@@ -673,11 +684,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
     }
 }
 
-/// The per-set epochs (the module docs): three flags per set, `cur`, `prev` and `pend`, read at
-/// four sets at once (stage D's, stage C's, the lookup's and the scanner's) and updated at the clock edge:
-/// `retire` clears `pend` of stage D's set, `touch` sets its `cur`, `roll` (the interval's last
-/// event) moves `cur` (with stage D's set) into `prev` and `pend` and clears `cur`; `reset`
-/// clears all. Any number of sets, in flip-flops.
+/// The per-set epochs (the module docs): four flags per set, `cur`, `prev`, `pend` and `rep`, read
+/// at four sets at once (stage D's, stage C's, the lookup's and the scanner's) and updated at the
+/// clock edge: `retire` clears `pend` of stage D's set, `touch` sets its `cur` (and `rep` with
+/// `hot`), `roll` (the interval's last event) moves `cur` (with stage D's set) into `prev` and
+/// `rep` (likewise) into `pend` and clears both; `reset` clears all. Any number of sets, in
+/// flip-flops.
 ///
 /// Stage D's flags (`d_cur`, `d_prev`, `d_pend`) come from registers: they are read at stage C's
 /// set and registered with the update of the op then in D applied (the op in C is the next in D),
@@ -692,6 +704,8 @@ pub struct SetEpochs {
     pub c_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub retire: Signal<In, Bit>,
     pub touch: Signal<In, Bit>,
+    /// With `touch`: the op leaves an entry of its set with count >= T.
+    pub hot: Signal<In, Bit>,
     pub roll: Signal<In, Bit>,
     pub d_cur: Signal<Out, Bit>,
     pub d_prev: Signal<Out, Bit>,
@@ -704,6 +718,7 @@ pub struct SetEpochs {
     _cur: Vec<bool>,
     _prev: Vec<bool>,
     _pend: Vec<bool>,
+    _rep: Vec<bool>,
     /// Stage D's flags, registered (see above).
     _d: [bool; 3],
 }
@@ -720,6 +735,7 @@ impl SetEpochs {
             c_set: Default::default(),
             retire: Default::default(),
             touch: Default::default(),
+            hot: Default::default(),
             roll: Default::default(),
             d_cur: Default::default(),
             d_prev: Default::default(),
@@ -731,6 +747,7 @@ impl SetEpochs {
             _cur: vec![false; sets],
             _prev: vec![false; sets],
             _pend: vec![false; sets],
+            _rep: vec![false; sets],
             _d: [false; 3],
         }
     }
@@ -746,15 +763,17 @@ impl Logic for SetEpochs {
             // Stage C's flags as they are after this edge: the op in C is then in D.
             let low = self._cur.len() as u64 - 1;
             let same = (u64_bits(self.c_set.val()) ^ u64_bits(self.d_set.val())) & low == 0;
-            let (cur, prev, pend) = (
+            let (cur, prev, pend, rep) = (
                 at(&self._cur, self.c_set.val()),
                 at(&self._prev, self.c_set.val()),
                 at(&self._pend, self.c_set.val()),
+                at(&self._rep, self.c_set.val()),
             );
+            let hot = self.touch.val() & self.hot.val();
             self._d = if self.reset.val() {
                 [false; 3]
             } else if self.roll.val() {
-                [false, cur | same, cur | same]
+                [false, cur | same, rep | (hot & same)]
             } else {
                 [
                     cur | (self.touch.val() & same),
@@ -766,12 +785,18 @@ impl Logic for SetEpochs {
                 self._cur.fill(false);
                 self._prev.fill(false);
                 self._pend.fill(false);
+                self._rep.fill(false);
             } else if self.roll.val() {
-                let mut cur = std::mem::replace(&mut self._cur, vec![false; self._prev.len()]);
+                let n = self._prev.len();
+                let mut cur = std::mem::replace(&mut self._cur, vec![false; n]);
+                let mut rep = std::mem::replace(&mut self._rep, vec![false; n]);
                 if let Some(c) = cur.get_mut(s) {
                     *c = true;
                 }
-                self._pend = cur.clone();
+                if let Some(r) = rep.get_mut(s) {
+                    *r |= hot;
+                }
+                self._pend = rep;
                 self._prev = cur;
             } else {
                 if self.retire.val() {
@@ -782,6 +807,11 @@ impl Logic for SetEpochs {
                 if self.touch.val() {
                     if let Some(c) = self._cur.get_mut(s) {
                         *c = true;
+                    }
+                }
+                if hot {
+                    if let Some(r) = self._rep.get_mut(s) {
+                        *r = true;
                     }
                 }
             }
@@ -815,30 +845,35 @@ impl Logic for SetEpochs {
 reg [{hi}:0] cur;
 reg [{hi}:0] prev;
 reg [{hi}:0] pend;
+reg [{hi}:0] rep;
 reg d_cur_r;
 reg d_prev_r;
 reg d_pend_r;
 wire [{hi}:0] sel = {n}'d1 << {s1};
 wire same = {same};
+wire hot_op = touch & hot;
 
 always @(posedge clock) begin
    if (reset) begin
       cur <= {n}'d0;
       prev <= {n}'d0;
       pend <= {n}'d0;
+      rep <= {n}'d0;
       d_cur_r <= 1'b0;
       d_prev_r <= 1'b0;
       d_pend_r <= 1'b0;
    end else if (roll) begin
       cur <= {n}'d0;
       prev <= cur | sel;
-      pend <= cur | sel;
+      pend <= rep | (hot_op ? sel : {n}'d0);
+      rep <= {n}'d0;
       d_cur_r <= 1'b0;
       d_prev_r <= cur[{c}] | same;
-      d_pend_r <= cur[{c}] | same;
+      d_pend_r <= rep[{c}] | (hot_op & same);
    end else begin
       if (retire) pend <= pend & ~sel;
       if (touch) cur <= cur | sel;
+      if (hot_op) rep <= rep | sel;
       d_cur_r <= cur[{c}] | (touch & same);
       d_prev_r <= prev[{c}];
       d_pend_r <= pend[{c}] & ~(retire & same);

@@ -208,6 +208,29 @@ mod tests {
         assert!(within_wait_bound(&r, &cfg), "{r:?}");
     }
 
+    /// A set holding no entry with count >= T is never pending: when no interval has anything to
+    /// report, no event waits for a retirement.
+    #[test]
+    fn intervals_without_reports_cost_no_drain() {
+        let cfg = config(
+            "interval = 200\nthreshold = 50\ntables = 2\nentries = 64\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 16\nways = 2\n",
+        );
+        let ev: Vec<(u64, u64)> = (0..1000u64).map(|i| (i * 7919 + 1, i)).collect();
+        let reps = MultiHash::new(&cfg).unwrap().run(&ev);
+        assert_eq!(reps.len(), 5);
+        assert!(reps.iter().all(|r| r.entries.is_empty()), "{reps:?}");
+        let r = check(&cfg, &ev, &CosimOptions::default(), "distinct keys");
+        // The clock after each interval's last event (followed by more events) is the one wait
+        // left; there is no retirement.
+        assert_eq!(r.report_stall_cycles, r.intervals - 1, "{r:?}");
+        assert_eq!(
+            r.input_stall_cycles,
+            cfg.entries as u64 + r.intervals - 1,
+            "{r:?}"
+        );
+    }
+
     #[test]
     fn unsupported_configurations_are_clear_errors() {
         let e = cosim(

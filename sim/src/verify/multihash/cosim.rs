@@ -87,6 +87,14 @@ pub struct CosimResult {
     pub total_cycles: u64,
     /// Clocks on which the input was offered but `in_ready` was low.
     pub input_stall_cycles: u64,
+    /// Of those, the clocks while an interval's report was on its way: from the interval's last
+    /// event to the report's last word (the drain at interval ends).
+    pub report_stall_cycles: u64,
+    /// The longest of those ways, in clocks (0 without a report).
+    pub longest_report_cycles: u64,
+    /// Events per clock leaving out the stalls while a report drains: 1.0 when the input waits
+    /// for nothing else.
+    pub events_per_cycle_between_reports: f64,
     /// Simulation speed of rust-hdl on this design, clocks per wall-clock second.
     pub cycles_per_second: f64,
 }
@@ -245,8 +253,13 @@ fn run_design<T: ProfilerTop>(
         events_per_cycle: 0.0,
         total_cycles: 0,
         input_stall_cycles: 0,
+        report_stall_cycles: 0,
+        longest_report_cycles: 0,
+        events_per_cycle_between_reports: 0.0,
         cycles_per_second: 0.0,
     };
+    // Clocks at which the intervals whose reports are not out yet ended.
+    let mut ended: std::collections::VecDeque<u64> = Default::default();
     let mut asm = Assembler {
         current: None,
         canonical: !T::ENTRY_ORDER,
@@ -264,15 +277,28 @@ fn run_design<T: ProfilerTop>(
         if accepted {
             first_accept.get_or_insert(total_cycles);
             last_accept = total_cycles;
+            let done = res.reports_compared as usize + ended.len();
+            if expected
+                .get(done)
+                .is_some_and(|(end, _)| *end == next as u64)
+            {
+                ended.push_back(total_cycles);
+            }
             next += 1;
         } else if offer.is_some() {
             res.input_stall_cycles += 1;
+            if !ended.is_empty() {
+                res.report_stall_cycles += 1;
+            }
         }
         total_cycles += 1;
         if offer.is_none() {
             idle += 1;
         }
         if let Some(r) = word.and_then(|w| asm.push(w)) {
+            if let Some(end) = ended.pop_front() {
+                res.longest_report_cycles = res.longest_report_cycles.max(total_cycles - end);
+            }
             let (end, want) = &expected[res.reports_compared as usize];
             res.entries_compared += want.entries.len().max(r.entries.len()) as u64;
             if &r != want {
@@ -319,6 +345,10 @@ fn run_design<T: ProfilerTop>(
         0.0
     } else {
         next as f64 / res.cycles as f64
+    };
+    res.events_per_cycle_between_reports = match res.cycles - res.report_stall_cycles {
+        0 => 0.0,
+        c => next as f64 / c as f64,
     };
     res.cycles_per_second = total_cycles as f64 / secs.max(1e-9);
     if let Some(v) = d.vcd.take() {
