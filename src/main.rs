@@ -45,6 +45,8 @@ enum Command {
     Sweep(commands::sweep::SweepArgs),
     /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
     Cosim(commands::cosim::CosimArgs),
+    /// Bounded formal check: the pipelined profiler and the baseline send the same reports.
+    Formal(commands::formal::FormalArgs),
     /// Export the multi-hash profiler's Verilog and a FuseSoC core for a configuration.
     Verilog(commands::verilog::VerilogArgs),
     /// Approximate counters (Morris, floating-point): the ISPASS study, Verilog, area.
@@ -81,6 +83,7 @@ fn main() {
         Command::Bitstream(a) => commands::synth::run_bitstream(a),
         Command::Sweep(a) => commands::sweep::run_cmd(a),
         Command::Cosim(a) => commands::cosim::run(a),
+        Command::Formal(a) => commands::formal::run(a),
         Command::Verilog(a) => commands::verilog::run(a),
         Command::Buffer(a) => commands::buffer::run(a),
         Command::Counters(c) => commands::counters::run(c),

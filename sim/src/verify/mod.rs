@@ -2,6 +2,7 @@
 //! under Icarus, adversarial streams and waveforms.
 
 pub mod counters;
+pub mod formal;
 pub mod icarus;
 pub mod multihash;
 pub mod netlist;
