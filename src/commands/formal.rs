@@ -35,21 +35,8 @@ pub fn run(a: FormalArgs) -> CmdResult {
     }
     let events = a.events.unwrap_or(2 * cfg.interval);
     // Shapes without both designs, or too wide a tape, are the configuration's fault.
-    hwprof_sim::hwprof_hdl::multihash::widths::rtl_shape(&cfg)
+    formal::validate(&cfg, events, a.depth)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
-    if cfg.accumulator.organisation != hwprof_sim::hwprof_hdl::Organisation::FullyAssociative {
-        return Err(CliError::input(format!(
-            "config {}: the baseline exists for fully-associative accumulators only",
-            a.config.display()
-        )));
-    }
-    let bits = events * (cfg.a_bits + cfg.b_bits) as u64;
-    if bits > 4096 {
-        return Err(CliError::input(format!(
-            "config {}: the tape would have {bits} free bits (events x (a_bits + b_bits)): use small key widths",
-            a.config.display()
-        )));
-    }
     if let Some(d) = &a.out {
         create_out_dir(d)?;
     }

@@ -130,6 +130,29 @@ fn tool(cmd: &mut Command, name: &str) -> Result<std::process::Output, String> {
         .map_err(|e| format!("cannot run {name}: {e}: {INSTALL}"))
 }
 
+/// Free bits of the tape above which the search is hopeless.
+const MAX_TAPE_BITS: u64 = 4096;
+
+/// Whether `cfg`, `events` and `depth` can be checked at all: both designs exist for the shape
+/// (the baseline for fully-associative accumulators only) and the tape is small. Errors name the
+/// caller's input.
+pub fn validate(cfg: &ProfilerConfig, events: u64, depth: u64) -> Result<(), String> {
+    if events == 0 || depth == 0 {
+        return Err("events and depth must be at least 1".into());
+    }
+    hwprof_hdl::multihash::widths::rtl_shape(cfg)?;
+    if cfg.accumulator.organisation != hwprof_hdl::Organisation::FullyAssociative {
+        return Err("the baseline exists for fully-associative accumulators only".into());
+    }
+    let free = events * (cfg.a_bits + cfg.b_bits) as u64;
+    if free > MAX_TAPE_BITS {
+        return Err(format!(
+            "the tape would have {free} free bits (events x (a_bits + b_bits)): use small key widths (e.g. a_bits = b_bits = 1)"
+        ));
+    }
+    Ok(())
+}
+
 /// Checks that the pipelined and the baseline design of `cfg` send the same report stream on every
 /// tape of `events` events and every pacing, for `depth` clocks. `mutation` makes the two sides
 /// differ on purpose. Errors: no RTL shape, tools missing or failing.
@@ -140,15 +163,7 @@ pub fn check(
     mutation: Option<Mutation>,
     out: Option<&Path>,
 ) -> Result<FormalResult, String> {
-    if events == 0 || depth == 0 {
-        return Err("events and depth must be at least 1".into());
-    }
-    let free = events * (cfg.a_bits + cfg.b_bits) as u64;
-    if free > 4096 {
-        return Err(format!(
-            "the tape would have {free} free bits (events x (a_bits + b_bits)): use small key widths (e.g. a_bits = b_bits = 1)"
-        ));
-    }
+    validate(cfg, events, depth)?;
     let mut base_cfg = cfg.clone();
     match mutation {
         None => {}
@@ -268,12 +283,11 @@ mod tests {
     use super::*;
     use hwprof_hdl::ConfigFile;
 
-    /// 2 tables x 4 counters of 2 bits, 1-bit keys (4 tuples), L = 3, T = 2, A = 2, C1.
+    /// The shipped shape of `hwprof formal`.
     fn tiny() -> ProfilerConfig {
         ProfilerConfig::from_toml_str(
-            "interval = 3\nthreshold = 2\ntables = 2\nentries = 4\ncounter_bits = 2\n\
-             conservative_update = true\na_bits = 1\nb_bits = 1\n[accumulator]\nentries = 2\n",
-            "tiny",
+            include_str!("../../../configs/formal-tiny.toml"),
+            "formal-tiny",
         )
         .unwrap()
     }
