@@ -2,6 +2,7 @@
 //! in `hwprof-sim`. One folder per concept; each block's model lives under the same name in
 //! `sim/src/model/`. See docs/ARCHITECTURE.md.
 
+pub mod block_ram;
 pub mod board;
 pub mod config;
 pub mod counters;

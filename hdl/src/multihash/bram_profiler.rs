@@ -39,10 +39,11 @@
 use super::counter_tables::CounterTables;
 use super::hash_unit::{HashUnit, ParityHash};
 use super::interval::IntervalControl;
-use super::primitives::{vec_of, ADDRESS_BITS};
+use super::primitives::vec_of;
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use super::top::{impl_profiler_top, new_profiler_top, profiler_top};
 use super::widths::widths_of_class;
+use crate::block_ram::ADDRESS_BITS;
 use crate::config::{ProfilerConfig, Replacement};
 use crate::hash::{HashConstants, SetHash};
 use rust_hdl::prelude::*;

@@ -36,8 +36,9 @@
 //! is shorter than `entries` events. After reset both banks are cleared (entries cycles). Each
 //! bank's sweep is a [`BankClear`].
 
-use super::primitives::{vec_of, BankClear, TableRam, ADDRESS_BITS};
+use super::primitives::{vec_of, BankClear};
 use super::widths::Widths;
+use crate::block_ram::{TableRam, ADDRESS_BITS};
 use crate::config::{width_mask, ProfilerConfig};
 use crate::util::BitGather;
 use rust_hdl::prelude::*;

@@ -10,7 +10,7 @@
 //! hold only zeros and are emitted as empty case statements (synthesis removes them).
 //! `h3` is realised directly as xor trees over the masks Q_k,i ([`ParityHash`]), its ROMs empty.
 
-use super::primitives::ADDRESS_BITS;
+use crate::block_ram::ADDRESS_BITS;
 use crate::hash::HashConstants;
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;

@@ -3,121 +3,17 @@
 //! and only the widths of arithmetic words are compile-time width classes ([`crate::multihash::design`]).
 //! Each leaf writes its own Verilog with the sizes of the instance and simulates the same behaviour.
 //!
-//! - [`TableRam`]: a block-RAM table of any depth and stored width (registered read, old data on a
-//!   same-cycle read and write of one address, like rust-hdl's `RAM`);
 //! - [`Priority`]: over n one-bit requests, the lowest one (one-hot, `x & (~x + 1)` on the carry
 //!   chain), whether any and whether more than one is set;
 //! - [`BankClear`]: the sweep that writes zeros over a table, one word per clock.
 
-use crate::util::{bits_u64, u64_bits};
+use crate::block_ram::ADDRESS_BITS;
+use crate::util::bits_u64;
 use rust_hdl::prelude::*;
-
-/// Address width of every table port: up to 2^20 words (`config::MAX_ENTRIES`). Bits above a
-/// table's own address width are constant zero (synthesis removes them).
-pub const ADDRESS_BITS: usize = 20;
 
 /// n default values: the ports, registers and wires of n entries, ways or tables.
 pub fn vec_of<T: Default>(n: usize) -> Vec<T> {
     (0..n).map(|_| T::default()).collect()
-}
-
-/// log2 of the smallest power of two >= n (0 for n <= 1): the address bits of n words.
-pub fn address_bits(n: usize) -> usize {
-    n.next_power_of_two().trailing_zeros() as usize
-}
-
-/// A table of `depth` words of `width` <= DW bits in block RAM. Ports as rust-hdl's `RAM`, data
-/// words DW bits wide: writes keep the low `width` bits, reads return them zero-extended, so the
-/// RAM stores only the bits a configuration can use.
-#[derive(LogicBlock)]
-pub struct TableRam<const DW: usize> {
-    pub read_address: Signal<In, Bits<ADDRESS_BITS>>,
-    pub read_clock: Signal<In, Clock>,
-    pub read_data: Signal<Out, Bits<DW>>,
-    pub write_address: Signal<In, Bits<ADDRESS_BITS>>,
-    pub write_clock: Signal<In, Clock>,
-    pub write_data: Signal<In, Bits<DW>>,
-    pub write_enable: Signal<In, Bit>,
-    _width: usize,
-    _mask: Bits<DW>,
-    _mem: Vec<Bits<DW>>,
-}
-
-impl<const DW: usize> TableRam<DW> {
-    pub fn new(depth: usize, width: usize) -> Self {
-        assert!(
-            (1..=1 << ADDRESS_BITS).contains(&depth) && (1..=DW).contains(&width),
-            "table RAM of {depth} words of {width} <= {DW} bits"
-        );
-        let mut mask = Bits::<DW>::default();
-        for i in 0..width {
-            mask = mask.replace_bit(i, true);
-        }
-        TableRam {
-            read_address: Default::default(),
-            read_clock: Default::default(),
-            read_data: Default::default(),
-            write_address: Default::default(),
-            write_clock: Default::default(),
-            write_data: Default::default(),
-            write_enable: Default::default(),
-            _width: width,
-            _mask: mask,
-            _mem: vec![Bits::default(); depth],
-        }
-    }
-}
-
-impl<const DW: usize> Logic for TableRam<DW> {
-    fn update(&mut self) {
-        if self.read_clock.pos_edge() {
-            let a = u64_bits(self.read_address.val()) as usize;
-            self.read_data.next = self._mem.get(a).copied().unwrap_or_default();
-        }
-        if self.write_clock.pos_edge() && self.write_enable.val() {
-            let a = u64_bits(self.write_address.val()) as usize;
-            if let Some(w) = self._mem.get_mut(a) {
-                *w = self.write_data.val() & self._mask;
-            }
-        }
-    }
-
-    fn connect(&mut self) {
-        self.read_data.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let (depth, w) = (self._mem.len(), self._width);
-        let ab = address_bits(depth);
-        let addr = |port: &str| match ab {
-            0 => "0".to_string(),
-            _ => format!("{port}[{}:0]", ab - 1),
-        };
-        let word = format!("mem[{}]", addr("read_address"));
-        let read = if w == DW {
-            word
-        } else {
-            format!("{{{}'d0, {word}}}", DW - w)
-        };
-        Verilog::Custom(format!(
-            "\
-reg [{hi}:0] mem [0:{last}];
-
-always @(posedge read_clock) begin
-   read_data <= {read};
-end
-
-always @(posedge write_clock) begin
-   if (write_enable) begin
-      mem[{wa}] <= write_data[{hi}:0];
-   end
-end
-",
-            hi = w - 1,
-            last = depth - 1,
-            wa = addr("write_address"),
-        ))
-    }
 }
 
 /// Over n request bits: `first` = the lowest one set (one-hot), `any`, `many` (two or more).
@@ -256,14 +152,5 @@ mod tests {
                 assert_eq!(p.many.val(), x.count_ones() > 1);
             }
         }
-    }
-
-    #[test]
-    fn table_ram_verilog_stores_only_the_configured_width() {
-        let mut r = TableRam::<24>::new(512, 13);
-        r.connect_all();
-        let v = generate_verilog(&r);
-        assert!(v.contains("reg [12:0] mem [0:511]"), "{v}");
-        assert!(v.contains("{11'd0, mem[read_address[8:0]]}"), "{v}");
     }
 }

@@ -62,7 +62,8 @@
 //! never touched, plus the report's words.
 
 use super::accumulator::{accumulator, new_accumulator};
-use super::primitives::{address_bits, vec_of, Priority, TableRam, ADDRESS_BITS};
+use super::primitives::{vec_of, Priority};
+use crate::block_ram::{address_bits, TableRam, ADDRESS_BITS};
 use crate::util::u64_bits;
 use rust_hdl::prelude::*;
 

@@ -20,13 +20,15 @@
 //! `out_last` on the last word; each entry is cleared once its set has been read out.
 //! **During the readout `ev_ready` is low** (no event is lost, none lands in the wrong sample):
 //! for exactly `entries` + 4 cycles if `out_ready` stays high (three of them let the events in
-//! the pipeline reach block RAM). `index` is the entry number
+//! the pipeline reach block RAM); with `ram_output_register`, `entries` + `sets` + 5 (one more
+//! pipeline stage and one more clock of read latency to drain, and a clock between sets while the
+//! next set's words arrive). `index` is the entry number
 //! (set × ways + way); `tag` is 0 in the direct modes. An entry never used in the sample reads
 //! (taken, not-taken) = (0, 0).
 //!
 //! Interface: one clock, synchronous active-high `reset` (hold it for one cycle after power-up:
 //! it starts a sweep that empties the block RAM and sets the LRU ages, `entries` + 1 cycles with
-//! `ev_ready` low). Events on `ev_valid`/`ev_ready`; readout on `out_valid`/`out_ready`.
+//! `ev_ready` low; `entries` + `sets` with `ram_output_register`). Events on `ev_valid`/`ev_ready`; readout on `out_valid`/`out_ready`.
 //!
 //! Configuration keys (TOML):
 //!
@@ -39,10 +41,12 @@
 //! | `tag_bits` | partial-tag width (set-associative only); default 16 | 8, 16, 24 or 32 |
 //! | `pc_shift` | low pc bits skipped before indexing; default 0 | 0 ..= 63, and pc_shift + log2(sets) ≤ 63 |
 //! | `sample_interval` | events between sampling points, 0 = only on the strobe; default 100000 | 0 ..= 2^32 − 1 |
+//! | `ram_output_register` | read the block RAMs through their output register: one more clock of read latency and one more forwarding distance, for a faster clock where the RAM's clock-to-out limits it (the ECP5's DP16KD); the counts are the same; default false | true or false |
 
 use rust_hdl::prelude::*;
 use serde::Deserialize;
 
+use crate::block_ram::{TableRam, ADDRESS_BITS};
 use crate::config::{err, parse_toml, toml_has_key, ConfigError, ConfigFile, Rules};
 
 /// Width of the entry number (index in, index out): enough for the largest buffer.
@@ -92,6 +96,7 @@ struct BufferFile {
     tag_bits: Option<u64>,
     pc_shift: Option<u64>,
     sample_interval: Option<u64>,
+    ram_output_register: Option<bool>,
 }
 
 /// A validated profile-buffer configuration, read by the RTL and the model alike.
@@ -106,6 +111,8 @@ pub struct BufferConfig {
     pub tag_bits: u32,
     pub pc_shift: u32,
     pub sample_interval: u64,
+    /// The block RAMs are read through their output register (two clocks of read latency).
+    pub ram_output_register: bool,
 }
 
 impl ConfigFile for BufferConfig {
@@ -145,6 +152,7 @@ impl ConfigFile for BufferConfig {
             },
             pc_shift: clamp(f.pc_shift.unwrap_or(0)),
             sample_interval: f.sample_interval.unwrap_or(100_000),
+            ram_output_register: f.ram_output_register.unwrap_or(false),
         };
         Ok(cfg)
     }
@@ -269,13 +277,23 @@ impl BufferConfig {
             m => m.name().to_string(),
         };
         format!(
-            "{} entries {} {}b shift {} S={}",
-            self.entries, mode, self.counter_bits, self.pc_shift, self.sample_interval
+            "{} entries {} {}b shift {} S={}{}",
+            self.entries,
+            mode,
+            self.counter_bits,
+            self.pc_shift,
+            self.sample_interval,
+            if self.ram_output_register {
+                " RAM output register"
+            } else {
+                ""
+            }
         )
     }
 
     /// Address width of the block RAMs (one word per set): 8 (256 words, one iCE40 EBR of 16-bit
-    /// words) up to 256 sets, else 10.
+    /// words) up to 256 sets, else 10. The RAMs have 2^this words, so that synthesis maps even a
+    /// small buffer to block RAM.
     pub fn ram_address_bits(&self) -> u32 {
         if self.sets() <= 256 {
             8
@@ -302,15 +320,22 @@ pub const FLAG_BITS: usize = 4;
 /// Cycles between a sampling point and the first readout read: the events still in the pipeline
 /// (at most three) reach block RAM first.
 pub const DRAIN_CYCLES: u64 = 3;
+/// The same with the RAMs' output register: one more stage to drain (P), and the read itself
+/// takes one more clock.
+pub const DRAIN_CYCLES_OUTPUT_REGISTER: u64 = 5;
 
-/// The profile buffer. `CW` = counter width, `TW` = tag width (1 and unused in the direct modes),
-/// `AW` = block-RAM address width ([`BufferConfig::ram_address_bits`]); every other size comes
-/// from [`BufferConfig`] through `Constant`s and `Vec` lengths.
+/// The profile buffer. `CW` = counter width, `TW` = tag width (1 and unused in the direct modes);
+/// every other size comes from [`BufferConfig`] through `Constant`s and `Vec` lengths.
 ///
 /// **Storage**: per way, five block RAMs of one word per set (num_taken, num_not_taken, partial
 /// tag, meta = valid + LRU age, and the counters' saturation flags); one read and one write per
-/// clock, registered read, old data on a same-address write (`RAM<D, N>`). A direct mode is one
+/// clock, registered read, old data on a same-address write ([`TableRam`]). A direct mode is one
 /// way without tags (its tag and meta RAMs are optimised away).
+///
+/// **Output register** (`ram_output_register`): the words take one more clock to arrive, so an
+/// event waits in *P* between accept and R, and R forwards from one more stage, *W3* (the event
+/// four ahead wrote its set in the clock the RAM read this one's). Everything below is otherwise
+/// the same; "the event offered now" then means the one in P.
 ///
 /// **Pipeline** (one event per clock sustained): *accept* — the set's words are read, and the
 /// set is compared with the events two and three ahead; *R* — the set as the events ahead left
@@ -343,11 +368,12 @@ pub const DRAIN_CYCLES: u64 = 3;
 /// so the loop compares no wide word.
 ///
 /// **Readout**: `DRAIN_CYCLES` after the sampling point, sets are read in order and each word
-/// is held in the RAM's read register while `out_ready` is low; when a set's last word is
+/// is held in the RAM's read register while `out_ready` is low (with the output register, a
+/// clock without a word follows each set, as the next set's words arrive); when a set's last word is
 /// accepted, the set is cleared (written with zero counts and the initial ages). Reset starts
 /// the same sweep without output words, which empties the RAM.
 #[derive(LogicBlock)]
-pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
+pub struct ProfileBuffer<const CW: usize, const TW: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: ends any readout and empties the buffer (a sweep of `entries`
     /// + 1 cycles with `ev_ready` low follows).
@@ -405,18 +431,20 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     /// One bit per way (bit i of an age-order row or a way set), and all ways.
     way_bit: Vec<Constant<Bits<MAX_WAYS>>>,
     all_ways: Constant<Bits<MAX_WAYS>>,
-    drain_cycles: Constant<Bits<2>>,
+    drain_cycles: Constant<Bits<3>>,
+    /// The RAMs are read through their output register (the P stage and W3 are used).
+    outreg: Constant<Bit>,
     // Block RAMs, one of each per way.
-    ram_taken: Vec<RAM<Bits<CW>, AW>>,
-    ram_not_taken: Vec<RAM<Bits<CW>, AW>>,
-    ram_tag: Vec<RAM<Bits<TW>, AW>>,
-    ram_meta: Vec<RAM<Bits<META_BITS>, AW>>,
-    ram_flags: Vec<RAM<Bits<FLAG_BITS>, AW>>,
+    ram_taken: Vec<TableRam<CW>>,
+    ram_not_taken: Vec<TableRam<CW>>,
+    ram_tag: Vec<TableRam<TW>>,
+    ram_meta: Vec<TableRam<META_BITS>>,
+    ram_flags: Vec<TableRam<FLAG_BITS>>,
     // Control.
     reading: DFF<Bit>,
     /// The sweep after reset: a readout without output words.
     silent: DFF<Bit>,
-    drain: DFF<Bits<2>>,
+    drain: DFF<Bits<3>>,
     /// The RAM read register holds the word of entry `rd_ptr`.
     out_v: DFF<Bit>,
     rd_ptr: DFF<Bits<INDEX_BITS>>,
@@ -428,14 +456,20 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     /// − 2 (`count_last` after one more event).
     count_last: DFF<Bit>,
     count_next_last: Signal<Local, Bit>,
-    // R: the event whose set words arrive from RAM; fw / fw2: the event in W / W2 updated the
-    // same set (take its set instead).
+    // P (output register only): the event whose set words are in the RAM's output register.
+    p_v: DFF<Bit>,
+    p_taken: DFF<Bit>,
+    p_set: DFF<Bits<INDEX_BITS>>,
+    p_tag: DFF<Bits<TW>>,
+    // R: the event whose set words arrive from RAM; fw / fw2 / fw3: the event in W / W2 / W3
+    // updated the same set (take its set instead).
     r_v: DFF<Bit>,
     r_taken: DFF<Bit>,
     r_set: DFF<Bits<INDEX_BITS>>,
     r_tag: DFF<Bits<TW>>,
     r_fw: DFF<Bit>,
     r_fw2: DFF<Bit>,
+    r_fw3: DFF<Bit>,
     // S1: the event and its set as of R (exact counts and their flags); f1: the event in W
     // updated the same set (take it from W instead).
     s1_v: DFF<Bit>,
@@ -505,6 +539,15 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     w2_tag: Vec<DFF<Bits<TW>>>,
     w2_meta: Vec<DFF<Bits<META_BITS>>>,
     w2_younger: Vec<DFF<Bits<MAX_WAYS>>>,
+    // W3 (output register only): the set written two clocks earlier.
+    w3_v: DFF<Bit>,
+    w3_set: DFF<Bits<INDEX_BITS>>,
+    w3_taken: Vec<DFF<Bits<CW>>>,
+    w3_not_taken: Vec<DFF<Bits<CW>>>,
+    w3_flags: Vec<DFF<Bits<FLAG_BITS>>>,
+    w3_tag: Vec<DFF<Bits<TW>>>,
+    w3_meta: Vec<DFF<Bits<META_BITS>>>,
+    w3_younger: Vec<DFF<Bits<MAX_WAYS>>>,
     // Accept stage.
     accept: Signal<Local, Bit>,
     trigger: Signal<Local, Bit>,
@@ -516,6 +559,11 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     shifted_pc: Signal<Local, Bits<PC_BITS>>,
     tag_pc: Signal<Local, Bits<PC_BITS>>,
     set_index: Signal<Local, Bits<INDEX_BITS>>,
+    /// The event that enters R at the next clock: the one accepted now, or the one in P.
+    r_in_v: Signal<Local, Bit>,
+    r_in_taken: Signal<Local, Bit>,
+    r_in_set: Signal<Local, Bits<INDEX_BITS>>,
+    r_in_tag: Signal<Local, Bits<TW>>,
     // W: exact values and the flags of what is written.
     w_t_exact: Vec<Signal<Local, Bits<CW>>>,
     w_n_exact: Vec<Signal<Local, Bits<CW>>>,
@@ -526,7 +574,7 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     w_n_rm: Vec<Signal<Local, Bit>>,
     w_flags: Vec<Signal<Local, Bits<FLAG_BITS>>>,
     // S1: the set as it is, per way, and its update.
-    /// The tag of the event offered now (in R next clock).
+    /// The tag of the event offered now (in R next clock): `r_in_tag`.
     c_tag: Signal<Local, Bits<TW>>,
     /// The offered event's tag hits way i of the set in W.
     c_hit_w: Vec<Signal<Local, Bit>>,
@@ -581,15 +629,27 @@ pub struct ProfileBuffer<const CW: usize, const TW: usize, const AW: usize> {
     sel_tag: Signal<Local, Bits<TW>>,
 }
 
-impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW> {
-    /// Builds the block for `cfg`; panics if `CW`/`TW`/`AW` disagree with it (use
+impl<const CW: usize, const TW: usize> ProfileBuffer<CW, TW> {
+    /// Builds the block for `cfg`; panics if `CW`/`TW` disagree with it (use
     /// [`with_profile_buffer!`](crate::with_profile_buffer)).
     pub fn new(cfg: &BufferConfig) -> Self {
         assert_eq!(CW as u32, cfg.counter_bits, "counter width");
         assert_eq!(TW as u32, cfg.rtl_tag_width(), "tag width");
-        assert_eq!(AW as u32, cfg.ram_address_bits(), "RAM address width");
         cfg.validate().expect("valid profile-buffer config");
         let w = cfg.ways;
+        let words = 1usize << cfg.ram_address_bits();
+        fn rams<const D: usize>(
+            cfg: &BufferConfig,
+            words: usize,
+            width: usize,
+        ) -> Vec<TableRam<D>> {
+            (0..cfg.ways)
+                .map(|_| match cfg.ram_output_register {
+                    true => TableRam::with_output_register(words, width),
+                    false => TableRam::new(words, width),
+                })
+                .collect()
+        }
         let low_max = (1u64 << LOW_BITS) - 1;
         let high_max = cfg.counter_max() & !low_max;
         Self {
@@ -636,12 +696,17 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             meta0: (0..w).map(|i| k(cfg.initial_age(i))).collect(),
             way_bit: (0..w).map(|i| k(1 << i)).collect(),
             all_ways: k((1 << w) - 1),
-            drain_cycles: k(DRAIN_CYCLES),
-            ram_taken: per_way(w),
-            ram_not_taken: per_way(w),
-            ram_tag: per_way(w),
-            ram_meta: per_way(w),
-            ram_flags: per_way(w),
+            drain_cycles: k(if cfg.ram_output_register {
+                DRAIN_CYCLES_OUTPUT_REGISTER
+            } else {
+                DRAIN_CYCLES
+            }),
+            outreg: Constant::new(cfg.ram_output_register),
+            ram_taken: rams(cfg, words, CW),
+            ram_not_taken: rams(cfg, words, CW),
+            ram_tag: rams(cfg, words, TW),
+            ram_meta: rams(cfg, words, META_BITS),
+            ram_flags: rams(cfg, words, FLAG_BITS),
             reading: Default::default(),
             silent: Default::default(),
             drain: Default::default(),
@@ -651,12 +716,17 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             ev_count: Default::default(),
             count_last: Default::default(),
             count_next_last: Default::default(),
+            p_v: Default::default(),
+            p_taken: Default::default(),
+            p_set: Default::default(),
+            p_tag: Default::default(),
             r_v: Default::default(),
             r_taken: Default::default(),
             r_set: Default::default(),
             r_tag: Default::default(),
             r_fw: Default::default(),
             r_fw2: Default::default(),
+            r_fw3: Default::default(),
             s1_v: Default::default(),
             s1_taken: Default::default(),
             s1_set: Default::default(),
@@ -706,6 +776,14 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             w2_tag: per_way(w),
             w2_meta: per_way(w),
             w2_younger: per_way(w),
+            w3_v: Default::default(),
+            w3_set: Default::default(),
+            w3_taken: per_way(w),
+            w3_not_taken: per_way(w),
+            w3_flags: per_way(w),
+            w3_tag: per_way(w),
+            w3_meta: per_way(w),
+            w3_younger: per_way(w),
             accept: Default::default(),
             trigger: Default::default(),
             advance: Default::default(),
@@ -716,6 +794,10 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
             shifted_pc: Default::default(),
             tag_pc: Default::default(),
             set_index: Default::default(),
+            r_in_v: Default::default(),
+            r_in_taken: Default::default(),
+            r_in_set: Default::default(),
+            r_in_tag: Default::default(),
             w_t_exact: per_way(w),
             w_n_exact: per_way(w),
             w_t_resolved: per_way(w),
@@ -765,7 +847,7 @@ impl<const CW: usize, const TW: usize, const AW: usize> ProfileBuffer<CW, TW, AW
     }
 }
 
-impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<CW, TW, AW> {
+impl<const CW: usize, const TW: usize> Logic for ProfileBuffer<CW, TW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -779,12 +861,17 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             rd_ptr_next,
             ev_count,
             count_last,
+            p_v,
+            p_taken,
+            p_set,
+            p_tag,
             r_v,
             r_taken,
             r_set,
             r_tag,
             r_fw,
             r_fw2,
+            r_fw3,
             s1_v,
             s1_taken,
             s1_set,
@@ -798,7 +885,9 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             w_v,
             w_set,
             w2_v,
-            w2_set
+            w2_set,
+            w3_v,
+            w3_set
         );
         for i in 0..self.ram_taken.len() {
             self.s1_hit_r[i].clock.next = self.clock.val();
@@ -819,6 +908,12 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.s1_younger[i].clock.next = self.clock.val();
             self.w_younger[i].clock.next = self.clock.val();
             self.w2_younger[i].clock.next = self.clock.val();
+            self.w3_taken[i].clock.next = self.clock.val();
+            self.w3_not_taken[i].clock.next = self.clock.val();
+            self.w3_flags[i].clock.next = self.clock.val();
+            self.w3_tag[i].clock.next = self.clock.val();
+            self.w3_meta[i].clock.next = self.clock.val();
+            self.w3_younger[i].clock.next = self.clock.val();
             self.w_t_high[i].clock.next = self.clock.val();
             self.w_t_low[i].clock.next = self.clock.val();
             self.w_t_carry[i].clock.next = self.clock.val();
@@ -858,14 +953,31 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.set_index.next =
                 self.shifted_pc.val().get_bits::<INDEX_BITS>(0) & self.set_mask.val();
         }
-        self.r_v.d.next = self.accept.val();
-        self.r_taken.d.next = self.ev_taken.val();
-        self.r_set.d.next = self.set_index.val();
-        self.c_tag.next = self.tag_pc.val().get_bits::<TW>(0);
+        self.p_v.d.next = self.accept.val();
+        self.p_taken.d.next = self.ev_taken.val();
+        self.p_set.d.next = self.set_index.val();
+        self.p_tag.d.next = self.tag_pc.val().get_bits::<TW>(0);
+        self.r_in_v.next = self.accept.val();
+        self.r_in_taken.next = self.ev_taken.val();
+        self.r_in_set.next = self.set_index.val();
+        self.r_in_tag.next = self.tag_pc.val().get_bits::<TW>(0);
+        if self.outreg.val() {
+            self.r_in_v.next = self.p_v.q.val();
+            self.r_in_taken.next = self.p_taken.q.val();
+            self.r_in_set.next = self.p_set.q.val();
+            self.r_in_tag.next = self.p_tag.q.val();
+        }
+        self.r_v.d.next = self.r_in_v.val();
+        self.r_taken.d.next = self.r_in_taken.val();
+        self.r_set.d.next = self.r_in_set.val();
+        self.c_tag.next = self.r_in_tag.val();
         self.r_tag.d.next = self.c_tag.val();
-        // The events two and three ahead are in S1 and W now: in W and W2 while this one is in R.
-        self.r_fw.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.set_index.val());
-        self.r_fw2.d.next = self.w_v.q.val() & (self.w_set.q.val() == self.set_index.val());
+        // The events two, three and four ahead are in S1, W and W2 now: in W, W2 and W3 while
+        // this one is in R.
+        self.r_fw.d.next = self.s1_v.q.val() & (self.s1_set.q.val() == self.r_in_set.val());
+        self.r_fw2.d.next = self.w_v.q.val() & (self.w_set.q.val() == self.r_in_set.val());
+        self.r_fw3.d.next =
+            self.outreg.val() & self.w2_v.q.val() & (self.w2_set.q.val() == self.r_in_set.val());
 
         // Readout: the RAM read register shows entry rd_ptr's set while out_v; it advances
         // when the word is taken (always, in the silent sweep).
@@ -886,7 +998,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             if self.drain.q.val() != 0 {
                 self.drain.d.next = self.drain.q.val() - 1;
             } else {
-                self.out_v.d.next = true;
+                // With the output register the next set's words arrive a clock later.
+                self.out_v.d.next = !(self.outreg.val() & self.clear_set.val());
                 self.rd_ptr.d.next = self.next_ptr.val();
                 if self.advance.val() & self.out_last.val() {
                     self.reading.d.next = false;
@@ -916,6 +1029,8 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
         // W: resolve the pending carries; the exact set and its flags go to RAM and on to W2.
         self.w2_v.d.next = self.w_v.q.val();
         self.w2_set.d.next = self.w_set.q.val();
+        self.w3_v.d.next = self.w2_v.q.val();
+        self.w3_set.d.next = self.w2_set.q.val();
         for i in 0..self.ram_taken.len() {
             self.w_t_resolved[i].next = self.w_t_high[i].q.val();
             self.w_t_rm[i].next = self.w_t_hm[i].q.val();
@@ -950,15 +1065,23 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.w2_tag[i].d.next = self.w_tag[i].q.val();
             self.w2_meta[i].d.next = self.w_meta[i].q.val();
             self.w2_younger[i].d.next = self.w_younger[i].q.val();
+            self.w3_taken[i].d.next = self.w2_taken[i].q.val();
+            self.w3_not_taken[i].d.next = self.w2_not_taken[i].q.val();
+            self.w3_flags[i].d.next = self.w2_flags[i].q.val();
+            self.w3_tag[i].d.next = self.w2_tag[i].q.val();
+            self.w3_meta[i].d.next = self.w2_meta[i].q.val();
+            self.w3_younger[i].d.next = self.w2_younger[i].q.val();
             // The one write port: the event in W, else the clearing of a set read out.
-            self.ram_taken[i].write_address.next = self.w_set.q.val().get_bits::<AW>(0);
+            self.ram_taken[i].write_address.next =
+                bit_cast::<ADDRESS_BITS, INDEX_BITS>(self.w_set.q.val());
             self.ram_taken[i].write_data.next = self.w_t_exact[i].val();
             self.ram_not_taken[i].write_data.next = self.w_n_exact[i].val();
             self.ram_tag[i].write_data.next = self.w_tag[i].q.val();
             self.ram_meta[i].write_data.next = self.w_meta[i].q.val();
             self.ram_flags[i].write_data.next = self.w_flags[i].val();
             if !self.w_v.q.val() {
-                self.ram_taken[i].write_address.next = self.rd_set.val().get_bits::<AW>(0);
+                self.ram_taken[i].write_address.next =
+                    bit_cast::<ADDRESS_BITS, INDEX_BITS>(self.rd_set.val());
                 self.ram_taken[i].write_data.next = 0.into();
                 self.ram_not_taken[i].write_data.next = 0.into();
                 self.ram_tag[i].write_data.next = 0.into();
@@ -974,14 +1097,19 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.ram_tag[i].write_enable.next = self.ram_taken[i].write_enable.val();
             self.ram_meta[i].write_enable.next = self.ram_taken[i].write_enable.val();
             self.ram_flags[i].write_enable.next = self.ram_taken[i].write_enable.val();
-            self.ram_taken[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
-            self.ram_not_taken[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
-            self.ram_tag[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
-            self.ram_meta[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
-            self.ram_flags[i].read_address.next = self.read_set.val().get_bits::<AW>(0);
+            self.ram_taken[i].read_address.next =
+                bit_cast::<ADDRESS_BITS, INDEX_BITS>(self.read_set.val());
+            self.ram_not_taken[i].read_address.next =
+                bit_cast::<ADDRESS_BITS, INDEX_BITS>(self.read_set.val());
+            self.ram_tag[i].read_address.next =
+                bit_cast::<ADDRESS_BITS, INDEX_BITS>(self.read_set.val());
+            self.ram_meta[i].read_address.next =
+                bit_cast::<ADDRESS_BITS, INDEX_BITS>(self.read_set.val());
+            self.ram_flags[i].read_address.next =
+                bit_cast::<ADDRESS_BITS, INDEX_BITS>(self.read_set.val());
         }
 
-        // R: the set as the events two and three ahead leave it (from W, W2, else RAM),
+        // R: the set as the events two, three (and four) ahead leave it (from W, W2, W3, else RAM),
         // registered whole with its flags (set-level forwarding).
         self.s1_v.d.next = self.r_v.q.val();
         self.s1_taken.d.next = self.r_taken.q.val();
@@ -1041,6 +1169,24 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
                     (self.w2_taken[i].q.val() & self.low_max.val()) == self.low_max.val();
                 self.s1_n_ones[i].d.next =
                     (self.w2_not_taken[i].q.val() & self.low_max.val()) == self.low_max.val();
+            } else if self.r_fw3.q.val() {
+                self.s1_old_r[i].d.next =
+                    (self.w3_meta[i].q.val() & self.age_mask.val()) == self.max_age.val();
+                self.s1_next_hit_r[i].d.next = (self.w3_meta[i].q.val() & self.valid_flag.val())
+                    .any()
+                    & (self.w3_tag[i].q.val() == self.c_tag.val());
+                self.s1_taken_count[i].d.next = self.w3_taken[i].q.val();
+                self.s1_not_taken_count[i].d.next = self.w3_not_taken[i].q.val();
+                self.s1_flags[i].d.next = self.w3_flags[i].q.val();
+                self.s1_tag_of_way[i].d.next = self.w3_tag[i].q.val();
+                self.s1_meta[i].d.next = self.w3_meta[i].q.val();
+                self.s1_younger[i].d.next = self.w3_younger[i].q.val();
+                self.s1_hit_r[i].d.next = (self.w3_meta[i].q.val() & self.valid_flag.val()).any()
+                    & (self.w3_tag[i].q.val() == self.r_tag.q.val());
+                self.s1_t_ones[i].d.next =
+                    (self.w3_taken[i].q.val() & self.low_max.val()) == self.low_max.val();
+                self.s1_n_ones[i].d.next =
+                    (self.w3_not_taken[i].q.val() & self.low_max.val()) == self.low_max.val();
             } else {
                 self.s1_old_r[i].d.next =
                     (self.ram_meta[i].read_data.val() & self.age_mask.val()) == self.max_age.val();
@@ -1280,10 +1426,12 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
             self.rd_ptr.d.next = 0.into();
             self.ev_count.d.next = 0.into();
             self.count_last.d.next = self.interval_m1_zero.val();
+            self.p_v.d.next = false;
             self.r_v.d.next = false;
             self.s1_v.d.next = false;
             self.w_v.d.next = false;
             self.w2_v.d.next = false;
+            self.w3_v.d.next = false;
             self.s1_f1_t.d.next = false;
             self.s1_f1_n.d.next = false;
         }
@@ -1297,41 +1445,32 @@ impl<const CW: usize, const TW: usize, const AW: usize> Logic for ProfileBuffer<
     }
 }
 
-/// Calls `$f::<CW, TW, AW>(cfg, args…)` for the RTL widths of `cfg` (validated configs only).
+/// Calls `$f::<CW, TW>(cfg, args…)` for the RTL widths of `cfg` (validated configs only).
 #[macro_export]
 macro_rules! with_profile_buffer {
     ($cfg:expr, $f:ident $(, $arg:expr)*) => {{
         let cfg: &$crate::profile_buffer::BufferConfig = $cfg;
-        macro_rules! by_address_bits {
-            ($cw:literal, $tw:literal) => {
-                match cfg.ram_address_bits() {
-                    8 => $f::<$cw, $tw, 8>(cfg $(, $arg)*),
-                    10 => $f::<$cw, $tw, 10>(cfg $(, $arg)*),
-                    a => panic!("no RTL instance for {a} RAM address bits: validate the config"),
-                }
-            };
-        }
         match (cfg.counter_bits, cfg.rtl_tag_width()) {
-            (8, 1) => by_address_bits!(8, 1),
-            (16, 1) => by_address_bits!(16, 1),
-            (24, 1) => by_address_bits!(24, 1),
-            (32, 1) => by_address_bits!(32, 1),
-            (8, 8) => by_address_bits!(8, 8),
-            (8, 16) => by_address_bits!(8, 16),
-            (8, 24) => by_address_bits!(8, 24),
-            (8, 32) => by_address_bits!(8, 32),
-            (16, 8) => by_address_bits!(16, 8),
-            (16, 16) => by_address_bits!(16, 16),
-            (16, 24) => by_address_bits!(16, 24),
-            (16, 32) => by_address_bits!(16, 32),
-            (24, 8) => by_address_bits!(24, 8),
-            (24, 16) => by_address_bits!(24, 16),
-            (24, 24) => by_address_bits!(24, 24),
-            (24, 32) => by_address_bits!(24, 32),
-            (32, 8) => by_address_bits!(32, 8),
-            (32, 16) => by_address_bits!(32, 16),
-            (32, 24) => by_address_bits!(32, 24),
-            (32, 32) => by_address_bits!(32, 32),
+            (8, 1) => $f::<8, 1>(cfg $(, $arg)*),
+            (16, 1) => $f::<16, 1>(cfg $(, $arg)*),
+            (24, 1) => $f::<24, 1>(cfg $(, $arg)*),
+            (32, 1) => $f::<32, 1>(cfg $(, $arg)*),
+            (8, 8) => $f::<8, 8>(cfg $(, $arg)*),
+            (8, 16) => $f::<8, 16>(cfg $(, $arg)*),
+            (8, 24) => $f::<8, 24>(cfg $(, $arg)*),
+            (8, 32) => $f::<8, 32>(cfg $(, $arg)*),
+            (16, 8) => $f::<16, 8>(cfg $(, $arg)*),
+            (16, 16) => $f::<16, 16>(cfg $(, $arg)*),
+            (16, 24) => $f::<16, 24>(cfg $(, $arg)*),
+            (16, 32) => $f::<16, 32>(cfg $(, $arg)*),
+            (24, 8) => $f::<24, 8>(cfg $(, $arg)*),
+            (24, 16) => $f::<24, 16>(cfg $(, $arg)*),
+            (24, 24) => $f::<24, 24>(cfg $(, $arg)*),
+            (24, 32) => $f::<24, 32>(cfg $(, $arg)*),
+            (32, 8) => $f::<32, 8>(cfg $(, $arg)*),
+            (32, 16) => $f::<32, 16>(cfg $(, $arg)*),
+            (32, 24) => $f::<32, 24>(cfg $(, $arg)*),
+            (32, 32) => $f::<32, 32>(cfg $(, $arg)*),
             (c, t) => panic!("no RTL instance for counter_bits {c}, tag width {t}: validate the config"),
         }
     }};
@@ -1347,8 +1486,8 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.to_bits())
 }
 
-fn verilog_of<const CW: usize, const TW: usize, const AW: usize>(cfg: &BufferConfig) -> String {
-    let mut uut = ProfileBuffer::<CW, TW, AW>::new(cfg);
+fn verilog_of<const CW: usize, const TW: usize>(cfg: &BufferConfig) -> String {
+    let mut uut = ProfileBuffer::<CW, TW>::new(cfg);
     uut.connect_all();
     generate_verilog(&uut)
 }

@@ -123,6 +123,16 @@ impl Target {
         }
     }
 
+    /// The Yosys command that reads the design: on the ECP5 it defines the macro under which
+    /// the exported Verilog instantiates the family's block-RAM primitives (`TableRam`'s output
+    /// register).
+    pub fn yosys_read_verilog(self) -> String {
+        match self.family() {
+            Family::Ice40 => "read_verilog".to_string(),
+            Family::Ecp5 => format!("read_verilog -D{}", hwprof_hdl::block_ram::ECP5_DEFINE),
+        }
+    }
+
     /// The Yosys synthesis command for the family.
     pub fn yosys_synth(self) -> &'static str {
         match self.family() {

@@ -474,7 +474,8 @@ pub fn synthesize(
         design.name
     ));
     let script = format!(
-        "read_verilog {sources}\n{} -top {top} -json netlist.json\ntee -q -o stat.json stat -json\n",
+        "{} {sources}\n{} -top {top} -json netlist.json\ntee -q -o stat.json stat -json\n",
+        target.yosys_read_verilog(),
         target.yosys_synth()
     );
     write(&dir.join("synth.ys"), &script)?;

@@ -27,6 +27,14 @@ impl Family {
         }
     }
 
+    /// The Yosys command that reads the design (as `flow::device::Target::yosys_read_verilog`).
+    fn read_verilog(self) -> String {
+        match self {
+            Family::Ice40 => "read_verilog".to_string(),
+            Family::Ecp5 => format!("read_verilog -D{}", hwprof_hdl::block_ram::ECP5_DEFINE),
+        }
+    }
+
     fn synth(self) -> &'static str {
         match self {
             Family::Ice40 => "synth_ice40",
@@ -89,7 +97,8 @@ pub fn synthesize(
 ) -> Result<Vec<PathBuf>, String> {
     let models = cell_models(family)?;
     let script = format!(
-        "read_verilog {}; {} -top {top}; write_verilog -noattr {}",
+        "{} {}; {} -top {top}; write_verilog -noattr {}",
+        family.read_verilog(),
         design.display(),
         family.synth(),
         out.display()

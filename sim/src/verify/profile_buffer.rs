@@ -6,6 +6,7 @@
 
 use crate::model::profile_buffer::{ReadoutWord, Stimulus};
 use crate::verify::icarus::{self, SimDir};
+use crate::verify::netlist::{self, Family};
 use hwprof_hdl::profile_buffer::{verilog, BufferConfig, ProfileBuffer, INDEX_BITS};
 use hwprof_hdl::with_profile_buffer;
 use rand::{Rng, SeedableRng};
@@ -31,13 +32,13 @@ fn drain_cycles(cfg: &BufferConfig) -> usize {
     8 * cfg.entries + 32
 }
 
-fn rust_hdl_run<const CW: usize, const TW: usize, const AW: usize>(
+fn rust_hdl_run<const CW: usize, const TW: usize>(
     cfg: &BufferConfig,
     stimuli: &[Stimulus],
     seed: u64,
     pace: Pace,
 ) -> Result<Vec<ReadoutWord>, String> {
-    let mut uut = ProfileBuffer::<CW, TW, AW>::new(cfg);
+    let mut uut = ProfileBuffer::<CW, TW>::new(cfg);
     for s in [&mut uut.reset, &mut uut.ev_valid, &mut uut.ev_taken]
         .into_iter()
         .chain([&mut uut.sample, &mut uut.out_ready])
@@ -52,10 +53,10 @@ fn rust_hdl_run<const CW: usize, const TW: usize, const AW: usize>(
     let stim = stimuli.to_vec();
     let drain = drain_cycles(cfg);
     let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<ProfileBuffer<CW, TW, AW>>| {
+    sim.add_clock(5, |x: &mut Box<ProfileBuffer<CW, TW>>| {
         x.clock.next = !x.clock.val()
     });
-    sim.add_testbench(move |mut sim: Sim<ProfileBuffer<CW, TW, AW>>| {
+    sim.add_testbench(move |mut sim: Sim<ProfileBuffer<CW, TW>>| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut x = sim.init()?;
         x.reset.next = true;
@@ -188,6 +189,28 @@ pub fn icarus(
     seed: u32,
     pace: Pace,
 ) -> Result<Vec<ReadoutWord>, String> {
+    icarus_on(cfg, stimuli, seed, pace, None)
+}
+
+/// As [`icarus`], on the netlist Yosys synthesizes for `family` (with the family's block-RAM
+/// primitives, e.g. the ECP5's DP16KD with its output register) under Yosys's cell models.
+pub fn icarus_netlist(
+    cfg: &BufferConfig,
+    stimuli: &[Stimulus],
+    seed: u32,
+    pace: Pace,
+    family: Family,
+) -> Result<Vec<ReadoutWord>, String> {
+    icarus_on(cfg, stimuli, seed, pace, Some(family))
+}
+
+fn icarus_on(
+    cfg: &BufferConfig,
+    stimuli: &[Stimulus],
+    seed: u32,
+    pace: Pace,
+    netlist: Option<Family>,
+) -> Result<Vec<ReadoutWord>, String> {
     let dir = SimDir::new("profile-buffer").map_err(|e| e.to_string())?;
     let design = dir.file("profile_buffer.v");
     let tb = dir.file("tb.v");
@@ -202,7 +225,12 @@ pub fn icarus(
         ],
     });
     icarus::write_memh(&dir.file("stim.hex"), 80, words).map_err(|e| e.to_string())?;
-    let out = icarus::run(&dir, &[design, tb], "tb").map_err(|e| e.to_string())?;
+    let mut sources = match netlist {
+        None => vec![design],
+        Some(family) => netlist::synthesize(&design, "top", family, &dir.file("netlist.v"))?,
+    };
+    sources.push(tb);
+    let out = icarus::run(&dir, &sources, "tb").map_err(|e| e.to_string())?;
     if !out.contains("END") {
         return Err(format!("Icarus run did not finish:\n{out}"));
     }
@@ -283,8 +311,13 @@ mod tests {
     /// (the trigger's registered "next event closes" flag at its edges, strobes in between).
     #[test]
     fn rtl_matches_model_on_short_sampling_periods() {
-        for n in [1u64, 2, 3] {
-            let text = format!("entries = 8\nindexing = \"address\"\nsample_interval = {n}\n");
+        for (n, outreg) in [1u64, 2, 3]
+            .into_iter()
+            .flat_map(|n| [(n, false), (n, true)])
+        {
+            let text = format!(
+                "entries = 8\nindexing = \"address\"\nsample_interval = {n}\nram_output_register = {outreg}\n"
+            );
             let c = cfg(&text);
             let s = stimuli(90, 12, true, 40 + n);
             let want: Vec<ReadoutWord> = ProfileBufferModel::run(&c, &s).concat();
@@ -325,8 +358,25 @@ mod tests {
         assert_eq!(icarus(&c, &s, 3, Pace::EveryCycle).unwrap(), want);
     }
 
-    /// Events that revisit the set of the event 1 to 5 before (every forwarding distance and
-    /// the first one read from RAM), with several tags per set (hits, misses, evictions)
+    /// The exported Verilog as the FPGA holds it: the ECP5 netlist with DP16KD block RAMs read
+    /// through their output register (instantiated, not inferred), and the iCE40 netlist, every
+    /// mode, back-to-back events (every forwarding distance).
+    #[test]
+    fn the_netlists_with_the_output_register_match_the_model() {
+        for (k, text) in FORWARDING_CONFIGS[3..].iter().enumerate() {
+            let c = cfg(text);
+            let mut s = forwarding_stream(&c, 300, 5000, 60 + k as u64);
+            s.extend(forwarding_stream(&c, 100, 6, 70 + k as u64));
+            let want: Vec<ReadoutWord> = ProfileBufferModel::run(&c, &s).concat();
+            for family in Family::ALL {
+                let got = icarus_netlist(&c, &s, 13 + k as u32, Pace::EveryCycle, family).unwrap();
+                assert_eq!(got, want, "{} netlist: {text}", family.name());
+            }
+        }
+    }
+
+    /// Events that revisit the set of the event 1 to 6 before (every forwarding distance, with
+    /// the RAMs' output register too, and the first one read from RAM), with several tags per set (hits, misses, evictions)
     /// and both directions; sampling points every ~`gap` events, so readouts interleave with
     /// events in flight.
     fn forwarding_stream(c: &BufferConfig, n: usize, gap: u32, seed: u64) -> Vec<Stimulus> {
@@ -339,7 +389,7 @@ mod tests {
                 s.push(Stimulus::Sample);
                 continue;
             }
-            let d = rng.gen_range(1..=5);
+            let d = rng.gen_range(1..=6);
             let set = match recent.len().checked_sub(d) {
                 Some(i) if rng.gen_range(0..8) != 0 => recent[i].0,
                 _ => rng.gen_range(0..sets),
@@ -365,10 +415,13 @@ mod tests {
     /// 8-bit counters (carries out of the low bits, and saturation in the direct modes), every
     /// mode: in the 4-way one tag 0 is mostly resident while the others evict each other, so
     /// hits, misses and LRU updates follow each other at every distance.
-    const FORWARDING_CONFIGS: [&str; 3] = [
+    const FORWARDING_CONFIGS: [&str; 6] = [
         "entries = 8\nindexing = \"address\"\ncounter_bits = 8\nsample_interval = 1700\npc_shift = 2\n",
         "entries = 16\nindexing = \"compiler\"\ncounter_bits = 8\nsample_interval = 0\n",
         "entries = 8\nindexing = \"set_associative\"\nways = 4\ntag_bits = 8\ncounter_bits = 8\nsample_interval = 0\n",
+        "entries = 8\nindexing = \"address\"\ncounter_bits = 8\nsample_interval = 1700\npc_shift = 2\nram_output_register = true\n",
+        "entries = 16\nindexing = \"compiler\"\ncounter_bits = 8\nsample_interval = 0\nram_output_register = true\n",
+        "entries = 8\nindexing = \"set_associative\"\nways = 4\ntag_bits = 8\ncounter_bits = 8\nsample_interval = 0\nram_output_register = true\n",
     ];
 
     #[test]
@@ -377,8 +430,9 @@ mod tests {
             let c = cfg(text);
             // Rare sampling points: counters run into saturation; frequent ones: readouts
             // right behind events in the pipeline.
-            let mut s = forwarding_stream(&c, 2000, 5000, 40 + k as u64);
-            s.extend(forwarding_stream(&c, 300, 6, 50 + k as u64));
+            // The same streams with and without the output register.
+            let mut s = forwarding_stream(&c, 2000, 5000, 140 + (k % 3) as u64);
+            s.extend(forwarding_stream(&c, 300, 6, 50 + (k % 3) as u64));
             let want: Vec<ReadoutWord> = ProfileBufferModel::run(&c, &s).concat();
             // The 4-way mode evicts tag 0 now and then, before it saturates.
             assert!(
