@@ -93,6 +93,13 @@ pub fn package(verilog: &str, design: &str, what: &str, configuration: &str) -> 
          // configuration: {configuration}\n\
          // Lint with the waiver file beside it: verilator --lint-only -Wall {WAIVER_FILE} <this file>\n"
     );
+    if verilog.contains(&format!("`ifdef {}", crate::block_ram::ECP5_DEFINE)) {
+        s.push_str(&format!(
+            "// ECP5: define {} (yosys read_verilog -D{}) to instantiate the DP16KD block RAMs with their output register.\n",
+            crate::block_ram::ECP5_DEFINE,
+            crate::block_ram::ECP5_DEFINE
+        ));
+    }
     s.push_str(&rename_top(verilog, &module));
     if !s.ends_with('\n') {
         s.push('\n');
