@@ -108,6 +108,78 @@ fn rust_hdl_run<const CW: usize, const TW: usize>(
     Ok(w)
 }
 
+fn ready_low_run<const CW: usize, const TW: usize>(
+    cfg: &BufferConfig,
+    events: usize,
+) -> Result<(usize, usize), String> {
+    let mut uut = ProfileBuffer::<CW, TW>::new(cfg);
+    for s in [&mut uut.reset, &mut uut.ev_valid, &mut uut.ev_taken]
+        .into_iter()
+        .chain([&mut uut.sample, &mut uut.out_ready])
+    {
+        s.connect();
+    }
+    uut.ev_pc.connect();
+    uut.ev_index.connect();
+    uut.connect_all();
+    let counts = Arc::new(Mutex::new((0, 0)));
+    let sink = counts.clone();
+    let pc_shift = cfg.pc_shift;
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<ProfileBuffer<CW, TW>>| {
+        x.clock.next = !x.clock.val()
+    });
+    sim.add_testbench(move |mut sim: Sim<ProfileBuffer<CW, TW>>| {
+        let mut x = sim.init()?;
+        x.out_ready.next = true;
+        x.reset.next = true;
+        wait_clock_cycle!(sim, clock, x);
+        x.reset.next = false;
+        // Clocks after the reset clock with ev_ready low.
+        let mut after_reset = 0;
+        loop {
+            x = sim.wait(1, x)?;
+            if x.ev_ready.val() {
+                break;
+            }
+            after_reset += 1;
+            wait_clock_cycle!(sim, clock, x);
+        }
+        // Back-to-back events, then the strobe in the next clock: it closes the sample.
+        for i in 0..events {
+            x.ev_valid.next = true;
+            x.ev_pc.next = ((i as u64 * 5) << pc_shift).to_bits();
+            x.ev_taken.next = i % 3 != 0;
+            wait_clock_cycle!(sim, clock, x);
+        }
+        x.ev_valid.next = false;
+        x.sample.next = true;
+        wait_clock_cycle!(sim, clock, x);
+        x.sample.next = false;
+        let mut readout = 0;
+        loop {
+            x = sim.wait(1, x)?;
+            if x.ev_ready.val() {
+                break;
+            }
+            readout += 1;
+            wait_clock_cycle!(sim, clock, x);
+        }
+        *sink.lock().unwrap() = (after_reset, readout);
+        sim.done(x)
+    });
+    let max_time = 10 * (64 * cfg.entries as u64 + events as u64 + 1000);
+    crate::verify::waveform::run(sim, uut, max_time, "profile_buffer_ready")?;
+    let c = *counts.lock().unwrap();
+    Ok(c)
+}
+
+/// With `out_ready` always high: the clocks `ev_ready` stays low after the reset clock, and after
+/// a strobe that follows `events` back-to-back events (the documented back-pressure bounds).
+pub fn ready_low_clocks(cfg: &BufferConfig, events: usize) -> Result<(usize, usize), String> {
+    with_profile_buffer!(cfg, ready_low_run, events)
+}
+
 /// Runs the rust-hdl RTL on `stimuli` with handshakes from `seed` at `pace`; returns every
 /// readout word in order. `HWPROF_VCD=DIR` writes the waveform.
 pub fn rust_hdl(
@@ -356,6 +428,28 @@ mod tests {
         let want = ProfileBufferModel::run(&c, &s).concat();
         assert_eq!(want[0].taken, 255);
         assert_eq!(icarus(&c, &s, 3, Pace::EveryCycle).unwrap(), want);
+    }
+
+    /// The documented bounds on `ev_ready` low: `entries` + 1 clocks after reset and `entries`
+    /// + 4 at a sampling point; with the output register `entries` + sets and `entries` + sets
+    /// + 5 (docs/SPEC.md §10.4).
+    #[test]
+    fn ready_is_low_for_the_documented_clocks() {
+        for text in [
+            "entries = 16\nindexing = \"address\"\nsample_interval = 0\n",
+            "entries = 16\nindexing = \"set_associative\"\nways = 4\nsample_interval = 0\n",
+        ] {
+            for outreg in [false, true] {
+                let c = cfg(&format!("{text}ram_output_register = {outreg}\n"));
+                let (reset, readout) = ready_low_clocks(&c, 6).unwrap();
+                let (e, sets) = (c.entries, c.sets());
+                let want = match outreg {
+                    false => (e + 1, e + 4),
+                    true => (e + sets, e + sets + 5),
+                };
+                assert_eq!((reset, readout), want, "output register {outreg}: {text}");
+            }
+        }
     }
 
     /// The exported Verilog as the FPGA holds it: the ECP5 netlist with DP16KD block RAMs read
