@@ -123,14 +123,14 @@ impl Target {
         }
     }
 
-    /// The Yosys command that reads the design: on the ECP5 it defines the macro under which
-    /// the exported Verilog instantiates the family's block-RAM primitives (`TableRam`'s output
-    /// register).
+    /// The Yosys command that reads the design ([`crate::verify::netlist::Family::read_verilog`]).
     pub fn yosys_read_verilog(self) -> String {
+        use crate::verify::netlist;
         match self.family() {
-            Family::Ice40 => "read_verilog".to_string(),
-            Family::Ecp5 => format!("read_verilog -D{}", hwprof_hdl::block_ram::ECP5_DEFINE),
+            Family::Ice40 => netlist::Family::Ice40,
+            Family::Ecp5 => netlist::Family::Ecp5,
         }
+        .read_verilog()
     }
 
     /// The Yosys synthesis command for the family.

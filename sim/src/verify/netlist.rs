@@ -27,8 +27,10 @@ impl Family {
         }
     }
 
-    /// The Yosys command that reads the design (as `flow::device::Target::yosys_read_verilog`).
-    fn read_verilog(self) -> String {
+    /// The Yosys command that reads a design: on the ECP5 it defines the macro under which the
+    /// exported Verilog instantiates the family's block-RAM primitives (`TableRam`'s output
+    /// register). Every synthesis reads designs with it.
+    pub fn read_verilog(self) -> String {
         match self {
             Family::Ice40 => "read_verilog".to_string(),
             Family::Ecp5 => format!("read_verilog -D{}", hwprof_hdl::block_ram::ECP5_DEFINE),
