@@ -10,6 +10,14 @@
 //! so the exported Verilog instantiates DP16KD primitives when the macro [`ECP5_DEFINE`] is
 //! defined (`hwprof synth` defines it for ECP5 targets) and describes the same behaviour for any
 //! other tool. Elsewhere (iCE40, simulators) the second register is an ordinary flip-flop stage.
+//!
+//! **Forwarded tables** ([`TableRam::forwarded`]): a user that replaces every word read in the
+//! clock of a write to the same address (by forwarding the written word) does not need the old
+//! data there. The exported memory is then marked `(* no_rw_check *)`, so that Yosys drops the
+//! logic it otherwise wraps around a block RAM to give old data on such a read (a comparator and
+//! a multiplexer on every read bit, between the RAM and what it feeds). In simulation such a read
+//! returns the old word with every stored bit inverted, so a co-simulation fails if any of them
+//! is used.
 
 use crate::util::u64_bits;
 use rust_hdl::prelude::*;
@@ -57,6 +65,8 @@ pub struct TableRam<const DW: usize> {
     /// With the output register: the word read at the last clock edge, shown after the next.
     _output_register: bool,
     _stage: Bits<DW>,
+    /// See "Forwarded tables" in the module documentation.
+    _forwarded: bool,
 }
 
 impl<const DW: usize> TableRam<DW> {
@@ -83,6 +93,16 @@ impl<const DW: usize> TableRam<DW> {
             _mem: vec![Bits::default(); depth],
             _output_register: false,
             _stage: Bits::default(),
+            _forwarded: false,
+        }
+    }
+
+    /// The same table, for a user that forwards every write to a word read in the same clock
+    /// (see the module documentation).
+    pub fn forwarded(self) -> Self {
+        TableRam {
+            _forwarded: true,
+            ..self
         }
     }
 
@@ -169,7 +189,14 @@ impl<const DW: usize> Logic for TableRam<DW> {
     fn update(&mut self) {
         if self.read_clock.pos_edge() {
             let a = u64_bits(self.read_address.val()) as usize;
-            let word = self._mem.get(a).copied().unwrap_or_default();
+            let mut word = self._mem.get(a).copied().unwrap_or_default();
+            if self._forwarded
+                && self.write_clock.pos_edge()
+                && self.write_enable.val()
+                && u64_bits(self.write_address.val()) as usize == a
+            {
+                word = word ^ self._mask;
+            }
             if self._output_register {
                 self.read_data.next = self._stage;
                 self._stage = word;
@@ -217,7 +244,11 @@ end
 ",
             wa = addr("write_address"),
         );
-        let memory = format!("reg [{}:0] mem [0:{}];\n", w - 1, depth - 1);
+        let attribute = match self._forwarded {
+            true => "(* no_rw_check *)\n",
+            false => "",
+        };
+        let memory = format!("{attribute}reg [{}:0] mem [0:{}];\n", w - 1, depth - 1);
         if !self._output_register {
             return Verilog::Custom(format!(
                 "{memory}\nalways @(posedge read_clock) begin\n   read_data <= {read};\nend\n\n{write}"
@@ -319,5 +350,45 @@ mod tests {
             assert_eq!(first, latency, "output register {outreg}: {seen:?}");
             assert_eq!(seen[0], 0);
         }
+    }
+
+    /// A forwarded table: a read in the cycle of a write to its address returns the old word
+    /// inverted (a user must not take it), any other read the word; the memory is exported with
+    /// `no_rw_check`, a plain one without.
+    #[test]
+    fn a_forwarded_table_poisons_reads_that_meet_a_write() {
+        let mut r = TableRam::<8>::new(16, 6).forwarded();
+        r.connect_all();
+        assert!(generate_verilog(&r).contains("(* no_rw_check *)\nreg [5:0] mem [0:15];"));
+        let mut plain = TableRam::<8>::new(16, 6);
+        plain.connect_all();
+        assert!(!generate_verilog(&plain).contains("no_rw_check"));
+        let mut clock = |r: &mut TableRam<8>| {
+            for level in [true, false] {
+                r.read_clock.next = Clock { clk: level };
+                r.write_clock.next = Clock { clk: level };
+                r.update_all();
+                r.update_all();
+            }
+        };
+        let mut step = |r: &mut TableRam<8>, write: Option<(u64, u64)>, read: u64| {
+            r.write_enable.next = write.is_some();
+            let (wa, wd) = write.unwrap_or_default();
+            r.write_address.next = wa.into();
+            r.write_data.next = wd.into();
+            r.read_address.next = read.into();
+            clock(r);
+            u64_bits(r.read_data.val())
+        };
+        assert_eq!(step(&mut r, Some((3, 0x15)), 4), 0);
+        assert_eq!(step(&mut r, None, 3), 0x15);
+        // The read of word 3 meets the write of 0x0f there: 0x15 inverted in 6 bits.
+        assert_eq!(step(&mut r, Some((3, 0x0f)), 3), 0x2a);
+        assert_eq!(step(&mut r, Some((3, 0x01)), 3), 0x30);
+        assert_eq!(
+            step(&mut r, Some((5, 0x07)), 3),
+            0x01,
+            "another address: the word"
+        );
     }
 }

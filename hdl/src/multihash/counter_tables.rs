@@ -149,8 +149,13 @@ impl<const CB: usize> CounterTables<CB> {
             clear_start: Default::default(),
             clearing0: Default::default(),
             clearing1: Default::default(),
-            bank0: (0..tables).map(|_| TableRam::new(entries, width)).collect(),
-            bank1: (0..tables).map(|_| TableRam::new(entries, width)).collect(),
+            // A word read in the clock of its write is replaced by `fw_same` / `m_same2`.
+            bank0: (0..tables)
+                .map(|_| TableRam::new(entries, width).forwarded())
+                .collect(),
+            bank1: (0..tables)
+                .map(|_| TableRam::new(entries, width).forwarded())
+                .collect(),
             s1_index: vec_of(tables),
             s1_bank: Default::default(),
             fw_same: vec_of(tables),

@@ -12,7 +12,9 @@
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
 //!   meta RAMs, and is compared with the sets of the ops that will be two and three ahead of it
 //!   (`c_same2`, `c_same3`, registered);
-//! - stage C: the W tags arrive and are compared with the event's tuple (registered); the W metas
+//! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
+//!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
+//!   a two-level compare before a register); the W metas
 //!   arrive, the words the ops two and three ahead wrote take their place when one was on the
 //!   same set (the read missed those writes; the younger wins), and they are registered with their
 //!   threshold predicates (count ≥ T, count ≥ T − 1: compared on the RAM word, carried with a
@@ -55,8 +57,10 @@
 //! their sets were retired, lowest way first within a set; an empty report is the terminator
 //! alone. `report_busy` is high until the terminator is taken.
 //!
-//! **When an event must wait** (`lookup_ok` low): its set still has a report pending and the
-//! staging buffer is not free (it holds words, or a retirement is in stage C or D). The top also
+//! **When an event must wait** (`lookup_ok` low): its set still has a report pending — or it is
+//! offered for the first time this clock (the set's flag is registered: it is known a clock after
+//! the set is offered) — and the staging buffer is not free (it holds words, or a retirement is in
+//! stage C or D). So while the buffer is busy, an event waits at least one clock. The top also
 //! refuses the last event of an interval while `report_busy` (the previous report must be out):
 //! the scanner then has the read ports, so this wait is at most one clock per set the interval
 //! never touched, plus the report's words.
@@ -70,6 +74,12 @@ use rust_hdl::prelude::*;
 /// Tag width: the tuple (a, b) packed as b << a_bits | a, so a_bits + b_bits <= 96. The tag RAMs
 /// store a_bits + b_bits bits.
 pub const TAG_BITS: usize = 96;
+/// Stage C compares a read tag with the event's in slices of this many bits (see `ram_tag_part`).
+pub const TAG_PART_BITS: usize = 8;
+pub const TAG_PARTS: usize = TAG_BITS / TAG_PART_BITS;
+// The stage-C loop indexes the slices with the literals 12 and 8: keep them in step.
+const _: () =
+    assert!(TAG_PARTS == 12 && TAG_PART_BITS == 8 && TAG_PARTS * TAG_PART_BITS == TAG_BITS);
 
 accumulator! {
     pub struct SetAssociativeAccumulator<const CB: usize> {
@@ -81,6 +91,9 @@ accumulator! {
             pub lookup_tag: Signal<In, Bits<TAG_BITS>>,
             /// Stage 0: an event in `lookup_set` may be accepted (see "When an event must wait").
             pub lookup_ok: Signal<Out, Bit>,
+            /// Stage 0: the set offered next clock is this clock's `lookup_set` (the top holds its
+            /// event); else it is read as pending for a clock.
+            pub lookup_hold: Signal<In, Bit>,
         }
         event: {}
         report: {
@@ -97,9 +110,14 @@ accumulator! {
         d_op: DFF<Bit>,
         d_set: DFF<Bits<ADDRESS_BITS>>,
         d_tag: DFF<Bits<TAG_BITS>>,
-        /// The tags read in stage 0, and whether each is stage C's tuple.
+        /// The tags read in stage 0, and whether each is stage C's tuple: [`TAG_PARTS`] registered
+        /// equalities of [`TAG_PART_BITS`]-bit slices per way (way w's at w · TAG_PARTS + p), so
+        /// that a block RAM's slow read output meets a two-level compare before a register and
+        /// stage D ANDs the slices.
         ram_tag: Vec<DFF<Bits<TAG_BITS>>>,
-        ram_tag_eq: Vec<DFF<Bit>>,
+        ram_tag_part: Vec<DFF<Bit>>,
+        /// The way's tag read in stage 0 is stage D's tuple.
+        ram_tag_eq: Vec<Signal<Local, Bit>>,
         scan_set: DFF<Bits<ADDRESS_BITS>>,
         /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
         /// (`fw2_*`): present, set, tuple, ways allocated, metas written.
@@ -259,10 +277,15 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             lookup_set: Default::default(),
             lookup_tag: Default::default(),
             lookup_ok: Default::default(),
+            lookup_hold: Default::default(),
             report_tag: Default::default(),
-            tags: (0..ways).map(|_| TableRam::new(sets, tag_width)).collect(),
+            // A word read in the clock of its write is replaced in stage C (metas: `c_same3`)
+            // or D (tags: the allocation of the op two ahead).
+            tags: (0..ways)
+                .map(|_| TableRam::new(sets, tag_width).forwarded())
+                .collect(),
             metas: (0..ways)
-                .map(|_| TableRam::new(sets, count_width + 2))
+                .map(|_| TableRam::new(sets, count_width + 2).forwarded())
                 .collect(),
             epochs: SetEpochs::new(sets),
             c_op: Default::default(),
@@ -272,6 +295,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             d_set: Default::default(),
             d_tag: Default::default(),
             ram_tag: vec_of(ways),
+            ram_tag_part: vec_of(ways * TAG_PARTS),
             ram_tag_eq: vec_of(ways),
             scan_set: Default::default(),
             fw_valid: Default::default(),
@@ -411,10 +435,19 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.d_pend.next = self.d_op.q.val() & self.epochs.d_pend.val();
         for w in 0..self.tags.len() {
             self.ram_tag[w].clock.next = self.clock.val();
-            self.ram_tag_eq[w].clock.next = self.clock.val();
             self.fw2_alloc[w].clock.next = self.clock.val();
             self.ram_tag[w].d.next = self.tags[w].read_data.val();
-            self.ram_tag_eq[w].d.next = self.tags[w].read_data.val() == self.c_tag.q.val();
+            // Slice p of the tag (literals: TAG_PARTS = 12 slices of TAG_PART_BITS = 8 bits).
+            self.ram_tag_eq[w].next = true;
+            for p in 0..12 {
+                self.ram_tag_part[w * 12 + p].clock.next = self.clock.val();
+                self.ram_tag_part[w * 12 + p].d.next =
+                    self.tags[w].read_data.val().get_bits::<8>(p * 8)
+                        == self.c_tag.q.val().get_bits::<8>(p * 8);
+                if !self.ram_tag_part[w * 12 + p].q.val() {
+                    self.ram_tag_eq[w].next = false;
+                }
+            }
             self.r_meta[w].clock.next = self.clock.val();
             self.r_ge[w].clock.next = self.clock.val();
             self.r_floor[w].clock.next = self.clock.val();
@@ -468,7 +501,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.st_tag[w].d.next = self.st_tag[w].q.val();
             self.st_count[w].d.next = self.st_count[w].q.val();
             self.raw_tag[w].next = self.ram_tag[w].q.val();
-            self.tag_eq[w].next = self.ram_tag_eq[w].q.val();
+            self.tag_eq[w].next = self.ram_tag_eq[w].val();
             if self.fw2_valid.q.val() & self.same2.q.val() & self.fw2_alloc[w].q.val() {
                 self.raw_tag[w].next = self.fw2_tag.q.val();
                 self.tag_eq[w].next = self.key2.q.val();
@@ -593,6 +626,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.room.next = !self.staged.any.val() & !self.d_pend.val() & !self.c_pend.val();
         self.epochs.lookup_set.next = self.lookup_set.val();
         self.epochs.scan_set.next = self.scan_set.q.val();
+        self.epochs.lookup.next = self.lookup.val();
+        self.epochs.lookup_hold.next = self.lookup_hold.val();
         self.lookup_ok.next = !self.epochs.lookup_pend.val() | self.room.val();
         self.scan.next = !self.lookup.val() & self.epochs.scan_pend.val() & self.room.val();
         if self.lookup.val() {
@@ -694,7 +729,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 ///
 /// Stage D's flags (`d_cur`, `d_prev`, `d_pend`) come from registers: they are read at stage C's
 /// set and registered with the update of the op then in D applied (the op in C is the next in D),
-/// so stage D starts from three flip-flops instead of three S-way multiplexers.
+/// so stage D starts from three flip-flops instead of three S-way multiplexers. Likewise stage C's
+/// `c_pend` (read at the set stage 0 sends to C) and `any_pend`, so that no S-way multiplexer
+/// or S-input OR lies between a register and stage 0's accept. The lookup's flag is registered
+/// too, read at the set offered while the top holds its event (`lookup_hold`); a set offered for
+/// the first time reads as pending for that one clock (`lookup_pend` high), which only makes the
+/// event wait when the report staging buffer is busy.
 #[derive(LogicBlock)]
 pub struct SetEpochs {
     pub clock: Signal<In, Clock>,
@@ -703,6 +743,10 @@ pub struct SetEpochs {
     pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub scan_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub c_set: Signal<In, Bits<ADDRESS_BITS>>,
+    /// Stage 0 takes the lookup's set (else the scanner's) to stage C.
+    pub lookup: Signal<In, Bit>,
+    /// The set offered next clock is `lookup_set` again.
+    pub lookup_hold: Signal<In, Bit>,
     pub retire: Signal<In, Bit>,
     pub touch: Signal<In, Bit>,
     /// With `touch`: the op leaves an entry of its set with count >= T.
@@ -722,6 +766,12 @@ pub struct SetEpochs {
     _rep: Vec<bool>,
     /// Stage D's flags, registered (see above).
     _d: [bool; 3],
+    /// Registered (see above): the lookup set's flag and whether it is that set's, stage C's
+    /// flag, and whether any set is pending.
+    _lookup: bool,
+    _known: bool,
+    _c: bool,
+    _any: bool,
 }
 
 impl SetEpochs {
@@ -734,6 +784,8 @@ impl SetEpochs {
             lookup_set: Default::default(),
             scan_set: Default::default(),
             c_set: Default::default(),
+            lookup: Default::default(),
+            lookup_hold: Default::default(),
             retire: Default::default(),
             touch: Default::default(),
             hot: Default::default(),
@@ -750,6 +802,10 @@ impl SetEpochs {
             _pend: vec![false; sets],
             _rep: vec![false; sets],
             _d: [false; 3],
+            _lookup: false,
+            _known: false,
+            _c: false,
+            _any: false,
         }
     }
 }
@@ -816,12 +872,22 @@ impl Logic for SetEpochs {
                     }
                 }
             }
+            // The flags of the sets offered and sent to C next clock, as they are then.
+            let c_next = if self.lookup.val() {
+                self.lookup_set.val()
+            } else {
+                self.scan_set.val()
+            };
+            self._lookup = at(&self._pend, self.lookup_set.val());
+            self._known = !self.reset.val() & self.lookup_hold.val();
+            self._c = at(&self._pend, c_next);
+            self._any = self._pend.iter().any(|&p| p);
         }
         [self.d_cur.next, self.d_prev.next, self.d_pend.next] = self._d;
-        self.lookup_pend.next = at(&self._pend, self.lookup_set.val());
+        self.lookup_pend.next = !self._known | self._lookup;
         self.scan_pend.next = at(&self._pend, self.scan_set.val());
-        self.c_pend.next = at(&self._pend, self.c_set.val());
-        self.any_pend.next = self._pend.iter().any(|&p| p);
+        self.c_pend.next = self._c;
+        self.any_pend.next = self._any;
     }
 
     fn connect(&mut self) {
@@ -850,9 +916,19 @@ reg [{hi}:0] rep;
 reg d_cur_r;
 reg d_prev_r;
 reg d_pend_r;
+reg lookup_r;
+reg known_r;
+reg c_pend_r;
+reg any_pend_r;
 wire [{hi}:0] sel = {n}'d1 << {s1};
 wire same = {same};
 wire hot_op = touch & hot;
+// pend after this edge at the lookup's and the scanner's sets, and anywhere.
+wire l_same = {l_same};
+wire s_same = {s_same};
+wire l_next = roll ? (rep[{lookup}] | (hot_op & l_same)) : (pend[{lookup}] & ~(retire & l_same));
+wire s_next = roll ? (rep[{scan}] | (hot_op & s_same)) : (pend[{scan}] & ~(retire & s_same));
+wire any_next = roll ? ((|rep) | hot_op) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
 
 always @(posedge clock) begin
    if (reset) begin
@@ -863,6 +939,10 @@ always @(posedge clock) begin
       d_cur_r <= 1'b0;
       d_prev_r <= 1'b0;
       d_pend_r <= 1'b0;
+      lookup_r <= 1'b0;
+      known_r <= 1'b0;
+      c_pend_r <= 1'b0;
+      any_pend_r <= 1'b0;
    end else if (roll) begin
       cur <= {n}'d0;
       prev <= cur | sel;
@@ -879,16 +959,22 @@ always @(posedge clock) begin
       d_prev_r <= prev[{c}];
       d_pend_r <= pend[{c}] & ~(retire & same);
    end
+   if (!reset) begin
+      lookup_r <= l_next;
+      known_r <= lookup_hold;
+      c_pend_r <= lookup ? l_next : s_next;
+      any_pend_r <= any_next;
+   end
 end
 
 always @(*) begin
    d_cur = d_cur_r;
    d_prev = d_prev_r;
    d_pend = d_pend_r;
-   lookup_pend = pend[{lookup}];
+   lookup_pend = ~known_r | lookup_r;
    scan_pend = pend[{scan}];
-   c_pend = pend[{c}];
-   any_pend = |pend;
+   c_pend = c_pend_r;
+   any_pend = any_pend_r;
 end
 ",
             hi = n - 1,
@@ -899,6 +985,14 @@ end
             },
             lookup = set("lookup_set"),
             scan = set("scan_set"),
+            l_same = match ab {
+                0 => "1'b1".to_string(),
+                _ => format!("lookup_set[{0}:0] == d_set[{0}:0]", ab - 1),
+            },
+            s_same = match ab {
+                0 => "1'b1".to_string(),
+                _ => format!("scan_set[{0}:0] == d_set[{0}:0]", ab - 1),
+            },
             c = set("c_set"),
         ))
     }

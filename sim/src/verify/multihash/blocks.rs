@@ -440,10 +440,10 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
         let ok = uut.lookup_ok.val()
             && !c.is_some_and(|c| c.last)
             && !(pending.last && (uut.report_busy.val() || d.is_some_and(|d| d.last)));
-        if ok {
-            uut.lookup.next = true;
-            uut.level(false);
-        }
+        // A refused event is offered again next clock.
+        uut.lookup_hold.next = !ok;
+        uut.lookup.next = ok;
+        uut.level(false);
         if let Some(e) = d {
             let what = format!(
                 "T {threshold} P{} {replacement} seed {seed} event {decided} (cycle {cycle}) {:?}",
