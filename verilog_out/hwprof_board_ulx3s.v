@@ -823,6 +823,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  [19:0] acc$lookup_set;
     reg  [95:0] acc$lookup_tag;
     wire  acc$lookup_ok;
+    reg  acc$lookup_hold;
     reg  acc$valid;
     reg  [23:0] acc$new_min;
     reg  acc$candidate;
@@ -942,6 +943,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .lookup_set(acc$lookup_set),
         .lookup_tag(acc$lookup_tag),
         .lookup_ok(acc$lookup_ok),
+        .lookup_hold(acc$lookup_hold),
         .valid(acc$valid),
         .new_min(acc$new_min),
         .candidate(acc$candidate),
@@ -1117,6 +1119,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         set_hash$a = src_a;
         set_hash$b = src_b;
         h_free = ~h_valid$q | accept;
+        acc$lookup_hold = ~h_free;
         s_full = s_valid$q | in_fire;
         if (h_free) begin
             h_valid$d = s_valid$q | in_fire;
@@ -1163,7 +1166,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
 endmodule // top$profiler
 
 
-module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -1172,6 +1175,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     input wire  [19:0] lookup_set;
     input wire  [95:0] lookup_tag;
     output reg  lookup_ok;
+    input wire  lookup_hold;
     input wire  valid;
     input wire  [23:0] new_min;
     input wire  candidate;
@@ -1242,6 +1246,8 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     reg  [19:0] epochs$lookup_set;
     reg  [19:0] epochs$scan_set;
     reg  [19:0] epochs$c_set;
+    reg  epochs$lookup;
+    reg  epochs$lookup_hold;
     reg  epochs$retire;
     reg  epochs$touch;
     reg  epochs$hot;
@@ -1277,12 +1283,78 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     reg  [95:0] ram_tag$1$d;
     wire  [95:0] ram_tag$1$q;
     reg  ram_tag$1$clock;
-    reg  ram_tag_eq$0$d;
-    wire  ram_tag_eq$0$q;
-    reg  ram_tag_eq$0$clock;
-    reg  ram_tag_eq$1$d;
-    wire  ram_tag_eq$1$q;
-    reg  ram_tag_eq$1$clock;
+    reg  ram_tag_part$0$d;
+    wire  ram_tag_part$0$q;
+    reg  ram_tag_part$0$clock;
+    reg  ram_tag_part$1$d;
+    wire  ram_tag_part$1$q;
+    reg  ram_tag_part$1$clock;
+    reg  ram_tag_part$2$d;
+    wire  ram_tag_part$2$q;
+    reg  ram_tag_part$2$clock;
+    reg  ram_tag_part$3$d;
+    wire  ram_tag_part$3$q;
+    reg  ram_tag_part$3$clock;
+    reg  ram_tag_part$4$d;
+    wire  ram_tag_part$4$q;
+    reg  ram_tag_part$4$clock;
+    reg  ram_tag_part$5$d;
+    wire  ram_tag_part$5$q;
+    reg  ram_tag_part$5$clock;
+    reg  ram_tag_part$6$d;
+    wire  ram_tag_part$6$q;
+    reg  ram_tag_part$6$clock;
+    reg  ram_tag_part$7$d;
+    wire  ram_tag_part$7$q;
+    reg  ram_tag_part$7$clock;
+    reg  ram_tag_part$8$d;
+    wire  ram_tag_part$8$q;
+    reg  ram_tag_part$8$clock;
+    reg  ram_tag_part$9$d;
+    wire  ram_tag_part$9$q;
+    reg  ram_tag_part$9$clock;
+    reg  ram_tag_part$10$d;
+    wire  ram_tag_part$10$q;
+    reg  ram_tag_part$10$clock;
+    reg  ram_tag_part$11$d;
+    wire  ram_tag_part$11$q;
+    reg  ram_tag_part$11$clock;
+    reg  ram_tag_part$12$d;
+    wire  ram_tag_part$12$q;
+    reg  ram_tag_part$12$clock;
+    reg  ram_tag_part$13$d;
+    wire  ram_tag_part$13$q;
+    reg  ram_tag_part$13$clock;
+    reg  ram_tag_part$14$d;
+    wire  ram_tag_part$14$q;
+    reg  ram_tag_part$14$clock;
+    reg  ram_tag_part$15$d;
+    wire  ram_tag_part$15$q;
+    reg  ram_tag_part$15$clock;
+    reg  ram_tag_part$16$d;
+    wire  ram_tag_part$16$q;
+    reg  ram_tag_part$16$clock;
+    reg  ram_tag_part$17$d;
+    wire  ram_tag_part$17$q;
+    reg  ram_tag_part$17$clock;
+    reg  ram_tag_part$18$d;
+    wire  ram_tag_part$18$q;
+    reg  ram_tag_part$18$clock;
+    reg  ram_tag_part$19$d;
+    wire  ram_tag_part$19$q;
+    reg  ram_tag_part$19$clock;
+    reg  ram_tag_part$20$d;
+    wire  ram_tag_part$20$q;
+    reg  ram_tag_part$20$clock;
+    reg  ram_tag_part$21$d;
+    wire  ram_tag_part$21$q;
+    reg  ram_tag_part$21$clock;
+    reg  ram_tag_part$22$d;
+    wire  ram_tag_part$22$q;
+    reg  ram_tag_part$22$clock;
+    reg  ram_tag_part$23$d;
+    wire  ram_tag_part$23$q;
+    reg  ram_tag_part$23$clock;
     reg  [19:0] scan_set$d;
     wire  [19:0] scan_set$q;
     reg  scan_set$clock;
@@ -1453,6 +1525,8 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     wire  hot$many;
     
     // Local signals
+    reg  ram_tag_eq$0;
+    reg  ram_tag_eq$1;
     reg  [23:0] fw_word$0;
     reg  [23:0] fw_word$1;
     reg  scan;
@@ -1558,6 +1632,8 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         .lookup_set(epochs$lookup_set),
         .scan_set(epochs$scan_set),
         .c_set(epochs$c_set),
+        .lookup(epochs$lookup),
+        .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
         .touch(epochs$touch),
         .hot(epochs$hot),
@@ -1610,15 +1686,125 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         .q(ram_tag$1$q),
         .clock(ram_tag$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_eq$0 ram_tag_eq$0(
-        .d(ram_tag_eq$0$d),
-        .q(ram_tag_eq$0$q),
-        .clock(ram_tag_eq$0$clock)
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$0 ram_tag_part$0(
+        .d(ram_tag_part$0$d),
+        .q(ram_tag_part$0$q),
+        .clock(ram_tag_part$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_eq$1 ram_tag_eq$1(
-        .d(ram_tag_eq$1$d),
-        .q(ram_tag_eq$1$q),
-        .clock(ram_tag_eq$1$clock)
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$1 ram_tag_part$1(
+        .d(ram_tag_part$1$d),
+        .q(ram_tag_part$1$q),
+        .clock(ram_tag_part$1$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$2 ram_tag_part$2(
+        .d(ram_tag_part$2$d),
+        .q(ram_tag_part$2$q),
+        .clock(ram_tag_part$2$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$3 ram_tag_part$3(
+        .d(ram_tag_part$3$d),
+        .q(ram_tag_part$3$q),
+        .clock(ram_tag_part$3$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$4 ram_tag_part$4(
+        .d(ram_tag_part$4$d),
+        .q(ram_tag_part$4$q),
+        .clock(ram_tag_part$4$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$5 ram_tag_part$5(
+        .d(ram_tag_part$5$d),
+        .q(ram_tag_part$5$q),
+        .clock(ram_tag_part$5$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$6 ram_tag_part$6(
+        .d(ram_tag_part$6$d),
+        .q(ram_tag_part$6$q),
+        .clock(ram_tag_part$6$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$7 ram_tag_part$7(
+        .d(ram_tag_part$7$d),
+        .q(ram_tag_part$7$q),
+        .clock(ram_tag_part$7$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$8 ram_tag_part$8(
+        .d(ram_tag_part$8$d),
+        .q(ram_tag_part$8$q),
+        .clock(ram_tag_part$8$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$9 ram_tag_part$9(
+        .d(ram_tag_part$9$d),
+        .q(ram_tag_part$9$q),
+        .clock(ram_tag_part$9$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$10 ram_tag_part$10(
+        .d(ram_tag_part$10$d),
+        .q(ram_tag_part$10$q),
+        .clock(ram_tag_part$10$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$11 ram_tag_part$11(
+        .d(ram_tag_part$11$d),
+        .q(ram_tag_part$11$q),
+        .clock(ram_tag_part$11$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$12 ram_tag_part$12(
+        .d(ram_tag_part$12$d),
+        .q(ram_tag_part$12$q),
+        .clock(ram_tag_part$12$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$13 ram_tag_part$13(
+        .d(ram_tag_part$13$d),
+        .q(ram_tag_part$13$q),
+        .clock(ram_tag_part$13$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$14 ram_tag_part$14(
+        .d(ram_tag_part$14$d),
+        .q(ram_tag_part$14$q),
+        .clock(ram_tag_part$14$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$15 ram_tag_part$15(
+        .d(ram_tag_part$15$d),
+        .q(ram_tag_part$15$q),
+        .clock(ram_tag_part$15$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$16 ram_tag_part$16(
+        .d(ram_tag_part$16$d),
+        .q(ram_tag_part$16$q),
+        .clock(ram_tag_part$16$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$17 ram_tag_part$17(
+        .d(ram_tag_part$17$d),
+        .q(ram_tag_part$17$q),
+        .clock(ram_tag_part$17$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$18 ram_tag_part$18(
+        .d(ram_tag_part$18$d),
+        .q(ram_tag_part$18$q),
+        .clock(ram_tag_part$18$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$19 ram_tag_part$19(
+        .d(ram_tag_part$19$d),
+        .q(ram_tag_part$19$q),
+        .clock(ram_tag_part$19$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$20 ram_tag_part$20(
+        .d(ram_tag_part$20$d),
+        .q(ram_tag_part$20$q),
+        .clock(ram_tag_part$20$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$21 ram_tag_part$21(
+        .d(ram_tag_part$21$d),
+        .q(ram_tag_part$21$q),
+        .clock(ram_tag_part$21$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$22 ram_tag_part$22(
+        .d(ram_tag_part$22$d),
+        .q(ram_tag_part$22$q),
+        .clock(ram_tag_part$22$clock)
+    );
+    hwprof_board_ulx3s$profiler$acc$ram_tag_part$23 ram_tag_part$23(
+        .d(ram_tag_part$23$d),
+        .q(ram_tag_part$23$q),
+        .clock(ram_tag_part$23$clock)
     );
     hwprof_board_ulx3s$profiler$acc$scan_set scan_set(
         .d(scan_set$d),
@@ -1949,10 +2135,69 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
         ram_tag$0$clock = clock;
-        ram_tag_eq$0$clock = clock;
         fw2_alloc$0$clock = clock;
         ram_tag$0$d = tags$0$read_data;
-        ram_tag_eq$0$d = tags$0$read_data == c_tag$q;
+        ram_tag_eq$0 = 1'b1;
+        ram_tag_part$0$clock = clock;
+        ram_tag_part$0$d = tags$0$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
+        if (~ram_tag_part$0$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$1$clock = clock;
+        ram_tag_part$1$d = tags$0$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
+        if (~ram_tag_part$1$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$2$clock = clock;
+        ram_tag_part$2$d = tags$0$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
+        if (~ram_tag_part$2$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$3$clock = clock;
+        ram_tag_part$3$d = tags$0$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
+        if (~ram_tag_part$3$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$4$clock = clock;
+        ram_tag_part$4$d = tags$0$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
+        if (~ram_tag_part$4$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$5$clock = clock;
+        ram_tag_part$5$d = tags$0$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
+        if (~ram_tag_part$5$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$6$clock = clock;
+        ram_tag_part$6$d = tags$0$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
+        if (~ram_tag_part$6$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$7$clock = clock;
+        ram_tag_part$7$d = tags$0$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
+        if (~ram_tag_part$7$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$8$clock = clock;
+        ram_tag_part$8$d = tags$0$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
+        if (~ram_tag_part$8$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$9$clock = clock;
+        ram_tag_part$9$d = tags$0$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
+        if (~ram_tag_part$9$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$10$clock = clock;
+        ram_tag_part$10$d = tags$0$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
+        if (~ram_tag_part$10$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$11$clock = clock;
+        ram_tag_part$11$d = tags$0$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
+        if (~ram_tag_part$11$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
         r_meta$0$clock = clock;
         r_ge$0$clock = clock;
         r_floor$0$clock = clock;
@@ -2002,7 +2247,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         st_tag$0$d = st_tag$0$q;
         st_count$0$d = st_count$0$q;
         raw_tag$0 = ram_tag$0$q;
-        tag_eq$0 = ram_tag_eq$0$q;
+        tag_eq$0 = ram_tag_eq$0;
         if (fw2_valid$q & same2$q & fw2_alloc$0$q) begin
             raw_tag$0 = fw2_tag$q;
             tag_eq$0 = key2$q;
@@ -2042,10 +2287,69 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         empty$bits$0 = ~view_valid$0;
         repl$bits$0 = view_valid$0 & ~view_locked$0;
         ram_tag$1$clock = clock;
-        ram_tag_eq$1$clock = clock;
         fw2_alloc$1$clock = clock;
         ram_tag$1$d = tags$1$read_data;
-        ram_tag_eq$1$d = tags$1$read_data == c_tag$q;
+        ram_tag_eq$1 = 1'b1;
+        ram_tag_part$12$clock = clock;
+        ram_tag_part$12$d = tags$1$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
+        if (~ram_tag_part$12$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$13$clock = clock;
+        ram_tag_part$13$d = tags$1$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
+        if (~ram_tag_part$13$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$14$clock = clock;
+        ram_tag_part$14$d = tags$1$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
+        if (~ram_tag_part$14$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$15$clock = clock;
+        ram_tag_part$15$d = tags$1$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
+        if (~ram_tag_part$15$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$16$clock = clock;
+        ram_tag_part$16$d = tags$1$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
+        if (~ram_tag_part$16$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$17$clock = clock;
+        ram_tag_part$17$d = tags$1$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
+        if (~ram_tag_part$17$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$18$clock = clock;
+        ram_tag_part$18$d = tags$1$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
+        if (~ram_tag_part$18$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$19$clock = clock;
+        ram_tag_part$19$d = tags$1$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
+        if (~ram_tag_part$19$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$20$clock = clock;
+        ram_tag_part$20$d = tags$1$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
+        if (~ram_tag_part$20$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$21$clock = clock;
+        ram_tag_part$21$d = tags$1$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
+        if (~ram_tag_part$21$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$22$clock = clock;
+        ram_tag_part$22$d = tags$1$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
+        if (~ram_tag_part$22$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$23$clock = clock;
+        ram_tag_part$23$d = tags$1$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
+        if (~ram_tag_part$23$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
         r_meta$1$clock = clock;
         r_ge$1$clock = clock;
         r_floor$1$clock = clock;
@@ -2095,7 +2399,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         st_tag$1$d = st_tag$1$q;
         st_count$1$d = st_count$1$q;
         raw_tag$1 = ram_tag$1$q;
-        tag_eq$1 = ram_tag_eq$1$q;
+        tag_eq$1 = ram_tag_eq$1;
         if (fw2_valid$q & same2$q & fw2_alloc$1$q) begin
             raw_tag$1 = fw2_tag$q;
             tag_eq$1 = key2$q;
@@ -2230,6 +2534,8 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         room = ~staged$any & ~d_pend & ~c_pend;
         epochs$lookup_set = lookup_set;
         epochs$scan_set = scan_set$q;
+        epochs$lookup = lookup;
+        epochs$lookup_hold = lookup_hold;
         lookup_ok = ~epochs$lookup_pend | room;
         scan = ~lookup & epochs$scan_pend & room;
         if (lookup) begin
@@ -2492,7 +2798,7 @@ module hwprof_board_ulx3s$profiler$acc$empty(bits$0,bits$1,first$0,first$1,any,m
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
+module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
     
     // Module arguments
     input wire  clock;
@@ -2501,6 +2807,8 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     input wire  [19:0] lookup_set;
     input wire  [19:0] scan_set;
     input wire  [19:0] c_set;
+    input wire  lookup;
+    input wire  lookup_hold;
     input wire  retire;
     input wire  touch;
     input wire  hot;
@@ -2521,9 +2829,19 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     reg d_cur_r;
     reg d_prev_r;
     reg d_pend_r;
+    reg lookup_r;
+    reg known_r;
+    reg c_pend_r;
+    reg any_pend_r;
     wire [31:0] sel = 32'd1 << d_set[4:0];
     wire same = c_set[4:0] == d_set[4:0];
     wire hot_op = touch & hot;
+    // pend after this edge at the lookup's and the scanner's sets, and anywhere.
+    wire l_same = lookup_set[4:0] == d_set[4:0];
+    wire s_same = scan_set[4:0] == d_set[4:0];
+    wire l_next = roll ? (rep[lookup_set[4:0]] | (hot_op & l_same)) : (pend[lookup_set[4:0]] & ~(retire & l_same));
+    wire s_next = roll ? (rep[scan_set[4:0]] | (hot_op & s_same)) : (pend[scan_set[4:0]] & ~(retire & s_same));
+    wire any_next = roll ? ((|rep) | hot_op) : ((|(pend & ~sel)) | (pend[d_set[4:0]] & ~retire));
     
     always @(posedge clock) begin
        if (reset) begin
@@ -2534,6 +2852,10 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
           d_cur_r <= 1'b0;
           d_prev_r <= 1'b0;
           d_pend_r <= 1'b0;
+          lookup_r <= 1'b0;
+          known_r <= 1'b0;
+          c_pend_r <= 1'b0;
+          any_pend_r <= 1'b0;
        end else if (roll) begin
           cur <= 32'd0;
           prev <= cur | sel;
@@ -2550,16 +2872,22 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
           d_prev_r <= prev[c_set[4:0]];
           d_pend_r <= pend[c_set[4:0]] & ~(retire & same);
        end
+       if (!reset) begin
+          lookup_r <= l_next;
+          known_r <= lookup_hold;
+          c_pend_r <= lookup ? l_next : s_next;
+          any_pend_r <= any_next;
+       end
     end
     
     always @(*) begin
        d_cur = d_cur_r;
        d_prev = d_prev_r;
        d_pend = d_pend_r;
-       lookup_pend = pend[lookup_set[4:0]];
+       lookup_pend = ~known_r | lookup_r;
        scan_pend = pend[scan_set[4:0]];
-       c_pend = pend[c_set[4:0]];
-       any_pend = |pend;
+       c_pend = c_pend_r;
+       any_pend = any_pend_r;
     end
 endmodule // top$profiler$acc$epochs
 
@@ -3097,6 +3425,7 @@ module hwprof_board_ulx3s$profiler$acc$metas$0(read_address,read_clock,read_data
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [17:0] mem [0:31];
     
     always @(posedge read_clock) begin
@@ -3123,6 +3452,7 @@ module hwprof_board_ulx3s$profiler$acc$metas$1(read_address,read_clock,read_data
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [17:0] mem [0:31];
     
     always @(posedge read_clock) begin
@@ -3289,7 +3619,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag$1(d,q,clock);
 endmodule // top$profiler$acc$ram_tag$1
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_eq$0(d,q,clock);
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3305,10 +3635,10 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_eq$0(d,q,clock);
        q <= d;
     end
           
-endmodule // top$profiler$acc$ram_tag_eq$0
+endmodule // top$profiler$acc$ram_tag_part$0
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_eq$1(d,q,clock);
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3324,7 +3654,425 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_eq$1(d,q,clock);
        q <= d;
     end
           
-endmodule // top$profiler$acc$ram_tag_eq$1
+endmodule // top$profiler$acc$ram_tag_part$1
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$10
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$11
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$12
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$13
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$14
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$15
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$16(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$16
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$17(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$17
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$18(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$18
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$19(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$19
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$2
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$20(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$20
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$21(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$21
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$22(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$22
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$23(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$23
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$3
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$4
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$5
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$6
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$7
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$8
+
+
+module hwprof_board_ulx3s$profiler$acc$ram_tag_part$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ram_tag_part$9
 
 
 module hwprof_board_ulx3s$profiler$acc$rep_interval(d,q,clock);
@@ -3598,6 +4346,7 @@ module hwprof_board_ulx3s$profiler$acc$tags$0(read_address,read_clock,read_data,
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [63:0] mem [0:31];
     
     always @(posedge read_clock) begin
@@ -3624,6 +4373,7 @@ module hwprof_board_ulx3s$profiler$acc$tags$1(read_address,read_clock,read_data,
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [63:0] mem [0:31];
     
     always @(posedge read_clock) begin
@@ -4703,6 +5453,7 @@ module hwprof_board_ulx3s$profiler$counters$bank0$0(read_address,read_clock,read
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [15:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -4729,6 +5480,7 @@ module hwprof_board_ulx3s$profiler$counters$bank0$1(read_address,read_clock,read
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [15:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -4755,6 +5507,7 @@ module hwprof_board_ulx3s$profiler$counters$bank0$2(read_address,read_clock,read
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [15:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -4781,6 +5534,7 @@ module hwprof_board_ulx3s$profiler$counters$bank0$3(read_address,read_clock,read
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [15:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -4807,6 +5561,7 @@ module hwprof_board_ulx3s$profiler$counters$bank1$0(read_address,read_clock,read
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [15:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -4833,6 +5588,7 @@ module hwprof_board_ulx3s$profiler$counters$bank1$1(read_address,read_clock,read
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [15:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -4859,6 +5615,7 @@ module hwprof_board_ulx3s$profiler$counters$bank1$2(read_address,read_clock,read
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [15:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -4885,6 +5642,7 @@ module hwprof_board_ulx3s$profiler$counters$bank1$3(read_address,read_clock,read
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [15:0] mem [0:511];
     
     always @(posedge read_clock) begin

@@ -56,6 +56,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
     reg  [19:0] acc$lookup_set;
     reg  [95:0] acc$lookup_tag;
     wire  acc$lookup_ok;
+    reg  acc$lookup_hold;
     reg  acc$valid;
     reg  [23:0] acc$new_min;
     reg  acc$candidate;
@@ -175,6 +176,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .lookup_set(acc$lookup_set),
         .lookup_tag(acc$lookup_tag),
         .lookup_ok(acc$lookup_ok),
+        .lookup_hold(acc$lookup_hold),
         .valid(acc$valid),
         .new_min(acc$new_min),
         .candidate(acc$candidate),
@@ -350,6 +352,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         set_hash$a = src_a;
         set_hash$b = src_b;
         h_free = ~h_valid$q | accept;
+        acc$lookup_hold = ~h_free;
         s_full = s_valid$q | in_fire;
         if (h_free) begin
             h_valid$d = s_valid$q | in_fire;
@@ -396,7 +399,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
 endmodule // top
 
 
-module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -405,6 +408,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     input wire  [19:0] lookup_set;
     input wire  [95:0] lookup_tag;
     output reg  lookup_ok;
+    input wire  lookup_hold;
     input wire  valid;
     input wire  [23:0] new_min;
     input wire  candidate;
@@ -503,6 +507,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     reg  [19:0] epochs$lookup_set;
     reg  [19:0] epochs$scan_set;
     reg  [19:0] epochs$c_set;
+    reg  epochs$lookup;
+    reg  epochs$lookup_hold;
     reg  epochs$retire;
     reg  epochs$touch;
     reg  epochs$hot;
@@ -544,18 +550,150 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     reg  [95:0] ram_tag$3$d;
     wire  [95:0] ram_tag$3$q;
     reg  ram_tag$3$clock;
-    reg  ram_tag_eq$0$d;
-    wire  ram_tag_eq$0$q;
-    reg  ram_tag_eq$0$clock;
-    reg  ram_tag_eq$1$d;
-    wire  ram_tag_eq$1$q;
-    reg  ram_tag_eq$1$clock;
-    reg  ram_tag_eq$2$d;
-    wire  ram_tag_eq$2$q;
-    reg  ram_tag_eq$2$clock;
-    reg  ram_tag_eq$3$d;
-    wire  ram_tag_eq$3$q;
-    reg  ram_tag_eq$3$clock;
+    reg  ram_tag_part$0$d;
+    wire  ram_tag_part$0$q;
+    reg  ram_tag_part$0$clock;
+    reg  ram_tag_part$1$d;
+    wire  ram_tag_part$1$q;
+    reg  ram_tag_part$1$clock;
+    reg  ram_tag_part$2$d;
+    wire  ram_tag_part$2$q;
+    reg  ram_tag_part$2$clock;
+    reg  ram_tag_part$3$d;
+    wire  ram_tag_part$3$q;
+    reg  ram_tag_part$3$clock;
+    reg  ram_tag_part$4$d;
+    wire  ram_tag_part$4$q;
+    reg  ram_tag_part$4$clock;
+    reg  ram_tag_part$5$d;
+    wire  ram_tag_part$5$q;
+    reg  ram_tag_part$5$clock;
+    reg  ram_tag_part$6$d;
+    wire  ram_tag_part$6$q;
+    reg  ram_tag_part$6$clock;
+    reg  ram_tag_part$7$d;
+    wire  ram_tag_part$7$q;
+    reg  ram_tag_part$7$clock;
+    reg  ram_tag_part$8$d;
+    wire  ram_tag_part$8$q;
+    reg  ram_tag_part$8$clock;
+    reg  ram_tag_part$9$d;
+    wire  ram_tag_part$9$q;
+    reg  ram_tag_part$9$clock;
+    reg  ram_tag_part$10$d;
+    wire  ram_tag_part$10$q;
+    reg  ram_tag_part$10$clock;
+    reg  ram_tag_part$11$d;
+    wire  ram_tag_part$11$q;
+    reg  ram_tag_part$11$clock;
+    reg  ram_tag_part$12$d;
+    wire  ram_tag_part$12$q;
+    reg  ram_tag_part$12$clock;
+    reg  ram_tag_part$13$d;
+    wire  ram_tag_part$13$q;
+    reg  ram_tag_part$13$clock;
+    reg  ram_tag_part$14$d;
+    wire  ram_tag_part$14$q;
+    reg  ram_tag_part$14$clock;
+    reg  ram_tag_part$15$d;
+    wire  ram_tag_part$15$q;
+    reg  ram_tag_part$15$clock;
+    reg  ram_tag_part$16$d;
+    wire  ram_tag_part$16$q;
+    reg  ram_tag_part$16$clock;
+    reg  ram_tag_part$17$d;
+    wire  ram_tag_part$17$q;
+    reg  ram_tag_part$17$clock;
+    reg  ram_tag_part$18$d;
+    wire  ram_tag_part$18$q;
+    reg  ram_tag_part$18$clock;
+    reg  ram_tag_part$19$d;
+    wire  ram_tag_part$19$q;
+    reg  ram_tag_part$19$clock;
+    reg  ram_tag_part$20$d;
+    wire  ram_tag_part$20$q;
+    reg  ram_tag_part$20$clock;
+    reg  ram_tag_part$21$d;
+    wire  ram_tag_part$21$q;
+    reg  ram_tag_part$21$clock;
+    reg  ram_tag_part$22$d;
+    wire  ram_tag_part$22$q;
+    reg  ram_tag_part$22$clock;
+    reg  ram_tag_part$23$d;
+    wire  ram_tag_part$23$q;
+    reg  ram_tag_part$23$clock;
+    reg  ram_tag_part$24$d;
+    wire  ram_tag_part$24$q;
+    reg  ram_tag_part$24$clock;
+    reg  ram_tag_part$25$d;
+    wire  ram_tag_part$25$q;
+    reg  ram_tag_part$25$clock;
+    reg  ram_tag_part$26$d;
+    wire  ram_tag_part$26$q;
+    reg  ram_tag_part$26$clock;
+    reg  ram_tag_part$27$d;
+    wire  ram_tag_part$27$q;
+    reg  ram_tag_part$27$clock;
+    reg  ram_tag_part$28$d;
+    wire  ram_tag_part$28$q;
+    reg  ram_tag_part$28$clock;
+    reg  ram_tag_part$29$d;
+    wire  ram_tag_part$29$q;
+    reg  ram_tag_part$29$clock;
+    reg  ram_tag_part$30$d;
+    wire  ram_tag_part$30$q;
+    reg  ram_tag_part$30$clock;
+    reg  ram_tag_part$31$d;
+    wire  ram_tag_part$31$q;
+    reg  ram_tag_part$31$clock;
+    reg  ram_tag_part$32$d;
+    wire  ram_tag_part$32$q;
+    reg  ram_tag_part$32$clock;
+    reg  ram_tag_part$33$d;
+    wire  ram_tag_part$33$q;
+    reg  ram_tag_part$33$clock;
+    reg  ram_tag_part$34$d;
+    wire  ram_tag_part$34$q;
+    reg  ram_tag_part$34$clock;
+    reg  ram_tag_part$35$d;
+    wire  ram_tag_part$35$q;
+    reg  ram_tag_part$35$clock;
+    reg  ram_tag_part$36$d;
+    wire  ram_tag_part$36$q;
+    reg  ram_tag_part$36$clock;
+    reg  ram_tag_part$37$d;
+    wire  ram_tag_part$37$q;
+    reg  ram_tag_part$37$clock;
+    reg  ram_tag_part$38$d;
+    wire  ram_tag_part$38$q;
+    reg  ram_tag_part$38$clock;
+    reg  ram_tag_part$39$d;
+    wire  ram_tag_part$39$q;
+    reg  ram_tag_part$39$clock;
+    reg  ram_tag_part$40$d;
+    wire  ram_tag_part$40$q;
+    reg  ram_tag_part$40$clock;
+    reg  ram_tag_part$41$d;
+    wire  ram_tag_part$41$q;
+    reg  ram_tag_part$41$clock;
+    reg  ram_tag_part$42$d;
+    wire  ram_tag_part$42$q;
+    reg  ram_tag_part$42$clock;
+    reg  ram_tag_part$43$d;
+    wire  ram_tag_part$43$q;
+    reg  ram_tag_part$43$clock;
+    reg  ram_tag_part$44$d;
+    wire  ram_tag_part$44$q;
+    reg  ram_tag_part$44$clock;
+    reg  ram_tag_part$45$d;
+    wire  ram_tag_part$45$q;
+    reg  ram_tag_part$45$clock;
+    reg  ram_tag_part$46$d;
+    wire  ram_tag_part$46$q;
+    reg  ram_tag_part$46$clock;
+    reg  ram_tag_part$47$d;
+    wire  ram_tag_part$47$q;
+    reg  ram_tag_part$47$clock;
     reg  [19:0] scan_set$d;
     wire  [19:0] scan_set$q;
     reg  scan_set$clock;
@@ -834,6 +972,10 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
     wire  hot$many;
     
     // Local signals
+    reg  ram_tag_eq$0;
+    reg  ram_tag_eq$1;
+    reg  ram_tag_eq$2;
+    reg  ram_tag_eq$3;
     reg  [23:0] fw_word$0;
     reg  [23:0] fw_word$1;
     reg  [23:0] fw_word$2;
@@ -1029,6 +1171,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         .lookup_set(epochs$lookup_set),
         .scan_set(epochs$scan_set),
         .c_set(epochs$c_set),
+        .lookup(epochs$lookup),
+        .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
         .touch(epochs$touch),
         .hot(epochs$hot),
@@ -1091,25 +1235,245 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         .q(ram_tag$3$q),
         .clock(ram_tag$3$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_eq$0 ram_tag_eq$0(
-        .d(ram_tag_eq$0$d),
-        .q(ram_tag_eq$0$q),
-        .clock(ram_tag_eq$0$clock)
+    hwprof_paper_1m_bram$acc$ram_tag_part$0 ram_tag_part$0(
+        .d(ram_tag_part$0$d),
+        .q(ram_tag_part$0$q),
+        .clock(ram_tag_part$0$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_eq$1 ram_tag_eq$1(
-        .d(ram_tag_eq$1$d),
-        .q(ram_tag_eq$1$q),
-        .clock(ram_tag_eq$1$clock)
+    hwprof_paper_1m_bram$acc$ram_tag_part$1 ram_tag_part$1(
+        .d(ram_tag_part$1$d),
+        .q(ram_tag_part$1$q),
+        .clock(ram_tag_part$1$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_eq$2 ram_tag_eq$2(
-        .d(ram_tag_eq$2$d),
-        .q(ram_tag_eq$2$q),
-        .clock(ram_tag_eq$2$clock)
+    hwprof_paper_1m_bram$acc$ram_tag_part$2 ram_tag_part$2(
+        .d(ram_tag_part$2$d),
+        .q(ram_tag_part$2$q),
+        .clock(ram_tag_part$2$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_eq$3 ram_tag_eq$3(
-        .d(ram_tag_eq$3$d),
-        .q(ram_tag_eq$3$q),
-        .clock(ram_tag_eq$3$clock)
+    hwprof_paper_1m_bram$acc$ram_tag_part$3 ram_tag_part$3(
+        .d(ram_tag_part$3$d),
+        .q(ram_tag_part$3$q),
+        .clock(ram_tag_part$3$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$4 ram_tag_part$4(
+        .d(ram_tag_part$4$d),
+        .q(ram_tag_part$4$q),
+        .clock(ram_tag_part$4$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$5 ram_tag_part$5(
+        .d(ram_tag_part$5$d),
+        .q(ram_tag_part$5$q),
+        .clock(ram_tag_part$5$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$6 ram_tag_part$6(
+        .d(ram_tag_part$6$d),
+        .q(ram_tag_part$6$q),
+        .clock(ram_tag_part$6$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$7 ram_tag_part$7(
+        .d(ram_tag_part$7$d),
+        .q(ram_tag_part$7$q),
+        .clock(ram_tag_part$7$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$8 ram_tag_part$8(
+        .d(ram_tag_part$8$d),
+        .q(ram_tag_part$8$q),
+        .clock(ram_tag_part$8$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$9 ram_tag_part$9(
+        .d(ram_tag_part$9$d),
+        .q(ram_tag_part$9$q),
+        .clock(ram_tag_part$9$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$10 ram_tag_part$10(
+        .d(ram_tag_part$10$d),
+        .q(ram_tag_part$10$q),
+        .clock(ram_tag_part$10$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$11 ram_tag_part$11(
+        .d(ram_tag_part$11$d),
+        .q(ram_tag_part$11$q),
+        .clock(ram_tag_part$11$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$12 ram_tag_part$12(
+        .d(ram_tag_part$12$d),
+        .q(ram_tag_part$12$q),
+        .clock(ram_tag_part$12$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$13 ram_tag_part$13(
+        .d(ram_tag_part$13$d),
+        .q(ram_tag_part$13$q),
+        .clock(ram_tag_part$13$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$14 ram_tag_part$14(
+        .d(ram_tag_part$14$d),
+        .q(ram_tag_part$14$q),
+        .clock(ram_tag_part$14$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$15 ram_tag_part$15(
+        .d(ram_tag_part$15$d),
+        .q(ram_tag_part$15$q),
+        .clock(ram_tag_part$15$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$16 ram_tag_part$16(
+        .d(ram_tag_part$16$d),
+        .q(ram_tag_part$16$q),
+        .clock(ram_tag_part$16$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$17 ram_tag_part$17(
+        .d(ram_tag_part$17$d),
+        .q(ram_tag_part$17$q),
+        .clock(ram_tag_part$17$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$18 ram_tag_part$18(
+        .d(ram_tag_part$18$d),
+        .q(ram_tag_part$18$q),
+        .clock(ram_tag_part$18$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$19 ram_tag_part$19(
+        .d(ram_tag_part$19$d),
+        .q(ram_tag_part$19$q),
+        .clock(ram_tag_part$19$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$20 ram_tag_part$20(
+        .d(ram_tag_part$20$d),
+        .q(ram_tag_part$20$q),
+        .clock(ram_tag_part$20$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$21 ram_tag_part$21(
+        .d(ram_tag_part$21$d),
+        .q(ram_tag_part$21$q),
+        .clock(ram_tag_part$21$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$22 ram_tag_part$22(
+        .d(ram_tag_part$22$d),
+        .q(ram_tag_part$22$q),
+        .clock(ram_tag_part$22$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$23 ram_tag_part$23(
+        .d(ram_tag_part$23$d),
+        .q(ram_tag_part$23$q),
+        .clock(ram_tag_part$23$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$24 ram_tag_part$24(
+        .d(ram_tag_part$24$d),
+        .q(ram_tag_part$24$q),
+        .clock(ram_tag_part$24$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$25 ram_tag_part$25(
+        .d(ram_tag_part$25$d),
+        .q(ram_tag_part$25$q),
+        .clock(ram_tag_part$25$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$26 ram_tag_part$26(
+        .d(ram_tag_part$26$d),
+        .q(ram_tag_part$26$q),
+        .clock(ram_tag_part$26$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$27 ram_tag_part$27(
+        .d(ram_tag_part$27$d),
+        .q(ram_tag_part$27$q),
+        .clock(ram_tag_part$27$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$28 ram_tag_part$28(
+        .d(ram_tag_part$28$d),
+        .q(ram_tag_part$28$q),
+        .clock(ram_tag_part$28$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$29 ram_tag_part$29(
+        .d(ram_tag_part$29$d),
+        .q(ram_tag_part$29$q),
+        .clock(ram_tag_part$29$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$30 ram_tag_part$30(
+        .d(ram_tag_part$30$d),
+        .q(ram_tag_part$30$q),
+        .clock(ram_tag_part$30$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$31 ram_tag_part$31(
+        .d(ram_tag_part$31$d),
+        .q(ram_tag_part$31$q),
+        .clock(ram_tag_part$31$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$32 ram_tag_part$32(
+        .d(ram_tag_part$32$d),
+        .q(ram_tag_part$32$q),
+        .clock(ram_tag_part$32$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$33 ram_tag_part$33(
+        .d(ram_tag_part$33$d),
+        .q(ram_tag_part$33$q),
+        .clock(ram_tag_part$33$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$34 ram_tag_part$34(
+        .d(ram_tag_part$34$d),
+        .q(ram_tag_part$34$q),
+        .clock(ram_tag_part$34$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$35 ram_tag_part$35(
+        .d(ram_tag_part$35$d),
+        .q(ram_tag_part$35$q),
+        .clock(ram_tag_part$35$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$36 ram_tag_part$36(
+        .d(ram_tag_part$36$d),
+        .q(ram_tag_part$36$q),
+        .clock(ram_tag_part$36$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$37 ram_tag_part$37(
+        .d(ram_tag_part$37$d),
+        .q(ram_tag_part$37$q),
+        .clock(ram_tag_part$37$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$38 ram_tag_part$38(
+        .d(ram_tag_part$38$d),
+        .q(ram_tag_part$38$q),
+        .clock(ram_tag_part$38$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$39 ram_tag_part$39(
+        .d(ram_tag_part$39$d),
+        .q(ram_tag_part$39$q),
+        .clock(ram_tag_part$39$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$40 ram_tag_part$40(
+        .d(ram_tag_part$40$d),
+        .q(ram_tag_part$40$q),
+        .clock(ram_tag_part$40$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$41 ram_tag_part$41(
+        .d(ram_tag_part$41$d),
+        .q(ram_tag_part$41$q),
+        .clock(ram_tag_part$41$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$42 ram_tag_part$42(
+        .d(ram_tag_part$42$d),
+        .q(ram_tag_part$42$q),
+        .clock(ram_tag_part$42$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$43 ram_tag_part$43(
+        .d(ram_tag_part$43$d),
+        .q(ram_tag_part$43$q),
+        .clock(ram_tag_part$43$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$44 ram_tag_part$44(
+        .d(ram_tag_part$44$d),
+        .q(ram_tag_part$44$q),
+        .clock(ram_tag_part$44$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$45 ram_tag_part$45(
+        .d(ram_tag_part$45$d),
+        .q(ram_tag_part$45$q),
+        .clock(ram_tag_part$45$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$46 ram_tag_part$46(
+        .d(ram_tag_part$46$d),
+        .q(ram_tag_part$46$q),
+        .clock(ram_tag_part$46$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$47 ram_tag_part$47(
+        .d(ram_tag_part$47$d),
+        .q(ram_tag_part$47$q),
+        .clock(ram_tag_part$47$clock)
     );
     hwprof_paper_1m_bram$acc$scan_set scan_set(
         .d(scan_set$d),
@@ -1604,10 +1968,69 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
         ram_tag$0$clock = clock;
-        ram_tag_eq$0$clock = clock;
         fw2_alloc$0$clock = clock;
         ram_tag$0$d = tags$0$read_data;
-        ram_tag_eq$0$d = tags$0$read_data == c_tag$q;
+        ram_tag_eq$0 = 1'b1;
+        ram_tag_part$0$clock = clock;
+        ram_tag_part$0$d = tags$0$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
+        if (~ram_tag_part$0$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$1$clock = clock;
+        ram_tag_part$1$d = tags$0$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
+        if (~ram_tag_part$1$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$2$clock = clock;
+        ram_tag_part$2$d = tags$0$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
+        if (~ram_tag_part$2$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$3$clock = clock;
+        ram_tag_part$3$d = tags$0$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
+        if (~ram_tag_part$3$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$4$clock = clock;
+        ram_tag_part$4$d = tags$0$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
+        if (~ram_tag_part$4$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$5$clock = clock;
+        ram_tag_part$5$d = tags$0$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
+        if (~ram_tag_part$5$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$6$clock = clock;
+        ram_tag_part$6$d = tags$0$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
+        if (~ram_tag_part$6$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$7$clock = clock;
+        ram_tag_part$7$d = tags$0$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
+        if (~ram_tag_part$7$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$8$clock = clock;
+        ram_tag_part$8$d = tags$0$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
+        if (~ram_tag_part$8$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$9$clock = clock;
+        ram_tag_part$9$d = tags$0$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
+        if (~ram_tag_part$9$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$10$clock = clock;
+        ram_tag_part$10$d = tags$0$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
+        if (~ram_tag_part$10$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$11$clock = clock;
+        ram_tag_part$11$d = tags$0$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
+        if (~ram_tag_part$11$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
         r_meta$0$clock = clock;
         r_ge$0$clock = clock;
         r_floor$0$clock = clock;
@@ -1657,7 +2080,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         st_tag$0$d = st_tag$0$q;
         st_count$0$d = st_count$0$q;
         raw_tag$0 = ram_tag$0$q;
-        tag_eq$0 = ram_tag_eq$0$q;
+        tag_eq$0 = ram_tag_eq$0;
         if (fw2_valid$q & same2$q & fw2_alloc$0$q) begin
             raw_tag$0 = fw2_tag$q;
             tag_eq$0 = key2$q;
@@ -1697,10 +2120,69 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         empty$bits$0 = ~view_valid$0;
         repl$bits$0 = view_valid$0 & ~view_locked$0;
         ram_tag$1$clock = clock;
-        ram_tag_eq$1$clock = clock;
         fw2_alloc$1$clock = clock;
         ram_tag$1$d = tags$1$read_data;
-        ram_tag_eq$1$d = tags$1$read_data == c_tag$q;
+        ram_tag_eq$1 = 1'b1;
+        ram_tag_part$12$clock = clock;
+        ram_tag_part$12$d = tags$1$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
+        if (~ram_tag_part$12$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$13$clock = clock;
+        ram_tag_part$13$d = tags$1$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
+        if (~ram_tag_part$13$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$14$clock = clock;
+        ram_tag_part$14$d = tags$1$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
+        if (~ram_tag_part$14$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$15$clock = clock;
+        ram_tag_part$15$d = tags$1$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
+        if (~ram_tag_part$15$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$16$clock = clock;
+        ram_tag_part$16$d = tags$1$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
+        if (~ram_tag_part$16$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$17$clock = clock;
+        ram_tag_part$17$d = tags$1$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
+        if (~ram_tag_part$17$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$18$clock = clock;
+        ram_tag_part$18$d = tags$1$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
+        if (~ram_tag_part$18$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$19$clock = clock;
+        ram_tag_part$19$d = tags$1$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
+        if (~ram_tag_part$19$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$20$clock = clock;
+        ram_tag_part$20$d = tags$1$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
+        if (~ram_tag_part$20$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$21$clock = clock;
+        ram_tag_part$21$d = tags$1$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
+        if (~ram_tag_part$21$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$22$clock = clock;
+        ram_tag_part$22$d = tags$1$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
+        if (~ram_tag_part$22$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$23$clock = clock;
+        ram_tag_part$23$d = tags$1$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
+        if (~ram_tag_part$23$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
         r_meta$1$clock = clock;
         r_ge$1$clock = clock;
         r_floor$1$clock = clock;
@@ -1750,7 +2232,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         st_tag$1$d = st_tag$1$q;
         st_count$1$d = st_count$1$q;
         raw_tag$1 = ram_tag$1$q;
-        tag_eq$1 = ram_tag_eq$1$q;
+        tag_eq$1 = ram_tag_eq$1;
         if (fw2_valid$q & same2$q & fw2_alloc$1$q) begin
             raw_tag$1 = fw2_tag$q;
             tag_eq$1 = key2$q;
@@ -1790,10 +2272,69 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         empty$bits$1 = ~view_valid$1;
         repl$bits$1 = view_valid$1 & ~view_locked$1;
         ram_tag$2$clock = clock;
-        ram_tag_eq$2$clock = clock;
         fw2_alloc$2$clock = clock;
         ram_tag$2$d = tags$2$read_data;
-        ram_tag_eq$2$d = tags$2$read_data == c_tag$q;
+        ram_tag_eq$2 = 1'b1;
+        ram_tag_part$24$clock = clock;
+        ram_tag_part$24$d = tags$2$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
+        if (~ram_tag_part$24$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$25$clock = clock;
+        ram_tag_part$25$d = tags$2$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
+        if (~ram_tag_part$25$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$26$clock = clock;
+        ram_tag_part$26$d = tags$2$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
+        if (~ram_tag_part$26$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$27$clock = clock;
+        ram_tag_part$27$d = tags$2$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
+        if (~ram_tag_part$27$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$28$clock = clock;
+        ram_tag_part$28$d = tags$2$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
+        if (~ram_tag_part$28$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$29$clock = clock;
+        ram_tag_part$29$d = tags$2$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
+        if (~ram_tag_part$29$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$30$clock = clock;
+        ram_tag_part$30$d = tags$2$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
+        if (~ram_tag_part$30$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$31$clock = clock;
+        ram_tag_part$31$d = tags$2$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
+        if (~ram_tag_part$31$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$32$clock = clock;
+        ram_tag_part$32$d = tags$2$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
+        if (~ram_tag_part$32$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$33$clock = clock;
+        ram_tag_part$33$d = tags$2$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
+        if (~ram_tag_part$33$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$34$clock = clock;
+        ram_tag_part$34$d = tags$2$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
+        if (~ram_tag_part$34$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$35$clock = clock;
+        ram_tag_part$35$d = tags$2$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
+        if (~ram_tag_part$35$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
         r_meta$2$clock = clock;
         r_ge$2$clock = clock;
         r_floor$2$clock = clock;
@@ -1843,7 +2384,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         st_tag$2$d = st_tag$2$q;
         st_count$2$d = st_count$2$q;
         raw_tag$2 = ram_tag$2$q;
-        tag_eq$2 = ram_tag_eq$2$q;
+        tag_eq$2 = ram_tag_eq$2;
         if (fw2_valid$q & same2$q & fw2_alloc$2$q) begin
             raw_tag$2 = fw2_tag$q;
             tag_eq$2 = key2$q;
@@ -1883,10 +2424,69 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         empty$bits$2 = ~view_valid$2;
         repl$bits$2 = view_valid$2 & ~view_locked$2;
         ram_tag$3$clock = clock;
-        ram_tag_eq$3$clock = clock;
         fw2_alloc$3$clock = clock;
         ram_tag$3$d = tags$3$read_data;
-        ram_tag_eq$3$d = tags$3$read_data == c_tag$q;
+        ram_tag_eq$3 = 1'b1;
+        ram_tag_part$36$clock = clock;
+        ram_tag_part$36$d = tags$3$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
+        if (~ram_tag_part$36$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$37$clock = clock;
+        ram_tag_part$37$d = tags$3$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
+        if (~ram_tag_part$37$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$38$clock = clock;
+        ram_tag_part$38$d = tags$3$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
+        if (~ram_tag_part$38$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$39$clock = clock;
+        ram_tag_part$39$d = tags$3$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
+        if (~ram_tag_part$39$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$40$clock = clock;
+        ram_tag_part$40$d = tags$3$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
+        if (~ram_tag_part$40$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$41$clock = clock;
+        ram_tag_part$41$d = tags$3$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
+        if (~ram_tag_part$41$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$42$clock = clock;
+        ram_tag_part$42$d = tags$3$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
+        if (~ram_tag_part$42$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$43$clock = clock;
+        ram_tag_part$43$d = tags$3$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
+        if (~ram_tag_part$43$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$44$clock = clock;
+        ram_tag_part$44$d = tags$3$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
+        if (~ram_tag_part$44$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$45$clock = clock;
+        ram_tag_part$45$d = tags$3$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
+        if (~ram_tag_part$45$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$46$clock = clock;
+        ram_tag_part$46$d = tags$3$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
+        if (~ram_tag_part$46$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$47$clock = clock;
+        ram_tag_part$47$d = tags$3$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
+        if (~ram_tag_part$47$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
         r_meta$3$clock = clock;
         r_ge$3$clock = clock;
         r_floor$3$clock = clock;
@@ -1936,7 +2536,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         st_tag$3$d = st_tag$3$q;
         st_count$3$d = st_count$3$q;
         raw_tag$3 = ram_tag$3$q;
-        tag_eq$3 = ram_tag_eq$3$q;
+        tag_eq$3 = ram_tag_eq$3;
         if (fw2_valid$q & same2$q & fw2_alloc$3$q) begin
             raw_tag$3 = fw2_tag$q;
             tag_eq$3 = key2$q;
@@ -2177,6 +2777,8 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_
         room = ~staged$any & ~d_pend & ~c_pend;
         epochs$lookup_set = lookup_set;
         epochs$scan_set = scan_set$q;
+        epochs$lookup = lookup;
+        epochs$lookup_hold = lookup_hold;
         lookup_ok = ~epochs$lookup_pend | room;
         scan = ~lookup & epochs$scan_pend & room;
         if (lookup) begin
@@ -2469,7 +3071,7 @@ module hwprof_paper_1m_bram$acc$empty(bits$0,bits$1,bits$2,bits$3,first$0,first$
 endmodule // top$acc$empty
 
 
-module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
+module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
     
     // Module arguments
     input wire  clock;
@@ -2478,6 +3080,8 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_s
     input wire  [19:0] lookup_set;
     input wire  [19:0] scan_set;
     input wire  [19:0] c_set;
+    input wire  lookup;
+    input wire  lookup_hold;
     input wire  retire;
     input wire  touch;
     input wire  hot;
@@ -2498,9 +3102,19 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_s
     reg d_cur_r;
     reg d_prev_r;
     reg d_pend_r;
+    reg lookup_r;
+    reg known_r;
+    reg c_pend_r;
+    reg any_pend_r;
     wire [255:0] sel = 256'd1 << d_set[7:0];
     wire same = c_set[7:0] == d_set[7:0];
     wire hot_op = touch & hot;
+    // pend after this edge at the lookup's and the scanner's sets, and anywhere.
+    wire l_same = lookup_set[7:0] == d_set[7:0];
+    wire s_same = scan_set[7:0] == d_set[7:0];
+    wire l_next = roll ? (rep[lookup_set[7:0]] | (hot_op & l_same)) : (pend[lookup_set[7:0]] & ~(retire & l_same));
+    wire s_next = roll ? (rep[scan_set[7:0]] | (hot_op & s_same)) : (pend[scan_set[7:0]] & ~(retire & s_same));
+    wire any_next = roll ? ((|rep) | hot_op) : ((|(pend & ~sel)) | (pend[d_set[7:0]] & ~retire));
     
     always @(posedge clock) begin
        if (reset) begin
@@ -2511,6 +3125,10 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_s
           d_cur_r <= 1'b0;
           d_prev_r <= 1'b0;
           d_pend_r <= 1'b0;
+          lookup_r <= 1'b0;
+          known_r <= 1'b0;
+          c_pend_r <= 1'b0;
+          any_pend_r <= 1'b0;
        end else if (roll) begin
           cur <= 256'd0;
           prev <= cur | sel;
@@ -2527,16 +3145,22 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_s
           d_prev_r <= prev[c_set[7:0]];
           d_pend_r <= pend[c_set[7:0]] & ~(retire & same);
        end
+       if (!reset) begin
+          lookup_r <= l_next;
+          known_r <= lookup_hold;
+          c_pend_r <= lookup ? l_next : s_next;
+          any_pend_r <= any_next;
+       end
     end
     
     always @(*) begin
        d_cur = d_cur_r;
        d_prev = d_prev_r;
        d_pend = d_pend_r;
-       lookup_pend = pend[lookup_set[7:0]];
+       lookup_pend = ~known_r | lookup_r;
        scan_pend = pend[scan_set[7:0]];
-       c_pend = pend[c_set[7:0]];
-       any_pend = |pend;
+       c_pend = c_pend_r;
+       any_pend = any_pend_r;
     end
 endmodule // top$acc$epochs
 
@@ -3390,6 +4014,7 @@ module hwprof_paper_1m_bram$acc$metas$0(read_address,read_clock,read_data,write_
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [21:0] mem [0:255];
     
     always @(posedge read_clock) begin
@@ -3416,6 +4041,7 @@ module hwprof_paper_1m_bram$acc$metas$1(read_address,read_clock,read_data,write_
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [21:0] mem [0:255];
     
     always @(posedge read_clock) begin
@@ -3442,6 +4068,7 @@ module hwprof_paper_1m_bram$acc$metas$2(read_address,read_clock,read_data,write_
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [21:0] mem [0:255];
     
     always @(posedge read_clock) begin
@@ -3468,6 +4095,7 @@ module hwprof_paper_1m_bram$acc$metas$3(read_address,read_clock,read_data,write_
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [21:0] mem [0:255];
     
     always @(posedge read_clock) begin
@@ -3786,7 +4414,7 @@ module hwprof_paper_1m_bram$acc$ram_tag$3(d,q,clock);
 endmodule // top$acc$ram_tag$3
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_eq$0(d,q,clock);
+module hwprof_paper_1m_bram$acc$ram_tag_part$0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3802,10 +4430,10 @@ module hwprof_paper_1m_bram$acc$ram_tag_eq$0(d,q,clock);
        q <= d;
     end
           
-endmodule // top$acc$ram_tag_eq$0
+endmodule // top$acc$ram_tag_part$0
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_eq$1(d,q,clock);
+module hwprof_paper_1m_bram$acc$ram_tag_part$1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3821,10 +4449,10 @@ module hwprof_paper_1m_bram$acc$ram_tag_eq$1(d,q,clock);
        q <= d;
     end
           
-endmodule // top$acc$ram_tag_eq$1
+endmodule // top$acc$ram_tag_part$1
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_eq$2(d,q,clock);
+module hwprof_paper_1m_bram$acc$ram_tag_part$10(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3840,10 +4468,10 @@ module hwprof_paper_1m_bram$acc$ram_tag_eq$2(d,q,clock);
        q <= d;
     end
           
-endmodule // top$acc$ram_tag_eq$2
+endmodule // top$acc$ram_tag_part$10
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_eq$3(d,q,clock);
+module hwprof_paper_1m_bram$acc$ram_tag_part$11(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3859,7 +4487,843 @@ module hwprof_paper_1m_bram$acc$ram_tag_eq$3(d,q,clock);
        q <= d;
     end
           
-endmodule // top$acc$ram_tag_eq$3
+endmodule // top$acc$ram_tag_part$11
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$12
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$13
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$14
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$15
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$16(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$16
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$17(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$17
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$18(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$18
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$19(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$19
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$2
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$20(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$20
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$21(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$21
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$22(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$22
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$23(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$23
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$24(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$24
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$25(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$25
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$26(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$26
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$27(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$27
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$28(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$28
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$29(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$29
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$3
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$30(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$30
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$31(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$31
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$32(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$32
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$33(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$33
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$34(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$34
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$35(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$35
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$36(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$36
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$37(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$37
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$38(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$38
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$39(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$39
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$4
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$40(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$40
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$41(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$41
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$42(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$42
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$43(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$43
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$44(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$44
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$45(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$45
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$46(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$46
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$47(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$47
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$5
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$6
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$7
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$8
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$9
 
 
 module hwprof_paper_1m_bram$acc$rep_interval(d,q,clock);
@@ -4265,6 +5729,7 @@ module hwprof_paper_1m_bram$acc$tags$0(read_address,read_clock,read_data,write_a
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [95:0] mem [0:255];
     
     always @(posedge read_clock) begin
@@ -4291,6 +5756,7 @@ module hwprof_paper_1m_bram$acc$tags$1(read_address,read_clock,read_data,write_a
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [95:0] mem [0:255];
     
     always @(posedge read_clock) begin
@@ -4317,6 +5783,7 @@ module hwprof_paper_1m_bram$acc$tags$2(read_address,read_clock,read_data,write_a
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [95:0] mem [0:255];
     
     always @(posedge read_clock) begin
@@ -4343,6 +5810,7 @@ module hwprof_paper_1m_bram$acc$tags$3(read_address,read_clock,read_data,write_a
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [95:0] mem [0:255];
     
     always @(posedge read_clock) begin
@@ -5422,6 +6890,7 @@ module hwprof_paper_1m_bram$counters$bank0$0(read_address,read_clock,read_data,w
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [19:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -5448,6 +6917,7 @@ module hwprof_paper_1m_bram$counters$bank0$1(read_address,read_clock,read_data,w
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [19:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -5474,6 +6944,7 @@ module hwprof_paper_1m_bram$counters$bank0$2(read_address,read_clock,read_data,w
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [19:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -5500,6 +6971,7 @@ module hwprof_paper_1m_bram$counters$bank0$3(read_address,read_clock,read_data,w
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [19:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -5526,6 +6998,7 @@ module hwprof_paper_1m_bram$counters$bank1$0(read_address,read_clock,read_data,w
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [19:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -5552,6 +7025,7 @@ module hwprof_paper_1m_bram$counters$bank1$1(read_address,read_clock,read_data,w
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [19:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -5578,6 +7052,7 @@ module hwprof_paper_1m_bram$counters$bank1$2(read_address,read_clock,read_data,w
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [19:0] mem [0:511];
     
     always @(posedge read_clock) begin
@@ -5604,6 +7079,7 @@ module hwprof_paper_1m_bram$counters$bank1$3(read_address,read_clock,read_data,w
     input wire  write_enable;
     
     // Update code (custom)
+    (* no_rw_check *)
     reg [19:0] mem [0:511];
     
     always @(posedge read_clock) begin
