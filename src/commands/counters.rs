@@ -71,7 +71,8 @@ pub struct VerilogArgs {
     #[arg(short, long)]
     out: PathBuf,
     /// FPGA family the logic is mapped for: ice40 or ecp5 (the Morris counters decrement with
-    /// toggles on iCE40, on the carry chain on ECP5; the function is the same).
+    /// toggles on iCE40, on the carry chain on ECP5, and the Morris bank's random source counts
+    /// trailing zeros on a borrow chain on ECP5; the function is the same).
     #[arg(long, default_value = "ice40")]
     family: String,
 }

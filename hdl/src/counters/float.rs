@@ -19,7 +19,7 @@ use crate::counters::bank::{
     approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, EventSelect,
     QueryControl, ESTIMATE_BITS, QUERY_INDEX_BITS,
 };
-use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
+use crate::counters::lfsr::{PoolParams, SharedRandom, ZeroCount, Z_BITS};
 use rust_hdl::prelude::*;
 
 /// Parameters of a floating-point counter bank.
@@ -251,7 +251,8 @@ counter_bank! {
 }
 
 impl<const E: usize, const B: usize, const R: usize> FloatBank<E, B, R> {
-    pub fn new(params: &FloatParams) -> Result<Self, String> {
+    /// `zero_count`: the random source's mapping (the function is the same).
+    pub fn new(params: &FloatParams, zero_count: ZeroCount) -> Result<Self, String> {
         params.validate()?;
         if params.events != E || params.bits != B {
             return Err(format!(
@@ -263,7 +264,7 @@ impl<const E: usize, const B: usize, const R: usize> FloatBank<E, B, R> {
             .collect::<Result<_, _>>()?;
         Ok(new_counter_bank!(FloatBank {
             counters: counters.try_into().map_err(|_| "bank size").unwrap(),
-            random: SharedRandom::new(&params.pool()?)?,
+            random: SharedRandom::new(&params.pool()?, zero_count)?,
             select: EventSelect::new(E, 1),
             estimator: FloatEstimate::new(params)?,
         }))

@@ -41,7 +41,7 @@
 //! it); each event's own estimate keeps the Morris (or floating-point) distribution.
 
 use crate::hash::SplitMix64;
-use crate::util::ResetDFF;
+use crate::util::{BitGather, ResetDFF};
 use rust_hdl::prelude::*;
 
 /// Width of every register; the feedback polynomial is x^127 + x + 1.
@@ -54,8 +54,8 @@ pub const STRAND: usize = 21;
 pub const LEAP: usize = LANES * STRAND;
 /// Largest field K (6-bit counter states).
 pub const MAX_FIELD: usize = 62;
-/// Strands of the largest field. (The trailing-zero unit indexes its strands with the literals 2
-/// and 21: keep them in step.)
+/// Strands of the largest field. (The trailing-zero unit indexes its strands with the literal 21
+/// and walks its 63 field bits with the literal 63: keep them in step.)
 pub const MAX_STRANDS: usize = 3;
 const _: () = assert!(MAX_STRANDS == 3 && STRAND == 21 && MAX_FIELD <= MAX_STRANDS * STRAND);
 const _: () = assert!(LEAP < POOL_WIDTH);
@@ -167,28 +167,34 @@ fn pool_bits(v: u128) -> Bits<POOL_WIDTH> {
 }
 
 /// One register: loads its seed on reset, leaps [`LEAP`] steps every clock and shows the fresh bits.
+///
+/// With `ahead` it runs one clock ahead of the model: it holds s_g(t + 1) at clock t (reset loads
+/// the seed advanced once), whose bits 22.. are fresh_g(t), so the trailing-zero units read
+/// flip-flops rather than the XORs (see [`ZeroCount::BorrowChain`]).
 #[derive(LogicBlock)]
 pub struct PoolRegister {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// This clock's fresh bits in bits 0..LEAP (0 above).
     pub fresh: Signal<Out, Bits<POOL_WIDTH>>,
-    /// Reset to the seed: no power-up value, see [`ResetDFF`].
+    /// Reset to the (advanced) seed: no power-up value, see [`ResetDFF`].
     state: ResetDFF<Bits<POOL_WIDTH>>,
     seed: Constant<Bits<POOL_WIDTH>>,
+    ahead: Constant<Bit>,
     leap: Constant<Bits<8>>,
     keep: Constant<Bits<8>>,
     fresh_mask: Constant<Bits<POOL_WIDTH>>,
 }
 
 impl PoolRegister {
-    fn new(seed: u128) -> Self {
+    fn new(seed: u128, ahead: bool) -> Self {
         PoolRegister {
             clock: Default::default(),
             reset: Default::default(),
             fresh: Default::default(),
             state: Default::default(),
-            seed: Constant::new(pool_bits(seed)),
+            seed: Constant::new(pool_bits(if ahead { advance(seed) } else { seed })),
+            ahead: Constant::new(ahead),
             leap: Constant::new(bits(LEAP as u64)),
             keep: Constant::new(bits((POOL_WIDTH - LEAP) as u64)),
             fresh_mask: Constant::new(pool_bits(pool_mask(LEAP))),
@@ -201,6 +207,9 @@ impl Logic for PoolRegister {
     fn update(&mut self) {
         dff_setup!(self, clock, state);
         self.fresh.next = (self.state.q.val() ^ (self.state.q.val() >> 1)) & self.fresh_mask.val();
+        if self.ahead.val() {
+            self.fresh.next = self.state.q.val() >> self.keep.val();
+        }
         self.state.d.next = (self.state.q.val() >> self.leap.val())
             | (((self.state.q.val() ^ (self.state.q.val() >> 1)) & self.fresh_mask.val())
                 << self.keep.val());
@@ -210,8 +219,29 @@ impl Logic for PoolRegister {
     }
 }
 
+/// How the random source finds Z: the same function, two mappings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ZeroCount {
+    /// The registers show the model's state and every unit is a priority chain over the field
+    /// bits (through the XORs of the fresh bits): LUTs only.
+    #[default]
+    PriorityChain,
+    /// The registers run one clock ahead (the units read flip-flops) and every unit computes
+    /// v − 1 on the carry chain, then a masked OR per bit of Z: about 90 ECP5 cells a unit
+    /// instead of about 210. Unit 0 keeps bit 0 on a priority chain: that chain stays the bank's
+    /// deepest path, and ABC's ECP5 mapping (`abc -lut 4:7`, delay first) needs that slack to
+    /// map the event select for area — without it the Morris bank grows by about 1 700 cells.
+    BorrowChain,
+}
+
 /// Z of one member: the trailing zeros of its field, K if none is set. Strand k's register's fresh
 /// bits arrive on `strand<k>` (unused strands are masked off).
+///
+/// The field is gathered into v with a stop bit at K, so Z is the position p of v's lowest set bit.
+/// With [`ZeroCount::BorrowChain`]: d = v − 1, y = v & !d is p one-hot and T = v ^ d the thermometer
+/// T_m = [p ≥ m]; bit b of Z is set iff p lies in [lo, lo + 2^b) for some lo with bit b set and
+/// no lower bits, i.e. T_lo & !T_(lo + 2^b) — or, for the low bits, where y is set at a position with
+/// bit b set (cheaper there: two inputs a term).
 #[derive(LogicBlock)]
 pub struct TrailingZeros {
     pub strand0: Signal<In, Bits<POOL_WIDTH>>,
@@ -221,23 +251,40 @@ pub struct TrailingZeros {
     strands: [Signal<Local, Bits<POOL_WIDTH>>; MAX_STRANDS],
     /// Fresh bits of strand k that belong to the field.
     mask: [Constant<Bits<POOL_WIDTH>>; MAX_STRANDS],
-    /// Entry 21·k + i: fresh-bit index and field bit o of strand 2 − k, bit 20 − i — from the highest
-    /// field bit down, so that the last set bit found is the lowest.
+    /// Entry 21·k + i: fresh-bit index of field bit o = 21·k + i.
     position: [Constant<Bits<8>>; MAX_STRANDS * STRAND],
+    gather: BitGather<{ MAX_STRANDS * STRAND }>,
+    /// The field, 1 at bit K.
+    v: Signal<Local, Bits<64>>,
+    stop: Constant<Bits<64>>,
+    /// [`ZeroCount::BorrowChain`] (else the priority chain), and whether bit 0 stays on the
+    /// priority chain.
+    borrow_chain: Constant<Bit>,
+    chain_bit0: Constant<Bit>,
+    /// Priority chain: Z from the highest bit down, so that the last set bit found is the lowest.
     value: [Constant<Bits<Z_BITS>>; MAX_STRANDS * STRAND],
-    cap: Constant<Bits<Z_BITS>>,
+    chain_z: Signal<Local, Bits<Z_BITS>>,
+    /// Borrow chain: v − 1, p one-hot, the thermometer.
+    borrowed: Signal<Local, Bits<64>>,
+    one_hot: Signal<Local, Bits<64>>,
+    thermometer: Signal<Local, Bits<64>>,
+    /// Per bit b of Z: the positions with bit b set, the lo of its ranges, and 2^b.
+    ones: [Constant<Bits<64>>; Z_BITS],
+    lows: [Constant<Bits<64>>; Z_BITS],
+    weight: [Constant<Bits<Z_BITS>>; Z_BITS],
+    part: [Signal<Local, Bits<Z_BITS>>; Z_BITS],
 }
 
 impl TrailingZeros {
-    fn new(params: &PoolParams, j: usize) -> Self {
+    fn new(params: &PoolParams, j: usize, zero_count: ZeroCount) -> Self {
         let mut mask = [0u128; MAX_STRANDS];
         for o in 0..params.field {
             mask[o / STRAND] |= 1 << params.field_bit(j, o).1;
         }
-        let entry = |t: usize| {
-            let o = (MAX_STRANDS - 1 - t / STRAND) * STRAND + (STRAND - 1 - t % STRAND);
-            let lane = params.strand(j, o / STRAND).1;
-            (lane + LANES * (o % STRAND), o)
+        let positions = |b: usize, low: bool| {
+            (0..64)
+                .filter(|m| m >> b & 1 == 1 && (!low || m & ((1 << b) - 1) == 0))
+                .fold(0u64, |w, m| w | 1 << m)
         };
         TrailingZeros {
             strand0: Default::default(),
@@ -246,9 +293,26 @@ impl TrailingZeros {
             z: Default::default(),
             strands: std::array::from_fn(|_| Default::default()),
             mask: std::array::from_fn(|k| Constant::new(pool_bits(mask[k]))),
-            position: std::array::from_fn(|t| Constant::new(bits(entry(t).0 as u64))),
-            value: std::array::from_fn(|t| Constant::new(bits(entry(t).1 as u64))),
-            cap: Constant::new(bits(params.field as u64)),
+            position: std::array::from_fn(|o| {
+                let lane = params.strand(j, o / STRAND).1;
+                Constant::new(bits((lane + LANES * (o % STRAND)) as u64))
+            }),
+            gather: Default::default(),
+            v: Default::default(),
+            stop: Constant::new(bits(1u64 << params.field)),
+            borrow_chain: Constant::new(zero_count == ZeroCount::BorrowChain),
+            chain_bit0: Constant::new(j == 0),
+            value: std::array::from_fn(|t| {
+                Constant::new(bits((MAX_STRANDS * STRAND - 1 - t) as u64))
+            }),
+            chain_z: Default::default(),
+            borrowed: Default::default(),
+            one_hot: Default::default(),
+            thermometer: Default::default(),
+            ones: std::array::from_fn(|b| Constant::new(bits(positions(b, false)))),
+            lows: std::array::from_fn(|b| Constant::new(bits(positions(b, true)))),
+            weight: std::array::from_fn(|b| Constant::new(bits(1u64 << b))),
+            part: std::array::from_fn(|_| Default::default()),
         }
     }
 }
@@ -259,16 +323,53 @@ impl Logic for TrailingZeros {
         self.strands[0].next = self.strand0.val() & self.mask[0].val();
         self.strands[1].next = self.strand1.val() & self.mask[1].val();
         self.strands[2].next = self.strand2.val() & self.mask[2].val();
-        self.z.next = self.cap.val();
         for k in 0..MAX_STRANDS {
             for i in 0..STRAND {
-                if self.strands[2 - k]
+                self.gather.bits[k * 21 + i].next = self.strands[k]
                     .val()
-                    .get_bit(self.position[k * 21 + i].val().index())
-                {
-                    self.z.next = self.value[k * 21 + i].val();
-                }
+                    .get_bit(self.position[k * 21 + i].val().index());
             }
+        }
+        self.v.next = bit_cast::<64, 63>(self.gather.word.val()) | self.stop.val();
+        // Priority chain: entry t is field bit 62 − t.
+        self.chain_z.next = 0.into();
+        for t in 0..63 {
+            if self.v.val().get_bit(self.value[t].val().index()) {
+                self.chain_z.next = self.value[t].val();
+            }
+        }
+        // Borrow chain: bits 0 and 1 from the one-hot p, the others from the thermometer.
+        self.borrowed.next = self.v.val() - 1;
+        self.one_hot.next = self.v.val() & !self.borrowed.val();
+        self.thermometer.next = self.v.val() ^ self.borrowed.val();
+        for b in 0..Z_BITS {
+            self.part[b].next = 0.into();
+        }
+        for b in 0..2 {
+            if (self.one_hot.val() & self.ones[b].val()).any() {
+                self.part[b].next = self.weight[b].val();
+            }
+        }
+        for b in 2..Z_BITS {
+            if (self.thermometer.val()
+                & !(self.thermometer.val() >> self.weight[b].val())
+                & self.lows[b].val())
+            .any()
+            {
+                self.part[b].next = self.weight[b].val();
+            }
+        }
+        if self.chain_bit0.val() {
+            self.part[0].next = self.chain_z.val() & self.weight[0].val();
+        }
+        self.z.next = self.chain_z.val();
+        if self.borrow_chain.val() {
+            self.z.next = self.part[0].val()
+                | self.part[1].val()
+                | self.part[2].val()
+                | self.part[3].val()
+                | self.part[4].val()
+                | self.part[5].val();
         }
     }
 }
@@ -288,7 +389,7 @@ pub struct SharedRandom<const G: usize, const R: usize> {
 }
 
 impl<const G: usize, const R: usize> SharedRandom<G, R> {
-    pub fn new(params: &PoolParams) -> Result<Self, String> {
+    pub fn new(params: &PoolParams, zero_count: ZeroCount) -> Result<Self, String> {
         if params.members != G || params.registers() != R {
             return Err(format!(
                 "random source <G={G}, R={R}> does not match {} members in {} registers",
@@ -309,8 +410,10 @@ impl<const G: usize, const R: usize> SharedRandom<G, R> {
             clock: Default::default(),
             reset: Default::default(),
             z: std::array::from_fn(|_| Default::default()),
-            registers: std::array::from_fn(|g| PoolRegister::new(seeds[g])),
-            units: std::array::from_fn(|j| TrailingZeros::new(params, j)),
+            registers: std::array::from_fn(|g| {
+                PoolRegister::new(seeds[g], zero_count == ZeroCount::BorrowChain)
+            }),
+            units: std::array::from_fn(|j| TrailingZeros::new(params, j, zero_count)),
             strand_register: std::array::from_fn(|t| Constant::new(bits(register(t) as u64))),
             register_ids: std::array::from_fn(|g| Constant::new(bits(g as u64))),
         })
@@ -498,11 +601,58 @@ mod tests {
         assert_eq!(p.z(&[1 << 1], 1), 0);
     }
 
+    /// Both mappings of every member's unit against [`PoolParams::z`], each Z in 0..=K.
+    #[test]
+    fn trailing_zeros_match_the_model() {
+        for (members, field) in [(5, 62), (3, 6), (1, 62), (2, 30)] {
+            let p = PoolParams::new(members, field, 4).unwrap();
+            let mut gen = SplitMix64(100 * members as u64 + field as u64);
+            let mut random = || (gen.next_u64() as u128) << 64 | gen.next_u64() as u128;
+            for zero_count in [ZeroCount::PriorityChain, ZeroCount::BorrowChain] {
+                for j in 0..members {
+                    let mut uut = TrailingZeros::new(&p, j, zero_count);
+                    uut.connect_all();
+                    for case in 0..4 * (field + 1) {
+                        // Field bits below Z clear, bit Z set (unless Z = K), the rest random.
+                        let want = case % (field + 1);
+                        let mut fresh: Vec<u128> = (0..p.registers())
+                            .map(|_| random() & pool_mask(LEAP))
+                            .collect();
+                        for o in 0..=want.min(field - 1) {
+                            let (g, m) = p.field_bit(j, o);
+                            fresh[g] &= !(1 << m);
+                            if o == want {
+                                fresh[g] |= 1 << m;
+                            }
+                        }
+                        assert_eq!(p.z(&fresh, j), want as u32);
+                        let strand = |k: usize| {
+                            pool_bits(fresh[if k < p.strands() { p.strand(j, k).0 } else { 0 }])
+                        };
+                        uut.strand0.next = strand(0);
+                        uut.strand1.next = strand(1);
+                        uut.strand2.next = strand(2);
+                        assert!(simulate(&mut uut, 10_000));
+                        assert_eq!(
+                            uut.z.val().index(),
+                            want,
+                            "{zero_count:?} members {members} field {field} member {j}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn bad_parameters_rejected() {
         assert!(PoolParams::new(0, 62, 1).is_err());
         assert!(PoolParams::new(5, 63, 1).is_err());
         assert!(PoolParams::new(5, 0, 1).is_err());
-        assert!(SharedRandom::<5, 2>::new(&PoolParams::new(5, 62, 1).unwrap()).is_err());
+        assert!(SharedRandom::<5, 2>::new(
+            &PoolParams::new(5, 62, 1).unwrap(),
+            ZeroCount::default()
+        )
+        .is_err());
     }
 }

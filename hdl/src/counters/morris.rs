@@ -21,7 +21,7 @@ use crate::counters::bank::{
     approximate_counter, counter_bank, new_approximate_counter, new_counter_bank, EventSelect,
     QueryControl, ESTIMATE_BITS, QUERY_INDEX_BITS,
 };
-use crate::counters::lfsr::{PoolParams, SharedRandom, Z_BITS};
+use crate::counters::lfsr::{PoolParams, SharedRandom, ZeroCount, Z_BITS};
 use crate::util::ResetDFF;
 use rust_hdl::prelude::*;
 
@@ -344,7 +344,13 @@ counter_bank! {
 impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: usize>
     MorrisBank<E, G, N, B, R>
 {
-    pub fn new(params: &MorrisParams, decrement: Decrement) -> Result<Self, String> {
+    /// `decrement` and `zero_count`: the counters' and the random source's mappings (the function
+    /// is the same).
+    pub fn new(
+        params: &MorrisParams,
+        decrement: Decrement,
+        zero_count: ZeroCount,
+    ) -> Result<Self, String> {
         params.validate()?;
         if params.events != E || params.group != G || N != E * G || params.bits != B {
             return Err(format!(
@@ -356,7 +362,7 @@ impl<const E: usize, const G: usize, const N: usize, const B: usize, const R: us
             .collect::<Result<_, _>>()?;
         Ok(new_counter_bank!(MorrisBank {
             counters: counters.try_into().map_err(|_| "bank size").unwrap(),
-            random: SharedRandom::new(&params.pool()?)?,
+            random: SharedRandom::new(&params.pool()?, zero_count)?,
             owner: std::array::from_fn(|k| Constant::new(bits((k % E) as u64))),
             member: std::array::from_fn(|k| Constant::new(bits((k / E) as u64))),
             member_ids: std::array::from_fn(|j| Constant::new(bits(j as u64))),

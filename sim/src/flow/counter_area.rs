@@ -7,7 +7,7 @@ use super::{Design, FlowError};
 use hwprof_hdl::counters::bank::{EventSelect, QueryControl};
 use hwprof_hdl::counters::exact::ExactBank;
 use hwprof_hdl::counters::float::{FloatBank, FloatCounter, FloatEstimate, FloatParams};
-use hwprof_hdl::counters::lfsr::SharedRandom;
+use hwprof_hdl::counters::lfsr::{SharedRandom, ZeroCount};
 use hwprof_hdl::counters::morris::{Decrement, GroupMean, MorrisBank, MorrisCounter, MorrisParams};
 use rust_hdl::prelude::*;
 use serde::Serialize;
@@ -77,6 +77,16 @@ pub fn decrement_for(family: Family) -> Decrement {
     }
 }
 
+/// The random source's mapping that makes the bank of `kind` smaller on `family`: the borrow chain
+/// only for the Morris bank on ECP5 (on the float bank's one unit it loses to ABC's delay-driven
+/// mapping of the rest, on iCE40 a carry chain costs a LUT per bit).
+pub fn zero_count_for(kind: BankKind, family: Family) -> ZeroCount {
+    match (kind, family) {
+        (BankKind::Morris, Family::Ecp5) => ZeroCount::BorrowChain,
+        _ => ZeroCount::PriorityChain,
+    }
+}
+
 /// Verilog of the `events`-event bank of `kind` (module `top`) for `family`, register seeds from
 /// `seed`. Builds on a thread with a large stack: 145 counters with their constants are a big value.
 pub fn bank_verilog(
@@ -86,6 +96,7 @@ pub fn bank_verilog(
     family: Family,
 ) -> Result<String, String> {
     let decrement = decrement_for(family);
+    let zero_count = zero_count_for(kind, family);
     if !BANK_SIZES.contains(&events) {
         return Err(format!(
             "banks are exported with {BANK_SIZES:?} events, not {events}"
@@ -95,17 +106,21 @@ pub fn bank_verilog(
         Ok(match (kind, events) {
             (BankKind::Morris, 1) => export!(MorrisBank::<1, 5, 5, 6, 3>::new(
                 &MorrisParams::paper(1, seed),
-                decrement
+                decrement,
+                zero_count
             )),
             (BankKind::Morris, _) => export!(MorrisBank::<AREA_EVENTS, 5, 145, 6, 3>::new(
                 &MorrisParams::paper(AREA_EVENTS, seed),
-                decrement
+                decrement,
+                zero_count
             )),
-            (BankKind::Float, 1) => export!(FloatBank::<1, 30, 1>::new(&FloatParams::thirty_bit(
-                1, seed
-            ))),
+            (BankKind::Float, 1) => export!(FloatBank::<1, 30, 1>::new(
+                &FloatParams::thirty_bit(1, seed),
+                zero_count
+            )),
             (BankKind::Float, _) => export!(FloatBank::<AREA_EVENTS, 30, 1>::new(
-                &FloatParams::thirty_bit(AREA_EVENTS, seed)
+                &FloatParams::thirty_bit(AREA_EVENTS, seed),
+                zero_count
             )),
             (BankKind::Exact, 1) => export!(ExactBank::<1>::new()),
             (BankKind::Exact, _) => export!(ExactBank::<AREA_EVENTS>::new()),
@@ -132,6 +147,10 @@ pub fn bank_parts(
 ) -> Result<Vec<(&'static str, String, u64)>, String> {
     let decrement = decrement_for(family);
     let n = AREA_EVENTS as u64;
+    let (morris_zeros, float_zeros) = (
+        zero_count_for(BankKind::Morris, family),
+        zero_count_for(BankKind::Float, family),
+    );
     hwprof_hdl::util::on_rtl_thread(move || -> Result<_, String> {
         let handshake = (
             "query handshake",
@@ -149,7 +168,7 @@ pub fn bank_parts(
                     ),
                     (
                         "random source",
-                        export!(SharedRandom::<5, 3>::new(&p.pool()?)),
+                        export!(SharedRandom::<5, 3>::new(&p.pool()?, morris_zeros)),
                         1,
                     ),
                     (
@@ -167,7 +186,7 @@ pub fn bank_parts(
                     ("counters", export!(FloatCounter::<30>::new(&p)), n),
                     (
                         "random source",
-                        export!(SharedRandom::<1, 1>::new(&p.pool()?)),
+                        export!(SharedRandom::<1, 1>::new(&p.pool()?, float_zeros)),
                         1,
                     ),
                     (

@@ -401,6 +401,7 @@ pub fn run_serial_unit<T: SerialUnit>(
 mod tests {
     use super::*;
     use hwprof_hdl::counters::float::FloatParams;
+    use hwprof_hdl::counters::lfsr::ZeroCount;
     use hwprof_hdl::counters::morris::{group_estimate, Decrement, MorrisParams};
 
     /// Small enough for rust-hdl's simulator, yet counters saturate (one register, 18 fresh bits
@@ -486,8 +487,11 @@ mod tests {
         let stim = Stimulus::random(4, &[800, 120], 1);
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
         for decrement in [Decrement::Toggles, Decrement::CarryChain] {
-            let uut = MorrisBank::<4, 3, 12, 3, 1>::new(&p, decrement).unwrap();
-            assert_eq!(run_rust_hdl(uut, &stim).unwrap(), want, "{decrement:?}");
+            for zero_count in [ZeroCount::PriorityChain, ZeroCount::BorrowChain] {
+                let uut = MorrisBank::<4, 3, 12, 3, 1>::new(&p, decrement, zero_count).unwrap();
+                let got = run_rust_hdl(uut, &stim).unwrap();
+                assert_eq!(got, want, "{decrement:?} {zero_count:?}");
+            }
         }
         assert!(
             want.iter().any(|&v| v == 127),
@@ -500,8 +504,10 @@ mod tests {
         let p = small_float();
         let stim = Stimulus::random(3, &[300, 120], 2);
         let want = stim.expected(|| FloatModel::new(p).unwrap());
-        let got = run_rust_hdl(FloatBank::<3, 6, 1>::new(&p).unwrap(), &stim).unwrap();
-        assert_eq!(got, want);
+        for zero_count in [ZeroCount::PriorityChain, ZeroCount::BorrowChain] {
+            let uut = FloatBank::<3, 6, 1>::new(&p, zero_count).unwrap();
+            assert_eq!(run_rust_hdl(uut, &stim).unwrap(), want, "{zero_count:?}");
+        }
         assert!(want.iter().any(|&v| v > 8), "exponent left 0: {want:?}");
     }
 
@@ -526,11 +532,13 @@ mod tests {
             assert_eq!(run_rust_hdl(uut, &stim).unwrap(), want);
         }
         let p = small_morris();
-        let bank = MorrisBank::<4, 3, 12, 3, 1>::new(&p, Decrement::Toggles).unwrap();
+        let bank =
+            MorrisBank::<4, 3, 12, 3, 1>::new(&p, Decrement::Toggles, ZeroCount::PriorityChain)
+                .unwrap();
         check(bank, || MorrisModel::new(p).unwrap(), 4);
         let p = small_float();
         check(
-            FloatBank::<3, 6, 1>::new(&p).unwrap(),
+            FloatBank::<3, 6, 1>::new(&p, ZeroCount::BorrowChain).unwrap(),
             || FloatModel::new(p).unwrap(),
             3,
         );
@@ -542,13 +550,16 @@ mod tests {
         let stim = Stimulus::random(4, &[300, 120], 4);
         let p = small_morris();
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
-        let mut uut = MorrisBank::<4, 3, 12, 3, 1>::new(&p, Decrement::CarryChain).unwrap();
+        // The ECP5 mappings: the Verilog of the borrow chain and the registers one clock ahead.
+        let mut uut =
+            MorrisBank::<4, 3, 12, 3, 1>::new(&p, Decrement::CarryChain, ZeroCount::BorrowChain)
+                .unwrap();
         assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
 
         let stim = Stimulus::random(3, &[300, 120], 5);
         let p = small_float();
         let want = stim.expected(|| FloatModel::new(p).unwrap());
-        let mut uut = FloatBank::<3, 6, 1>::new(&p).unwrap();
+        let mut uut = FloatBank::<3, 6, 1>::new(&p, ZeroCount::PriorityChain).unwrap();
         assert_eq!(run_icarus(&mut uut, &stim).unwrap(), want);
     }
 
@@ -564,7 +575,9 @@ mod tests {
         stim.queried = vec![0, 13, 27, 28];
         let p = MorrisParams::paper(29, 21);
         let want = stim.expected(|| MorrisModel::new(p).unwrap());
-        let mut uut = MorrisBank::<29, 5, 145, 6, 3>::new(&p, Decrement::Toggles).unwrap();
+        let mut uut =
+            MorrisBank::<29, 5, 145, 6, 3>::new(&p, Decrement::Toggles, ZeroCount::BorrowChain)
+                .unwrap();
         assert_eq!(
             run_external(Simulator::Verilator, &mut uut, &stim).unwrap(),
             want
@@ -572,7 +585,7 @@ mod tests {
 
         let p = FloatParams::thirty_bit(29, 22);
         let want = stim.expected(|| FloatModel::new(p).unwrap());
-        let mut uut = FloatBank::<29, 30, 1>::new(&p).unwrap();
+        let mut uut = FloatBank::<29, 30, 1>::new(&p, ZeroCount::PriorityChain).unwrap();
         assert_eq!(
             run_external(Simulator::Verilator, &mut uut, &stim).unwrap(),
             want
