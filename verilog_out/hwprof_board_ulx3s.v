@@ -824,7 +824,6 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  [95:0] acc$lookup_tag;
     wire  acc$lookup_ok;
     reg  acc$lookup_hold;
-    reg  [19:0] acc$lookup_next_set;
     reg  acc$valid;
     reg  [23:0] acc$new_min;
     reg  acc$candidate;
@@ -945,7 +944,6 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .lookup_tag(acc$lookup_tag),
         .lookup_ok(acc$lookup_ok),
         .lookup_hold(acc$lookup_hold),
-        .lookup_next_set(acc$lookup_next_set),
         .valid(acc$valid),
         .new_min(acc$new_min),
         .candidate(acc$candidate),
@@ -1122,7 +1120,6 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         set_hash$b = src_b;
         h_free = ~h_valid$q | accept;
         acc$lookup_hold = ~h_free;
-        acc$lookup_next_set = set_hash$index;
         s_full = s_valid$q | in_fire;
         if (h_free) begin
             h_valid$d = s_valid$q | in_fire;
@@ -1169,7 +1166,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
 endmodule // top$profiler
 
 
-module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,lookup_next_set,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -1179,7 +1176,6 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     input wire  [95:0] lookup_tag;
     output reg  lookup_ok;
     input wire  lookup_hold;
-    input wire  [19:0] lookup_next_set;
     input wire  valid;
     input wire  [23:0] new_min;
     input wire  candidate;
@@ -1252,7 +1248,6 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     reg  [19:0] epochs$c_set;
     reg  epochs$lookup;
     reg  epochs$lookup_hold;
-    reg  [19:0] epochs$next_set;
     reg  epochs$retire;
     reg  epochs$touch;
     reg  epochs$hot;
@@ -1639,7 +1634,6 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         .c_set(epochs$c_set),
         .lookup(epochs$lookup),
         .lookup_hold(epochs$lookup_hold),
-        .next_set(epochs$next_set),
         .retire(epochs$retire),
         .touch(epochs$touch),
         .hot(epochs$hot),
@@ -2542,7 +2536,6 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         epochs$scan_set = scan_set$q;
         epochs$lookup = lookup;
         epochs$lookup_hold = lookup_hold;
-        epochs$next_set = lookup_next_set;
         lookup_ok = ~epochs$lookup_pend | room;
         scan = ~lookup & epochs$scan_pend & room;
         if (lookup) begin
@@ -2805,7 +2798,7 @@ module hwprof_board_ulx3s$profiler$acc$empty(bits$0,bits$1,first$0,first$1,any,m
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,lookup,lookup_hold,next_set,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
+module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
     
     // Module arguments
     input wire  clock;
@@ -2816,7 +2809,6 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     input wire  [19:0] c_set;
     input wire  lookup;
     input wire  lookup_hold;
-    input wire  [19:0] next_set;
     input wire  retire;
     input wire  touch;
     input wire  hot;
@@ -2838,17 +2830,16 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     reg d_prev_r;
     reg d_pend_r;
     reg lookup_r;
+    reg known_r;
     reg c_pend_r;
     reg any_pend_r;
     wire [31:0] sel = 32'd1 << d_set[4:0];
     wire same = c_set[4:0] == d_set[4:0];
     wire hot_op = touch & hot;
-    // pend after this edge at the lookup's, the next lookup's and the scanner's sets, and anywhere.
+    // pend after this edge at the lookup's and the scanner's sets, and anywhere.
     wire l_same = lookup_set[4:0] == d_set[4:0];
-    wire n_same = next_set[4:0] == d_set[4:0];
     wire s_same = scan_set[4:0] == d_set[4:0];
     wire l_next = roll ? (rep[lookup_set[4:0]] | (hot_op & l_same)) : (pend[lookup_set[4:0]] & ~(retire & l_same));
-    wire n_next = roll ? (rep[next_set[4:0]] | (hot_op & n_same)) : (pend[next_set[4:0]] & ~(retire & n_same));
     wire s_next = roll ? (rep[scan_set[4:0]] | (hot_op & s_same)) : (pend[scan_set[4:0]] & ~(retire & s_same));
     wire any_next = roll ? ((|rep) | hot_op) : ((|(pend & ~sel)) | (pend[d_set[4:0]] & ~retire));
     
@@ -2862,6 +2853,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
           d_prev_r <= 1'b0;
           d_pend_r <= 1'b0;
           lookup_r <= 1'b0;
+          known_r <= 1'b0;
           c_pend_r <= 1'b0;
           any_pend_r <= 1'b0;
        end else if (roll) begin
@@ -2881,7 +2873,8 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
           d_pend_r <= pend[c_set[4:0]] & ~(retire & same);
        end
        if (!reset) begin
-          lookup_r <= lookup_hold ? l_next : n_next;
+          lookup_r <= l_next;
+          known_r <= lookup_hold;
           c_pend_r <= lookup ? l_next : s_next;
           any_pend_r <= any_next;
        end
@@ -2891,7 +2884,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
        d_cur = d_cur_r;
        d_prev = d_prev_r;
        d_pend = d_pend_r;
-       lookup_pend = lookup_r;
+       lookup_pend = ~known_r | lookup_r;
        scan_pend = pend[scan_set[4:0]];
        c_pend = c_pend_r;
        any_pend = any_pend_r;

@@ -8,7 +8,8 @@
 //!   way first within a set), not in entry order; it always ends with a terminator word
 //!   (count 0, `out_last`), which is the whole report when it is empty;
 //! - reports leave during the *next* interval, and an event waits in stage 0 while its set still
-//!   has a report pending and the report staging buffer is busy, and the last event of an interval
+//!   has a report pending (or for its first clock there, when its set's flag is not known yet) and
+//!   the report staging buffer is busy, and the last event of an interval
 //!   waits until the previous report is out;
 //! - four stages after the hash stage: H (the masked tuple, its counter indices and its
 //!   accumulator set, registered), 0 (the tag, meta and counter RAMs read at addresses from H's
@@ -209,7 +210,6 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.set_hash.b.next = self.src_b.val();
         self.h_free.next = !self.h_valid.q.val() | self.accept.val();
         self.acc.lookup_hold.next = !self.h_free.val();
-        self.acc.lookup_next_set.next = self.set_hash.index.val();
         self.s_full.next = self.s_valid.q.val() | self.in_fire.val();
         if self.h_free.val() {
             self.h_valid.d.next = self.s_valid.q.val() | self.in_fire.val();

@@ -57,10 +57,10 @@
 //! their sets were retired, lowest way first within a set; an empty report is the terminator
 //! alone. `report_busy` is high until the terminator is taken.
 //!
-//! **When an event must wait** (`lookup_ok` low): its set still has a report pending and the
-//! staging buffer is not free (it holds words, or a retirement is in stage C or D). The flag is read
-//! a clock ahead, at the set the top will offer (`lookup_next_set`, or `lookup_set` again while it
-//! holds its event), and registered, so that no S-way multiplexer lies before the accept. The top also
+//! **When an event must wait** (`lookup_ok` low): its set still has a report pending — or it is
+//! offered for the first time this clock (the set's flag is registered: it is known a clock after
+//! the set is offered) — and the staging buffer is not free (it holds words, or a retirement is in
+//! stage C or D). So while the buffer is busy, an event waits at least one clock. The top also
 //! refuses the last event of an interval while `report_busy` (the previous report must be out):
 //! the scanner then has the read ports, so this wait is at most one clock per set the interval
 //! never touched, plus the report's words.
@@ -92,9 +92,8 @@ accumulator! {
             /// Stage 0: an event in `lookup_set` may be accepted (see "When an event must wait").
             pub lookup_ok: Signal<Out, Bit>,
             /// Stage 0: the set offered next clock is this clock's `lookup_set` (the top holds its
-            /// event), else `lookup_next_set`: the pending flag of the set offered is registered.
+            /// event); else it is read as pending for a clock.
             pub lookup_hold: Signal<In, Bit>,
-            pub lookup_next_set: Signal<In, Bits<ADDRESS_BITS>>,
         }
         event: {}
         report: {
@@ -279,7 +278,6 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             lookup_tag: Default::default(),
             lookup_ok: Default::default(),
             lookup_hold: Default::default(),
-            lookup_next_set: Default::default(),
             report_tag: Default::default(),
             // A word read in the clock of its write is replaced in stage C (metas: `c_same3`)
             // or D (tags: the allocation of the op two ahead).
@@ -630,7 +628,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.epochs.scan_set.next = self.scan_set.q.val();
         self.epochs.lookup.next = self.lookup.val();
         self.epochs.lookup_hold.next = self.lookup_hold.val();
-        self.epochs.next_set.next = self.lookup_next_set.val();
         self.lookup_ok.next = !self.epochs.lookup_pend.val() | self.room.val();
         self.scan.next = !self.lookup.val() & self.epochs.scan_pend.val() & self.room.val();
         if self.lookup.val() {
@@ -733,9 +730,11 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 /// Stage D's flags (`d_cur`, `d_prev`, `d_pend`) come from registers: they are read at stage C's
 /// set and registered with the update of the op then in D applied (the op in C is the next in D),
 /// so stage D starts from three flip-flops instead of three S-way multiplexers. Likewise stage C's
-/// `c_pend` (read at the set stage 0 sends to C), `any_pend`, and the lookup's flag (read at the
-/// set offered next clock: `lookup_set` again with `lookup_hold`, else `next_set`), so that no
-/// S-way multiplexer or S-input OR lies between a register and stage 0's accept.
+/// `c_pend` (read at the set stage 0 sends to C) and `any_pend`, so that no S-way multiplexer
+/// or S-input OR lies between a register and stage 0's accept. The lookup's flag is registered
+/// too, read at the set offered while the top holds its event (`lookup_hold`); a set offered for
+/// the first time reads as pending for that one clock (`lookup_pend` high), which only makes the
+/// event wait when the report staging buffer is busy.
 #[derive(LogicBlock)]
 pub struct SetEpochs {
     pub clock: Signal<In, Clock>,
@@ -746,9 +745,8 @@ pub struct SetEpochs {
     pub c_set: Signal<In, Bits<ADDRESS_BITS>>,
     /// Stage 0 takes the lookup's set (else the scanner's) to stage C.
     pub lookup: Signal<In, Bit>,
-    /// The set offered next clock is `lookup_set` again, else `next_set`.
+    /// The set offered next clock is `lookup_set` again.
     pub lookup_hold: Signal<In, Bit>,
-    pub next_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub retire: Signal<In, Bit>,
     pub touch: Signal<In, Bit>,
     /// With `touch`: the op leaves an entry of its set with count >= T.
@@ -768,9 +766,10 @@ pub struct SetEpochs {
     _rep: Vec<bool>,
     /// Stage D's flags, registered (see above).
     _d: [bool; 3],
-    /// Registered (see above): the lookup set's flag, stage C's flag, and whether any set is
-    /// pending.
+    /// Registered (see above): the lookup set's flag and whether it is that set's, stage C's
+    /// flag, and whether any set is pending.
     _lookup: bool,
+    _known: bool,
     _c: bool,
     _any: bool,
 }
@@ -787,7 +786,6 @@ impl SetEpochs {
             c_set: Default::default(),
             lookup: Default::default(),
             lookup_hold: Default::default(),
-            next_set: Default::default(),
             retire: Default::default(),
             touch: Default::default(),
             hot: Default::default(),
@@ -805,6 +803,7 @@ impl SetEpochs {
             _rep: vec![false; sets],
             _d: [false; 3],
             _lookup: false,
+            _known: false,
             _c: false,
             _any: false,
         }
@@ -879,17 +878,13 @@ impl Logic for SetEpochs {
             } else {
                 self.scan_set.val()
             };
-            let offered = if self.lookup_hold.val() {
-                self.lookup_set.val()
-            } else {
-                self.next_set.val()
-            };
-            self._lookup = at(&self._pend, offered);
+            self._lookup = at(&self._pend, self.lookup_set.val());
+            self._known = !self.reset.val() & self.lookup_hold.val();
             self._c = at(&self._pend, c_next);
             self._any = self._pend.iter().any(|&p| p);
         }
         [self.d_cur.next, self.d_prev.next, self.d_pend.next] = self._d;
-        self.lookup_pend.next = self._lookup;
+        self.lookup_pend.next = !self._known | self._lookup;
         self.scan_pend.next = at(&self._pend, self.scan_set.val());
         self.c_pend.next = self._c;
         self.any_pend.next = self._any;
@@ -922,17 +917,16 @@ reg d_cur_r;
 reg d_prev_r;
 reg d_pend_r;
 reg lookup_r;
+reg known_r;
 reg c_pend_r;
 reg any_pend_r;
 wire [{hi}:0] sel = {n}'d1 << {s1};
 wire same = {same};
 wire hot_op = touch & hot;
-// pend after this edge at the lookup's, the next lookup's and the scanner's sets, and anywhere.
+// pend after this edge at the lookup's and the scanner's sets, and anywhere.
 wire l_same = {l_same};
-wire n_same = {n_same};
 wire s_same = {s_same};
 wire l_next = roll ? (rep[{lookup}] | (hot_op & l_same)) : (pend[{lookup}] & ~(retire & l_same));
-wire n_next = roll ? (rep[{next}] | (hot_op & n_same)) : (pend[{next}] & ~(retire & n_same));
 wire s_next = roll ? (rep[{scan}] | (hot_op & s_same)) : (pend[{scan}] & ~(retire & s_same));
 wire any_next = roll ? ((|rep) | hot_op) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
 
@@ -946,6 +940,7 @@ always @(posedge clock) begin
       d_prev_r <= 1'b0;
       d_pend_r <= 1'b0;
       lookup_r <= 1'b0;
+      known_r <= 1'b0;
       c_pend_r <= 1'b0;
       any_pend_r <= 1'b0;
    end else if (roll) begin
@@ -965,7 +960,8 @@ always @(posedge clock) begin
       d_pend_r <= pend[{c}] & ~(retire & same);
    end
    if (!reset) begin
-      lookup_r <= lookup_hold ? l_next : n_next;
+      lookup_r <= l_next;
+      known_r <= lookup_hold;
       c_pend_r <= lookup ? l_next : s_next;
       any_pend_r <= any_next;
    end
@@ -975,7 +971,7 @@ always @(*) begin
    d_cur = d_cur_r;
    d_prev = d_prev_r;
    d_pend = d_pend_r;
-   lookup_pend = lookup_r;
+   lookup_pend = ~known_r | lookup_r;
    scan_pend = pend[{scan}];
    c_pend = c_pend_r;
    any_pend = any_pend_r;
@@ -989,11 +985,6 @@ end
             },
             lookup = set("lookup_set"),
             scan = set("scan_set"),
-            next = set("next_set"),
-            n_same = match ab {
-                0 => "1'b1".to_string(),
-                _ => format!("next_set[{0}:0] == d_set[{0}:0]", ab - 1),
-            },
             l_same = match ab {
                 0 => "1'b1".to_string(),
                 _ => format!("lookup_set[{0}:0] == d_set[{0}:0]", ab - 1),

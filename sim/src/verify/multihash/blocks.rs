@@ -416,8 +416,6 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
     };
     let tag = |t: (u64, u64)| -> Bits<TAG_BITS> { Bits::<TAG_BITS>::from(t.1 << 8 | t.0) };
     let (mut pending, mut c, mut d) = (next(), None::<SetEvent>, None::<SetEvent>);
-    // The event offered after `pending` (the accumulator reads its set's flag a clock ahead).
-    let mut upcoming = next();
     let (mut interval, mut decided, mut reports) = (0u64, 0, 0);
     let mut words: Vec<(u64, u64, bool)> = Vec::new();
     let mut expected: Vec<Vec<u64>> = Vec::new();
@@ -442,9 +440,8 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
         let ok = uut.lookup_ok.val()
             && !c.is_some_and(|c| c.last)
             && !(pending.last && (uut.report_busy.val() || d.is_some_and(|d| d.last)));
-        // A refused event is offered again next clock, else the upcoming one.
+        // A refused event is offered again next clock.
         uut.lookup_hold.next = !ok;
-        uut.lookup_next_set.next = (sets.set(upcoming.t.0, upcoming.t.1) as u64).into();
         uut.lookup.next = ok;
         uut.level(false);
         if let Some(e) = d {
@@ -483,8 +480,7 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
         d = c;
         c = ok.then_some(pending);
         if ok {
-            pending = upcoming;
-            upcoming = next();
+            pending = next();
         }
         while let Some(n) = words.iter().position(|w| w.2) {
             let mut got: Vec<u64> = words
