@@ -766,8 +766,8 @@ pub struct SetEpochs {
     _rep: Vec<bool>,
     /// Stage D's flags, registered (see above).
     _d: [bool; 3],
-    /// Registered (see above): the lookup set's flag and whether it is that set's, stage C's
-    /// flag, and whether any set is pending.
+    /// Registered (see above): the flag read at last clock's lookup set, whether the set offered
+    /// now is that one (`lookup_hold` was high), stage C's flag, and whether any set is pending.
     _lookup: bool,
     _known: bool,
     _c: bool,
