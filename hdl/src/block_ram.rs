@@ -313,6 +313,16 @@ mod tests {
         assert!(!generate_verilog(&deep).contains("DP16KD"));
     }
 
+    /// One clock edge (both ports on one clock), settled.
+    fn clock(r: &mut TableRam<8>) {
+        for level in [true, false] {
+            r.read_clock.next = Clock { clk: level };
+            r.write_clock.next = Clock { clk: level };
+            r.update_all();
+            r.update_all();
+        }
+    }
+
     /// The simulated latency: a word written is read back one clock after the read with the read
     /// register alone, two with the output register; a read in the cycle of the write sees the
     /// old word.
@@ -325,14 +335,6 @@ mod tests {
                 TableRam::<8>::new(16, 8)
             };
             r.connect_all();
-            let mut clock = |r: &mut TableRam<8>| {
-                for level in [true, false] {
-                    r.read_clock.next = Clock { clk: level };
-                    r.write_clock.next = Clock { clk: level };
-                    r.update_all();
-                    r.update_all();
-                }
-            };
             r.write_address.next = 3.into();
             r.write_data.next = 0x5a.into();
             r.write_enable.next = true;
@@ -370,15 +372,7 @@ mod tests {
         let mut plain = TableRam::<8>::new(16, 6);
         plain.connect_all();
         assert!(!generate_verilog(&plain).contains("no_rw_check"));
-        let mut clock = |r: &mut TableRam<8>| {
-            for level in [true, false] {
-                r.read_clock.next = Clock { clk: level };
-                r.write_clock.next = Clock { clk: level };
-                r.update_all();
-                r.update_all();
-            }
-        };
-        let mut step = |r: &mut TableRam<8>, write: Option<(u64, u64)>, read: u64| {
+        let step = |r: &mut TableRam<8>, write: Option<(u64, u64)>, read: u64| {
             r.write_enable.next = write.is_some();
             let (wa, wd) = write.unwrap_or_default();
             r.write_address.next = wa.into();

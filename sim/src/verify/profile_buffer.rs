@@ -108,6 +108,22 @@ fn rust_hdl_run<const CW: usize, const TW: usize>(
     Ok(w)
 }
 
+/// Clocks until `ev_ready` is high (0 if it is now).
+fn clocks_until_ready<const CW: usize, const TW: usize>(
+    sim: &mut Sim<ProfileBuffer<CW, TW>>,
+    mut x: Box<ProfileBuffer<CW, TW>>,
+) -> Result<(Box<ProfileBuffer<CW, TW>>, usize), SimError> {
+    let mut clocks = 0;
+    loop {
+        x = sim.wait(1, x)?;
+        if x.ev_ready.val() {
+            return Ok((x, clocks));
+        }
+        clocks += 1;
+        wait_clock_cycle!(sim, clock, x);
+    }
+}
+
 fn ready_low_run<const CW: usize, const TW: usize>(
     cfg: &BufferConfig,
     events: usize,
@@ -136,15 +152,7 @@ fn ready_low_run<const CW: usize, const TW: usize>(
         wait_clock_cycle!(sim, clock, x);
         x.reset.next = false;
         // Clocks after the reset clock with ev_ready low.
-        let mut after_reset = 0;
-        loop {
-            x = sim.wait(1, x)?;
-            if x.ev_ready.val() {
-                break;
-            }
-            after_reset += 1;
-            wait_clock_cycle!(sim, clock, x);
-        }
+        let (mut x, after_reset) = clocks_until_ready(&mut sim, x)?;
         // Back-to-back events, then the strobe in the next clock: it closes the sample.
         for i in 0..events {
             x.ev_valid.next = true;
@@ -156,15 +164,7 @@ fn ready_low_run<const CW: usize, const TW: usize>(
         x.sample.next = true;
         wait_clock_cycle!(sim, clock, x);
         x.sample.next = false;
-        let mut readout = 0;
-        loop {
-            x = sim.wait(1, x)?;
-            if x.ev_ready.val() {
-                break;
-            }
-            readout += 1;
-            wait_clock_cycle!(sim, clock, x);
-        }
+        let (x, readout) = clocks_until_ready(&mut sim, x)?;
         *sink.lock().unwrap() = (after_reset, readout);
         sim.done(x)
     });
