@@ -251,6 +251,20 @@ pub struct PhaseClassifier<
     best_p: DFF<Bits<LP>>,
     found: DFF<Bit>,
     hit_now: Signal<Local, Bit>,
+    /// A new signature joins the phase of its candidate (`best_p`): the distance is beyond the
+    /// threshold but within `merge_threshold` and the candidate has an id (`merges` is constant
+    /// false when merging is off, so the logic folds away).
+    merges: Constant<Bit>,
+    merge_threshold: Constant<Bits<D>>,
+    merge_now: Signal<Local, Bit>,
+    joined: DFF<Bit>,
+    /// The candidate's phase id and whether it has one, selected at the decision; the id is
+    /// registered then, before the new signature's entry (maybe the candidate) is touched.
+    grp_hit: [Signal<Local, Bit>; P],
+    grp_masked_id: [Signal<Local, Bits<PHASE_ID_BITS>>; P],
+    grp_id_now: Signal<Local, Bits<PHASE_ID_BITS>>,
+    grp_at_min_now: Signal<Local, Bit>,
+    grp_id: DFF<Bits<PHASE_ID_BITS>>,
     valid: [DFF<Bit>; P],
     ids: [DFF<Bits<PHASE_ID_BITS>>; P],
     ages: [DFF<Bits<LP>>; P],
@@ -512,6 +526,15 @@ impl<
             best_p: Default::default(),
             found: Default::default(),
             hit_now: Default::default(),
+            merges: Constant::new(cfg.merges()),
+            merge_threshold: c(cfg.merge_threshold),
+            merge_now: Default::default(),
+            joined: Default::default(),
+            grp_hit: std::array::from_fn(|_| Default::default()),
+            grp_masked_id: std::array::from_fn(|_| Default::default()),
+            grp_id_now: Default::default(),
+            grp_at_min_now: Default::default(),
+            grp_id: Default::default(),
             valid: std::array::from_fn(|_| Default::default()),
             ids: std::array::from_fn(|_| Default::default()),
             ages: std::array::from_fn(|_| Default::default()),
@@ -670,6 +693,8 @@ impl<
             promote,
             reached,
             hit,
+            joined,
+            grp_id,
             phase,
             wr_valid,
             wr_b,
@@ -904,6 +929,8 @@ impl<
         self.sel_count_now.next = 0.into();
         self.sel_next_min_now.next = false;
         self.sel_at_min_now.next = false;
+        self.grp_id_now.next = 0.into();
+        self.grp_at_min_now.next = false;
         for i in 0..P {
             self.rd_valid_entry.next = self.rd_valid_entry.val()
                 | ((self.ad_p.q.val() == self.entry_ids[i].val()) & self.valid[i].q.val());
@@ -930,11 +957,19 @@ impl<
                 self.sel_next_min_now.val() | (self.sel_hit[i].val() & self.next_min[i].val());
             self.sel_at_min_now.next =
                 self.sel_at_min_now.val() | (self.sel_hit[i].val() & self.at_min[i].val());
+            self.grp_hit[i].next = self.best_p.q.val() == self.entry_ids[i].val();
+            self.grp_masked_id[i].next = 0.into();
+            if self.grp_hit[i].val() {
+                self.grp_masked_id[i].next = self.ids[i].q.val();
+            }
+            self.grp_id_now.next = self.grp_id_now.val() | self.grp_masked_id[i].val();
+            self.grp_at_min_now.next =
+                self.grp_at_min_now.val() | (self.grp_hit[i].val() & self.at_min[i].val());
         }
         // The entry's count: restarted by a new signature, saturating at min_count; reaching
         // min_count gives the entry the next id.
         self.old_count.next = 0.into();
-        if self.hit.q.val() {
+        if self.hit.q.val() | self.joined.q.val() {
             self.old_count.next = self.sel_count.q.val();
         }
         self.new_count.next = self.old_count.val() + 1;
@@ -946,6 +981,11 @@ impl<
             self.id_after.next = 0.into();
         }
         self.hit_now.next = self.found.q.val() & (self.best_d.q.val() <= self.threshold.val());
+        self.merge_now.next = self.merges.val()
+            & self.found.q.val()
+            & !self.hit_now.val()
+            & self.grp_at_min_now.val()
+            & (self.best_d.q.val() <= self.merge_threshold.val());
         // Centre step: s + floor((v − s) / 2^k).
         self.sv.next = self.sig.read_data.val();
         self.vv.next = self.vram.read_data.val();
@@ -1084,6 +1124,8 @@ impl<
             }
             PhaseState::Decide => {
                 self.hit.d.next = self.hit_now.val();
+                self.joined.d.next = self.merge_now.val();
+                self.grp_id.d.next = self.grp_id_now.val();
                 self.sel.d.next = self.best_p.q.val();
                 if !self.hit_now.val() {
                     self.sel.d.next = self.lru.val();
@@ -1103,6 +1145,13 @@ impl<
                 if self.hit.q.val() {
                     self.promote.d.next = self.sel_next_min_now.val();
                     self.reached.d.next = self.sel_next_min_now.val() | self.sel_at_min_now.val();
+                }
+                // A new signature in its candidate's phase has that id, its count at min_count.
+                if self.joined.q.val() {
+                    self.sel_id.d.next = self.grp_id.q.val();
+                    self.sel_count.d.next = self.min_count.val();
+                    self.promote.d.next = false;
+                    self.reached.d.next = true;
                 }
                 for i in 0..P {
                     if self.sel_hit[i].val() & !self.hit.q.val() {
@@ -1132,6 +1181,9 @@ impl<
                     if self.sel_hit[i].val() {
                         self.ages[i].d.next = 0.into();
                         self.counts[i].d.next = self.new_count.val();
+                        if self.joined.q.val() {
+                            self.ids[i].d.next = self.sel_id.q.val();
+                        }
                         if self.promote.q.val() {
                             self.ids[i].d.next = self.next_id.q.val();
                         }

@@ -13,6 +13,7 @@
 //! | `q_bits` | Q, width of each normalised bucket: bucket b becomes floor(acc_b·2^Q / (Σ acc + 1)); default 8 | 1 ..= 16 |
 //! | `entries` | P, signature-table entries (one per phase currently remembered); default 16 | power of two, 2 ..= 64 |
 //! | `threshold` | leader–follower radius: an interval joins the nearest valid signature if their Manhattan distance (in normalised counts: a vector sums to less than 2^Q) is ≤ threshold; default 64 | 0 ..= B·(2^Q − 1) |
+//! | `merge_threshold` | phase radius: an interval that opens a new signature (its nearest valid signature is farther than `threshold`) joins that nearest signature's *phase* if their distance is ≤ merge_threshold and the nearest has a phase id (its count is `min_count`): the new entry takes that id, with its count at `min_count`. A phase is then a chain of signatures, each within merge_threshold of an established one, so code that drifts slowly keeps its phase while the signatures still follow it at the finer `threshold`; ≤ `threshold` = off; default 0 | 0 ..= B·(2^Q − 1) |
 //! | `centre` | `"leader"`: a signature stays its first interval's vector; `"moving_average"`: on each hit it moves towards the interval, c ← c + floor((v − c) / 2^centre_shift) — ScarPhase recomputes the cluster centre as the mean of its members; this is the integer, divider-free form of it; default moving_average | |
 //! | `centre_shift` | k of the moving average (1 = midpoint); default 2 | 1 ..= 8 |
 //! | `min_count` | an entry's intervals get a phase id only from its min_count-th interval on (counted while it stays in the table); before that they are reported as the transition phase, id [`TRANSITION_ID`] (Sherwood et al.'s hardware tracker gives a signature an id only once it has recurred, so short, drifting signatures share one "transition" label instead of one phase each); 1 = every signature is a phase at once; default 1 | 1 ..= 15 |
@@ -67,6 +68,7 @@ struct PhaseTable {
     q_bits: Option<u64>,
     entries: Option<u64>,
     threshold: Option<u64>,
+    merge_threshold: Option<u64>,
     centre: Option<CentreUpdate>,
     centre_shift: Option<u64>,
     min_count: Option<u64>,
@@ -85,6 +87,7 @@ pub struct PhaseConfig {
     pub q_bits: u32,
     pub entries: usize,
     pub threshold: u64,
+    pub merge_threshold: u64,
     pub centre: CentreUpdate,
     pub centre_shift: u32,
     pub min_count: u32,
@@ -113,6 +116,7 @@ impl Default for PhaseConfig {
             q_bits: 8,
             entries: 16,
             threshold: 64,
+            merge_threshold: 0,
             centre: CentreUpdate::MovingAverage,
             centre_shift: 2,
             min_count: 1,
@@ -140,6 +144,7 @@ impl ConfigFile for PhaseConfig {
             q_bits: t.q_bits.map_or(d.q_bits, clamp32),
             entries: t.entries.map_or(d.entries, |v| v.min(1 << 20) as usize),
             threshold: t.threshold.unwrap_or(d.threshold),
+            merge_threshold: t.merge_threshold.unwrap_or(d.merge_threshold),
             centre: t.centre.unwrap_or(d.centre),
             centre_shift: t.centre_shift.map_or(d.centre_shift, clamp32),
             min_count: t.min_count.map_or(d.min_count, clamp32),
@@ -159,15 +164,19 @@ impl ConfigFile for PhaseConfig {
         r.in_range("counter_bits", self.counter_bits, 1..=32)?;
         r.in_range("q_bits", self.q_bits, 1..=16)?;
         r.power_of_two_in("entries", self.entries as u64, 2..=64)?;
-        if self.threshold > self.max_distance() {
-            return r.fail(
-                "threshold",
-                format!(
-                    "must be at most B·(2^Q − 1) = {} (the largest possible distance), got {}",
-                    self.max_distance(),
-                    self.threshold
-                ),
-            );
+        for (field, v) in [
+            ("threshold", self.threshold),
+            ("merge_threshold", self.merge_threshold),
+        ] {
+            if v > self.max_distance() {
+                return r.fail(
+                    field,
+                    format!(
+                        "must be at most B·(2^Q − 1) = {} (the largest possible distance), got {v}",
+                        self.max_distance(),
+                    ),
+                );
+            }
         }
         r.in_range("centre_shift", self.centre_shift, 1..=8)?;
         r.in_range("min_count", self.min_count, 1..=(1 << COUNT_BITS) - 1)?;
@@ -178,6 +187,12 @@ impl ConfigFile for PhaseConfig {
 }
 
 impl PhaseConfig {
+    /// Whether a new signature can join the phase of its nearest signature (`merge_threshold` >
+    /// `threshold`).
+    pub fn merges(&self) -> bool {
+        self.merge_threshold > self.threshold
+    }
+
     /// Whether TOML text is a phase-classifier configuration (has a `[phase]` table).
     pub fn is_phase_toml(text: &str) -> bool {
         toml_has_key(text, "phase")
@@ -301,7 +316,11 @@ impl PhaseConfig {
             },
             self.markov_entries,
             self.sample_every
-        ) + &if self.min_count > 1 {
+        ) + &if self.merges() {
+            format!(" merge={}", self.merge_threshold)
+        } else {
+            String::new()
+        } + &if self.min_count > 1 {
             format!(" min_count={}", self.min_count)
         } else {
             String::new()
@@ -338,6 +357,7 @@ mod tests {
             ("q_bits = 17", "q_bits"),
             ("entries = 128", "entries"),
             ("threshold = 100000", "threshold"),
+            ("merge_threshold = 100000", "merge_threshold"),
             ("centre_shift = 0", "centre_shift"),
             ("min_count = 0", "min_count"),
             ("min_count = 16", "min_count"),

@@ -225,10 +225,30 @@ pub fn recurring(cfg: &PhaseConfig, intervals: u64) -> Vec<(u64, u64)> {
     out
 }
 
+/// Slowly drifting code: two pcs in different buckets, the first one's share of each interval
+/// stepping up and down by a quarter every two intervals, so that each step opens a signature
+/// near the one before (what `merge_threshold` joins into one phase).
+pub fn drift(cfg: &PhaseConfig, intervals: u64) -> Vec<(u64, u64)> {
+    let m = PhaseClassifier::new(cfg);
+    let a = 0x100u64;
+    let b = (a..)
+        .step_by(4)
+        .find(|&pc| m.bucket(pc) != m.bucket(a))
+        .unwrap();
+    let per = cfg.interval;
+    (0..intervals)
+        .flat_map(|k| {
+            let level = [0, 1, 2, 3, 4, 3, 2, 1][(k / 2 % 8) as usize];
+            (0..per).map(move |i| (if 4 * i < level * per { a } else { b }, 1))
+        })
+        .collect()
+}
+
 /// Adversarial streams for a configuration, each closing several intervals: all-distinct pcs,
 /// one pc, bucket saturation (maximal weights on one pc), table overflow (more distinct phases
 /// than entries, recurring so LRU replacement is exercised), maximal weights everywhere (the
-/// stall: intervals of a few events), and [`recurring`] visits (entry counts, `min_count`).
+/// stall: intervals of a few events), [`recurring`] visits (entry counts, `min_count`) and
+/// [`drift`] (joined phases).
 pub fn adversarial(cfg: &PhaseConfig, intervals: u64) -> Vec<(&'static str, Vec<(u64, u64)>)> {
     let per = cfg.interval;
     let n = (per * intervals) as usize;
@@ -259,6 +279,7 @@ pub fn adversarial(cfg: &PhaseConfig, intervals: u64) -> Vec<(&'static str, Vec<
         ("table-overflow", overflow),
         ("random-weights", random),
         ("recurring", recurring(cfg, intervals.max(12))),
+        ("drift", drift(cfg, intervals.max(16))),
     ]
 }
 
@@ -290,11 +311,24 @@ mod tests {
             "centre = \"leader\"\nsample_every = 3\n",
             "min_count = 2\n",
             "centre = \"leader\"\nmin_count = 3\n",
+            "min_count = 2\nmerge_threshold = 12\n",
+            "centre = \"leader\"\nmerge_threshold = 10\n",
         ] {
             let cfg = small(extra);
             for (name, ev) in adversarial(&cfg, 12) {
                 let want = expected(&cfg, &ev);
                 assert!(want.len() >= 3, "{name}: {} records", want.len());
+                if cfg.merges() && name == "drift" {
+                    let apart = PhaseConfig {
+                        merge_threshold: 0,
+                        ..cfg.clone()
+                    };
+                    assert_ne!(
+                        want,
+                        expected(&apart, &ev),
+                        "{extra}: the drift joins phases"
+                    );
+                }
                 let got = run_rust_hdl(&cfg, &ev).unwrap();
                 assert_eq!(got, want, "{name} {extra}");
             }
@@ -307,7 +341,7 @@ mod tests {
             eprintln!("skipped: no Icarus");
             return;
         }
-        let cfg = small("centre_shift = 1\n");
+        let cfg = small("centre_shift = 1\nmin_count = 2\nmerge_threshold = 12\n");
         let mut all = vec![];
         for (_, ev) in adversarial(&cfg, 10) {
             all.extend(ev);
