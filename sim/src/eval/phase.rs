@@ -720,6 +720,7 @@ pub struct PhaseRun {
     // Last, so the columns before them keep their places in the CSV.
     pub min_count: u32,
     pub transition_intervals: usize,
+    pub merge_threshold: u64,
 }
 
 impl PhaseRow {
@@ -752,6 +753,7 @@ pub fn sweep(base: &PhaseConfig, t: &PhaseTrace, grid: &PhaseGrid, metric: usize
                     intervals: r.intervals,
                     phases: r.phases,
                     transition_intervals: r.transition_intervals,
+                    merge_threshold: c.merge_threshold,
                     transitions: r.transitions,
                 },
                 quality: r.quality,
