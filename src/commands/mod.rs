@@ -138,9 +138,14 @@ pub fn config_text(path: &Path) -> Result<(String, String), CliError> {
     ))
 }
 
-pub fn load_config(path: &Path) -> Result<ProfilerConfig, CliError> {
+/// Any configuration file (profiler, buffer, phase classifier) with the `--set` overrides applied.
+pub fn load<C: ConfigFile>(path: &Path) -> Result<C, CliError> {
     let (text, source) = config_text(path)?;
-    ProfilerConfig::from_toml_str(&text, &source).map_err(CliError::input)
+    C::from_toml_str(&text, &source).map_err(CliError::input)
+}
+
+pub fn load_config(path: &Path) -> Result<ProfilerConfig, CliError> {
+    load(path)
 }
 
 /// The resolved configuration as JSON fields, with its bits of memory.

@@ -383,15 +383,15 @@ fn run_program(a: RunArgs) -> CmdResult {
             .map_err(CliError::input)?,
     };
     let buffer = match &a.buffer_config {
-        Some(p) => BufferConfig::load(p),
-        None => BufferConfig::from_toml_str(DEFAULT_BUFFER.1, &built_in(DEFAULT_BUFFER)),
-    }
-    .map_err(CliError::input)?;
+        Some(p) => super::load(p)?,
+        None => BufferConfig::from_toml_str(DEFAULT_BUFFER.1, &built_in(DEFAULT_BUFFER))
+            .map_err(CliError::input)?,
+    };
     let phase = match &a.phase_config {
-        Some(p) => PhaseConfig::load(p),
-        None => PhaseConfig::from_toml_str(DEFAULT_PHASE.1, &built_in(DEFAULT_PHASE)),
-    }
-    .map_err(CliError::input)?;
+        Some(p) => super::load(p)?,
+        None => PhaseConfig::from_toml_str(DEFAULT_PHASE.1, &built_in(DEFAULT_PHASE))
+            .map_err(CliError::input)?,
+    };
     let plot_stem = a.phase_plot.as_deref().map(plot_stem).transpose()?;
     if a.short && !program.has_short_input() {
         return Err(CliError::input(format!(

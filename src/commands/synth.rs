@@ -2,7 +2,6 @@
 
 use super::progress::{log_step, Progress};
 use super::{create_out_dir, print_json, CliError, CmdResult};
-use hwprof_hdl::ConfigFile;
 use hwprof_sim::flow::counter_area::{bank_design, BankKind, AREA_EVENTS};
 use hwprof_sim::flow::device::{Board, Family, Target};
 use hwprof_sim::flow::tools::{self, Preference, Tool};
@@ -200,11 +199,10 @@ fn design(a: &DesignArgs, family: Family) -> Result<Design, CliError> {
             events_per_clock: None,
         }
     } else if let Some(path) = a.config.as_ref().filter(|p| is_phase_config(p)) {
-        let cfg =
-            hwprof_sim::hwprof_hdl::phase::PhaseConfig::load(path).map_err(CliError::input)?;
+        let cfg: hwprof_sim::hwprof_hdl::phase::PhaseConfig = super::load(path)?;
         config_design(path, move || hwprof_sim::hwprof_hdl::phase::verilog(&cfg))?
     } else if let Some(path) = a.config.as_ref().filter(|p| is_buffer_config(p)) {
-        let cfg = BufferConfig::load(path).map_err(CliError::input)?;
+        let cfg: BufferConfig = super::load(path)?;
         config_design(path, move || Ok(hwprof_hdl::profile_buffer::verilog(&cfg)))?
     } else if let Some(path) = &a.config {
         let cfg = super::load_config(path)?;

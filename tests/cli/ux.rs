@@ -263,6 +263,30 @@ fn config_show_and_set() {
     ] {
         assert_input_error(&hwprof(&["config", "show", &paper, "--set", set]), needle);
     }
+    // --set reaches every kind of configuration file, also where `synth` reads it: an illegal
+    // override is refused before any tool runs.
+    let d = Scratch::new("ux-set-synth");
+    for (config, set, needle) in [
+        (
+            "phase.toml",
+            "phase.merge_threshold=100000",
+            "merge_threshold",
+        ),
+        ("buffer-address-64.toml", "entries=3", "entries"),
+    ] {
+        let out = hwprof(&[
+            "synth",
+            "--config",
+            &preset(config),
+            "--target",
+            "ice40-up5k",
+            "--out",
+            &d.join("synth").display().to_string(),
+            "--set",
+            set,
+        ]);
+        assert_input_error(&out, needle);
+    }
 }
 
 #[test]
