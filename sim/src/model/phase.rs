@@ -17,8 +17,8 @@
 //! 6. **Phase id.** Each entry counts the intervals it took (from 0 when it takes a new
 //!    signature, saturating at `min_count`). A new signature *joins the phase* of its candidate
 //!    if the candidate is within `merge_threshold` and has an id (its count is `min_count`): the
-//!    new entry takes the candidate's id and the count `min_count`, and the interval that id. The interval that brings the count to `min_count`
-//!    gives the entry the next id (ids count up from 0, wrapping at 2^PHASE_ID_BITS, or before
+//!    new entry takes the candidate's id and the count `min_count`, and the interval that id.
+//!    The interval that brings the count to `min_count` gives the entry the next id (ids count up from 0, wrapping at 2^PHASE_ID_BITS, or before
 //!    the transition id when `min_count` > 1); the interval takes the entry's id if its count is
 //!    `min_count`, else the transition id ([`TRANSITION_ID`]). With `min_count` = 1 every new
 //!    signature is a new phase at once.
@@ -403,49 +403,6 @@ mod tests {
         assert_eq!(c.next_phase_id(253), 254);
         assert_eq!(c.next_phase_id(254), 0, "255 is the transition id");
         assert_eq!(c1.next_phase_id(255), 0);
-    }
-
-    /// Intervals of two pcs in different buckets, the first one's share stepping by a quarter
-    /// every two intervals: each step moves the vector beyond `threshold` but within
-    /// `merge_threshold` of the step before, never within it of two steps before.
-    fn drifting_phases(min_count: u32, merge_threshold: u64) -> Vec<u32> {
-        let c = cfg(&format!(
-            "interval = 100\nbuckets = 8\nq_bits = 4\nthreshold = 6\nmin_count = {min_count}\n\
-             merge_threshold = {merge_threshold}"
-        ));
-        let mut m = PhaseClassifier::new(&c);
-        let a = 0x100u64;
-        let b = (a..)
-            .step_by(4)
-            .find(|&pc| m.bucket(pc) != m.bucket(a))
-            .unwrap();
-        (0..10)
-            .map(|k| {
-                let share_a = 25 * (k / 2);
-                (0..100)
-                    .filter_map(|i| m.event(if i < share_a { a } else { b }, 1))
-                    .next()
-                    .unwrap()
-            })
-            .map(|r| r.phase)
-            .collect()
-    }
-
-    #[test]
-    fn merge_threshold_keeps_a_drifting_phase() {
-        let t = TRANSITION_ID;
-        assert_eq!(
-            drifting_phases(2, 0),
-            vec![t, 0, t, 1, t, 2, t, 3, t, 4],
-            "every step a new signature, a new phase from its second interval"
-        );
-        assert_eq!(
-            drifting_phases(2, 12),
-            vec![t, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-            "each step joins the phase of the step before, which has an id"
-        );
-        // Within merge_threshold only of a signature without an id yet: no join.
-        assert_eq!(drifting_phases(3, 12), vec![t, t, t, t, t, t, t, t, t, t]);
     }
 
     #[test]

@@ -335,6 +335,39 @@ mod tests {
         }
     }
 
+    /// The model's phases on the first ten intervals of [`drift`] (leader centres, accumulators
+    /// wide enough not to saturate): levels 0..=4 of the first pc's share, two intervals each,
+    /// every step beyond `threshold` (6) of the one before and within 12 of it, never within 12
+    /// of two steps before.
+    fn drift_phases(min_count: u32, merge_threshold: u64) -> Vec<u32> {
+        let cfg = PhaseConfig {
+            counter_bits: 10,
+            centre: hwprof_hdl::phase::CentreUpdate::Leader,
+            min_count,
+            merge_threshold,
+            ..small("")
+        };
+        let r = expected(&cfg, &drift(&cfg, 10));
+        r.iter().map(|r| r.phase).collect()
+    }
+
+    #[test]
+    fn merge_threshold_keeps_a_drifting_phase() {
+        let t = hwprof_hdl::phase::config::TRANSITION_ID;
+        assert_eq!(
+            drift_phases(2, 0),
+            vec![t, 0, t, 1, t, 2, t, 3, t, 4],
+            "every step a new signature, a new phase from its second interval"
+        );
+        assert_eq!(
+            drift_phases(2, 12),
+            vec![t, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            "each step joins the phase of the step before, which has an id"
+        );
+        // Within merge_threshold only of a signature without an id yet: no join.
+        assert_eq!(drift_phases(3, 12), vec![t; 10]);
+    }
+
     #[test]
     fn icarus_matches_model_on_adversarial_streams() {
         if icarus::available().is_err() {
