@@ -1363,18 +1363,9 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
     reg  [19:0] fw_set$d;
     wire  [19:0] fw_set$q;
     reg  fw_set$clock;
-    reg  fw2_valid$d;
-    wire  fw2_valid$q;
-    reg  fw2_valid$clock;
     reg  [95:0] fw2_tag$d;
     wire  [95:0] fw2_tag$q;
     reg  fw2_tag$clock;
-    reg  fw2_alloc$0$d;
-    wire  fw2_alloc$0$q;
-    reg  fw2_alloc$0$clock;
-    reg  fw2_alloc$1$d;
-    wire  fw2_alloc$1$q;
-    reg  fw2_alloc$1$clock;
     reg  [19:0] fw2_set$d;
     wire  [19:0] fw2_set$q;
     reg  fw2_set$clock;
@@ -1387,15 +1378,18 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
     reg  [23:0] fw_min$d;
     wire  [23:0] fw_min$q;
     reg  fw_min$clock;
-    reg  same1$d;
-    wire  same1$q;
-    reg  same1$clock;
+    reg  ahead1$d;
+    wire  ahead1$q;
+    reg  ahead1$clock;
     reg  key1$d;
     wire  key1$q;
     reg  key1$clock;
-    reg  same2$d;
-    wire  same2$q;
-    reg  same2$clock;
+    reg  ahead2_alloc$0$d;
+    wire  ahead2_alloc$0$q;
+    reg  ahead2_alloc$0$clock;
+    reg  ahead2_alloc$1$d;
+    wire  ahead2_alloc$1$q;
+    reg  ahead2_alloc$1$clock;
     reg  key2$d;
     wire  key2$q;
     reg  key2$clock;
@@ -1820,25 +1814,10 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         .q(fw_set$q),
         .clock(fw_set$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_valid fw2_valid(
-        .d(fw2_valid$d),
-        .q(fw2_valid$q),
-        .clock(fw2_valid$clock)
-    );
     hwprof_board_icebreaker$profiler$acc$fw2_tag fw2_tag(
         .d(fw2_tag$d),
         .q(fw2_tag$q),
         .clock(fw2_tag$clock)
-    );
-    hwprof_board_icebreaker$profiler$acc$fw2_alloc$0 fw2_alloc$0(
-        .d(fw2_alloc$0$d),
-        .q(fw2_alloc$0$q),
-        .clock(fw2_alloc$0$clock)
-    );
-    hwprof_board_icebreaker$profiler$acc$fw2_alloc$1 fw2_alloc$1(
-        .d(fw2_alloc$1$d),
-        .q(fw2_alloc$1$q),
-        .clock(fw2_alloc$1$clock)
     );
     hwprof_board_icebreaker$profiler$acc$fw2_set fw2_set(
         .d(fw2_set$d),
@@ -1860,20 +1839,25 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         .q(fw_min$q),
         .clock(fw_min$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$same1 same1(
-        .d(same1$d),
-        .q(same1$q),
-        .clock(same1$clock)
+    hwprof_board_icebreaker$profiler$acc$ahead1 ahead1(
+        .d(ahead1$d),
+        .q(ahead1$q),
+        .clock(ahead1$clock)
     );
     hwprof_board_icebreaker$profiler$acc$key1 key1(
         .d(key1$d),
         .q(key1$q),
         .clock(key1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$same2 same2(
-        .d(same2$d),
-        .q(same2$q),
-        .clock(same2$clock)
+    hwprof_board_icebreaker$profiler$acc$ahead2_alloc$0 ahead2_alloc$0(
+        .d(ahead2_alloc$0$d),
+        .q(ahead2_alloc$0$q),
+        .clock(ahead2_alloc$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$ahead2_alloc$1 ahead2_alloc$1(
+        .d(ahead2_alloc$1$d),
+        .q(ahead2_alloc$1$q),
+        .clock(ahead2_alloc$1$clock)
     );
     hwprof_board_icebreaker$profiler$acc$key2 key2(
         .d(key2$d),
@@ -2088,13 +2072,11 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         fw_valid$clock = clock;
         fw_set$clock = clock;
         fw_tag$clock = clock;
-        fw2_valid$clock = clock;
         fw2_set$clock = clock;
         fw_min$clock = clock;
         fw2_tag$clock = clock;
-        same1$clock = clock;
+        ahead1$clock = clock;
         key1$clock = clock;
-        same2$clock = clock;
         key2$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
@@ -2110,13 +2092,11 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         fw_valid$d = fw_valid$q;
         fw_set$d = fw_set$q;
         fw_tag$d = fw_tag$q;
-        fw2_valid$d = fw2_valid$q;
         fw2_set$d = fw2_set$q;
         fw_min$d = fw_min$q;
         fw2_tag$d = fw2_tag$q;
-        same1$d = same1$q;
+        ahead1$d = ahead1$q;
         key1$d = key1$q;
-        same2$d = same2$q;
         key2$d = key2$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
@@ -2125,16 +2105,16 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         d_op$d = c_op$q;
         d_set$d = c_set$q;
         d_tag$d = c_tag$q;
-        same1$d = c_set$q == d_set$q;
+        ahead1$d = valid & (c_set$q == d_set$q);
         key1$d = c_tag$q == d_tag$q;
-        same2$d = c_set$q == fw_set$q;
         key2$d = c_tag$q == fw_tag$q;
         epochs$c_set = c_set$q;
         c_pend = c_op$q & epochs$c_pend;
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
         ram_tag$0$clock = clock;
-        fw2_alloc$0$clock = clock;
+        ahead2_alloc$0$clock = clock;
+        ahead2_alloc$0$d = fw_valid$q & (c_set$q == fw_set$q) & fw_alloc$0$q;
         ram_tag$0$d = tags$0$read_data;
         ram_tag_eq$0 = 1'b1;
         ram_tag_part$0$clock = clock;
@@ -2230,7 +2210,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         r_meta$0$d = c_meta$0;
         r_ge$0$d = c_ge$0;
         r_floor$0$d = c_floor$0;
-        fw2_alloc$0$d = fw_alloc$0$q;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
         metas$0$read_clock = clock;
@@ -2247,14 +2226,14 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         st_count$0$d = st_count$0$q;
         raw_tag$0 = ram_tag$0$q;
         tag_eq$0 = ram_tag_eq$0;
-        if (fw2_valid$q & same2$q & fw2_alloc$0$q) begin
+        if (ahead2_alloc$0$q) begin
             raw_tag$0 = fw2_tag$q;
             tag_eq$0 = key2$q;
         end
         raw_meta$0 = r_meta$0$q;
         raw_ge$0 = r_ge$0$q;
         raw_floor$0 = r_floor$0$q;
-        if (fw_valid$q & same1$q) begin
+        if (ahead1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
                 tag_eq$0 = key1$q;
@@ -2286,7 +2265,8 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         empty$bits$0 = ~view_valid$0;
         repl$bits$0 = view_valid$0 & ~view_locked$0;
         ram_tag$1$clock = clock;
-        fw2_alloc$1$clock = clock;
+        ahead2_alloc$1$clock = clock;
+        ahead2_alloc$1$d = fw_valid$q & (c_set$q == fw_set$q) & fw_alloc$1$q;
         ram_tag$1$d = tags$1$read_data;
         ram_tag_eq$1 = 1'b1;
         ram_tag_part$12$clock = clock;
@@ -2382,7 +2362,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         r_meta$1$d = c_meta$1;
         r_ge$1$d = c_ge$1;
         r_floor$1$d = c_floor$1;
-        fw2_alloc$1$d = fw_alloc$1$q;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
         metas$1$read_clock = clock;
@@ -2399,14 +2378,14 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         st_count$1$d = st_count$1$q;
         raw_tag$1 = ram_tag$1$q;
         tag_eq$1 = ram_tag_eq$1;
-        if (fw2_valid$q & same2$q & fw2_alloc$1$q) begin
+        if (ahead2_alloc$1$q) begin
             raw_tag$1 = fw2_tag$q;
             tag_eq$1 = key2$q;
         end
         raw_meta$1 = r_meta$1$q;
         raw_ge$1 = r_ge$1$q;
         raw_floor$1 = r_floor$1$q;
-        if (fw_valid$q & same1$q) begin
+        if (ahead1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
                 tag_eq$1 = key1$q;
@@ -2528,7 +2507,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         end
         fw2_set$d = fw_set$q;
         fw_tag$d = d_tag$q;
-        fw2_valid$d = fw_valid$q;
         fw2_tag$d = fw_tag$q;
         room = ~staged$any & ~d_pend & ~c_pend;
         epochs$lookup_set = lookup_set;
@@ -2610,16 +2588,75 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
             c_op$d = 1'b0;
             d_op$d = 1'b0;
             fw_valid$d = 1'b0;
-            fw2_valid$d = 1'b0;
+            ahead1$d = 1'b0;
             c_same2$d = 1'b0;
             c_same3$d = 1'b0;
             st_valid$0$d = 1'b0;
+            ahead2_alloc$0$d = 1'b0;
             st_valid$1$d = 1'b0;
+            ahead2_alloc$1$d = 1'b0;
             term$d = 1'b0;
         end
     end
     
 endmodule // top$profiler$acc
+
+
+module hwprof_board_icebreaker$profiler$acc$ahead1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ahead1
+
+
+module hwprof_board_icebreaker$profiler$acc$ahead2_alloc$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ahead2_alloc$0
+
+
+module hwprof_board_icebreaker$profiler$acc$ahead2_alloc$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ahead2_alloc$1
 
 
 module hwprof_board_icebreaker$profiler$acc$c_op(d,q,clock);
@@ -2891,44 +2928,6 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
 endmodule // top$profiler$acc$epochs
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_alloc$0(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$acc$fw2_alloc$0
-
-
-module hwprof_board_icebreaker$profiler$acc$fw2_alloc$1(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$acc$fw2_alloc$1
-
-
 module hwprof_board_icebreaker$profiler$acc$fw2_floor$0(d,q,clock);
     
     // Module arguments
@@ -3041,25 +3040,6 @@ module hwprof_board_icebreaker$profiler$acc$fw2_tag(d,q,clock);
     end
           
 endmodule // top$profiler$acc$fw2_tag
-
-
-module hwprof_board_icebreaker$profiler$acc$fw2_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$acc$fw2_valid
 
 
 module hwprof_board_icebreaker$profiler$acc$fw2_word$0(d,q,clock);
@@ -4116,44 +4096,6 @@ module hwprof_board_icebreaker$profiler$acc$repl(bits$0,bits$1,first$0,first$1,a
 endmodule // top$profiler$acc$repl
 
 
-module hwprof_board_icebreaker$profiler$acc$same1(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$acc$same1
-
-
-module hwprof_board_icebreaker$profiler$acc$same2(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$acc$same2
-
-
 module hwprof_board_icebreaker$profiler$acc$scan_set(d,q,clock);
     
     // Module arguments
@@ -4600,8 +4542,10 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     // Constant declarations
     localparam  stored = 24'hffff;
     localparam  registered = 1'b1;
+    localparam  floor_in_ram = 1'b0;
+    localparam  floor_bit = 24'h0;
     localparam  floor = 24'h28f;
-    localparam  zero = 24'h0;
+    localparam  clear_word = 24'h0;
     
     // Stub signals
     reg  [19:0] bank0$0$read_address;
@@ -4808,6 +4752,22 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  m_floor$1;
     reg  m_floor$2;
     reg  m_floor$3;
+    reg  [23:0] read$0;
+    reg  [23:0] read$1;
+    reg  [23:0] read$2;
+    reg  [23:0] read$3;
+    reg  [23:0] read_c$0;
+    reg  [23:0] read_c$1;
+    reg  [23:0] read_c$2;
+    reg  [23:0] read_c$3;
+    reg  read_floor$0;
+    reg  read_floor$1;
+    reg  read_floor$2;
+    reg  read_floor$3;
+    reg  [23:0] wb_word$0;
+    reg  [23:0] wb_word$1;
+    reg  [23:0] wb_word$2;
+    reg  [23:0] wb_word$3;
     
     // Sub module instances
     hwprof_board_icebreaker$profiler$counters$bank0$0 bank0$0(
@@ -5126,14 +5086,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             s1_index$0$d = m_index$0$q;
             fw_same$0$d = writes & (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
         end
-        if (m_bank$q) begin
-            m_c$0 = bank1$0$read_data;
-            m_floor$0 = bank1$0$read_data >= floor;
+        read$0 = bank0$0$read_data;
+        if ((registered & m_bank$q) | (~registered & s1_bank$q)) begin
+            read$0 = bank1$0$read_data;
         end
-        else begin
-            m_c$0 = bank0$0$read_data;
-            m_floor$0 = bank0$0$read_data >= floor;
+        read_c$0 = read$0 & stored;
+        read_floor$0 = read$0 >= floor;
+        if (floor_in_ram) begin
+            read_floor$0 = |(read$0 & floor_bit);
         end
+        m_c$0 = read_c$0;
+        m_floor$0 = read_floor$0;
         if (m_same2$0$q) begin
             m_c$0 = fw_data$0$q;
             m_floor$0 = fw_floor$0$q;
@@ -5148,13 +5111,9 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$0 = r_c$0$q;
             cu$floor$0 = r_floor$0$q;
         end
-        else if (s1_bank$q) begin
-            cu$c$0 = bank1$0$read_data;
-            cu$floor$0 = bank1$0$read_data >= floor;
-        end
         else begin
-            cu$c$0 = bank0$0$read_data;
-            cu$floor$0 = bank0$0$read_data >= floor;
+            cu$c$0 = read_c$0;
+            cu$floor$0 = read_floor$0;
         end
         bank0$1$read_clock = clock;
         bank0$1$write_clock = clock;
@@ -5178,14 +5137,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             s1_index$1$d = m_index$1$q;
             fw_same$1$d = writes & (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
         end
-        if (m_bank$q) begin
-            m_c$1 = bank1$1$read_data;
-            m_floor$1 = bank1$1$read_data >= floor;
+        read$1 = bank0$1$read_data;
+        if ((registered & m_bank$q) | (~registered & s1_bank$q)) begin
+            read$1 = bank1$1$read_data;
         end
-        else begin
-            m_c$1 = bank0$1$read_data;
-            m_floor$1 = bank0$1$read_data >= floor;
+        read_c$1 = read$1 & stored;
+        read_floor$1 = read$1 >= floor;
+        if (floor_in_ram) begin
+            read_floor$1 = |(read$1 & floor_bit);
         end
+        m_c$1 = read_c$1;
+        m_floor$1 = read_floor$1;
         if (m_same2$1$q) begin
             m_c$1 = fw_data$1$q;
             m_floor$1 = fw_floor$1$q;
@@ -5200,13 +5162,9 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$1 = r_c$1$q;
             cu$floor$1 = r_floor$1$q;
         end
-        else if (s1_bank$q) begin
-            cu$c$1 = bank1$1$read_data;
-            cu$floor$1 = bank1$1$read_data >= floor;
-        end
         else begin
-            cu$c$1 = bank0$1$read_data;
-            cu$floor$1 = bank0$1$read_data >= floor;
+            cu$c$1 = read_c$1;
+            cu$floor$1 = read_floor$1;
         end
         bank0$2$read_clock = clock;
         bank0$2$write_clock = clock;
@@ -5230,14 +5188,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             s1_index$2$d = m_index$2$q;
             fw_same$2$d = writes & (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
         end
-        if (m_bank$q) begin
-            m_c$2 = bank1$2$read_data;
-            m_floor$2 = bank1$2$read_data >= floor;
+        read$2 = bank0$2$read_data;
+        if ((registered & m_bank$q) | (~registered & s1_bank$q)) begin
+            read$2 = bank1$2$read_data;
         end
-        else begin
-            m_c$2 = bank0$2$read_data;
-            m_floor$2 = bank0$2$read_data >= floor;
+        read_c$2 = read$2 & stored;
+        read_floor$2 = read$2 >= floor;
+        if (floor_in_ram) begin
+            read_floor$2 = |(read$2 & floor_bit);
         end
+        m_c$2 = read_c$2;
+        m_floor$2 = read_floor$2;
         if (m_same2$2$q) begin
             m_c$2 = fw_data$2$q;
             m_floor$2 = fw_floor$2$q;
@@ -5252,13 +5213,9 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$2 = r_c$2$q;
             cu$floor$2 = r_floor$2$q;
         end
-        else if (s1_bank$q) begin
-            cu$c$2 = bank1$2$read_data;
-            cu$floor$2 = bank1$2$read_data >= floor;
-        end
         else begin
-            cu$c$2 = bank0$2$read_data;
-            cu$floor$2 = bank0$2$read_data >= floor;
+            cu$c$2 = read_c$2;
+            cu$floor$2 = read_floor$2;
         end
         bank0$3$read_clock = clock;
         bank0$3$write_clock = clock;
@@ -5282,14 +5239,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             s1_index$3$d = m_index$3$q;
             fw_same$3$d = writes & (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
         end
-        if (m_bank$q) begin
-            m_c$3 = bank1$3$read_data;
-            m_floor$3 = bank1$3$read_data >= floor;
+        read$3 = bank0$3$read_data;
+        if ((registered & m_bank$q) | (~registered & s1_bank$q)) begin
+            read$3 = bank1$3$read_data;
         end
-        else begin
-            m_c$3 = bank0$3$read_data;
-            m_floor$3 = bank0$3$read_data >= floor;
+        read_c$3 = read$3 & stored;
+        read_floor$3 = read$3 >= floor;
+        if (floor_in_ram) begin
+            read_floor$3 = |(read$3 & floor_bit);
         end
+        m_c$3 = read_c$3;
+        m_floor$3 = read_floor$3;
         if (m_same2$3$q) begin
             m_c$3 = fw_data$3$q;
             m_floor$3 = fw_floor$3$q;
@@ -5304,13 +5264,9 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$3 = r_c$3$q;
             cu$floor$3 = r_floor$3$q;
         end
-        else if (s1_bank$q) begin
-            cu$c$3 = bank1$3$read_data;
-            cu$floor$3 = bank1$3$read_data >= floor;
-        end
         else begin
-            cu$c$3 = bank0$3$read_data;
-            cu$floor$3 = bank0$3$read_data >= floor;
+            cu$c$3 = read_c$3;
+            cu$floor$3 = read_floor$3;
         end
         cu$promoted = promoted;
         new_min = cu$new_min;
@@ -5323,16 +5279,20 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         end
         fw_data$0$d = wb$0;
         fw_floor$0$d = wb_floor$0;
+        wb_word$0 = wb$0;
+        if (wb_floor$0) begin
+            wb_word$0 = wb$0 | floor_bit;
+        end
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
-        bank0$0$write_data = zero;
+        bank0$0$write_data = clear_word;
         bank1$0$write_enable = 1'b0;
         bank1$0$write_address = clear1$address;
-        bank1$0$write_data = zero;
+        bank1$0$write_data = clear_word;
         if (valid & ~s1_bank$q) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = s1_index$0$q;
-            bank0$0$write_data = wb$0;
+            bank0$0$write_data = wb_word$0;
         end
         else if (clear0$busy) begin
             bank0$0$write_enable = 1'b1;
@@ -5340,7 +5300,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         if (valid & s1_bank$q) begin
             bank1$0$write_enable = 1'b1;
             bank1$0$write_address = s1_index$0$q;
-            bank1$0$write_data = wb$0;
+            bank1$0$write_data = wb_word$0;
         end
         else if (clear1$busy) begin
             bank1$0$write_enable = 1'b1;
@@ -5353,16 +5313,20 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         end
         fw_data$1$d = wb$1;
         fw_floor$1$d = wb_floor$1;
+        wb_word$1 = wb$1;
+        if (wb_floor$1) begin
+            wb_word$1 = wb$1 | floor_bit;
+        end
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
-        bank0$1$write_data = zero;
+        bank0$1$write_data = clear_word;
         bank1$1$write_enable = 1'b0;
         bank1$1$write_address = clear1$address;
-        bank1$1$write_data = zero;
+        bank1$1$write_data = clear_word;
         if (valid & ~s1_bank$q) begin
             bank0$1$write_enable = 1'b1;
             bank0$1$write_address = s1_index$1$q;
-            bank0$1$write_data = wb$1;
+            bank0$1$write_data = wb_word$1;
         end
         else if (clear0$busy) begin
             bank0$1$write_enable = 1'b1;
@@ -5370,7 +5334,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         if (valid & s1_bank$q) begin
             bank1$1$write_enable = 1'b1;
             bank1$1$write_address = s1_index$1$q;
-            bank1$1$write_data = wb$1;
+            bank1$1$write_data = wb_word$1;
         end
         else if (clear1$busy) begin
             bank1$1$write_enable = 1'b1;
@@ -5383,16 +5347,20 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         end
         fw_data$2$d = wb$2;
         fw_floor$2$d = wb_floor$2;
+        wb_word$2 = wb$2;
+        if (wb_floor$2) begin
+            wb_word$2 = wb$2 | floor_bit;
+        end
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear0$address;
-        bank0$2$write_data = zero;
+        bank0$2$write_data = clear_word;
         bank1$2$write_enable = 1'b0;
         bank1$2$write_address = clear1$address;
-        bank1$2$write_data = zero;
+        bank1$2$write_data = clear_word;
         if (valid & ~s1_bank$q) begin
             bank0$2$write_enable = 1'b1;
             bank0$2$write_address = s1_index$2$q;
-            bank0$2$write_data = wb$2;
+            bank0$2$write_data = wb_word$2;
         end
         else if (clear0$busy) begin
             bank0$2$write_enable = 1'b1;
@@ -5400,7 +5368,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         if (valid & s1_bank$q) begin
             bank1$2$write_enable = 1'b1;
             bank1$2$write_address = s1_index$2$q;
-            bank1$2$write_data = wb$2;
+            bank1$2$write_data = wb_word$2;
         end
         else if (clear1$busy) begin
             bank1$2$write_enable = 1'b1;
@@ -5413,16 +5381,20 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         end
         fw_data$3$d = wb$3;
         fw_floor$3$d = wb_floor$3;
+        wb_word$3 = wb$3;
+        if (wb_floor$3) begin
+            wb_word$3 = wb$3 | floor_bit;
+        end
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear0$address;
-        bank0$3$write_data = zero;
+        bank0$3$write_data = clear_word;
         bank1$3$write_enable = 1'b0;
         bank1$3$write_address = clear1$address;
-        bank1$3$write_data = zero;
+        bank1$3$write_data = clear_word;
         if (valid & ~s1_bank$q) begin
             bank0$3$write_enable = 1'b1;
             bank0$3$write_address = s1_index$3$q;
-            bank0$3$write_data = wb$3;
+            bank0$3$write_data = wb_word$3;
         end
         else if (clear0$busy) begin
             bank0$3$write_enable = 1'b1;
@@ -5430,7 +5402,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         if (valid & s1_bank$q) begin
             bank1$3$write_enable = 1'b1;
             bank1$3$write_address = s1_index$3$q;
-            bank1$3$write_data = wb$3;
+            bank1$3$write_data = wb_word$3;
         end
         else if (clear1$busy) begin
             bank1$3$write_enable = 1'b1;

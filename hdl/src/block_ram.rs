@@ -47,6 +47,35 @@ pub fn address_bits(n: usize) -> usize {
     n.next_power_of_two().trailing_zeros() as usize
 }
 
+/// Shapes (words, bits per word) of one iCE40 EBR (4 Kbit) and of one ECP5 DP16KD with one read
+/// and one write port (18 Kbit), as Yosys maps a table onto them.
+const ICE40_SHAPES: [(usize, usize); 4] = [(256, 16), (512, 8), (1024, 4), (2048, 2)];
+const ECP5_SHAPES: [(usize, usize); 6] = [
+    (512, 36),
+    (1024, 18),
+    (2048, 9),
+    (4096, 4),
+    (8192, 2),
+    (16384, 1),
+];
+
+/// Block RAMs of a table of `depth` × `width` in the cheapest of `shapes`.
+fn blocks(shapes: &[(usize, usize)], depth: usize, width: usize) -> usize {
+    shapes
+        .iter()
+        .map(|&(d, w)| depth.div_ceil(d) * width.div_ceil(w))
+        .min()
+        .expect("a shape")
+}
+
+/// Whether a table of `depth` × `width` can store one more bit per word in the same number of
+/// block RAMs on both the iCE40 and the ECP5 (a spare bit of the words the RAMs have anyway).
+pub fn has_spare_bit(depth: usize, width: usize) -> bool {
+    [&ICE40_SHAPES[..], &ECP5_SHAPES[..]]
+        .iter()
+        .all(|s| blocks(s, depth, width + 1) == blocks(s, depth, width))
+}
+
 /// A table of `depth` words of `width` <= DW bits in block RAM. Ports as rust-hdl's `RAM`, data
 /// words DW bits wide: writes keep the low `width` bits, reads return them zero-extended, so the
 /// RAM stores only the bits a configuration can use.
@@ -276,6 +305,18 @@ end
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spare_bit_is_one_the_block_rams_have_anyway() {
+        // 512 x 14: two 512 x 8 EBRs (16 bits), one 512 x 36 DP16KD.
+        assert!(has_spare_bit(512, 14) && has_spare_bit(512, 15));
+        // 512 x 16: a 17th bit takes a third EBR.
+        assert!(!has_spare_bit(512, 16));
+        // 1024 x 18 fills a DP16KD; 2048 x 14 takes seven 2048 x 2 EBRs, a 15th bit an eighth.
+        assert!(!has_spare_bit(1024, 18));
+        assert!(!has_spare_bit(2048, 14) && has_spare_bit(2048, 15) && !has_spare_bit(2048, 16));
+        assert!(has_spare_bit(16, 4));
+    }
 
     #[test]
     fn table_ram_verilog_stores_only_the_configured_width() {

@@ -28,6 +28,11 @@
 //! chain into the accumulator's promotion. Without the registered read the RAM word is compared
 //! in stage 1.
 //!
+//! **The predicate in block RAM.** Where the RAM words have a spare bit on both FPGA families
+//! ([`has_spare_bit`]: 14-bit counters in 16-bit iCE40 words and 36-bit DP16KD words), each
+//! counter is stored with its predicate above it, written with the word (`w_floor`), so the block
+//! RAM's slow output meets no compare: a word read comes with its flag like a forwarded one.
+//!
 //! Interval rollover without a clearing stall: **double banking**. Each table has two RAM banks;
 //! interval i uses bank i mod 2. When the last event of an interval leaves stage 1
 //! (`clear_start`), its bank is cleared in the background, one word per clock on that bank's
@@ -38,7 +43,7 @@
 
 use super::primitives::{vec_of, BankClear};
 use super::widths::Widths;
-use crate::block_ram::{TableRam, ADDRESS_BITS};
+use crate::block_ram::{has_spare_bit, TableRam, ADDRESS_BITS};
 use crate::config::{width_mask, ProfilerConfig};
 use crate::util::BitGather;
 use rust_hdl::prelude::*;
@@ -97,6 +102,15 @@ pub struct CounterTables<const CB: usize> {
     m_same2: Vec<DFF<Bit>>,
     m_c: Vec<Signal<Local, Bits<CB>>>,
     m_floor: Vec<Signal<Local, Bit>>,
+    /// The word the RAM of the event's bank returns (stage M with the registered read, else
+    /// stage 1), its counter and its predicate.
+    read: Vec<Signal<Local, Bits<CB>>>,
+    read_c: Vec<Signal<Local, Bits<CB>>>,
+    read_floor: Vec<Signal<Local, Bit>>,
+    /// The predicate is stored in the RAM word at `floor_bit` (module docs), and what is written.
+    floor_in_ram: Constant<Bit>,
+    floor_bit: Constant<Bits<CB>>,
+    wb_word: Vec<Signal<Local, Bits<CB>>>,
     r_c: Vec<DFF<Bits<CB>>>,
     /// `r_c[k]` >= T − 1.
     r_floor: Vec<DFF<Bit>>,
@@ -104,7 +118,8 @@ pub struct CounterTables<const CB: usize> {
     floor: Constant<Bits<CB>>,
     /// The update of the counters read (after forwarding).
     cu: ConservativeUpdate<CB>,
-    zero: Constant<Bits<CB>>,
+    /// What a bank clear writes: a zero counter, with its predicate (set only when T − 1 is 0).
+    clear_word: Constant<Bits<CB>>,
 }
 
 impl<const CB: usize> CounterTables<CB> {
@@ -136,6 +151,12 @@ impl<const CB: usize> CounterTables<CB> {
             width == 64 || rule.counter_max < 1u64 << width,
             "counters fit their storage"
         );
+        let floor_in_ram = width < CB && has_spare_bit(entries, width);
+        let floor_bit = match floor_in_ram {
+            true => 1u64 << width,
+            false => 0,
+        };
+        let ram_width = width + floor_in_ram as usize;
         CounterTables {
             clock: Default::default(),
             reset: Default::default(),
@@ -151,10 +172,10 @@ impl<const CB: usize> CounterTables<CB> {
             clearing1: Default::default(),
             // A word read in the clock of its write is replaced by `fw_same` / `m_same2`.
             bank0: (0..tables)
-                .map(|_| TableRam::new(entries, width).forwarded())
+                .map(|_| TableRam::new(entries, ram_width).forwarded())
                 .collect(),
             bank1: (0..tables)
-                .map(|_| TableRam::new(entries, width).forwarded())
+                .map(|_| TableRam::new(entries, ram_width).forwarded())
                 .collect(),
             s1_index: vec_of(tables),
             s1_bank: Default::default(),
@@ -173,11 +194,20 @@ impl<const CB: usize> CounterTables<CB> {
             m_same2: vec_of(tables),
             m_c: vec_of(tables),
             m_floor: vec_of(tables),
+            read: vec_of(tables),
+            read_c: vec_of(tables),
+            read_floor: vec_of(tables),
+            floor_in_ram: Constant::new(floor_in_ram),
+            floor_bit: Constant::new(floor_bit.into()),
+            wb_word: vec_of(tables),
             r_c: vec_of(tables),
             r_floor: vec_of(tables),
             floor: Constant::new(rule.candidate_floor().into()),
             cu: ConservativeUpdate::new(rule),
-            zero: Constant::new(0.into()),
+            clear_word: Constant::new(match rule.candidate_floor() {
+                0 => floor_bit.into(),
+                _ => 0.into(),
+            }),
         }
     }
 }
@@ -231,13 +261,19 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                     & (self.m_bank.q.val() == self.s1_bank.q.val())
                     & (self.m_index[k].q.val() == self.s1_index[k].q.val());
             }
-            if self.m_bank.q.val() {
-                self.m_c[k].next = self.bank1[k].read_data.val();
-                self.m_floor[k].next = self.bank1[k].read_data.val() >= self.floor.val();
-            } else {
-                self.m_c[k].next = self.bank0[k].read_data.val();
-                self.m_floor[k].next = self.bank0[k].read_data.val() >= self.floor.val();
+            self.read[k].next = self.bank0[k].read_data.val();
+            if (self.registered.val() & self.m_bank.q.val())
+                | (!self.registered.val() & self.s1_bank.q.val())
+            {
+                self.read[k].next = self.bank1[k].read_data.val();
             }
+            self.read_c[k].next = self.read[k].val() & self.stored.val();
+            self.read_floor[k].next = self.read[k].val() >= self.floor.val();
+            if self.floor_in_ram.val() {
+                self.read_floor[k].next = (self.read[k].val() & self.floor_bit.val()).any();
+            }
+            self.m_c[k].next = self.read_c[k].val();
+            self.m_floor[k].next = self.read_floor[k].val();
             if self.m_same2[k].q.val() {
                 self.m_c[k].next = self.fw_data[k].q.val();
                 self.m_floor[k].next = self.fw_floor[k].q.val();
@@ -250,12 +286,9 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             } else if self.registered.val() {
                 self.cu.c[k].next = self.r_c[k].q.val();
                 self.cu.floor[k].next = self.r_floor[k].q.val();
-            } else if self.s1_bank.q.val() {
-                self.cu.c[k].next = self.bank1[k].read_data.val();
-                self.cu.floor[k].next = self.bank1[k].read_data.val() >= self.floor.val();
             } else {
-                self.cu.c[k].next = self.bank0[k].read_data.val();
-                self.cu.floor[k].next = self.bank0[k].read_data.val() >= self.floor.val();
+                self.cu.c[k].next = self.read_c[k].val();
+                self.cu.floor[k].next = self.read_floor[k].val();
             }
         }
         self.cu.promoted.next = self.promoted.val();
@@ -271,23 +304,27 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             }
             self.fw_data[k].d.next = self.wb[k].val();
             self.fw_floor[k].d.next = self.wb_floor[k].val();
+            self.wb_word[k].next = self.wb[k].val();
+            if self.wb_floor[k].val() {
+                self.wb_word[k].next = self.wb[k].val() | self.floor_bit.val();
+            }
             self.bank0[k].write_enable.next = false;
             self.bank0[k].write_address.next = self.clear0.address.val();
-            self.bank0[k].write_data.next = self.zero.val();
+            self.bank0[k].write_data.next = self.clear_word.val();
             self.bank1[k].write_enable.next = false;
             self.bank1[k].write_address.next = self.clear1.address.val();
-            self.bank1[k].write_data.next = self.zero.val();
+            self.bank1[k].write_data.next = self.clear_word.val();
             if self.valid.val() & !self.s1_bank.q.val() {
                 self.bank0[k].write_enable.next = true;
                 self.bank0[k].write_address.next = self.s1_index[k].q.val();
-                self.bank0[k].write_data.next = self.wb[k].val();
+                self.bank0[k].write_data.next = self.wb_word[k].val();
             } else if self.clear0.busy.val() {
                 self.bank0[k].write_enable.next = true;
             }
             if self.valid.val() & self.s1_bank.q.val() {
                 self.bank1[k].write_enable.next = true;
                 self.bank1[k].write_address.next = self.s1_index[k].q.val();
-                self.bank1[k].write_data.next = self.wb[k].val();
+                self.bank1[k].write_data.next = self.wb_word[k].val();
             } else if self.clear1.busy.val() {
                 self.bank1[k].write_enable.next = true;
             }

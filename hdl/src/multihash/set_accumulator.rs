@@ -19,8 +19,9 @@
 //!   same set (the read missed those writes; the younger wins), and they are registered with their
 //!   threshold predicates (count ≥ T, count ≥ T − 1: compared on the RAM word, carried with a
 //!   forwarded one), so stage D compares no count read from a RAM or forwarded; the set and the tuple are
-//!   compared with those of the two ops ahead (registered: `same1`/`key1` with the op in D,
-//!   `same2`/`key2` with the one before it);
+//!   compared with those of the two ops ahead (registered: `ahead1`/`key1` with the op in D,
+//!   `key2` with the one before it, and per way whether that one allocated it on this set,
+//!   `ahead2_alloc`, its allocation being known by then);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
 //!   set (with the predicates of its words, which it registered from its own: see `n_ge`); a tag
 //!   changes only on allocation, so a way allocated by one of the two ops ahead (read in stage 0,
@@ -120,12 +121,10 @@ accumulator! {
         ram_tag_eq: Vec<Signal<Local, Bit>>,
         scan_set: DFF<Bits<ADDRESS_BITS>>,
         /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
-        /// (`fw2_*`): present, set, tuple, ways allocated, metas written.
+        /// (`fw2_*`): present, set, tuple, metas written.
         fw_valid: DFF<Bit>,
         fw_set: DFF<Bits<ADDRESS_BITS>>,
-        fw2_valid: DFF<Bit>,
         fw2_tag: DFF<Bits<TAG_BITS>>,
-        fw2_alloc: Vec<DFF<Bit>>,
         fw2_set: DFF<Bits<ADDRESS_BITS>>,
         fw2_word: Vec<DFF<Bits<CB>>>,
         /// Stage W writes the metas of the op one ahead from its registers: `fw_meta`, the count
@@ -133,10 +132,12 @@ accumulator! {
         /// reaches no RAM write port in the clock it is computed.
         fw_min: DFF<Bits<CB>>,
         fw_word: Vec<Signal<Local, Bits<CB>>>,
-        /// Stage D's op is on the set of the event one / two ahead, and its tuple is that event's.
-        same1: DFF<Bit>,
+        /// Stage D's op is on the set of the event one ahead (`ahead1`); way w's tag is the one
+        /// the event two ahead allocated on this op's set (`ahead2_alloc`: both decided in stage
+        /// C, so D selects with one flip-flop); the op's tuple is that event's (`key1`, `key2`).
+        ahead1: DFF<Bit>,
         key1: DFF<Bit>,
-        same2: DFF<Bit>,
+        ahead2_alloc: Vec<DFF<Bit>>,
         key2: DFF<Bit>,
         /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
         /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
@@ -300,16 +301,14 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             scan_set: Default::default(),
             fw_valid: Default::default(),
             fw_set: Default::default(),
-            fw2_valid: Default::default(),
             fw2_tag: Default::default(),
-            fw2_alloc: vec_of(ways),
             fw2_set: Default::default(),
             fw2_word: vec_of(ways),
             fw_min: Default::default(),
             fw_word: vec_of(ways),
-            same1: Default::default(),
+            ahead1: Default::default(),
             key1: Default::default(),
-            same2: Default::default(),
+            ahead2_alloc: vec_of(ways),
             key2: Default::default(),
             fw_alloc: vec_of(ways),
             fw_tag: Default::default(),
@@ -406,13 +405,11 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             fw_valid,
             fw_set,
             fw_tag,
-            fw2_valid,
             fw2_set,
             fw_min,
             fw2_tag,
-            same1,
+            ahead1,
             key1,
-            same2,
             key2,
             term,
             rep_interval
@@ -424,9 +421,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.d_set.d.next = self.c_set.q.val();
         self.d_tag.d.next = self.c_tag.q.val();
         // When stage C's op reaches D, D's op is one ahead of it and the `fw` event two ahead.
-        self.same1.d.next = self.c_set.q.val() == self.d_set.q.val();
+        self.ahead1.d.next = self.valid.val() & (self.c_set.q.val() == self.d_set.q.val());
         self.key1.d.next = self.c_tag.q.val() == self.d_tag.q.val();
-        self.same2.d.next = self.c_set.q.val() == self.fw_set.q.val();
         self.key2.d.next = self.c_tag.q.val() == self.fw_tag.q.val();
         self.epochs.c_set.next = self.c_set.q.val();
         self.c_pend.next = self.c_op.q.val() & self.epochs.c_pend.val();
@@ -435,7 +431,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.d_pend.next = self.d_op.q.val() & self.epochs.d_pend.val();
         for w in 0..self.tags.len() {
             self.ram_tag[w].clock.next = self.clock.val();
-            self.fw2_alloc[w].clock.next = self.clock.val();
+            self.ahead2_alloc[w].clock.next = self.clock.val();
+            self.ahead2_alloc[w].d.next = self.fw_valid.q.val()
+                & (self.c_set.q.val() == self.fw_set.q.val())
+                & self.fw_alloc[w].q.val();
             self.ram_tag[w].d.next = self.tags[w].read_data.val();
             // Slice p of the tag (literals: TAG_PARTS = 12 slices of TAG_PART_BITS = 8 bits).
             self.ram_tag_eq[w].next = true;
@@ -485,7 +484,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.r_meta[w].d.next = self.c_meta[w].val();
             self.r_ge[w].d.next = self.c_ge[w].val();
             self.r_floor[w].d.next = self.c_floor[w].val();
-            self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.tags[w].read_clock.next = self.clock.val();
             self.tags[w].write_clock.next = self.clock.val();
             self.metas[w].read_clock.next = self.clock.val();
@@ -502,14 +500,14 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.st_count[w].d.next = self.st_count[w].q.val();
             self.raw_tag[w].next = self.ram_tag[w].q.val();
             self.tag_eq[w].next = self.ram_tag_eq[w].val();
-            if self.fw2_valid.q.val() & self.same2.q.val() & self.fw2_alloc[w].q.val() {
+            if self.ahead2_alloc[w].q.val() {
                 self.raw_tag[w].next = self.fw2_tag.q.val();
                 self.tag_eq[w].next = self.key2.q.val();
             }
             self.raw_meta[w].next = self.r_meta[w].q.val();
             self.raw_ge[w].next = self.r_ge[w].q.val();
             self.raw_floor[w].next = self.r_floor[w].q.val();
-            if self.fw_valid.q.val() & self.same1.q.val() {
+            if self.ahead1.q.val() {
                 if self.fw_alloc[w].q.val() {
                     self.raw_tag[w].next = self.fw_tag.q.val();
                     self.tag_eq[w].next = self.key1.q.val();
@@ -620,7 +618,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.fw2_set.d.next = self.fw_set.q.val();
         self.fw_tag.d.next = self.d_tag.q.val();
-        self.fw2_valid.d.next = self.fw_valid.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
         // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs.
         self.room.next = !self.staged.any.val() & !self.d_pend.val() & !self.c_pend.val();
@@ -709,11 +706,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.c_op.d.next = false;
             self.d_op.d.next = false;
             self.fw_valid.d.next = false;
-            self.fw2_valid.d.next = false;
+            self.ahead1.d.next = false;
             self.c_same2.d.next = false;
             self.c_same3.d.next = false;
             for w in 0..self.tags.len() {
                 self.st_valid[w].d.next = false;
+                self.ahead2_alloc[w].d.next = false;
             }
             self.term.d.next = false;
         }

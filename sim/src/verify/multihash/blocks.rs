@@ -162,10 +162,19 @@ fn conservative_update_matches_the_model_exhaustively() {
 
 /// Random events on few indices (so that consecutive events share counters at distances 1, 2 and
 /// more), shielded or not, promoted or not: every event's `new_min` and candidate threshold
-/// against tables kept by [`conservative_update`] with reset on promote.
-fn check_counter_tables(cu: bool, reset: Option<u32>, registered: bool, seed: u64) {
+/// against tables kept by [`conservative_update`] with reset on promote. Counters stored in 4 bits
+/// keep their predicate beside them in the RAM word; in 16 bits (the whole word) they do not. At
+/// T = 1 every word, a cleared one too, is a candidate.
+fn check_counter_tables(
+    cu: bool,
+    reset: Option<u32>,
+    registered: bool,
+    width: usize,
+    threshold: u64,
+    seed: u64,
+) {
     const CB: usize = 16;
-    let (tables, entries, threshold, counter_max) = (2, 16, 6u64, 15u32);
+    let (tables, entries, counter_max) = (2, 16, 15u32);
     let rule = UpdateRule {
         tables,
         threshold,
@@ -176,9 +185,9 @@ fn check_counter_tables(cu: bool, reset: Option<u32>, registered: bool, seed: u6
         reset_value: reset.unwrap_or(0) as u64,
     };
     let mut uut = if registered {
-        CounterTables::<CB>::new_registered(entries, 4, &rule)
+        CounterTables::<CB>::new_registered(entries, width, &rule)
     } else {
-        CounterTables::<CB>::new(entries, 4, &rule)
+        CounterTables::<CB>::new(entries, width, &rule)
     };
     // Clocks from `read_index` to stage 1.
     let delay = if registered { 2 } else { 1 };
@@ -216,7 +225,7 @@ fn check_counter_tables(cu: bool, reset: Option<u32>, registered: bool, seed: u6
             let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
             let new_min = conservative_update(&mut c, cu, counter_max);
             let what = format!(
-                "C{} reset {reset:?} registered {registered} seed {seed} event {step} at {at:?}",
+                "C{} reset {reset:?} registered {registered} width {width} T {threshold} seed {seed} event {step} at {at:?}",
                 cu as u8
             );
             assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
@@ -246,7 +255,12 @@ fn counter_tables_forward_what_the_events_ahead_wrote() {
         for reset in [None, Some(0), Some(5)] {
             for seed in 1..=2 {
                 for registered in [false, true] {
-                    check_counter_tables(cu, reset, registered, seed);
+                    for width in [4, 16] {
+                        check_counter_tables(cu, reset, registered, width, 6, seed);
+                        if reset.is_none() {
+                            check_counter_tables(cu, reset, registered, width, 1, seed);
+                        }
+                    }
                 }
             }
         }
