@@ -76,8 +76,8 @@ mod tests {
         cfg.accumulator.ways = 5;
         let v = verilog(&cfg).unwrap();
         assert!(
-            v.contains("reg [6:0] mem [0:31]"),
-            "3 x 32 counters of 7 bits (L = 64)"
+            v.contains("reg [7:0] mem [0:31]"),
+            "3 x 32 counters of 7 bits (L = 64), with their predicate in the spare eighth bit"
         );
         let cfg = ProfilerConfig::from_toml_str(
             "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\nstash = 1\n",
