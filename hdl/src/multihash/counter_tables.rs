@@ -16,9 +16,13 @@
 //!
 //! **Registered read** ([`CounterTables::registered_read`]): the words read in stage 0 are
 //! registered once more before stage 1 (stage M between them), so stage 1's arithmetic starts from
-//! flip-flops, not from the block RAMs' slow outputs. The read then misses the writes of the two
-//! events ahead: the one two ahead is forwarded in stage M (`m_same2`), the one ahead in stage 1
-//! as before. The event's index is given a clock before its counters are needed.
+//! flip-flops, not from the block RAMs' slow outputs, and the words stage 1 writes back are
+//! registered before they reach the RAMs (stage W after it), so the accumulator's late hit
+//! decision ends at a register, not at a block RAM's data pins. The read then misses the writes
+//! of the three events ahead: the ones two and three ahead are forwarded in stage M (`m_same2`,
+//! `m_same3`, the younger winning), the one ahead in stage 1 as before. The event's index is
+//! given a clock before its counters are needed, and a bank's clear starts a clock after its
+//! interval's last event left stage 1 (after that event's write).
 //!
 //! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
 //! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed
@@ -100,6 +104,24 @@ pub struct CounterTables<const CB: usize> {
     m_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
     m_bank: DFF<Bit>,
     m_same2: Vec<DFF<Bit>>,
+    m_same3: Vec<DFF<Bit>>,
+    /// Stage W (registered read only): the event's write, a clock after stage 1 — whether there
+    /// is one, its bank, indices and words (with the predicate bit), and whether it ends the
+    /// interval; `fw2_*` the words the event before it wrote, for `m_same3`.
+    w_valid: DFF<Bit>,
+    w_bank: DFF<Bit>,
+    w_last: DFF<Bit>,
+    w_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+    w_word: Vec<DFF<Bits<CB>>>,
+    fw2_data: Vec<DFF<Bits<CB>>>,
+    fw2_floor: Vec<DFF<Bit>>,
+    /// The write the RAMs take this clock: stage 1's (plain read) or stage W's (registered).
+    ram_write: Signal<Local, Bit>,
+    ram_bank: Signal<Local, Bit>,
+    ram_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
+    ram_word: Vec<Signal<Local, Bits<CB>>>,
+    /// A bank clear starts (the last event's write is done or under way).
+    clear_now: Signal<Local, Bit>,
     m_c: Vec<Signal<Local, Bits<CB>>>,
     m_floor: Vec<Signal<Local, Bit>>,
     /// The word the RAM of the event's bank returns (stage M with the registered read, else
@@ -192,6 +214,19 @@ impl<const CB: usize> CounterTables<CB> {
             m_index: vec_of(tables),
             m_bank: Default::default(),
             m_same2: vec_of(tables),
+            m_same3: vec_of(tables),
+            w_valid: Default::default(),
+            w_bank: Default::default(),
+            w_last: Default::default(),
+            w_index: vec_of(tables),
+            w_word: vec_of(tables),
+            fw2_data: vec_of(tables),
+            fw2_floor: vec_of(tables),
+            ram_write: Default::default(),
+            ram_bank: Default::default(),
+            ram_index: vec_of(tables),
+            ram_word: vec_of(tables),
+            clear_now: Default::default(),
             m_c: vec_of(tables),
             m_floor: vec_of(tables),
             read: vec_of(tables),
@@ -215,15 +250,35 @@ impl<const CB: usize> CounterTables<CB> {
 impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_bank, m_bank);
+        dff_setup!(self, clock, s1_bank, m_bank, w_valid, w_bank, w_last);
         self.writes.next = self.valid.val() & !self.reset.val();
+        self.w_valid.d.next = self.writes.val();
+        self.w_bank.d.next = self.s1_bank.q.val();
+        self.w_last.d.next = self.writes.val() & self.clear_start.val();
+        // Which write the RAMs take, and when the written bank's clear starts: with the write
+        // stage, the clear waits for the last event's write (and the bank reads as clearing
+        // meanwhile, as it did when the clear started with the write).
+        self.ram_write.next = self.valid.val();
+        self.ram_bank.next = self.s1_bank.q.val();
+        self.clear_now.next = self.clear_start.val();
+        if self.registered.val() {
+            self.ram_write.next = self.w_valid.q.val();
+            self.ram_bank.next = self.w_bank.q.val();
+            self.clear_now.next = self.w_last.q.val();
+        }
         self.clear0.clock.next = self.clock.val();
         self.clear1.clock.next = self.clock.val();
-        self.clear0.start.next =
-            self.reset.val() | (self.clear_start.val() & !self.s1_bank.q.val());
-        self.clear1.start.next = self.reset.val() | (self.clear_start.val() & self.s1_bank.q.val());
+        self.clear0.start.next = self.reset.val() | (self.clear_now.val() & !self.ram_bank.val());
+        self.clear1.start.next = self.reset.val() | (self.clear_now.val() & self.ram_bank.val());
         self.clearing0.next = self.clear0.busy.val();
         self.clearing1.next = self.clear1.busy.val();
+        if self.registered.val() & self.w_last.q.val() {
+            if self.w_bank.q.val() {
+                self.clearing1.next = true;
+            } else {
+                self.clearing0.next = true;
+            }
+        }
         self.m_bank.d.next = self.read_bank.val();
         self.s1_bank.d.next = self.read_bank.val();
         if self.registered.val() {
@@ -242,6 +297,11 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.r_floor[k].clock.next = self.clock.val();
             self.m_index[k].clock.next = self.clock.val();
             self.m_same2[k].clock.next = self.clock.val();
+            self.m_same3[k].clock.next = self.clock.val();
+            self.w_index[k].clock.next = self.clock.val();
+            self.w_word[k].clock.next = self.clock.val();
+            self.fw2_data[k].clock.next = self.clock.val();
+            self.fw2_floor[k].clock.next = self.clock.val();
             self.r_c[k].clock.next = self.clock.val();
             self.bank0[k].read_address.next = self.read_index[k].val();
             self.bank1[k].read_address.next = self.read_index[k].val();
@@ -255,6 +315,10 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.m_same2[k].d.next = self.writes.val()
                 & (self.read_bank.val() == self.s1_bank.q.val())
                 & (self.read_index[k].val() == self.s1_index[k].q.val());
+            // Stage 0 vs stage W (registered read): three ahead.
+            self.m_same3[k].d.next = self.w_valid.q.val()
+                & (self.read_bank.val() == self.w_bank.q.val())
+                & (self.read_index[k].val() == self.w_index[k].q.val());
             if self.registered.val() {
                 self.s1_index[k].d.next = self.m_index[k].q.val();
                 self.fw_same[k].d.next = self.writes.val()
@@ -274,6 +338,10 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             }
             self.m_c[k].next = self.read_c[k].val();
             self.m_floor[k].next = self.read_floor[k].val();
+            if self.m_same3[k].q.val() {
+                self.m_c[k].next = self.fw2_data[k].q.val();
+                self.m_floor[k].next = self.fw2_floor[k].q.val();
+            }
             if self.m_same2[k].q.val() {
                 self.m_c[k].next = self.fw_data[k].q.val();
                 self.m_floor[k].next = self.fw_floor[k].q.val();
@@ -304,9 +372,19 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             }
             self.fw_data[k].d.next = self.wb[k].val();
             self.fw_floor[k].d.next = self.wb_floor[k].val();
+            self.fw2_data[k].d.next = self.fw_data[k].q.val();
+            self.fw2_floor[k].d.next = self.fw_floor[k].q.val();
             self.wb_word[k].next = self.wb[k].val();
             if self.wb_floor[k].val() {
                 self.wb_word[k].next = self.wb[k].val() | self.floor_bit.val();
+            }
+            self.w_index[k].d.next = self.s1_index[k].q.val();
+            self.w_word[k].d.next = self.wb_word[k].val();
+            self.ram_index[k].next = self.s1_index[k].q.val();
+            self.ram_word[k].next = self.wb_word[k].val();
+            if self.registered.val() {
+                self.ram_index[k].next = self.w_index[k].q.val();
+                self.ram_word[k].next = self.w_word[k].q.val();
             }
             self.bank0[k].write_enable.next = false;
             self.bank0[k].write_address.next = self.clear0.address.val();
@@ -314,17 +392,17 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.bank1[k].write_enable.next = false;
             self.bank1[k].write_address.next = self.clear1.address.val();
             self.bank1[k].write_data.next = self.clear_word.val();
-            if self.valid.val() & !self.s1_bank.q.val() {
+            if self.ram_write.val() & !self.ram_bank.val() {
                 self.bank0[k].write_enable.next = true;
-                self.bank0[k].write_address.next = self.s1_index[k].q.val();
-                self.bank0[k].write_data.next = self.wb_word[k].val();
+                self.bank0[k].write_address.next = self.ram_index[k].val();
+                self.bank0[k].write_data.next = self.ram_word[k].val();
             } else if self.clear0.busy.val() {
                 self.bank0[k].write_enable.next = true;
             }
-            if self.valid.val() & self.s1_bank.q.val() {
+            if self.ram_write.val() & self.ram_bank.val() {
                 self.bank1[k].write_enable.next = true;
-                self.bank1[k].write_address.next = self.s1_index[k].q.val();
-                self.bank1[k].write_data.next = self.wb_word[k].val();
+                self.bank1[k].write_address.next = self.ram_index[k].val();
+                self.bank1[k].write_data.next = self.ram_word[k].val();
             } else if self.clear1.busy.val() {
                 self.bank1[k].write_enable.next = true;
             }
