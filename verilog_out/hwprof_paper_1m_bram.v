@@ -5982,6 +5982,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     // Constant declarations
     localparam  stored = 24'hfffff;
     localparam  registered = 1'b1;
+    localparam  write_stage = 1'b1;
     localparam  floor_in_ram = 1'b1;
     localparam  floor_bit = 24'h100000;
     localparam  floor = 24'h3e7;
@@ -6130,6 +6131,75 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     reg  m_same2$3$d;
     wire  m_same2$3$q;
     reg  m_same2$3$clock;
+    reg  m_same3$0$d;
+    wire  m_same3$0$q;
+    reg  m_same3$0$clock;
+    reg  m_same3$1$d;
+    wire  m_same3$1$q;
+    reg  m_same3$1$clock;
+    reg  m_same3$2$d;
+    wire  m_same3$2$q;
+    reg  m_same3$2$clock;
+    reg  m_same3$3$d;
+    wire  m_same3$3$q;
+    reg  m_same3$3$clock;
+    reg  w_valid$d;
+    wire  w_valid$q;
+    reg  w_valid$clock;
+    reg  w_bank$d;
+    wire  w_bank$q;
+    reg  w_bank$clock;
+    reg  w_last$d;
+    wire  w_last$q;
+    reg  w_last$clock;
+    reg  [19:0] w_index$0$d;
+    wire  [19:0] w_index$0$q;
+    reg  w_index$0$clock;
+    reg  [19:0] w_index$1$d;
+    wire  [19:0] w_index$1$q;
+    reg  w_index$1$clock;
+    reg  [19:0] w_index$2$d;
+    wire  [19:0] w_index$2$q;
+    reg  w_index$2$clock;
+    reg  [19:0] w_index$3$d;
+    wire  [19:0] w_index$3$q;
+    reg  w_index$3$clock;
+    reg  [23:0] w_word$0$d;
+    wire  [23:0] w_word$0$q;
+    reg  w_word$0$clock;
+    reg  [23:0] w_word$1$d;
+    wire  [23:0] w_word$1$q;
+    reg  w_word$1$clock;
+    reg  [23:0] w_word$2$d;
+    wire  [23:0] w_word$2$q;
+    reg  w_word$2$clock;
+    reg  [23:0] w_word$3$d;
+    wire  [23:0] w_word$3$q;
+    reg  w_word$3$clock;
+    reg  [23:0] fw2_data$0$d;
+    wire  [23:0] fw2_data$0$q;
+    reg  fw2_data$0$clock;
+    reg  [23:0] fw2_data$1$d;
+    wire  [23:0] fw2_data$1$q;
+    reg  fw2_data$1$clock;
+    reg  [23:0] fw2_data$2$d;
+    wire  [23:0] fw2_data$2$q;
+    reg  fw2_data$2$clock;
+    reg  [23:0] fw2_data$3$d;
+    wire  [23:0] fw2_data$3$q;
+    reg  fw2_data$3$clock;
+    reg  fw2_floor$0$d;
+    wire  fw2_floor$0$q;
+    reg  fw2_floor$0$clock;
+    reg  fw2_floor$1$d;
+    wire  fw2_floor$1$q;
+    reg  fw2_floor$1$clock;
+    reg  fw2_floor$2$d;
+    wire  fw2_floor$2$q;
+    reg  fw2_floor$2$clock;
+    reg  fw2_floor$3$d;
+    wire  fw2_floor$3$q;
+    reg  fw2_floor$3$clock;
     reg  [23:0] r_c$0$d;
     wire  [23:0] r_c$0$q;
     reg  r_c$0$clock;
@@ -6184,6 +6254,17 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     reg  wb_floor$1;
     reg  wb_floor$2;
     reg  wb_floor$3;
+    reg  ram_write;
+    reg  ram_bank;
+    reg  [19:0] ram_index$0;
+    reg  [19:0] ram_index$1;
+    reg  [19:0] ram_index$2;
+    reg  [19:0] ram_index$3;
+    reg  [23:0] ram_word$0;
+    reg  [23:0] ram_word$1;
+    reg  [23:0] ram_word$2;
+    reg  [23:0] ram_word$3;
+    reg  clear_now;
     reg  [23:0] m_c$0;
     reg  [23:0] m_c$1;
     reg  [23:0] m_c$2;
@@ -6424,6 +6505,121 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .q(m_same2$3$q),
         .clock(m_same2$3$clock)
     );
+    hwprof_paper_1m_bram$counters$m_same3$0 m_same3$0(
+        .d(m_same3$0$d),
+        .q(m_same3$0$q),
+        .clock(m_same3$0$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_same3$1 m_same3$1(
+        .d(m_same3$1$d),
+        .q(m_same3$1$q),
+        .clock(m_same3$1$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_same3$2 m_same3$2(
+        .d(m_same3$2$d),
+        .q(m_same3$2$q),
+        .clock(m_same3$2$clock)
+    );
+    hwprof_paper_1m_bram$counters$m_same3$3 m_same3$3(
+        .d(m_same3$3$d),
+        .q(m_same3$3$q),
+        .clock(m_same3$3$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_valid w_valid(
+        .d(w_valid$d),
+        .q(w_valid$q),
+        .clock(w_valid$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_bank w_bank(
+        .d(w_bank$d),
+        .q(w_bank$q),
+        .clock(w_bank$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_last w_last(
+        .d(w_last$d),
+        .q(w_last$q),
+        .clock(w_last$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_index$0 w_index$0(
+        .d(w_index$0$d),
+        .q(w_index$0$q),
+        .clock(w_index$0$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_index$1 w_index$1(
+        .d(w_index$1$d),
+        .q(w_index$1$q),
+        .clock(w_index$1$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_index$2 w_index$2(
+        .d(w_index$2$d),
+        .q(w_index$2$q),
+        .clock(w_index$2$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_index$3 w_index$3(
+        .d(w_index$3$d),
+        .q(w_index$3$q),
+        .clock(w_index$3$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_word$0 w_word$0(
+        .d(w_word$0$d),
+        .q(w_word$0$q),
+        .clock(w_word$0$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_word$1 w_word$1(
+        .d(w_word$1$d),
+        .q(w_word$1$q),
+        .clock(w_word$1$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_word$2 w_word$2(
+        .d(w_word$2$d),
+        .q(w_word$2$q),
+        .clock(w_word$2$clock)
+    );
+    hwprof_paper_1m_bram$counters$w_word$3 w_word$3(
+        .d(w_word$3$d),
+        .q(w_word$3$q),
+        .clock(w_word$3$clock)
+    );
+    hwprof_paper_1m_bram$counters$fw2_data$0 fw2_data$0(
+        .d(fw2_data$0$d),
+        .q(fw2_data$0$q),
+        .clock(fw2_data$0$clock)
+    );
+    hwprof_paper_1m_bram$counters$fw2_data$1 fw2_data$1(
+        .d(fw2_data$1$d),
+        .q(fw2_data$1$q),
+        .clock(fw2_data$1$clock)
+    );
+    hwprof_paper_1m_bram$counters$fw2_data$2 fw2_data$2(
+        .d(fw2_data$2$d),
+        .q(fw2_data$2$q),
+        .clock(fw2_data$2$clock)
+    );
+    hwprof_paper_1m_bram$counters$fw2_data$3 fw2_data$3(
+        .d(fw2_data$3$d),
+        .q(fw2_data$3$q),
+        .clock(fw2_data$3$clock)
+    );
+    hwprof_paper_1m_bram$counters$fw2_floor$0 fw2_floor$0(
+        .d(fw2_floor$0$d),
+        .q(fw2_floor$0$q),
+        .clock(fw2_floor$0$clock)
+    );
+    hwprof_paper_1m_bram$counters$fw2_floor$1 fw2_floor$1(
+        .d(fw2_floor$1$d),
+        .q(fw2_floor$1$q),
+        .clock(fw2_floor$1$clock)
+    );
+    hwprof_paper_1m_bram$counters$fw2_floor$2 fw2_floor$2(
+        .d(fw2_floor$2$d),
+        .q(fw2_floor$2$q),
+        .clock(fw2_floor$2$clock)
+    );
+    hwprof_paper_1m_bram$counters$fw2_floor$3 fw2_floor$3(
+        .d(fw2_floor$3$d),
+        .q(fw2_floor$3$q),
+        .clock(fw2_floor$3$clock)
+    );
     hwprof_paper_1m_bram$counters$r_c$0 r_c$0(
         .d(r_c$0$d),
         .q(r_c$0$q),
@@ -6490,15 +6686,40 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     always @(*) begin
         s1_bank$clock = clock;
         m_bank$clock = clock;
+        w_valid$clock = clock;
+        w_bank$clock = clock;
+        w_last$clock = clock;
         s1_bank$d = s1_bank$q;
         m_bank$d = m_bank$q;
+        w_valid$d = w_valid$q;
+        w_bank$d = w_bank$q;
+        w_last$d = w_last$q;
         writes = valid & ~reset;
+        w_valid$d = writes;
+        w_bank$d = s1_bank$q;
+        w_last$d = writes & clear_start;
+        ram_write = valid;
+        ram_bank = s1_bank$q;
+        clear_now = clear_start;
+        if (write_stage) begin
+            ram_write = w_valid$q;
+            ram_bank = w_bank$q;
+            clear_now = w_last$q;
+        end
         clear0$clock = clock;
         clear1$clock = clock;
-        clear0$start = reset | (clear_start & ~s1_bank$q);
-        clear1$start = reset | (clear_start & s1_bank$q);
+        clear0$start = reset | (clear_now & ~ram_bank);
+        clear1$start = reset | (clear_now & ram_bank);
         clearing0 = clear0$busy;
         clearing1 = clear1$busy;
+        if (write_stage & w_last$q) begin
+            if (w_bank$q) begin
+                clearing1 = 1'b1;
+            end
+            else begin
+                clearing0 = 1'b1;
+            end
+        end
         m_bank$d = read_bank;
         s1_bank$d = read_bank;
         if (registered) begin
@@ -6515,6 +6736,11 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         r_floor$0$clock = clock;
         m_index$0$clock = clock;
         m_same2$0$clock = clock;
+        m_same3$0$clock = clock;
+        w_index$0$clock = clock;
+        w_word$0$clock = clock;
+        fw2_data$0$clock = clock;
+        fw2_floor$0$clock = clock;
         r_c$0$clock = clock;
         bank0$0$read_address = read_index$0;
         bank1$0$read_address = read_index$0;
@@ -6522,6 +6748,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         s1_index$0$d = read_index$0;
         fw_same$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
         m_same2$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
+        m_same3$0$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$0 == w_index$0$q);
         if (registered) begin
             s1_index$0$d = m_index$0$q;
             fw_same$0$d = writes & (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
@@ -6537,6 +6764,10 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         end
         m_c$0 = read_c$0;
         m_floor$0 = read_floor$0;
+        if (m_same3$0$q) begin
+            m_c$0 = fw2_data$0$q;
+            m_floor$0 = fw2_floor$0$q;
+        end
         if (m_same2$0$q) begin
             m_c$0 = fw_data$0$q;
             m_floor$0 = fw_floor$0$q;
@@ -6566,6 +6797,11 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         r_floor$1$clock = clock;
         m_index$1$clock = clock;
         m_same2$1$clock = clock;
+        m_same3$1$clock = clock;
+        w_index$1$clock = clock;
+        w_word$1$clock = clock;
+        fw2_data$1$clock = clock;
+        fw2_floor$1$clock = clock;
         r_c$1$clock = clock;
         bank0$1$read_address = read_index$1;
         bank1$1$read_address = read_index$1;
@@ -6573,6 +6809,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         s1_index$1$d = read_index$1;
         fw_same$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
         m_same2$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
+        m_same3$1$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$1 == w_index$1$q);
         if (registered) begin
             s1_index$1$d = m_index$1$q;
             fw_same$1$d = writes & (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
@@ -6588,6 +6825,10 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         end
         m_c$1 = read_c$1;
         m_floor$1 = read_floor$1;
+        if (m_same3$1$q) begin
+            m_c$1 = fw2_data$1$q;
+            m_floor$1 = fw2_floor$1$q;
+        end
         if (m_same2$1$q) begin
             m_c$1 = fw_data$1$q;
             m_floor$1 = fw_floor$1$q;
@@ -6617,6 +6858,11 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         r_floor$2$clock = clock;
         m_index$2$clock = clock;
         m_same2$2$clock = clock;
+        m_same3$2$clock = clock;
+        w_index$2$clock = clock;
+        w_word$2$clock = clock;
+        fw2_data$2$clock = clock;
+        fw2_floor$2$clock = clock;
         r_c$2$clock = clock;
         bank0$2$read_address = read_index$2;
         bank1$2$read_address = read_index$2;
@@ -6624,6 +6870,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         s1_index$2$d = read_index$2;
         fw_same$2$d = writes & (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
         m_same2$2$d = writes & (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
+        m_same3$2$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$2 == w_index$2$q);
         if (registered) begin
             s1_index$2$d = m_index$2$q;
             fw_same$2$d = writes & (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
@@ -6639,6 +6886,10 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         end
         m_c$2 = read_c$2;
         m_floor$2 = read_floor$2;
+        if (m_same3$2$q) begin
+            m_c$2 = fw2_data$2$q;
+            m_floor$2 = fw2_floor$2$q;
+        end
         if (m_same2$2$q) begin
             m_c$2 = fw_data$2$q;
             m_floor$2 = fw_floor$2$q;
@@ -6668,6 +6919,11 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         r_floor$3$clock = clock;
         m_index$3$clock = clock;
         m_same2$3$clock = clock;
+        m_same3$3$clock = clock;
+        w_index$3$clock = clock;
+        w_word$3$clock = clock;
+        fw2_data$3$clock = clock;
+        fw2_floor$3$clock = clock;
         r_c$3$clock = clock;
         bank0$3$read_address = read_index$3;
         bank1$3$read_address = read_index$3;
@@ -6675,6 +6931,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         s1_index$3$d = read_index$3;
         fw_same$3$d = writes & (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
         m_same2$3$d = writes & (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
+        m_same3$3$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$3 == w_index$3$q);
         if (registered) begin
             s1_index$3$d = m_index$3$q;
             fw_same$3$d = writes & (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
@@ -6690,6 +6947,10 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         end
         m_c$3 = read_c$3;
         m_floor$3 = read_floor$3;
+        if (m_same3$3$q) begin
+            m_c$3 = fw2_data$3$q;
+            m_floor$3 = fw2_floor$3$q;
+        end
         if (m_same2$3$q) begin
             m_c$3 = fw_data$3$q;
             m_floor$3 = fw_floor$3$q;
@@ -6719,9 +6980,19 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         end
         fw_data$0$d = wb$0;
         fw_floor$0$d = wb_floor$0;
+        fw2_data$0$d = fw_data$0$q;
+        fw2_floor$0$d = fw_floor$0$q;
         wb_word$0 = wb$0;
         if (wb_floor$0) begin
             wb_word$0 = wb$0 | floor_bit;
+        end
+        w_index$0$d = s1_index$0$q;
+        w_word$0$d = wb_word$0;
+        ram_index$0 = s1_index$0$q;
+        ram_word$0 = wb_word$0;
+        if (write_stage) begin
+            ram_index$0 = w_index$0$q;
+            ram_word$0 = w_word$0$q;
         end
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
@@ -6729,18 +7000,18 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         bank1$0$write_enable = 1'b0;
         bank1$0$write_address = clear1$address;
         bank1$0$write_data = clear_word;
-        if (valid & ~s1_bank$q) begin
+        if (ram_write & ~ram_bank) begin
             bank0$0$write_enable = 1'b1;
-            bank0$0$write_address = s1_index$0$q;
-            bank0$0$write_data = wb_word$0;
+            bank0$0$write_address = ram_index$0;
+            bank0$0$write_data = ram_word$0;
         end
         else if (clear0$busy) begin
             bank0$0$write_enable = 1'b1;
         end
-        if (valid & s1_bank$q) begin
+        if (ram_write & ram_bank) begin
             bank1$0$write_enable = 1'b1;
-            bank1$0$write_address = s1_index$0$q;
-            bank1$0$write_data = wb_word$0;
+            bank1$0$write_address = ram_index$0;
+            bank1$0$write_data = ram_word$0;
         end
         else if (clear1$busy) begin
             bank1$0$write_enable = 1'b1;
@@ -6753,9 +7024,19 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         end
         fw_data$1$d = wb$1;
         fw_floor$1$d = wb_floor$1;
+        fw2_data$1$d = fw_data$1$q;
+        fw2_floor$1$d = fw_floor$1$q;
         wb_word$1 = wb$1;
         if (wb_floor$1) begin
             wb_word$1 = wb$1 | floor_bit;
+        end
+        w_index$1$d = s1_index$1$q;
+        w_word$1$d = wb_word$1;
+        ram_index$1 = s1_index$1$q;
+        ram_word$1 = wb_word$1;
+        if (write_stage) begin
+            ram_index$1 = w_index$1$q;
+            ram_word$1 = w_word$1$q;
         end
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
@@ -6763,18 +7044,18 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         bank1$1$write_enable = 1'b0;
         bank1$1$write_address = clear1$address;
         bank1$1$write_data = clear_word;
-        if (valid & ~s1_bank$q) begin
+        if (ram_write & ~ram_bank) begin
             bank0$1$write_enable = 1'b1;
-            bank0$1$write_address = s1_index$1$q;
-            bank0$1$write_data = wb_word$1;
+            bank0$1$write_address = ram_index$1;
+            bank0$1$write_data = ram_word$1;
         end
         else if (clear0$busy) begin
             bank0$1$write_enable = 1'b1;
         end
-        if (valid & s1_bank$q) begin
+        if (ram_write & ram_bank) begin
             bank1$1$write_enable = 1'b1;
-            bank1$1$write_address = s1_index$1$q;
-            bank1$1$write_data = wb_word$1;
+            bank1$1$write_address = ram_index$1;
+            bank1$1$write_data = ram_word$1;
         end
         else if (clear1$busy) begin
             bank1$1$write_enable = 1'b1;
@@ -6787,9 +7068,19 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         end
         fw_data$2$d = wb$2;
         fw_floor$2$d = wb_floor$2;
+        fw2_data$2$d = fw_data$2$q;
+        fw2_floor$2$d = fw_floor$2$q;
         wb_word$2 = wb$2;
         if (wb_floor$2) begin
             wb_word$2 = wb$2 | floor_bit;
+        end
+        w_index$2$d = s1_index$2$q;
+        w_word$2$d = wb_word$2;
+        ram_index$2 = s1_index$2$q;
+        ram_word$2 = wb_word$2;
+        if (write_stage) begin
+            ram_index$2 = w_index$2$q;
+            ram_word$2 = w_word$2$q;
         end
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear0$address;
@@ -6797,18 +7088,18 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         bank1$2$write_enable = 1'b0;
         bank1$2$write_address = clear1$address;
         bank1$2$write_data = clear_word;
-        if (valid & ~s1_bank$q) begin
+        if (ram_write & ~ram_bank) begin
             bank0$2$write_enable = 1'b1;
-            bank0$2$write_address = s1_index$2$q;
-            bank0$2$write_data = wb_word$2;
+            bank0$2$write_address = ram_index$2;
+            bank0$2$write_data = ram_word$2;
         end
         else if (clear0$busy) begin
             bank0$2$write_enable = 1'b1;
         end
-        if (valid & s1_bank$q) begin
+        if (ram_write & ram_bank) begin
             bank1$2$write_enable = 1'b1;
-            bank1$2$write_address = s1_index$2$q;
-            bank1$2$write_data = wb_word$2;
+            bank1$2$write_address = ram_index$2;
+            bank1$2$write_data = ram_word$2;
         end
         else if (clear1$busy) begin
             bank1$2$write_enable = 1'b1;
@@ -6821,9 +7112,19 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         end
         fw_data$3$d = wb$3;
         fw_floor$3$d = wb_floor$3;
+        fw2_data$3$d = fw_data$3$q;
+        fw2_floor$3$d = fw_floor$3$q;
         wb_word$3 = wb$3;
         if (wb_floor$3) begin
             wb_word$3 = wb$3 | floor_bit;
+        end
+        w_index$3$d = s1_index$3$q;
+        w_word$3$d = wb_word$3;
+        ram_index$3 = s1_index$3$q;
+        ram_word$3 = wb_word$3;
+        if (write_stage) begin
+            ram_index$3 = w_index$3$q;
+            ram_word$3 = w_word$3$q;
         end
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear0$address;
@@ -6831,18 +7132,18 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         bank1$3$write_enable = 1'b0;
         bank1$3$write_address = clear1$address;
         bank1$3$write_data = clear_word;
-        if (valid & ~s1_bank$q) begin
+        if (ram_write & ~ram_bank) begin
             bank0$3$write_enable = 1'b1;
-            bank0$3$write_address = s1_index$3$q;
-            bank0$3$write_data = wb_word$3;
+            bank0$3$write_address = ram_index$3;
+            bank0$3$write_data = ram_word$3;
         end
         else if (clear0$busy) begin
             bank0$3$write_enable = 1'b1;
         end
-        if (valid & s1_bank$q) begin
+        if (ram_write & ram_bank) begin
             bank1$3$write_enable = 1'b1;
-            bank1$3$write_address = s1_index$3$q;
-            bank1$3$write_data = wb_word$3;
+            bank1$3$write_address = ram_index$3;
+            bank1$3$write_data = ram_word$3;
         end
         else if (clear1$busy) begin
             bank1$3$write_enable = 1'b1;
@@ -8531,6 +8832,158 @@ module hwprof_paper_1m_bram$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,bi
 endmodule // top$counters$cu$le_gather
 
 
+module hwprof_paper_1m_bram$counters$fw2_data$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw2_data$0
+
+
+module hwprof_paper_1m_bram$counters$fw2_data$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw2_data$1
+
+
+module hwprof_paper_1m_bram$counters$fw2_data$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw2_data$2
+
+
+module hwprof_paper_1m_bram$counters$fw2_data$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw2_data$3
+
+
+module hwprof_paper_1m_bram$counters$fw2_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw2_floor$0
+
+
+module hwprof_paper_1m_bram$counters$fw2_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw2_floor$1
+
+
+module hwprof_paper_1m_bram$counters$fw2_floor$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw2_floor$2
+
+
+module hwprof_paper_1m_bram$counters$fw2_floor$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$fw2_floor$3
+
+
 module hwprof_paper_1m_bram$counters$fw_data$0(d,q,clock);
     
     // Module arguments
@@ -8930,6 +9383,82 @@ module hwprof_paper_1m_bram$counters$m_same2$3(d,q,clock);
 endmodule // top$counters$m_same2$3
 
 
+module hwprof_paper_1m_bram$counters$m_same3$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same3$0
+
+
+module hwprof_paper_1m_bram$counters$m_same3$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same3$1
+
+
+module hwprof_paper_1m_bram$counters$m_same3$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same3$2
+
+
+module hwprof_paper_1m_bram$counters$m_same3$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$m_same3$3
+
+
 module hwprof_paper_1m_bram$counters$r_c$0(d,q,clock);
     
     // Module arguments
@@ -9175,6 +9704,215 @@ module hwprof_paper_1m_bram$counters$s1_index$3(d,q,clock);
     end
           
 endmodule // top$counters$s1_index$3
+
+
+module hwprof_paper_1m_bram$counters$w_bank(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_bank
+
+
+module hwprof_paper_1m_bram$counters$w_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_index$0
+
+
+module hwprof_paper_1m_bram$counters$w_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_index$1
+
+
+module hwprof_paper_1m_bram$counters$w_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_index$2
+
+
+module hwprof_paper_1m_bram$counters$w_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_index$3
+
+
+module hwprof_paper_1m_bram$counters$w_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_last
+
+
+module hwprof_paper_1m_bram$counters$w_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_valid
+
+
+module hwprof_paper_1m_bram$counters$w_word$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_word$0
+
+
+module hwprof_paper_1m_bram$counters$w_word$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_word$1
+
+
+module hwprof_paper_1m_bram$counters$w_word$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_word$2
+
+
+module hwprof_paper_1m_bram$counters$w_word$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$w_word$3
 
 
 module hwprof_paper_1m_bram$d_last(d,q,clock);

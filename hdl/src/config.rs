@@ -17,6 +17,7 @@
 //! | `hash` | `"tabulation"` (the paper's) or `"h3"`; default tabulation | |
 //! | `seed` | seed of every random hash constant (see [`crate::hash`]); default 1 | |
 //! | `a_bits`, `b_bits` | key widths; inputs are masked to them; default 48 | 1 ..= 64 |
+//! | `write_stage` | hardware only, no effect on the profile: the block-RAM profiler's counter tables register their write-back once more before the block RAMs (docs/SPEC.md §5.4), so the accumulator's hit decision ends at a register, not at the RAMs' data pins: higher Fmax on ECP5 for about 40 flip-flops per table. Default true with a set-associative accumulator | set-associative accumulator only |
 //! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
 //! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
@@ -118,6 +119,7 @@ struct ProfilerFile {
     a_bits: Option<u64>,
     b_bits: Option<u64>,
     accumulator: Option<AccumulatorFile>,
+    write_stage: Option<bool>,
 }
 
 /// The accumulator table's shape, validated.
@@ -161,6 +163,8 @@ pub struct ProfilerConfig {
     pub a_bits: u32,
     pub b_bits: u32,
     pub accumulator: AccumulatorConfig,
+    /// The block-RAM profiler's write stage (hardware only; module docs).
+    pub write_stage: bool,
 }
 
 /// Largest supported values, chosen so that RTL widths stay sane.
@@ -363,6 +367,9 @@ impl ConfigFile for ProfilerConfig {
                     .and_then(|a| a.replacement)
                     .unwrap_or(Replacement::First),
             },
+            write_stage: file
+                .write_stage
+                .unwrap_or(organisation == Organisation::SetAssociative),
         };
         if organisation == Organisation::FullyAssociative {
             if let Some(a) = &acc {
@@ -474,6 +481,13 @@ impl ConfigFile for ProfilerConfig {
                 r.in_range("accumulator.stash", acc.stash as u64, 0..=MAX_STASH)?;
             }
         }
+        if self.write_stage && acc.organisation != Organisation::SetAssociative {
+            return e(
+                "write_stage",
+                "is a stage of the block-RAM profiler: it needs accumulator.organisation = \"set_associative\""
+                    .into(),
+            );
+        }
         Ok(())
     }
 }
@@ -580,6 +594,16 @@ mod tests {
         assert_eq!(c.accumulator.entries, 100);
         assert_eq!(c.counter_bits, 24);
         assert!(c.conservative_update && !c.reset_on_promote && c.retaining);
+        assert!(
+            !c.write_stage,
+            "fully associative: no block-RAM counter pipeline"
+        );
+        let c =
+            parse("[accumulator]\norganisation = \"set_associative\"\nentries = 128\n").unwrap();
+        assert!(
+            c.write_stage,
+            "the block-RAM profiler has the write stage by default"
+        );
         let c = ProfilerConfig::from_toml_str(
             "interval = 1000000\nthreshold = \"0.1%\"\ntables = 1\nentries = 2048\n",
             "x",
@@ -606,6 +630,7 @@ mod tests {
             ("counter_bits = 6", "counter_bits"),
             ("a_bits = 0", "a_bits"),
             ("b_bits = 65", "b_bits"),
+            ("write_stage = true", "write_stage"),
             ("[accumulator]\nentries = 0", "accumulator.entries"),
             ("[accumulator]\ncount_bits = 20", "accumulator.count_bits"),
             ("[accumulator]\ncount_bits = 33", "accumulator.count_bits"),

@@ -428,6 +428,7 @@ proptest! {
         let mut sa = fa.clone();
         sa.accumulator.organisation = hwprof_sim::hwprof_hdl::Organisation::SetAssociative;
         sa.accumulator.ways = acc;
+        sa.write_stage = true;
         let (mut m1, mut m2) = (MultiHash::new(&fa).unwrap(), MultiHash::new(&sa).unwrap());
         for &a in &stream {
             prop_assert_eq!(m1.event(a, 0), m2.event(a, 0));

@@ -16,13 +16,16 @@
 //!
 //! **Registered read** ([`CounterTables::registered_read`]): the words read in stage 0 are
 //! registered once more before stage 1 (stage M between them), so stage 1's arithmetic starts from
-//! flip-flops, not from the block RAMs' slow outputs, and the words stage 1 writes back are
-//! registered before they reach the RAMs (stage W after it), so the accumulator's late hit
-//! decision ends at a register, not at a block RAM's data pins. The read then misses the writes
-//! of the three events ahead: the ones two and three ahead are forwarded in stage M (`m_same2`,
-//! `m_same3`, the younger winning), the one ahead in stage 1 as before. The event's index is
-//! given a clock before its counters are needed, and a bank's clear starts a clock after its
-//! interval's last event left stage 1 (after that event's write).
+//! flip-flops, not from the block RAMs' slow outputs. The read then misses the writes of the two
+//! events ahead: the one two ahead is forwarded in stage M (`m_same2`), the one ahead in stage 1
+//! as before. The event's index is given a clock before its counters are needed.
+//!
+//! **Write stage** (with the registered read, the configuration's `write_stage`): the words stage
+//! 1 writes back are registered before they reach the RAMs (stage W after it), so the
+//! accumulator's late hit decision ends at a register, not at a block RAM's data pins. The read
+//! then also misses the write of the event three ahead, forwarded in stage M too (`m_same3`, the
+//! younger write winning), and a bank's clear starts a clock after its interval's last event left
+//! stage 1 (after that event's write). It costs about 40 flip-flops per table.
 //!
 //! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
 //! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed
@@ -105,9 +108,11 @@ pub struct CounterTables<const CB: usize> {
     m_bank: DFF<Bit>,
     m_same2: Vec<DFF<Bit>>,
     m_same3: Vec<DFF<Bit>>,
-    /// Stage W (registered read only): the event's write, a clock after stage 1 — whether there
-    /// is one, its bank, indices and words (with the predicate bit), and whether it ends the
-    /// interval; `fw2_*` the words the event before it wrote, for `m_same3`.
+    /// Stage W (with the write stage, which needs the registered read): the event's write, a
+    /// clock after stage 1 — whether there is one, its bank, indices and words (with the
+    /// predicate bit), and whether it ends the interval; `fw2_*` the words the event before it
+    /// wrote, for `m_same3`.
+    write_stage: Constant<Bit>,
     w_valid: DFF<Bit>,
     w_bank: DFF<Bit>,
     w_last: DFF<Bit>,
@@ -115,7 +120,7 @@ pub struct CounterTables<const CB: usize> {
     w_word: Vec<DFF<Bits<CB>>>,
     fw2_data: Vec<DFF<Bits<CB>>>,
     fw2_floor: Vec<DFF<Bit>>,
-    /// The write the RAMs take this clock: stage 1's (plain read) or stage W's (registered).
+    /// The write the RAMs take this clock: stage 1's, or stage W's with the write stage.
     ram_write: Signal<Local, Bit>,
     ram_bank: Signal<Local, Bit>,
     ram_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
@@ -153,21 +158,41 @@ impl<const CB: usize> CounterTables<CB> {
     /// `rule.tables` tables of `entries` counters stored in `width` <= CB bits, updated by `rule`,
     /// whose `counter_max` must fit `width`.
     pub fn new(entries: usize, width: usize, rule: &UpdateRule) -> Self {
-        Self::build(entries, width, rule, false)
+        Self::build(entries, width, rule, false, false)
     }
 
     /// As [`Self::for_config`], with a registered read (module docs): stage 1 comes two clocks
-    /// after `read_index`.
+    /// after `read_index`; and a write stage after stage 1 if `cfg.write_stage`.
     pub fn registered_read(cfg: &ProfilerConfig, w: &Widths) -> Self {
-        Self::new_registered(cfg.entries, w.counter, &UpdateRule::of(cfg, w))
+        Self::new_registered(
+            cfg.entries,
+            w.counter,
+            &UpdateRule::of(cfg, w),
+            cfg.write_stage,
+        )
     }
 
-    /// As [`Self::new`], with a registered read.
-    pub fn new_registered(entries: usize, width: usize, rule: &UpdateRule) -> Self {
-        Self::build(entries, width, rule, true)
+    /// As [`Self::new`], with a registered read, and a write stage if `write_stage`.
+    pub fn new_registered(
+        entries: usize,
+        width: usize,
+        rule: &UpdateRule,
+        write_stage: bool,
+    ) -> Self {
+        Self::build(entries, width, rule, true, write_stage)
     }
 
-    fn build(entries: usize, width: usize, rule: &UpdateRule, registered: bool) -> Self {
+    fn build(
+        entries: usize,
+        width: usize,
+        rule: &UpdateRule,
+        registered: bool,
+        write_stage: bool,
+    ) -> Self {
+        assert!(
+            registered || !write_stage,
+            "the write stage needs the registered read"
+        );
         let tables = rule.tables;
         assert!(
             width == 64 || rule.counter_max < 1u64 << width,
@@ -215,6 +240,7 @@ impl<const CB: usize> CounterTables<CB> {
             m_bank: Default::default(),
             m_same2: vec_of(tables),
             m_same3: vec_of(tables),
+            write_stage: Constant::new(write_stage),
             w_valid: Default::default(),
             w_bank: Default::default(),
             w_last: Default::default(),
@@ -261,7 +287,7 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.ram_write.next = self.valid.val();
         self.ram_bank.next = self.s1_bank.q.val();
         self.clear_now.next = self.clear_start.val();
-        if self.registered.val() {
+        if self.write_stage.val() {
             self.ram_write.next = self.w_valid.q.val();
             self.ram_bank.next = self.w_bank.q.val();
             self.clear_now.next = self.w_last.q.val();
@@ -272,7 +298,7 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.clear1.start.next = self.reset.val() | (self.clear_now.val() & self.ram_bank.val());
         self.clearing0.next = self.clear0.busy.val();
         self.clearing1.next = self.clear1.busy.val();
-        if self.registered.val() & self.w_last.q.val() {
+        if self.write_stage.val() & self.w_last.q.val() {
             if self.w_bank.q.val() {
                 self.clearing1.next = true;
             } else {
@@ -315,8 +341,9 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.m_same2[k].d.next = self.writes.val()
                 & (self.read_bank.val() == self.s1_bank.q.val())
                 & (self.read_index[k].val() == self.s1_index[k].q.val());
-            // Stage 0 vs stage W (registered read): three ahead.
-            self.m_same3[k].d.next = self.w_valid.q.val()
+            // Stage 0 vs stage W (write stage): three ahead.
+            self.m_same3[k].d.next = self.write_stage.val()
+                & self.w_valid.q.val()
                 & (self.read_bank.val() == self.w_bank.q.val())
                 & (self.read_index[k].val() == self.w_index[k].q.val());
             if self.registered.val() {
@@ -382,7 +409,7 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.w_word[k].d.next = self.wb_word[k].val();
             self.ram_index[k].next = self.s1_index[k].q.val();
             self.ram_word[k].next = self.wb_word[k].val();
-            if self.registered.val() {
+            if self.write_stage.val() {
                 self.ram_index[k].next = self.w_index[k].q.val();
                 self.ram_word[k].next = self.w_word[k].q.val();
             }

@@ -163,6 +163,7 @@ mod tests {
         smallest.accumulator.organisation = Organisation::FullyAssociative;
         smallest.accumulator.ways = smallest.accumulator.entries;
         smallest.accumulator.stash = 0;
+        smallest.write_stage = false;
         let e = storage_widths(&smallest).unwrap_err();
         assert!(
             e.contains("needs organisation = \"set_associative\""),

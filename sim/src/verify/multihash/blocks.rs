@@ -168,7 +168,7 @@ fn conservative_update_matches_the_model_exhaustively() {
 fn check_counter_tables(
     cu: bool,
     reset: Option<u32>,
-    registered: bool,
+    (registered, write_stage): (bool, bool),
     width: usize,
     threshold: u64,
     seed: u64,
@@ -185,7 +185,7 @@ fn check_counter_tables(
         reset_value: reset.unwrap_or(0) as u64,
     };
     let mut uut = if registered {
-        CounterTables::<CB>::new_registered(entries, width, &rule)
+        CounterTables::<CB>::new_registered(entries, width, &rule, write_stage)
     } else {
         CounterTables::<CB>::new(entries, width, &rule)
     };
@@ -225,7 +225,7 @@ fn check_counter_tables(
             let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
             let new_min = conservative_update(&mut c, cu, counter_max);
             let what = format!(
-                "C{} reset {reset:?} registered {registered} width {width} T {threshold} seed {seed} event {step} at {at:?}",
+                "C{} reset {reset:?} registered {registered} write stage {write_stage} width {width} T {threshold} seed {seed} event {step} at {at:?}",
                 cu as u8
             );
             assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
@@ -254,11 +254,11 @@ fn counter_tables_forward_what_the_events_ahead_wrote() {
     for cu in [false, true] {
         for reset in [None, Some(0), Some(5)] {
             for seed in 1..=2 {
-                for registered in [false, true] {
+                for stages in [(false, false), (true, false), (true, true)] {
                     for width in [4, 16] {
-                        check_counter_tables(cu, reset, registered, width, 6, seed);
+                        check_counter_tables(cu, reset, stages, width, 6, seed);
                         if reset.is_none() {
-                            check_counter_tables(cu, reset, registered, width, 1, seed);
+                            check_counter_tables(cu, reset, stages, width, 1, seed);
                         }
                     }
                 }

@@ -1,5 +1,5 @@
 //! Random valid configurations — any tables, entries, accumulator entries or sets × ways, widths,
-//! thresholds, C/R/P, hash kind, key widths — for the property test that exports each one's
+//! thresholds, C/R/P, hash kind, key widths, the block-RAM profiler's write stage — for the property test that exports each one's
 //! Verilog and runs it under Icarus against the model.
 
 use hwprof_hdl::ConfigFile;
@@ -16,9 +16,11 @@ pub fn random_config(rng: &mut impl Rng) -> ProfilerConfig {
         .gen_range(1..=interval / 6)
         .min((1u64 << counter_bits) - 1);
     let count_bits = rng.gen_range(counter_bits..=24);
+    let mut stages = String::new();
     let accumulator = if rng.gen_bool(0.5) {
         format!("entries = {}\n", rng.gen_range(1..=12))
     } else {
+        stages = format!("write_stage = {}\n", rng.gen_bool(0.5));
         let ways = rng.gen_range(1..=4);
         let sets = 1 << rng.gen_range(0..=3);
         format!(
@@ -29,7 +31,7 @@ pub fn random_config(rng: &mut impl Rng) -> ProfilerConfig {
     let text = format!(
         "interval = {interval}\nthreshold = {threshold}\ntables = {}\nentries = {}\n\
          counter_bits = {counter_bits}\nconservative_update = {}\nreset_on_promote = {}\n\
-         retaining = {}\nhash = \"{}\"\nseed = {}\na_bits = {}\nb_bits = {}\n\
+         retaining = {}\nhash = \"{}\"\nseed = {}\na_bits = {}\nb_bits = {}\n{stages}\
          [accumulator]\ncount_bits = {count_bits}\n{accumulator}",
         rng.gen_range(1..=5),
         1 << rng.gen_range(2..=6),
