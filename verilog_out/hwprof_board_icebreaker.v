@@ -239,15 +239,16 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
     output reg  [7:0] out_data;
     
     // Constant declarations
-    localparam  p_a = 8'h9;
-    localparam  p_sp2 = 8'h11;
-    localparam  p_b = 8'h12;
-    localparam  p_sp3 = 8'h1a;
-    localparam  p_c = 8'h1b;
-    localparam  p_cr = 8'h23;
-    localparam  p_lf = 8'h24;
+    localparam  before_a = 8'h8;
+    localparam  before_sp2 = 8'h10;
+    localparam  before_b = 8'h11;
+    localparam  before_sp3 = 8'h19;
+    localparam  before_c = 8'h1a;
+    localparam  before_cr = 8'h22;
+    localparam  before_lf = 8'h23;
     localparam  a_align = 8'h20;
     localparam  b_align = 8'h20;
+    localparam  hex = 128'h66656463626139383736353433323130;
     
     // Enums
     localparam FormatState$Idle = 0;
@@ -285,9 +286,28 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
     reg  [7:0] o_data$d;
     wire  [7:0] o_data$q;
     reg  o_data$clock;
+    reg  f_iv$d;
+    wire  f_iv$q;
+    reg  f_iv$clock;
+    reg  f_a$d;
+    wire  f_a$q;
+    reg  f_a$clock;
+    reg  f_b$d;
+    wire  f_b$q;
+    reg  f_b$clock;
+    reg  f_c$d;
+    wire  f_c$q;
+    reg  f_c$clock;
+    reg  [7:0] fixed$d;
+    wire  [7:0] fixed$q;
+    reg  fixed$clock;
+    reg  f_lf$d;
+    wire  f_lf$q;
+    reg  f_lf$clock;
     
     // Local signals
     reg  [3:0] nibble;
+    reg  [6:0] digit_at;
     reg  [7:0] digit;
     reg  is_digit;
     reg  [7:0] ch;
@@ -344,6 +364,36 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
         .q(o_data$q),
         .clock(o_data$clock)
     );
+    hwprof_board_icebreaker$format$f_iv f_iv(
+        .d(f_iv$d),
+        .q(f_iv$q),
+        .clock(f_iv$clock)
+    );
+    hwprof_board_icebreaker$format$f_a f_a(
+        .d(f_a$d),
+        .q(f_a$q),
+        .clock(f_a$clock)
+    );
+    hwprof_board_icebreaker$format$f_b f_b(
+        .d(f_b$d),
+        .q(f_b$q),
+        .clock(f_b$clock)
+    );
+    hwprof_board_icebreaker$format$f_c f_c(
+        .d(f_c$d),
+        .q(f_c$q),
+        .clock(f_c$clock)
+    );
+    hwprof_board_icebreaker$format$fixed fixed(
+        .d(fixed$d),
+        .q(fixed$q),
+        .clock(fixed$clock)
+    );
+    hwprof_board_icebreaker$format$f_lf f_lf(
+        .d(f_lf$d),
+        .q(f_lf$q),
+        .clock(f_lf$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -357,6 +407,12 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
         last$clock = clock;
         o_valid$clock = clock;
         o_data$clock = clock;
+        f_iv$clock = clock;
+        f_a$clock = clock;
+        f_b$clock = clock;
+        f_c$clock = clock;
+        fixed$clock = clock;
+        f_lf$clock = clock;
         state$d = state$q;
         pos$d = pos$q;
         iv$d = iv$q;
@@ -367,6 +423,12 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
         last$d = last$q;
         o_valid$d = o_valid$q;
         o_data$d = o_data$q;
+        f_iv$d = f_iv$q;
+        f_a$d = f_a$q;
+        f_b$d = f_b$q;
+        f_c$d = f_c$q;
+        fixed$d = fixed$q;
+        f_lf$d = f_lf$q;
         in_ready = state$q == FormatState$Idle;
         out_valid = o_valid$q;
         out_data = o_data$q;
@@ -375,55 +437,21 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
             o_valid$d = 1'b0;
         end
         nibble = iv$q[(32'h1c)+:(4)];
-        is_digit = pos$q < 32'h8;
-        if (state$q == FormatState$Entry) begin
-            if ((pos$q >= p_a) & (pos$q < p_sp2)) begin
-                nibble = ka$q[(32'h3c)+:(4)];
-                is_digit = 1'b1;
-            end
-            if ((pos$q >= p_b) & (pos$q < p_sp3)) begin
-                nibble = kb$q[(32'h3c)+:(4)];
-                is_digit = 1'b1;
-            end
-            if ((pos$q >= p_c) & (pos$q < p_cr)) begin
-                nibble = cnt$q[(32'h1c)+:(4)];
-                is_digit = 1'b1;
-            end
+        if (f_a$q) begin
+            nibble = ka$q[(32'h3c)+:(4)];
         end
-        if (nibble < 32'ha) begin
-            digit = ((nibble) & 8'hff) + 32'h30;
+        if (f_b$q) begin
+            nibble = kb$q[(32'h3c)+:(4)];
         end
-        else begin
-            digit = ((nibble) & 8'hff) + 32'h57;
+        if (f_c$q) begin
+            nibble = cnt$q[(32'h1c)+:(4)];
         end
-        ch = 32'h20;
+        digit_at = ((nibble) & 7'h7f) << 32'h3;
+        digit = hex[(digit_at)+:(8)];
+        is_digit = f_iv$q | f_a$q | f_b$q | f_c$q;
+        ch = fixed$q;
         if (is_digit) begin
             ch = digit;
-        end
-        else if (state$q == FormatState$Entry) begin
-            if (pos$q == p_cr) begin
-                ch = 32'hd;
-            end
-            if (pos$q == p_lf) begin
-                ch = 32'ha;
-            end
-        end
-        else begin
-            if (pos$q == 32'h9) begin
-                ch = 32'h65;
-            end
-            if (pos$q == 32'ha) begin
-                ch = 32'h6e;
-            end
-            if (pos$q == 32'hb) begin
-                ch = 32'h64;
-            end
-            if (pos$q == 32'hc) begin
-                ch = 32'hd;
-            end
-            if (pos$q == 32'hd) begin
-                ch = 32'ha;
-            end
         end
         if (take) begin
             o_valid$d = 1'b1;
@@ -452,19 +480,19 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
                 begin
                     if (take) begin
                         pos$d = pos$q + 32'h1;
-                        if (pos$q < 32'h8) begin
+                        if (f_iv$q) begin
                             iv$d = iv$q << 32'h4;
                         end
-                        if ((pos$q >= p_a) & (pos$q < p_sp2)) begin
+                        if (f_a$q) begin
                             ka$d = ka$q << 32'h4;
                         end
-                        if ((pos$q >= p_b) & (pos$q < p_sp3)) begin
+                        if (f_b$q) begin
                             kb$d = kb$q << 32'h4;
                         end
-                        if ((pos$q >= p_c) & (pos$q < p_cr)) begin
+                        if (f_c$q) begin
                             cnt$d = cnt$q << 32'h4;
                         end
-                        if (pos$q == p_lf) begin
+                        if (f_lf$q) begin
                             pos$d = 32'h0;
                             iv$d = iv_keep$q;
                             if (last$q) begin
@@ -480,15 +508,61 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
                 begin
                     if (take) begin
                         pos$d = pos$q + 32'h1;
-                        if (pos$q < 32'h8) begin
+                        if (f_iv$q) begin
                             iv$d = iv$q << 32'h4;
                         end
-                        if (pos$q == 32'hd) begin
+                        if (f_lf$q) begin
                             state$d = FormatState$Idle;
                         end
                     end
                 end
         endcase
+        if (take) begin
+            f_iv$d = pos$q < 32'h7;
+            f_a$d = 1'b0;
+            f_b$d = 1'b0;
+            f_c$d = 1'b0;
+            fixed$d = 32'h20;
+            f_lf$d = 1'b0;
+            if (state$q == FormatState$Entry) begin
+                f_a$d = (pos$q >= before_a) & (pos$q < before_sp2);
+                f_b$d = (pos$q >= before_b) & (pos$q < before_sp3);
+                f_c$d = (pos$q >= before_c) & (pos$q < before_cr);
+                if (pos$q == before_cr) begin
+                    fixed$d = 32'hd;
+                end
+                if (pos$q == before_lf) begin
+                    fixed$d = 32'ha;
+                    f_lf$d = 1'b1;
+                end
+            end
+            else begin
+                if (pos$q == 32'h8) begin
+                    fixed$d = 32'h65;
+                end
+                if (pos$q == 32'h9) begin
+                    fixed$d = 32'h6e;
+                end
+                if (pos$q == 32'ha) begin
+                    fixed$d = 32'h64;
+                end
+                if (pos$q == 32'hb) begin
+                    fixed$d = 32'hd;
+                end
+                if (pos$q == 32'hc) begin
+                    fixed$d = 32'ha;
+                    f_lf$d = 1'b1;
+                end
+            end
+        end
+        if ((take & f_lf$q) | ((state$q == FormatState$Idle) & in_valid)) begin
+            f_iv$d = 1'b1;
+            f_a$d = 1'b0;
+            f_b$d = 1'b0;
+            f_c$d = 1'b0;
+            fixed$d = 32'h20;
+            f_lf$d = 1'b0;
+        end
         if (reset) begin
             state$d = FormatState$Idle;
             o_valid$d = 1'b0;
@@ -515,6 +589,120 @@ module hwprof_board_icebreaker$format$cnt(d,q,clock);
     end
           
 endmodule // top$format$cnt
+
+
+module hwprof_board_icebreaker$format$f_a(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$format$f_a
+
+
+module hwprof_board_icebreaker$format$f_b(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$format$f_b
+
+
+module hwprof_board_icebreaker$format$f_c(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$format$f_c
+
+
+module hwprof_board_icebreaker$format$f_iv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$format$f_iv
+
+
+module hwprof_board_icebreaker$format$f_lf(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$format$f_lf
+
+
+module hwprof_board_icebreaker$format$fixed(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$format$fixed
 
 
 module hwprof_board_icebreaker$format$iv(d,q,clock);

@@ -60,22 +60,37 @@ pub struct ReportFormat {
     kb: DFF<Bits<64>>,
     cnt: DFF<Bits<32>>,
     last: DFF<Bit>,
-    /// The output register: the character computed from `pos` leaves from flip-flops, so the
-    /// field selection and the hex digit's adder are not in the UART's load path.
+    /// The output register: the character leaves from flip-flops, so the field selection and
+    /// the hex digit are not in the UART's load path.
     o_valid: DFF<Bit>,
     o_data: DFF<Bits<8>>,
-    /// Line layout: first position of each field (constants from the key widths).
-    p_a: Constant<Bits<8>>,
-    p_sp2: Constant<Bits<8>>,
-    p_b: Constant<Bits<8>>,
-    p_sp3: Constant<Bits<8>>,
-    p_c: Constant<Bits<8>>,
-    p_cr: Constant<Bits<8>>,
-    p_lf: Constant<Bits<8>>,
+    /// What the character at `pos` is, registered when `pos` moves (from the position before
+    /// it), so that the character is a select among flip-flops and a 4-input table, not a chain
+    /// of position compares: a digit of the interval, of a, of b or of the count (at most one),
+    /// else the `fixed` character; and whether it ends the line.
+    f_iv: DFF<Bit>,
+    f_a: DFF<Bit>,
+    f_b: DFF<Bit>,
+    f_c: DFF<Bit>,
+    fixed: DFF<Bits<8>>,
+    f_lf: DFF<Bit>,
+    /// Line layout: the position just before each field's first (so that the flags of the
+    /// next position are compared on the current one); constants from the key widths.
+    before_a: Constant<Bits<8>>,
+    before_sp2: Constant<Bits<8>>,
+    before_b: Constant<Bits<8>>,
+    before_sp3: Constant<Bits<8>>,
+    before_c: Constant<Bits<8>>,
+    before_cr: Constant<Bits<8>>,
+    before_lf: Constant<Bits<8>>,
     /// Left shifts that put the first printed digit of a / b in the top nibble.
     a_align: Constant<Bits<8>>,
     b_align: Constant<Bits<8>>,
+    /// The 16 lowercase hex digits' ASCII codes, digit i in bits 8i .. 8i+7.
+    hex: Constant<Bits<128>>,
     nibble: Signal<Local, Bits<4>>,
+    /// The nibble's first bit in `hex`.
+    digit_at: Signal<Local, Bits<7>>,
     digit: Signal<Local, Bits<8>>,
     is_digit: Signal<Local, Bit>,
     /// The character at `pos`.
@@ -120,16 +135,30 @@ impl ReportFormat {
             last: Default::default(),
             o_valid: Default::default(),
             o_data: Default::default(),
-            p_a: c(p_a),
-            p_sp2: c(p_a + ad),
-            p_b: c(p_b),
-            p_sp3: c(p_b + bd),
-            p_c: c(p_c),
-            p_cr: c(p_c + WORD_DIGITS),
-            p_lf: c(p_c + WORD_DIGITS + 1),
+            f_iv: Default::default(),
+            f_a: Default::default(),
+            f_b: Default::default(),
+            f_c: Default::default(),
+            fixed: Default::default(),
+            f_lf: Default::default(),
+            before_a: c(p_a - 1),
+            before_sp2: c(p_a + ad - 1),
+            before_b: c(p_b - 1),
+            before_sp3: c(p_b + bd - 1),
+            before_c: c(p_c - 1),
+            before_cr: c(p_c + WORD_DIGITS - 1),
+            before_lf: c(p_c + WORD_DIGITS),
             a_align: c(64 - 4 * ad),
             b_align: c(64 - 4 * bd),
+            hex: Constant::new({
+                let mut t = Bits::<128>::default();
+                for (i, ch) in b"0123456789abcdef".iter().enumerate() {
+                    t.set_bits::<8>(8 * i, (*ch as u64).to_bits());
+                }
+                t
+            }),
             nibble: Default::default(),
+            digit_at: Default::default(),
             digit: Default::default(),
             is_digit: Default::default(),
             ch: Default::default(),
@@ -148,7 +177,10 @@ pub fn verilog(a_bits: u32, b_bits: u32) -> Result<String, String> {
 impl Logic for ReportFormat {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pos, iv, iv_keep, ka, kb, cnt, last, o_valid, o_data);
+        dff_setup!(
+            self, clock, state, pos, iv, iv_keep, ka, kb, cnt, last, o_valid, o_data, f_iv, f_a,
+            f_b, f_c, fixed, f_lf
+        );
         self.in_ready.next = self.state.q.val() == FormatState::Idle;
         self.out_valid.next = self.o_valid.q.val();
         self.out_data.next = self.o_data.q.val();
@@ -157,56 +189,24 @@ impl Logic for ReportFormat {
         if self.out_ready.val() {
             self.o_valid.d.next = false;
         }
-        // Which field the position is in, and its next nibble.
+        // The character at `pos`, from the registered flags.
         self.nibble.next = self.iv.q.val().get_bits::<4>(28);
-        self.is_digit.next = self.pos.q.val() < 8;
-        if self.state.q.val() == FormatState::Entry {
-            if (self.pos.q.val() >= self.p_a.val()) & (self.pos.q.val() < self.p_sp2.val()) {
-                self.nibble.next = self.ka.q.val().get_bits::<4>(60);
-                self.is_digit.next = true;
-            }
-            if (self.pos.q.val() >= self.p_b.val()) & (self.pos.q.val() < self.p_sp3.val()) {
-                self.nibble.next = self.kb.q.val().get_bits::<4>(60);
-                self.is_digit.next = true;
-            }
-            if (self.pos.q.val() >= self.p_c.val()) & (self.pos.q.val() < self.p_cr.val()) {
-                self.nibble.next = self.cnt.q.val().get_bits::<4>(28);
-                self.is_digit.next = true;
-            }
+        if self.f_a.q.val() {
+            self.nibble.next = self.ka.q.val().get_bits::<4>(60);
         }
-        if self.nibble.val() < 10 {
-            self.digit.next = bit_cast::<8, 4>(self.nibble.val()) + 48;
-        } else {
-            self.digit.next = bit_cast::<8, 4>(self.nibble.val()) + 87;
+        if self.f_b.q.val() {
+            self.nibble.next = self.kb.q.val().get_bits::<4>(60);
         }
-        // Characters that are not digits.
-        self.ch.next = 32.into();
+        if self.f_c.q.val() {
+            self.nibble.next = self.cnt.q.val().get_bits::<4>(28);
+        }
+        self.digit_at.next = bit_cast::<7, 4>(self.nibble.val()) << 3;
+        self.digit.next = self.hex.val().get_bits::<8>(self.digit_at.val().index());
+        self.is_digit.next =
+            self.f_iv.q.val() | self.f_a.q.val() | self.f_b.q.val() | self.f_c.q.val();
+        self.ch.next = self.fixed.q.val();
         if self.is_digit.val() {
             self.ch.next = self.digit.val();
-        } else if self.state.q.val() == FormatState::Entry {
-            if self.pos.q.val() == self.p_cr.val() {
-                self.ch.next = 13.into();
-            }
-            if self.pos.q.val() == self.p_lf.val() {
-                self.ch.next = 10.into();
-            }
-        } else {
-            // End line: "IIIIIIII end\r\n"
-            if self.pos.q.val() == 9 {
-                self.ch.next = 101.into();
-            }
-            if self.pos.q.val() == 10 {
-                self.ch.next = 110.into();
-            }
-            if self.pos.q.val() == 11 {
-                self.ch.next = 100.into();
-            }
-            if self.pos.q.val() == 12 {
-                self.ch.next = 13.into();
-            }
-            if self.pos.q.val() == 13 {
-                self.ch.next = 10.into();
-            }
         }
         if self.take.val() {
             self.o_valid.d.next = true;
@@ -232,21 +232,19 @@ impl Logic for ReportFormat {
             FormatState::Entry => {
                 if self.take.val() {
                     self.pos.d.next = self.pos.q.val() + 1;
-                    if self.pos.q.val() < 8 {
+                    if self.f_iv.q.val() {
                         self.iv.d.next = self.iv.q.val() << 4;
                     }
-                    if (self.pos.q.val() >= self.p_a.val()) & (self.pos.q.val() < self.p_sp2.val())
-                    {
+                    if self.f_a.q.val() {
                         self.ka.d.next = self.ka.q.val() << 4;
                     }
-                    if (self.pos.q.val() >= self.p_b.val()) & (self.pos.q.val() < self.p_sp3.val())
-                    {
+                    if self.f_b.q.val() {
                         self.kb.d.next = self.kb.q.val() << 4;
                     }
-                    if (self.pos.q.val() >= self.p_c.val()) & (self.pos.q.val() < self.p_cr.val()) {
+                    if self.f_c.q.val() {
                         self.cnt.d.next = self.cnt.q.val() << 4;
                     }
-                    if self.pos.q.val() == self.p_lf.val() {
+                    if self.f_lf.q.val() {
                         self.pos.d.next = 0.into();
                         self.iv.d.next = self.iv_keep.q.val();
                         if self.last.q.val() {
@@ -260,14 +258,68 @@ impl Logic for ReportFormat {
             FormatState::End => {
                 if self.take.val() {
                     self.pos.d.next = self.pos.q.val() + 1;
-                    if self.pos.q.val() < 8 {
+                    if self.f_iv.q.val() {
                         self.iv.d.next = self.iv.q.val() << 4;
                     }
-                    if self.pos.q.val() == 13 {
+                    if self.f_lf.q.val() {
                         self.state.d.next = FormatState::Idle;
                     }
                 }
             }
+        }
+        // The flags of the next position: `pos + 1` when the character is taken, compared on
+        // `pos` against the positions before the fields; position 0 (an interval digit) when a
+        // line starts.
+        if self.take.val() {
+            self.f_iv.d.next = self.pos.q.val() < 7;
+            self.f_a.d.next = false;
+            self.f_b.d.next = false;
+            self.f_c.d.next = false;
+            self.fixed.d.next = 32.into();
+            self.f_lf.d.next = false;
+            if self.state.q.val() == FormatState::Entry {
+                self.f_a.d.next = (self.pos.q.val() >= self.before_a.val())
+                    & (self.pos.q.val() < self.before_sp2.val());
+                self.f_b.d.next = (self.pos.q.val() >= self.before_b.val())
+                    & (self.pos.q.val() < self.before_sp3.val());
+                self.f_c.d.next = (self.pos.q.val() >= self.before_c.val())
+                    & (self.pos.q.val() < self.before_cr.val());
+                if self.pos.q.val() == self.before_cr.val() {
+                    self.fixed.d.next = 13.into();
+                }
+                if self.pos.q.val() == self.before_lf.val() {
+                    self.fixed.d.next = 10.into();
+                    self.f_lf.d.next = true;
+                }
+            } else {
+                // `IIIIIIII end` CR LF.
+                if self.pos.q.val() == 8 {
+                    self.fixed.d.next = 101.into();
+                }
+                if self.pos.q.val() == 9 {
+                    self.fixed.d.next = 110.into();
+                }
+                if self.pos.q.val() == 10 {
+                    self.fixed.d.next = 100.into();
+                }
+                if self.pos.q.val() == 11 {
+                    self.fixed.d.next = 13.into();
+                }
+                if self.pos.q.val() == 12 {
+                    self.fixed.d.next = 10.into();
+                    self.f_lf.d.next = true;
+                }
+            }
+        }
+        if (self.take.val() & self.f_lf.q.val())
+            | ((self.state.q.val() == FormatState::Idle) & self.in_valid.val())
+        {
+            self.f_iv.d.next = true;
+            self.f_a.d.next = false;
+            self.f_b.d.next = false;
+            self.f_c.d.next = false;
+            self.fixed.d.next = 32.into();
+            self.f_lf.d.next = false;
         }
         if self.reset.val() {
             self.state.d.next = FormatState::Idle;
