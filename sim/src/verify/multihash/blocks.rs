@@ -4,7 +4,8 @@
 //! one and two clocks ahead wrote (with and without a registered read), against plain tables updated
 //! by [`conservative_update`]; and the
 //! [`FullyAssociativeAccumulator`]'s and the [`SetAssociativeAccumulator`]'s hit, allocate, lock,
-//! replace, report and retain rules against the model's [`Accumulator`], event by event. The whole profilers are
+//! replace, report and retain rules against the model's [`Accumulator`], event by event; the
+//! [`IntervalControl`]'s last-event flag and bank against a count of accepted events. The whole profilers are
 //! co-simulated in [`super::kit`]; these tests name the sub-block and the input when one breaks.
 
 use crate::model::multihash::{conservative_update, Accumulator, ReportEntry};
@@ -12,6 +13,7 @@ use crate::verify::settle;
 use hwprof_hdl::hash::SetHash;
 use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables, UpdateRule};
 use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
+use hwprof_hdl::multihash::interval::IntervalControl;
 use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use hwprof_hdl::ConfigFile;
 use hwprof_hdl::ProfilerConfig;
@@ -264,6 +266,55 @@ fn counter_tables_forward_what_the_events_ahead_wrote() {
                 }
             }
         }
+    }
+}
+
+/// Events accepted at random (about half the clocks), from power-on without a reset and again
+/// after a reset in the middle of an interval: before each clock `last` says whether the event
+/// offered is the L-th of its interval, `bank` is the interval's number mod 2, and `interval`
+/// counts the intervals finished (`finish` with every last event accepted).
+#[test]
+fn interval_control_flags_the_last_event_of_every_interval() {
+    for interval in [1u64, 2, 3, 4, 7, 1000] {
+        let mut uut = IntervalControl::new(interval);
+        uut.connect_all();
+        let mut rng = ChaCha8Rng::seed_from_u64(interval);
+        let (mut accepted, mut finished, mut ends) = (0u64, 0u64, 0u64);
+        let clock = |uut: &mut IntervalControl, high: bool| {
+            uut.clock.next = Clock { clk: high };
+            settle(uut).unwrap();
+        };
+        let steps = 6 * interval.max(50) as usize;
+        for step in 0..steps {
+            let reset = step == steps / 2 + 1;
+            uut.reset.next = reset;
+            let accept = !reset && rng.gen_bool(0.5);
+            let last = accepted % interval == interval - 1;
+            uut.accept.next = accept;
+            uut.finish.next = accept && last;
+            clock(&mut uut, false);
+            let what = format!("L {interval} step {step} after {accepted} events");
+            assert_eq!(uut.last.val(), last, "last: {what}");
+            assert_eq!(
+                uut.bank.val(),
+                (accepted / interval) % 2 == 1,
+                "bank: {what}"
+            );
+            assert_eq!(
+                uut.interval.val().index() as u64,
+                finished,
+                "interval: {what}"
+            );
+            clock(&mut uut, true);
+            if reset {
+                (accepted, finished) = (0, 0);
+            } else if accept {
+                accepted += 1;
+                finished += last as u64;
+                ends += last as u64;
+            }
+        }
+        assert!(ends >= 2, "the stream ends intervals (L {interval})");
     }
 }
 
