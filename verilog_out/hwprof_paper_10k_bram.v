@@ -3632,7 +3632,9 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
     output reg  [31:0] interval;
     
     // Constant declarations
-    localparam  last_count = 41'h270f;
+    localparam  pre_pre_count = 41'h270d;
+    localparam  single = 1'b0;
+    localparam  pair = 1'b0;
     localparam  one = 41'h1;
     localparam  one32 = 32'h1;
     
@@ -3640,6 +3642,12 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
     reg  [40:0] in_count$d;
     wire  [40:0] in_count$q;
     reg  in_count$clock;
+    reg  at_last$d;
+    wire  at_last$q;
+    reg  at_last$clock;
+    reg  at_pre$d;
+    wire  at_pre$q;
+    reg  at_pre$clock;
     reg  parity$d;
     wire  parity$q;
     reg  parity$clock;
@@ -3647,11 +3655,24 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
     wire  [31:0] number$q;
     reg  number$clock;
     
+    // Local signals
+    reg  pre;
+    
     // Sub module instances
     hwprof_paper_10k_bram$control$in_count in_count(
         .d(in_count$d),
         .q(in_count$q),
         .clock(in_count$clock)
+    );
+    hwprof_paper_10k_bram$control$at_last at_last(
+        .d(at_last$d),
+        .q(at_last$q),
+        .clock(at_last$clock)
+    );
+    hwprof_paper_10k_bram$control$at_pre at_pre(
+        .d(at_pre$d),
+        .q(at_pre$q),
+        .clock(at_pre$clock)
     );
     hwprof_paper_10k_bram$control$parity parity(
         .d(parity$d),
@@ -3667,21 +3688,30 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
     // Update code
     always @(*) begin
         in_count$clock = clock;
+        at_last$clock = clock;
+        at_pre$clock = clock;
         parity$clock = clock;
         number$clock = clock;
         in_count$d = in_count$q;
+        at_last$d = at_last$q;
+        at_pre$d = at_pre$q;
         parity$d = parity$q;
         number$d = number$q;
-        last = in_count$q == last_count;
+        last = at_last$q | single;
+        pre = at_pre$q | (pair & ~at_last$q);
         bank = parity$q;
         interval = number$q;
         if (accept) begin
-            if (in_count$q == last_count) begin
+            if (last) begin
                 in_count$d = 32'h0;
+                at_last$d = 1'b0;
+                at_pre$d = 1'b0;
                 parity$d = ~parity$q;
             end
             else begin
                 in_count$d = in_count$q + one;
+                at_last$d = pre;
+                at_pre$d = in_count$q == pre_pre_count;
             end
         end
         if (finish) begin
@@ -3689,12 +3719,52 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
         end
         if (reset) begin
             in_count$d = 32'h0;
+            at_last$d = 1'b0;
+            at_pre$d = 1'b0;
             parity$d = 1'b0;
             number$d = 32'h0;
         end
     end
     
 endmodule // top$control
+
+
+module hwprof_paper_10k_bram$control$at_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$at_last
+
+
+module hwprof_paper_10k_bram$control$at_pre(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$at_pre
 
 
 module hwprof_paper_10k_bram$control$in_count(d,q,clock);
