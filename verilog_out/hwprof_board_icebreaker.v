@@ -7274,7 +7274,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         end
         floor_gather$bits$0 = floor$0;
         if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = new_min | inc$0;
+            new_min = inc$0;
         end
         inc$1 = c$1;
         if (~saturates | (c$1 < counter_max)) begin
@@ -7282,7 +7282,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         end
         floor_gather$bits$1 = floor$1;
         if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = new_min | inc$1;
+            new_min = inc$1;
         end
         inc$2 = c$2;
         if (~saturates | (c$2 < counter_max)) begin
@@ -7290,7 +7290,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         end
         floor_gather$bits$2 = floor$2;
         if (&(le[(2 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = new_min | inc$2;
+            new_min = inc$2;
         end
         inc$3 = c$3;
         if (~saturates | (c$3 < counter_max)) begin
@@ -7298,7 +7298,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         end
         floor_gather$bits$3 = floor$3;
         if (&(le[(3 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = new_min | inc$3;
+            new_min = inc$3;
         end
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;

@@ -7275,7 +7275,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
         end
         floor_gather$bits$0 = floor$0;
         if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = new_min | inc$0;
+            new_min = inc$0;
         end
         inc$1 = c$1;
         if (~saturates | (c$1 < counter_max)) begin
@@ -7283,7 +7283,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
         end
         floor_gather$bits$1 = floor$1;
         if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = new_min | inc$1;
+            new_min = inc$1;
         end
         inc$2 = c$2;
         if (~saturates | (c$2 < counter_max)) begin
@@ -7291,7 +7291,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
         end
         floor_gather$bits$2 = floor$2;
         if (&(le[(2 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = new_min | inc$2;
+            new_min = inc$2;
         end
         inc$3 = c$3;
         if (~saturates | (c$3 < counter_max)) begin
@@ -7299,7 +7299,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
         end
         floor_gather$bits$3 = floor$3;
         if (&(le[(3 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = new_min | inc$3;
+            new_min = inc$3;
         end
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
