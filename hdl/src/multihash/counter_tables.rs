@@ -606,9 +606,8 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
                 self.inc[k].next = self.c[k].val() + self.one.val();
             }
             self.floor_gather.bits[k].next = self.floor[k].val();
-            // An OR, not a priority select: the minimal counters are equal, so are their `inc`.
             if (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all() {
-                self.new_min.next = self.new_min.val() | self.inc[k].val();
+                self.new_min.next = self.inc[k].val();
             }
         }
         self.candidate.next = self.promotable.val() & self.floor_gather.word.val().all();
