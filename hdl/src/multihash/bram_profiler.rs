@@ -15,13 +15,13 @@
 //!   accumulator set, registered), 0 (the tag, meta and counter RAMs read at addresses from H's
 //!   registers), C (tag compare, and the metas and counters forwarded from the events ahead and
 //!   registered) and D (decision and write-back; see [`SetAssociativeAccumulator`] and
-//!   [`CounterTables`]'s registered read), and one clock in which no event enters stage 0 after
-//!   the last event of each interval (1 − 1/L events per clock at most).
+//!   [`CounterTables`]'s registered read), and two clocks in which no event enters stage 0 after
+//!   the last event of each interval (1 − 2/L events per clock at most).
 //!
 //! **Back-pressure.** `in_ready` comes from flip-flops — the input's skid register is empty and
 //! the counter bank of the input's interval is clean — so neither the hash nor stage 0's decision
 //! reaches the input handshake. When stage 0 holds stage
-//! H's event (its set's report pending, an interval's last event in C, the previous report still
+//! H's event (its set's report pending, an interval's last event in C or D, the previous report still
 //! out, or its counter bank still clearing), stage H is held; the input then takes one more event
 //! into the skid register, and `in_ready` is low from the next clock until a clock after stage 0
 //! takes H's event (the skid register's event moves into H). So each wait of stage 0 shows at the
@@ -161,8 +161,9 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.acc.reset.next = self.reset.val();
         self.control.reset.next = self.reset.val();
         // Stage 0, from stage H's registers: read, accept. Nothing enters while an interval's
-        // last event is in stage C: the accumulator checks an event's set against the reports
-        // pending only after that event's rollover.
+        // last event is in stage C or D: the accumulator applies the interval's rollover a clock
+        // after that event's stage D, with stage D empty, and checks an event's set against the
+        // reports pending only after it.
         for k in 0..self.h_index.len() {
             self.h_index[k].clock.next = self.clock.val();
             self.h_index[k].d.next = self.h_index[k].q.val();
@@ -174,8 +175,8 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             & !self.reset.val()
             & self.acc.lookup_ok.val()
             & !(self.c_valid.q.val() & self.c_last.q.val())
-            & !(self.control.last.val()
-                & (self.acc.report_busy.val() | (self.d_valid.q.val() & self.d_last.q.val())))
+            & !(self.d_valid.q.val() & self.d_last.q.val())
+            & !(self.control.last.val() & self.acc.report_busy.val())
             & !((self.control.bank.val() & self.counters.clearing1.val())
                 | (!self.control.bank.val() & self.counters.clearing0.val()));
         self.acc.lookup.next = self.accept.val();

@@ -662,8 +662,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.report_busy.next =
             self.epochs.any_pend.val() | self.staged.any.val() | self.term.q.val();
-        self.report_valid.next =
-            self.staged.any.val() | (self.term.q.val() & !self.epochs.any_pend.val());
+        // The terminator waits for the roll too: until it is applied, `any_pend` does not show
+        // the new interval's pending sets.
+        self.report_valid.next = self.staged.any.val()
+            | (self.term.q.val() & !self.epochs.any_pend.val() & !self.epochs.rolling.val());
         self.report_last.next = !self.staged.any.val();
         self.report_interval.next = self.rep_interval.q.val();
         self.report_tag.next = 0.into();
@@ -720,10 +722,16 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 
 /// The per-set epochs (the module docs): four flags per set, `cur`, `prev`, `pend` and `rep`, read
 /// at four sets at once (stage D's, stage C's, the lookup's and the scanner's) and updated at the
-/// clock edge: `retire` clears `pend` of stage D's set, `touch` sets its `cur` (and `rep` with
-/// `hot`), `roll` (the interval's last event) moves `cur` (with stage D's set) into `prev` and
-/// `rep` (likewise) into `pend` and clears both; `reset` clears all. Any number of sets, in
-/// flip-flops.
+/// clock edge: `retire` clears `pend` of stage D's set, `touch` sets its `cur`, `hot` (with
+/// `touch`) its `rep`; `roll` (the interval's last event is in stage D) moves `cur` into `prev`
+/// and `rep` into `pend` and clears both; `reset` clears all. Any number of sets, in flip-flops.
+///
+/// `hot` comes late in stage D (after the tag compare, the hit and the new counts), so it is
+/// registered with its set and written into `rep` at the next edge; the roll waits for it, one
+/// clock after the last event (`rolling` is high in that clock), so that no flag is ever computed
+/// from the `hot` of the same clock. In the clock the roll is applied, stage D must hold no op and
+/// no report may be pending (the top lets nothing into stage 0 while the last event is in C or
+/// D, and the last event waited for the previous report): nothing retires or touches a set then.
 ///
 /// Stage D's flags (`d_cur`, `d_prev`, `d_pend`) come from registers: they are read at stage C's
 /// set and registered with the update of the op then in D applied (the op in C is the next in D),
@@ -758,6 +766,8 @@ pub struct SetEpochs {
     pub c_pend: Signal<Out, Bit>,
     /// Some set has a report pending.
     pub any_pend: Signal<Out, Bit>,
+    /// The roll is applied at the end of this clock (`pend` and `any_pend` do not show it yet).
+    pub rolling: Signal<Out, Bit>,
     _cur: Vec<bool>,
     _prev: Vec<bool>,
     _pend: Vec<bool>,
@@ -770,6 +780,10 @@ pub struct SetEpochs {
     _known: bool,
     _c: bool,
     _any: bool,
+    /// Last clock's `touch & hot` and stage D's set then; last clock's `roll`.
+    _hq: bool,
+    _sq: usize,
+    _rq: bool,
 }
 
 impl SetEpochs {
@@ -795,6 +809,7 @@ impl SetEpochs {
             scan_pend: Default::default(),
             c_pend: Default::default(),
             any_pend: Default::default(),
+            rolling: Default::default(),
             _cur: vec![false; sets],
             _prev: vec![false; sets],
             _pend: vec![false; sets],
@@ -804,6 +819,9 @@ impl SetEpochs {
             _known: false,
             _c: false,
             _any: false,
+            _hq: false,
+            _sq: 0,
+            _rq: false,
         }
     }
 }
@@ -814,63 +832,34 @@ impl Logic for SetEpochs {
             v.get(u64_bits(s) as usize).copied().unwrap_or(false)
         };
         if self.clock.pos_edge() {
-            let s = u64_bits(self.d_set.val()) as usize;
-            // Stage C's flags as they are after this edge: the op in C is then in D.
             let low = self._cur.len() as u64 - 1;
-            let same = (u64_bits(self.c_set.val()) ^ u64_bits(self.d_set.val())) & low == 0;
-            let (cur, prev, pend, rep) = (
-                at(&self._cur, self.c_set.val()),
-                at(&self._prev, self.c_set.val()),
-                at(&self._pend, self.c_set.val()),
-                at(&self._rep, self.c_set.val()),
-            );
-            let hot = self.touch.val() & self.hot.val();
-            self._d = if self.reset.val() {
-                [false; 3]
-            } else if self.roll.val() {
-                [false, cur | same, rep | (hot & same)]
-            } else {
-                [
-                    cur | (self.touch.val() & same),
-                    prev,
-                    pend & !(self.retire.val() & same),
-                ]
-            };
+            let s = (u64_bits(self.d_set.val()) & low) as usize;
             if self.reset.val() {
                 self._cur.fill(false);
                 self._prev.fill(false);
                 self._pend.fill(false);
                 self._rep.fill(false);
-            } else if self.roll.val() {
+            } else if self._rq {
                 let n = self._prev.len();
-                let mut cur = std::mem::replace(&mut self._cur, vec![false; n]);
-                let mut rep = std::mem::replace(&mut self._rep, vec![false; n]);
-                if let Some(c) = cur.get_mut(s) {
-                    *c = true;
+                self._prev = std::mem::replace(&mut self._cur, vec![false; n]);
+                self._pend = std::mem::replace(&mut self._rep, vec![false; n]);
+                if self._hq {
+                    self._pend[self._sq] = true;
                 }
-                if let Some(r) = rep.get_mut(s) {
-                    *r |= hot;
-                }
-                self._pend = rep;
-                self._prev = cur;
             } else {
+                if self._hq {
+                    self._rep[self._sq] = true;
+                }
                 if self.retire.val() {
-                    if let Some(p) = self._pend.get_mut(s) {
-                        *p = false;
-                    }
+                    self._pend[s] = false;
                 }
                 if self.touch.val() {
-                    if let Some(c) = self._cur.get_mut(s) {
-                        *c = true;
-                    }
-                }
-                if hot {
-                    if let Some(r) = self._rep.get_mut(s) {
-                        *r = true;
-                    }
+                    self._cur[s] = true;
                 }
             }
-            // The flags of the sets offered and sent to C next clock, as they are then.
+            // The flags registered here are those after this edge.
+            let c = self.c_set.val();
+            self._d = [at(&self._cur, c), at(&self._prev, c), at(&self._pend, c)];
             let c_next = if self.lookup.val() {
                 self.lookup_set.val()
             } else {
@@ -880,12 +869,16 @@ impl Logic for SetEpochs {
             self._known = !self.reset.val() & self.lookup_hold.val();
             self._c = at(&self._pend, c_next);
             self._any = self._pend.iter().any(|&p| p);
+            self._hq = !self.reset.val() & self.touch.val() & self.hot.val();
+            self._sq = s;
+            self._rq = !self.reset.val() & self.roll.val();
         }
         [self.d_cur.next, self.d_prev.next, self.d_pend.next] = self._d;
         self.lookup_pend.next = !self._known | self._lookup;
         self.scan_pend.next = at(&self._pend, self.scan_set.val());
         self.c_pend.next = self._c;
         self.any_pend.next = self._any;
+        self.rolling.next = self._rq;
     }
 
     fn connect(&mut self) {
@@ -896,6 +889,7 @@ impl Logic for SetEpochs {
         self.scan_pend.connect();
         self.c_pend.connect();
         self.any_pend.connect();
+        self.rolling.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -904,6 +898,18 @@ impl Logic for SetEpochs {
         let set = |port: &str| match ab {
             0 => "0".to_string(),
             _ => format!("{port}[{}:0]", ab - 1),
+        };
+        // `x == y` on the set bits (always true with one set).
+        let eq = |x: &str, y: &str| match ab {
+            0 => "1'b1".to_string(),
+            _ => format!("{x}[{0}:0] == {y}[{0}:0]", ab - 1),
+        };
+        let (sq_decl, sq_load) = match ab {
+            0 => (String::new(), String::new()),
+            _ => (
+                format!("reg [{}:0] sq;\n", ab - 1),
+                format!("      sq <= d_set[{}:0];\n", ab - 1),
+            ),
         };
         Verilog::Custom(format!(
             "\
@@ -918,15 +924,17 @@ reg lookup_r;
 reg known_r;
 reg c_pend_r;
 reg any_pend_r;
-wire [{hi}:0] sel = {n}'d1 << {s1};
+reg hq;
+reg rq;
+{sq_decl}wire [{hi}:0] sel = {n}'d1 << {s1};
+wire [{hi}:0] selq = {n}'d1 << {sq};
 wire same = {same};
-wire hot_op = touch & hot;
 // pend after this edge at the lookup's and the scanner's sets, and anywhere.
 wire l_same = {l_same};
 wire s_same = {s_same};
-wire l_next = roll ? (rep[{lookup}] | (hot_op & l_same)) : (pend[{lookup}] & ~(retire & l_same));
-wire s_next = roll ? (rep[{scan}] | (hot_op & s_same)) : (pend[{scan}] & ~(retire & s_same));
-wire any_next = roll ? ((|rep) | hot_op) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
+wire l_next = rq ? (rep[{lookup}] | (hq & ({l_q}))) : (pend[{lookup}] & ~(retire & l_same));
+wire s_next = rq ? (rep[{scan}] | (hq & ({s_q}))) : (pend[{scan}] & ~(retire & s_same));
+wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
 
 always @(posedge clock) begin
    if (reset) begin
@@ -941,28 +949,32 @@ always @(posedge clock) begin
       known_r <= 1'b0;
       c_pend_r <= 1'b0;
       any_pend_r <= 1'b0;
-   end else if (roll) begin
-      cur <= {n}'d0;
-      prev <= cur | sel;
-      pend <= rep | (hot_op ? sel : {n}'d0);
-      rep <= {n}'d0;
-      d_cur_r <= 1'b0;
-      d_prev_r <= cur[{c}] | same;
-      d_pend_r <= rep[{c}] | (hot_op & same);
+      hq <= 1'b0;
+      rq <= 1'b0;
    end else begin
-      if (retire) pend <= pend & ~sel;
-      if (touch) cur <= cur | sel;
-      if (hot_op) rep <= rep | sel;
-      d_cur_r <= cur[{c}] | (touch & same);
-      d_prev_r <= prev[{c}];
-      d_pend_r <= pend[{c}] & ~(retire & same);
-   end
-   if (!reset) begin
+      if (rq) begin
+         cur <= {n}'d0;
+         prev <= cur;
+         pend <= rep | (hq ? selq : {n}'d0);
+         rep <= {n}'d0;
+         d_cur_r <= 1'b0;
+         d_prev_r <= cur[{c}];
+         d_pend_r <= rep[{c}] | (hq & ({c_q}));
+      end else begin
+         if (retire) pend <= pend & ~sel;
+         if (touch) cur <= cur | sel;
+         if (hq) rep <= rep | selq;
+         d_cur_r <= cur[{c}] | (touch & same);
+         d_prev_r <= prev[{c}];
+         d_pend_r <= pend[{c}] & ~(retire & same);
+      end
       lookup_r <= l_next;
       known_r <= lookup_hold;
       c_pend_r <= lookup ? l_next : s_next;
       any_pend_r <= any_next;
-   end
+      hq <= touch & hot;
+      rq <= roll;
+{sq_load}   end
 end
 
 always @(*) begin
@@ -973,24 +985,24 @@ always @(*) begin
    scan_pend = pend[{scan}];
    c_pend = c_pend_r;
    any_pend = any_pend_r;
+   rolling = rq;
 end
 ",
             hi = n - 1,
             s1 = set("d_set"),
-            same = match ab {
-                0 => "1'b1".to_string(),
-                _ => format!("c_set[{0}:0] == d_set[{0}:0]", ab - 1),
+            sq = if ab == 0 {
+                "0".to_string()
+            } else {
+                "sq".to_string()
             },
+            same = eq("c_set", "d_set"),
             lookup = set("lookup_set"),
             scan = set("scan_set"),
-            l_same = match ab {
-                0 => "1'b1".to_string(),
-                _ => format!("lookup_set[{0}:0] == d_set[{0}:0]", ab - 1),
-            },
-            s_same = match ab {
-                0 => "1'b1".to_string(),
-                _ => format!("scan_set[{0}:0] == d_set[{0}:0]", ab - 1),
-            },
+            l_same = eq("lookup_set", "d_set"),
+            s_same = eq("scan_set", "d_set"),
+            l_q = eq("lookup_set", "sq"),
+            s_q = eq("scan_set", "sq"),
+            c_q = eq("c_set", "sq"),
             c = set("c_set"),
         ))
     }

@@ -450,7 +450,8 @@ struct SetEvent {
 }
 
 /// Random events over a few tuples of 4 sets x 2 ways, offered as the block-RAM top offers them
-/// (stage 0 only when `lookup_ok`, an interval's last event only once the previous report is out),
+/// (stage 0 only when `lookup_ok` and not behind an interval's last event in stage C or D, an
+/// interval's last event only once the previous report is out),
 /// decided in stage D two clocks later: every event's hit and promotion, and every report (in
 /// set-retirement order, so compared as sets of entries), against the model's [`Accumulator`].
 fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: u64) {
@@ -500,11 +501,12 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
         uut.lookup_set.next = (sets.set(pending.t.0, pending.t.1) as u64).into();
         uut.lookup_tag.next = tag(pending.t);
         uut.level(false);
-        // The top's rules: nothing enters behind an interval's last event in stage C, and a
-        // last event waits for the previous report.
+        // The top's rules: nothing enters behind an interval's last event in stage C or D, and
+        // a last event waits for the previous report.
         let ok = uut.lookup_ok.val()
             && !c.is_some_and(|c| c.last)
-            && !(pending.last && (uut.report_busy.val() || d.is_some_and(|d| d.last)));
+            && !d.is_some_and(|d| d.last)
+            && !(pending.last && uut.report_busy.val());
         // A refused event is offered again next clock.
         uut.lookup_hold.next = !ok;
         uut.lookup.next = ok;

@@ -107,9 +107,10 @@ pub fn check(cfg: &ProfilerConfig, ev: &[Tuple], opts: &CosimOptions, what: &str
 
 /// The block-RAM accumulator's documented wait bound with reports always taken: per interval at
 /// most one clock per set (retirement bubbles, or the scanner before the last event) plus one per
-/// report word, on top of the counter clearing after reset.
+/// report word, and the two clocks after its last event, on top of the counter clearing after
+/// reset.
 pub fn within_wait_bound(r: &CosimResult, cfg: &ProfilerConfig) -> bool {
-    let per_interval = 2 * cfg.accumulator.sets() as u64 + cfg.accumulator.entries as u64 + 2;
+    let per_interval = 2 * cfg.accumulator.sets() as u64 + cfg.accumulator.entries as u64 + 3;
     r.input_stall_cycles <= cfg.entries as u64 + (r.intervals + 1) * per_interval
 }
 
