@@ -1282,7 +1282,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         counters$read_index$3 = h_index$3$q;
         counters$read_bank = control$bank;
         acc$lookup_set = h_set$q;
-        accept = h_valid$q & ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(control$last & (acc$report_busy | (d_valid$q & d_last$q))) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        accept = h_valid$q & ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & acc$report_busy) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
         acc$lookup = accept;
         control$accept = accept;
         c_valid$d = accept;
@@ -1446,6 +1446,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
     wire  epochs$scan_pend;
     wire  epochs$c_pend;
     wire  epochs$any_pend;
+    wire  epochs$rolling;
     reg  c_op$d;
     wire  c_op$q;
     reg  c_op$clock;
@@ -1825,7 +1826,8 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         .lookup_pend(epochs$lookup_pend),
         .scan_pend(epochs$scan_pend),
         .c_pend(epochs$c_pend),
-        .any_pend(epochs$any_pend)
+        .any_pend(epochs$any_pend),
+        .rolling(epochs$rolling)
     );
     hwprof_board_icebreaker$profiler$acc$c_op c_op(
         .d(c_op$d),
@@ -2733,7 +2735,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         staged$bits$0 = st_valid$0$q;
         staged$bits$1 = st_valid$1$q;
         report_busy = epochs$any_pend | staged$any | term$q;
-        report_valid = staged$any | (term$q & ~epochs$any_pend);
+        report_valid = staged$any | (term$q & ~epochs$any_pend & ~epochs$rolling);
         report_last = ~staged$any;
         report_interval = rep_interval$q;
         report_tag = 32'h0;
@@ -3022,7 +3024,7 @@ module hwprof_board_icebreaker$profiler$acc$empty(bits$0,bits$1,first$0,first$1,
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend);
+module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -3044,6 +3046,7 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
     output reg  scan_pend;
     output reg  c_pend;
     output reg  any_pend;
+    output reg  rolling;
     
     // Update code (custom)
     reg [31:0] cur;
@@ -3057,15 +3060,18 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
     reg known_r;
     reg c_pend_r;
     reg any_pend_r;
+    reg hq;
+    reg rq;
+    reg [4:0] sq;
     wire [31:0] sel = 32'd1 << d_set[4:0];
+    wire [31:0] selq = 32'd1 << sq;
     wire same = c_set[4:0] == d_set[4:0];
-    wire hot_op = touch & hot;
     // pend after this edge at the lookup's and the scanner's sets, and anywhere.
     wire l_same = lookup_set[4:0] == d_set[4:0];
     wire s_same = scan_set[4:0] == d_set[4:0];
-    wire l_next = roll ? (rep[lookup_set[4:0]] | (hot_op & l_same)) : (pend[lookup_set[4:0]] & ~(retire & l_same));
-    wire s_next = roll ? (rep[scan_set[4:0]] | (hot_op & s_same)) : (pend[scan_set[4:0]] & ~(retire & s_same));
-    wire any_next = roll ? ((|rep) | hot_op) : ((|(pend & ~sel)) | (pend[d_set[4:0]] & ~retire));
+    wire l_next = rq ? (rep[lookup_set[4:0]] | (hq & (lookup_set[4:0] == sq[4:0]))) : (pend[lookup_set[4:0]] & ~(retire & l_same));
+    wire s_next = rq ? (rep[scan_set[4:0]] | (hq & (scan_set[4:0] == sq[4:0]))) : (pend[scan_set[4:0]] & ~(retire & s_same));
+    wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[d_set[4:0]] & ~retire));
     
     always @(posedge clock) begin
        if (reset) begin
@@ -3080,27 +3086,32 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
           known_r <= 1'b0;
           c_pend_r <= 1'b0;
           any_pend_r <= 1'b0;
-       end else if (roll) begin
-          cur <= 32'd0;
-          prev <= cur | sel;
-          pend <= rep | (hot_op ? sel : 32'd0);
-          rep <= 32'd0;
-          d_cur_r <= 1'b0;
-          d_prev_r <= cur[c_set[4:0]] | same;
-          d_pend_r <= rep[c_set[4:0]] | (hot_op & same);
+          hq <= 1'b0;
+          rq <= 1'b0;
        end else begin
-          if (retire) pend <= pend & ~sel;
-          if (touch) cur <= cur | sel;
-          if (hot_op) rep <= rep | sel;
-          d_cur_r <= cur[c_set[4:0]] | (touch & same);
-          d_prev_r <= prev[c_set[4:0]];
-          d_pend_r <= pend[c_set[4:0]] & ~(retire & same);
-       end
-       if (!reset) begin
+          if (rq) begin
+             cur <= 32'd0;
+             prev <= cur;
+             pend <= rep | (hq ? selq : 32'd0);
+             rep <= 32'd0;
+             d_cur_r <= 1'b0;
+             d_prev_r <= cur[c_set[4:0]];
+             d_pend_r <= rep[c_set[4:0]] | (hq & (c_set[4:0] == sq[4:0]));
+          end else begin
+             if (retire) pend <= pend & ~sel;
+             if (touch) cur <= cur | sel;
+             if (hq) rep <= rep | selq;
+             d_cur_r <= cur[c_set[4:0]] | (touch & same);
+             d_prev_r <= prev[c_set[4:0]];
+             d_pend_r <= pend[c_set[4:0]] & ~(retire & same);
+          end
           lookup_r <= l_next;
           known_r <= lookup_hold;
           c_pend_r <= lookup ? l_next : s_next;
           any_pend_r <= any_next;
+          hq <= touch & hot;
+          rq <= roll;
+          sq <= d_set[4:0];
        end
     end
     
@@ -3112,6 +3123,7 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
        scan_pend = pend[scan_set[4:0]];
        c_pend = c_pend_r;
        any_pend = any_pend_r;
+       rolling = rq;
     end
 endmodule // top$profiler$acc$epochs
 
