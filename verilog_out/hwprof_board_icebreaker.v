@@ -11481,23 +11481,15 @@ module hwprof_board_icebreaker$source(clock,reset,ready,valid,a,b);
     output reg  [31:0] b;
     
     // Constant declarations
+    localparam  seed = 32'h2545f491;
     localparam  hot_a = 32'h401000;
     localparam  hot_b = 32'h7fee0000;
     localparam  nibble = 32'hf;
-    localparam  seed_next = 32'he124b63a;
-    localparam  seed_a = 32'h401001;
-    localparam  seed_b = 32'h7fee0010;
     
     // Stub signals
     reg  [31:0] state$d;
     wire  [31:0] state$q;
     reg  state$clock;
-    reg  [31:0] a_r$d;
-    wire  [31:0] a_r$q;
-    reg  a_r$clock;
-    reg  [31:0] b_r$d;
-    wire  [31:0] b_r$q;
-    reg  b_r$clock;
     reg  running$d;
     wire  running$q;
     reg  running$clock;
@@ -11513,16 +11505,6 @@ module hwprof_board_icebreaker$source(clock,reset,ready,valid,a,b);
         .q(state$q),
         .clock(state$clock)
     );
-    hwprof_board_icebreaker$source$a_r a_r(
-        .d(a_r$d),
-        .q(a_r$q),
-        .clock(a_r$clock)
-    );
-    hwprof_board_icebreaker$source$b_r b_r(
-        .d(b_r$d),
-        .q(b_r$q),
-        .clock(b_r$clock)
-    );
     hwprof_board_icebreaker$source$running running(
         .d(running$d),
         .q(running$q),
@@ -11532,34 +11514,26 @@ module hwprof_board_icebreaker$source(clock,reset,ready,valid,a,b);
     // Update code
     always @(*) begin
         state$clock = clock;
-        a_r$clock = clock;
-        b_r$clock = clock;
         running$clock = clock;
         state$d = state$q;
-        a_r$d = a_r$q;
-        b_r$d = b_r$q;
         running$d = running$q;
         s1 = state$q ^ (state$q << 32'hd);
         s2 = s1 ^ (s1 >> 32'h11);
         valid = running$q;
-        a = a_r$q;
-        b = b_r$q;
         idx = state$q & (state$q >> 32'h4) & nibble;
+        if (|(state$q >> 32'h1d)) begin
+            a = hot_a | idx;
+            b = hot_b | (idx << 32'h4);
+        end
+        else begin
+            a = state$q;
+            b = (state$q << 32'h10) | (state$q >> 32'h10);
+        end
         if (running$q & ready) begin
             state$d = s2 ^ (s2 << 32'h5);
-            if (|(state$q >> 32'h1d)) begin
-                a_r$d = hot_a | idx;
-                b_r$d = hot_b | (idx << 32'h4);
-            end
-            else begin
-                a_r$d = state$q;
-                b_r$d = (state$q << 32'h10) | (state$q >> 32'h10);
-            end
         end
         if (reset) begin
-            state$d = seed_next;
-            a_r$d = seed_a;
-            b_r$d = seed_b;
+            state$d = seed;
             running$d = 1'b0;
         end
         else begin
@@ -11568,44 +11542,6 @@ module hwprof_board_icebreaker$source(clock,reset,ready,valid,a,b);
     end
     
 endmodule // top$source
-
-
-module hwprof_board_icebreaker$source$a_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$source$a_r
-
-
-module hwprof_board_icebreaker$source$b_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$source$b_r
 
 
 module hwprof_board_icebreaker$source$running(d,q,clock);
