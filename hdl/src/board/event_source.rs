@@ -51,19 +51,12 @@ pub struct EventSource {
     pub valid: Signal<Out, Bit>,
     pub a: Signal<Out, Bits<32>>,
     pub b: Signal<Out, Bits<32>>,
+    seed: Constant<Bits<32>>,
     hot_a: Constant<Bits<32>>,
     hot_b: Constant<Bits<32>>,
     nibble: Constant<Bits<32>>,
-    /// The tuple offered is registered (`a_r`, `b_r`, of the state before `state`), so the
-    /// consumer's input logic starts from flip-flops: `state` runs one step ahead of the tuple.
     state: DFF<Bits<32>>,
-    a_r: DFF<Bits<32>>,
-    b_r: DFF<Bits<32>>,
     running: DFF<Bit>,
-    /// After reset: the tuple of the seed, and the state after it.
-    seed_next: Constant<Bits<32>>,
-    seed_a: Constant<Bits<32>>,
-    seed_b: Constant<Bits<32>>,
     s1: Signal<Local, Bits<32>>,
     s2: Signal<Local, Bits<32>>,
     idx: Signal<Local, Bits<32>>,
@@ -78,7 +71,6 @@ impl EventSource {
                     .into(),
             );
         }
-        let (seed_a, seed_b) = tuple_of(seed);
         Ok(EventSource {
             clock: Default::default(),
             reset: Default::default(),
@@ -86,16 +78,12 @@ impl EventSource {
             valid: Default::default(),
             a: Default::default(),
             b: Default::default(),
+            seed: Constant::new((seed as u64).to_bits()),
             hot_a: Constant::new((HOT_A as u64).to_bits()),
             hot_b: Constant::new((HOT_B as u64).to_bits()),
             nibble: Constant::new(15u64.to_bits()),
             state: Default::default(),
-            a_r: Default::default(),
-            b_r: Default::default(),
             running: Default::default(),
-            seed_next: Constant::new((next_state(seed) as u64).to_bits()),
-            seed_a: Constant::new((seed_a as u64).to_bits()),
-            seed_b: Constant::new((seed_b as u64).to_bits()),
             s1: Default::default(),
             s2: Default::default(),
             idx: Default::default(),
@@ -113,28 +101,24 @@ pub fn verilog(seed: u32) -> Result<String, String> {
 impl Logic for EventSource {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, a_r, b_r, running);
+        dff_setup!(self, clock, state, running);
         // xorshift32 (13, 17, 5); the shift amounts are those of XORSHIFT.
         self.s1.next = self.state.q.val() ^ (self.state.q.val() << 13);
         self.s2.next = self.s1.val() ^ (self.s1.val() >> 17);
         self.valid.next = self.running.q.val();
-        self.a.next = self.a_r.q.val();
-        self.b.next = self.b_r.q.val();
         self.idx.next = self.state.q.val() & (self.state.q.val() >> 4) & self.nibble.val();
+        if (self.state.q.val() >> 29).any() {
+            self.a.next = self.hot_a.val() | self.idx.val();
+            self.b.next = self.hot_b.val() | (self.idx.val() << 4);
+        } else {
+            self.a.next = self.state.q.val();
+            self.b.next = (self.state.q.val() << 16) | (self.state.q.val() >> 16);
+        }
         if self.running.q.val() & self.ready.val() {
             self.state.d.next = self.s2.val() ^ (self.s2.val() << 5);
-            if (self.state.q.val() >> 29).any() {
-                self.a_r.d.next = self.hot_a.val() | self.idx.val();
-                self.b_r.d.next = self.hot_b.val() | (self.idx.val() << 4);
-            } else {
-                self.a_r.d.next = self.state.q.val();
-                self.b_r.d.next = (self.state.q.val() << 16) | (self.state.q.val() >> 16);
-            }
         }
         if self.reset.val() {
-            self.state.d.next = self.seed_next.val();
-            self.a_r.d.next = self.seed_a.val();
-            self.b_r.d.next = self.seed_b.val();
+            self.state.d.next = self.seed.val();
             self.running.d.next = false;
         } else {
             self.running.d.next = true;
