@@ -840,6 +840,11 @@ impl Logic for SetEpochs {
                 self._pend.fill(false);
                 self._rep.fill(false);
             } else if self._rq {
+                // What the top guarantees (see above); the hardware would drop either silently.
+                assert!(
+                    !self.retire.val() && !self.touch.val() && !self._pend.contains(&true),
+                    "set epochs: an op in stage D or a pending report while the roll is applied"
+                );
                 let n = self._prev.len();
                 self._prev = std::mem::replace(&mut self._cur, vec![false; n]);
                 self._pend = std::mem::replace(&mut self._rep, vec![false; n]);
