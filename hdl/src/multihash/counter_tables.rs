@@ -466,6 +466,11 @@ pub struct ConservativeUpdate<const CB: usize> {
     c_inc: Vec<Signal<Local, Bits<CB>>>,
     /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
     inc: Vec<Signal<Local, Bits<CB>>>,
+    /// `inc[k]` where c_k is minimal, else 0; `min_or[k + 1]` = `min_or[k]` | `min_pick[k]`. Every
+    /// minimal counter has the same `inc`, so `new_min` is the OR of the picks: a flat AND-OR
+    /// after the compares, not a chain of selects.
+    min_pick: Vec<Signal<Local, Bits<CB>>>,
+    min_or: Vec<Signal<Local, Bits<CB>>>,
     /// Bit k: c_k >= T − 1 (bits of absent tables set).
     floor_gather: BitGather<16>,
     /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
@@ -564,6 +569,8 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             candidate: Default::default(),
             c_inc: vec_of(tables),
             inc: vec_of(tables),
+            min_pick: vec_of(tables),
+            min_or: vec_of(tables + 1),
             floor_gather: Default::default(),
             le_gather: Default::default(),
             le: Default::default(),
@@ -599,16 +606,19 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
         for i in 0..16 {
             self.floor_gather.bits[i].next = true;
         }
-        self.new_min.next = self.zero.val();
+        self.min_or[0].next = self.zero.val();
         for k in 0..self.c.len() {
             self.inc[k].next = self.c[k].val();
             if !self.saturates.val() | (self.c[k].val() < self.counter_max.val()) {
                 self.inc[k].next = self.c[k].val() + self.one.val();
             }
             self.floor_gather.bits[k].next = self.floor[k].val();
+            self.min_pick[k].next = self.zero.val();
             if (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all() {
-                self.new_min.next = self.inc[k].val();
+                self.min_pick[k].next = self.inc[k].val();
             }
+            self.min_or[k + 1].next = self.min_or[k].val() | self.min_pick[k].val();
+            self.new_min.next = self.min_or[k + 1].val();
         }
         self.candidate.next = self.promotable.val() & self.floor_gather.word.val().all();
         for k in 0..self.c.len() {

@@ -613,9 +613,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.fw_valid.d.next = self.valid.val();
         self.fw_set.d.next = self.d_set.q.val();
-        if self.valid.val() {
-            self.fw_min.d.next = self.new_min.val() & self.count_mask.val();
-        }
+        // Read only where this op allocated (`fw_alloc`), so no enable.
+        self.fw_min.d.next = self.new_min.val() & self.count_mask.val();
         self.fw2_set.d.next = self.fw_set.q.val();
         self.fw_tag.d.next = self.d_tag.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
