@@ -2693,9 +2693,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         hot$bits$1 = (view_valid$1 & n_ge$1) | alloc$1;
         fw_valid$d = valid;
         fw_set$d = d_set$q;
-        if (valid) begin
-            fw_min$d = new_min & count_mask;
-        end
+        fw_min$d = new_min & count_mask;
         fw2_set$d = fw_set$q;
         fw_tag$d = d_tag$q;
         fw2_tag$d = fw_tag$q;
@@ -6707,6 +6705,15 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
     reg  [15:0] inc$1;
     reg  [15:0] inc$2;
     reg  [15:0] inc$3;
+    reg  [15:0] min_pick$0;
+    reg  [15:0] min_pick$1;
+    reg  [15:0] min_pick$2;
+    reg  [15:0] min_pick$3;
+    reg  [15:0] min_or$0;
+    reg  [15:0] min_or$1;
+    reg  [15:0] min_or$2;
+    reg  [15:0] min_or$3;
+    reg  [15:0] min_or$4;
     reg  [255:0] le;
     
     // Sub module instances
@@ -7280,39 +7287,51 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
         floor_gather$bits$13 = 1'b1;
         floor_gather$bits$14 = 1'b1;
         floor_gather$bits$15 = 1'b1;
-        new_min = zero;
+        min_or$0 = zero;
         inc$0 = c$0;
         if (~saturates | (c$0 < counter_max)) begin
             inc$0 = c$0 + one;
         end
         floor_gather$bits$0 = floor$0;
+        min_pick$0 = zero;
         if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = inc$0;
+            min_pick$0 = inc$0;
         end
+        min_or$1 = min_or$0 | min_pick$0;
+        new_min = min_or$1;
         inc$1 = c$1;
         if (~saturates | (c$1 < counter_max)) begin
             inc$1 = c$1 + one;
         end
         floor_gather$bits$1 = floor$1;
+        min_pick$1 = zero;
         if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = inc$1;
+            min_pick$1 = inc$1;
         end
+        min_or$2 = min_or$1 | min_pick$1;
+        new_min = min_or$2;
         inc$2 = c$2;
         if (~saturates | (c$2 < counter_max)) begin
             inc$2 = c$2 + one;
         end
         floor_gather$bits$2 = floor$2;
+        min_pick$2 = zero;
         if (&(le[(2 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = inc$2;
+            min_pick$2 = inc$2;
         end
+        min_or$3 = min_or$2 | min_pick$2;
+        new_min = min_or$3;
         inc$3 = c$3;
         if (~saturates | (c$3 < counter_max)) begin
             inc$3 = c$3 + one;
         end
         floor_gather$bits$3 = floor$3;
+        min_pick$3 = zero;
         if (&(le[(3 * 32'h10)+:(16)] | absent_tables)) begin
-            new_min = inc$3;
+            min_pick$3 = inc$3;
         end
+        min_or$4 = min_or$3 | min_pick$3;
+        new_min = min_or$4;
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
         w_floor$0 = floor$0;
