@@ -28,7 +28,7 @@ pub struct VerilogArgs {
     #[arg(long)]
     pub board: Option<String>,
     /// With --board: the clock the PLL makes from the board's oscillator, in MHz (default: the
-    /// board preset's, iCEBreaker 25.5, ULX3S 90; the oscillator's own frequency means no PLL)
+    /// board preset's, iCEBreaker 30, ULX3S 85; the oscillator's own frequency means no PLL)
     #[arg(long, requires = "board")]
     pub clock_mhz: Option<f64>,
     /// Print the files written and the configuration's fields as one JSON object

@@ -187,7 +187,7 @@ impl Board {
     /// The clock `configs/board-<name>.toml` closes timing at (docs/RESULTS.md), made by the PLL.
     pub fn default_clock_hz(self) -> u64 {
         match self {
-            Board::Icebreaker => 25_500_000,
+            Board::Icebreaker => 30_000_000,
             Board::Ulx3s => 85_000_000,
         }
     }
