@@ -3,17 +3,19 @@
 //! scored against the ground truth and offline reference of each (trace, interval, seed), which are
 //! computed once. One TSV row per (trace, configuration) on stdout:
 //!
-//! `trace  interval  seed  q_bits  threshold  merge_threshold  min_count  phases  reference_phases
+//! `trace  interval  seed  q_bits  threshold  merge_threshold  min_count  entries  phases  reference_phases
 //! ccov/reference_ccov  ccov/cov_whole  prediction_accuracy  last_phase_accuracy  ari  verdict`
 //!
 //! verdict `pass` when phases are within 1.5× of the reference's (either way), CCoV ≤ 1.10 ×
 //! the reference's and ≤ 0.7 × `cov_whole`; `pass+` when prediction also beats last-phase.
 //! Thresholds are given at Q = 8 and scaled by 2^(Q − 8) for a smaller Q. Lists are environment
-//! variables (comma-separated; defaults in brackets): TS [64], MS [0], MC [2], QS [8],
-//! IS [30000], SEEDS [1]. A merge threshold not above the threshold (other than 0) is skipped.
+//! variables (comma-separated; defaults in brackets): TS [64], MS [0], MC [2], PS (entries) [16],
+//! QS [8], IS [30000], SEEDS [1]; WHEN_FULL is `replace_lru` or `join_nearest` (every other key
+//! from `configs/phase.toml`). A merge threshold not above the threshold (other than 0) is skipped.
 //!
 //! `TS=48,64,72 MS=0,80 MC=2,4 cargo run --release -p hwprof-sim --example phase_grid -- T1.lackey.gz ...`
 use hwprof_hdl::phase::config::PhaseConfig;
+use hwprof_hdl::phase::WhenFull;
 use hwprof_hdl::ConfigFile;
 use hwprof_sim::eval::phase::{classify, read_phase_trace, score, Truth};
 use hwprof_sim::eval::trace::LackeyKind;
@@ -44,6 +46,14 @@ fn main() {
         .unwrap_or_else(|e| fail(format!("{base_path}: {e}")));
     let (ts, ms, mcs) = (list("TS", "64"), list("MS", "0"), list("MC", "2"));
     let (qs, is, seeds) = (list("QS", "8"), list("IS", "30000"), list("SEEDS", "1"));
+    let ps = list("PS", "16");
+    let when_full = match std::env::var("WHEN_FULL").as_deref() {
+        Err(_) | Ok("replace_lru") => WhenFull::ReplaceLru,
+        Ok("join_nearest") => WhenFull::JoinNearest,
+        Ok(x) => fail(format!(
+            "WHEN_FULL: `{x}` is neither replace_lru nor join_nearest"
+        )),
+    };
     let traces: Vec<String> = std::env::args().skip(1).collect();
     if traces.is_empty() {
         fail("no trace given (lackey logs, read as branch events)".into());
@@ -66,12 +76,14 @@ fn main() {
                 let scale = 1u64 << 8u64.saturating_sub(q);
                 for &th in &ts {
                     for &m in ms.iter().filter(|&&m| m == 0 || m > th) {
-                        for &mc in &mcs {
+                        for (&mc, &pe) in mcs.iter().flat_map(|a| ps.iter().map(move |b| (a, b))) {
                             let c = PhaseConfig {
                                 q_bits: q as u32,
                                 threshold: th / scale,
                                 merge_threshold: m / scale,
                                 min_count: mc as u32,
+                                entries: pe as usize,
+                                when_full,
                                 ..at.clone()
                             };
                             match c.validate() {
@@ -98,13 +110,14 @@ fn main() {
                         && (1.0 / 1.5..=1.5).contains(&k);
                     let beats = q.prediction_accuracy > q.last_phase_accuracy;
                     format!(
-                        "{name}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.3}\t{:.3}\t{:.4}\t{:.4}\t{:.3}\t{}",
+                        "{name}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.3}\t{:.3}\t{:.4}\t{:.4}\t{:.3}\t{}",
                         c.interval,
                         c.seed,
                         c.q_bits,
                         c.threshold,
                         c.merge_threshold,
                         c.min_count,
+                        c.entries,
                         r.phases,
                         q.reference_phases,
                         ccov / reference,

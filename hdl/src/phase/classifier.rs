@@ -89,6 +89,8 @@ pub struct PhaseClassifier<
     sample_last: Constant<Bits<17>>,
     threshold: Constant<Bits<D>>,
     moving_average: Constant<Bit>,
+    /// `when_full` = `join_nearest`: with every entry valid (`fill` = P) the nearest is a hit.
+    joins_nearest: Constant<Bit>,
     shift: Constant<Bits<4>>,
     round: Constant<Bits<Q>>,
     counter_max: Constant<Bits<C>>,
@@ -403,6 +405,7 @@ impl<
             sample_last: c(cfg.sample_every - 1),
             threshold: c(cfg.threshold),
             moving_average: Constant::new(cfg.centre == super::CentreUpdate::MovingAverage),
+            joins_nearest: Constant::new(cfg.when_full == super::WhenFull::JoinNearest),
             shift: c(cfg.centre_shift as u64),
             round: c((1u64 << cfg.centre_shift) - 1),
             counter_max: c(cfg.counter_max()),
@@ -980,7 +983,9 @@ impl<
         if self.next_id.q.val() == self.last_id.val() {
             self.id_after.next = 0.into();
         }
-        self.hit_now.next = self.found.q.val() & (self.best_d.q.val() <= self.threshold.val());
+        self.hit_now.next = self.found.q.val()
+            & ((self.best_d.q.val() <= self.threshold.val())
+                | (self.joins_nearest.val() & (self.fill.q.val() == self.entry_count.val())));
         self.merge_now.next = self.merges.val()
             & self.found.q.val()
             & !self.hit_now.val()

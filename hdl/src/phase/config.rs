@@ -14,6 +14,7 @@
 //! | `entries` | P, signature-table entries (one per phase currently remembered); default 16 | power of two, 2 ..= 64 |
 //! | `threshold` | leader–follower radius: an interval joins the nearest valid signature if their Manhattan distance (in normalised counts: a vector sums to less than 2^Q) is ≤ threshold; default 64 | 0 ..= B·(2^Q − 1) |
 //! | `merge_threshold` | phase radius: an interval that opens a new signature (its nearest valid signature is farther than `threshold`) joins that nearest signature's *phase* if their distance is ≤ merge_threshold and the nearest has a phase id (its count is `min_count`): the new entry takes that id, with its count at `min_count`. A phase is then a chain of signatures, each within merge_threshold of an established one, so code that drifts slowly keeps its phase while the signatures still follow it at the finer `threshold`; ≤ `threshold` = off; default 0 | 0 ..= B·(2^Q − 1) |
+//! | `when_full` | what an interval beyond `threshold` does when every entry is valid: `"replace_lru"`, a new signature replaces the least recently used entry (a new phase once it reaches `min_count`); `"join_nearest"`, the interval joins its nearest entry as if within `threshold` — the table then bounds the number of phases to P, as k bounds an offline k-means, and code that drifts is cut among the P signatures instead of opening one after another (a phase first seen after the table filled is given to its nearest one); default replace_lru | |
 //! | `centre` | `"leader"`: a signature stays its first interval's vector; `"moving_average"`: on each hit it moves towards the interval, c ← c + floor((v − c) / 2^centre_shift) — ScarPhase recomputes the cluster centre as the mean of its members; this is the integer, divider-free form of it; default moving_average | |
 //! | `centre_shift` | k of the moving average (1 = midpoint); default 2 | 1 ..= 8 |
 //! | `min_count` | an entry's intervals get a phase id only from its min_count-th interval on (counted while it stays in the table); before that they are reported as the transition phase, id [`TRANSITION_ID`] (Sherwood et al.'s hardware tracker gives a signature an id only once it has recurred, so short, drifting signatures share one "transition" label instead of one phase each); 1 = every signature is a phase at once; default 1 | 1 ..= 15 |
@@ -43,6 +44,26 @@ pub const COUNT_BITS: usize = 4;
 /// The phase reported for an interval whose entry has not yet reached `min_count` intervals.
 pub const TRANSITION_ID: u32 = (1 << PHASE_ID_BITS) - 1;
 
+/// What an interval beyond the threshold does when the signature table is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WhenFull {
+    /// A new signature replaces the least recently used entry.
+    ReplaceLru,
+    /// The interval joins its nearest entry.
+    JoinNearest,
+}
+
+impl WhenFull {
+    /// The TOML spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            WhenFull::ReplaceLru => "replace_lru",
+            WhenFull::JoinNearest => "join_nearest",
+        }
+    }
+}
+
 /// How a signature changes when an interval joins it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -69,6 +90,7 @@ struct PhaseTable {
     entries: Option<u64>,
     threshold: Option<u64>,
     merge_threshold: Option<u64>,
+    when_full: Option<WhenFull>,
     centre: Option<CentreUpdate>,
     centre_shift: Option<u64>,
     min_count: Option<u64>,
@@ -88,6 +110,7 @@ pub struct PhaseConfig {
     pub entries: usize,
     pub threshold: u64,
     pub merge_threshold: u64,
+    pub when_full: WhenFull,
     pub centre: CentreUpdate,
     pub centre_shift: u32,
     pub min_count: u32,
@@ -117,6 +140,7 @@ impl Default for PhaseConfig {
             entries: 16,
             threshold: 64,
             merge_threshold: 0,
+            when_full: WhenFull::ReplaceLru,
             centre: CentreUpdate::MovingAverage,
             centre_shift: 2,
             min_count: 1,
@@ -145,6 +169,7 @@ impl ConfigFile for PhaseConfig {
             entries: t.entries.map_or(d.entries, |v| v.min(1 << 20) as usize),
             threshold: t.threshold.unwrap_or(d.threshold),
             merge_threshold: t.merge_threshold.unwrap_or(d.merge_threshold),
+            when_full: t.when_full.unwrap_or(d.when_full),
             centre: t.centre.unwrap_or(d.centre),
             centre_shift: t.centre_shift.map_or(d.centre_shift, clamp32),
             min_count: t.min_count.map_or(d.min_count, clamp32),
@@ -320,6 +345,10 @@ impl PhaseConfig {
             format!(" merge={}", self.merge_threshold)
         } else {
             String::new()
+        } + &if self.when_full == WhenFull::JoinNearest {
+            " full=nearest".to_string()
+        } else {
+            String::new()
         } + &if self.min_count > 1 {
             format!(" min_count={}", self.min_count)
         } else {
@@ -368,6 +397,8 @@ mod tests {
             let e = parse(body).expect_err(body);
             assert_eq!(e.field, field, "{body}: {e}");
         }
+        let e = parse("when_full = \"drop\"").unwrap_err();
+        assert!(e.to_string().contains("drop"), "{e}");
         let e = parse("centre = \"median\"").unwrap_err();
         assert!(e.to_string().contains("median"), "{e}");
         let e = parse("bogus = 1").unwrap_err();

@@ -5,7 +5,7 @@
 
 pub mod config;
 
-pub use config::{CentreUpdate, PhaseConfig};
+pub use config::{CentreUpdate, PhaseConfig, WhenFull};
 pub mod classifier;
 
 pub use classifier::{verilog, with_shape, PhaseTop, ShapeVisitor};

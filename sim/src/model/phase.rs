@@ -11,11 +11,12 @@
 //!    v_b fits Q bits (a restoring divider needs no special case for total = 0).
 //! 4. **Distance.** d_p = Σ_b |v_b − sig_p,b| for every valid entry p; the nearest (lowest p on
 //!    ties) is the candidate; the reported distance is its d, or all ones when no entry is valid.
-//! 5. **Leader–follower.** If the candidate's d ≤ threshold the interval joins its entry and,
-//!    with `moving_average`, its signature moves: sig ← sig + floor((v − sig) / 2^k). Otherwise a
-//!    new signature: the lowest invalid entry, else the least recently used one, takes v.
+//! 5. **Leader–follower.** If the candidate's d ≤ threshold — or, with `when_full` =
+//!    `join_nearest`, every entry is valid — the interval joins its entry and, with
+//!    `moving_average`, its signature moves: sig ← sig + floor((v − sig) / 2^k). Otherwise a new
+//!    signature: the lowest invalid entry, else the least recently used one, takes v.
 //! 6. **Phase id.** Each entry counts the intervals it took (from 0 when it takes a new
-//!    signature, saturating at `min_count`). A new signature *joins the phase* of its candidate
+//!    signature, saturating at `min_count`). A new signature (never a joined entry) *joins the phase* of its candidate
 //!    if the candidate is within `merge_threshold` and has an id (its count is `min_count`): the
 //!    new entry takes the candidate's id and the count `min_count`, and the interval that id.
 //!    The interval that brings the count to `min_count` gives the entry the next id (ids count up from 0, wrapping at 2^PHASE_ID_BITS, or before
@@ -34,7 +35,7 @@
 //!    transition phase is one phase to the predictor.
 
 use hwprof_hdl::phase::config::{PhaseConfig, RUN_BITS, TRANSITION_ID};
-use hwprof_hdl::phase::CentreUpdate;
+use hwprof_hdl::phase::{CentreUpdate, WhenFull};
 
 /// What the classifier emits at each interval end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -223,14 +224,19 @@ impl PhaseClassifier {
             }
         }
         let distance = best.map_or(self.cfg.no_distance(), |(_, d)| d);
+        let full = self.valid.iter().all(|&v| v);
+        let joins_nearest = full && self.cfg.when_full == WhenFull::JoinNearest;
         // A phase a new signature joins: its candidate's, when the candidate has an id and is
         // within `merge_threshold` (but beyond `threshold`, or the interval would have hit it).
         let m = self.cfg.min_count;
         let joined = best.filter(|&(g, d)| {
-            d > self.cfg.threshold && d <= self.cfg.merge_threshold && self.counts[g] == m
+            d > self.cfg.threshold
+                && !joins_nearest
+                && d <= self.cfg.merge_threshold
+                && self.counts[g] == m
         });
         let (e, hit) = match best {
-            Some((p, d)) if d <= self.cfg.threshold => {
+            Some((p, d)) if d <= self.cfg.threshold || joins_nearest => {
                 if self.cfg.centre == CentreUpdate::MovingAverage {
                     let k = self.cfg.centre_shift;
                     for (c, &x) in self.sig[p].iter_mut().zip(&v) {
@@ -350,7 +356,24 @@ mod tests {
     fn lru_replaces_the_oldest_and_ids_advance() {
         // Each interval a distinct single pc hashed to distinct buckets: every interval is new.
         let c = cfg("interval = 10\nentries = 2\nbuckets = 8\nthreshold = 0");
-        let mut m = PhaseClassifier::new(&c);
+        // p0→id0 (entry 0), p1→id1 (entry 1), p0 hits id0, p2 replaces LRU entry 1 (id1) → id2,
+        // p1 is new again → replaces entry 0 (LRU) → id3.
+        assert_eq!(three_pcs(&c), vec![0, 1, 0, 2, 3]);
+    }
+
+    #[test]
+    fn a_full_table_joins_the_nearest() {
+        let c = cfg(
+            "interval = 10\nentries = 2\nbuckets = 8\nthreshold = 0\nwhen_full = \"join_nearest\"",
+        );
+        // As above until p2 finds the table full: it joins the nearest entry (both are equally
+        // far: the lower, entry 0, id0), and p1 still finds its own signature.
+        assert_eq!(three_pcs(&c), vec![0, 1, 0, 0, 1]);
+    }
+
+    /// The phases of five intervals of single pcs p0 p1 p0 p2 p1 (distinct buckets).
+    fn three_pcs(c: &PhaseConfig) -> Vec<u32> {
+        let mut m = PhaseClassifier::new(c);
         let mut pcs: Vec<u64> = vec![];
         let mut seen = std::collections::HashSet::new();
         for pc in 0u64.. {
@@ -365,9 +388,7 @@ mod tests {
         for &pc in &[pcs[0], pcs[1], pcs[0], pcs[2], pcs[1]] {
             phases.push(m.event(pc, 10).unwrap().phase);
         }
-        // p0→id0 (entry 0), p1→id1 (entry 1), p0 hits id0, p2 replaces LRU entry 1 (id1) → id2,
-        // p1 is new again → replaces entry 0 (LRU) → id3.
-        assert_eq!(phases, vec![0, 1, 0, 2, 3]);
+        phases
     }
 
     #[test]

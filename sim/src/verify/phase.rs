@@ -291,6 +291,7 @@ pub fn expected(cfg: &PhaseConfig, events: &[(u64, u64)]) -> Vec<PhaseRecord> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hwprof_hdl::phase::WhenFull;
     use hwprof_hdl::ConfigFile;
 
     fn small(extra: &str) -> PhaseConfig {
@@ -313,11 +314,19 @@ mod tests {
             "centre = \"leader\"\nmin_count = 3\n",
             "min_count = 2\nmerge_threshold = 12\n",
             "centre = \"leader\"\nmerge_threshold = 10\n",
+            "when_full = \"join_nearest\"\n",
+            "centre = \"leader\"\nmin_count = 2\nmerge_threshold = 12\nwhen_full = \"join_nearest\"\n",
         ] {
             let cfg = small(extra);
+            let replacing = PhaseConfig {
+                when_full: WhenFull::ReplaceLru,
+                ..cfg.clone()
+            };
+            let mut joins = false;
             for (name, ev) in adversarial(&cfg, 12) {
                 let want = expected(&cfg, &ev);
                 assert!(want.len() >= 3, "{name}: {} records", want.len());
+                joins |= want != expected(&replacing, &ev);
                 if cfg.merges() && name == "drift" {
                     let apart = PhaseConfig {
                         merge_threshold: 0,
@@ -332,6 +341,11 @@ mod tests {
                 let got = run_rust_hdl(&cfg, &ev).unwrap();
                 assert_eq!(got, want, "{name} {extra}");
             }
+            assert_eq!(
+                joins,
+                cfg.when_full == WhenFull::JoinNearest,
+                "{extra}: a full table joins the nearest on some stream"
+            );
         }
     }
 
@@ -374,13 +388,18 @@ mod tests {
             eprintln!("skipped: no Icarus");
             return;
         }
-        let cfg = small("centre_shift = 1\nmin_count = 2\nmerge_threshold = 12\n");
-        let mut all = vec![];
-        for (_, ev) in adversarial(&cfg, 10) {
-            all.extend(ev);
+        for extra in [
+            "centre_shift = 1\nmin_count = 2\nmerge_threshold = 12\n",
+            "centre = \"leader\"\nmin_count = 2\nwhen_full = \"join_nearest\"\n",
+        ] {
+            let cfg = small(extra);
+            let mut all = vec![];
+            for (_, ev) in adversarial(&cfg, 10) {
+                all.extend(ev);
+            }
+            let want = expected(&cfg, &all);
+            assert_eq!(run_icarus(&cfg, &all).unwrap(), want, "{extra}");
         }
-        let want = expected(&cfg, &all);
-        assert_eq!(run_icarus(&cfg, &all).unwrap(), want);
     }
 
     /// More than 2^PHASE_ID_BITS phase ids with `min_count` = 2: the ids wrap before the
