@@ -641,6 +641,10 @@ pub fn similarity(
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let n = matrix.len().max(1);
+    // With more intervals than cells, a cell is a group of consecutive intervals: the axes still
+    // count intervals.
+    let m = phases.len().max(n);
+    let interval_of = |cell: &usize| (cell * m / n).to_string();
     let root = BitMapBackend::new(png, (760, 800)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let (top, strip) = root.split_vertically(760);
@@ -656,6 +660,8 @@ pub fn similarity(
         .disable_mesh()
         .x_desc("interval")
         .y_desc("interval")
+        .x_label_formatter(&interval_of)
+        .y_label_formatter(&interval_of)
         .label_style((FONT, 12))
         .draw()
         .map_err(e)?;
