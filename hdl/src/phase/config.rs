@@ -346,7 +346,7 @@ impl PhaseConfig {
         } else {
             String::new()
         } + &if self.when_full == WhenFull::JoinNearest {
-            " full=nearest".to_string()
+            format!(" when_full={}", self.when_full.name())
         } else {
             String::new()
         } + &if self.min_count > 1 {

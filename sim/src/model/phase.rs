@@ -16,7 +16,7 @@
 //!    `moving_average`, its signature moves: sig ← sig + floor((v − sig) / 2^k). Otherwise a new
 //!    signature: the lowest invalid entry, else the least recently used one, takes v.
 //! 6. **Phase id.** Each entry counts the intervals it took (from 0 when it takes a new
-//!    signature, saturating at `min_count`). A new signature (never a joined entry) *joins the phase* of its candidate
+//!    signature, saturating at `min_count`). A new signature *joins the phase* of its candidate
 //!    if the candidate is within `merge_threshold` and has an id (its count is `min_count`): the
 //!    new entry takes the candidate's id and the count `min_count`, and the interval that id.
 //!    The interval that brings the count to `min_count` gives the entry the next id (ids count up from 0, wrapping at 2^PHASE_ID_BITS, or before
