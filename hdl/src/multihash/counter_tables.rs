@@ -92,9 +92,20 @@ pub struct CounterTables<const CB: usize> {
     /// The low `width` bits: the written words keep only what the RAM stores, so the constant
     /// high bits shorten every compare and adder of a forwarded word.
     stored: Constant<Bits<CB>>,
-    fw_data: Vec<DFF<Bits<CB>>>,
-    /// `fw_data[k]` >= T − 1.
-    fw_floor: Vec<DFF<Bit>>,
+    /// The event ahead's words both ways — as read (`fw_c`) and updated (`fw_inc`), with their
+    /// predicates — and whether it updated them (`fw_upd`, the accumulator missed): the late hit
+    /// decision ends at a flip-flop and selects `fw_word`, the word it wrote, a clock later from
+    /// registers, so the counters' loop does not wait for the accumulator.
+    fw_c: Vec<DFF<Bits<CB>>>,
+    fw_cfloor: Vec<DFF<Bit>>,
+    fw_inc: Vec<DFF<Bits<CB>>>,
+    fw_incfloor: Vec<DFF<Bit>>,
+    fw_upd: DFF<Bit>,
+    fw_word: Vec<Signal<Local, Bits<CB>>>,
+    /// `fw_word[k]` >= T − 1.
+    fw_word_floor: Vec<Signal<Local, Bit>>,
+    /// `fw_word` with its predicate bit: the RAM word stage W writes.
+    fw_ram_word: Vec<Signal<Local, Bits<CB>>>,
     /// What an event writes back: the updated words, or the words as read when it is shielded
     /// (so the write enable is `valid`, a register, not the accumulator's late hit decision).
     wb: Vec<Signal<Local, Bits<CB>>>,
@@ -117,7 +128,6 @@ pub struct CounterTables<const CB: usize> {
     w_bank: DFF<Bit>,
     w_last: DFF<Bit>,
     w_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
-    w_word: Vec<DFF<Bits<CB>>>,
     fw2_data: Vec<DFF<Bits<CB>>>,
     fw2_floor: Vec<DFF<Bit>>,
     /// The write the RAMs take this clock: stage 1's, or stage W's with the write stage.
@@ -229,8 +239,14 @@ impl<const CB: usize> CounterTables<CB> {
             fw_same: vec_of(tables),
             writes: Default::default(),
             stored: Constant::new(width_mask(width as u32).into()),
-            fw_data: vec_of(tables),
-            fw_floor: vec_of(tables),
+            fw_c: vec_of(tables),
+            fw_cfloor: vec_of(tables),
+            fw_inc: vec_of(tables),
+            fw_incfloor: vec_of(tables),
+            fw_upd: Default::default(),
+            fw_word: vec_of(tables),
+            fw_word_floor: vec_of(tables),
+            fw_ram_word: vec_of(tables),
             wb: vec_of(tables),
             wb_floor: vec_of(tables),
             clear0: BankClear::new(entries),
@@ -245,7 +261,6 @@ impl<const CB: usize> CounterTables<CB> {
             w_bank: Default::default(),
             w_last: Default::default(),
             w_index: vec_of(tables),
-            w_word: vec_of(tables),
             fw2_data: vec_of(tables),
             fw2_floor: vec_of(tables),
             ram_write: Default::default(),
@@ -276,7 +291,8 @@ impl<const CB: usize> CounterTables<CB> {
 impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_bank, m_bank, w_valid, w_bank, w_last);
+        dff_setup!(self, clock, s1_bank, m_bank, w_valid, w_bank, w_last, fw_upd);
+        self.fw_upd.d.next = self.update.val();
         self.writes.next = self.valid.val() & !self.reset.val();
         self.w_valid.d.next = self.writes.val();
         self.w_bank.d.next = self.s1_bank.q.val();
@@ -318,14 +334,21 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.bank1[k].write_clock.next = self.clock.val();
             self.s1_index[k].clock.next = self.clock.val();
             self.fw_same[k].clock.next = self.clock.val();
-            self.fw_data[k].clock.next = self.clock.val();
-            self.fw_floor[k].clock.next = self.clock.val();
+            self.fw_c[k].clock.next = self.clock.val();
+            self.fw_cfloor[k].clock.next = self.clock.val();
+            self.fw_inc[k].clock.next = self.clock.val();
+            self.fw_incfloor[k].clock.next = self.clock.val();
+            self.fw_word[k].next = self.fw_c[k].q.val();
+            self.fw_word_floor[k].next = self.fw_cfloor[k].q.val();
+            if self.fw_upd.q.val() {
+                self.fw_word[k].next = self.fw_inc[k].q.val();
+                self.fw_word_floor[k].next = self.fw_incfloor[k].q.val();
+            }
             self.r_floor[k].clock.next = self.clock.val();
             self.m_index[k].clock.next = self.clock.val();
             self.m_same2[k].clock.next = self.clock.val();
             self.m_same3[k].clock.next = self.clock.val();
             self.w_index[k].clock.next = self.clock.val();
-            self.w_word[k].clock.next = self.clock.val();
             self.fw2_data[k].clock.next = self.clock.val();
             self.fw2_floor[k].clock.next = self.clock.val();
             self.r_c[k].clock.next = self.clock.val();
@@ -370,14 +393,14 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.m_floor[k].next = self.fw2_floor[k].q.val();
             }
             if self.m_same2[k].q.val() {
-                self.m_c[k].next = self.fw_data[k].q.val();
-                self.m_floor[k].next = self.fw_floor[k].q.val();
+                self.m_c[k].next = self.fw_word[k].val();
+                self.m_floor[k].next = self.fw_word_floor[k].val();
             }
             self.r_c[k].d.next = self.m_c[k].val();
             self.r_floor[k].d.next = self.m_floor[k].val();
             if self.fw_same[k].q.val() {
-                self.cu.c[k].next = self.fw_data[k].q.val();
-                self.cu.floor[k].next = self.fw_floor[k].q.val();
+                self.cu.c[k].next = self.fw_word[k].val();
+                self.cu.floor[k].next = self.fw_word_floor[k].val();
             } else if self.registered.val() {
                 self.cu.c[k].next = self.r_c[k].q.val();
                 self.cu.floor[k].next = self.r_floor[k].q.val();
@@ -397,21 +420,26 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.wb[k].next = self.cu.w[k].val() & self.stored.val();
                 self.wb_floor[k].next = self.cu.w_floor[k].val();
             }
-            self.fw_data[k].d.next = self.wb[k].val();
-            self.fw_floor[k].d.next = self.wb_floor[k].val();
-            self.fw2_data[k].d.next = self.fw_data[k].q.val();
-            self.fw2_floor[k].d.next = self.fw_floor[k].q.val();
+            self.fw_c[k].d.next = self.cu.c[k].val() & self.stored.val();
+            self.fw_cfloor[k].d.next = self.cu.floor[k].val();
+            self.fw_inc[k].d.next = self.cu.w[k].val() & self.stored.val();
+            self.fw_incfloor[k].d.next = self.cu.w_floor[k].val();
+            self.fw2_data[k].d.next = self.fw_word[k].val();
+            self.fw2_floor[k].d.next = self.fw_word_floor[k].val();
+            self.fw_ram_word[k].next = self.fw_word[k].val();
+            if self.fw_word_floor[k].val() {
+                self.fw_ram_word[k].next = self.fw_word[k].val() | self.floor_bit.val();
+            }
             self.wb_word[k].next = self.wb[k].val();
             if self.wb_floor[k].val() {
                 self.wb_word[k].next = self.wb[k].val() | self.floor_bit.val();
             }
             self.w_index[k].d.next = self.s1_index[k].q.val();
-            self.w_word[k].d.next = self.wb_word[k].val();
             self.ram_index[k].next = self.s1_index[k].q.val();
             self.ram_word[k].next = self.wb_word[k].val();
             if self.write_stage.val() {
                 self.ram_index[k].next = self.w_index[k].q.val();
-                self.ram_word[k].next = self.w_word[k].q.val();
+                self.ram_word[k].next = self.fw_ram_word[k].val();
             }
             self.bank0[k].write_enable.next = false;
             self.bank0[k].write_address.next = self.clear0.address.val();
