@@ -15,9 +15,9 @@
 //! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
 //!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
 //!   a two-level compare before a register). The read missed the tags the ops two and three ahead
-//!   wrote (stage W writes them): a way one of them allocated on this op's set (`a2`, `a3`, from
-//!   `c_same2` / `c_same3` and the ways that op allocated, the younger winning) takes that op's
-//!   slices of the tuple compare instead. The W metas arrive, the words the ops two and three
+//!   wrote (stage W writes them): for a way one of them allocated on this op's set (`a2`, `a3`,
+//!   from `c_same2` / `c_same3` and the ways that op allocated, the younger winning) the tuple is
+//!   compared with that op's instead (`fw_eq`, registered). The W metas arrive, the words the ops two and three
 //!   ahead wrote take their place when one was on the same set (the read missed those writes;
 //!   the younger wins), and they are registered with their threshold predicates (count ≥ T,
 //!   count ≥ T − 1: compared on the RAM word, carried with a forwarded one), so stage D compares
@@ -25,8 +25,9 @@
 //!   op ahead (registered: `ahead1`, `key1`, with the op in D);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
 //!   set (with the predicates of its words, which it registered from its own: see `n_ge`); a tag
-//!   changes only on allocation, so a way the op one ahead allocated matches exactly when that op
-//!   had the same tuple (`key1`), any other way by its registered slices. Hit (**shielding**),
+//!   changes only on allocation, so a way one of the three ops ahead allocated matches exactly
+//!   when that op had the same tuple (`key1`, `fw_eq`, the younger winning), any other way by its
+//!   registered slices. Hit (**shielding**),
 //!   allocation (empty way first, else replaceable: the lowest way, or with **smallest
 //!   replacement** the replaceable way of smallest count, lowest on ties — W² count compares)
 //!   and locking follow docs/SPEC.md §4 within the set;
@@ -121,13 +122,9 @@ accumulator! {
         /// The way's tag read in stage 0 is stage D's tuple.
         ram_tag_eq: Vec<Signal<Local, Bit>>,
         /// Stage C: way w's tag is the one the op two / three ahead allocated on this op's set (the
-        /// read missed that write, which is in stage W or just past it); stage C's tuple equals
-        /// that op's, slice by slice. The slices of such a way compare with that op's tuple
-        /// instead of the word read, so stage D sees one set of registered slices.
+        /// read missed that write, which is in stage W or just past it).
         a2: Vec<Signal<Local, Bit>>,
         a3: Vec<Signal<Local, Bit>>,
-        k2_part: Vec<Signal<Local, Bit>>,
-        k3_part: Vec<Signal<Local, Bit>>,
         scan_set: DFF<Bits<ADDRESS_BITS>>,
         /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
         /// (`fw2_*`): present, set, tuple, metas written.
@@ -143,12 +140,13 @@ accumulator! {
         fw_word: Vec<Signal<Local, Bits<CB>>>,
         /// Stage D's op is on the set of the event one ahead (`ahead1`), and its tuple is that
         /// event's (`key1`); way w's tag is the one the event two / three ahead allocated on this
-        /// op's set (`ahead2_alloc`, `ahead3_alloc`: `a2`, `a3` registered, for the tag a
-        /// retirement copies).
+        /// op's set (`ahead2_alloc`, `ahead3_alloc`: `a2`, `a3` registered), and then it is the
+        /// op's tuple when `fw_eq` (that event's tuple is the op's, compared in stage C).
         ahead1: DFF<Bit>,
         key1: DFF<Bit>,
         ahead2_alloc: Vec<DFF<Bit>>,
         ahead3_alloc: Vec<DFF<Bit>>,
+        fw_eq: Vec<DFF<Bit>>,
         /// The ways the op two ahead (in W) allocated, a clock later; the tuple of the op three
         /// ahead of stage D.
         fw2_alloc: Vec<DFF<Bit>>,
@@ -314,8 +312,6 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             ram_tag_eq: vec_of(ways),
             a2: vec_of(ways),
             a3: vec_of(ways),
-            k2_part: vec_of(TAG_PARTS),
-            k3_part: vec_of(TAG_PARTS),
             scan_set: Default::default(),
             fw_valid: Default::default(),
             fw_set: Default::default(),
@@ -328,6 +324,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             key1: Default::default(),
             ahead2_alloc: vec_of(ways),
             ahead3_alloc: vec_of(ways),
+            fw_eq: vec_of(ways),
             fw2_alloc: vec_of(ways),
             fw3_tag: Default::default(),
             fw_alloc: vec_of(ways),
@@ -443,12 +440,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         // When stage C's op reaches D, D's op is one ahead of it and the `fw` event two ahead.
         self.ahead1.d.next = self.valid.val() & (self.c_set.q.val() == self.d_set.q.val());
         self.key1.d.next = self.c_tag.q.val() == self.d_tag.q.val();
-        for p in 0..12 {
-            self.k2_part[p].next =
-                self.c_tag.q.val().get_bits::<8>(p * 8) == self.fw_tag.q.val().get_bits::<8>(p * 8);
-            self.k3_part[p].next = self.c_tag.q.val().get_bits::<8>(p * 8)
-                == self.fw2_tag.q.val().get_bits::<8>(p * 8);
-        }
         self.epochs.c_set.next = self.c_set.q.val();
         self.c_pend.next = self.c_op.q.val() & self.epochs.c_pend.val();
         // ---- Stage D: the set's words, forwarded, and what they mean now.
@@ -463,6 +454,11 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.a3[w].next = self.c_same3.q.val() & self.fw2_alloc[w].q.val();
             self.ahead2_alloc[w].d.next = self.a2[w].val();
             self.ahead3_alloc[w].d.next = self.a3[w].val();
+            self.fw_eq[w].clock.next = self.clock.val();
+            self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw2_tag.q.val();
+            if self.a2[w].val() {
+                self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw_tag.q.val();
+            }
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.ram_tag[w].d.next = self.tags[w].read_data.val();
             // Slice p of the tag (literals: TAG_PARTS = 12 slices of TAG_PART_BITS = 8 bits).
@@ -472,12 +468,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.ram_tag_part[w * 12 + p].d.next =
                     self.tags[w].read_data.val().get_bits::<8>(p * 8)
                         == self.c_tag.q.val().get_bits::<8>(p * 8);
-                if self.a3[w].val() {
-                    self.ram_tag_part[w * 12 + p].d.next = self.k3_part[p].val();
-                }
-                if self.a2[w].val() {
-                    self.ram_tag_part[w * 12 + p].d.next = self.k2_part[p].val();
-                }
                 if !self.ram_tag_part[w * 12 + p].q.val() {
                     self.ram_tag_eq[w].next = false;
                 }
@@ -537,9 +527,11 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.tag_eq[w].next = self.ram_tag_eq[w].val();
             if self.ahead3_alloc[w].q.val() {
                 self.raw_tag[w].next = self.fw3_tag.q.val();
+                self.tag_eq[w].next = self.fw_eq[w].q.val();
             }
             if self.ahead2_alloc[w].q.val() {
                 self.raw_tag[w].next = self.fw2_tag.q.val();
+                self.tag_eq[w].next = self.fw_eq[w].q.val();
             }
             self.raw_meta[w].next = self.r_meta[w].q.val();
             self.raw_ge[w].next = self.r_ge[w].q.val();
