@@ -101,6 +101,12 @@ pub struct CounterTables<const CB: usize> {
     fw_inc: Vec<DFF<Bits<CB>>>,
     fw_incfloor: Vec<DFF<Bit>>,
     fw_upd: DFF<Bit>,
+    /// Registered read: the event entering stage 1 reads the index the event ahead of it writes
+    /// (`same1`, compared in stage M), and then `r_c` holds that event's word as read; `fw_pick`:
+    /// and the event ahead updated it, so stage 1 takes `fw_inc` instead. The counters' loop then
+    /// has one 2:1 select in front of the minimum's compares.
+    same1: Vec<Signal<Local, Bit>>,
+    fw_pick: Vec<DFF<Bit>>,
     fw_word: Vec<Signal<Local, Bits<CB>>>,
     /// `fw_word[k]` >= T − 1.
     fw_word_floor: Vec<Signal<Local, Bit>>,
@@ -244,6 +250,8 @@ impl<const CB: usize> CounterTables<CB> {
             fw_inc: vec_of(tables),
             fw_incfloor: vec_of(tables),
             fw_upd: Default::default(),
+            same1: vec_of(tables),
+            fw_pick: vec_of(tables),
             fw_word: vec_of(tables),
             fw_word_floor: vec_of(tables),
             fw_ram_word: vec_of(tables),
@@ -334,6 +342,7 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.bank1[k].write_clock.next = self.clock.val();
             self.s1_index[k].clock.next = self.clock.val();
             self.fw_same[k].clock.next = self.clock.val();
+            self.fw_pick[k].clock.next = self.clock.val();
             self.fw_c[k].clock.next = self.clock.val();
             self.fw_cfloor[k].clock.next = self.clock.val();
             self.fw_inc[k].clock.next = self.clock.val();
@@ -369,11 +378,14 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 & self.w_valid.q.val()
                 & (self.read_bank.val() == self.w_bank.q.val())
                 & (self.read_index[k].val() == self.w_index[k].q.val());
+            self.same1[k].next = self.writes.val()
+                & (self.m_bank.q.val() == self.s1_bank.q.val())
+                & (self.m_index[k].q.val() == self.s1_index[k].q.val());
+            self.fw_pick[k].d.next =
+                self.registered.val() & self.same1[k].val() & self.update.val();
             if self.registered.val() {
                 self.s1_index[k].d.next = self.m_index[k].q.val();
-                self.fw_same[k].d.next = self.writes.val()
-                    & (self.m_bank.q.val() == self.s1_bank.q.val())
-                    & (self.m_index[k].q.val() == self.s1_index[k].q.val());
+                self.fw_same[k].d.next = false;
             }
             self.read[k].next = self.bank0[k].read_data.val();
             if (self.registered.val() & self.m_bank.q.val())
@@ -398,12 +410,20 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             }
             self.r_c[k].d.next = self.m_c[k].val();
             self.r_floor[k].d.next = self.m_floor[k].val();
+            if self.same1[k].val() {
+                self.r_c[k].d.next = self.cu.c[k].val() & self.stored.val();
+                self.r_floor[k].d.next = self.cu.floor[k].val();
+            }
             if self.fw_same[k].q.val() {
                 self.cu.c[k].next = self.fw_word[k].val();
                 self.cu.floor[k].next = self.fw_word_floor[k].val();
             } else if self.registered.val() {
                 self.cu.c[k].next = self.r_c[k].q.val();
                 self.cu.floor[k].next = self.r_floor[k].q.val();
+                if self.fw_pick[k].q.val() {
+                    self.cu.c[k].next = self.fw_inc[k].q.val();
+                    self.cu.floor[k].next = self.fw_incfloor[k].q.val();
+                }
             } else {
                 self.cu.c[k].next = self.read_c[k].val();
                 self.cu.floor[k].next = self.read_floor[k].val();
