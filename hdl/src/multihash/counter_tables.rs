@@ -107,6 +107,9 @@ pub struct CounterTables<const CB: usize> {
     /// has one 2:1 select in front of the minimum's compares.
     same1: Vec<Signal<Local, Bit>>,
     fw_pick: Vec<DFF<Bit>>,
+    /// `r_c`, or `fw_inc` where `fw_pick`, with its predicate.
+    picked: Vec<Signal<Local, Bits<CB>>>,
+    picked_floor: Vec<Signal<Local, Bit>>,
     fw_word: Vec<Signal<Local, Bits<CB>>>,
     /// `fw_word[k]` >= T − 1.
     fw_word_floor: Vec<Signal<Local, Bit>>,
@@ -252,6 +255,8 @@ impl<const CB: usize> CounterTables<CB> {
             fw_upd: Default::default(),
             same1: vec_of(tables),
             fw_pick: vec_of(tables),
+            picked: vec_of(tables),
+            picked_floor: vec_of(tables),
             fw_word: vec_of(tables),
             fw_word_floor: vec_of(tables),
             fw_ram_word: vec_of(tables),
@@ -410,23 +415,28 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             }
             self.r_c[k].d.next = self.m_c[k].val();
             self.r_floor[k].d.next = self.m_floor[k].val();
-            if self.same1[k].val() {
-                self.r_c[k].d.next = self.cu.c[k].val() & self.stored.val();
-                self.r_floor[k].d.next = self.cu.floor[k].val();
+            // Assigned once: a child's input written twice in one pass makes Icarus re-run the
+            // tables' logic for every glitch.
+            self.picked[k].next = self.r_c[k].q.val();
+            self.picked_floor[k].next = self.r_floor[k].q.val();
+            if self.fw_pick[k].q.val() {
+                self.picked[k].next = self.fw_inc[k].q.val();
+                self.picked_floor[k].next = self.fw_incfloor[k].q.val();
             }
             if self.fw_same[k].q.val() {
                 self.cu.c[k].next = self.fw_word[k].val();
                 self.cu.floor[k].next = self.fw_word_floor[k].val();
             } else if self.registered.val() {
-                self.cu.c[k].next = self.r_c[k].q.val();
-                self.cu.floor[k].next = self.r_floor[k].q.val();
-                if self.fw_pick[k].q.val() {
-                    self.cu.c[k].next = self.fw_inc[k].q.val();
-                    self.cu.floor[k].next = self.fw_incfloor[k].q.val();
-                }
+                self.cu.c[k].next = self.picked[k].val();
+                self.cu.floor[k].next = self.picked_floor[k].val();
             } else {
                 self.cu.c[k].next = self.read_c[k].val();
                 self.cu.floor[k].next = self.read_floor[k].val();
+            }
+            // After `cu.c` is assigned: the generated always block reads it once, settled.
+            if self.same1[k].val() {
+                self.r_c[k].d.next = self.cu.c[k].val() & self.stored.val();
+                self.r_floor[k].d.next = self.cu.floor[k].val();
             }
         }
         self.cu.promoted.next = self.promoted.val();
