@@ -97,6 +97,9 @@ pub struct CounterTables<const CB: usize> {
     /// decision ends at a flip-flop and selects `fw_word`, the word it wrote, a clock later from
     /// registers, so the counters' loop does not wait for the accumulator.
     fw_c: Vec<DFF<Bits<CB>>>,
+    /// Without the write stage: the word the event ahead wrote (`wb`), with its predicate.
+    fw_data: Vec<DFF<Bits<CB>>>,
+    fw_floor: Vec<DFF<Bit>>,
     fw_cfloor: Vec<DFF<Bit>>,
     fw_inc: Vec<DFF<Bits<CB>>>,
     fw_incfloor: Vec<DFF<Bit>>,
@@ -249,6 +252,8 @@ impl<const CB: usize> CounterTables<CB> {
             writes: Default::default(),
             stored: Constant::new(width_mask(width as u32).into()),
             fw_c: vec_of(tables),
+            fw_data: vec_of(tables),
+            fw_floor: vec_of(tables),
             fw_cfloor: vec_of(tables),
             fw_inc: vec_of(tables),
             fw_incfloor: vec_of(tables),
@@ -352,11 +357,17 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.fw_cfloor[k].clock.next = self.clock.val();
             self.fw_inc[k].clock.next = self.clock.val();
             self.fw_incfloor[k].clock.next = self.clock.val();
-            self.fw_word[k].next = self.fw_c[k].q.val();
-            self.fw_word_floor[k].next = self.fw_cfloor[k].q.val();
-            if self.fw_upd.q.val() {
-                self.fw_word[k].next = self.fw_inc[k].q.val();
-                self.fw_word_floor[k].next = self.fw_incfloor[k].q.val();
+            self.fw_data[k].clock.next = self.clock.val();
+            self.fw_floor[k].clock.next = self.clock.val();
+            self.fw_word[k].next = self.fw_data[k].q.val();
+            self.fw_word_floor[k].next = self.fw_floor[k].q.val();
+            if self.write_stage.val() {
+                self.fw_word[k].next = self.fw_c[k].q.val();
+                self.fw_word_floor[k].next = self.fw_cfloor[k].q.val();
+                if self.fw_upd.q.val() {
+                    self.fw_word[k].next = self.fw_inc[k].q.val();
+                    self.fw_word_floor[k].next = self.fw_incfloor[k].q.val();
+                }
             }
             self.r_floor[k].clock.next = self.clock.val();
             self.m_index[k].clock.next = self.clock.val();
@@ -387,10 +398,10 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 & (self.m_bank.q.val() == self.s1_bank.q.val())
                 & (self.m_index[k].q.val() == self.s1_index[k].q.val());
             self.fw_pick[k].d.next =
-                self.registered.val() & self.same1[k].val() & self.update.val();
+                self.write_stage.val() & self.same1[k].val() & self.update.val();
             if self.registered.val() {
                 self.s1_index[k].d.next = self.m_index[k].q.val();
-                self.fw_same[k].d.next = false;
+                self.fw_same[k].d.next = !self.write_stage.val() & self.same1[k].val();
             }
             self.read[k].next = self.bank0[k].read_data.val();
             if (self.registered.val() & self.m_bank.q.val())
@@ -434,7 +445,7 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.cu.floor[k].next = self.read_floor[k].val();
             }
             // After `cu.c` is assigned: the generated always block reads it once, settled.
-            if self.same1[k].val() {
+            if self.write_stage.val() & self.same1[k].val() {
                 self.r_c[k].d.next = self.cu.c[k].val() & self.stored.val();
                 self.r_floor[k].d.next = self.cu.floor[k].val();
             }
@@ -450,6 +461,8 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.wb[k].next = self.cu.w[k].val() & self.stored.val();
                 self.wb_floor[k].next = self.cu.w_floor[k].val();
             }
+            self.fw_data[k].d.next = self.wb[k].val();
+            self.fw_floor[k].d.next = self.wb_floor[k].val();
             self.fw_c[k].d.next = self.cu.c[k].val() & self.stored.val();
             self.fw_cfloor[k].d.next = self.cu.floor[k].val();
             self.fw_inc[k].d.next = self.cu.w[k].val() & self.stored.val();

@@ -252,6 +252,8 @@ accumulator! {
         valid_flag: Constant<Bits<CB>>,
         locked_flag: Constant<Bits<CB>>,
         retaining: Constant<Bit>,
+        /// Tags are written in stage W, from registers (else in stage D, by the allocation).
+        tags_in_w: Constant<Bit>,
         last_set: Constant<Bits<ADDRESS_BITS>>,
         set_one: Constant<Bits<ADDRESS_BITS>>,
         one_c: Constant<Bits<CB>>,
@@ -275,6 +277,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         saturates: bool,
         retaining: bool,
         replace_smallest: bool,
+        tags_in_w: bool,
     ) -> Self {
         assert!(
             sets.is_power_of_two() && ways >= 1 && count_width + 2 <= CB.min(63),
@@ -396,6 +399,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             valid_flag: Constant::new((1u64 << (count_width + 1)).into()),
             locked_flag: Constant::new((1u64 << count_width).into()),
             retaining: Constant::new(retaining),
+            tags_in_w: Constant::new(tags_in_w),
             last_set: Constant::new((sets as u64 - 1).into()),
             set_one: Constant::new(1.into()),
             one_c: Constant::new(1.into()),
@@ -451,13 +455,14 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.ahead3_alloc[w].clock.next = self.clock.val();
             self.fw2_alloc[w].clock.next = self.clock.val();
             self.a2[w].next = self.c_same2.q.val() & self.fw_alloc[w].q.val();
-            self.a3[w].next = self.c_same3.q.val() & self.fw2_alloc[w].q.val();
+            self.a3[w].next =
+                self.tags_in_w.val() & self.c_same3.q.val() & self.fw2_alloc[w].q.val();
             self.ahead2_alloc[w].d.next = self.a2[w].val();
             self.ahead3_alloc[w].d.next = self.a3[w].val();
             self.fw_eq[w].clock.next = self.clock.val();
-            self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw2_tag.q.val();
-            if self.a2[w].val() {
-                self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw_tag.q.val();
+            self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw_tag.q.val();
+            if self.tags_in_w.val() & !self.a2[w].val() {
+                self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw2_tag.q.val();
             }
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.ram_tag[w].d.next = self.tags[w].read_data.val();
@@ -622,10 +627,17 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             if self.alloc[w].val() {
                 self.n_meta[w].next = self.valid_flag.val() | self.locked_flag.val();
             }
-            // Stage W: the tag of a way the op one ahead allocated, from registers.
-            self.tags[w].write_address.next = self.fw_set.q.val();
-            self.tags[w].write_data.next = self.fw_tag.q.val();
-            self.tags[w].write_enable.next = self.fw_alloc[w].q.val();
+            // Stage W: the tag of a way the op one ahead allocated, from registers; else the
+            // allocation writes it.
+            if self.tags_in_w.val() {
+                self.tags[w].write_address.next = self.fw_set.q.val();
+                self.tags[w].write_data.next = self.fw_tag.q.val();
+                self.tags[w].write_enable.next = self.fw_alloc[w].q.val();
+            } else {
+                self.tags[w].write_address.next = self.d_set.q.val();
+                self.tags[w].write_data.next = self.d_tag.q.val();
+                self.tags[w].write_enable.next = self.alloc[w].val();
+            }
             self.metas[w].write_address.next = self.fw_set.q.val();
             self.metas[w].write_data.next = self.fw_word[w].val();
             self.metas[w].write_enable.next = self.fw_valid.q.val();
