@@ -26,6 +26,12 @@
 //! then also misses the write of the event three ahead, forwarded in stage M too (`m_same3`, the
 //! younger write winning), and a bank's clear starts a clock after its interval's last event left
 //! stage 1 (after that event's write). It costs about 27 flip-flops per table (measured on paper-10k-bram).
+//! With the write stage the accumulator's hit also leaves the counters' loop: the event ahead's
+//! words are kept both ways, as read (`fw_c`) and updated (`fw_inc`), and its hit, registered
+//! (`fw_upd`), picks the one it wrote a clock later. For the event right behind it on the same
+//! counter (`same1`, compared in stage M) the word as read goes into stage M's register `r_c`
+//! in place of the RAM's, and `fw_pick` (that, and the event ahead updated) selects `fw_inc`:
+//! stage 1's compares start behind one 2:1 select of flip-flops.
 //!
 //! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
 //! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed

@@ -14,8 +14,8 @@
 //!   (`c_same2`, `c_same3`, registered);
 //! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
 //!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
-//!   a two-level compare before a register). The read missed the tags the ops two and three ahead
-//!   wrote (stage W writes them): for a way one of them allocated on this op's set (`a2`, `a3`,
+//!   a two-level compare before a register). The read missed the tags the ops two (and, when
+//!   stage W writes them, three) ahead wrote: for a way one of them allocated on this op's set (`a2`, `a3`,
 //!   from `c_same2` / `c_same3` and the ways that op allocated, the younger winning) the tuple is
 //!   compared with that op's instead (`fw_eq`, registered). The W metas arrive, the words the ops two and three
 //!   ahead wrote take their place when one was on the same set (the read missed those writes;
@@ -31,8 +31,8 @@
 //!   allocation (empty way first, else replaceable: the lowest way, or with **smallest
 //!   replacement** the replaceable way of smallest count, lowest on ties — W² count compares)
 //!   and locking follow docs/SPEC.md §4 within the set;
-//! - stage W: every way's meta, and the tag of a way D allocated, are written back from
-//!   registers, an allocated way's count being the `new_min` D registered (so neither the
+//! - stage W: every way's meta, and (`tags_in_w`, with the write stage; else stage D writes it on
+//!   allocation) the tag of a way D allocated, are written back from registers, an allocated way's count being the `new_min` D registered (so neither the
 //!   counters' minimum nor the allocation decision drives a RAM write port in the clock it is
 //!   computed).
 //!
