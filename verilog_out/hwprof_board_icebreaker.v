@@ -1393,6 +1393,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
     localparam  valid_flag = 24'h20000;
     localparam  locked_flag = 24'h10000;
     localparam  retaining = 1'b1;
+    localparam  tags_in_w = 1'b1;
     localparam  last_set = 20'h1f;
     localparam  set_one = 20'h1;
     localparam  one_c = 24'h1;
@@ -1579,9 +1580,27 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
     reg  ahead2_alloc$1$d;
     wire  ahead2_alloc$1$q;
     reg  ahead2_alloc$1$clock;
-    reg  key2$d;
-    wire  key2$q;
-    reg  key2$clock;
+    reg  ahead3_alloc$0$d;
+    wire  ahead3_alloc$0$q;
+    reg  ahead3_alloc$0$clock;
+    reg  ahead3_alloc$1$d;
+    wire  ahead3_alloc$1$q;
+    reg  ahead3_alloc$1$clock;
+    reg  fw_eq$0$d;
+    wire  fw_eq$0$q;
+    reg  fw_eq$0$clock;
+    reg  fw_eq$1$d;
+    wire  fw_eq$1$q;
+    reg  fw_eq$1$clock;
+    reg  fw2_alloc$0$d;
+    wire  fw2_alloc$0$q;
+    reg  fw2_alloc$0$clock;
+    reg  fw2_alloc$1$d;
+    wire  fw2_alloc$1$q;
+    reg  fw2_alloc$1$clock;
+    reg  [95:0] fw3_tag$d;
+    wire  [95:0] fw3_tag$q;
+    reg  fw3_tag$clock;
     reg  fw_alloc$0$d;
     wire  fw_alloc$0$q;
     reg  fw_alloc$0$clock;
@@ -1709,6 +1728,10 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
     // Local signals
     reg  ram_tag_eq$0;
     reg  ram_tag_eq$1;
+    reg  a2$0;
+    reg  a2$1;
+    reg  a3$0;
+    reg  a3$1;
     reg  [23:0] fw_word$0;
     reg  [23:0] fw_word$1;
     reg  scan;
@@ -2049,10 +2072,40 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         .q(ahead2_alloc$1$q),
         .clock(ahead2_alloc$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$key2 key2(
-        .d(key2$d),
-        .q(key2$q),
-        .clock(key2$clock)
+    hwprof_board_icebreaker$profiler$acc$ahead3_alloc$0 ahead3_alloc$0(
+        .d(ahead3_alloc$0$d),
+        .q(ahead3_alloc$0$q),
+        .clock(ahead3_alloc$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$ahead3_alloc$1 ahead3_alloc$1(
+        .d(ahead3_alloc$1$d),
+        .q(ahead3_alloc$1$q),
+        .clock(ahead3_alloc$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$fw_eq$0 fw_eq$0(
+        .d(fw_eq$0$d),
+        .q(fw_eq$0$q),
+        .clock(fw_eq$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$fw_eq$1 fw_eq$1(
+        .d(fw_eq$1$d),
+        .q(fw_eq$1$q),
+        .clock(fw_eq$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$fw2_alloc$0 fw2_alloc$0(
+        .d(fw2_alloc$0$d),
+        .q(fw2_alloc$0$q),
+        .clock(fw2_alloc$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$fw2_alloc$1 fw2_alloc$1(
+        .d(fw2_alloc$1$d),
+        .q(fw2_alloc$1$q),
+        .clock(fw2_alloc$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$acc$fw3_tag fw3_tag(
+        .d(fw3_tag$d),
+        .q(fw3_tag$q),
+        .clock(fw3_tag$clock)
     );
     hwprof_board_icebreaker$profiler$acc$fw_alloc$0 fw_alloc$0(
         .d(fw_alloc$0$d),
@@ -2267,7 +2320,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         fw2_tag$clock = clock;
         ahead1$clock = clock;
         key1$clock = clock;
-        key2$clock = clock;
+        fw3_tag$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
         c_op$d = c_op$q;
@@ -2287,7 +2340,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         fw2_tag$d = fw2_tag$q;
         ahead1$d = ahead1$q;
         key1$d = key1$q;
-        key2$d = key2$q;
+        fw3_tag$d = fw3_tag$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
         epochs$clock = clock;
@@ -2297,14 +2350,24 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         d_tag$d = c_tag$q;
         ahead1$d = valid & (c_set$q == d_set$q);
         key1$d = c_tag$q == d_tag$q;
-        key2$d = c_tag$q == fw_tag$q;
         epochs$c_set = c_set$q;
         c_pend = c_op$q & epochs$c_pend;
         epochs$d_set = d_set$q;
         d_pend = d_op$q & epochs$d_pend;
         ram_tag$0$clock = clock;
         ahead2_alloc$0$clock = clock;
-        ahead2_alloc$0$d = fw_valid$q & (c_set$q == fw_set$q) & fw_alloc$0$q;
+        ahead3_alloc$0$clock = clock;
+        fw2_alloc$0$clock = clock;
+        a2$0 = c_same2$q & fw_alloc$0$q;
+        a3$0 = tags_in_w & c_same3$q & fw2_alloc$0$q;
+        ahead2_alloc$0$d = a2$0;
+        ahead3_alloc$0$d = a3$0;
+        fw_eq$0$clock = clock;
+        fw_eq$0$d = c_tag$q == fw_tag$q;
+        if (tags_in_w & ~a2$0) begin
+            fw_eq$0$d = c_tag$q == fw2_tag$q;
+        end
+        fw2_alloc$0$d = fw_alloc$0$q;
         ram_tag$0$d = tags$0$read_data;
         ram_tag_eq$0 = 1'b1;
         ram_tag_part$0$clock = clock;
@@ -2416,9 +2479,13 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         st_count$0$d = st_count$0$q;
         raw_tag$0 = ram_tag$0$q;
         tag_eq$0 = ram_tag_eq$0;
+        if (ahead3_alloc$0$q) begin
+            raw_tag$0 = fw3_tag$q;
+            tag_eq$0 = fw_eq$0$q;
+        end
         if (ahead2_alloc$0$q) begin
             raw_tag$0 = fw2_tag$q;
-            tag_eq$0 = key2$q;
+            tag_eq$0 = fw_eq$0$q;
         end
         raw_meta$0 = r_meta$0$q;
         raw_ge$0 = r_ge$0$q;
@@ -2456,7 +2523,18 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         repl$bits$0 = view_valid$0 & ~view_locked$0;
         ram_tag$1$clock = clock;
         ahead2_alloc$1$clock = clock;
-        ahead2_alloc$1$d = fw_valid$q & (c_set$q == fw_set$q) & fw_alloc$1$q;
+        ahead3_alloc$1$clock = clock;
+        fw2_alloc$1$clock = clock;
+        a2$1 = c_same2$q & fw_alloc$1$q;
+        a3$1 = tags_in_w & c_same3$q & fw2_alloc$1$q;
+        ahead2_alloc$1$d = a2$1;
+        ahead3_alloc$1$d = a3$1;
+        fw_eq$1$clock = clock;
+        fw_eq$1$d = c_tag$q == fw_tag$q;
+        if (tags_in_w & ~a2$1) begin
+            fw_eq$1$d = c_tag$q == fw2_tag$q;
+        end
+        fw2_alloc$1$d = fw_alloc$1$q;
         ram_tag$1$d = tags$1$read_data;
         ram_tag_eq$1 = 1'b1;
         ram_tag_part$12$clock = clock;
@@ -2568,9 +2646,13 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         st_count$1$d = st_count$1$q;
         raw_tag$1 = ram_tag$1$q;
         tag_eq$1 = ram_tag_eq$1;
+        if (ahead3_alloc$1$q) begin
+            raw_tag$1 = fw3_tag$q;
+            tag_eq$1 = fw_eq$1$q;
+        end
         if (ahead2_alloc$1$q) begin
             raw_tag$1 = fw2_tag$q;
-            tag_eq$1 = key2$q;
+            tag_eq$1 = fw_eq$1$q;
         end
         raw_meta$1 = r_meta$1$q;
         raw_ge$1 = r_ge$1$q;
@@ -2642,9 +2724,16 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         if (alloc$0) begin
             n_meta$0 = valid_flag | locked_flag;
         end
-        tags$0$write_address = d_set$q;
-        tags$0$write_data = d_tag$q;
-        tags$0$write_enable = alloc$0;
+        if (tags_in_w) begin
+            tags$0$write_address = fw_set$q;
+            tags$0$write_data = fw_tag$q;
+            tags$0$write_enable = fw_alloc$0$q;
+        end
+        else begin
+            tags$0$write_address = d_set$q;
+            tags$0$write_data = d_tag$q;
+            tags$0$write_enable = alloc$0;
+        end
         metas$0$write_address = fw_set$q;
         metas$0$write_data = fw_word$0;
         metas$0$write_enable = fw_valid$q;
@@ -2675,9 +2764,16 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         if (alloc$1) begin
             n_meta$1 = valid_flag | locked_flag;
         end
-        tags$1$write_address = d_set$q;
-        tags$1$write_data = d_tag$q;
-        tags$1$write_enable = alloc$1;
+        if (tags_in_w) begin
+            tags$1$write_address = fw_set$q;
+            tags$1$write_data = fw_tag$q;
+            tags$1$write_enable = fw_alloc$1$q;
+        end
+        else begin
+            tags$1$write_address = d_set$q;
+            tags$1$write_data = d_tag$q;
+            tags$1$write_enable = alloc$1;
+        end
         metas$1$write_address = fw_set$q;
         metas$1$write_data = fw_word$1;
         metas$1$write_enable = fw_valid$q;
@@ -2696,6 +2792,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         fw2_set$d = fw_set$q;
         fw_tag$d = d_tag$q;
         fw2_tag$d = fw_tag$q;
+        fw3_tag$d = fw2_tag$q;
         room = ~staged$any & ~d_pend & ~c_pend;
         epochs$lookup_set = lookup_set;
         epochs$scan_set = scan_set$q;
@@ -2781,8 +2878,12 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
             c_same3$d = 1'b0;
             st_valid$0$d = 1'b0;
             ahead2_alloc$0$d = 1'b0;
+            ahead3_alloc$0$d = 1'b0;
+            fw2_alloc$0$d = 1'b0;
             st_valid$1$d = 1'b0;
             ahead2_alloc$1$d = 1'b0;
+            ahead3_alloc$1$d = 1'b0;
+            fw2_alloc$1$d = 1'b0;
             term$d = 1'b0;
         end
     end
@@ -2845,6 +2946,44 @@ module hwprof_board_icebreaker$profiler$acc$ahead2_alloc$1(d,q,clock);
     end
           
 endmodule // top$profiler$acc$ahead2_alloc$1
+
+
+module hwprof_board_icebreaker$profiler$acc$ahead3_alloc$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ahead3_alloc$0
+
+
+module hwprof_board_icebreaker$profiler$acc$ahead3_alloc$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$ahead3_alloc$1
 
 
 module hwprof_board_icebreaker$profiler$acc$c_op(d,q,clock);
@@ -3126,6 +3265,44 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
 endmodule // top$profiler$acc$epochs
 
 
+module hwprof_board_icebreaker$profiler$acc$fw2_alloc$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$fw2_alloc$0
+
+
+module hwprof_board_icebreaker$profiler$acc$fw2_alloc$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$fw2_alloc$1
+
+
 module hwprof_board_icebreaker$profiler$acc$fw2_floor$0(d,q,clock);
     
     // Module arguments
@@ -3278,6 +3455,25 @@ module hwprof_board_icebreaker$profiler$acc$fw2_word$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_word$1
 
 
+module hwprof_board_icebreaker$profiler$acc$fw3_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$fw3_tag
+
+
 module hwprof_board_icebreaker$profiler$acc$fw_alloc$0(d,q,clock);
     
     // Module arguments
@@ -3314,6 +3510,44 @@ module hwprof_board_icebreaker$profiler$acc$fw_alloc$1(d,q,clock);
     end
           
 endmodule // top$profiler$acc$fw_alloc$1
+
+
+module hwprof_board_icebreaker$profiler$acc$fw_eq$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$fw_eq$0
+
+
+module hwprof_board_icebreaker$profiler$acc$fw_eq$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$fw_eq$1
 
 
 module hwprof_board_icebreaker$profiler$acc$fw_floor_r$0(d,q,clock);
@@ -3569,25 +3803,6 @@ module hwprof_board_icebreaker$profiler$acc$key1(d,q,clock);
     end
           
 endmodule // top$profiler$acc$key1
-
-
-module hwprof_board_icebreaker$profiler$acc$key2(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$acc$key2
 
 
 module hwprof_board_icebreaker$profiler$acc$metas$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
@@ -4900,6 +5115,18 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  fw_same$3$d;
     wire  fw_same$3$q;
     reg  fw_same$3$clock;
+    reg  [23:0] fw_c$0$d;
+    wire  [23:0] fw_c$0$q;
+    reg  fw_c$0$clock;
+    reg  [23:0] fw_c$1$d;
+    wire  [23:0] fw_c$1$q;
+    reg  fw_c$1$clock;
+    reg  [23:0] fw_c$2$d;
+    wire  [23:0] fw_c$2$q;
+    reg  fw_c$2$clock;
+    reg  [23:0] fw_c$3$d;
+    wire  [23:0] fw_c$3$q;
+    reg  fw_c$3$clock;
     reg  [23:0] fw_data$0$d;
     wire  [23:0] fw_data$0$q;
     reg  fw_data$0$clock;
@@ -4924,6 +5151,57 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  fw_floor$3$d;
     wire  fw_floor$3$q;
     reg  fw_floor$3$clock;
+    reg  fw_cfloor$0$d;
+    wire  fw_cfloor$0$q;
+    reg  fw_cfloor$0$clock;
+    reg  fw_cfloor$1$d;
+    wire  fw_cfloor$1$q;
+    reg  fw_cfloor$1$clock;
+    reg  fw_cfloor$2$d;
+    wire  fw_cfloor$2$q;
+    reg  fw_cfloor$2$clock;
+    reg  fw_cfloor$3$d;
+    wire  fw_cfloor$3$q;
+    reg  fw_cfloor$3$clock;
+    reg  [23:0] fw_inc$0$d;
+    wire  [23:0] fw_inc$0$q;
+    reg  fw_inc$0$clock;
+    reg  [23:0] fw_inc$1$d;
+    wire  [23:0] fw_inc$1$q;
+    reg  fw_inc$1$clock;
+    reg  [23:0] fw_inc$2$d;
+    wire  [23:0] fw_inc$2$q;
+    reg  fw_inc$2$clock;
+    reg  [23:0] fw_inc$3$d;
+    wire  [23:0] fw_inc$3$q;
+    reg  fw_inc$3$clock;
+    reg  fw_incfloor$0$d;
+    wire  fw_incfloor$0$q;
+    reg  fw_incfloor$0$clock;
+    reg  fw_incfloor$1$d;
+    wire  fw_incfloor$1$q;
+    reg  fw_incfloor$1$clock;
+    reg  fw_incfloor$2$d;
+    wire  fw_incfloor$2$q;
+    reg  fw_incfloor$2$clock;
+    reg  fw_incfloor$3$d;
+    wire  fw_incfloor$3$q;
+    reg  fw_incfloor$3$clock;
+    reg  fw_upd$d;
+    wire  fw_upd$q;
+    reg  fw_upd$clock;
+    reg  fw_pick$0$d;
+    wire  fw_pick$0$q;
+    reg  fw_pick$0$clock;
+    reg  fw_pick$1$d;
+    wire  fw_pick$1$q;
+    reg  fw_pick$1$clock;
+    reg  fw_pick$2$d;
+    wire  fw_pick$2$q;
+    reg  fw_pick$2$clock;
+    reg  fw_pick$3$d;
+    wire  fw_pick$3$q;
+    reg  fw_pick$3$clock;
     reg  clear0$clock;
     reg  clear0$start;
     wire  clear0$busy;
@@ -4992,18 +5270,6 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  [19:0] w_index$3$d;
     wire  [19:0] w_index$3$q;
     reg  w_index$3$clock;
-    reg  [23:0] w_word$0$d;
-    wire  [23:0] w_word$0$q;
-    reg  w_word$0$clock;
-    reg  [23:0] w_word$1$d;
-    wire  [23:0] w_word$1$q;
-    reg  w_word$1$clock;
-    reg  [23:0] w_word$2$d;
-    wire  [23:0] w_word$2$q;
-    reg  w_word$2$clock;
-    reg  [23:0] w_word$3$d;
-    wire  [23:0] w_word$3$q;
-    reg  w_word$3$clock;
     reg  [23:0] fw2_data$0$d;
     wire  [23:0] fw2_data$0$q;
     reg  fw2_data$0$clock;
@@ -5074,6 +5340,30 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     
     // Local signals
     reg  writes;
+    reg  same1$0;
+    reg  same1$1;
+    reg  same1$2;
+    reg  same1$3;
+    reg  [23:0] picked$0;
+    reg  [23:0] picked$1;
+    reg  [23:0] picked$2;
+    reg  [23:0] picked$3;
+    reg  picked_floor$0;
+    reg  picked_floor$1;
+    reg  picked_floor$2;
+    reg  picked_floor$3;
+    reg  [23:0] fw_word$0;
+    reg  [23:0] fw_word$1;
+    reg  [23:0] fw_word$2;
+    reg  [23:0] fw_word$3;
+    reg  fw_word_floor$0;
+    reg  fw_word_floor$1;
+    reg  fw_word_floor$2;
+    reg  fw_word_floor$3;
+    reg  [23:0] fw_ram_word$0;
+    reg  [23:0] fw_ram_word$1;
+    reg  [23:0] fw_ram_word$2;
+    reg  [23:0] fw_ram_word$3;
     reg  [23:0] wb$0;
     reg  [23:0] wb$1;
     reg  [23:0] wb$2;
@@ -5236,6 +5526,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .q(fw_same$3$q),
         .clock(fw_same$3$clock)
     );
+    hwprof_board_icebreaker$profiler$counters$fw_c$0 fw_c$0(
+        .d(fw_c$0$d),
+        .q(fw_c$0$q),
+        .clock(fw_c$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_c$1 fw_c$1(
+        .d(fw_c$1$d),
+        .q(fw_c$1$q),
+        .clock(fw_c$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_c$2 fw_c$2(
+        .d(fw_c$2$d),
+        .q(fw_c$2$q),
+        .clock(fw_c$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_c$3 fw_c$3(
+        .d(fw_c$3$d),
+        .q(fw_c$3$q),
+        .clock(fw_c$3$clock)
+    );
     hwprof_board_icebreaker$profiler$counters$fw_data$0 fw_data$0(
         .d(fw_data$0$d),
         .q(fw_data$0$q),
@@ -5275,6 +5585,91 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .d(fw_floor$3$d),
         .q(fw_floor$3$q),
         .clock(fw_floor$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_cfloor$0 fw_cfloor$0(
+        .d(fw_cfloor$0$d),
+        .q(fw_cfloor$0$q),
+        .clock(fw_cfloor$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_cfloor$1 fw_cfloor$1(
+        .d(fw_cfloor$1$d),
+        .q(fw_cfloor$1$q),
+        .clock(fw_cfloor$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_cfloor$2 fw_cfloor$2(
+        .d(fw_cfloor$2$d),
+        .q(fw_cfloor$2$q),
+        .clock(fw_cfloor$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_cfloor$3 fw_cfloor$3(
+        .d(fw_cfloor$3$d),
+        .q(fw_cfloor$3$q),
+        .clock(fw_cfloor$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_inc$0 fw_inc$0(
+        .d(fw_inc$0$d),
+        .q(fw_inc$0$q),
+        .clock(fw_inc$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_inc$1 fw_inc$1(
+        .d(fw_inc$1$d),
+        .q(fw_inc$1$q),
+        .clock(fw_inc$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_inc$2 fw_inc$2(
+        .d(fw_inc$2$d),
+        .q(fw_inc$2$q),
+        .clock(fw_inc$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_inc$3 fw_inc$3(
+        .d(fw_inc$3$d),
+        .q(fw_inc$3$q),
+        .clock(fw_inc$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_incfloor$0 fw_incfloor$0(
+        .d(fw_incfloor$0$d),
+        .q(fw_incfloor$0$q),
+        .clock(fw_incfloor$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_incfloor$1 fw_incfloor$1(
+        .d(fw_incfloor$1$d),
+        .q(fw_incfloor$1$q),
+        .clock(fw_incfloor$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_incfloor$2 fw_incfloor$2(
+        .d(fw_incfloor$2$d),
+        .q(fw_incfloor$2$q),
+        .clock(fw_incfloor$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_incfloor$3 fw_incfloor$3(
+        .d(fw_incfloor$3$d),
+        .q(fw_incfloor$3$q),
+        .clock(fw_incfloor$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_upd fw_upd(
+        .d(fw_upd$d),
+        .q(fw_upd$q),
+        .clock(fw_upd$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_pick$0 fw_pick$0(
+        .d(fw_pick$0$d),
+        .q(fw_pick$0$q),
+        .clock(fw_pick$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_pick$1 fw_pick$1(
+        .d(fw_pick$1$d),
+        .q(fw_pick$1$q),
+        .clock(fw_pick$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_pick$2 fw_pick$2(
+        .d(fw_pick$2$d),
+        .q(fw_pick$2$q),
+        .clock(fw_pick$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw_pick$3 fw_pick$3(
+        .d(fw_pick$3$d),
+        .q(fw_pick$3$q),
+        .clock(fw_pick$3$clock)
     );
     hwprof_board_icebreaker$profiler$counters$clear0 clear0(
         .clock(clear0$clock),
@@ -5388,26 +5783,6 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .q(w_index$3$q),
         .clock(w_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$w_word$0 w_word$0(
-        .d(w_word$0$d),
-        .q(w_word$0$q),
-        .clock(w_word$0$clock)
-    );
-    hwprof_board_icebreaker$profiler$counters$w_word$1 w_word$1(
-        .d(w_word$1$d),
-        .q(w_word$1$q),
-        .clock(w_word$1$clock)
-    );
-    hwprof_board_icebreaker$profiler$counters$w_word$2 w_word$2(
-        .d(w_word$2$d),
-        .q(w_word$2$q),
-        .clock(w_word$2$clock)
-    );
-    hwprof_board_icebreaker$profiler$counters$w_word$3 w_word$3(
-        .d(w_word$3$d),
-        .q(w_word$3$q),
-        .clock(w_word$3$clock)
-    );
     hwprof_board_icebreaker$profiler$counters$fw2_data$0 fw2_data$0(
         .d(fw2_data$0$d),
         .q(fw2_data$0$q),
@@ -5517,11 +5892,14 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         w_valid$clock = clock;
         w_bank$clock = clock;
         w_last$clock = clock;
+        fw_upd$clock = clock;
         s1_bank$d = s1_bank$q;
         m_bank$d = m_bank$q;
         w_valid$d = w_valid$q;
         w_bank$d = w_bank$q;
         w_last$d = w_last$q;
+        fw_upd$d = fw_upd$q;
+        fw_upd$d = update;
         writes = valid & ~reset;
         w_valid$d = writes;
         w_bank$d = s1_bank$q;
@@ -5559,14 +5937,28 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         bank1$0$write_clock = clock;
         s1_index$0$clock = clock;
         fw_same$0$clock = clock;
+        fw_pick$0$clock = clock;
+        fw_c$0$clock = clock;
+        fw_cfloor$0$clock = clock;
+        fw_inc$0$clock = clock;
+        fw_incfloor$0$clock = clock;
         fw_data$0$clock = clock;
         fw_floor$0$clock = clock;
+        fw_word$0 = fw_data$0$q;
+        fw_word_floor$0 = fw_floor$0$q;
+        if (write_stage) begin
+            fw_word$0 = fw_c$0$q;
+            fw_word_floor$0 = fw_cfloor$0$q;
+            if (fw_upd$q) begin
+                fw_word$0 = fw_inc$0$q;
+                fw_word_floor$0 = fw_incfloor$0$q;
+            end
+        end
         r_floor$0$clock = clock;
         m_index$0$clock = clock;
         m_same2$0$clock = clock;
         m_same3$0$clock = clock;
         w_index$0$clock = clock;
-        w_word$0$clock = clock;
         fw2_data$0$clock = clock;
         fw2_floor$0$clock = clock;
         r_c$0$clock = clock;
@@ -5577,9 +5969,11 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw_same$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
         m_same2$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
         m_same3$0$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$0 == w_index$0$q);
+        same1$0 = writes & (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
+        fw_pick$0$d = write_stage & same1$0 & update;
         if (registered) begin
             s1_index$0$d = m_index$0$q;
-            fw_same$0$d = writes & (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
+            fw_same$0$d = ~write_stage & same1$0;
         end
         read$0 = bank0$0$read_data;
         if ((registered & m_bank$q) | (~registered & s1_bank$q)) begin
@@ -5597,22 +5991,32 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             m_floor$0 = fw2_floor$0$q;
         end
         if (m_same2$0$q) begin
-            m_c$0 = fw_data$0$q;
-            m_floor$0 = fw_floor$0$q;
+            m_c$0 = fw_word$0;
+            m_floor$0 = fw_word_floor$0;
         end
         r_c$0$d = m_c$0;
         r_floor$0$d = m_floor$0;
+        picked$0 = r_c$0$q;
+        picked_floor$0 = r_floor$0$q;
+        if (fw_pick$0$q) begin
+            picked$0 = fw_inc$0$q;
+            picked_floor$0 = fw_incfloor$0$q;
+        end
         if (fw_same$0$q) begin
-            cu$c$0 = fw_data$0$q;
-            cu$floor$0 = fw_floor$0$q;
+            cu$c$0 = fw_word$0;
+            cu$floor$0 = fw_word_floor$0;
         end
         else if (registered) begin
-            cu$c$0 = r_c$0$q;
-            cu$floor$0 = r_floor$0$q;
+            cu$c$0 = picked$0;
+            cu$floor$0 = picked_floor$0;
         end
         else begin
             cu$c$0 = read_c$0;
             cu$floor$0 = read_floor$0;
+        end
+        if (write_stage & same1$0) begin
+            r_c$0$d = cu$c$0 & stored;
+            r_floor$0$d = cu$floor$0;
         end
         bank0$1$read_clock = clock;
         bank0$1$write_clock = clock;
@@ -5620,14 +6024,28 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         bank1$1$write_clock = clock;
         s1_index$1$clock = clock;
         fw_same$1$clock = clock;
+        fw_pick$1$clock = clock;
+        fw_c$1$clock = clock;
+        fw_cfloor$1$clock = clock;
+        fw_inc$1$clock = clock;
+        fw_incfloor$1$clock = clock;
         fw_data$1$clock = clock;
         fw_floor$1$clock = clock;
+        fw_word$1 = fw_data$1$q;
+        fw_word_floor$1 = fw_floor$1$q;
+        if (write_stage) begin
+            fw_word$1 = fw_c$1$q;
+            fw_word_floor$1 = fw_cfloor$1$q;
+            if (fw_upd$q) begin
+                fw_word$1 = fw_inc$1$q;
+                fw_word_floor$1 = fw_incfloor$1$q;
+            end
+        end
         r_floor$1$clock = clock;
         m_index$1$clock = clock;
         m_same2$1$clock = clock;
         m_same3$1$clock = clock;
         w_index$1$clock = clock;
-        w_word$1$clock = clock;
         fw2_data$1$clock = clock;
         fw2_floor$1$clock = clock;
         r_c$1$clock = clock;
@@ -5638,9 +6056,11 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw_same$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
         m_same2$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
         m_same3$1$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$1 == w_index$1$q);
+        same1$1 = writes & (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
+        fw_pick$1$d = write_stage & same1$1 & update;
         if (registered) begin
             s1_index$1$d = m_index$1$q;
-            fw_same$1$d = writes & (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
+            fw_same$1$d = ~write_stage & same1$1;
         end
         read$1 = bank0$1$read_data;
         if ((registered & m_bank$q) | (~registered & s1_bank$q)) begin
@@ -5658,22 +6078,32 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             m_floor$1 = fw2_floor$1$q;
         end
         if (m_same2$1$q) begin
-            m_c$1 = fw_data$1$q;
-            m_floor$1 = fw_floor$1$q;
+            m_c$1 = fw_word$1;
+            m_floor$1 = fw_word_floor$1;
         end
         r_c$1$d = m_c$1;
         r_floor$1$d = m_floor$1;
+        picked$1 = r_c$1$q;
+        picked_floor$1 = r_floor$1$q;
+        if (fw_pick$1$q) begin
+            picked$1 = fw_inc$1$q;
+            picked_floor$1 = fw_incfloor$1$q;
+        end
         if (fw_same$1$q) begin
-            cu$c$1 = fw_data$1$q;
-            cu$floor$1 = fw_floor$1$q;
+            cu$c$1 = fw_word$1;
+            cu$floor$1 = fw_word_floor$1;
         end
         else if (registered) begin
-            cu$c$1 = r_c$1$q;
-            cu$floor$1 = r_floor$1$q;
+            cu$c$1 = picked$1;
+            cu$floor$1 = picked_floor$1;
         end
         else begin
             cu$c$1 = read_c$1;
             cu$floor$1 = read_floor$1;
+        end
+        if (write_stage & same1$1) begin
+            r_c$1$d = cu$c$1 & stored;
+            r_floor$1$d = cu$floor$1;
         end
         bank0$2$read_clock = clock;
         bank0$2$write_clock = clock;
@@ -5681,14 +6111,28 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         bank1$2$write_clock = clock;
         s1_index$2$clock = clock;
         fw_same$2$clock = clock;
+        fw_pick$2$clock = clock;
+        fw_c$2$clock = clock;
+        fw_cfloor$2$clock = clock;
+        fw_inc$2$clock = clock;
+        fw_incfloor$2$clock = clock;
         fw_data$2$clock = clock;
         fw_floor$2$clock = clock;
+        fw_word$2 = fw_data$2$q;
+        fw_word_floor$2 = fw_floor$2$q;
+        if (write_stage) begin
+            fw_word$2 = fw_c$2$q;
+            fw_word_floor$2 = fw_cfloor$2$q;
+            if (fw_upd$q) begin
+                fw_word$2 = fw_inc$2$q;
+                fw_word_floor$2 = fw_incfloor$2$q;
+            end
+        end
         r_floor$2$clock = clock;
         m_index$2$clock = clock;
         m_same2$2$clock = clock;
         m_same3$2$clock = clock;
         w_index$2$clock = clock;
-        w_word$2$clock = clock;
         fw2_data$2$clock = clock;
         fw2_floor$2$clock = clock;
         r_c$2$clock = clock;
@@ -5699,9 +6143,11 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw_same$2$d = writes & (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
         m_same2$2$d = writes & (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
         m_same3$2$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$2 == w_index$2$q);
+        same1$2 = writes & (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
+        fw_pick$2$d = write_stage & same1$2 & update;
         if (registered) begin
             s1_index$2$d = m_index$2$q;
-            fw_same$2$d = writes & (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
+            fw_same$2$d = ~write_stage & same1$2;
         end
         read$2 = bank0$2$read_data;
         if ((registered & m_bank$q) | (~registered & s1_bank$q)) begin
@@ -5719,22 +6165,32 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             m_floor$2 = fw2_floor$2$q;
         end
         if (m_same2$2$q) begin
-            m_c$2 = fw_data$2$q;
-            m_floor$2 = fw_floor$2$q;
+            m_c$2 = fw_word$2;
+            m_floor$2 = fw_word_floor$2;
         end
         r_c$2$d = m_c$2;
         r_floor$2$d = m_floor$2;
+        picked$2 = r_c$2$q;
+        picked_floor$2 = r_floor$2$q;
+        if (fw_pick$2$q) begin
+            picked$2 = fw_inc$2$q;
+            picked_floor$2 = fw_incfloor$2$q;
+        end
         if (fw_same$2$q) begin
-            cu$c$2 = fw_data$2$q;
-            cu$floor$2 = fw_floor$2$q;
+            cu$c$2 = fw_word$2;
+            cu$floor$2 = fw_word_floor$2;
         end
         else if (registered) begin
-            cu$c$2 = r_c$2$q;
-            cu$floor$2 = r_floor$2$q;
+            cu$c$2 = picked$2;
+            cu$floor$2 = picked_floor$2;
         end
         else begin
             cu$c$2 = read_c$2;
             cu$floor$2 = read_floor$2;
+        end
+        if (write_stage & same1$2) begin
+            r_c$2$d = cu$c$2 & stored;
+            r_floor$2$d = cu$floor$2;
         end
         bank0$3$read_clock = clock;
         bank0$3$write_clock = clock;
@@ -5742,14 +6198,28 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         bank1$3$write_clock = clock;
         s1_index$3$clock = clock;
         fw_same$3$clock = clock;
+        fw_pick$3$clock = clock;
+        fw_c$3$clock = clock;
+        fw_cfloor$3$clock = clock;
+        fw_inc$3$clock = clock;
+        fw_incfloor$3$clock = clock;
         fw_data$3$clock = clock;
         fw_floor$3$clock = clock;
+        fw_word$3 = fw_data$3$q;
+        fw_word_floor$3 = fw_floor$3$q;
+        if (write_stage) begin
+            fw_word$3 = fw_c$3$q;
+            fw_word_floor$3 = fw_cfloor$3$q;
+            if (fw_upd$q) begin
+                fw_word$3 = fw_inc$3$q;
+                fw_word_floor$3 = fw_incfloor$3$q;
+            end
+        end
         r_floor$3$clock = clock;
         m_index$3$clock = clock;
         m_same2$3$clock = clock;
         m_same3$3$clock = clock;
         w_index$3$clock = clock;
-        w_word$3$clock = clock;
         fw2_data$3$clock = clock;
         fw2_floor$3$clock = clock;
         r_c$3$clock = clock;
@@ -5760,9 +6230,11 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw_same$3$d = writes & (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
         m_same2$3$d = writes & (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
         m_same3$3$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$3 == w_index$3$q);
+        same1$3 = writes & (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
+        fw_pick$3$d = write_stage & same1$3 & update;
         if (registered) begin
             s1_index$3$d = m_index$3$q;
-            fw_same$3$d = writes & (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
+            fw_same$3$d = ~write_stage & same1$3;
         end
         read$3 = bank0$3$read_data;
         if ((registered & m_bank$q) | (~registered & s1_bank$q)) begin
@@ -5780,22 +6252,32 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             m_floor$3 = fw2_floor$3$q;
         end
         if (m_same2$3$q) begin
-            m_c$3 = fw_data$3$q;
-            m_floor$3 = fw_floor$3$q;
+            m_c$3 = fw_word$3;
+            m_floor$3 = fw_word_floor$3;
         end
         r_c$3$d = m_c$3;
         r_floor$3$d = m_floor$3;
+        picked$3 = r_c$3$q;
+        picked_floor$3 = r_floor$3$q;
+        if (fw_pick$3$q) begin
+            picked$3 = fw_inc$3$q;
+            picked_floor$3 = fw_incfloor$3$q;
+        end
         if (fw_same$3$q) begin
-            cu$c$3 = fw_data$3$q;
-            cu$floor$3 = fw_floor$3$q;
+            cu$c$3 = fw_word$3;
+            cu$floor$3 = fw_word_floor$3;
         end
         else if (registered) begin
-            cu$c$3 = r_c$3$q;
-            cu$floor$3 = r_floor$3$q;
+            cu$c$3 = picked$3;
+            cu$floor$3 = picked_floor$3;
         end
         else begin
             cu$c$3 = read_c$3;
             cu$floor$3 = read_floor$3;
+        end
+        if (write_stage & same1$3) begin
+            r_c$3$d = cu$c$3 & stored;
+            r_floor$3$d = cu$floor$3;
         end
         cu$promoted = promoted;
         new_min = cu$new_min;
@@ -5808,19 +6290,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         end
         fw_data$0$d = wb$0;
         fw_floor$0$d = wb_floor$0;
-        fw2_data$0$d = fw_data$0$q;
-        fw2_floor$0$d = fw_floor$0$q;
+        fw_c$0$d = cu$c$0 & stored;
+        fw_cfloor$0$d = cu$floor$0;
+        fw_inc$0$d = cu$w$0 & stored;
+        fw_incfloor$0$d = cu$w_floor$0;
+        fw2_data$0$d = fw_word$0;
+        fw2_floor$0$d = fw_word_floor$0;
+        fw_ram_word$0 = fw_word$0;
+        if (fw_word_floor$0) begin
+            fw_ram_word$0 = fw_word$0 | floor_bit;
+        end
         wb_word$0 = wb$0;
         if (wb_floor$0) begin
             wb_word$0 = wb$0 | floor_bit;
         end
         w_index$0$d = s1_index$0$q;
-        w_word$0$d = wb_word$0;
         ram_index$0 = s1_index$0$q;
         ram_word$0 = wb_word$0;
         if (write_stage) begin
             ram_index$0 = w_index$0$q;
-            ram_word$0 = w_word$0$q;
+            ram_word$0 = fw_ram_word$0;
         end
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
@@ -5852,19 +6341,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         end
         fw_data$1$d = wb$1;
         fw_floor$1$d = wb_floor$1;
-        fw2_data$1$d = fw_data$1$q;
-        fw2_floor$1$d = fw_floor$1$q;
+        fw_c$1$d = cu$c$1 & stored;
+        fw_cfloor$1$d = cu$floor$1;
+        fw_inc$1$d = cu$w$1 & stored;
+        fw_incfloor$1$d = cu$w_floor$1;
+        fw2_data$1$d = fw_word$1;
+        fw2_floor$1$d = fw_word_floor$1;
+        fw_ram_word$1 = fw_word$1;
+        if (fw_word_floor$1) begin
+            fw_ram_word$1 = fw_word$1 | floor_bit;
+        end
         wb_word$1 = wb$1;
         if (wb_floor$1) begin
             wb_word$1 = wb$1 | floor_bit;
         end
         w_index$1$d = s1_index$1$q;
-        w_word$1$d = wb_word$1;
         ram_index$1 = s1_index$1$q;
         ram_word$1 = wb_word$1;
         if (write_stage) begin
             ram_index$1 = w_index$1$q;
-            ram_word$1 = w_word$1$q;
+            ram_word$1 = fw_ram_word$1;
         end
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
@@ -5896,19 +6392,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         end
         fw_data$2$d = wb$2;
         fw_floor$2$d = wb_floor$2;
-        fw2_data$2$d = fw_data$2$q;
-        fw2_floor$2$d = fw_floor$2$q;
+        fw_c$2$d = cu$c$2 & stored;
+        fw_cfloor$2$d = cu$floor$2;
+        fw_inc$2$d = cu$w$2 & stored;
+        fw_incfloor$2$d = cu$w_floor$2;
+        fw2_data$2$d = fw_word$2;
+        fw2_floor$2$d = fw_word_floor$2;
+        fw_ram_word$2 = fw_word$2;
+        if (fw_word_floor$2) begin
+            fw_ram_word$2 = fw_word$2 | floor_bit;
+        end
         wb_word$2 = wb$2;
         if (wb_floor$2) begin
             wb_word$2 = wb$2 | floor_bit;
         end
         w_index$2$d = s1_index$2$q;
-        w_word$2$d = wb_word$2;
         ram_index$2 = s1_index$2$q;
         ram_word$2 = wb_word$2;
         if (write_stage) begin
             ram_index$2 = w_index$2$q;
-            ram_word$2 = w_word$2$q;
+            ram_word$2 = fw_ram_word$2;
         end
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear0$address;
@@ -5940,19 +6443,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         end
         fw_data$3$d = wb$3;
         fw_floor$3$d = wb_floor$3;
-        fw2_data$3$d = fw_data$3$q;
-        fw2_floor$3$d = fw_floor$3$q;
+        fw_c$3$d = cu$c$3 & stored;
+        fw_cfloor$3$d = cu$floor$3;
+        fw_inc$3$d = cu$w$3 & stored;
+        fw_incfloor$3$d = cu$w_floor$3;
+        fw2_data$3$d = fw_word$3;
+        fw2_floor$3$d = fw_word_floor$3;
+        fw_ram_word$3 = fw_word$3;
+        if (fw_word_floor$3) begin
+            fw_ram_word$3 = fw_word$3 | floor_bit;
+        end
         wb_word$3 = wb$3;
         if (wb_floor$3) begin
             wb_word$3 = wb$3 | floor_bit;
         end
         w_index$3$d = s1_index$3$q;
-        w_word$3$d = wb_word$3;
         ram_index$3 = s1_index$3$q;
         ram_word$3 = wb_word$3;
         if (write_stage) begin
             ram_index$3 = w_index$3$q;
-            ram_word$3 = w_word$3$q;
+            ram_word$3 = fw_ram_word$3;
         end
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear0$address;
@@ -7833,6 +8343,158 @@ module hwprof_board_icebreaker$profiler$counters$fw2_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$3
 
 
+module hwprof_board_icebreaker$profiler$counters$fw_c$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_c$0
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_c$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_c$1
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_c$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_c$2
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_c$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_c$3
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_cfloor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_cfloor$0
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_cfloor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_cfloor$1
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_cfloor$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_cfloor$2
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_cfloor$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_cfloor$3
+
+
 module hwprof_board_icebreaker$profiler$counters$fw_data$0(d,q,clock);
     
     // Module arguments
@@ -7985,6 +8647,234 @@ module hwprof_board_icebreaker$profiler$counters$fw_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$3
 
 
+module hwprof_board_icebreaker$profiler$counters$fw_inc$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_inc$0
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_inc$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_inc$1
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_inc$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_inc$2
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_inc$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_inc$3
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_incfloor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_incfloor$0
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_incfloor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_incfloor$1
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_incfloor$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_incfloor$2
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_incfloor$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_incfloor$3
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_pick$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_pick$0
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_pick$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_pick$1
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_pick$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_pick$2
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_pick$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_pick$3
+
+
 module hwprof_board_icebreaker$profiler$counters$fw_same$0(d,q,clock);
     
     // Module arguments
@@ -8059,6 +8949,25 @@ module hwprof_board_icebreaker$profiler$counters$fw_same$3(d,q,clock);
     end
           
 endmodule // top$profiler$counters$fw_same$3
+
+
+module hwprof_board_icebreaker$profiler$counters$fw_upd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw_upd
 
 
 module hwprof_board_icebreaker$profiler$counters$m_bank(d,q,clock);
@@ -8686,82 +9595,6 @@ module hwprof_board_icebreaker$profiler$counters$w_valid(d,q,clock);
     end
           
 endmodule // top$profiler$counters$w_valid
-
-
-module hwprof_board_icebreaker$profiler$counters$w_word$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$counters$w_word$0
-
-
-module hwprof_board_icebreaker$profiler$counters$w_word$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$counters$w_word$1
-
-
-module hwprof_board_icebreaker$profiler$counters$w_word$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$counters$w_word$2
-
-
-module hwprof_board_icebreaker$profiler$counters$w_word$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$counters$w_word$3
 
 
 module hwprof_board_icebreaker$profiler$d_last(d,q,clock);

@@ -115,6 +115,7 @@ impl<const CB: usize> BramProfiler<CB> {
                 w.count_saturates(cfg),
                 cfg.retaining,
                 acc.replacement == Replacement::Smallest,
+                cfg.write_stage,
             ),
             control: IntervalControl::new(cfg.interval),
             s_valid: Default::default(),

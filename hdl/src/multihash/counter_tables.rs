@@ -26,6 +26,12 @@
 //! then also misses the write of the event three ahead, forwarded in stage M too (`m_same3`, the
 //! younger write winning), and a bank's clear starts a clock after its interval's last event left
 //! stage 1 (after that event's write). It costs about 27 flip-flops per table (measured on paper-10k-bram).
+//! With the write stage the accumulator's hit also leaves the counters' loop: the event ahead's
+//! words are kept both ways, as read (`fw_c`) and updated (`fw_inc`), and its hit, registered
+//! (`fw_upd`), picks the one it wrote a clock later. For the event right behind it on the same
+//! counter (`same1`, compared in stage M) the word as read goes into stage M's register `r_c`
+//! in place of the RAM's, and `fw_pick` (that, and the event ahead updated) selects `fw_inc`:
+//! stage 1's compares start behind one 2:1 select of flip-flops.
 //!
 //! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
 //! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed
@@ -92,9 +98,32 @@ pub struct CounterTables<const CB: usize> {
     /// The low `width` bits: the written words keep only what the RAM stores, so the constant
     /// high bits shorten every compare and adder of a forwarded word.
     stored: Constant<Bits<CB>>,
+    /// The event ahead's words both ways — as read (`fw_c`) and updated (`fw_inc`), with their
+    /// predicates — and whether it updated them (`fw_upd`, the accumulator missed): the late hit
+    /// decision ends at a flip-flop and selects `fw_word`, the word it wrote, a clock later from
+    /// registers, so the counters' loop does not wait for the accumulator.
+    fw_c: Vec<DFF<Bits<CB>>>,
+    /// Without the write stage: the word the event ahead wrote (`wb`), with its predicate.
     fw_data: Vec<DFF<Bits<CB>>>,
-    /// `fw_data[k]` >= T − 1.
     fw_floor: Vec<DFF<Bit>>,
+    fw_cfloor: Vec<DFF<Bit>>,
+    fw_inc: Vec<DFF<Bits<CB>>>,
+    fw_incfloor: Vec<DFF<Bit>>,
+    fw_upd: DFF<Bit>,
+    /// Registered read: the event entering stage 1 reads the index the event ahead of it writes
+    /// (`same1`, compared in stage M), and then `r_c` holds that event's word as read; `fw_pick`:
+    /// and the event ahead updated it, so stage 1 takes `fw_inc` instead. The counters' loop then
+    /// has one 2:1 select in front of the minimum's compares.
+    same1: Vec<Signal<Local, Bit>>,
+    fw_pick: Vec<DFF<Bit>>,
+    /// `r_c`, or `fw_inc` where `fw_pick`, with its predicate.
+    picked: Vec<Signal<Local, Bits<CB>>>,
+    picked_floor: Vec<Signal<Local, Bit>>,
+    fw_word: Vec<Signal<Local, Bits<CB>>>,
+    /// `fw_word[k]` >= T − 1.
+    fw_word_floor: Vec<Signal<Local, Bit>>,
+    /// `fw_word` with its predicate bit: the RAM word stage W writes.
+    fw_ram_word: Vec<Signal<Local, Bits<CB>>>,
     /// What an event writes back: the updated words, or the words as read when it is shielded
     /// (so the write enable is `valid`, a register, not the accumulator's late hit decision).
     wb: Vec<Signal<Local, Bits<CB>>>,
@@ -117,7 +146,6 @@ pub struct CounterTables<const CB: usize> {
     w_bank: DFF<Bit>,
     w_last: DFF<Bit>,
     w_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
-    w_word: Vec<DFF<Bits<CB>>>,
     fw2_data: Vec<DFF<Bits<CB>>>,
     fw2_floor: Vec<DFF<Bit>>,
     /// The write the RAMs take this clock: stage 1's, or stage W's with the write stage.
@@ -229,8 +257,20 @@ impl<const CB: usize> CounterTables<CB> {
             fw_same: vec_of(tables),
             writes: Default::default(),
             stored: Constant::new(width_mask(width as u32).into()),
+            fw_c: vec_of(tables),
             fw_data: vec_of(tables),
             fw_floor: vec_of(tables),
+            fw_cfloor: vec_of(tables),
+            fw_inc: vec_of(tables),
+            fw_incfloor: vec_of(tables),
+            fw_upd: Default::default(),
+            same1: vec_of(tables),
+            fw_pick: vec_of(tables),
+            picked: vec_of(tables),
+            picked_floor: vec_of(tables),
+            fw_word: vec_of(tables),
+            fw_word_floor: vec_of(tables),
+            fw_ram_word: vec_of(tables),
             wb: vec_of(tables),
             wb_floor: vec_of(tables),
             clear0: BankClear::new(entries),
@@ -245,7 +285,6 @@ impl<const CB: usize> CounterTables<CB> {
             w_bank: Default::default(),
             w_last: Default::default(),
             w_index: vec_of(tables),
-            w_word: vec_of(tables),
             fw2_data: vec_of(tables),
             fw2_floor: vec_of(tables),
             ram_write: Default::default(),
@@ -276,7 +315,8 @@ impl<const CB: usize> CounterTables<CB> {
 impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_bank, m_bank, w_valid, w_bank, w_last);
+        dff_setup!(self, clock, s1_bank, m_bank, w_valid, w_bank, w_last, fw_upd);
+        self.fw_upd.d.next = self.update.val();
         self.writes.next = self.valid.val() & !self.reset.val();
         self.w_valid.d.next = self.writes.val();
         self.w_bank.d.next = self.s1_bank.q.val();
@@ -318,14 +358,28 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.bank1[k].write_clock.next = self.clock.val();
             self.s1_index[k].clock.next = self.clock.val();
             self.fw_same[k].clock.next = self.clock.val();
+            self.fw_pick[k].clock.next = self.clock.val();
+            self.fw_c[k].clock.next = self.clock.val();
+            self.fw_cfloor[k].clock.next = self.clock.val();
+            self.fw_inc[k].clock.next = self.clock.val();
+            self.fw_incfloor[k].clock.next = self.clock.val();
             self.fw_data[k].clock.next = self.clock.val();
             self.fw_floor[k].clock.next = self.clock.val();
+            self.fw_word[k].next = self.fw_data[k].q.val();
+            self.fw_word_floor[k].next = self.fw_floor[k].q.val();
+            if self.write_stage.val() {
+                self.fw_word[k].next = self.fw_c[k].q.val();
+                self.fw_word_floor[k].next = self.fw_cfloor[k].q.val();
+                if self.fw_upd.q.val() {
+                    self.fw_word[k].next = self.fw_inc[k].q.val();
+                    self.fw_word_floor[k].next = self.fw_incfloor[k].q.val();
+                }
+            }
             self.r_floor[k].clock.next = self.clock.val();
             self.m_index[k].clock.next = self.clock.val();
             self.m_same2[k].clock.next = self.clock.val();
             self.m_same3[k].clock.next = self.clock.val();
             self.w_index[k].clock.next = self.clock.val();
-            self.w_word[k].clock.next = self.clock.val();
             self.fw2_data[k].clock.next = self.clock.val();
             self.fw2_floor[k].clock.next = self.clock.val();
             self.r_c[k].clock.next = self.clock.val();
@@ -346,11 +400,14 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 & self.w_valid.q.val()
                 & (self.read_bank.val() == self.w_bank.q.val())
                 & (self.read_index[k].val() == self.w_index[k].q.val());
+            self.same1[k].next = self.writes.val()
+                & (self.m_bank.q.val() == self.s1_bank.q.val())
+                & (self.m_index[k].q.val() == self.s1_index[k].q.val());
+            self.fw_pick[k].d.next =
+                self.write_stage.val() & self.same1[k].val() & self.update.val();
             if self.registered.val() {
                 self.s1_index[k].d.next = self.m_index[k].q.val();
-                self.fw_same[k].d.next = self.writes.val()
-                    & (self.m_bank.q.val() == self.s1_bank.q.val())
-                    & (self.m_index[k].q.val() == self.s1_index[k].q.val());
+                self.fw_same[k].d.next = !self.write_stage.val() & self.same1[k].val();
             }
             self.read[k].next = self.bank0[k].read_data.val();
             if (self.registered.val() & self.m_bank.q.val())
@@ -370,20 +427,33 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.m_floor[k].next = self.fw2_floor[k].q.val();
             }
             if self.m_same2[k].q.val() {
-                self.m_c[k].next = self.fw_data[k].q.val();
-                self.m_floor[k].next = self.fw_floor[k].q.val();
+                self.m_c[k].next = self.fw_word[k].val();
+                self.m_floor[k].next = self.fw_word_floor[k].val();
             }
             self.r_c[k].d.next = self.m_c[k].val();
             self.r_floor[k].d.next = self.m_floor[k].val();
+            // Assigned once: a child's input written twice in one pass makes Icarus re-run the
+            // tables' logic for every glitch.
+            self.picked[k].next = self.r_c[k].q.val();
+            self.picked_floor[k].next = self.r_floor[k].q.val();
+            if self.fw_pick[k].q.val() {
+                self.picked[k].next = self.fw_inc[k].q.val();
+                self.picked_floor[k].next = self.fw_incfloor[k].q.val();
+            }
             if self.fw_same[k].q.val() {
-                self.cu.c[k].next = self.fw_data[k].q.val();
-                self.cu.floor[k].next = self.fw_floor[k].q.val();
+                self.cu.c[k].next = self.fw_word[k].val();
+                self.cu.floor[k].next = self.fw_word_floor[k].val();
             } else if self.registered.val() {
-                self.cu.c[k].next = self.r_c[k].q.val();
-                self.cu.floor[k].next = self.r_floor[k].q.val();
+                self.cu.c[k].next = self.picked[k].val();
+                self.cu.floor[k].next = self.picked_floor[k].val();
             } else {
                 self.cu.c[k].next = self.read_c[k].val();
                 self.cu.floor[k].next = self.read_floor[k].val();
+            }
+            // After `cu.c` is assigned: the generated always block reads it once, settled.
+            if self.write_stage.val() & self.same1[k].val() {
+                self.r_c[k].d.next = self.cu.c[k].val() & self.stored.val();
+                self.r_floor[k].d.next = self.cu.floor[k].val();
             }
         }
         self.cu.promoted.next = self.promoted.val();
@@ -399,19 +469,26 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             }
             self.fw_data[k].d.next = self.wb[k].val();
             self.fw_floor[k].d.next = self.wb_floor[k].val();
-            self.fw2_data[k].d.next = self.fw_data[k].q.val();
-            self.fw2_floor[k].d.next = self.fw_floor[k].q.val();
+            self.fw_c[k].d.next = self.cu.c[k].val() & self.stored.val();
+            self.fw_cfloor[k].d.next = self.cu.floor[k].val();
+            self.fw_inc[k].d.next = self.cu.w[k].val() & self.stored.val();
+            self.fw_incfloor[k].d.next = self.cu.w_floor[k].val();
+            self.fw2_data[k].d.next = self.fw_word[k].val();
+            self.fw2_floor[k].d.next = self.fw_word_floor[k].val();
+            self.fw_ram_word[k].next = self.fw_word[k].val();
+            if self.fw_word_floor[k].val() {
+                self.fw_ram_word[k].next = self.fw_word[k].val() | self.floor_bit.val();
+            }
             self.wb_word[k].next = self.wb[k].val();
             if self.wb_floor[k].val() {
                 self.wb_word[k].next = self.wb[k].val() | self.floor_bit.val();
             }
             self.w_index[k].d.next = self.s1_index[k].q.val();
-            self.w_word[k].d.next = self.wb_word[k].val();
             self.ram_index[k].next = self.s1_index[k].q.val();
             self.ram_word[k].next = self.wb_word[k].val();
             if self.write_stage.val() {
                 self.ram_index[k].next = self.w_index[k].q.val();
-                self.ram_word[k].next = self.w_word[k].q.val();
+                self.ram_word[k].next = self.fw_ram_word[k].val();
             }
             self.bank0[k].write_enable.next = false;
             self.bank0[k].write_address.next = self.clear0.address.val();

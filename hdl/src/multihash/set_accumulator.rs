@@ -14,25 +14,27 @@
 //!   (`c_same2`, `c_same3`, registered);
 //! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
 //!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
-//!   a two-level compare before a register); the W metas
-//!   arrive, the words the ops two and three ahead wrote take their place when one was on the
-//!   same set (the read missed those writes; the younger wins), and they are registered with their
-//!   threshold predicates (count ≥ T, count ≥ T − 1: compared on the RAM word, carried with a
-//!   forwarded one), so stage D compares no count read from a RAM or forwarded; the set and the tuple are
-//!   compared with those of the two ops ahead (registered: `ahead1`/`key1` with the op in D,
-//!   `key2` with the one before it, and per way whether that one allocated it on this set,
-//!   `ahead2_alloc`, its allocation being known by then);
+//!   a two-level compare before a register). The read missed the tags the ops two (and, when
+//!   stage W writes them, three) ahead wrote: for a way one of them allocated on this op's set (`a2`, `a3`,
+//!   from `c_same2` / `c_same3` and the ways that op allocated, the younger winning) the tuple is
+//!   compared with that op's instead (`fw_eq`, registered). The W metas arrive, the words the ops two and three
+//!   ahead wrote take their place when one was on the same set (the read missed those writes;
+//!   the younger wins), and they are registered with their threshold predicates (count ≥ T,
+//!   count ≥ T − 1: compared on the RAM word, carried with a forwarded one), so stage D compares
+//!   no count read from a RAM or forwarded; the set and the tuple are compared with those of the
+//!   op ahead (registered: `ahead1`, `key1`, with the op in D);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
 //!   set (with the predicates of its words, which it registered from its own: see `n_ge`); a tag
-//!   changes only on allocation, so a way allocated by one of the two ops ahead (read in stage 0,
-//!   before their writes) matches exactly when that op had the same tuple, the younger op
-//!   winning; any other way by its registered RAM compare. Hit (**shielding**), allocation
-//!   (empty way first, else replaceable: the lowest way, or with **smallest replacement** the
-//!   replaceable way of smallest count, lowest on ties — W² count compares) and locking follow
-//!   docs/SPEC.md §4 within the set; a tag is written only where it is allocated;
-//! - stage W: every way's meta is written back from registers, an allocated way's count being the
-//!   `new_min` D registered (so the counters' minimum never drives a RAM write port in the clock
-//!   it is computed).
+//!   changes only on allocation, so a way one of the three ops ahead allocated matches exactly
+//!   when that op had the same tuple (`key1`, `fw_eq`, the younger winning), any other way by its
+//!   registered slices. Hit (**shielding**),
+//!   allocation (empty way first, else replaceable: the lowest way, or with **smallest
+//!   replacement** the replaceable way of smallest count, lowest on ties — W² count compares)
+//!   and locking follow docs/SPEC.md §4 within the set;
+//! - stage W: every way's meta, and (`tags_in_w`, with the write stage; else stage D writes it on
+//!   allocation) the tag of a way D allocated, are written back from registers, an allocated way's count being the `new_min` D registered (so neither the
+//!   counters' minimum nor the allocation decision drives a RAM write port in the clock it is
+//!   computed).
 //!
 //! **Interval rollover without a sweep: per-set epochs.** Three bit-vectors in flip-flops, one bit
 //! per set, say what a set's RAM words mean:
@@ -119,6 +121,10 @@ accumulator! {
         ram_tag_part: Vec<DFF<Bit>>,
         /// The way's tag read in stage 0 is stage D's tuple.
         ram_tag_eq: Vec<Signal<Local, Bit>>,
+        /// Stage C: way w's tag is the one the op two / three ahead allocated on this op's set (the
+        /// read missed that write, which is in stage W or just past it).
+        a2: Vec<Signal<Local, Bit>>,
+        a3: Vec<Signal<Local, Bit>>,
         scan_set: DFF<Bits<ADDRESS_BITS>>,
         /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
         /// (`fw2_*`): present, set, tuple, metas written.
@@ -132,13 +138,19 @@ accumulator! {
         /// reaches no RAM write port in the clock it is computed.
         fw_min: DFF<Bits<CB>>,
         fw_word: Vec<Signal<Local, Bits<CB>>>,
-        /// Stage D's op is on the set of the event one ahead (`ahead1`); way w's tag is the one
-        /// the event two ahead allocated on this op's set (`ahead2_alloc`: both decided in stage
-        /// C, so D selects with one flip-flop); the op's tuple is that event's (`key1`, `key2`).
+        /// Stage D's op is on the set of the event one ahead (`ahead1`), and its tuple is that
+        /// event's (`key1`); way w's tag is the one the event two / three ahead allocated on this
+        /// op's set (`ahead2_alloc`, `ahead3_alloc`: `a2`, `a3` registered), and then it is the
+        /// op's tuple when `fw_eq` (that event's tuple is the op's, compared in stage C).
         ahead1: DFF<Bit>,
         key1: DFF<Bit>,
         ahead2_alloc: Vec<DFF<Bit>>,
-        key2: DFF<Bit>,
+        ahead3_alloc: Vec<DFF<Bit>>,
+        fw_eq: Vec<DFF<Bit>>,
+        /// The ways the op two ahead (in W) allocated, a clock later; the tuple of the op three
+        /// ahead of stage D.
+        fw2_alloc: Vec<DFF<Bit>>,
+        fw3_tag: DFF<Bits<TAG_BITS>>,
         /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
         /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
         /// ahead, which takes that op's tuple. Counts and states change on every write and are
@@ -240,6 +252,8 @@ accumulator! {
         valid_flag: Constant<Bits<CB>>,
         locked_flag: Constant<Bits<CB>>,
         retaining: Constant<Bit>,
+        /// Tags are written in stage W, from registers (else in stage D, by the allocation).
+        tags_in_w: Constant<Bit>,
         last_set: Constant<Bits<ADDRESS_BITS>>,
         set_one: Constant<Bits<ADDRESS_BITS>>,
         one_c: Constant<Bits<CB>>,
@@ -263,6 +277,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         saturates: bool,
         retaining: bool,
         replace_smallest: bool,
+        tags_in_w: bool,
     ) -> Self {
         assert!(
             sets.is_power_of_two() && ways >= 1 && count_width + 2 <= CB.min(63),
@@ -298,6 +313,8 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             ram_tag: vec_of(ways),
             ram_tag_part: vec_of(ways * TAG_PARTS),
             ram_tag_eq: vec_of(ways),
+            a2: vec_of(ways),
+            a3: vec_of(ways),
             scan_set: Default::default(),
             fw_valid: Default::default(),
             fw_set: Default::default(),
@@ -309,7 +326,10 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             ahead1: Default::default(),
             key1: Default::default(),
             ahead2_alloc: vec_of(ways),
-            key2: Default::default(),
+            ahead3_alloc: vec_of(ways),
+            fw_eq: vec_of(ways),
+            fw2_alloc: vec_of(ways),
+            fw3_tag: Default::default(),
             fw_alloc: vec_of(ways),
             fw_tag: Default::default(),
             fw_meta: vec_of(ways),
@@ -379,6 +399,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             valid_flag: Constant::new((1u64 << (count_width + 1)).into()),
             locked_flag: Constant::new((1u64 << count_width).into()),
             retaining: Constant::new(retaining),
+            tags_in_w: Constant::new(tags_in_w),
             last_set: Constant::new((sets as u64 - 1).into()),
             set_one: Constant::new(1.into()),
             one_c: Constant::new(1.into()),
@@ -410,7 +431,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             fw2_tag,
             ahead1,
             key1,
-            key2,
+            fw3_tag,
             term,
             rep_interval
         );
@@ -423,7 +444,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         // When stage C's op reaches D, D's op is one ahead of it and the `fw` event two ahead.
         self.ahead1.d.next = self.valid.val() & (self.c_set.q.val() == self.d_set.q.val());
         self.key1.d.next = self.c_tag.q.val() == self.d_tag.q.val();
-        self.key2.d.next = self.c_tag.q.val() == self.fw_tag.q.val();
         self.epochs.c_set.next = self.c_set.q.val();
         self.c_pend.next = self.c_op.q.val() & self.epochs.c_pend.val();
         // ---- Stage D: the set's words, forwarded, and what they mean now.
@@ -432,9 +452,19 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         for w in 0..self.tags.len() {
             self.ram_tag[w].clock.next = self.clock.val();
             self.ahead2_alloc[w].clock.next = self.clock.val();
-            self.ahead2_alloc[w].d.next = self.fw_valid.q.val()
-                & (self.c_set.q.val() == self.fw_set.q.val())
-                & self.fw_alloc[w].q.val();
+            self.ahead3_alloc[w].clock.next = self.clock.val();
+            self.fw2_alloc[w].clock.next = self.clock.val();
+            self.a2[w].next = self.c_same2.q.val() & self.fw_alloc[w].q.val();
+            self.a3[w].next =
+                self.tags_in_w.val() & self.c_same3.q.val() & self.fw2_alloc[w].q.val();
+            self.ahead2_alloc[w].d.next = self.a2[w].val();
+            self.ahead3_alloc[w].d.next = self.a3[w].val();
+            self.fw_eq[w].clock.next = self.clock.val();
+            self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw_tag.q.val();
+            if self.tags_in_w.val() & !self.a2[w].val() {
+                self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw2_tag.q.val();
+            }
+            self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.ram_tag[w].d.next = self.tags[w].read_data.val();
             // Slice p of the tag (literals: TAG_PARTS = 12 slices of TAG_PART_BITS = 8 bits).
             self.ram_tag_eq[w].next = true;
@@ -500,9 +530,13 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.st_count[w].d.next = self.st_count[w].q.val();
             self.raw_tag[w].next = self.ram_tag[w].q.val();
             self.tag_eq[w].next = self.ram_tag_eq[w].val();
+            if self.ahead3_alloc[w].q.val() {
+                self.raw_tag[w].next = self.fw3_tag.q.val();
+                self.tag_eq[w].next = self.fw_eq[w].q.val();
+            }
             if self.ahead2_alloc[w].q.val() {
                 self.raw_tag[w].next = self.fw2_tag.q.val();
-                self.tag_eq[w].next = self.key2.q.val();
+                self.tag_eq[w].next = self.fw_eq[w].q.val();
             }
             self.raw_meta[w].next = self.r_meta[w].q.val();
             self.raw_ge[w].next = self.r_ge[w].q.val();
@@ -593,9 +627,17 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             if self.alloc[w].val() {
                 self.n_meta[w].next = self.valid_flag.val() | self.locked_flag.val();
             }
-            self.tags[w].write_address.next = self.d_set.q.val();
-            self.tags[w].write_data.next = self.d_tag.q.val();
-            self.tags[w].write_enable.next = self.alloc[w].val();
+            // Stage W: the tag of a way the op one ahead allocated, from registers; else the
+            // allocation writes it.
+            if self.tags_in_w.val() {
+                self.tags[w].write_address.next = self.fw_set.q.val();
+                self.tags[w].write_data.next = self.fw_tag.q.val();
+                self.tags[w].write_enable.next = self.fw_alloc[w].q.val();
+            } else {
+                self.tags[w].write_address.next = self.d_set.q.val();
+                self.tags[w].write_data.next = self.d_tag.q.val();
+                self.tags[w].write_enable.next = self.alloc[w].val();
+            }
             self.metas[w].write_address.next = self.fw_set.q.val();
             self.metas[w].write_data.next = self.fw_word[w].val();
             self.metas[w].write_enable.next = self.fw_valid.q.val();
@@ -618,6 +660,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.fw2_set.d.next = self.fw_set.q.val();
         self.fw_tag.d.next = self.d_tag.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
+        self.fw3_tag.d.next = self.fw2_tag.q.val();
         // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs.
         self.room.next = !self.staged.any.val() & !self.d_pend.val() & !self.c_pend.val();
         self.epochs.lookup_set.next = self.lookup_set.val();
@@ -713,6 +756,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             for w in 0..self.tags.len() {
                 self.st_valid[w].d.next = false;
                 self.ahead2_alloc[w].d.next = false;
+                self.ahead3_alloc[w].d.next = false;
+                self.fw2_alloc[w].d.next = false;
             }
             self.term.d.next = false;
         }

@@ -454,7 +454,13 @@ struct SetEvent {
 /// interval's last event only once the previous report is out),
 /// decided in stage D two clocks later: every event's hit and promotion, and every report (in
 /// set-retirement order, so compared as sets of entries), against the model's [`Accumulator`].
-fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: u64) {
+fn check_set_accumulator(
+    threshold: u64,
+    retaining: bool,
+    smallest: bool,
+    tags_in_w: bool,
+    seed: u64,
+) {
     const CB: usize = 16;
     let count_max = 11u64;
     let replacement = if smallest { "smallest" } else { "first" };
@@ -470,7 +476,7 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
     let sets = SetHash::new(&cfg);
     let mut model = Accumulator::new(&cfg);
     let mut uut = SetAssociativeAccumulator::<CB>::new(
-        4, 2, 16, 4, threshold, count_max, true, retaining, smallest,
+        4, 2, 16, 4, threshold, count_max, true, retaining, smallest, tags_in_w,
     );
     uut.connect_all();
     uut.reset_clock();
@@ -573,7 +579,8 @@ fn check_set_accumulator(threshold: u64, retaining: bool, smallest: bool, seed: 
 fn set_associative_accumulator_matches_the_model_rules() {
     for (threshold, retaining, smallest) in [(3, true, false), (3, false, false), (2, true, true)] {
         for seed in 1..=2 {
-            check_set_accumulator(threshold, retaining, smallest, seed);
+            // Tags written by the allocation (seed 1) or a clock later in stage W (seed 2).
+            check_set_accumulator(threshold, retaining, smallest, seed == 2, seed);
         }
     }
 }
