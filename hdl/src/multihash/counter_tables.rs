@@ -106,6 +106,8 @@ pub struct CounterTables<const CB: usize> {
     /// Without the write stage: the word the event ahead wrote (`wb`), with its predicate.
     fw_data: Vec<DFF<Bits<CB>>>,
     fw_floor: Vec<DFF<Bit>>,
+    /// With the write stage (above): `fw_c[k]` >= T − 1; the updated word and its predicate; the
+    /// event ahead's registered miss.
     fw_cfloor: Vec<DFF<Bit>>,
     fw_inc: Vec<DFF<Bits<CB>>>,
     fw_incfloor: Vec<DFF<Bit>>,
@@ -119,6 +121,7 @@ pub struct CounterTables<const CB: usize> {
     /// `r_c`, or `fw_inc` where `fw_pick`, with its predicate.
     picked: Vec<Signal<Local, Bits<CB>>>,
     picked_floor: Vec<Signal<Local, Bit>>,
+    /// The word the event ahead wrote: `fw_data`, or with the write stage `fw_c` / `fw_inc`.
     fw_word: Vec<Signal<Local, Bits<CB>>>,
     /// `fw_word[k]` >= T − 1.
     fw_word_floor: Vec<Signal<Local, Bit>>,

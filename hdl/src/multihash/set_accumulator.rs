@@ -15,10 +15,10 @@
 //! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
 //!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
 //!   a two-level compare before a register). The read missed the tags the ops two (and, when
-//!   stage W writes them, three) ahead wrote: for a way one of them allocated on this op's set (`a2`, `a3`,
-//!   from `c_same2` / `c_same3` and the ways that op allocated, the younger winning) the tuple is
-//!   compared with that op's instead (`fw_eq`, registered). The W metas arrive, the words the ops two and three
-//!   ahead wrote take their place when one was on the same set (the read missed those writes;
+//!   stage W writes them, three) ahead wrote: for a way one of them allocated on this op's set
+//!   (`a2`, `a3`, from `c_same2` / `c_same3` and the ways that op allocated, the younger winning)
+//!   the tuple is compared with that op's instead (`fw_eq`, registered). The W metas arrive, the
+//!   words the ops two and three ahead wrote take their place when one was on the same set (the read missed those writes;
 //!   the younger wins), and they are registered with their threshold predicates (count ≥ T,
 //!   count ≥ T − 1: compared on the RAM word, carried with a forwarded one), so stage D compares
 //!   no count read from a RAM or forwarded; the set and the tuple are compared with those of the
@@ -32,9 +32,9 @@
 //!   replacement** the replaceable way of smallest count, lowest on ties — W² count compares)
 //!   and locking follow docs/SPEC.md §4 within the set;
 //! - stage W: every way's meta, and (`tags_in_w`, with the write stage; else stage D writes it on
-//!   allocation) the tag of a way D allocated, are written back from registers, an allocated way's count being the `new_min` D registered (so neither the
-//!   counters' minimum nor the allocation decision drives a RAM write port in the clock it is
-//!   computed).
+//!   allocation) the tag of a way D allocated, are written back from registers, an allocated
+//!   way's count being the `new_min` D registered (so neither the counters' minimum nor, with
+//!   `tags_in_w`, the allocation decision drives a RAM write port in the clock it is computed).
 //!
 //! **Interval rollover without a sweep: per-set epochs.** Three bit-vectors in flip-flops, one bit
 //! per set, say what a set's RAM words mean:
@@ -152,9 +152,9 @@ accumulator! {
         fw2_alloc: Vec<DFF<Bit>>,
         fw3_tag: DFF<Bits<TAG_BITS>>,
         /// Forwarding of tags: a write changes a way's tag only when it allocates it, so the words
-        /// the RAM returns (written up to two ops ahead) are right but for the way allocated one op
-        /// ahead, which takes that op's tuple. Counts and states change on every write and are
-        /// forwarded whole.
+        /// the RAM returns are right but for ways the ops ahead allocated after the read (one
+        /// ahead: `key1`; two, and three when stage W writes the tags: `fw_eq`). Counts and states
+        /// change on every write and are forwarded whole.
         fw_alloc: Vec<DFF<Bit>>,
         fw_tag: DFF<Bits<TAG_BITS>>,
         fw_meta: Vec<DFF<Bits<CB>>>,
