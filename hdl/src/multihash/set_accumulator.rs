@@ -181,6 +181,10 @@ accumulator! {
         /// Stage C: the metas read in stage 0, with the write of the op two ahead (which the read
         /// missed) forwarded; registered for D with their threshold predicates.
         c_meta: Vec<Signal<Local, Bits<CB>>>,
+        /// The word the op two or three ahead wrote on this set (the younger), with its predicates.
+        c_fwd: Vec<Signal<Local, Bits<CB>>>,
+        c_fwd_ge: Vec<Signal<Local, Bit>>,
+        c_fwd_floor: Vec<Signal<Local, Bit>>,
         /// Stage C's op is on the set the op two / three ahead wrote (compared in stage 0).
         c_same2: DFF<Bit>,
         c_same3: DFF<Bit>,
@@ -350,6 +354,9 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             raw_ge: vec_of(ways),
             raw_floor: vec_of(ways),
             c_meta: vec_of(ways),
+            c_fwd: vec_of(ways),
+            c_fwd_ge: vec_of(ways),
+            c_fwd_floor: vec_of(ways),
             c_same2: Default::default(),
             c_same3: Default::default(),
             r_meta: vec_of(ways),
@@ -496,20 +503,25 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.fw2_word[w].d.next = self.fw_word[w].val();
             self.fw2_ge[w].d.next = self.fw_ge[w].val();
             self.fw2_floor[w].d.next = self.fw_floor[w].val();
+            // The forwarded words, younger first, then the RAM's at the last select: a block
+            // RAM's output is the slowest input.
+            self.c_fwd[w].next = self.fw2_word[w].q.val();
+            self.c_fwd_ge[w].next = self.fw2_ge[w].q.val();
+            self.c_fwd_floor[w].next = self.fw2_floor[w].q.val();
+            if self.c_same2.q.val() {
+                self.c_fwd[w].next = self.fw_word[w].val();
+                self.c_fwd_ge[w].next = self.fw_ge[w].val();
+                self.c_fwd_floor[w].next = self.fw_floor[w].val();
+            }
             self.c_meta[w].next = self.metas[w].read_data.val();
             self.c_ge[w].next =
                 (self.metas[w].read_data.val() & self.count_mask.val()) >= self.threshold.val();
             self.c_floor[w].next =
                 (self.metas[w].read_data.val() & self.count_mask.val()) >= self.lock_floor.val();
-            if self.c_same3.q.val() {
-                self.c_meta[w].next = self.fw2_word[w].q.val();
-                self.c_ge[w].next = self.fw2_ge[w].q.val();
-                self.c_floor[w].next = self.fw2_floor[w].q.val();
-            }
-            if self.c_same2.q.val() {
-                self.c_meta[w].next = self.fw_word[w].val();
-                self.c_ge[w].next = self.fw_ge[w].val();
-                self.c_floor[w].next = self.fw_floor[w].val();
+            if self.c_same3.q.val() | self.c_same2.q.val() {
+                self.c_meta[w].next = self.c_fwd[w].val();
+                self.c_ge[w].next = self.c_fwd_ge[w].val();
+                self.c_floor[w].next = self.c_fwd_floor[w].val();
             }
             self.r_meta[w].d.next = self.c_meta[w].val();
             self.r_ge[w].d.next = self.c_ge[w].val();
