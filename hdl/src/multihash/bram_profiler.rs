@@ -82,6 +82,8 @@ profiler_top! {
         in_fire: Signal<Local, Bit>,
         /// Stage H's event enters stage 0; stage H takes a new event (it is empty or moves on).
         accept: Signal<Local, Bit>,
+        /// Stage 0: an event is offered to the accumulator (accepted if it has room).
+        offer: Signal<Local, Bit>,
         h_free: Signal<Local, Bit>,
         /// The skid register holds an event after this clock.
         s_full: Signal<Local, Bit>,
@@ -137,6 +139,7 @@ impl<const CB: usize> BramProfiler<CB> {
             src_b: Default::default(),
             in_fire: Default::default(),
             accept: Default::default(),
+            offer: Default::default(),
             h_free: Default::default(),
             s_full: Default::default(),
             tag: Default::default(),
@@ -172,14 +175,17 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         }
         self.counters.read_bank.next = self.control.bank.val();
         self.acc.lookup_set.next = self.h_set.q.val();
-        self.accept.next = self.h_valid.q.val()
+        // Every condition but the accumulator's room, from flip-flops: the accumulator's RAMs
+        // are addressed with an offered event's set before the accept decision.
+        self.offer.next = self.h_valid.q.val()
             & !self.reset.val()
-            & self.acc.lookup_ok.val()
             & !(self.c_valid.q.val() & self.c_last.q.val())
             & !(self.d_valid.q.val() & self.d_last.q.val())
             & !(self.control.last.val() & self.acc.report_busy.val())
             & !((self.control.bank.val() & self.counters.clearing1.val())
                 | (!self.control.bank.val() & self.counters.clearing0.val()));
+        self.accept.next = self.offer.val() & self.acc.lookup_ok.val();
+        self.acc.lookup_offer.next = self.offer.val();
         self.acc.lookup.next = self.accept.val();
         self.control.accept.next = self.accept.val();
         self.c_valid.d.next = self.accept.val();

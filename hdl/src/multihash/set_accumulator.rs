@@ -10,7 +10,7 @@
 //! **Pipeline**, four stages, so that the one loop that cannot be pipelined — a set's words from
 //! one op to the next — holds no tag compare and no address compare:
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
-//!   meta RAMs, and is compared with the sets of the ops that will be two and three ahead of it
+//!   meta RAMs whenever the event is offered, before it is accepted, and is compared with the sets of the ops that will be two and three ahead of it
 //!   (`c_same2`, `c_same3`, registered);
 //! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
 //!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
@@ -56,7 +56,8 @@
 //! reported yet; a set without such an entry has nothing to report and is never pending. A set is
 //! **retired** — its entries with count ≥ T copied to the W-slot report staging buffer — by the
 //! first event of the new interval that touches it, or else by the **scanner**, which walks the
-//! sets on clocks when no event uses the RAM read ports. The staging buffer streams out one entry
+//! sets on clocks when no event is offered (`lookup_offer`: an event waiting only for
+//! room in the buffer keeps the read ports). The staging buffer streams out one entry
 //! per clock (valid/ready); when every set is retired and the buffer is empty, a terminator word
 //! (count 0, `report_last`) ends the report. So a report lists an interval's entries in the order
 //! their sets were retired, lowest way first within a set; an empty report is the terminator
@@ -89,7 +90,11 @@ const _: () =
 accumulator! {
     pub struct SetAssociativeAccumulator<const CB: usize> {
         lookup: {
-            /// Stage 0: an event is accepted this cycle, in set `lookup_set`.
+            /// Stage 0: an event is offered in set `lookup_set`, and nothing but `lookup_ok` can
+            /// refuse it; from flip-flops, so that the RAMs' read address does not wait for the
+            /// accept decision: the event's set is read, and the scanner waits.
+            pub lookup_offer: Signal<In, Bit>,
+            /// Stage 0: an event is accepted this cycle, in set `lookup_set` (only when offered).
             pub lookup: Signal<In, Bit>,
             pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
             /// Stage 0: the event's tuple (the `valid` event's two clocks later).
@@ -300,6 +305,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             "counts fit the count field"
         );
         new_accumulator!(SetAssociativeAccumulator {
+            lookup_offer: Default::default(),
             lookup: Default::default(),
             lookup_set: Default::default(),
             lookup_tag: Default::default(),
@@ -684,15 +690,16 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.fw_tag.d.next = self.d_tag.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
         self.fw3_tag.d.next = self.fw2_tag.q.val();
-        // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs.
+        // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs: an offered
+        // event's, accepted or not, so the address comes from flip-flops.
         self.room.next = !self.staged.any.val() & !self.d_pend.val() & !self.c_pend.val();
         self.epochs.lookup_set.next = self.lookup_set.val();
         self.epochs.scan_set.next = self.scan_set.q.val();
         self.epochs.lookup.next = self.lookup.val();
         self.epochs.lookup_hold.next = self.lookup_hold.val();
         self.lookup_ok.next = !self.epochs.lookup_pend.val() | self.room.val();
-        self.scan.next = !self.lookup.val() & self.epochs.scan_pend.val() & self.room.val();
-        if self.lookup.val() {
+        self.scan.next = !self.lookup_offer.val() & self.epochs.scan_pend.val() & self.room.val();
+        if self.lookup_offer.val() {
             self.s0_set.next = self.lookup_set.val();
         } else {
             self.s0_set.next = self.scan_set.q.val();
@@ -704,7 +711,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.c_op.d.next = self.lookup.val() | self.scan.val();
         // When this op is in C, the op now in D is in W (`fw`, two ahead) and the `fw` one is
         // `fw2` (three ahead). Both candidate sets are compared, the choice is made last.
-        if self.lookup.val() {
+        if self.lookup_offer.val() {
             self.c_same2.d.next = self.valid.val() & (self.lookup_set.val() == self.d_set.q.val());
             self.c_same3.d.next =
                 self.fw_valid.q.val() & (self.lookup_set.val() == self.fw_set.q.val());
@@ -715,7 +722,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.c_set.d.next = self.s0_set.val();
         self.c_tag.d.next = self.lookup_tag.val();
-        if !self.lookup.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
+        if !self.lookup_offer.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
             self.scan_set.d.next = self.scan_set.q.val() + self.set_one.val();
             if self.scan_set.q.val() == self.last_set.val() {
                 self.scan_set.d.next = 0.into();
