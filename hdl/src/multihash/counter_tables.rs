@@ -32,8 +32,8 @@
 //! counter (`same1`, compared in stage M) the word as read goes into stage M's register `r_c`
 //! in place of the RAM's, and `fw_pick` (that, and the event ahead updated) selects `fw_inc`:
 //! stage 1's compares start behind one 2:1 select of flip-flops. And `new_min` comes a clock
-//! late, in stage W (`late_pick`): stage 1 ends at the minimal flags, as the counters' own loop
-//! does, and only an allocation, which the accumulator writes in stage W, needs the count.
+//! late, in stage W (`late_pick`): stage 1 ends at each table's pick, as deep as the counters' own
+//! loop, and only an allocation, which the accumulator writes in stage W, needs the count.
 //!
 //! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
 //! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed
@@ -184,15 +184,11 @@ pub struct CounterTables<const CB: usize> {
     floor: Constant<Bits<CB>>,
     /// The update of the counters read (after forwarding).
     cu: ConservativeUpdate<CB>,
-    /// With the write stage: which counters were minimal and their increments (`cu.minimal`,
-    /// `cu.inc`) registered, picked and ORed into `new_min` in stage W (`late_pick[k]`: the
-    /// increment if minimal, else 0; `late_or[k + 1]` = `late_or[k]` | `late_pick[k]`). Only an
-    /// allocation needs the count, and it is written in stage W: stage 1 then ends at the
-    /// minimal flags, as the counters' own loop does, and the flags have four loads, not one per
-    /// bit of the count.
-    late_minimal: Vec<DFF<Bit>>,
-    late_inc: Vec<DFF<Bits<CB>>>,
-    late_pick: Vec<Signal<Local, Bits<CB>>>,
+    /// With the write stage: the minimum's picks (`cu.min_pick`) registered, ORed into `new_min`
+    /// in stage W (`late_or[k + 1]` = `late_or[k]` | `late_pick[k]`). Only an allocation needs
+    /// the count, and it is written in stage W: stage 1 then ends at the picks, as deep as the
+    /// counters' own loop, not at the OR of them.
+    late_pick: Vec<DFF<Bits<CB>>>,
     late_or: Vec<Signal<Local, Bits<CB>>>,
     late_min: Signal<Local, Bits<CB>>,
     zero: Constant<Bits<CB>>,
@@ -330,8 +326,6 @@ impl<const CB: usize> CounterTables<CB> {
             r_floor: vec_of(tables),
             floor: Constant::new(rule.candidate_floor().into()),
             cu: ConservativeUpdate::new(rule),
-            late_minimal: vec_of(tables),
-            late_inc: vec_of(tables),
             late_pick: vec_of(tables),
             late_or: vec_of(tables + 1),
             late_min: Default::default(),
@@ -497,15 +491,9 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.cu.promoted.next = self.promoted.val();
         self.late_or[0].next = self.zero.val();
         for k in 0..self.bank0.len() {
-            self.late_minimal[k].clock.next = self.clock.val();
-            self.late_inc[k].clock.next = self.clock.val();
-            self.late_minimal[k].d.next = self.cu.minimal[k].val();
-            self.late_inc[k].d.next = self.cu.inc[k].val();
-            self.late_pick[k].next = self.zero.val();
-            if self.late_minimal[k].q.val() {
-                self.late_pick[k].next = self.late_inc[k].q.val();
-            }
-            self.late_or[k + 1].next = self.late_or[k].val() | self.late_pick[k].val();
+            self.late_pick[k].clock.next = self.clock.val();
+            self.late_pick[k].d.next = self.cu.min_pick[k].val();
+            self.late_or[k + 1].next = self.late_or[k].val() | self.late_pick[k].q.val();
             self.late_min.next = self.late_or[k + 1].val();
         }
         // Assigned once (see `picked`).
@@ -595,16 +583,15 @@ pub struct ConservativeUpdate<const CB: usize> {
     pub w_floor: Vec<Signal<Out, Bit>>,
     pub new_min: Signal<Out, Bits<CB>>,
     pub candidate: Signal<Out, Bit>,
-    /// c_k is minimal, and sat(c_k + 1), for every k in parallel: `new_min` is the `inc` of a
-    /// minimal c_k (a caller may register both and finish `new_min` a clock later).
-    pub minimal: Vec<Signal<Out, Bit>>,
-    pub inc: Vec<Signal<Out, Bits<CB>>>,
+    /// `inc[k]` where c_k is minimal, else 0. Every minimal counter has the same `inc`, so
+    /// `new_min` is the OR of the picks: a flat AND-OR after the compares, not a chain of selects
+    /// (and a caller may register the picks and OR them a clock later).
+    pub min_pick: Vec<Signal<Out, Bits<CB>>>,
     /// c'_k: after the (conservative) increment.
     c_inc: Vec<Signal<Local, Bits<CB>>>,
-    /// `inc[k]` where c_k is minimal, else 0; `min_or[k + 1]` = `min_or[k]` | `min_pick[k]`. Every
-    /// minimal counter has the same `inc`, so `new_min` is the OR of the picks: a flat AND-OR
-    /// after the compares, not a chain of selects.
-    min_pick: Vec<Signal<Local, Bits<CB>>>,
+    /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
+    inc: Vec<Signal<Local, Bits<CB>>>,
+    /// `min_or[k + 1]` = `min_or[k]` | `min_pick[k]`.
     min_or: Vec<Signal<Local, Bits<CB>>>,
     /// Bit k: c_k >= T − 1 (bits of absent tables set).
     floor_gather: BitGather<16>,
@@ -703,7 +690,6 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             new_min: Default::default(),
             candidate: Default::default(),
             c_inc: vec_of(tables),
-            minimal: vec_of(tables),
             inc: vec_of(tables),
             min_pick: vec_of(tables),
             min_or: vec_of(tables + 1),
@@ -749,10 +735,8 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
                 self.inc[k].next = self.c[k].val() + self.one.val();
             }
             self.floor_gather.bits[k].next = self.floor[k].val();
-            self.minimal[k].next =
-                (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all();
             self.min_pick[k].next = self.zero.val();
-            if self.minimal[k].val() {
+            if (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all() {
                 self.min_pick[k].next = self.inc[k].val();
             }
             self.min_or[k + 1].next = self.min_or[k].val() | self.min_pick[k].val();
