@@ -17,7 +17,7 @@
 //! | `hash` | `"tabulation"` (the paper's) or `"h3"`; default tabulation | |
 //! | `seed` | seed of every random hash constant (see [`crate::hash`]); default 1 | |
 //! | `a_bits`, `b_bits` | key widths; inputs are masked to them; default 48 | 1 ..= 64 |
-//! | `write_stage` | hardware only, no effect on the profile: the block-RAM profiler's counter tables and the accumulator's tags register their write-back once more before the block RAMs, the accumulator's hit selects the counters' written words a clock late, and the counters' minimum is finished a clock late, where an allocation writes it (docs/SPEC.md §5.4), so neither the hit nor the allocation ends at a block RAM's pins: higher Fmax, for area (paper-10k-bram on the HX8K: 5 792 logic cells with it, which the UP5K cannot hold). Default true with a set-associative accumulator | set-associative accumulator only |
+//! | `write_stage` | hardware only, no effect on the profile: the block-RAM profiler's counter tables and the accumulator's tags register their write-back once more before the block RAMs, and the accumulator's hit selects the counters' written words a clock late (docs/SPEC.md §5.4), so neither the hit nor the allocation ends at a block RAM's pins: higher Fmax, for area (paper-10k-bram on the HX8K: 5 792 logic cells with it, which the UP5K cannot hold). Default true with a set-associative accumulator | set-associative accumulator only |
 //! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
 //! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |

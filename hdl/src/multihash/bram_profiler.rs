@@ -243,7 +243,6 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         }
         // Stage D: accumulator, counter update, interval end.
         self.acc.valid.next = self.d_valid.q.val();
-        // With the write stage, a clock later (stage W), on both sides.
         self.acc.new_min.next = self.counters.new_min.val();
         self.acc.candidate.next = self.counters.candidate.val();
         self.acc.end_interval.next = self.d_last.q.val();

@@ -31,9 +31,7 @@
 //! (`fw_upd`), picks the one it wrote a clock later. For the event right behind it on the same
 //! counter (`same1`, compared in stage M) the word as read goes into stage M's register `r_c`
 //! in place of the RAM's, and `fw_pick` (that, and the event ahead updated) selects `fw_inc`:
-//! stage 1's compares start behind one 2:1 select of flip-flops. And `new_min` comes a clock
-//! late, in stage W (`late_pick`): stage 1 ends at each table's pick, as deep as the counters' own
-//! loop, and only an allocation, which the accumulator writes in stage W, needs the count.
+//! stage 1's compares start behind one 2:1 select of flip-flops.
 //!
 //! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
 //! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed
@@ -77,8 +75,7 @@ pub struct CounterTables<const CB: usize> {
     pub update: Signal<In, Bit>,
     /// Stage 1: the accumulator allocated an entry for the tuple.
     pub promoted: Signal<In, Bit>,
-    /// min_k c'_k, the tuple's count estimate after the event: in stage 1, or with the write
-    /// stage in stage W, a clock later (see `late_pick`).
+    /// Stage 1: min_k c'_k, the tuple's count estimate after this event.
     pub new_min: Signal<Out, Bits<CB>>,
     /// Stage 1: the tuple is a **candidate**: `new_min` >= T, the candidate threshold. Computed
     /// beside `new_min`, not from it, to keep the promotion decision off the minimum's carry
@@ -184,14 +181,6 @@ pub struct CounterTables<const CB: usize> {
     floor: Constant<Bits<CB>>,
     /// The update of the counters read (after forwarding).
     cu: ConservativeUpdate<CB>,
-    /// With the write stage: the minimum's picks (`cu.min_pick`) registered, ORed into `new_min`
-    /// in stage W (`late_or[k + 1]` = `late_or[k]` | `late_pick[k]`). Only an allocation needs
-    /// the count, and it is written in stage W: stage 1 then ends at the picks, as deep as the
-    /// counters' own loop, not at the OR of them.
-    late_pick: Vec<DFF<Bits<CB>>>,
-    late_or: Vec<Signal<Local, Bits<CB>>>,
-    late_min: Signal<Local, Bits<CB>>,
-    zero: Constant<Bits<CB>>,
     /// What a bank clear writes: a zero counter, with its predicate (set only when T − 1 is 0).
     clear_word: Constant<Bits<CB>>,
 }
@@ -326,10 +315,6 @@ impl<const CB: usize> CounterTables<CB> {
             r_floor: vec_of(tables),
             floor: Constant::new(rule.candidate_floor().into()),
             cu: ConservativeUpdate::new(rule),
-            late_pick: vec_of(tables),
-            late_or: vec_of(tables + 1),
-            late_min: Default::default(),
-            zero: Constant::new(0.into()),
             clear_word: Constant::new(match rule.candidate_floor() {
                 0 => floor_bit.into(),
                 _ => 0.into(),
@@ -489,19 +474,7 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.r_floor[k].d.next = self.m_floor[k].val();
         }
         self.cu.promoted.next = self.promoted.val();
-        self.late_or[0].next = self.zero.val();
-        for k in 0..self.bank0.len() {
-            self.late_pick[k].clock.next = self.clock.val();
-            self.late_pick[k].d.next = self.cu.min_pick[k].val();
-            self.late_or[k + 1].next = self.late_or[k].val() | self.late_pick[k].q.val();
-            self.late_min.next = self.late_or[k + 1].val();
-        }
-        // Assigned once (see `picked`).
-        if self.write_stage.val() {
-            self.new_min.next = self.late_min.val();
-        } else {
-            self.new_min.next = self.cu.new_min.val();
-        }
+        self.new_min.next = self.cu.new_min.val();
         self.candidate.next = self.cu.candidate.val();
         // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
         for k in 0..self.bank0.len() {
@@ -583,15 +556,14 @@ pub struct ConservativeUpdate<const CB: usize> {
     pub w_floor: Vec<Signal<Out, Bit>>,
     pub new_min: Signal<Out, Bits<CB>>,
     pub candidate: Signal<Out, Bit>,
-    /// `inc[k]` where c_k is minimal, else 0. Every minimal counter has the same `inc`, so
-    /// `new_min` is the OR of the picks: a flat AND-OR after the compares, not a chain of selects
-    /// (and a caller may register the picks and OR them a clock later).
-    pub min_pick: Vec<Signal<Out, Bits<CB>>>,
     /// c'_k: after the (conservative) increment.
     c_inc: Vec<Signal<Local, Bits<CB>>>,
     /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
     inc: Vec<Signal<Local, Bits<CB>>>,
-    /// `min_or[k + 1]` = `min_or[k]` | `min_pick[k]`.
+    /// `inc[k]` where c_k is minimal, else 0; `min_or[k + 1]` = `min_or[k]` | `min_pick[k]`. Every
+    /// minimal counter has the same `inc`, so `new_min` is the OR of the picks: a flat AND-OR
+    /// after the compares, not a chain of selects.
+    min_pick: Vec<Signal<Local, Bits<CB>>>,
     min_or: Vec<Signal<Local, Bits<CB>>>,
     /// Bit k: c_k >= T − 1 (bits of absent tables set).
     floor_gather: BitGather<16>,

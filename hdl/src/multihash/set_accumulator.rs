@@ -31,12 +31,10 @@
 //!   allocation (empty way first, else replaceable: the lowest way, or with **smallest
 //!   replacement** the replaceable way of smallest count, lowest on ties — W² count compares)
 //!   and locking follow docs/SPEC.md §4 within the set;
-//! - stage W: every way's meta, and (with the write stage, `write_stage`; else stage D writes it
-//!   on allocation) the tag of a way D allocated, are written back from registers, an allocated
-//!   way's count being the op's `new_min` (so neither the counters' minimum nor, with the write
-//!   stage, the allocation decision drives a RAM write port in the clock it is computed). With
-//!   the write stage the counters give `new_min` in stage W, from their registers (they need not
-//!   finish the minimum in stage D); else D registers it.
+//! - stage W: every way's meta, and (`tags_in_w`, with the write stage; else stage D writes it on
+//!   allocation) the tag of a way D allocated, are written back from registers, an allocated
+//!   way's count being the `new_min` D registered (so neither the counters' minimum nor, with
+//!   `tags_in_w`, the allocation decision drives a RAM write port in the clock it is computed).
 //!
 //! **Interval rollover without a sweep: per-set epochs.** Three bit-vectors in flip-flops, one bit
 //! per set, say what a set's RAM words mean:
@@ -141,9 +139,8 @@ accumulator! {
         fw2_set: DFF<Bits<ADDRESS_BITS>>,
         fw2_word: Vec<DFF<Bits<CB>>>,
         /// Stage W writes the metas of the op one ahead from its registers: `fw_meta`, the count
-        /// of a way it allocated taken from `fw_min` (its `new_min`, registered in stage D), so the
-        /// counters' minimum reaches no RAM write port in the clock it is computed; with the write
-        /// stage from `new_min` itself, which then comes in stage W.
+        /// of a way it allocated taken from `fw_min` (its `new_min`), so the counters' minimum
+        /// reaches no RAM write port in the clock it is computed.
         fw_min: DFF<Bits<CB>>,
         fw_word: Vec<Signal<Local, Bits<CB>>>,
         /// Stage D's op is on the set of the event one ahead (`ahead1`), and its tuple is that
@@ -264,10 +261,8 @@ accumulator! {
         valid_flag: Constant<Bits<CB>>,
         locked_flag: Constant<Bits<CB>>,
         retaining: Constant<Bit>,
-        /// The write stage: tags are written in stage W, from registers (else in stage D, by the
-        /// allocation), and `new_min` comes in stage W, a clock after the op's stage D, straight
-        /// into the word an allocation writes (else it is registered from stage D, `fw_min`).
-        write_stage: Constant<Bit>,
+        /// Tags are written in stage W, from registers (else in stage D, by the allocation).
+        tags_in_w: Constant<Bit>,
         last_set: Constant<Bits<ADDRESS_BITS>>,
         set_one: Constant<Bits<ADDRESS_BITS>>,
         one_c: Constant<Bits<CB>>,
@@ -279,9 +274,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
     /// `sets` (a power of two) × `ways` entries; tags of `tag_width` bits; counts of
     /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`
     /// (reached within an interval only when `saturates`). A promotion into a full set takes
-    /// the lowest replaceable way, or with `replace_smallest` the one of smallest count. With
-    /// `write_stage` tags are written in stage W and `new_min` is given a clock after the op's
-    /// `valid` (module docs).
+    /// the lowest replaceable way, or with `replace_smallest` the one of smallest count.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         sets: usize,
@@ -293,7 +286,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         saturates: bool,
         retaining: bool,
         replace_smallest: bool,
-        write_stage: bool,
+        tags_in_w: bool,
     ) -> Self {
         assert!(
             sets.is_power_of_two() && ways >= 1 && count_width + 2 <= CB.min(63),
@@ -419,7 +412,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             valid_flag: Constant::new((1u64 << (count_width + 1)).into()),
             locked_flag: Constant::new((1u64 << count_width).into()),
             retaining: Constant::new(retaining),
-            write_stage: Constant::new(write_stage),
+            tags_in_w: Constant::new(tags_in_w),
             last_set: Constant::new((sets as u64 - 1).into()),
             set_one: Constant::new(1.into()),
             one_c: Constant::new(1.into()),
@@ -476,12 +469,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.fw2_alloc[w].clock.next = self.clock.val();
             self.a2[w].next = self.c_same2.q.val() & self.fw_alloc[w].q.val();
             self.a3[w].next =
-                self.write_stage.val() & self.c_same3.q.val() & self.fw2_alloc[w].q.val();
+                self.tags_in_w.val() & self.c_same3.q.val() & self.fw2_alloc[w].q.val();
             self.ahead2_alloc[w].d.next = self.a2[w].val();
             self.ahead3_alloc[w].d.next = self.a3[w].val();
             self.fw_eq[w].clock.next = self.clock.val();
             self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw_tag.q.val();
-            if self.write_stage.val() & !self.a2[w].val() {
+            if self.tags_in_w.val() & !self.a2[w].val() {
                 self.fw_eq[w].d.next = self.c_tag.q.val() == self.fw2_tag.q.val();
             }
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
@@ -508,10 +501,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.fw_word[w].next = self.fw_meta[w].q.val();
             if self.fw_alloc[w].q.val() {
                 self.fw_word[w].next = self.fw_meta[w].q.val() | self.fw_min.q.val();
-                if self.write_stage.val() {
-                    self.fw_word[w].next =
-                        self.fw_meta[w].q.val() | (self.new_min.val() & self.count_mask.val());
-                }
             }
             // A way the op one ahead allocated holds its `new_min`, >= T by the promotion rule
             // (and the count field holds every counter value): true without a compare.
@@ -658,7 +647,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
             // Stage W: the tag of a way the op one ahead allocated, from registers; else the
             // allocation writes it.
-            if self.write_stage.val() {
+            if self.tags_in_w.val() {
                 self.tags[w].write_address.next = self.fw_set.q.val();
                 self.tags[w].write_data.next = self.fw_tag.q.val();
                 self.tags[w].write_enable.next = self.fw_alloc[w].q.val();
