@@ -10,8 +10,8 @@
 //! **Pipeline**, four stages, so that the one loop that cannot be pipelined — a set's words from
 //! one op to the next — holds no tag compare and no address compare:
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
-//!   meta RAMs whenever the event is offered, before it is accepted, and is compared with the sets of the ops that will be two and three ahead of it
-//!   (`c_same2`, `c_same3`, registered);
+//!   meta RAMs whenever the event is offered, before it is accepted, and is compared with the
+//!   sets of the ops that will be two and three ahead of it (`c_same2`, `c_same3`, registered);
 //! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
 //!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
 //!   a two-level compare before a register). The read missed the tags the ops two (and, when
@@ -54,8 +54,8 @@
 //! reported yet; a set without such an entry has nothing to report and is never pending. A set is
 //! **retired** — its entries with count ≥ T copied to the W-slot report staging buffer — by the
 //! first event of the new interval that touches it, or else by the **scanner**, which walks the
-//! sets on clocks when no event is offered (`lookup_offer`: an event waiting only for
-//! room in the buffer keeps the read ports). The staging buffer streams out one entry
+//! sets on clocks when no event is offered (`lookup_offer`: an event waiting only for room in
+//! the buffer keeps the read ports). The staging buffer streams out one entry
 //! per clock (valid/ready); when every set is retired and the buffer is empty, a terminator word
 //! (count 0, `report_last`) ends the report. So a report lists an interval's entries in the order
 //! their sets were retired, lowest way first within a set; an empty report is the terminator
