@@ -82,6 +82,13 @@ profiler_top! {
         in_fire: Signal<Local, Bit>,
         /// Stage H's event enters stage 0; stage H takes a new event (it is empty or moves on).
         accept: Signal<Local, Bit>,
+        /// Stage 0: an event is offered to the accumulator (accepted if it has room, and if it is
+        /// not an interval's last event while a report is busy).
+        offer: Signal<Local, Bit>,
+        /// The accumulator's `report_busy` a clock ago: the offer waits on it, from a flip-flop.
+        /// A stale low only offers a last event that the accept then refuses (the scanner waits
+        /// a clock); a stale high delays the event a clock.
+        busy_r: DFF<Bit>,
         h_free: Signal<Local, Bit>,
         /// The skid register holds an event after this clock.
         s_full: Signal<Local, Bit>,
@@ -137,6 +144,8 @@ impl<const CB: usize> BramProfiler<CB> {
             src_b: Default::default(),
             in_fire: Default::default(),
             accept: Default::default(),
+            offer: Default::default(),
+            busy_r: Default::default(),
             h_free: Default::default(),
             s_full: Default::default(),
             tag: Default::default(),
@@ -153,7 +162,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s_valid, s_a, s_b, ready, h_valid, h_a, h_b, h_set, c_valid, c_last,
-            d_valid, d_last
+            d_valid, d_last, busy_r
         );
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
@@ -172,14 +181,21 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         }
         self.counters.read_bank.next = self.control.bank.val();
         self.acc.lookup_set.next = self.h_set.q.val();
-        self.accept.next = self.h_valid.q.val()
+        // Every condition but the accumulator's room, from flip-flops: the accumulator's RAMs
+        // are addressed with an offered event's set before the accept decision. The report's
+        // state is a clock old here; the accept checks it again.
+        self.offer.next = self.h_valid.q.val()
             & !self.reset.val()
-            & self.acc.lookup_ok.val()
             & !(self.c_valid.q.val() & self.c_last.q.val())
             & !(self.d_valid.q.val() & self.d_last.q.val())
-            & !(self.control.last.val() & self.acc.report_busy.val())
+            & !(self.control.last.val() & self.busy_r.q.val())
             & !((self.control.bank.val() & self.counters.clearing1.val())
                 | (!self.control.bank.val() & self.counters.clearing0.val()));
+        self.busy_r.d.next = self.acc.report_busy.val();
+        self.accept.next = self.offer.val()
+            & self.acc.lookup_ok.val()
+            & !(self.control.last.val() & self.acc.report_busy.val());
+        self.acc.lookup_offer.next = self.offer.val();
         self.acc.lookup.next = self.accept.val();
         self.control.accept.next = self.accept.val();
         self.c_valid.d.next = self.accept.val();

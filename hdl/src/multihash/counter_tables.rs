@@ -158,6 +158,11 @@ pub struct CounterTables<const CB: usize> {
     ram_word: Vec<Signal<Local, Bits<CB>>>,
     /// A bank clear starts (the last event's write is done or under way).
     clear_now: Signal<Local, Bit>,
+    /// Stage M: the word forwarded to the event (from the events one, two or three ahead, the
+    /// youngest winning) and whether there is one (`m_take`); `m_c` the word registered in `r_c`.
+    m_fwd: Vec<Signal<Local, Bits<CB>>>,
+    m_fwd_floor: Vec<Signal<Local, Bit>>,
+    m_take: Vec<Signal<Local, Bit>>,
     m_c: Vec<Signal<Local, Bits<CB>>>,
     m_floor: Vec<Signal<Local, Bit>>,
     /// The word the RAM of the event's bank returns (stage M with the registered read, else
@@ -295,6 +300,9 @@ impl<const CB: usize> CounterTables<CB> {
             ram_index: vec_of(tables),
             ram_word: vec_of(tables),
             clear_now: Default::default(),
+            m_fwd: vec_of(tables),
+            m_fwd_floor: vec_of(tables),
+            m_take: vec_of(tables),
             m_c: vec_of(tables),
             m_floor: vec_of(tables),
             read: vec_of(tables),
@@ -423,18 +431,6 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             if self.floor_in_ram.val() {
                 self.read_floor[k].next = (self.read[k].val() & self.floor_bit.val()).any();
             }
-            self.m_c[k].next = self.read_c[k].val();
-            self.m_floor[k].next = self.read_floor[k].val();
-            if self.m_same3[k].q.val() {
-                self.m_c[k].next = self.fw2_data[k].q.val();
-                self.m_floor[k].next = self.fw2_floor[k].q.val();
-            }
-            if self.m_same2[k].q.val() {
-                self.m_c[k].next = self.fw_word[k].val();
-                self.m_floor[k].next = self.fw_word_floor[k].val();
-            }
-            self.r_c[k].d.next = self.m_c[k].val();
-            self.r_floor[k].d.next = self.m_floor[k].val();
             // Assigned once: a child's input written twice in one pass makes Icarus re-run the
             // tables' logic for every glitch.
             self.picked[k].next = self.r_c[k].q.val();
@@ -453,11 +449,29 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.cu.c[k].next = self.read_c[k].val();
                 self.cu.floor[k].next = self.read_floor[k].val();
             }
-            // After `cu.c` is assigned: the generated always block reads it once, settled.
-            if self.write_stage.val() & self.same1[k].val() {
-                self.r_c[k].d.next = self.cu.c[k].val() & self.stored.val();
-                self.r_floor[k].d.next = self.cu.floor[k].val();
+            // Stage M's register: the forwarded words, youngest first, then the RAM's word at the
+            // last select, because a block RAM's output is the slowest input. After `cu.c` is
+            // assigned: the generated always block reads it once, settled.
+            self.m_fwd[k].next = self.fw2_data[k].q.val();
+            self.m_fwd_floor[k].next = self.fw2_floor[k].q.val();
+            if self.m_same2[k].q.val() {
+                self.m_fwd[k].next = self.fw_word[k].val();
+                self.m_fwd_floor[k].next = self.fw_word_floor[k].val();
             }
+            self.m_take[k].next = self.m_same3[k].q.val() | self.m_same2[k].q.val();
+            if self.write_stage.val() & self.same1[k].val() {
+                self.m_fwd[k].next = self.cu.c[k].val() & self.stored.val();
+                self.m_fwd_floor[k].next = self.cu.floor[k].val();
+                self.m_take[k].next = true;
+            }
+            self.m_c[k].next = self.read_c[k].val();
+            self.m_floor[k].next = self.read_floor[k].val();
+            if self.m_take[k].val() {
+                self.m_c[k].next = self.m_fwd[k].val();
+                self.m_floor[k].next = self.m_fwd_floor[k].val();
+            }
+            self.r_c[k].d.next = self.m_c[k].val();
+            self.r_floor[k].d.next = self.m_floor[k].val();
         }
         self.cu.promoted.next = self.promoted.val();
         self.new_min.next = self.cu.new_min.val();

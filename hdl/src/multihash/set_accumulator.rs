@@ -10,8 +10,8 @@
 //! **Pipeline**, four stages, so that the one loop that cannot be pipelined — a set's words from
 //! one op to the next — holds no tag compare and no address compare:
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
-//!   meta RAMs, and is compared with the sets of the ops that will be two and three ahead of it
-//!   (`c_same2`, `c_same3`, registered);
+//!   meta RAMs whenever the event is offered, before it is accepted, and is compared with the
+//!   sets of the ops that will be two and three ahead of it (`c_same2`, `c_same3`, registered);
 //! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
 //!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
 //!   a two-level compare before a register). The read missed the tags the ops two (and, when
@@ -54,7 +54,8 @@
 //! reported yet; a set without such an entry has nothing to report and is never pending. A set is
 //! **retired** — its entries with count ≥ T copied to the W-slot report staging buffer — by the
 //! first event of the new interval that touches it, or else by the **scanner**, which walks the
-//! sets on clocks when no event uses the RAM read ports. The staging buffer streams out one entry
+//! sets on clocks when no event is offered (`lookup_offer`: an event waiting only for room in
+//! the buffer keeps the read ports). The staging buffer streams out one entry
 //! per clock (valid/ready); when every set is retired and the buffer is empty, a terminator word
 //! (count 0, `report_last`) ends the report. So a report lists an interval's entries in the order
 //! their sets were retired, lowest way first within a set; an empty report is the terminator
@@ -87,7 +88,11 @@ const _: () =
 accumulator! {
     pub struct SetAssociativeAccumulator<const CB: usize> {
         lookup: {
-            /// Stage 0: an event is accepted this cycle, in set `lookup_set`.
+            /// Stage 0: an event is offered in set `lookup_set`, and nothing but `lookup_ok` can
+            /// refuse it; from flip-flops, so that the RAMs' read address does not wait for the
+            /// accept decision: the event's set is read, and the scanner waits.
+            pub lookup_offer: Signal<In, Bit>,
+            /// Stage 0: an event is accepted this cycle, in set `lookup_set` (only when offered).
             pub lookup: Signal<In, Bit>,
             pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
             /// Stage 0: the event's tuple (the `valid` event's two clocks later).
@@ -181,6 +186,10 @@ accumulator! {
         /// Stage C: the metas read in stage 0, with the write of the op two ahead (which the read
         /// missed) forwarded; registered for D with their threshold predicates.
         c_meta: Vec<Signal<Local, Bits<CB>>>,
+        /// The word the op two or three ahead wrote on this set (the younger), with its predicates.
+        c_fwd: Vec<Signal<Local, Bits<CB>>>,
+        c_fwd_ge: Vec<Signal<Local, Bit>>,
+        c_fwd_floor: Vec<Signal<Local, Bit>>,
         /// Stage C's op is on the set the op two / three ahead wrote (compared in stage 0).
         c_same2: DFF<Bit>,
         c_same3: DFF<Bit>,
@@ -289,6 +298,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             "counts fit the count field"
         );
         new_accumulator!(SetAssociativeAccumulator {
+            lookup_offer: Default::default(),
             lookup: Default::default(),
             lookup_set: Default::default(),
             lookup_tag: Default::default(),
@@ -350,6 +360,9 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             raw_ge: vec_of(ways),
             raw_floor: vec_of(ways),
             c_meta: vec_of(ways),
+            c_fwd: vec_of(ways),
+            c_fwd_ge: vec_of(ways),
+            c_fwd_floor: vec_of(ways),
             c_same2: Default::default(),
             c_same3: Default::default(),
             r_meta: vec_of(ways),
@@ -496,20 +509,25 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.fw2_word[w].d.next = self.fw_word[w].val();
             self.fw2_ge[w].d.next = self.fw_ge[w].val();
             self.fw2_floor[w].d.next = self.fw_floor[w].val();
+            // The forwarded words, younger first, then the RAM's at the last select: a block
+            // RAM's output is the slowest input.
+            self.c_fwd[w].next = self.fw2_word[w].q.val();
+            self.c_fwd_ge[w].next = self.fw2_ge[w].q.val();
+            self.c_fwd_floor[w].next = self.fw2_floor[w].q.val();
+            if self.c_same2.q.val() {
+                self.c_fwd[w].next = self.fw_word[w].val();
+                self.c_fwd_ge[w].next = self.fw_ge[w].val();
+                self.c_fwd_floor[w].next = self.fw_floor[w].val();
+            }
             self.c_meta[w].next = self.metas[w].read_data.val();
             self.c_ge[w].next =
                 (self.metas[w].read_data.val() & self.count_mask.val()) >= self.threshold.val();
             self.c_floor[w].next =
                 (self.metas[w].read_data.val() & self.count_mask.val()) >= self.lock_floor.val();
-            if self.c_same3.q.val() {
-                self.c_meta[w].next = self.fw2_word[w].q.val();
-                self.c_ge[w].next = self.fw2_ge[w].q.val();
-                self.c_floor[w].next = self.fw2_floor[w].q.val();
-            }
-            if self.c_same2.q.val() {
-                self.c_meta[w].next = self.fw_word[w].val();
-                self.c_ge[w].next = self.fw_ge[w].val();
-                self.c_floor[w].next = self.fw_floor[w].val();
+            if self.c_same3.q.val() | self.c_same2.q.val() {
+                self.c_meta[w].next = self.c_fwd[w].val();
+                self.c_ge[w].next = self.c_fwd_ge[w].val();
+                self.c_floor[w].next = self.c_fwd_floor[w].val();
             }
             self.r_meta[w].d.next = self.c_meta[w].val();
             self.r_ge[w].d.next = self.c_ge[w].val();
@@ -661,15 +679,16 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.fw_tag.d.next = self.d_tag.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
         self.fw3_tag.d.next = self.fw2_tag.q.val();
-        // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs.
+        // ---- Stage 0: the event's set, or else the scanner's, addresses the RAMs: an offered
+        // event's, accepted or not, so the address comes from flip-flops.
         self.room.next = !self.staged.any.val() & !self.d_pend.val() & !self.c_pend.val();
         self.epochs.lookup_set.next = self.lookup_set.val();
         self.epochs.scan_set.next = self.scan_set.q.val();
         self.epochs.lookup.next = self.lookup.val();
         self.epochs.lookup_hold.next = self.lookup_hold.val();
         self.lookup_ok.next = !self.epochs.lookup_pend.val() | self.room.val();
-        self.scan.next = !self.lookup.val() & self.epochs.scan_pend.val() & self.room.val();
-        if self.lookup.val() {
+        self.scan.next = !self.lookup_offer.val() & self.epochs.scan_pend.val() & self.room.val();
+        if self.lookup_offer.val() {
             self.s0_set.next = self.lookup_set.val();
         } else {
             self.s0_set.next = self.scan_set.q.val();
@@ -681,7 +700,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.c_op.d.next = self.lookup.val() | self.scan.val();
         // When this op is in C, the op now in D is in W (`fw`, two ahead) and the `fw` one is
         // `fw2` (three ahead). Both candidate sets are compared, the choice is made last.
-        if self.lookup.val() {
+        if self.lookup_offer.val() {
             self.c_same2.d.next = self.valid.val() & (self.lookup_set.val() == self.d_set.q.val());
             self.c_same3.d.next =
                 self.fw_valid.q.val() & (self.lookup_set.val() == self.fw_set.q.val());
@@ -692,7 +711,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.c_set.d.next = self.s0_set.val();
         self.c_tag.d.next = self.lookup_tag.val();
-        if !self.lookup.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
+        if !self.lookup_offer.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
             self.scan_set.d.next = self.scan_set.q.val() + self.set_one.val();
             if self.scan_set.q.val() == self.last_set.val() {
                 self.scan_set.d.next = 0.into();

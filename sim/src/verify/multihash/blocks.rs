@@ -504,17 +504,20 @@ fn check_set_accumulator(
         uut.interval.next = interval.into();
         uut.report_ready.next = true;
         uut.lookup.next = false;
+        uut.lookup_offer.next = false;
         uut.lookup_set.next = (sets.set(pending.t.0, pending.t.1) as u64).into();
         uut.lookup_tag.next = tag(pending.t);
         uut.level(false);
         // The top's rules: nothing enters behind an interval's last event in stage C or D, and
-        // a last event waits for the previous report.
-        let ok = uut.lookup_ok.val()
-            && !c.is_some_and(|c| c.last)
+        // a last event waits for the previous report. Those refuse the event before it is
+        // offered (its set read, the scanner waiting); then `lookup_ok` decides.
+        let offer = !c.is_some_and(|c| c.last)
             && !d.is_some_and(|d| d.last)
             && !(pending.last && uut.report_busy.val());
+        let ok = offer && uut.lookup_ok.val();
         // A refused event is offered again next clock.
         uut.lookup_hold.next = !ok;
+        uut.lookup_offer.next = offer;
         uut.lookup.next = ok;
         uut.level(false);
         if let Some(e) = d {
