@@ -1006,6 +1006,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     wire  counters$clearing1;
     reg  acc$clock;
     reg  acc$reset;
+    reg  acc$lookup_offer;
     reg  acc$lookup;
     reg  [19:0] acc$lookup_set;
     reg  [95:0] acc$lookup_tag;
@@ -1080,6 +1081,9 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     reg  d_last$d;
     wire  d_last$q;
     reg  d_last$clock;
+    reg  busy_r$d;
+    wire  busy_r$q;
+    reg  busy_r$clock;
     
     // Local signals
     reg  [63:0] a;
@@ -1088,6 +1092,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     reg  [63:0] src_b;
     reg  in_fire;
     reg  accept;
+    reg  offer;
     reg  h_free;
     reg  s_full;
     reg  [95:0] tag;
@@ -1126,6 +1131,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     hwprof_board_icebreaker$profiler$acc acc(
         .clock(acc$clock),
         .reset(acc$reset),
+        .lookup_offer(acc$lookup_offer),
         .lookup(acc$lookup),
         .lookup_set(acc$lookup_set),
         .lookup_tag(acc$lookup_tag),
@@ -1235,6 +1241,11 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .q(d_last$q),
         .clock(d_last$clock)
     );
+    hwprof_board_icebreaker$profiler$busy_r busy_r(
+        .d(busy_r$d),
+        .q(busy_r$q),
+        .clock(busy_r$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1250,6 +1261,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         c_last$clock = clock;
         d_valid$clock = clock;
         d_last$clock = clock;
+        busy_r$clock = clock;
         s_valid$d = s_valid$q;
         s_a$d = s_a$q;
         s_b$d = s_b$q;
@@ -1262,6 +1274,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         c_last$d = c_last$q;
         d_valid$d = d_valid$q;
         d_last$d = d_last$q;
+        busy_r$d = busy_r$q;
         counters$clock = clock;
         acc$clock = clock;
         control$clock = clock;
@@ -1282,7 +1295,10 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         counters$read_index$3 = h_index$3$q;
         counters$read_bank = control$bank;
         acc$lookup_set = h_set$q;
-        accept = h_valid$q & ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & acc$report_busy) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        offer = h_valid$q & ~reset & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & busy_r$q) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        busy_r$d = acc$report_busy;
+        accept = offer & acc$lookup_ok & ~(control$last & acc$report_busy);
+        acc$lookup_offer = offer;
         acc$lookup = accept;
         control$accept = accept;
         c_valid$d = accept;
@@ -1353,11 +1369,12 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
 endmodule // top$profiler
 
 
-module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
+    input wire  lookup_offer;
     input wire  lookup;
     input wire  [19:0] lookup_set;
     input wire  [95:0] lookup_tag;
@@ -1753,6 +1770,12 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
     reg  raw_floor$1;
     reg  [23:0] c_meta$0;
     reg  [23:0] c_meta$1;
+    reg  [23:0] c_fwd$0;
+    reg  [23:0] c_fwd$1;
+    reg  c_fwd_ge$0;
+    reg  c_fwd_ge$1;
+    reg  c_fwd_floor$0;
+    reg  c_fwd_floor$1;
     reg  c_ge$0;
     reg  c_ge$1;
     reg  c_floor$0;
@@ -2447,18 +2470,21 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         fw2_word$0$d = fw_word$0;
         fw2_ge$0$d = fw_ge$0;
         fw2_floor$0$d = fw_floor$0;
+        c_fwd$0 = fw2_word$0$q;
+        c_fwd_ge$0 = fw2_ge$0$q;
+        c_fwd_floor$0 = fw2_floor$0$q;
+        if (c_same2$q) begin
+            c_fwd$0 = fw_word$0;
+            c_fwd_ge$0 = fw_ge$0;
+            c_fwd_floor$0 = fw_floor$0;
+        end
         c_meta$0 = metas$0$read_data;
         c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
         c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
-        if (c_same3$q) begin
-            c_meta$0 = fw2_word$0$q;
-            c_ge$0 = fw2_ge$0$q;
-            c_floor$0 = fw2_floor$0$q;
-        end
-        if (c_same2$q) begin
-            c_meta$0 = fw_word$0;
-            c_ge$0 = fw_ge$0;
-            c_floor$0 = fw_floor$0;
+        if (c_same3$q | c_same2$q) begin
+            c_meta$0 = c_fwd$0;
+            c_ge$0 = c_fwd_ge$0;
+            c_floor$0 = c_fwd_floor$0;
         end
         r_meta$0$d = c_meta$0;
         r_ge$0$d = c_ge$0;
@@ -2614,18 +2640,21 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         fw2_word$1$d = fw_word$1;
         fw2_ge$1$d = fw_ge$1;
         fw2_floor$1$d = fw_floor$1;
+        c_fwd$1 = fw2_word$1$q;
+        c_fwd_ge$1 = fw2_ge$1$q;
+        c_fwd_floor$1 = fw2_floor$1$q;
+        if (c_same2$q) begin
+            c_fwd$1 = fw_word$1;
+            c_fwd_ge$1 = fw_ge$1;
+            c_fwd_floor$1 = fw_floor$1;
+        end
         c_meta$1 = metas$1$read_data;
         c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
         c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
-        if (c_same3$q) begin
-            c_meta$1 = fw2_word$1$q;
-            c_ge$1 = fw2_ge$1$q;
-            c_floor$1 = fw2_floor$1$q;
-        end
-        if (c_same2$q) begin
-            c_meta$1 = fw_word$1;
-            c_ge$1 = fw_ge$1;
-            c_floor$1 = fw_floor$1;
+        if (c_same3$q | c_same2$q) begin
+            c_meta$1 = c_fwd$1;
+            c_ge$1 = c_fwd_ge$1;
+            c_floor$1 = c_fwd_floor$1;
         end
         r_meta$1$d = c_meta$1;
         r_ge$1$d = c_ge$1;
@@ -2799,8 +2828,8 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         epochs$lookup = lookup;
         epochs$lookup_hold = lookup_hold;
         lookup_ok = ~epochs$lookup_pend | room;
-        scan = ~lookup & epochs$scan_pend & room;
-        if (lookup) begin
+        scan = ~lookup_offer & epochs$scan_pend & room;
+        if (lookup_offer) begin
             s0_set = lookup_set;
         end
         else begin
@@ -2811,7 +2840,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         tags$1$read_address = s0_set;
         metas$1$read_address = s0_set;
         c_op$d = lookup | scan;
-        if (lookup) begin
+        if (lookup_offer) begin
             c_same2$d = valid & (lookup_set == d_set$q);
             c_same3$d = fw_valid$q & (lookup_set == fw_set$q);
         end
@@ -2821,7 +2850,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup,lookup_set,lookup
         end
         c_set$d = s0_set;
         c_tag$d = lookup_tag;
-        if (~lookup & (~epochs$scan_pend | scan)) begin
+        if (~lookup_offer & (~epochs$scan_pend | scan)) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
                 scan_set$d = 32'h0;
@@ -4761,6 +4790,25 @@ module hwprof_board_icebreaker$profiler$acc$term(d,q,clock);
 endmodule // top$profiler$acc$term
 
 
+module hwprof_board_icebreaker$profiler$busy_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$busy_r
+
+
 module hwprof_board_icebreaker$profiler$c_last(d,q,clock);
     
     // Module arguments
@@ -5383,6 +5431,18 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  [23:0] ram_word$2;
     reg  [23:0] ram_word$3;
     reg  clear_now;
+    reg  [23:0] m_fwd$0;
+    reg  [23:0] m_fwd$1;
+    reg  [23:0] m_fwd$2;
+    reg  [23:0] m_fwd$3;
+    reg  m_fwd_floor$0;
+    reg  m_fwd_floor$1;
+    reg  m_fwd_floor$2;
+    reg  m_fwd_floor$3;
+    reg  m_take$0;
+    reg  m_take$1;
+    reg  m_take$2;
+    reg  m_take$3;
     reg  [23:0] m_c$0;
     reg  [23:0] m_c$1;
     reg  [23:0] m_c$2;
@@ -5984,18 +6044,6 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         if (floor_in_ram) begin
             read_floor$0 = |(read$0 & floor_bit);
         end
-        m_c$0 = read_c$0;
-        m_floor$0 = read_floor$0;
-        if (m_same3$0$q) begin
-            m_c$0 = fw2_data$0$q;
-            m_floor$0 = fw2_floor$0$q;
-        end
-        if (m_same2$0$q) begin
-            m_c$0 = fw_word$0;
-            m_floor$0 = fw_word_floor$0;
-        end
-        r_c$0$d = m_c$0;
-        r_floor$0$d = m_floor$0;
         picked$0 = r_c$0$q;
         picked_floor$0 = r_floor$0$q;
         if (fw_pick$0$q) begin
@@ -6014,10 +6062,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$0 = read_c$0;
             cu$floor$0 = read_floor$0;
         end
-        if (write_stage & same1$0) begin
-            r_c$0$d = cu$c$0 & stored;
-            r_floor$0$d = cu$floor$0;
+        m_fwd$0 = fw2_data$0$q;
+        m_fwd_floor$0 = fw2_floor$0$q;
+        if (m_same2$0$q) begin
+            m_fwd$0 = fw_word$0;
+            m_fwd_floor$0 = fw_word_floor$0;
         end
+        m_take$0 = m_same3$0$q | m_same2$0$q;
+        if (write_stage & same1$0) begin
+            m_fwd$0 = cu$c$0 & stored;
+            m_fwd_floor$0 = cu$floor$0;
+            m_take$0 = 1'b1;
+        end
+        m_c$0 = read_c$0;
+        m_floor$0 = read_floor$0;
+        if (m_take$0) begin
+            m_c$0 = m_fwd$0;
+            m_floor$0 = m_fwd_floor$0;
+        end
+        r_c$0$d = m_c$0;
+        r_floor$0$d = m_floor$0;
         bank0$1$read_clock = clock;
         bank0$1$write_clock = clock;
         bank1$1$read_clock = clock;
@@ -6071,18 +6135,6 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         if (floor_in_ram) begin
             read_floor$1 = |(read$1 & floor_bit);
         end
-        m_c$1 = read_c$1;
-        m_floor$1 = read_floor$1;
-        if (m_same3$1$q) begin
-            m_c$1 = fw2_data$1$q;
-            m_floor$1 = fw2_floor$1$q;
-        end
-        if (m_same2$1$q) begin
-            m_c$1 = fw_word$1;
-            m_floor$1 = fw_word_floor$1;
-        end
-        r_c$1$d = m_c$1;
-        r_floor$1$d = m_floor$1;
         picked$1 = r_c$1$q;
         picked_floor$1 = r_floor$1$q;
         if (fw_pick$1$q) begin
@@ -6101,10 +6153,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$1 = read_c$1;
             cu$floor$1 = read_floor$1;
         end
-        if (write_stage & same1$1) begin
-            r_c$1$d = cu$c$1 & stored;
-            r_floor$1$d = cu$floor$1;
+        m_fwd$1 = fw2_data$1$q;
+        m_fwd_floor$1 = fw2_floor$1$q;
+        if (m_same2$1$q) begin
+            m_fwd$1 = fw_word$1;
+            m_fwd_floor$1 = fw_word_floor$1;
         end
+        m_take$1 = m_same3$1$q | m_same2$1$q;
+        if (write_stage & same1$1) begin
+            m_fwd$1 = cu$c$1 & stored;
+            m_fwd_floor$1 = cu$floor$1;
+            m_take$1 = 1'b1;
+        end
+        m_c$1 = read_c$1;
+        m_floor$1 = read_floor$1;
+        if (m_take$1) begin
+            m_c$1 = m_fwd$1;
+            m_floor$1 = m_fwd_floor$1;
+        end
+        r_c$1$d = m_c$1;
+        r_floor$1$d = m_floor$1;
         bank0$2$read_clock = clock;
         bank0$2$write_clock = clock;
         bank1$2$read_clock = clock;
@@ -6158,18 +6226,6 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         if (floor_in_ram) begin
             read_floor$2 = |(read$2 & floor_bit);
         end
-        m_c$2 = read_c$2;
-        m_floor$2 = read_floor$2;
-        if (m_same3$2$q) begin
-            m_c$2 = fw2_data$2$q;
-            m_floor$2 = fw2_floor$2$q;
-        end
-        if (m_same2$2$q) begin
-            m_c$2 = fw_word$2;
-            m_floor$2 = fw_word_floor$2;
-        end
-        r_c$2$d = m_c$2;
-        r_floor$2$d = m_floor$2;
         picked$2 = r_c$2$q;
         picked_floor$2 = r_floor$2$q;
         if (fw_pick$2$q) begin
@@ -6188,10 +6244,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$2 = read_c$2;
             cu$floor$2 = read_floor$2;
         end
-        if (write_stage & same1$2) begin
-            r_c$2$d = cu$c$2 & stored;
-            r_floor$2$d = cu$floor$2;
+        m_fwd$2 = fw2_data$2$q;
+        m_fwd_floor$2 = fw2_floor$2$q;
+        if (m_same2$2$q) begin
+            m_fwd$2 = fw_word$2;
+            m_fwd_floor$2 = fw_word_floor$2;
         end
+        m_take$2 = m_same3$2$q | m_same2$2$q;
+        if (write_stage & same1$2) begin
+            m_fwd$2 = cu$c$2 & stored;
+            m_fwd_floor$2 = cu$floor$2;
+            m_take$2 = 1'b1;
+        end
+        m_c$2 = read_c$2;
+        m_floor$2 = read_floor$2;
+        if (m_take$2) begin
+            m_c$2 = m_fwd$2;
+            m_floor$2 = m_fwd_floor$2;
+        end
+        r_c$2$d = m_c$2;
+        r_floor$2$d = m_floor$2;
         bank0$3$read_clock = clock;
         bank0$3$write_clock = clock;
         bank1$3$read_clock = clock;
@@ -6245,18 +6317,6 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         if (floor_in_ram) begin
             read_floor$3 = |(read$3 & floor_bit);
         end
-        m_c$3 = read_c$3;
-        m_floor$3 = read_floor$3;
-        if (m_same3$3$q) begin
-            m_c$3 = fw2_data$3$q;
-            m_floor$3 = fw2_floor$3$q;
-        end
-        if (m_same2$3$q) begin
-            m_c$3 = fw_word$3;
-            m_floor$3 = fw_word_floor$3;
-        end
-        r_c$3$d = m_c$3;
-        r_floor$3$d = m_floor$3;
         picked$3 = r_c$3$q;
         picked_floor$3 = r_floor$3$q;
         if (fw_pick$3$q) begin
@@ -6275,10 +6335,26 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$3 = read_c$3;
             cu$floor$3 = read_floor$3;
         end
-        if (write_stage & same1$3) begin
-            r_c$3$d = cu$c$3 & stored;
-            r_floor$3$d = cu$floor$3;
+        m_fwd$3 = fw2_data$3$q;
+        m_fwd_floor$3 = fw2_floor$3$q;
+        if (m_same2$3$q) begin
+            m_fwd$3 = fw_word$3;
+            m_fwd_floor$3 = fw_word_floor$3;
         end
+        m_take$3 = m_same3$3$q | m_same2$3$q;
+        if (write_stage & same1$3) begin
+            m_fwd$3 = cu$c$3 & stored;
+            m_fwd_floor$3 = cu$floor$3;
+            m_take$3 = 1'b1;
+        end
+        m_c$3 = read_c$3;
+        m_floor$3 = read_floor$3;
+        if (m_take$3) begin
+            m_c$3 = m_fwd$3;
+            m_floor$3 = m_fwd_floor$3;
+        end
+        r_c$3$d = m_c$3;
+        r_floor$3$d = m_floor$3;
         cu$promoted = promoted;
         new_min = cu$new_min;
         candidate = cu$candidate;

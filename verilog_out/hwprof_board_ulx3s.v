@@ -1007,6 +1007,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     wire  counters$clearing1;
     reg  acc$clock;
     reg  acc$reset;
+    reg  acc$lookup_offer;
     reg  acc$lookup;
     reg  [19:0] acc$lookup_set;
     reg  [95:0] acc$lookup_tag;
@@ -1081,6 +1082,9 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  d_last$d;
     wire  d_last$q;
     reg  d_last$clock;
+    reg  busy_r$d;
+    wire  busy_r$q;
+    reg  busy_r$clock;
     
     // Local signals
     reg  [63:0] a;
@@ -1089,6 +1093,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  [63:0] src_b;
     reg  in_fire;
     reg  accept;
+    reg  offer;
     reg  h_free;
     reg  s_full;
     reg  [95:0] tag;
@@ -1127,6 +1132,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     hwprof_board_ulx3s$profiler$acc acc(
         .clock(acc$clock),
         .reset(acc$reset),
+        .lookup_offer(acc$lookup_offer),
         .lookup(acc$lookup),
         .lookup_set(acc$lookup_set),
         .lookup_tag(acc$lookup_tag),
@@ -1236,6 +1242,11 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .q(d_last$q),
         .clock(d_last$clock)
     );
+    hwprof_board_ulx3s$profiler$busy_r busy_r(
+        .d(busy_r$d),
+        .q(busy_r$q),
+        .clock(busy_r$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1251,6 +1262,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         c_last$clock = clock;
         d_valid$clock = clock;
         d_last$clock = clock;
+        busy_r$clock = clock;
         s_valid$d = s_valid$q;
         s_a$d = s_a$q;
         s_b$d = s_b$q;
@@ -1263,6 +1275,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         c_last$d = c_last$q;
         d_valid$d = d_valid$q;
         d_last$d = d_last$q;
+        busy_r$d = busy_r$q;
         counters$clock = clock;
         acc$clock = clock;
         control$clock = clock;
@@ -1283,7 +1296,10 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         counters$read_index$3 = h_index$3$q;
         counters$read_bank = control$bank;
         acc$lookup_set = h_set$q;
-        accept = h_valid$q & ~reset & acc$lookup_ok & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & acc$report_busy) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        offer = h_valid$q & ~reset & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & busy_r$q) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        busy_r$d = acc$report_busy;
+        accept = offer & acc$lookup_ok & ~(control$last & acc$report_busy);
+        acc$lookup_offer = offer;
         acc$lookup = accept;
         control$accept = accept;
         c_valid$d = accept;
@@ -1354,11 +1370,12 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
 endmodule // top$profiler
 
 
-module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
+    input wire  lookup_offer;
     input wire  lookup;
     input wire  [19:0] lookup_set;
     input wire  [95:0] lookup_tag;
@@ -1754,6 +1771,12 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
     reg  raw_floor$1;
     reg  [15:0] c_meta$0;
     reg  [15:0] c_meta$1;
+    reg  [15:0] c_fwd$0;
+    reg  [15:0] c_fwd$1;
+    reg  c_fwd_ge$0;
+    reg  c_fwd_ge$1;
+    reg  c_fwd_floor$0;
+    reg  c_fwd_floor$1;
     reg  c_ge$0;
     reg  c_ge$1;
     reg  c_floor$0;
@@ -2448,18 +2471,21 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         fw2_word$0$d = fw_word$0;
         fw2_ge$0$d = fw_ge$0;
         fw2_floor$0$d = fw_floor$0;
+        c_fwd$0 = fw2_word$0$q;
+        c_fwd_ge$0 = fw2_ge$0$q;
+        c_fwd_floor$0 = fw2_floor$0$q;
+        if (c_same2$q) begin
+            c_fwd$0 = fw_word$0;
+            c_fwd_ge$0 = fw_ge$0;
+            c_fwd_floor$0 = fw_floor$0;
+        end
         c_meta$0 = metas$0$read_data;
         c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
         c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
-        if (c_same3$q) begin
-            c_meta$0 = fw2_word$0$q;
-            c_ge$0 = fw2_ge$0$q;
-            c_floor$0 = fw2_floor$0$q;
-        end
-        if (c_same2$q) begin
-            c_meta$0 = fw_word$0;
-            c_ge$0 = fw_ge$0;
-            c_floor$0 = fw_floor$0;
+        if (c_same3$q | c_same2$q) begin
+            c_meta$0 = c_fwd$0;
+            c_ge$0 = c_fwd_ge$0;
+            c_floor$0 = c_fwd_floor$0;
         end
         r_meta$0$d = c_meta$0;
         r_ge$0$d = c_ge$0;
@@ -2615,18 +2641,21 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         fw2_word$1$d = fw_word$1;
         fw2_ge$1$d = fw_ge$1;
         fw2_floor$1$d = fw_floor$1;
+        c_fwd$1 = fw2_word$1$q;
+        c_fwd_ge$1 = fw2_ge$1$q;
+        c_fwd_floor$1 = fw2_floor$1$q;
+        if (c_same2$q) begin
+            c_fwd$1 = fw_word$1;
+            c_fwd_ge$1 = fw_ge$1;
+            c_fwd_floor$1 = fw_floor$1;
+        end
         c_meta$1 = metas$1$read_data;
         c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
         c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
-        if (c_same3$q) begin
-            c_meta$1 = fw2_word$1$q;
-            c_ge$1 = fw2_ge$1$q;
-            c_floor$1 = fw2_floor$1$q;
-        end
-        if (c_same2$q) begin
-            c_meta$1 = fw_word$1;
-            c_ge$1 = fw_ge$1;
-            c_floor$1 = fw_floor$1;
+        if (c_same3$q | c_same2$q) begin
+            c_meta$1 = c_fwd$1;
+            c_ge$1 = c_fwd_ge$1;
+            c_floor$1 = c_fwd_floor$1;
         end
         r_meta$1$d = c_meta$1;
         r_ge$1$d = c_ge$1;
@@ -2800,8 +2829,8 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         epochs$lookup = lookup;
         epochs$lookup_hold = lookup_hold;
         lookup_ok = ~epochs$lookup_pend | room;
-        scan = ~lookup & epochs$scan_pend & room;
-        if (lookup) begin
+        scan = ~lookup_offer & epochs$scan_pend & room;
+        if (lookup_offer) begin
             s0_set = lookup_set;
         end
         else begin
@@ -2812,7 +2841,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         tags$1$read_address = s0_set;
         metas$1$read_address = s0_set;
         c_op$d = lookup | scan;
-        if (lookup) begin
+        if (lookup_offer) begin
             c_same2$d = valid & (lookup_set == d_set$q);
             c_same3$d = fw_valid$q & (lookup_set == fw_set$q);
         end
@@ -2822,7 +2851,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup,lookup_set,lookup_tag,
         end
         c_set$d = s0_set;
         c_tag$d = lookup_tag;
-        if (~lookup & (~epochs$scan_pend | scan)) begin
+        if (~lookup_offer & (~epochs$scan_pend | scan)) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
                 scan_set$d = 32'h0;
@@ -4762,6 +4791,25 @@ module hwprof_board_ulx3s$profiler$acc$term(d,q,clock);
 endmodule // top$profiler$acc$term
 
 
+module hwprof_board_ulx3s$profiler$busy_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$busy_r
+
+
 module hwprof_board_ulx3s$profiler$c_last(d,q,clock);
     
     // Module arguments
@@ -5384,6 +5432,18 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     reg  [15:0] ram_word$2;
     reg  [15:0] ram_word$3;
     reg  clear_now;
+    reg  [15:0] m_fwd$0;
+    reg  [15:0] m_fwd$1;
+    reg  [15:0] m_fwd$2;
+    reg  [15:0] m_fwd$3;
+    reg  m_fwd_floor$0;
+    reg  m_fwd_floor$1;
+    reg  m_fwd_floor$2;
+    reg  m_fwd_floor$3;
+    reg  m_take$0;
+    reg  m_take$1;
+    reg  m_take$2;
+    reg  m_take$3;
     reg  [15:0] m_c$0;
     reg  [15:0] m_c$1;
     reg  [15:0] m_c$2;
@@ -5985,18 +6045,6 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         if (floor_in_ram) begin
             read_floor$0 = |(read$0 & floor_bit);
         end
-        m_c$0 = read_c$0;
-        m_floor$0 = read_floor$0;
-        if (m_same3$0$q) begin
-            m_c$0 = fw2_data$0$q;
-            m_floor$0 = fw2_floor$0$q;
-        end
-        if (m_same2$0$q) begin
-            m_c$0 = fw_word$0;
-            m_floor$0 = fw_word_floor$0;
-        end
-        r_c$0$d = m_c$0;
-        r_floor$0$d = m_floor$0;
         picked$0 = r_c$0$q;
         picked_floor$0 = r_floor$0$q;
         if (fw_pick$0$q) begin
@@ -6015,10 +6063,26 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
             cu$c$0 = read_c$0;
             cu$floor$0 = read_floor$0;
         end
-        if (write_stage & same1$0) begin
-            r_c$0$d = cu$c$0 & stored;
-            r_floor$0$d = cu$floor$0;
+        m_fwd$0 = fw2_data$0$q;
+        m_fwd_floor$0 = fw2_floor$0$q;
+        if (m_same2$0$q) begin
+            m_fwd$0 = fw_word$0;
+            m_fwd_floor$0 = fw_word_floor$0;
         end
+        m_take$0 = m_same3$0$q | m_same2$0$q;
+        if (write_stage & same1$0) begin
+            m_fwd$0 = cu$c$0 & stored;
+            m_fwd_floor$0 = cu$floor$0;
+            m_take$0 = 1'b1;
+        end
+        m_c$0 = read_c$0;
+        m_floor$0 = read_floor$0;
+        if (m_take$0) begin
+            m_c$0 = m_fwd$0;
+            m_floor$0 = m_fwd_floor$0;
+        end
+        r_c$0$d = m_c$0;
+        r_floor$0$d = m_floor$0;
         bank0$1$read_clock = clock;
         bank0$1$write_clock = clock;
         bank1$1$read_clock = clock;
@@ -6072,18 +6136,6 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         if (floor_in_ram) begin
             read_floor$1 = |(read$1 & floor_bit);
         end
-        m_c$1 = read_c$1;
-        m_floor$1 = read_floor$1;
-        if (m_same3$1$q) begin
-            m_c$1 = fw2_data$1$q;
-            m_floor$1 = fw2_floor$1$q;
-        end
-        if (m_same2$1$q) begin
-            m_c$1 = fw_word$1;
-            m_floor$1 = fw_word_floor$1;
-        end
-        r_c$1$d = m_c$1;
-        r_floor$1$d = m_floor$1;
         picked$1 = r_c$1$q;
         picked_floor$1 = r_floor$1$q;
         if (fw_pick$1$q) begin
@@ -6102,10 +6154,26 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
             cu$c$1 = read_c$1;
             cu$floor$1 = read_floor$1;
         end
-        if (write_stage & same1$1) begin
-            r_c$1$d = cu$c$1 & stored;
-            r_floor$1$d = cu$floor$1;
+        m_fwd$1 = fw2_data$1$q;
+        m_fwd_floor$1 = fw2_floor$1$q;
+        if (m_same2$1$q) begin
+            m_fwd$1 = fw_word$1;
+            m_fwd_floor$1 = fw_word_floor$1;
         end
+        m_take$1 = m_same3$1$q | m_same2$1$q;
+        if (write_stage & same1$1) begin
+            m_fwd$1 = cu$c$1 & stored;
+            m_fwd_floor$1 = cu$floor$1;
+            m_take$1 = 1'b1;
+        end
+        m_c$1 = read_c$1;
+        m_floor$1 = read_floor$1;
+        if (m_take$1) begin
+            m_c$1 = m_fwd$1;
+            m_floor$1 = m_fwd_floor$1;
+        end
+        r_c$1$d = m_c$1;
+        r_floor$1$d = m_floor$1;
         bank0$2$read_clock = clock;
         bank0$2$write_clock = clock;
         bank1$2$read_clock = clock;
@@ -6159,18 +6227,6 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         if (floor_in_ram) begin
             read_floor$2 = |(read$2 & floor_bit);
         end
-        m_c$2 = read_c$2;
-        m_floor$2 = read_floor$2;
-        if (m_same3$2$q) begin
-            m_c$2 = fw2_data$2$q;
-            m_floor$2 = fw2_floor$2$q;
-        end
-        if (m_same2$2$q) begin
-            m_c$2 = fw_word$2;
-            m_floor$2 = fw_word_floor$2;
-        end
-        r_c$2$d = m_c$2;
-        r_floor$2$d = m_floor$2;
         picked$2 = r_c$2$q;
         picked_floor$2 = r_floor$2$q;
         if (fw_pick$2$q) begin
@@ -6189,10 +6245,26 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
             cu$c$2 = read_c$2;
             cu$floor$2 = read_floor$2;
         end
-        if (write_stage & same1$2) begin
-            r_c$2$d = cu$c$2 & stored;
-            r_floor$2$d = cu$floor$2;
+        m_fwd$2 = fw2_data$2$q;
+        m_fwd_floor$2 = fw2_floor$2$q;
+        if (m_same2$2$q) begin
+            m_fwd$2 = fw_word$2;
+            m_fwd_floor$2 = fw_word_floor$2;
         end
+        m_take$2 = m_same3$2$q | m_same2$2$q;
+        if (write_stage & same1$2) begin
+            m_fwd$2 = cu$c$2 & stored;
+            m_fwd_floor$2 = cu$floor$2;
+            m_take$2 = 1'b1;
+        end
+        m_c$2 = read_c$2;
+        m_floor$2 = read_floor$2;
+        if (m_take$2) begin
+            m_c$2 = m_fwd$2;
+            m_floor$2 = m_fwd_floor$2;
+        end
+        r_c$2$d = m_c$2;
+        r_floor$2$d = m_floor$2;
         bank0$3$read_clock = clock;
         bank0$3$write_clock = clock;
         bank1$3$read_clock = clock;
@@ -6246,18 +6318,6 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         if (floor_in_ram) begin
             read_floor$3 = |(read$3 & floor_bit);
         end
-        m_c$3 = read_c$3;
-        m_floor$3 = read_floor$3;
-        if (m_same3$3$q) begin
-            m_c$3 = fw2_data$3$q;
-            m_floor$3 = fw2_floor$3$q;
-        end
-        if (m_same2$3$q) begin
-            m_c$3 = fw_word$3;
-            m_floor$3 = fw_word_floor$3;
-        end
-        r_c$3$d = m_c$3;
-        r_floor$3$d = m_floor$3;
         picked$3 = r_c$3$q;
         picked_floor$3 = r_floor$3$q;
         if (fw_pick$3$q) begin
@@ -6276,10 +6336,26 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
             cu$c$3 = read_c$3;
             cu$floor$3 = read_floor$3;
         end
-        if (write_stage & same1$3) begin
-            r_c$3$d = cu$c$3 & stored;
-            r_floor$3$d = cu$floor$3;
+        m_fwd$3 = fw2_data$3$q;
+        m_fwd_floor$3 = fw2_floor$3$q;
+        if (m_same2$3$q) begin
+            m_fwd$3 = fw_word$3;
+            m_fwd_floor$3 = fw_word_floor$3;
         end
+        m_take$3 = m_same3$3$q | m_same2$3$q;
+        if (write_stage & same1$3) begin
+            m_fwd$3 = cu$c$3 & stored;
+            m_fwd_floor$3 = cu$floor$3;
+            m_take$3 = 1'b1;
+        end
+        m_c$3 = read_c$3;
+        m_floor$3 = read_floor$3;
+        if (m_take$3) begin
+            m_c$3 = m_fwd$3;
+            m_floor$3 = m_fwd_floor$3;
+        end
+        r_c$3$d = m_c$3;
+        r_floor$3$d = m_floor$3;
         cu$promoted = promoted;
         new_min = cu$new_min;
         candidate = cu$candidate;
