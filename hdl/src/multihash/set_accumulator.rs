@@ -18,8 +18,8 @@
 //!   stage W writes them, three) ahead wrote: for a way one of them allocated on this op's set
 //!   (`a2`, `a3`, from `c_same2` / `c_same3` and the ways that op allocated, the younger winning)
 //!   the tuple is compared with that op's instead (`fw_eq`, registered). The W metas arrive, the
-//!   words the ops two and three ahead wrote take their place when one was on the same set (the read missed those writes;
-//!   the younger wins), and they are registered with their threshold predicates (count ≥ T,
+//!   words the ops two and three ahead wrote take their place when one was on the same set (the
+//!   read missed those writes; the younger wins), and they are registered with their threshold predicates (count ≥ T,
 //!   count ≥ T − 1: compared on the RAM word, carried with a forwarded one), so stage D compares
 //!   no count read from a RAM or forwarded; the set and the tuple are compared with those of the
 //!   op ahead (registered: `ahead1`, `key1`, with the op in D);
@@ -88,9 +88,9 @@ const _: () =
 accumulator! {
     pub struct SetAssociativeAccumulator<const CB: usize> {
         lookup: {
-            /// Stage 0: an event is offered in set `lookup_set`, and nothing but `lookup_ok` can
-            /// refuse it; from flip-flops, so that the RAMs' read address does not wait for the
-            /// accept decision: the event's set is read, and the scanner waits.
+            /// Stage 0: an event is offered in set `lookup_set` (it may still be refused): from
+            /// flip-flops, so that the RAMs' read address does not wait for the accept decision.
+            /// The offered event's set is read, and the scanner waits; `lookup` implies it.
             pub lookup_offer: Signal<In, Bit>,
             /// Stage 0: an event is accepted this cycle, in set `lookup_set` (only when offered).
             pub lookup: Signal<In, Bit>,

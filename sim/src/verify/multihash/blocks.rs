@@ -481,6 +481,7 @@ fn check_set_accumulator(
     uut.connect_all();
     uut.reset_clock();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut stale = ChaCha8Rng::seed_from_u64(seed + 1000);
     let mut next = || SetEvent {
         t: (rng.gen_range(0..12u64), rng.gen_range(0..2u64)),
         new_min: rng.gen_range(0..=count_max),
@@ -511,13 +512,15 @@ fn check_set_accumulator(
         // The top's rules: nothing enters behind an interval's last event in stage C or D, and
         // a last event waits for the previous report. Those refuse the event before it is
         // offered (its set read, the scanner waiting); then `lookup_ok` decides.
-        let offer = !c.is_some_and(|c| c.last)
+        let rules = !c.is_some_and(|c| c.last)
             && !d.is_some_and(|d| d.last)
             && !(pending.last && uut.report_busy.val());
-        let ok = offer && uut.lookup_ok.val();
-        // A refused event is offered again next clock.
+        let ok = rules && uut.lookup_ok.val();
+        // A refused event is offered again next clock. The top may also offer an event it then
+        // refuses (on a stale report flag): offered at random then, so that only `lookup`
+        // implying `lookup_offer` is what the block relies on.
         uut.lookup_hold.next = !ok;
-        uut.lookup_offer.next = offer;
+        uut.lookup_offer.next = rules || stale.gen_ratio(1, 4);
         uut.lookup.next = ok;
         uut.level(false);
         if let Some(e) = d {
