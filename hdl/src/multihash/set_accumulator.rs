@@ -131,12 +131,11 @@ accumulator! {
         a2: Vec<Signal<Local, Bit>>,
         a3: Vec<Signal<Local, Bit>>,
         scan_set: DFF<Bits<ADDRESS_BITS>>,
-        /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
-        /// (`fw2_*`): present, set, tuple, metas written.
+        /// The event one ahead of stage D's op (`fw_*`, written last clock: present, set) and
+        /// two ahead (`fw2_*`: tuple, metas written).
         fw_valid: DFF<Bit>,
         fw_set: DFF<Bits<ADDRESS_BITS>>,
         fw2_tag: DFF<Bits<TAG_BITS>>,
-        fw2_set: DFF<Bits<ADDRESS_BITS>>,
         fw2_word: Vec<DFF<Bits<CB>>>,
         /// Stage W writes the metas of the op one ahead from its registers: `fw_meta`, the count
         /// of a way it allocated taken from `fw_min` (its `new_min`), so the counters' minimum
@@ -343,7 +342,6 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             fw_valid: Default::default(),
             fw_set: Default::default(),
             fw2_tag: Default::default(),
-            fw2_set: Default::default(),
             fw2_word: vec_of(ways),
             fw_min: Default::default(),
             fw_word: vec_of(ways),
@@ -461,7 +459,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             fw_valid,
             fw_set,
             fw_tag,
-            fw2_set,
             fw_min,
             fw2_tag,
             ahead1,
@@ -721,7 +718,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.fw_set.d.next = self.d_set.q.val();
         // Read only where this op allocated (`fw_alloc`), so no enable.
         self.fw_min.d.next = self.new_min.val() & self.count_mask.val();
-        self.fw2_set.d.next = self.fw_set.q.val();
         self.fw_tag.d.next = self.d_tag.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
         self.fw3_tag.d.next = self.fw2_tag.q.val();
