@@ -24,7 +24,10 @@
 //!   no count read from a RAM or forwarded; the set and the tuple are compared with those of the
 //!   op ahead (registered: `ahead1`, `key1`, with the op in D);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
-//!   set (with the predicates of its words, which it registered from its own: see `n_ge`); a tag
+//!   set (with the predicates of its words, which it registered from its own: see `n_ge`), taken
+//!   at the last select, after the registered words have been through the set's rollover (that op
+//!   wrote the set in this interval, so no rollover applies to its words): the set's loop from
+//!   one op's words to the next op's hit is the select and one gate (`hit_near`); a tag
 //!   changes only on allocation, so a way one of the three ops ahead allocated matches exactly
 //!   when that op had the same tuple (`key1`, `fw_eq`, the younger winning), any other way by its
 //!   registered slices. Hit (**shielding**),
