@@ -725,9 +725,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
     reg  [95:0] fw2_tag$d;
     wire  [95:0] fw2_tag$q;
     reg  fw2_tag$clock;
-    reg  [19:0] fw2_set$d;
-    wire  [19:0] fw2_set$q;
-    reg  fw2_set$clock;
     reg  [23:0] fw2_word$0$d;
     wire  [23:0] fw2_word$0$q;
     reg  fw2_word$0$clock;
@@ -1122,6 +1119,38 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
     reg  tag_eq$1;
     reg  tag_eq$2;
     reg  tag_eq$3;
+    reg  far_valid$0;
+    reg  far_valid$1;
+    reg  far_valid$2;
+    reg  far_valid$3;
+    reg  far_locked$0;
+    reg  far_locked$1;
+    reg  far_locked$2;
+    reg  far_locked$3;
+    reg  [23:0] far_count$0;
+    reg  [23:0] far_count$1;
+    reg  [23:0] far_count$2;
+    reg  [23:0] far_count$3;
+    reg  far_ge$0;
+    reg  far_ge$1;
+    reg  far_ge$2;
+    reg  far_ge$3;
+    reg  far_floor$0;
+    reg  far_floor$1;
+    reg  far_floor$2;
+    reg  far_floor$3;
+    reg  far_lock$0;
+    reg  far_lock$1;
+    reg  far_lock$2;
+    reg  far_lock$3;
+    reg  hit_far$0;
+    reg  hit_far$1;
+    reg  hit_far$2;
+    reg  hit_far$3;
+    reg  hit_near$0;
+    reg  hit_near$1;
+    reg  hit_near$2;
+    reg  hit_near$3;
     reg  lock_on_hit$0;
     reg  lock_on_hit$1;
     reg  lock_on_hit$2;
@@ -1564,11 +1593,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .d(fw2_tag$d),
         .q(fw2_tag$q),
         .clock(fw2_tag$clock)
-    );
-    hwprof_paper_1m_bram$acc$fw2_set fw2_set(
-        .d(fw2_set$d),
-        .q(fw2_set$q),
-        .clock(fw2_set$clock)
     );
     hwprof_paper_1m_bram$acc$fw2_word$0 fw2_word$0(
         .d(fw2_word$0$d),
@@ -2042,7 +2066,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         fw_valid$clock = clock;
         fw_set$clock = clock;
         fw_tag$clock = clock;
-        fw2_set$clock = clock;
         fw_min$clock = clock;
         fw2_tag$clock = clock;
         ahead1$clock = clock;
@@ -2062,7 +2085,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         fw_valid$d = fw_valid$q;
         fw_set$d = fw_set$q;
         fw_tag$d = fw_tag$q;
-        fw2_set$d = fw2_set$q;
         fw_min$d = fw_min$q;
         fw2_tag$d = fw2_tag$q;
         ahead1$d = ahead1$q;
@@ -2223,7 +2245,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         if (ahead1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
-                tag_eq$0 = key1$q;
             end
             raw_meta$0 = fw_word$0;
             raw_ge$0 = fw_ge$0;
@@ -2232,22 +2253,42 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         raw_count$0 = raw_meta$0 & count_mask;
         raw_valid$0 = |(raw_meta$0 & valid_flag);
         if (epochs$d_cur) begin
-            view_valid$0 = raw_valid$0;
-            view_locked$0 = |(raw_meta$0 & locked_flag);
-            view_count$0 = raw_count$0;
-            view_ge$0 = raw_ge$0;
-            view_floor$0 = raw_floor$0;
-            lock_on_hit$0 = lockable & raw_floor$0;
+            far_valid$0 = |(r_meta$0$q & valid_flag);
+            far_locked$0 = |(r_meta$0$q & locked_flag);
+            far_count$0 = r_meta$0$q & count_mask;
+            far_ge$0 = r_ge$0$q;
+            far_floor$0 = r_floor$0$q;
+            far_lock$0 = lockable & r_floor$0$q;
         end
         else begin
-            view_valid$0 = epochs$d_prev & retaining & raw_valid$0 & raw_ge$0;
-            view_locked$0 = 1'b0;
-            view_count$0 = zero_c;
-            view_ge$0 = zero_ge;
-            view_floor$0 = zero_floor;
-            lock_on_hit$0 = lock_at_zero;
+            far_valid$0 = epochs$d_prev & retaining & |(r_meta$0$q & valid_flag) & r_ge$0$q;
+            far_locked$0 = 1'b0;
+            far_count$0 = zero_c;
+            far_ge$0 = zero_ge;
+            far_floor$0 = zero_floor;
+            far_lock$0 = lock_at_zero;
         end
-        hit_e$0 = view_valid$0 & tag_eq$0;
+        hit_far$0 = far_valid$0 & tag_eq$0;
+        hit_near$0 = |(fw_meta$0$q & valid_flag) & tag_eq$0;
+        if (fw_alloc$0$q) begin
+            hit_near$0 = key1$q;
+        end
+        view_valid$0 = far_valid$0;
+        view_locked$0 = far_locked$0;
+        view_count$0 = far_count$0;
+        view_ge$0 = far_ge$0;
+        view_floor$0 = far_floor$0;
+        lock_on_hit$0 = far_lock$0;
+        hit_e$0 = hit_far$0;
+        if (ahead1$q) begin
+            view_valid$0 = |(fw_meta$0$q & valid_flag);
+            view_locked$0 = |(fw_meta$0$q & locked_flag);
+            view_count$0 = fw_word$0 & count_mask;
+            view_ge$0 = fw_ge$0;
+            view_floor$0 = fw_floor$0;
+            lock_on_hit$0 = lockable & fw_floor$0;
+            hit_e$0 = hit_near$0;
+        end
         hits$bits$0 = hit_e$0;
         empty$bits$0 = ~view_valid$0;
         repl$bits$0 = view_valid$0 & ~view_locked$0;
@@ -2393,7 +2434,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         if (ahead1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
-                tag_eq$1 = key1$q;
             end
             raw_meta$1 = fw_word$1;
             raw_ge$1 = fw_ge$1;
@@ -2402,22 +2442,42 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         raw_count$1 = raw_meta$1 & count_mask;
         raw_valid$1 = |(raw_meta$1 & valid_flag);
         if (epochs$d_cur) begin
-            view_valid$1 = raw_valid$1;
-            view_locked$1 = |(raw_meta$1 & locked_flag);
-            view_count$1 = raw_count$1;
-            view_ge$1 = raw_ge$1;
-            view_floor$1 = raw_floor$1;
-            lock_on_hit$1 = lockable & raw_floor$1;
+            far_valid$1 = |(r_meta$1$q & valid_flag);
+            far_locked$1 = |(r_meta$1$q & locked_flag);
+            far_count$1 = r_meta$1$q & count_mask;
+            far_ge$1 = r_ge$1$q;
+            far_floor$1 = r_floor$1$q;
+            far_lock$1 = lockable & r_floor$1$q;
         end
         else begin
-            view_valid$1 = epochs$d_prev & retaining & raw_valid$1 & raw_ge$1;
-            view_locked$1 = 1'b0;
-            view_count$1 = zero_c;
-            view_ge$1 = zero_ge;
-            view_floor$1 = zero_floor;
-            lock_on_hit$1 = lock_at_zero;
+            far_valid$1 = epochs$d_prev & retaining & |(r_meta$1$q & valid_flag) & r_ge$1$q;
+            far_locked$1 = 1'b0;
+            far_count$1 = zero_c;
+            far_ge$1 = zero_ge;
+            far_floor$1 = zero_floor;
+            far_lock$1 = lock_at_zero;
         end
-        hit_e$1 = view_valid$1 & tag_eq$1;
+        hit_far$1 = far_valid$1 & tag_eq$1;
+        hit_near$1 = |(fw_meta$1$q & valid_flag) & tag_eq$1;
+        if (fw_alloc$1$q) begin
+            hit_near$1 = key1$q;
+        end
+        view_valid$1 = far_valid$1;
+        view_locked$1 = far_locked$1;
+        view_count$1 = far_count$1;
+        view_ge$1 = far_ge$1;
+        view_floor$1 = far_floor$1;
+        lock_on_hit$1 = far_lock$1;
+        hit_e$1 = hit_far$1;
+        if (ahead1$q) begin
+            view_valid$1 = |(fw_meta$1$q & valid_flag);
+            view_locked$1 = |(fw_meta$1$q & locked_flag);
+            view_count$1 = fw_word$1 & count_mask;
+            view_ge$1 = fw_ge$1;
+            view_floor$1 = fw_floor$1;
+            lock_on_hit$1 = lockable & fw_floor$1;
+            hit_e$1 = hit_near$1;
+        end
         hits$bits$1 = hit_e$1;
         empty$bits$1 = ~view_valid$1;
         repl$bits$1 = view_valid$1 & ~view_locked$1;
@@ -2563,7 +2623,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         if (ahead1$q) begin
             if (fw_alloc$2$q) begin
                 raw_tag$2 = fw_tag$q;
-                tag_eq$2 = key1$q;
             end
             raw_meta$2 = fw_word$2;
             raw_ge$2 = fw_ge$2;
@@ -2572,22 +2631,42 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         raw_count$2 = raw_meta$2 & count_mask;
         raw_valid$2 = |(raw_meta$2 & valid_flag);
         if (epochs$d_cur) begin
-            view_valid$2 = raw_valid$2;
-            view_locked$2 = |(raw_meta$2 & locked_flag);
-            view_count$2 = raw_count$2;
-            view_ge$2 = raw_ge$2;
-            view_floor$2 = raw_floor$2;
-            lock_on_hit$2 = lockable & raw_floor$2;
+            far_valid$2 = |(r_meta$2$q & valid_flag);
+            far_locked$2 = |(r_meta$2$q & locked_flag);
+            far_count$2 = r_meta$2$q & count_mask;
+            far_ge$2 = r_ge$2$q;
+            far_floor$2 = r_floor$2$q;
+            far_lock$2 = lockable & r_floor$2$q;
         end
         else begin
-            view_valid$2 = epochs$d_prev & retaining & raw_valid$2 & raw_ge$2;
-            view_locked$2 = 1'b0;
-            view_count$2 = zero_c;
-            view_ge$2 = zero_ge;
-            view_floor$2 = zero_floor;
-            lock_on_hit$2 = lock_at_zero;
+            far_valid$2 = epochs$d_prev & retaining & |(r_meta$2$q & valid_flag) & r_ge$2$q;
+            far_locked$2 = 1'b0;
+            far_count$2 = zero_c;
+            far_ge$2 = zero_ge;
+            far_floor$2 = zero_floor;
+            far_lock$2 = lock_at_zero;
         end
-        hit_e$2 = view_valid$2 & tag_eq$2;
+        hit_far$2 = far_valid$2 & tag_eq$2;
+        hit_near$2 = |(fw_meta$2$q & valid_flag) & tag_eq$2;
+        if (fw_alloc$2$q) begin
+            hit_near$2 = key1$q;
+        end
+        view_valid$2 = far_valid$2;
+        view_locked$2 = far_locked$2;
+        view_count$2 = far_count$2;
+        view_ge$2 = far_ge$2;
+        view_floor$2 = far_floor$2;
+        lock_on_hit$2 = far_lock$2;
+        hit_e$2 = hit_far$2;
+        if (ahead1$q) begin
+            view_valid$2 = |(fw_meta$2$q & valid_flag);
+            view_locked$2 = |(fw_meta$2$q & locked_flag);
+            view_count$2 = fw_word$2 & count_mask;
+            view_ge$2 = fw_ge$2;
+            view_floor$2 = fw_floor$2;
+            lock_on_hit$2 = lockable & fw_floor$2;
+            hit_e$2 = hit_near$2;
+        end
         hits$bits$2 = hit_e$2;
         empty$bits$2 = ~view_valid$2;
         repl$bits$2 = view_valid$2 & ~view_locked$2;
@@ -2733,7 +2812,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         if (ahead1$q) begin
             if (fw_alloc$3$q) begin
                 raw_tag$3 = fw_tag$q;
-                tag_eq$3 = key1$q;
             end
             raw_meta$3 = fw_word$3;
             raw_ge$3 = fw_ge$3;
@@ -2742,22 +2820,42 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         raw_count$3 = raw_meta$3 & count_mask;
         raw_valid$3 = |(raw_meta$3 & valid_flag);
         if (epochs$d_cur) begin
-            view_valid$3 = raw_valid$3;
-            view_locked$3 = |(raw_meta$3 & locked_flag);
-            view_count$3 = raw_count$3;
-            view_ge$3 = raw_ge$3;
-            view_floor$3 = raw_floor$3;
-            lock_on_hit$3 = lockable & raw_floor$3;
+            far_valid$3 = |(r_meta$3$q & valid_flag);
+            far_locked$3 = |(r_meta$3$q & locked_flag);
+            far_count$3 = r_meta$3$q & count_mask;
+            far_ge$3 = r_ge$3$q;
+            far_floor$3 = r_floor$3$q;
+            far_lock$3 = lockable & r_floor$3$q;
         end
         else begin
-            view_valid$3 = epochs$d_prev & retaining & raw_valid$3 & raw_ge$3;
-            view_locked$3 = 1'b0;
-            view_count$3 = zero_c;
-            view_ge$3 = zero_ge;
-            view_floor$3 = zero_floor;
-            lock_on_hit$3 = lock_at_zero;
+            far_valid$3 = epochs$d_prev & retaining & |(r_meta$3$q & valid_flag) & r_ge$3$q;
+            far_locked$3 = 1'b0;
+            far_count$3 = zero_c;
+            far_ge$3 = zero_ge;
+            far_floor$3 = zero_floor;
+            far_lock$3 = lock_at_zero;
         end
-        hit_e$3 = view_valid$3 & tag_eq$3;
+        hit_far$3 = far_valid$3 & tag_eq$3;
+        hit_near$3 = |(fw_meta$3$q & valid_flag) & tag_eq$3;
+        if (fw_alloc$3$q) begin
+            hit_near$3 = key1$q;
+        end
+        view_valid$3 = far_valid$3;
+        view_locked$3 = far_locked$3;
+        view_count$3 = far_count$3;
+        view_ge$3 = far_ge$3;
+        view_floor$3 = far_floor$3;
+        lock_on_hit$3 = far_lock$3;
+        hit_e$3 = hit_far$3;
+        if (ahead1$q) begin
+            view_valid$3 = |(fw_meta$3$q & valid_flag);
+            view_locked$3 = |(fw_meta$3$q & locked_flag);
+            view_count$3 = fw_word$3 & count_mask;
+            view_ge$3 = fw_ge$3;
+            view_floor$3 = fw_floor$3;
+            lock_on_hit$3 = lockable & fw_floor$3;
+            hit_e$3 = hit_near$3;
+        end
         hits$bits$3 = hit_e$3;
         empty$bits$3 = ~view_valid$3;
         repl$bits$3 = view_valid$3 & ~view_locked$3;
@@ -2982,7 +3080,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         fw_valid$d = valid;
         fw_set$d = d_set$q;
         fw_min$d = new_min & count_mask;
-        fw2_set$d = fw_set$q;
         fw_tag$d = d_tag$q;
         fw2_tag$d = fw_tag$q;
         fw3_tag$d = fw2_tag$q;
@@ -3796,25 +3893,6 @@ module hwprof_paper_1m_bram$acc$fw2_ge$3(d,q,clock);
     end
           
 endmodule // top$acc$fw2_ge$3
-
-
-module hwprof_paper_1m_bram$acc$fw2_set(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$fw2_set
 
 
 module hwprof_paper_1m_bram$acc$fw2_tag(d,q,clock);
@@ -8777,6 +8855,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,
     reg  [23:0] min_or$2;
     reg  [23:0] min_or$3;
     reg  [23:0] min_or$4;
+    reg  [23:0] min_all;
     reg  [255:0] le;
     
     // Sub module instances
@@ -9361,7 +9440,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,
             min_pick$0 = inc$0;
         end
         min_or$1 = min_or$0 | min_pick$0;
-        new_min = min_or$1;
+        min_all = min_or$1;
         inc$1 = c$1;
         if (~saturates | (c$1 < counter_max)) begin
             inc$1 = c$1 + one;
@@ -9372,7 +9451,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,
             min_pick$1 = inc$1;
         end
         min_or$2 = min_or$1 | min_pick$1;
-        new_min = min_or$2;
+        min_all = min_or$2;
         inc$2 = c$2;
         if (~saturates | (c$2 < counter_max)) begin
             inc$2 = c$2 + one;
@@ -9383,7 +9462,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,
             min_pick$2 = inc$2;
         end
         min_or$3 = min_or$2 | min_pick$2;
-        new_min = min_or$3;
+        min_all = min_or$3;
         inc$3 = c$3;
         if (~saturates | (c$3 < counter_max)) begin
             inc$3 = c$3 + one;
@@ -9394,7 +9473,8 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,
             min_pick$3 = inc$3;
         end
         min_or$4 = min_or$3 | min_pick$3;
-        new_min = min_or$4;
+        min_all = min_or$4;
+        new_min = min_all;
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
         w_floor$0 = floor$0;

@@ -565,6 +565,8 @@ pub struct ConservativeUpdate<const CB: usize> {
     /// after the compares, not a chain of selects.
     min_pick: Vec<Signal<Local, Bits<CB>>>,
     min_or: Vec<Signal<Local, Bits<CB>>>,
+    /// The last of `min_or`: the OR of every pick.
+    min_all: Signal<Local, Bits<CB>>,
     /// Bit k: c_k >= T − 1 (bits of absent tables set).
     floor_gather: BitGather<16>,
     /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
@@ -665,6 +667,7 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             inc: vec_of(tables),
             min_pick: vec_of(tables),
             min_or: vec_of(tables + 1),
+            min_all: Default::default(),
             floor_gather: Default::default(),
             le_gather: Default::default(),
             le: Default::default(),
@@ -712,8 +715,10 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
                 self.min_pick[k].next = self.inc[k].val();
             }
             self.min_or[k + 1].next = self.min_or[k].val() | self.min_pick[k].val();
-            self.new_min.next = self.min_or[k + 1].val();
+            self.min_all.next = self.min_or[k + 1].val();
         }
+        // Assigned once: an output written in every pass of the loop glitches under Icarus.
+        self.new_min.next = self.min_all.val();
         self.candidate.next = self.promotable.val() & self.floor_gather.word.val().all();
         for k in 0..self.c.len() {
             self.c_inc[k].next = self.c[k].val();

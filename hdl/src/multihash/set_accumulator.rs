@@ -24,7 +24,10 @@
 //!   no count read from a RAM or forwarded; the set and the tuple are compared with those of the
 //!   op ahead (registered: `ahead1`, `key1`, with the op in D);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
-//!   set (with the predicates of its words, which it registered from its own: see `n_ge`); a tag
+//!   set (with the predicates of its words, which it registered from its own: see `n_ge`), taken
+//!   at the last select, after the registered words have been through the set's rollover (that op
+//!   wrote the set in this interval, so no rollover applies to its words): the set's loop from
+//!   one op's words to the next op's hit is the select and one gate (`hit_near`); a tag
 //!   changes only on allocation, so a way one of the three ops ahead allocated matches exactly
 //!   when that op had the same tuple (`key1`, `fw_eq`, the younger winning), any other way by its
 //!   registered slices. Hit (**shielding**),
@@ -131,12 +134,11 @@ accumulator! {
         a2: Vec<Signal<Local, Bit>>,
         a3: Vec<Signal<Local, Bit>>,
         scan_set: DFF<Bits<ADDRESS_BITS>>,
-        /// The event one ahead of stage D's op (`fw_*`, written last clock) and two ahead
-        /// (`fw2_*`): present, set, tuple, metas written.
+        /// The event one ahead of stage D's op (`fw_*`, written last clock: present, set) and
+        /// two ahead (`fw2_*`: tuple, metas written).
         fw_valid: DFF<Bit>,
         fw_set: DFF<Bits<ADDRESS_BITS>>,
         fw2_tag: DFF<Bits<TAG_BITS>>,
-        fw2_set: DFF<Bits<ADDRESS_BITS>>,
         fw2_word: Vec<DFF<Bits<CB>>>,
         /// Stage W writes the metas of the op one ahead from its registers: `fw_meta`, the count
         /// of a way it allocated taken from `fw_min` (its `new_min`), so the counters' minimum
@@ -218,8 +220,22 @@ accumulator! {
         inc: Vec<Signal<Local, Bit>>,
         n_ge: Vec<Signal<Local, Bit>>,
         n_floor: Vec<Signal<Local, Bit>>,
-        /// The way's tuple is the event's.
+        /// The way's tuple is the event's, unless the op one ahead allocated the way (`key1` then).
         tag_eq: Vec<Signal<Local, Bit>>,
+        /// The entries as they are now when the op one ahead was on another set: the registered
+        /// words (`r_meta`) through the set's rollover. Everything the op one ahead wrote (the
+        /// set's one loop) meets them at the last select, by `ahead1` (see `hit_near`).
+        far_valid: Vec<Signal<Local, Bit>>,
+        far_locked: Vec<Signal<Local, Bit>>,
+        far_count: Vec<Signal<Local, Bits<CB>>>,
+        far_ge: Vec<Signal<Local, Bit>>,
+        far_floor: Vec<Signal<Local, Bit>>,
+        far_lock: Vec<Signal<Local, Bit>>,
+        /// A hit on the way: `hit_far` from those entries; `hit_near` from the words the op one
+        /// ahead wrote on this set, as they are (it wrote the set in this interval, so no
+        /// rollover applies).
+        hit_far: Vec<Signal<Local, Bit>>,
+        hit_near: Vec<Signal<Local, Bit>>,
         /// A hit on the way locks it: its count reaches T (count >= T − 1 before the increment).
         lock_on_hit: Vec<Signal<Local, Bit>>,
         /// The entries as they are now (after a pending rollover): valid, locked, count.
@@ -329,7 +345,6 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             fw_valid: Default::default(),
             fw_set: Default::default(),
             fw2_tag: Default::default(),
-            fw2_set: Default::default(),
             fw2_word: vec_of(ways),
             fw_min: Default::default(),
             fw_word: vec_of(ways),
@@ -382,6 +397,14 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             n_ge: vec_of(ways),
             n_floor: vec_of(ways),
             tag_eq: vec_of(ways),
+            far_valid: vec_of(ways),
+            far_locked: vec_of(ways),
+            far_count: vec_of(ways),
+            far_ge: vec_of(ways),
+            far_floor: vec_of(ways),
+            far_lock: vec_of(ways),
+            hit_far: vec_of(ways),
+            hit_near: vec_of(ways),
             lock_on_hit: vec_of(ways),
             view_valid: vec_of(ways),
             view_locked: vec_of(ways),
@@ -439,7 +462,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             fw_valid,
             fw_set,
             fw_tag,
-            fw2_set,
             fw_min,
             fw2_tag,
             ahead1,
@@ -562,7 +584,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             if self.ahead1.q.val() {
                 if self.fw_alloc[w].q.val() {
                     self.raw_tag[w].next = self.fw_tag.q.val();
-                    self.tag_eq[w].next = self.key1.q.val();
                 }
                 self.raw_meta[w].next = self.fw_word[w].val();
                 self.raw_ge[w].next = self.fw_ge[w].val();
@@ -570,26 +591,51 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
             self.raw_count[w].next = self.raw_meta[w].val() & self.count_mask.val();
             self.raw_valid[w].next = (self.raw_meta[w].val() & self.valid_flag.val()).any();
+            // The entries from the registered words, through the rollover.
             if self.epochs.d_cur.val() {
-                self.view_valid[w].next = self.raw_valid[w].val();
-                self.view_locked[w].next = (self.raw_meta[w].val() & self.locked_flag.val()).any();
-                self.view_count[w].next = self.raw_count[w].val();
-                self.view_ge[w].next = self.raw_ge[w].val();
-                self.view_floor[w].next = self.raw_floor[w].val();
-                self.lock_on_hit[w].next = self.lockable.val() & self.raw_floor[w].val();
+                self.far_valid[w].next = (self.r_meta[w].q.val() & self.valid_flag.val()).any();
+                self.far_locked[w].next = (self.r_meta[w].q.val() & self.locked_flag.val()).any();
+                self.far_count[w].next = self.r_meta[w].q.val() & self.count_mask.val();
+                self.far_ge[w].next = self.r_ge[w].q.val();
+                self.far_floor[w].next = self.r_floor[w].q.val();
+                self.far_lock[w].next = self.lockable.val() & self.r_floor[w].q.val();
             } else {
                 // Rollover (or long empty): retained entries are replaceable with count 0.
-                self.view_valid[w].next = self.epochs.d_prev.val()
+                self.far_valid[w].next = self.epochs.d_prev.val()
                     & self.retaining.val()
-                    & self.raw_valid[w].val()
-                    & self.raw_ge[w].val();
-                self.view_locked[w].next = false;
-                self.view_count[w].next = self.zero_c.val();
-                self.view_ge[w].next = self.zero_ge.val();
-                self.view_floor[w].next = self.zero_floor.val();
-                self.lock_on_hit[w].next = self.lock_at_zero.val();
+                    & (self.r_meta[w].q.val() & self.valid_flag.val()).any()
+                    & self.r_ge[w].q.val();
+                self.far_locked[w].next = false;
+                self.far_count[w].next = self.zero_c.val();
+                self.far_ge[w].next = self.zero_ge.val();
+                self.far_floor[w].next = self.zero_floor.val();
+                self.far_lock[w].next = self.lock_at_zero.val();
             }
-            self.hit_e[w].next = self.view_valid[w].val() & self.tag_eq[w].val();
+            self.hit_far[w].next = self.far_valid[w].val() & self.tag_eq[w].val();
+            self.hit_near[w].next =
+                (self.fw_meta[w].q.val() & self.valid_flag.val()).any() & self.tag_eq[w].val();
+            if self.fw_alloc[w].q.val() {
+                self.hit_near[w].next = self.key1.q.val();
+            }
+            // The op one ahead on this set: its words, last. It was in stage D a clock ago on
+            // the same set, in this interval (nothing enters stage 0 while an interval's last
+            // event is in C or D), so the set reads as current (`d_cur`): no rollover applies.
+            self.view_valid[w].next = self.far_valid[w].val();
+            self.view_locked[w].next = self.far_locked[w].val();
+            self.view_count[w].next = self.far_count[w].val();
+            self.view_ge[w].next = self.far_ge[w].val();
+            self.view_floor[w].next = self.far_floor[w].val();
+            self.lock_on_hit[w].next = self.far_lock[w].val();
+            self.hit_e[w].next = self.hit_far[w].val();
+            if self.ahead1.q.val() {
+                self.view_valid[w].next = (self.fw_meta[w].q.val() & self.valid_flag.val()).any();
+                self.view_locked[w].next = (self.fw_meta[w].q.val() & self.locked_flag.val()).any();
+                self.view_count[w].next = self.fw_word[w].val() & self.count_mask.val();
+                self.view_ge[w].next = self.fw_ge[w].val();
+                self.view_floor[w].next = self.fw_floor[w].val();
+                self.lock_on_hit[w].next = self.lockable.val() & self.fw_floor[w].val();
+                self.hit_e[w].next = self.hit_near[w].val();
+            }
             self.hits.bits[w].next = self.hit_e[w].val();
             self.empty.bits[w].next = !self.view_valid[w].val();
             self.repl.bits[w].next = self.view_valid[w].val() & !self.view_locked[w].val();
@@ -675,7 +721,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.fw_set.d.next = self.d_set.q.val();
         // Read only where this op allocated (`fw_alloc`), so no enable.
         self.fw_min.d.next = self.new_min.val() & self.count_mask.val();
-        self.fw2_set.d.next = self.fw_set.q.val();
         self.fw_tag.d.next = self.d_tag.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
         self.fw3_tag.d.next = self.fw2_tag.q.val();
