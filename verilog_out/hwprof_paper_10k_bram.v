@@ -809,8 +809,6 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  raw_valid$1;
     reg  raw_ge$0;
     reg  raw_ge$1;
-    reg  raw_floor$0;
-    reg  raw_floor$1;
     reg  [15:0] c_meta$0;
     reg  [15:0] c_meta$1;
     reg  [15:0] c_fwd$0;
@@ -1567,14 +1565,12 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         end
         raw_meta$0 = r_meta$0$q;
         raw_ge$0 = r_ge$0$q;
-        raw_floor$0 = r_floor$0$q;
         if (ahead1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
             end
             raw_meta$0 = fw_word$0;
             raw_ge$0 = fw_ge$0;
-            raw_floor$0 = fw_floor$0;
         end
         raw_count$0 = raw_meta$0 & count_mask;
         raw_valid$0 = |(raw_meta$0 & valid_flag);
@@ -1756,14 +1752,12 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         end
         raw_meta$1 = r_meta$1$q;
         raw_ge$1 = r_ge$1$q;
-        raw_floor$1 = r_floor$1$q;
         if (ahead1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
             end
             raw_meta$1 = fw_word$1;
             raw_ge$1 = fw_ge$1;
-            raw_floor$1 = fw_floor$1;
         end
         raw_count$1 = raw_meta$1 & count_mask;
         raw_valid$1 = |(raw_meta$1 & valid_flag);

@@ -1059,10 +1059,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
     reg  raw_ge$1;
     reg  raw_ge$2;
     reg  raw_ge$3;
-    reg  raw_floor$0;
-    reg  raw_floor$1;
-    reg  raw_floor$2;
-    reg  raw_floor$3;
     reg  [23:0] c_meta$0;
     reg  [23:0] c_meta$1;
     reg  [23:0] c_meta$2;
@@ -2241,14 +2237,12 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         end
         raw_meta$0 = r_meta$0$q;
         raw_ge$0 = r_ge$0$q;
-        raw_floor$0 = r_floor$0$q;
         if (ahead1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
             end
             raw_meta$0 = fw_word$0;
             raw_ge$0 = fw_ge$0;
-            raw_floor$0 = fw_floor$0;
         end
         raw_count$0 = raw_meta$0 & count_mask;
         raw_valid$0 = |(raw_meta$0 & valid_flag);
@@ -2430,14 +2424,12 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         end
         raw_meta$1 = r_meta$1$q;
         raw_ge$1 = r_ge$1$q;
-        raw_floor$1 = r_floor$1$q;
         if (ahead1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
             end
             raw_meta$1 = fw_word$1;
             raw_ge$1 = fw_ge$1;
-            raw_floor$1 = fw_floor$1;
         end
         raw_count$1 = raw_meta$1 & count_mask;
         raw_valid$1 = |(raw_meta$1 & valid_flag);
@@ -2619,14 +2611,12 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         end
         raw_meta$2 = r_meta$2$q;
         raw_ge$2 = r_ge$2$q;
-        raw_floor$2 = r_floor$2$q;
         if (ahead1$q) begin
             if (fw_alloc$2$q) begin
                 raw_tag$2 = fw_tag$q;
             end
             raw_meta$2 = fw_word$2;
             raw_ge$2 = fw_ge$2;
-            raw_floor$2 = fw_floor$2;
         end
         raw_count$2 = raw_meta$2 & count_mask;
         raw_valid$2 = |(raw_meta$2 & valid_flag);
@@ -2808,14 +2798,12 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         end
         raw_meta$3 = r_meta$3$q;
         raw_ge$3 = r_ge$3$q;
-        raw_floor$3 = r_floor$3$q;
         if (ahead1$q) begin
             if (fw_alloc$3$q) begin
                 raw_tag$3 = fw_tag$q;
             end
             raw_meta$3 = fw_word$3;
             raw_ge$3 = fw_ge$3;
-            raw_floor$3 = fw_floor$3;
         end
         raw_count$3 = raw_meta$3 & count_mask;
         raw_valid$3 = |(raw_meta$3 & valid_flag);

@@ -178,13 +178,13 @@ accumulator! {
         // Stages C and D: the op retires a set.
         c_pend: Signal<Local, Bit>,
         d_pend: Signal<Local, Bit>,
+        /// The set's words with every op ahead's write forwarded, for the retirement.
         raw_tag: Vec<Signal<Local, Bits<TAG_BITS>>>,
         raw_meta: Vec<Signal<Local, Bits<CB>>>,
         raw_count: Vec<Signal<Local, Bits<CB>>>,
         raw_valid: Vec<Signal<Local, Bit>>,
-        /// The word's count is >= T / >= T − 1 (chosen with the word, not compared after it).
+        /// The word's count is >= T (chosen with the word, not compared after it).
         raw_ge: Vec<Signal<Local, Bit>>,
-        raw_floor: Vec<Signal<Local, Bit>>,
         /// Stage C: the metas read in stage 0, with the write of the op two ahead (which the read
         /// missed) forwarded; registered for D with their threshold predicates.
         c_meta: Vec<Signal<Local, Bits<CB>>>,
@@ -373,7 +373,6 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             raw_count: vec_of(ways),
             raw_valid: vec_of(ways),
             raw_ge: vec_of(ways),
-            raw_floor: vec_of(ways),
             c_meta: vec_of(ways),
             c_fwd: vec_of(ways),
             c_fwd_ge: vec_of(ways),
@@ -580,14 +579,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
             self.raw_meta[w].next = self.r_meta[w].q.val();
             self.raw_ge[w].next = self.r_ge[w].q.val();
-            self.raw_floor[w].next = self.r_floor[w].q.val();
             if self.ahead1.q.val() {
                 if self.fw_alloc[w].q.val() {
                     self.raw_tag[w].next = self.fw_tag.q.val();
                 }
                 self.raw_meta[w].next = self.fw_word[w].val();
                 self.raw_ge[w].next = self.fw_ge[w].val();
-                self.raw_floor[w].next = self.fw_floor[w].val();
             }
             self.raw_count[w].next = self.raw_meta[w].val() & self.count_mask.val();
             self.raw_valid[w].next = (self.raw_meta[w].val() & self.valid_flag.val()).any();
