@@ -18,6 +18,7 @@
 //! | `seed` | seed of every random hash constant (see [`crate::hash`]); default 1 | |
 //! | `a_bits`, `b_bits` | key widths; inputs are masked to them; default 48 | 1 ..= 64 |
 //! | `write_stage` | hardware only, no effect on the profile: the block-RAM profiler's counter tables and the accumulator's tags register their write-back once more before the block RAMs, and the accumulator's hit selects the counters' written words a clock late (docs/SPEC.md §5.4), so neither the hit nor the allocation ends at a block RAM's pins: higher Fmax, for area (paper-10k-bram on the HX8K: 5 792 logic cells with it, which the UP5K cannot hold). Default true with a set-associative accumulator | set-associative accumulator only |
+//! | `counter_output_register` | hardware only, no effect on the profile: the block-RAM profiler's counter tables are read through their block RAMs' output register (on the ECP5 the DP16KD's own, `REGMODE = "OUTREG"`; elsewhere a flip-flop stage), so no block RAM's clock-to-out is on a path into logic; the same pipeline depth and throughput, a forwarded word registered beside the read (docs/SPEC.md §5.4). For the ECP5, where the DP16KD's clock-to-out is most of a 10 ns period. Default false | set-associative accumulator only |
 //! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
 //! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
@@ -120,6 +121,7 @@ struct ProfilerFile {
     b_bits: Option<u64>,
     accumulator: Option<AccumulatorFile>,
     write_stage: Option<bool>,
+    counter_output_register: Option<bool>,
 }
 
 /// The accumulator table's shape, validated.
@@ -165,6 +167,9 @@ pub struct ProfilerConfig {
     pub accumulator: AccumulatorConfig,
     /// The block-RAM profiler's write stage (hardware only; module docs).
     pub write_stage: bool,
+    /// The block-RAM profiler's counter tables read through their RAMs' output register
+    /// (hardware only; module docs).
+    pub counter_output_register: bool,
 }
 
 /// Largest supported values, chosen so that RTL widths stay sane.
@@ -370,6 +375,7 @@ impl ConfigFile for ProfilerConfig {
             write_stage: file
                 .write_stage
                 .unwrap_or(organisation == Organisation::SetAssociative),
+            counter_output_register: file.counter_output_register.unwrap_or(false),
         };
         if organisation == Organisation::FullyAssociative {
             if let Some(a) = &acc {
@@ -485,6 +491,13 @@ impl ConfigFile for ProfilerConfig {
             return e(
                 "write_stage",
                 "is a stage of the block-RAM profiler: it needs accumulator.organisation = \"set_associative\""
+                    .into(),
+            );
+        }
+        if self.counter_output_register && acc.organisation != Organisation::SetAssociative {
+            return e(
+                "counter_output_register",
+                "is a register of the block-RAM profiler's counter tables: it needs accumulator.organisation = \"set_associative\""
                     .into(),
             );
         }
@@ -631,6 +644,7 @@ mod tests {
             ("a_bits = 0", "a_bits"),
             ("b_bits = 65", "b_bits"),
             ("write_stage = true", "write_stage"),
+            ("counter_output_register = true", "counter_output_register"),
             ("[accumulator]\nentries = 0", "accumulator.entries"),
             ("[accumulator]\ncount_bits = 20", "accumulator.count_bits"),
             ("[accumulator]\ncount_bits = 33", "accumulator.count_bits"),

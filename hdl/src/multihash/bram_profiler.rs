@@ -69,6 +69,11 @@ profiler_top! {
         h_b: DFF<Bits<64>>,
         h_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
         h_set: DFF<Bits<ADDRESS_BITS>>,
+        /// The counter indices stage H holds after this clock; with the counters' output register
+        /// (`early_read`) they are read a clock before stage 0 (see [`CounterTables`]).
+        next_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
+        read_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
+        early_read: Constant<Bit>,
         /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval.
         c_valid: DFF<Bit>,
         c_last: DFF<Bit>,
@@ -134,6 +139,9 @@ impl<const CB: usize> BramProfiler<CB> {
             h_b: Default::default(),
             h_index: vec_of(cfg.tables),
             h_set: Default::default(),
+            next_index: vec_of(cfg.tables),
+            read_index: vec_of(cfg.tables),
+            early_read: Constant::new(cfg.counter_output_register),
             c_valid: Default::default(),
             c_last: Default::default(),
             d_valid: Default::default(),
@@ -176,8 +184,6 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         // reports pending only after it.
         for k in 0..self.h_index.len() {
             self.h_index[k].clock.next = self.clock.val();
-            self.h_index[k].d.next = self.h_index[k].q.val();
-            self.counters.read_index[k].next = self.h_index[k].q.val();
         }
         self.counters.read_bank.next = self.control.bank.val();
         self.acc.lookup_set.next = self.h_set.q.val();
@@ -234,9 +240,6 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.h_a.d.next = self.src_a.val();
             self.h_b.d.next = self.src_b.val();
             self.h_set.d.next = self.set_hash.index.val();
-            for k in 0..self.h_index.len() {
-                self.h_index[k].d.next = self.hash.index[k].val();
-            }
             // The skid register's event (if any) moved on; the input's went straight to H.
             self.s_valid.d.next = false;
             self.s_full.next = false;
@@ -244,6 +247,18 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.s_valid.d.next = true;
             self.s_a.d.next = self.a.val();
             self.s_b.d.next = self.b.val();
+        }
+        for k in 0..self.h_index.len() {
+            self.next_index[k].next = self.h_index[k].q.val();
+            if self.h_free.val() {
+                self.next_index[k].next = self.hash.index[k].val();
+            }
+            self.h_index[k].d.next = self.next_index[k].val();
+            self.read_index[k].next = self.h_index[k].q.val();
+            if self.early_read.val() {
+                self.read_index[k].next = self.next_index[k].val();
+            }
+            self.counters.read_index[k].next = self.read_index[k].val();
         }
         self.ready.d.next = !self.s_full.val();
         if self.reset.val() {

@@ -33,6 +33,17 @@
 //! in place of the RAM's, and `fw_pick` (that, and the event ahead updated) selects `fw_inc`:
 //! stage 1's compares start behind one 2:1 select of flip-flops.
 //!
+//! **Output register** (with the registered read, the configuration's `counter_output_register`):
+//! the RAMs are read through a second register ([`TableRam::with_output_register`]; on the ECP5
+//! the DP16KD's own), so that stage M's register is fed from a register with a short clock-to-out
+//! instead of from the block RAM's long one. The read is then issued a clock earlier, in stage R:
+//! `read_index` is the index of the event stage 0 will hold a clock later (or holds again), and
+//! `read_bank` stays stage 0's (both banks are read at the index). Stage 0's compares then start
+//! from the registered index, and the read also misses the write made in stage R's clock, one
+//! more forwarding distance in stage M (`m_same4`, the oldest; without the write stage it is the
+//! distance `m_same3` covers with it). A bank reads as clearing for a clock after its last cleared
+//! word (`was_clearing`), so an event read in stage R is accepted only on a clean bank.
+//!
 //! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
 //! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed
 //! by the event that wrote it from its own operand ([`ConservativeUpdate::w_floor`]). The
@@ -177,6 +188,22 @@ pub struct CounterTables<const CB: usize> {
     r_c: Vec<DFF<Bits<CB>>>,
     /// `r_c[k]` >= T − 1.
     r_floor: Vec<DFF<Bit>>,
+    /// The output register (module docs): stage 0's index (`read_index` a clock late), or
+    /// `read_index` without it; the write made in stage R's clock (`wx_*`: with the write stage
+    /// the write stage W made a clock ago, else stage 1's a clock ago, which is stage W's
+    /// registers), whether stage 0's event reads its index, and its words two clocks later; the
+    /// banks' clearing a clock ago.
+    output_register: Constant<Bit>,
+    p_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+    s0_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
+    wx_valid: DFF<Bit>,
+    wx_bank: DFF<Bit>,
+    wx_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+    m_same4: Vec<DFF<Bit>>,
+    fw3_data: Vec<DFF<Bits<CB>>>,
+    fw3_floor: Vec<DFF<Bit>>,
+    was_clearing0: DFF<Bit>,
+    was_clearing1: DFF<Bit>,
     /// T − 1 (see [`UpdateRule::candidate_floor`]).
     floor: Constant<Bits<CB>>,
     /// The update of the counters read (after forwarding).
@@ -194,28 +221,33 @@ impl<const CB: usize> CounterTables<CB> {
     /// `rule.tables` tables of `entries` counters stored in `width` <= CB bits, updated by `rule`,
     /// whose `counter_max` must fit `width`.
     pub fn new(entries: usize, width: usize, rule: &UpdateRule) -> Self {
-        Self::build(entries, width, rule, false, false)
+        Self::build(entries, width, rule, false, false, false)
     }
 
     /// As [`Self::for_config`], with a registered read (module docs): stage 1 comes two clocks
-    /// after `read_index`; and a write stage after stage 1 if `cfg.write_stage`.
+    /// after `read_index`; a write stage after stage 1 if `cfg.write_stage`; with
+    /// `cfg.counter_output_register` the RAMs' output register, and `read_index` a clock earlier.
     pub fn registered_read(cfg: &ProfilerConfig, w: &Widths) -> Self {
         Self::new_registered(
             cfg.entries,
             w.counter,
             &UpdateRule::of(cfg, w),
             cfg.write_stage,
+            cfg.counter_output_register,
         )
     }
 
-    /// As [`Self::new`], with a registered read, and a write stage if `write_stage`.
+    /// As [`Self::new`], with a registered read, a write stage if `write_stage`, and the RAMs'
+    /// output register if `output_register` (then stage 1 comes three clocks after `read_index`,
+    /// and `read_bank` is given in the clock between).
     pub fn new_registered(
         entries: usize,
         width: usize,
         rule: &UpdateRule,
         write_stage: bool,
+        output_register: bool,
     ) -> Self {
-        Self::build(entries, width, rule, true, write_stage)
+        Self::build(entries, width, rule, true, write_stage, output_register)
     }
 
     fn build(
@@ -224,10 +256,11 @@ impl<const CB: usize> CounterTables<CB> {
         rule: &UpdateRule,
         registered: bool,
         write_stage: bool,
+        output_register: bool,
     ) -> Self {
         assert!(
-            registered || !write_stage,
-            "the write stage needs the registered read"
+            registered || !(write_stage | output_register),
+            "the write stage and the output register need the registered read"
         );
         let tables = rule.tables;
         assert!(
@@ -240,6 +273,12 @@ impl<const CB: usize> CounterTables<CB> {
             false => 0,
         };
         let ram_width = width + floor_in_ram as usize;
+        // A word read in the clock of its write is replaced by a forwarded one (`fw_same`,
+        // `m_same2` ...).
+        let ram = || match output_register {
+            true => TableRam::with_output_register(entries, ram_width).forwarded(),
+            false => TableRam::new(entries, ram_width).forwarded(),
+        };
         CounterTables {
             clock: Default::default(),
             reset: Default::default(),
@@ -253,13 +292,8 @@ impl<const CB: usize> CounterTables<CB> {
             clear_start: Default::default(),
             clearing0: Default::default(),
             clearing1: Default::default(),
-            // A word read in the clock of its write is replaced by `fw_same` / `m_same2`.
-            bank0: (0..tables)
-                .map(|_| TableRam::new(entries, ram_width).forwarded())
-                .collect(),
-            bank1: (0..tables)
-                .map(|_| TableRam::new(entries, ram_width).forwarded())
-                .collect(),
+            bank0: (0..tables).map(|_| ram()).collect(),
+            bank1: (0..tables).map(|_| ram()).collect(),
             s1_index: vec_of(tables),
             s1_bank: Default::default(),
             fw_same: vec_of(tables),
@@ -313,6 +347,17 @@ impl<const CB: usize> CounterTables<CB> {
             wb_word: vec_of(tables),
             r_c: vec_of(tables),
             r_floor: vec_of(tables),
+            output_register: Constant::new(output_register),
+            p_index: vec_of(tables),
+            s0_index: vec_of(tables),
+            wx_valid: Default::default(),
+            wx_bank: Default::default(),
+            wx_index: vec_of(tables),
+            m_same4: vec_of(tables),
+            fw3_data: vec_of(tables),
+            fw3_floor: vec_of(tables),
+            was_clearing0: Default::default(),
+            was_clearing1: Default::default(),
             floor: Constant::new(rule.candidate_floor().into()),
             cu: ConservativeUpdate::new(rule),
             clear_word: Constant::new(match rule.candidate_floor() {
@@ -326,7 +371,20 @@ impl<const CB: usize> CounterTables<CB> {
 impl<const CB: usize> Logic for CounterTables<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_bank, m_bank, w_valid, w_bank, w_last, fw_upd);
+        dff_setup!(
+            self,
+            clock,
+            s1_bank,
+            m_bank,
+            w_valid,
+            w_bank,
+            w_last,
+            fw_upd,
+            wx_valid,
+            wx_bank,
+            was_clearing0,
+            was_clearing1
+        );
         self.fw_upd.d.next = self.update.val();
         self.writes.next = self.valid.val() & !self.reset.val();
         self.w_valid.d.next = self.writes.val();
@@ -349,6 +407,15 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.clear1.start.next = self.reset.val() | (self.clear_now.val() & self.ram_bank.val());
         self.clearing0.next = self.clear0.busy.val();
         self.clearing1.next = self.clear1.busy.val();
+        self.was_clearing0.d.next = self.clear0.busy.val();
+        self.was_clearing1.d.next = self.clear1.busy.val();
+        if self.output_register.val() {
+            self.clearing0.next = self.clear0.busy.val() | self.was_clearing0.q.val();
+            self.clearing1.next = self.clear1.busy.val() | self.was_clearing1.q.val();
+        }
+        // The write stage R's read missed with the output register (module docs).
+        self.wx_valid.d.next = self.w_valid.q.val();
+        self.wx_bank.d.next = self.w_bank.q.val();
         if self.write_stage.val() & self.w_last.q.val() {
             if self.w_bank.q.val() {
                 self.clearing1.next = true;
@@ -394,23 +461,41 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.fw2_data[k].clock.next = self.clock.val();
             self.fw2_floor[k].clock.next = self.clock.val();
             self.r_c[k].clock.next = self.clock.val();
+            self.p_index[k].clock.next = self.clock.val();
+            self.wx_index[k].clock.next = self.clock.val();
+            self.m_same4[k].clock.next = self.clock.val();
+            self.fw3_data[k].clock.next = self.clock.val();
+            self.fw3_floor[k].clock.next = self.clock.val();
             self.bank0[k].read_address.next = self.read_index[k].val();
             self.bank1[k].read_address.next = self.read_index[k].val();
-            self.m_index[k].d.next = self.read_index[k].val();
-            self.s1_index[k].d.next = self.read_index[k].val();
+            self.p_index[k].d.next = self.read_index[k].val();
+            self.s0_index[k].next = self.read_index[k].val();
+            if self.output_register.val() {
+                self.s0_index[k].next = self.p_index[k].q.val();
+            }
+            self.wx_index[k].d.next = self.w_index[k].q.val();
+            self.m_index[k].d.next = self.s0_index[k].val();
+            self.s1_index[k].d.next = self.s0_index[k].val();
             // Stage 0 vs stage 1: stage 1's event is the one ahead when stage 0's reaches it
             // (registered read: two ahead, and stage M vs stage 1 is the one ahead).
             self.fw_same[k].d.next = self.writes.val()
                 & (self.read_bank.val() == self.s1_bank.q.val())
-                & (self.read_index[k].val() == self.s1_index[k].q.val());
+                & (self.s0_index[k].val() == self.s1_index[k].q.val());
             self.m_same2[k].d.next = self.writes.val()
                 & (self.read_bank.val() == self.s1_bank.q.val())
-                & (self.read_index[k].val() == self.s1_index[k].q.val());
-            // Stage 0 vs stage W (write stage): three ahead.
-            self.m_same3[k].d.next = self.write_stage.val()
+                & (self.s0_index[k].val() == self.s1_index[k].q.val());
+            // Stage 0 vs stage W's registers: with the write stage three ahead; without it, the
+            // write stage R's read missed with the output register.
+            self.m_same3[k].d.next = (self.write_stage.val() | self.output_register.val())
                 & self.w_valid.q.val()
                 & (self.read_bank.val() == self.w_bank.q.val())
-                & (self.read_index[k].val() == self.w_index[k].q.val());
+                & (self.s0_index[k].val() == self.w_index[k].q.val());
+            // Stage 0 vs the write a clock after stage W's (write stage and output register).
+            self.m_same4[k].d.next = self.write_stage.val()
+                & self.output_register.val()
+                & self.wx_valid.q.val()
+                & (self.read_bank.val() == self.wx_bank.q.val())
+                & (self.s0_index[k].val() == self.wx_index[k].q.val());
             self.same1[k].next = self.writes.val()
                 & (self.m_bank.q.val() == self.s1_bank.q.val())
                 & (self.m_index[k].q.val() == self.s1_index[k].q.val());
@@ -452,13 +537,18 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             // Stage M's register: the forwarded words, youngest first, then the RAM's word at the
             // last select, because a block RAM's output is the slowest input. After `cu.c` is
             // assigned: the generated always block reads it once, settled.
-            self.m_fwd[k].next = self.fw2_data[k].q.val();
-            self.m_fwd_floor[k].next = self.fw2_floor[k].q.val();
+            self.m_fwd[k].next = self.fw3_data[k].q.val();
+            self.m_fwd_floor[k].next = self.fw3_floor[k].q.val();
+            if self.m_same3[k].q.val() {
+                self.m_fwd[k].next = self.fw2_data[k].q.val();
+                self.m_fwd_floor[k].next = self.fw2_floor[k].q.val();
+            }
             if self.m_same2[k].q.val() {
                 self.m_fwd[k].next = self.fw_word[k].val();
                 self.m_fwd_floor[k].next = self.fw_word_floor[k].val();
             }
-            self.m_take[k].next = self.m_same3[k].q.val() | self.m_same2[k].q.val();
+            self.m_take[k].next =
+                self.m_same4[k].q.val() | self.m_same3[k].q.val() | self.m_same2[k].q.val();
             if self.write_stage.val() & self.same1[k].val() {
                 self.m_fwd[k].next = self.cu.c[k].val() & self.stored.val();
                 self.m_fwd_floor[k].next = self.cu.floor[k].val();
@@ -492,6 +582,8 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             self.fw_incfloor[k].d.next = self.cu.w_floor[k].val();
             self.fw2_data[k].d.next = self.fw_word[k].val();
             self.fw2_floor[k].d.next = self.fw_word_floor[k].val();
+            self.fw3_data[k].d.next = self.fw2_data[k].q.val();
+            self.fw3_floor[k].d.next = self.fw2_floor[k].q.val();
             self.fw_ram_word[k].next = self.fw_word[k].val();
             if self.fw_word_floor[k].val() {
                 self.fw_ram_word[k].next = self.fw_word[k].val() | self.floor_bit.val();

@@ -170,7 +170,7 @@ fn conservative_update_matches_the_model_exhaustively() {
 fn check_counter_tables(
     cu: bool,
     reset: Option<u32>,
-    (registered, write_stage): (bool, bool),
+    (registered, write_stage, output_register): (bool, bool, bool),
     width: usize,
     threshold: u64,
     seed: u64,
@@ -187,12 +187,12 @@ fn check_counter_tables(
         reset_value: reset.unwrap_or(0) as u64,
     };
     let mut uut = if registered {
-        CounterTables::<CB>::new_registered(entries, width, &rule, write_stage)
+        CounterTables::<CB>::new_registered(entries, width, &rule, write_stage, output_register)
     } else {
         CounterTables::<CB>::new(entries, width, &rule)
     };
     // Clocks from `read_index` to stage 1.
-    let delay = if registered { 2 } else { 1 };
+    let delay = 1 + registered as usize + output_register as usize;
     uut.connect_all();
     // Reset, then both banks clear (one word per clock).
     uut.reset_clock();
@@ -227,7 +227,7 @@ fn check_counter_tables(
             let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
             let new_min = conservative_update(&mut c, cu, counter_max);
             let what = format!(
-                "C{} reset {reset:?} registered {registered} write stage {write_stage} width {width} T {threshold} seed {seed} event {step} at {at:?}",
+                "C{} reset {reset:?} registered {registered} write stage {write_stage} output register {output_register} width {width} T {threshold} seed {seed} event {step} at {at:?}",
                 cu as u8
             );
             assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
@@ -256,7 +256,13 @@ fn counter_tables_forward_what_the_events_ahead_wrote() {
     for cu in [false, true] {
         for reset in [None, Some(0), Some(5)] {
             for seed in 1..=2 {
-                for stages in [(false, false), (true, false), (true, true)] {
+                for stages in [
+                    (false, false, false),
+                    (true, false, false),
+                    (true, true, false),
+                    (true, false, true),
+                    (true, true, true),
+                ] {
                     for width in [4, 16] {
                         check_counter_tables(cu, reset, stages, width, 6, seed);
                         if reset.is_none() {

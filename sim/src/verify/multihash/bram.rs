@@ -83,7 +83,14 @@ mod tests {
             let (c, r, p) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
             // Half the C/R/P combinations (an even number of each) without the write stage.
             let write_stage = bits.count_ones() % 2 == 1;
-            let cfg = Dut::Bram.small(c, r, p, &format!("write_stage = {write_stage}\n"));
+            // The counters' output register on half of each.
+            let outreg = bits & 3 == 1 || bits & 3 == 2;
+            let cfg = Dut::Bram.small(
+                c,
+                r,
+                p,
+                &format!("write_stage = {write_stage}\ncounter_output_register = {outreg}\n"),
+            );
             // 6 intervals; interval ends fall at every phase of the blocks.
             let ev = forwarding_distances(&cfg, 5, 390, bits as u64);
             let mut m = MultiHash::new(&cfg).unwrap();
@@ -93,7 +100,7 @@ mod tests {
                 "reports to compare"
             );
             let what = format!(
-                "C{}R{}P{} write stage {write_stage} forwarding distances",
+                "C{}R{}P{} write stage {write_stage} output register {outreg} forwarding distances",
                 c as u8, r as u8, p as u8
             );
             for ready in [
