@@ -27,7 +27,9 @@
 //! takes H's event (the skid register's event moves into H). So each wait of stage 0 shows at the
 //! input one clock later and ends there one clock later: as many input stall clocks as before
 //! the hash stage, at most one clock per set the interval never touched plus the report's words
-//! per interval (before the last event), and the counter banks' clearing after reset.
+//! per interval (before the last event), and the counter banks' clearing after reset. With the
+//! counters' output register each wait of stage 0 lasts one clock longer (`stale`: its event's
+//! read is issued again), so the bound grows by one clock per wait.
 //!
 //! **Sizes.** Any number of tables and counters, any power-of-two number of sets, any ways
 //! (chosen at construction); CB is the width class of the counting words ([`crate::multihash::design`]).
@@ -69,11 +71,14 @@ profiler_top! {
         h_b: DFF<Bits<64>>,
         h_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
         h_set: DFF<Bits<ADDRESS_BITS>>,
-        /// The counter indices stage H holds after this clock; with the counters' output register
-        /// (`early_read`) they are read a clock before stage 0 (see [`CounterTables`]).
-        next_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
+        /// With the counters' output register (`early_read`) the counters are read a clock before
+        /// stage 0 (see [`CounterTables`]), at the indices of the event stage H takes when it is
+        /// free — a guess, so that the read address is chosen by a flip-flop, not by the accept
+        /// decision. `stale`: the guess was wrong (stage H was held), so stage H's event was not
+        /// read in the last clock; it is read again in this one and offered in the next.
         read_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
         early_read: Constant<Bit>,
+        stale: DFF<Bit>,
         /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval.
         c_valid: DFF<Bit>,
         c_last: DFF<Bit>,
@@ -139,8 +144,8 @@ impl<const CB: usize> BramProfiler<CB> {
             h_b: Default::default(),
             h_index: vec_of(cfg.tables),
             h_set: Default::default(),
-            next_index: vec_of(cfg.tables),
             read_index: vec_of(cfg.tables),
+            stale: Default::default(),
             early_read: Constant::new(cfg.counter_output_register),
             c_valid: Default::default(),
             c_last: Default::default(),
@@ -170,7 +175,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s_valid, s_a, s_b, ready, h_valid, h_a, h_b, h_set, c_valid, c_last,
-            d_valid, d_last, busy_r
+            d_valid, d_last, busy_r, stale
         );
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
@@ -184,6 +189,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         // reports pending only after it.
         for k in 0..self.h_index.len() {
             self.h_index[k].clock.next = self.clock.val();
+            self.h_index[k].d.next = self.h_index[k].q.val();
         }
         self.counters.read_bank.next = self.control.bank.val();
         self.acc.lookup_set.next = self.h_set.q.val();
@@ -192,6 +198,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         // state is a clock old here; the accept checks it again.
         self.offer.next = self.h_valid.q.val()
             & !self.reset.val()
+            & !self.stale.q.val()
             & !(self.c_valid.q.val() & self.c_last.q.val())
             & !(self.d_valid.q.val() & self.d_last.q.val())
             & !(self.control.last.val() & self.busy_r.q.val())
@@ -240,6 +247,9 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.h_a.d.next = self.src_a.val();
             self.h_b.d.next = self.src_b.val();
             self.h_set.d.next = self.set_hash.index.val();
+            for k in 0..self.h_index.len() {
+                self.h_index[k].d.next = self.hash.index[k].val();
+            }
             // The skid register's event (if any) moved on; the input's went straight to H.
             self.s_valid.d.next = false;
             self.s_full.next = false;
@@ -249,17 +259,16 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.s_b.d.next = self.b.val();
         }
         for k in 0..self.h_index.len() {
-            self.next_index[k].next = self.h_index[k].q.val();
-            if self.h_free.val() {
-                self.next_index[k].next = self.hash.index[k].val();
-            }
-            self.h_index[k].d.next = self.next_index[k].val();
             self.read_index[k].next = self.h_index[k].q.val();
-            if self.early_read.val() {
-                self.read_index[k].next = self.next_index[k].val();
+            if self.early_read.val() & !self.stale.q.val() {
+                self.read_index[k].next = self.hash.index[k].val();
             }
             self.counters.read_index[k].next = self.read_index[k].val();
         }
+        // The guess was right if stage H took the event it read (it was free), or, after a wrong
+        // one, if it held the event it read again.
+        self.stale.d.next =
+            self.early_read.val() & !self.reset.val() & (self.stale.q.val() == self.h_free.val());
         self.ready.d.next = !self.s_full.val();
         if self.reset.val() {
             self.s_valid.d.next = false;

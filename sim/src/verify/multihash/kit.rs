@@ -108,9 +108,13 @@ pub fn check(cfg: &ProfilerConfig, ev: &[Tuple], opts: &CosimOptions, what: &str
 /// The block-RAM accumulator's documented wait bound with reports always taken: per interval at
 /// most one clock per set (retirement bubbles, or the scanner before the last event) plus one per
 /// report word, and the two clocks after its last event, on top of the counter clearing after
-/// reset.
+/// reset. With the counters' output register every wait lasts one clock longer, so at most twice
+/// as many clocks.
 pub fn within_wait_bound(r: &CosimResult, cfg: &ProfilerConfig) -> bool {
-    let per_interval = 2 * cfg.accumulator.sets() as u64 + cfg.accumulator.entries as u64 + 3;
+    let mut per_interval = 2 * cfg.accumulator.sets() as u64 + cfg.accumulator.entries as u64 + 3;
+    if cfg.counter_output_register {
+        per_interval *= 2;
+    }
     r.input_stall_cycles <= cfg.entries as u64 + (r.intervals + 1) * per_interval
 }
 
