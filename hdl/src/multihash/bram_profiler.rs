@@ -75,7 +75,7 @@ profiler_top! {
         /// stage 0 (see [`CounterTables`]), at the indices of the event stage H takes when it is
         /// free — a guess, so that the read address is chosen by a flip-flop, not by the accept
         /// decision. `stale`: the guess was wrong (stage H was held), so stage H's event was not
-        /// read in the last clock; it is read again in this one and offered in the next.
+        /// read in the last clock; it is read again in this one and accepted from the next.
         read_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
         early_read: Constant<Bit>,
         stale: DFF<Bit>,
@@ -198,14 +198,16 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         // state is a clock old here; the accept checks it again.
         self.offer.next = self.h_valid.q.val()
             & !self.reset.val()
-            & !self.stale.q.val()
             & !(self.c_valid.q.val() & self.c_last.q.val())
             & !(self.d_valid.q.val() & self.d_last.q.val())
             & !(self.control.last.val() & self.busy_r.q.val())
             & !((self.control.bank.val() & self.counters.clearing1.val())
                 | (!self.control.bank.val() & self.counters.clearing0.val()));
         self.busy_r.d.next = self.acc.report_busy.val();
+        // A stale event (its counters read again this clock) keeps the accumulator's read ports
+        // but is not accepted.
         self.accept.next = self.offer.val()
+            & !self.stale.q.val()
             & self.acc.lookup_ok.val()
             & !(self.control.last.val() & self.acc.report_busy.val());
         self.acc.lookup_offer.next = self.offer.val();

@@ -408,11 +408,13 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.clear1.start.next = self.reset.val() | (self.clear_now.val() & self.ram_bank.val());
         self.clearing0.next = self.clear0.busy.val();
         self.clearing1.next = self.clear1.busy.val();
-        self.was_clearing0.d.next = self.clear0.busy.val();
-        self.was_clearing1.d.next = self.clear1.busy.val();
+        // Busy now or a clock ago, from one flip-flop: a sweep is busy from the clock after its
+        // start.
+        self.was_clearing0.d.next = self.clear0.busy.val() | self.clear0.start.val();
+        self.was_clearing1.d.next = self.clear1.busy.val() | self.clear1.start.val();
         if self.output_register.val() {
-            self.clearing0.next = self.clear0.busy.val() | self.was_clearing0.q.val();
-            self.clearing1.next = self.clear1.busy.val() | self.was_clearing1.q.val();
+            self.clearing0.next = self.was_clearing0.q.val();
+            self.clearing1.next = self.was_clearing1.q.val();
         }
         // The write stage R's read missed with the output register (module docs).
         self.wx_valid.d.next = self.w_valid.q.val();
