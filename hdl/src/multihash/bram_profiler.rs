@@ -76,6 +76,15 @@ profiler_top! {
         /// free — a guess, so that the read address is chosen by a flip-flop, not by the accept
         /// decision. `stale`: the guess was wrong (stage H was held), so stage H's event was not
         /// read in the last clock; it is read again in this one and accepted from the next.
+        /// Stage G then hashes before stage H (`g_*`, as `h_*`), so the address is a select of
+        /// flip-flops, not the end of the hash.
+        g_valid: DFF<Bit>,
+        g_a: DFF<Bits<64>>,
+        g_b: DFF<Bits<64>>,
+        g_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
+        g_set: DFF<Bits<ADDRESS_BITS>>,
+        /// The first stage (G with `early_read`, else H) takes a new event.
+        entry_free: Signal<Local, Bit>,
         read_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
         early_read: Constant<Bit>,
         stale: DFF<Bit>,
@@ -146,6 +155,12 @@ impl<const CB: usize> BramProfiler<CB> {
             h_set: Default::default(),
             read_index: vec_of(cfg.tables),
             stale: Default::default(),
+            g_valid: Default::default(),
+            g_a: Default::default(),
+            g_b: Default::default(),
+            g_index: vec_of(cfg.tables),
+            g_set: Default::default(),
+            entry_free: Default::default(),
             early_read: Constant::new(cfg.counter_output_register),
             c_valid: Default::default(),
             c_last: Default::default(),
@@ -175,7 +190,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s_valid, s_a, s_b, ready, h_valid, h_a, h_b, h_set, c_valid, c_last,
-            d_valid, d_last, busy_r, stale
+            d_valid, d_last, busy_r, stale, g_valid, g_a, g_b, g_set
         );
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
@@ -190,6 +205,8 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         for k in 0..self.h_index.len() {
             self.h_index[k].clock.next = self.clock.val();
             self.h_index[k].d.next = self.h_index[k].q.val();
+            self.g_index[k].clock.next = self.clock.val();
+            self.g_index[k].d.next = self.g_index[k].q.val();
         }
         self.counters.read_bank.next = self.control.bank.val();
         self.acc.lookup_set.next = self.h_set.q.val();
@@ -243,16 +260,20 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.set_hash.b.next = self.src_b.val();
         self.h_free.next = !self.h_valid.q.val() | self.accept.val();
         self.acc.lookup_hold.next = !self.h_free.val();
+        self.entry_free.next = self.h_free.val();
+        if self.early_read.val() {
+            self.entry_free.next = !self.g_valid.q.val() | self.h_free.val();
+        }
         self.s_full.next = self.s_valid.q.val() | self.in_fire.val();
-        if self.h_free.val() {
-            self.h_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
-            self.h_a.d.next = self.src_a.val();
-            self.h_b.d.next = self.src_b.val();
-            self.h_set.d.next = self.set_hash.index.val();
+        if self.entry_free.val() {
+            self.g_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
+            self.g_a.d.next = self.src_a.val();
+            self.g_b.d.next = self.src_b.val();
+            self.g_set.d.next = self.set_hash.index.val();
             for k in 0..self.h_index.len() {
-                self.h_index[k].d.next = self.hash.index[k].val();
+                self.g_index[k].d.next = self.hash.index[k].val();
             }
-            // The skid register's event (if any) moved on; the input's went straight to H.
+            // The skid register's event (if any) moved on; the input's went straight in.
             self.s_valid.d.next = false;
             self.s_full.next = false;
         } else if self.in_fire.val() {
@@ -260,10 +281,29 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.s_a.d.next = self.a.val();
             self.s_b.d.next = self.b.val();
         }
+        if self.h_free.val() {
+            if self.early_read.val() {
+                self.h_valid.d.next = self.g_valid.q.val();
+                self.h_a.d.next = self.g_a.q.val();
+                self.h_b.d.next = self.g_b.q.val();
+                self.h_set.d.next = self.g_set.q.val();
+                for k in 0..self.h_index.len() {
+                    self.h_index[k].d.next = self.g_index[k].q.val();
+                }
+            } else {
+                self.h_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
+                self.h_a.d.next = self.src_a.val();
+                self.h_b.d.next = self.src_b.val();
+                self.h_set.d.next = self.set_hash.index.val();
+                for k in 0..self.h_index.len() {
+                    self.h_index[k].d.next = self.hash.index[k].val();
+                }
+            }
+        }
         for k in 0..self.h_index.len() {
             self.read_index[k].next = self.h_index[k].q.val();
             if self.early_read.val() & !self.stale.q.val() {
-                self.read_index[k].next = self.hash.index[k].val();
+                self.read_index[k].next = self.g_index[k].q.val();
             }
             self.counters.read_index[k].next = self.read_index[k].val();
         }
@@ -274,6 +314,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.ready.d.next = !self.s_full.val();
         if self.reset.val() {
             self.s_valid.d.next = false;
+            self.g_valid.d.next = false;
             self.h_valid.d.next = false;
             self.ready.d.next = false;
         }

@@ -206,7 +206,8 @@ mod tests {
     }
 
     /// After synth_ecp5: a fully-associative profiler (no block RAM), and a block-RAM one (DP16KD,
-    /// with hwprof's behaviour of it) under back-pressure, match the model.
+    /// with hwprof's behaviour of it) under back-pressure, with and without the counters' output
+    /// register, match the model.
     #[test]
     fn the_ecp5_netlists_match_the_model() {
         let fa = ProfilerConfig::from_toml_str(
@@ -235,6 +236,19 @@ mod tests {
             period: 3,
         };
         let r = netlist_cosim(&bram, Design::Pipelined, &window(1000), slow, Family::Ecp5).unwrap();
+        assert_eq!(r.mismatches, 0, "{:#?}", r.first_mismatch);
+        assert_eq!(r.reports_compared, 5);
+        // The counters' DP16KDs read through their output register, a clock early.
+        let mut outreg = bram.clone();
+        outreg.counter_output_register = true;
+        let r = netlist_cosim(
+            &outreg,
+            Design::Pipelined,
+            &window(1000),
+            slow,
+            Family::Ecp5,
+        )
+        .unwrap();
         assert_eq!(r.mismatches, 0, "{:#?}", r.first_mismatch);
         assert_eq!(r.reports_compared, 5);
     }
