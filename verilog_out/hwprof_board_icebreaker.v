@@ -975,6 +975,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     output reg  out_last;
     
     // Constant declarations
+    localparam  early_read = 1'b0;
     localparam  a_mask = 64'hffffffff;
     localparam  b_mask = 64'hffffffff;
     localparam  b_shift = 8'h20;
@@ -1069,6 +1070,33 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     reg  [19:0] h_set$d;
     wire  [19:0] h_set$q;
     reg  h_set$clock;
+    reg  g_valid$d;
+    wire  g_valid$q;
+    reg  g_valid$clock;
+    reg  [63:0] g_a$d;
+    wire  [63:0] g_a$q;
+    reg  g_a$clock;
+    reg  [63:0] g_b$d;
+    wire  [63:0] g_b$q;
+    reg  g_b$clock;
+    reg  [19:0] g_index$0$d;
+    wire  [19:0] g_index$0$q;
+    reg  g_index$0$clock;
+    reg  [19:0] g_index$1$d;
+    wire  [19:0] g_index$1$q;
+    reg  g_index$1$clock;
+    reg  [19:0] g_index$2$d;
+    wire  [19:0] g_index$2$q;
+    reg  g_index$2$clock;
+    reg  [19:0] g_index$3$d;
+    wire  [19:0] g_index$3$q;
+    reg  g_index$3$clock;
+    reg  [19:0] g_set$d;
+    wire  [19:0] g_set$q;
+    reg  g_set$clock;
+    reg  stale$d;
+    wire  stale$q;
+    reg  stale$clock;
     reg  c_valid$d;
     wire  c_valid$q;
     reg  c_valid$clock;
@@ -1086,6 +1114,11 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     reg  busy_r$clock;
     
     // Local signals
+    reg  entry_free;
+    reg  [19:0] read_index$0;
+    reg  [19:0] read_index$1;
+    reg  [19:0] read_index$2;
+    reg  [19:0] read_index$3;
     reg  [63:0] a;
     reg  [63:0] b;
     reg  [63:0] src_a;
@@ -1221,6 +1254,51 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .q(h_set$q),
         .clock(h_set$clock)
     );
+    hwprof_board_icebreaker$profiler$g_valid g_valid(
+        .d(g_valid$d),
+        .q(g_valid$q),
+        .clock(g_valid$clock)
+    );
+    hwprof_board_icebreaker$profiler$g_a g_a(
+        .d(g_a$d),
+        .q(g_a$q),
+        .clock(g_a$clock)
+    );
+    hwprof_board_icebreaker$profiler$g_b g_b(
+        .d(g_b$d),
+        .q(g_b$q),
+        .clock(g_b$clock)
+    );
+    hwprof_board_icebreaker$profiler$g_index$0 g_index$0(
+        .d(g_index$0$d),
+        .q(g_index$0$q),
+        .clock(g_index$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$g_index$1 g_index$1(
+        .d(g_index$1$d),
+        .q(g_index$1$q),
+        .clock(g_index$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$g_index$2 g_index$2(
+        .d(g_index$2$d),
+        .q(g_index$2$q),
+        .clock(g_index$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$g_index$3 g_index$3(
+        .d(g_index$3$d),
+        .q(g_index$3$q),
+        .clock(g_index$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$g_set g_set(
+        .d(g_set$d),
+        .q(g_set$q),
+        .clock(g_set$clock)
+    );
+    hwprof_board_icebreaker$profiler$stale stale(
+        .d(stale$d),
+        .q(stale$q),
+        .clock(stale$clock)
+    );
     hwprof_board_icebreaker$profiler$c_valid c_valid(
         .d(c_valid$d),
         .q(c_valid$q),
@@ -1262,6 +1340,11 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         d_valid$clock = clock;
         d_last$clock = clock;
         busy_r$clock = clock;
+        stale$clock = clock;
+        g_valid$clock = clock;
+        g_a$clock = clock;
+        g_b$clock = clock;
+        g_set$clock = clock;
         s_valid$d = s_valid$q;
         s_a$d = s_a$q;
         s_b$d = s_b$q;
@@ -1275,6 +1358,11 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         d_valid$d = d_valid$q;
         d_last$d = d_last$q;
         busy_r$d = busy_r$q;
+        stale$d = stale$q;
+        g_valid$d = g_valid$q;
+        g_a$d = g_a$q;
+        g_b$d = g_b$q;
+        g_set$d = g_set$q;
         counters$clock = clock;
         acc$clock = clock;
         control$clock = clock;
@@ -1283,21 +1371,25 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         control$reset = reset;
         h_index$0$clock = clock;
         h_index$0$d = h_index$0$q;
-        counters$read_index$0 = h_index$0$q;
+        g_index$0$clock = clock;
+        g_index$0$d = g_index$0$q;
         h_index$1$clock = clock;
         h_index$1$d = h_index$1$q;
-        counters$read_index$1 = h_index$1$q;
+        g_index$1$clock = clock;
+        g_index$1$d = g_index$1$q;
         h_index$2$clock = clock;
         h_index$2$d = h_index$2$q;
-        counters$read_index$2 = h_index$2$q;
+        g_index$2$clock = clock;
+        g_index$2$d = g_index$2$q;
         h_index$3$clock = clock;
         h_index$3$d = h_index$3$q;
-        counters$read_index$3 = h_index$3$q;
+        g_index$3$clock = clock;
+        g_index$3$d = g_index$3$q;
         counters$read_bank = control$bank;
         acc$lookup_set = h_set$q;
         offer = h_valid$q & ~reset & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & busy_r$q) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
         busy_r$d = acc$report_busy;
-        accept = offer & acc$lookup_ok & ~(control$last & acc$report_busy);
+        accept = offer & ~stale$q & acc$lookup_ok & ~(control$last & acc$report_busy);
         acc$lookup_offer = offer;
         acc$lookup = accept;
         control$accept = accept;
@@ -1323,16 +1415,20 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         set_hash$b = src_b;
         h_free = ~h_valid$q | accept;
         acc$lookup_hold = ~h_free;
+        entry_free = h_free;
+        if (early_read) begin
+            entry_free = ~g_valid$q | h_free;
+        end
         s_full = s_valid$q | in_fire;
-        if (h_free) begin
-            h_valid$d = s_valid$q | in_fire;
-            h_a$d = src_a;
-            h_b$d = src_b;
-            h_set$d = set_hash$index;
-            h_index$0$d = hash$index$0;
-            h_index$1$d = hash$index$1;
-            h_index$2$d = hash$index$2;
-            h_index$3$d = hash$index$3;
+        if (entry_free) begin
+            g_valid$d = s_valid$q | in_fire;
+            g_a$d = src_a;
+            g_b$d = src_b;
+            g_set$d = set_hash$index;
+            g_index$0$d = hash$index$0;
+            g_index$1$d = hash$index$1;
+            g_index$2$d = hash$index$2;
+            g_index$3$d = hash$index$3;
             s_valid$d = 1'b0;
             s_full = 1'b0;
         end
@@ -1341,9 +1437,53 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
             s_a$d = a;
             s_b$d = b;
         end
+        if (h_free) begin
+            if (early_read) begin
+                h_valid$d = g_valid$q;
+                h_a$d = g_a$q;
+                h_b$d = g_b$q;
+                h_set$d = g_set$q;
+                h_index$0$d = g_index$0$q;
+                h_index$1$d = g_index$1$q;
+                h_index$2$d = g_index$2$q;
+                h_index$3$d = g_index$3$q;
+            end
+            else begin
+                h_valid$d = s_valid$q | in_fire;
+                h_a$d = src_a;
+                h_b$d = src_b;
+                h_set$d = set_hash$index;
+                h_index$0$d = hash$index$0;
+                h_index$1$d = hash$index$1;
+                h_index$2$d = hash$index$2;
+                h_index$3$d = hash$index$3;
+            end
+        end
+        read_index$0 = h_index$0$q;
+        if (early_read & ~stale$q) begin
+            read_index$0 = g_index$0$q;
+        end
+        counters$read_index$0 = read_index$0;
+        read_index$1 = h_index$1$q;
+        if (early_read & ~stale$q) begin
+            read_index$1 = g_index$1$q;
+        end
+        counters$read_index$1 = read_index$1;
+        read_index$2 = h_index$2$q;
+        if (early_read & ~stale$q) begin
+            read_index$2 = g_index$2$q;
+        end
+        counters$read_index$2 = read_index$2;
+        read_index$3 = h_index$3$q;
+        if (early_read & ~stale$q) begin
+            read_index$3 = g_index$3$q;
+        end
+        counters$read_index$3 = read_index$3;
+        stale$d = early_read & ~reset & (stale$q == h_free);
         ready$d = ~s_full;
         if (reset) begin
             s_valid$d = 1'b0;
+            g_valid$d = 1'b0;
             h_valid$d = 1'b0;
             ready$d = 1'b0;
         end
@@ -5094,6 +5234,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     localparam  write_stage = 1'b1;
     localparam  floor_in_ram = 1'b0;
     localparam  floor_bit = 24'h0;
+    localparam  output_register = 1'b0;
     localparam  floor = 24'h28f;
     localparam  clear_word = 24'h0;
     
@@ -5384,6 +5525,78 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  r_floor$3$d;
     wire  r_floor$3$q;
     reg  r_floor$3$clock;
+    reg  [19:0] p_index$0$d;
+    wire  [19:0] p_index$0$q;
+    reg  p_index$0$clock;
+    reg  [19:0] p_index$1$d;
+    wire  [19:0] p_index$1$q;
+    reg  p_index$1$clock;
+    reg  [19:0] p_index$2$d;
+    wire  [19:0] p_index$2$q;
+    reg  p_index$2$clock;
+    reg  [19:0] p_index$3$d;
+    wire  [19:0] p_index$3$q;
+    reg  p_index$3$clock;
+    reg  wx_valid$d;
+    wire  wx_valid$q;
+    reg  wx_valid$clock;
+    reg  wx_bank$d;
+    wire  wx_bank$q;
+    reg  wx_bank$clock;
+    reg  [19:0] wx_index$0$d;
+    wire  [19:0] wx_index$0$q;
+    reg  wx_index$0$clock;
+    reg  [19:0] wx_index$1$d;
+    wire  [19:0] wx_index$1$q;
+    reg  wx_index$1$clock;
+    reg  [19:0] wx_index$2$d;
+    wire  [19:0] wx_index$2$q;
+    reg  wx_index$2$clock;
+    reg  [19:0] wx_index$3$d;
+    wire  [19:0] wx_index$3$q;
+    reg  wx_index$3$clock;
+    reg  m_same4$0$d;
+    wire  m_same4$0$q;
+    reg  m_same4$0$clock;
+    reg  m_same4$1$d;
+    wire  m_same4$1$q;
+    reg  m_same4$1$clock;
+    reg  m_same4$2$d;
+    wire  m_same4$2$q;
+    reg  m_same4$2$clock;
+    reg  m_same4$3$d;
+    wire  m_same4$3$q;
+    reg  m_same4$3$clock;
+    reg  [23:0] fw3_data$0$d;
+    wire  [23:0] fw3_data$0$q;
+    reg  fw3_data$0$clock;
+    reg  [23:0] fw3_data$1$d;
+    wire  [23:0] fw3_data$1$q;
+    reg  fw3_data$1$clock;
+    reg  [23:0] fw3_data$2$d;
+    wire  [23:0] fw3_data$2$q;
+    reg  fw3_data$2$clock;
+    reg  [23:0] fw3_data$3$d;
+    wire  [23:0] fw3_data$3$q;
+    reg  fw3_data$3$clock;
+    reg  fw3_floor$0$d;
+    wire  fw3_floor$0$q;
+    reg  fw3_floor$0$clock;
+    reg  fw3_floor$1$d;
+    wire  fw3_floor$1$q;
+    reg  fw3_floor$1$clock;
+    reg  fw3_floor$2$d;
+    wire  fw3_floor$2$q;
+    reg  fw3_floor$2$clock;
+    reg  fw3_floor$3$d;
+    wire  fw3_floor$3$q;
+    reg  fw3_floor$3$clock;
+    reg  was_clearing0$d;
+    wire  was_clearing0$q;
+    reg  was_clearing0$clock;
+    reg  was_clearing1$d;
+    wire  was_clearing1$q;
+    reg  was_clearing1$clock;
     reg  [23:0] cu$c$0;
     reg  [23:0] cu$c$1;
     reg  [23:0] cu$c$2;
@@ -5485,6 +5698,10 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  [23:0] wb_word$1;
     reg  [23:0] wb_word$2;
     reg  [23:0] wb_word$3;
+    reg  [19:0] s0_index$0;
+    reg  [19:0] s0_index$1;
+    reg  [19:0] s0_index$2;
+    reg  [19:0] s0_index$3;
     
     // Sub module instances
     hwprof_board_icebreaker$profiler$counters$bank0$0 bank0$0(
@@ -5941,6 +6158,126 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .q(r_floor$3$q),
         .clock(r_floor$3$clock)
     );
+    hwprof_board_icebreaker$profiler$counters$p_index$0 p_index$0(
+        .d(p_index$0$d),
+        .q(p_index$0$q),
+        .clock(p_index$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$p_index$1 p_index$1(
+        .d(p_index$1$d),
+        .q(p_index$1$q),
+        .clock(p_index$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$p_index$2 p_index$2(
+        .d(p_index$2$d),
+        .q(p_index$2$q),
+        .clock(p_index$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$p_index$3 p_index$3(
+        .d(p_index$3$d),
+        .q(p_index$3$q),
+        .clock(p_index$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$wx_valid wx_valid(
+        .d(wx_valid$d),
+        .q(wx_valid$q),
+        .clock(wx_valid$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$wx_bank wx_bank(
+        .d(wx_bank$d),
+        .q(wx_bank$q),
+        .clock(wx_bank$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$wx_index$0 wx_index$0(
+        .d(wx_index$0$d),
+        .q(wx_index$0$q),
+        .clock(wx_index$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$wx_index$1 wx_index$1(
+        .d(wx_index$1$d),
+        .q(wx_index$1$q),
+        .clock(wx_index$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$wx_index$2 wx_index$2(
+        .d(wx_index$2$d),
+        .q(wx_index$2$q),
+        .clock(wx_index$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$wx_index$3 wx_index$3(
+        .d(wx_index$3$d),
+        .q(wx_index$3$q),
+        .clock(wx_index$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$m_same4$0 m_same4$0(
+        .d(m_same4$0$d),
+        .q(m_same4$0$q),
+        .clock(m_same4$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$m_same4$1 m_same4$1(
+        .d(m_same4$1$d),
+        .q(m_same4$1$q),
+        .clock(m_same4$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$m_same4$2 m_same4$2(
+        .d(m_same4$2$d),
+        .q(m_same4$2$q),
+        .clock(m_same4$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$m_same4$3 m_same4$3(
+        .d(m_same4$3$d),
+        .q(m_same4$3$q),
+        .clock(m_same4$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw3_data$0 fw3_data$0(
+        .d(fw3_data$0$d),
+        .q(fw3_data$0$q),
+        .clock(fw3_data$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw3_data$1 fw3_data$1(
+        .d(fw3_data$1$d),
+        .q(fw3_data$1$q),
+        .clock(fw3_data$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw3_data$2 fw3_data$2(
+        .d(fw3_data$2$d),
+        .q(fw3_data$2$q),
+        .clock(fw3_data$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw3_data$3 fw3_data$3(
+        .d(fw3_data$3$d),
+        .q(fw3_data$3$q),
+        .clock(fw3_data$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw3_floor$0 fw3_floor$0(
+        .d(fw3_floor$0$d),
+        .q(fw3_floor$0$q),
+        .clock(fw3_floor$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw3_floor$1 fw3_floor$1(
+        .d(fw3_floor$1$d),
+        .q(fw3_floor$1$q),
+        .clock(fw3_floor$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw3_floor$2 fw3_floor$2(
+        .d(fw3_floor$2$d),
+        .q(fw3_floor$2$q),
+        .clock(fw3_floor$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$fw3_floor$3 fw3_floor$3(
+        .d(fw3_floor$3$d),
+        .q(fw3_floor$3$q),
+        .clock(fw3_floor$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$was_clearing0 was_clearing0(
+        .d(was_clearing0$d),
+        .q(was_clearing0$q),
+        .clock(was_clearing0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$was_clearing1 was_clearing1(
+        .d(was_clearing1$d),
+        .q(was_clearing1$q),
+        .clock(was_clearing1$clock)
+    );
     hwprof_board_icebreaker$profiler$counters$cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
@@ -5971,12 +6308,20 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         w_bank$clock = clock;
         w_last$clock = clock;
         fw_upd$clock = clock;
+        wx_valid$clock = clock;
+        wx_bank$clock = clock;
+        was_clearing0$clock = clock;
+        was_clearing1$clock = clock;
         s1_bank$d = s1_bank$q;
         m_bank$d = m_bank$q;
         w_valid$d = w_valid$q;
         w_bank$d = w_bank$q;
         w_last$d = w_last$q;
         fw_upd$d = fw_upd$q;
+        wx_valid$d = wx_valid$q;
+        wx_bank$d = wx_bank$q;
+        was_clearing0$d = was_clearing0$q;
+        was_clearing1$d = was_clearing1$q;
         fw_upd$d = update;
         writes = valid & ~reset;
         w_valid$d = writes;
@@ -5996,6 +6341,14 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         clear1$start = reset | (clear_now & ram_bank);
         clearing0 = clear0$busy;
         clearing1 = clear1$busy;
+        was_clearing0$d = clear0$busy | clear0$start;
+        was_clearing1$d = clear1$busy | clear1$start;
+        if (output_register) begin
+            clearing0 = was_clearing0$q;
+            clearing1 = was_clearing1$q;
+        end
+        wx_valid$d = w_valid$q;
+        wx_bank$d = w_bank$q;
         if (write_stage & w_last$q) begin
             if (w_bank$q) begin
                 clearing1 = 1'b1;
@@ -6040,13 +6393,25 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw2_data$0$clock = clock;
         fw2_floor$0$clock = clock;
         r_c$0$clock = clock;
+        p_index$0$clock = clock;
+        wx_index$0$clock = clock;
+        m_same4$0$clock = clock;
+        fw3_data$0$clock = clock;
+        fw3_floor$0$clock = clock;
         bank0$0$read_address = read_index$0;
         bank1$0$read_address = read_index$0;
-        m_index$0$d = read_index$0;
-        s1_index$0$d = read_index$0;
-        fw_same$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
-        m_same2$0$d = writes & (read_bank == s1_bank$q) & (read_index$0 == s1_index$0$q);
-        m_same3$0$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$0 == w_index$0$q);
+        p_index$0$d = read_index$0;
+        s0_index$0 = read_index$0;
+        if (output_register) begin
+            s0_index$0 = p_index$0$q;
+        end
+        wx_index$0$d = w_index$0$q;
+        m_index$0$d = s0_index$0;
+        s1_index$0$d = s0_index$0;
+        fw_same$0$d = writes & (read_bank == s1_bank$q) & (s0_index$0 == s1_index$0$q);
+        m_same2$0$d = writes & (read_bank == s1_bank$q) & (s0_index$0 == s1_index$0$q);
+        m_same3$0$d = (write_stage | output_register) & w_valid$q & (read_bank == w_bank$q) & (s0_index$0 == w_index$0$q);
+        m_same4$0$d = write_stage & output_register & wx_valid$q & (read_bank == wx_bank$q) & (s0_index$0 == wx_index$0$q);
         same1$0 = writes & (m_bank$q == s1_bank$q) & (m_index$0$q == s1_index$0$q);
         fw_pick$0$d = write_stage & same1$0 & update;
         if (registered) begin
@@ -6080,13 +6445,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$0 = read_c$0;
             cu$floor$0 = read_floor$0;
         end
-        m_fwd$0 = fw2_data$0$q;
-        m_fwd_floor$0 = fw2_floor$0$q;
+        m_fwd$0 = fw3_data$0$q;
+        m_fwd_floor$0 = fw3_floor$0$q;
+        if (m_same3$0$q) begin
+            m_fwd$0 = fw2_data$0$q;
+            m_fwd_floor$0 = fw2_floor$0$q;
+        end
         if (m_same2$0$q) begin
             m_fwd$0 = fw_word$0;
             m_fwd_floor$0 = fw_word_floor$0;
         end
-        m_take$0 = m_same3$0$q | m_same2$0$q;
+        m_take$0 = m_same4$0$q | m_same3$0$q | m_same2$0$q;
         if (write_stage & same1$0) begin
             m_fwd$0 = cu$c$0 & stored;
             m_fwd_floor$0 = cu$floor$0;
@@ -6131,13 +6500,25 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw2_data$1$clock = clock;
         fw2_floor$1$clock = clock;
         r_c$1$clock = clock;
+        p_index$1$clock = clock;
+        wx_index$1$clock = clock;
+        m_same4$1$clock = clock;
+        fw3_data$1$clock = clock;
+        fw3_floor$1$clock = clock;
         bank0$1$read_address = read_index$1;
         bank1$1$read_address = read_index$1;
-        m_index$1$d = read_index$1;
-        s1_index$1$d = read_index$1;
-        fw_same$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
-        m_same2$1$d = writes & (read_bank == s1_bank$q) & (read_index$1 == s1_index$1$q);
-        m_same3$1$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$1 == w_index$1$q);
+        p_index$1$d = read_index$1;
+        s0_index$1 = read_index$1;
+        if (output_register) begin
+            s0_index$1 = p_index$1$q;
+        end
+        wx_index$1$d = w_index$1$q;
+        m_index$1$d = s0_index$1;
+        s1_index$1$d = s0_index$1;
+        fw_same$1$d = writes & (read_bank == s1_bank$q) & (s0_index$1 == s1_index$1$q);
+        m_same2$1$d = writes & (read_bank == s1_bank$q) & (s0_index$1 == s1_index$1$q);
+        m_same3$1$d = (write_stage | output_register) & w_valid$q & (read_bank == w_bank$q) & (s0_index$1 == w_index$1$q);
+        m_same4$1$d = write_stage & output_register & wx_valid$q & (read_bank == wx_bank$q) & (s0_index$1 == wx_index$1$q);
         same1$1 = writes & (m_bank$q == s1_bank$q) & (m_index$1$q == s1_index$1$q);
         fw_pick$1$d = write_stage & same1$1 & update;
         if (registered) begin
@@ -6171,13 +6552,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$1 = read_c$1;
             cu$floor$1 = read_floor$1;
         end
-        m_fwd$1 = fw2_data$1$q;
-        m_fwd_floor$1 = fw2_floor$1$q;
+        m_fwd$1 = fw3_data$1$q;
+        m_fwd_floor$1 = fw3_floor$1$q;
+        if (m_same3$1$q) begin
+            m_fwd$1 = fw2_data$1$q;
+            m_fwd_floor$1 = fw2_floor$1$q;
+        end
         if (m_same2$1$q) begin
             m_fwd$1 = fw_word$1;
             m_fwd_floor$1 = fw_word_floor$1;
         end
-        m_take$1 = m_same3$1$q | m_same2$1$q;
+        m_take$1 = m_same4$1$q | m_same3$1$q | m_same2$1$q;
         if (write_stage & same1$1) begin
             m_fwd$1 = cu$c$1 & stored;
             m_fwd_floor$1 = cu$floor$1;
@@ -6222,13 +6607,25 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw2_data$2$clock = clock;
         fw2_floor$2$clock = clock;
         r_c$2$clock = clock;
+        p_index$2$clock = clock;
+        wx_index$2$clock = clock;
+        m_same4$2$clock = clock;
+        fw3_data$2$clock = clock;
+        fw3_floor$2$clock = clock;
         bank0$2$read_address = read_index$2;
         bank1$2$read_address = read_index$2;
-        m_index$2$d = read_index$2;
-        s1_index$2$d = read_index$2;
-        fw_same$2$d = writes & (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
-        m_same2$2$d = writes & (read_bank == s1_bank$q) & (read_index$2 == s1_index$2$q);
-        m_same3$2$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$2 == w_index$2$q);
+        p_index$2$d = read_index$2;
+        s0_index$2 = read_index$2;
+        if (output_register) begin
+            s0_index$2 = p_index$2$q;
+        end
+        wx_index$2$d = w_index$2$q;
+        m_index$2$d = s0_index$2;
+        s1_index$2$d = s0_index$2;
+        fw_same$2$d = writes & (read_bank == s1_bank$q) & (s0_index$2 == s1_index$2$q);
+        m_same2$2$d = writes & (read_bank == s1_bank$q) & (s0_index$2 == s1_index$2$q);
+        m_same3$2$d = (write_stage | output_register) & w_valid$q & (read_bank == w_bank$q) & (s0_index$2 == w_index$2$q);
+        m_same4$2$d = write_stage & output_register & wx_valid$q & (read_bank == wx_bank$q) & (s0_index$2 == wx_index$2$q);
         same1$2 = writes & (m_bank$q == s1_bank$q) & (m_index$2$q == s1_index$2$q);
         fw_pick$2$d = write_stage & same1$2 & update;
         if (registered) begin
@@ -6262,13 +6659,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$2 = read_c$2;
             cu$floor$2 = read_floor$2;
         end
-        m_fwd$2 = fw2_data$2$q;
-        m_fwd_floor$2 = fw2_floor$2$q;
+        m_fwd$2 = fw3_data$2$q;
+        m_fwd_floor$2 = fw3_floor$2$q;
+        if (m_same3$2$q) begin
+            m_fwd$2 = fw2_data$2$q;
+            m_fwd_floor$2 = fw2_floor$2$q;
+        end
         if (m_same2$2$q) begin
             m_fwd$2 = fw_word$2;
             m_fwd_floor$2 = fw_word_floor$2;
         end
-        m_take$2 = m_same3$2$q | m_same2$2$q;
+        m_take$2 = m_same4$2$q | m_same3$2$q | m_same2$2$q;
         if (write_stage & same1$2) begin
             m_fwd$2 = cu$c$2 & stored;
             m_fwd_floor$2 = cu$floor$2;
@@ -6313,13 +6714,25 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw2_data$3$clock = clock;
         fw2_floor$3$clock = clock;
         r_c$3$clock = clock;
+        p_index$3$clock = clock;
+        wx_index$3$clock = clock;
+        m_same4$3$clock = clock;
+        fw3_data$3$clock = clock;
+        fw3_floor$3$clock = clock;
         bank0$3$read_address = read_index$3;
         bank1$3$read_address = read_index$3;
-        m_index$3$d = read_index$3;
-        s1_index$3$d = read_index$3;
-        fw_same$3$d = writes & (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
-        m_same2$3$d = writes & (read_bank == s1_bank$q) & (read_index$3 == s1_index$3$q);
-        m_same3$3$d = write_stage & w_valid$q & (read_bank == w_bank$q) & (read_index$3 == w_index$3$q);
+        p_index$3$d = read_index$3;
+        s0_index$3 = read_index$3;
+        if (output_register) begin
+            s0_index$3 = p_index$3$q;
+        end
+        wx_index$3$d = w_index$3$q;
+        m_index$3$d = s0_index$3;
+        s1_index$3$d = s0_index$3;
+        fw_same$3$d = writes & (read_bank == s1_bank$q) & (s0_index$3 == s1_index$3$q);
+        m_same2$3$d = writes & (read_bank == s1_bank$q) & (s0_index$3 == s1_index$3$q);
+        m_same3$3$d = (write_stage | output_register) & w_valid$q & (read_bank == w_bank$q) & (s0_index$3 == w_index$3$q);
+        m_same4$3$d = write_stage & output_register & wx_valid$q & (read_bank == wx_bank$q) & (s0_index$3 == wx_index$3$q);
         same1$3 = writes & (m_bank$q == s1_bank$q) & (m_index$3$q == s1_index$3$q);
         fw_pick$3$d = write_stage & same1$3 & update;
         if (registered) begin
@@ -6353,13 +6766,17 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
             cu$c$3 = read_c$3;
             cu$floor$3 = read_floor$3;
         end
-        m_fwd$3 = fw2_data$3$q;
-        m_fwd_floor$3 = fw2_floor$3$q;
+        m_fwd$3 = fw3_data$3$q;
+        m_fwd_floor$3 = fw3_floor$3$q;
+        if (m_same3$3$q) begin
+            m_fwd$3 = fw2_data$3$q;
+            m_fwd_floor$3 = fw2_floor$3$q;
+        end
         if (m_same2$3$q) begin
             m_fwd$3 = fw_word$3;
             m_fwd_floor$3 = fw_word_floor$3;
         end
-        m_take$3 = m_same3$3$q | m_same2$3$q;
+        m_take$3 = m_same4$3$q | m_same3$3$q | m_same2$3$q;
         if (write_stage & same1$3) begin
             m_fwd$3 = cu$c$3 & stored;
             m_fwd_floor$3 = cu$floor$3;
@@ -6390,6 +6807,8 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw_incfloor$0$d = cu$w_floor$0;
         fw2_data$0$d = fw_word$0;
         fw2_floor$0$d = fw_word_floor$0;
+        fw3_data$0$d = fw2_data$0$q;
+        fw3_floor$0$d = fw2_floor$0$q;
         fw_ram_word$0 = fw_word$0;
         if (fw_word_floor$0) begin
             fw_ram_word$0 = fw_word$0 | floor_bit;
@@ -6441,6 +6860,8 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw_incfloor$1$d = cu$w_floor$1;
         fw2_data$1$d = fw_word$1;
         fw2_floor$1$d = fw_word_floor$1;
+        fw3_data$1$d = fw2_data$1$q;
+        fw3_floor$1$d = fw2_floor$1$q;
         fw_ram_word$1 = fw_word$1;
         if (fw_word_floor$1) begin
             fw_ram_word$1 = fw_word$1 | floor_bit;
@@ -6492,6 +6913,8 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw_incfloor$2$d = cu$w_floor$2;
         fw2_data$2$d = fw_word$2;
         fw2_floor$2$d = fw_word_floor$2;
+        fw3_data$2$d = fw2_data$2$q;
+        fw3_floor$2$d = fw2_floor$2$q;
         fw_ram_word$2 = fw_word$2;
         if (fw_word_floor$2) begin
             fw_ram_word$2 = fw_word$2 | floor_bit;
@@ -6543,6 +6966,8 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         fw_incfloor$3$d = cu$w_floor$3;
         fw2_data$3$d = fw_word$3;
         fw2_floor$3$d = fw_word_floor$3;
+        fw3_data$3$d = fw2_data$3$q;
+        fw3_floor$3$d = fw2_floor$3$q;
         fw_ram_word$3 = fw_word$3;
         if (fw_word_floor$3) begin
             fw_ram_word$3 = fw_word$3 | floor_bit;
@@ -8439,6 +8864,158 @@ module hwprof_board_icebreaker$profiler$counters$fw2_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$3
 
 
+module hwprof_board_icebreaker$profiler$counters$fw3_data$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw3_data$0
+
+
+module hwprof_board_icebreaker$profiler$counters$fw3_data$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw3_data$1
+
+
+module hwprof_board_icebreaker$profiler$counters$fw3_data$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw3_data$2
+
+
+module hwprof_board_icebreaker$profiler$counters$fw3_data$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw3_data$3
+
+
+module hwprof_board_icebreaker$profiler$counters$fw3_floor$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw3_floor$0
+
+
+module hwprof_board_icebreaker$profiler$counters$fw3_floor$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw3_floor$1
+
+
+module hwprof_board_icebreaker$profiler$counters$fw3_floor$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw3_floor$2
+
+
+module hwprof_board_icebreaker$profiler$counters$fw3_floor$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$fw3_floor$3
+
+
 module hwprof_board_icebreaker$profiler$counters$fw_c$0(d,q,clock);
     
     // Module arguments
@@ -9313,6 +9890,158 @@ module hwprof_board_icebreaker$profiler$counters$m_same3$3(d,q,clock);
 endmodule // top$profiler$counters$m_same3$3
 
 
+module hwprof_board_icebreaker$profiler$counters$m_same4$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_same4$0
+
+
+module hwprof_board_icebreaker$profiler$counters$m_same4$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_same4$1
+
+
+module hwprof_board_icebreaker$profiler$counters$m_same4$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_same4$2
+
+
+module hwprof_board_icebreaker$profiler$counters$m_same4$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$m_same4$3
+
+
+module hwprof_board_icebreaker$profiler$counters$p_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$p_index$0
+
+
+module hwprof_board_icebreaker$profiler$counters$p_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$p_index$1
+
+
+module hwprof_board_icebreaker$profiler$counters$p_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$p_index$2
+
+
+module hwprof_board_icebreaker$profiler$counters$p_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$p_index$3
+
+
 module hwprof_board_icebreaker$profiler$counters$r_c$0(d,q,clock);
     
     // Module arguments
@@ -9693,6 +10422,158 @@ module hwprof_board_icebreaker$profiler$counters$w_valid(d,q,clock);
 endmodule // top$profiler$counters$w_valid
 
 
+module hwprof_board_icebreaker$profiler$counters$was_clearing0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$was_clearing0
+
+
+module hwprof_board_icebreaker$profiler$counters$was_clearing1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$was_clearing1
+
+
+module hwprof_board_icebreaker$profiler$counters$wx_bank(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$wx_bank
+
+
+module hwprof_board_icebreaker$profiler$counters$wx_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$wx_index$0
+
+
+module hwprof_board_icebreaker$profiler$counters$wx_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$wx_index$1
+
+
+module hwprof_board_icebreaker$profiler$counters$wx_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$wx_index$2
+
+
+module hwprof_board_icebreaker$profiler$counters$wx_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$wx_index$3
+
+
+module hwprof_board_icebreaker$profiler$counters$wx_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$wx_valid
+
+
 module hwprof_board_icebreaker$profiler$d_last(d,q,clock);
     
     // Module arguments
@@ -9729,6 +10610,158 @@ module hwprof_board_icebreaker$profiler$d_valid(d,q,clock);
     end
           
 endmodule // top$profiler$d_valid
+
+
+module hwprof_board_icebreaker$profiler$g_a(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$g_a
+
+
+module hwprof_board_icebreaker$profiler$g_b(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$g_b
+
+
+module hwprof_board_icebreaker$profiler$g_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$g_index$0
+
+
+module hwprof_board_icebreaker$profiler$g_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$g_index$1
+
+
+module hwprof_board_icebreaker$profiler$g_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$g_index$2
+
+
+module hwprof_board_icebreaker$profiler$g_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$g_index$3
+
+
+module hwprof_board_icebreaker$profiler$g_set(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$g_set
+
+
+module hwprof_board_icebreaker$profiler$g_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$g_valid
 
 
 module hwprof_board_icebreaker$profiler$h_a(d,q,clock);
@@ -12397,6 +13430,25 @@ module hwprof_board_icebreaker$profiler$set_hash$bits(bits$0,bits$1,bits$2,bits$
     // Update code (custom)
     always @(*) word = {bits$19, bits$18, bits$17, bits$16, bits$15, bits$14, bits$13, bits$12, bits$11, bits$10, bits$9, bits$8, bits$7, bits$6, bits$5, bits$4, bits$3, bits$2, bits$1, bits$0};
 endmodule // top$profiler$set_hash$bits
+
+
+module hwprof_board_icebreaker$profiler$stale(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$stale
 
 
 module hwprof_board_icebreaker$reset_q(d,q,clock);

@@ -118,7 +118,7 @@ pub struct BitstreamArgs {
     #[arg(long)]
     top: Option<String>,
     /// The clock the PLL makes from the board's oscillator, in MHz, and the constraint the design
-    /// must meet (default: the board preset's, iCEBreaker 30, ULX3S 85; the oscillator's own
+    /// must meet (default: the board preset's, iCEBreaker 30, ULX3S 100; the oscillator's own
     /// frequency means no PLL). With --verilog: the constraint only (default: the oscillator's).
     #[arg(long)]
     clock_mhz: Option<f64>,

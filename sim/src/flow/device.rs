@@ -188,7 +188,7 @@ impl Board {
     pub fn default_clock_hz(self) -> u64 {
         match self {
             Board::Icebreaker => 30_000_000,
-            Board::Ulx3s => 85_000_000,
+            Board::Ulx3s => 100_000_000,
         }
     }
 
