@@ -16,7 +16,8 @@
 //!   registers), C (tag compare, and the metas and counters forwarded from the events ahead and
 //!   registered) and D (decision and write-back; see [`SetAssociativeAccumulator`] and
 //!   [`CounterTables`]'s registered read), and two clocks in which no event enters stage 0 after
-//!   the last event of each interval (1 − 2/L events per clock at most).
+//!   the last event of each interval (1 − 2/L events per clock at most). With the counters'
+//!   output register the hash is a stage earlier (G, before H; see `stale`).
 //!
 //! **Back-pressure.** `in_ready` comes from flip-flops — the input's skid register is empty and
 //! the counter bank of the input's interval is clean — so neither the hash nor stage 0's decision
@@ -237,8 +238,8 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.tag.next = (bit_cast::<TAG_BITS, 64>(self.h_b.q.val()) << self.b_shift.val())
             | bit_cast::<TAG_BITS, 64>(self.h_a.q.val());
         self.acc.lookup_tag.next = self.tag.val();
-        // Stage H: mask and hash (counter indices, accumulator set) the skid register's event if
-        // it holds one, else the input's. `in_ready` comes from flip-flops: the skid register is
+        // Stage H (stage G with the output register): mask and hash (counter indices, accumulator
+        // set) the skid register's event if it holds one, else the input's. `in_ready` comes from flip-flops: the skid register is
         // empty, and the input interval's counter bank is clean (so the clearing after reset
         // holds the input, not two events in H and the skid register); the hash and stage 0's
         // decision never reach the input handshake.
