@@ -37,7 +37,7 @@
 //! the RAMs are read through a second register ([`TableRam::with_output_register`]; on the ECP5
 //! the DP16KD's own), so that stage M's register is fed from a register with a short clock-to-out
 //! instead of from the block RAM's long one. The read is then issued a clock earlier, in stage R:
-//! `read_index` is the index of the event stage 0 is to hold a clock later (the profiler offers
+//! `read_index` is the index of the event stage 0 is to hold a clock later (the profiler accepts
 //! stage 0's event only when its read was issued in the clock before), and `read_bank` stays
 //! stage 0's (both banks are read at the index). Stage 0's compares then start
 //! from the registered index, and the read also misses the write made in stage R's clock, one
