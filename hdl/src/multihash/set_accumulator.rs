@@ -173,6 +173,8 @@ accumulator! {
         rep_interval: DFF<Bits<32>>,
         // Stage 0.
         scan: Signal<Local, Bit>,
+        /// The scanner moves to the next set (this one is not pending, or it is retired now).
+        scan_advance: Signal<Local, Bit>,
         room: Signal<Local, Bit>,
         s0_set: Signal<Local, Bits<ADDRESS_BITS>>,
         // Stages C and D: the op retires a set.
@@ -364,6 +366,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             term: Default::default(),
             rep_interval: Default::default(),
             scan: Default::default(),
+            scan_advance: Default::default(),
             room: Default::default(),
             s0_set: Default::default(),
             c_pend: Default::default(),
@@ -753,7 +756,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.c_set.d.next = self.s0_set.val();
         self.c_tag.d.next = self.lookup_tag.val();
-        if !self.lookup_offer.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
+        self.scan_advance.next =
+            !self.lookup_offer.val() & (!self.epochs.scan_pend.val() | self.scan.val());
+        self.epochs.scan_advance.next = self.scan_advance.val();
+        if self.scan_advance.val() {
             self.scan_set.d.next = self.scan_set.q.val() + self.set_one.val();
             if self.scan_set.q.val() == self.last_set.val() {
                 self.scan_set.d.next = 0.into();
@@ -853,6 +859,8 @@ pub struct SetEpochs {
     pub d_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub scan_set: Signal<In, Bits<ADDRESS_BITS>>,
+    /// The scanner's set after this clock is `scan_set + 1` (wrapping), else `scan_set`.
+    pub scan_advance: Signal<In, Bit>,
     pub c_set: Signal<In, Bits<ADDRESS_BITS>>,
     /// Stage 0 takes the lookup's set (else the scanner's) to stage C.
     pub lookup: Signal<In, Bit>,
@@ -885,6 +893,9 @@ pub struct SetEpochs {
     _known: bool,
     _c: bool,
     _any: bool,
+    /// Registered: the flag of the scanner's set after this clock (`scan_advance` picks it), so
+    /// the scanner's decision starts from a flip-flop, not an S-to-1 select.
+    _scan: bool,
     /// Last clock's `touch & hot` and stage D's set then; last clock's `roll`.
     _hq: bool,
     _sq: usize,
@@ -900,6 +911,7 @@ impl SetEpochs {
             d_set: Default::default(),
             lookup_set: Default::default(),
             scan_set: Default::default(),
+            scan_advance: Default::default(),
             c_set: Default::default(),
             lookup: Default::default(),
             lookup_hold: Default::default(),
@@ -924,6 +936,7 @@ impl SetEpochs {
             _known: false,
             _c: false,
             _any: false,
+            _scan: false,
             _hq: false,
             _sq: 0,
             _rq: false,
@@ -979,13 +992,16 @@ impl Logic for SetEpochs {
             self._known = !self.reset.val() & self.lookup_hold.val();
             self._c = at(&self._pend, c_next);
             self._any = self._pend.iter().any(|&p| p);
+            let n = self._pend.len();
+            let scan = (u64_bits(self.scan_set.val()) & low) as usize;
+            self._scan = self._pend[(scan + usize::from(self.scan_advance.val())) % n];
             self._hq = !self.reset.val() & self.touch.val() & self.hot.val();
             self._sq = s;
             self._rq = !self.reset.val() & self.roll.val();
         }
         [self.d_cur.next, self.d_prev.next, self.d_pend.next] = self._d;
         self.lookup_pend.next = !self._known | self._lookup;
-        self.scan_pend.next = at(&self._pend, self.scan_set.val());
+        self.scan_pend.next = self._scan;
         self.c_pend.next = self._c;
         self.any_pend.next = self._any;
         self.rolling.next = self._rq;
@@ -1021,6 +1037,21 @@ impl Logic for SetEpochs {
                 format!("      sq <= d_set[{}:0];\n", ab - 1),
             ),
         };
+        // The flag at scan_set + 1: the rotated vectors at scan_set (no adder before the select).
+        let s1_decl = match ab {
+            0 => "wire s1_next = s_next;\n".to_string(),
+            _ => format!(
+                "\
+wire [{m}:0] scan1 = scan_set[{m}:0] + 1'b1;
+wire [{hi}:0] pend_rot = {{pend[0], pend[{hi}:1]}};
+wire [{hi}:0] rep_rot = {{rep[0], rep[{hi}:1]}};
+wire s1_next = rq ? (rep_rot[{scan}] | (hq & (scan1 == sq))) : (pend_rot[{scan}] & ~(retire & (scan1 == d_set[{m}:0])));
+",
+                m = ab - 1,
+                hi = n - 1,
+                scan = set("scan_set"),
+            ),
+        };
         Verilog::Custom(format!(
             "\
 reg [{hi}:0] cur;
@@ -1034,6 +1065,7 @@ reg lookup_r;
 reg known_r;
 reg c_pend_r;
 reg any_pend_r;
+reg scan_r;
 reg hq;
 reg rq;
 {sq_decl}wire [{hi}:0] sel = {n}'d1 << {s1};
@@ -1044,7 +1076,7 @@ wire l_same = {l_same};
 wire s_same = {s_same};
 wire l_next = rq ? (rep[{lookup}] | (hq & ({l_q}))) : (pend[{lookup}] & ~(retire & l_same));
 wire s_next = rq ? (rep[{scan}] | (hq & ({s_q}))) : (pend[{scan}] & ~(retire & s_same));
-wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
+{s1_decl}wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
 
 always @(posedge clock) begin
    if (reset) begin
@@ -1059,6 +1091,7 @@ always @(posedge clock) begin
       known_r <= 1'b0;
       c_pend_r <= 1'b0;
       any_pend_r <= 1'b0;
+      scan_r <= 1'b0;
       hq <= 1'b0;
       rq <= 1'b0;
    end else begin
@@ -1082,6 +1115,7 @@ always @(posedge clock) begin
       known_r <= lookup_hold;
       c_pend_r <= lookup ? l_next : s_next;
       any_pend_r <= any_next;
+      scan_r <= scan_advance ? s1_next : s_next;
       hq <= touch & hot;
       rq <= roll;
 {sq_load}   end
@@ -1092,7 +1126,7 @@ always @(*) begin
    d_prev = d_prev_r;
    d_pend = d_pend_r;
    lookup_pend = ~known_r | lookup_r;
-   scan_pend = pend[{scan}];
+   scan_pend = scan_r;
    c_pend = c_pend_r;
    any_pend = any_pend_r;
    rolling = rq;
