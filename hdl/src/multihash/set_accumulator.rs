@@ -3,7 +3,9 @@
 //!
 //! **Storage.** S = 2^k sets of W ways. Way w is two RAMs of S words read in parallel with the
 //! other ways: `tags[w]` (the tuple, [`TAG_BITS`] bits) and `metas[w]` (the count in the low `count_width` bits, then
-//! **locked**, then valid). An entry is empty (not valid), locked, or
+//! **locked**, then valid, then — the **predicates in block RAM**, where the RAMs have the two bits
+//! spare ([`has_spare_bit`]) and T ≥ 2 — count ≥ T and count ≥ T − 1, written with the word as the
+//! forwarded words carry them). An entry is empty (not valid), locked, or
 //! **replaceable** (valid, not locked: retained from the previous interval). Entry order — for
 //! allocation and in the model — is set-major, way-minor: within a set, lowest way first.
 //!
@@ -20,7 +22,7 @@
 //!   the tuple is compared with that op's instead (`fw_eq`, registered). The W metas arrive, the
 //!   words the ops two and three ahead wrote take their place when one was on the same set (the
 //!   read missed those writes; the younger wins), and they are registered with their threshold predicates (count ≥ T,
-//!   count ≥ T − 1: compared on the RAM word, carried with a forwarded one), so stage D compares
+//!   count ≥ T − 1: compared on the RAM word or stored in it, carried with a forwarded one), so stage D compares
 //!   no count read from a RAM or forwarded; the set and the tuple are compared with those of the
 //!   op ahead (registered: `ahead1`, `key1`, with the op in D);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
@@ -74,7 +76,7 @@
 
 use super::accumulator::{accumulator, new_accumulator};
 use super::primitives::{vec_of, Priority};
-use crate::block_ram::{address_bits, TableRam, ADDRESS_BITS};
+use crate::block_ram::{address_bits, has_spare_bit, TableRam, ADDRESS_BITS};
 use crate::util::u64_bits;
 use rust_hdl::prelude::*;
 
@@ -200,6 +202,16 @@ accumulator! {
         /// The threshold predicates of stage C's words, chosen with the words.
         c_ge: Vec<Signal<Local, Bit>>,
         c_floor: Vec<Signal<Local, Bit>>,
+        /// The predicates in block RAM (see the module documentation): the bits of a meta word
+        /// that hold count >= T (`ge_bit`) and count >= T − 1 (`floor_bit`), zero (and
+        /// `predicates_in_ram` low) where they are not stored; `word_mask` keeps a word's count
+        /// and state.
+        predicates_in_ram: Constant<Bit>,
+        ge_bit: Constant<Bits<CB>>,
+        floor_bit: Constant<Bits<CB>>,
+        word_mask: Constant<Bits<CB>>,
+        /// Stage W: the predicate bits written with a way's meta.
+        w_flags: Vec<Signal<Local, Bits<CB>>>,
         r_meta: Vec<DFF<Bits<CB>>>,
         r_ge: Vec<DFF<Bit>>,
         r_floor: Vec<DFF<Bit>>,
@@ -315,6 +327,13 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             threshold <= field && count_max <= field,
             "counts fit the count field"
         );
+        // A word never written reads as zero: its stored predicates are right only if a count of
+        // 0 is below T − 1.
+        let predicates_in_ram = threshold >= 2
+            && count_width + 4 <= CB.min(63)
+            && has_spare_bit(sets, count_width + 2)
+            && has_spare_bit(sets, count_width + 3);
+        let meta_width = count_width + 2 + 2 * predicates_in_ram as usize;
         new_accumulator!(SetAssociativeAccumulator {
             lookup_offer: Default::default(),
             lookup: Default::default(),
@@ -329,7 +348,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
                 .map(|_| TableRam::new(sets, tag_width).forwarded())
                 .collect(),
             metas: (0..ways)
-                .map(|_| TableRam::new(sets, count_width + 2).forwarded())
+                .map(|_| TableRam::new(sets, meta_width).forwarded())
                 .collect(),
             epochs: SetEpochs::new(sets),
             c_op: Default::default(),
@@ -377,6 +396,11 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             raw_valid: vec_of(ways),
             raw_ge: vec_of(ways),
             c_meta: vec_of(ways),
+            predicates_in_ram: Constant::new(predicates_in_ram),
+            ge_bit: Constant::new((predicates_in_ram as u64 * (1 << (count_width + 2))).into()),
+            floor_bit: Constant::new((predicates_in_ram as u64 * (1 << (count_width + 3))).into()),
+            word_mask: Constant::new(((1u64 << (count_width + 2)) - 1).into()),
+            w_flags: vec_of(ways),
             c_fwd: vec_of(ways),
             c_fwd_ge: vec_of(ways),
             c_fwd_floor: vec_of(ways),
@@ -543,11 +567,16 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.c_fwd_ge[w].next = self.fw_ge[w].val();
                 self.c_fwd_floor[w].next = self.fw_floor[w].val();
             }
-            self.c_meta[w].next = self.metas[w].read_data.val();
-            self.c_ge[w].next =
-                (self.metas[w].read_data.val() & self.count_mask.val()) >= self.threshold.val();
-            self.c_floor[w].next =
-                (self.metas[w].read_data.val() & self.count_mask.val()) >= self.lock_floor.val();
+            self.c_meta[w].next = self.metas[w].read_data.val() & self.word_mask.val();
+            if self.predicates_in_ram.val() {
+                self.c_ge[w].next = (self.metas[w].read_data.val() & self.ge_bit.val()).any();
+                self.c_floor[w].next = (self.metas[w].read_data.val() & self.floor_bit.val()).any();
+            } else {
+                self.c_ge[w].next =
+                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.threshold.val();
+                self.c_floor[w].next = (self.metas[w].read_data.val() & self.count_mask.val())
+                    >= self.lock_floor.val();
+            }
             if self.c_same3.q.val() | self.c_same2.q.val() {
                 self.c_meta[w].next = self.c_fwd[w].val();
                 self.c_ge[w].next = self.c_fwd_ge[w].val();
@@ -703,7 +732,15 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.tags[w].write_enable.next = self.alloc[w].val();
             }
             self.metas[w].write_address.next = self.fw_set.q.val();
-            self.metas[w].write_data.next = self.fw_word[w].val();
+            self.w_flags[w].next = self.zero_c.val();
+            if self.fw_ge[w].val() & self.fw_floor[w].val() {
+                self.w_flags[w].next = self.ge_bit.val() | self.floor_bit.val();
+            } else if self.fw_ge[w].val() {
+                self.w_flags[w].next = self.ge_bit.val();
+            } else if self.fw_floor[w].val() {
+                self.w_flags[w].next = self.floor_bit.val();
+            }
+            self.metas[w].write_data.next = self.fw_word[w].val() | self.w_flags[w].val();
             self.metas[w].write_enable.next = self.fw_valid.q.val();
             self.fw_ge_r[w].d.next = self.fw_ge_r[w].q.val();
             self.fw_floor_r[w].d.next = self.fw_floor_r[w].q.val();
