@@ -3,7 +3,9 @@
 //!
 //! **Storage.** S = 2^k sets of W ways. Way w is two RAMs of S words read in parallel with the
 //! other ways: `tags[w]` (the tuple, [`TAG_BITS`] bits) and `metas[w]` (the count in the low `count_width` bits, then
-//! **locked**, then valid). An entry is empty (not valid), locked, or
+//! **locked**, then valid, then — the **predicates in block RAM**, where the RAMs have the two bits
+//! spare ([`has_spare_bit`]) and T ≥ 2 — count ≥ T and count ≥ T − 1, written with the word as the
+//! forwarded words carry them). An entry is empty (not valid), locked, or
 //! **replaceable** (valid, not locked: retained from the previous interval). Entry order — for
 //! allocation and in the model — is set-major, way-minor: within a set, lowest way first.
 //!
@@ -20,7 +22,7 @@
 //!   the tuple is compared with that op's instead (`fw_eq`, registered). The W metas arrive, the
 //!   words the ops two and three ahead wrote take their place when one was on the same set (the
 //!   read missed those writes; the younger wins), and they are registered with their threshold predicates (count ≥ T,
-//!   count ≥ T − 1: compared on the RAM word, carried with a forwarded one), so stage D compares
+//!   count ≥ T − 1: compared on the RAM word or stored in it, carried with a forwarded one), so stage D compares
 //!   no count read from a RAM or forwarded; the set and the tuple are compared with those of the
 //!   op ahead (registered: `ahead1`, `key1`, with the op in D);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
@@ -74,7 +76,7 @@
 
 use super::accumulator::{accumulator, new_accumulator};
 use super::primitives::{vec_of, Priority};
-use crate::block_ram::{address_bits, TableRam, ADDRESS_BITS};
+use crate::block_ram::{address_bits, has_spare_bit, TableRam, ADDRESS_BITS};
 use crate::util::u64_bits;
 use rust_hdl::prelude::*;
 
@@ -173,6 +175,8 @@ accumulator! {
         rep_interval: DFF<Bits<32>>,
         // Stage 0.
         scan: Signal<Local, Bit>,
+        /// The scanner moves to the next set (this one is not pending, or it is retired now).
+        scan_advance: Signal<Local, Bit>,
         room: Signal<Local, Bit>,
         s0_set: Signal<Local, Bits<ADDRESS_BITS>>,
         // Stages C and D: the op retires a set.
@@ -198,6 +202,16 @@ accumulator! {
         /// The threshold predicates of stage C's words, chosen with the words.
         c_ge: Vec<Signal<Local, Bit>>,
         c_floor: Vec<Signal<Local, Bit>>,
+        /// The predicates in block RAM (see the module documentation): the bits of a meta word
+        /// that hold count >= T (`ge_bit`) and count >= T − 1 (`floor_bit`), zero (and
+        /// `predicates_in_ram` low) where they are not stored; `word_mask` keeps a word's count
+        /// and state.
+        predicates_in_ram: Constant<Bit>,
+        ge_bit: Constant<Bits<CB>>,
+        floor_bit: Constant<Bits<CB>>,
+        word_mask: Constant<Bits<CB>>,
+        /// Stage W: the predicate bits written with a way's meta.
+        w_flags: Vec<Signal<Local, Bits<CB>>>,
         r_meta: Vec<DFF<Bits<CB>>>,
         r_ge: Vec<DFF<Bit>>,
         r_floor: Vec<DFF<Bit>>,
@@ -313,6 +327,13 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             threshold <= field && count_max <= field,
             "counts fit the count field"
         );
+        // A word never written reads as zero: its stored predicates are right only if a count of
+        // 0 is below T − 1.
+        let predicates_in_ram = threshold >= 2
+            && count_width + 4 <= CB.min(63)
+            && has_spare_bit(sets, count_width + 2)
+            && has_spare_bit(sets, count_width + 3);
+        let meta_width = count_width + 2 + 2 * predicates_in_ram as usize;
         new_accumulator!(SetAssociativeAccumulator {
             lookup_offer: Default::default(),
             lookup: Default::default(),
@@ -327,7 +348,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
                 .map(|_| TableRam::new(sets, tag_width).forwarded())
                 .collect(),
             metas: (0..ways)
-                .map(|_| TableRam::new(sets, count_width + 2).forwarded())
+                .map(|_| TableRam::new(sets, meta_width).forwarded())
                 .collect(),
             epochs: SetEpochs::new(sets),
             c_op: Default::default(),
@@ -364,6 +385,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             term: Default::default(),
             rep_interval: Default::default(),
             scan: Default::default(),
+            scan_advance: Default::default(),
             room: Default::default(),
             s0_set: Default::default(),
             c_pend: Default::default(),
@@ -374,6 +396,11 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             raw_valid: vec_of(ways),
             raw_ge: vec_of(ways),
             c_meta: vec_of(ways),
+            predicates_in_ram: Constant::new(predicates_in_ram),
+            ge_bit: Constant::new((predicates_in_ram as u64 * (1 << (count_width + 2))).into()),
+            floor_bit: Constant::new((predicates_in_ram as u64 * (1 << (count_width + 3))).into()),
+            word_mask: Constant::new(((1u64 << (count_width + 2)) - 1).into()),
+            w_flags: vec_of(ways),
             c_fwd: vec_of(ways),
             c_fwd_ge: vec_of(ways),
             c_fwd_floor: vec_of(ways),
@@ -540,11 +567,16 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.c_fwd_ge[w].next = self.fw_ge[w].val();
                 self.c_fwd_floor[w].next = self.fw_floor[w].val();
             }
-            self.c_meta[w].next = self.metas[w].read_data.val();
-            self.c_ge[w].next =
-                (self.metas[w].read_data.val() & self.count_mask.val()) >= self.threshold.val();
-            self.c_floor[w].next =
-                (self.metas[w].read_data.val() & self.count_mask.val()) >= self.lock_floor.val();
+            self.c_meta[w].next = self.metas[w].read_data.val() & self.word_mask.val();
+            if self.predicates_in_ram.val() {
+                self.c_ge[w].next = (self.metas[w].read_data.val() & self.ge_bit.val()).any();
+                self.c_floor[w].next = (self.metas[w].read_data.val() & self.floor_bit.val()).any();
+            } else {
+                self.c_ge[w].next =
+                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.threshold.val();
+                self.c_floor[w].next = (self.metas[w].read_data.val() & self.count_mask.val())
+                    >= self.lock_floor.val();
+            }
             if self.c_same3.q.val() | self.c_same2.q.val() {
                 self.c_meta[w].next = self.c_fwd[w].val();
                 self.c_ge[w].next = self.c_fwd_ge[w].val();
@@ -700,7 +732,15 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.tags[w].write_enable.next = self.alloc[w].val();
             }
             self.metas[w].write_address.next = self.fw_set.q.val();
-            self.metas[w].write_data.next = self.fw_word[w].val();
+            self.w_flags[w].next = self.zero_c.val();
+            if self.fw_ge[w].val() & self.fw_floor[w].val() {
+                self.w_flags[w].next = self.ge_bit.val() | self.floor_bit.val();
+            } else if self.fw_ge[w].val() {
+                self.w_flags[w].next = self.ge_bit.val();
+            } else if self.fw_floor[w].val() {
+                self.w_flags[w].next = self.floor_bit.val();
+            }
+            self.metas[w].write_data.next = self.fw_word[w].val() | self.w_flags[w].val();
             self.metas[w].write_enable.next = self.fw_valid.q.val();
             self.fw_ge_r[w].d.next = self.fw_ge_r[w].q.val();
             self.fw_floor_r[w].d.next = self.fw_floor_r[w].q.val();
@@ -753,7 +793,10 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.c_set.d.next = self.s0_set.val();
         self.c_tag.d.next = self.lookup_tag.val();
-        if !self.lookup_offer.val() & (!self.epochs.scan_pend.val() | self.scan.val()) {
+        self.scan_advance.next =
+            !self.lookup_offer.val() & (!self.epochs.scan_pend.val() | self.scan.val());
+        self.epochs.scan_advance.next = self.scan_advance.val();
+        if self.scan_advance.val() {
             self.scan_set.d.next = self.scan_set.q.val() + self.set_one.val();
             if self.scan_set.q.val() == self.last_set.val() {
                 self.scan_set.d.next = 0.into();
@@ -853,6 +896,8 @@ pub struct SetEpochs {
     pub d_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub lookup_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub scan_set: Signal<In, Bits<ADDRESS_BITS>>,
+    /// The scanner's set after this clock is `scan_set + 1` (wrapping), else `scan_set`.
+    pub scan_advance: Signal<In, Bit>,
     pub c_set: Signal<In, Bits<ADDRESS_BITS>>,
     /// Stage 0 takes the lookup's set (else the scanner's) to stage C.
     pub lookup: Signal<In, Bit>,
@@ -885,6 +930,9 @@ pub struct SetEpochs {
     _known: bool,
     _c: bool,
     _any: bool,
+    /// Registered: the flag of the scanner's set after this clock (`scan_advance` picks it), so
+    /// the scanner's decision starts from a flip-flop, not an S-to-1 select.
+    _scan: bool,
     /// Last clock's `touch & hot` and stage D's set then; last clock's `roll`.
     _hq: bool,
     _sq: usize,
@@ -900,6 +948,7 @@ impl SetEpochs {
             d_set: Default::default(),
             lookup_set: Default::default(),
             scan_set: Default::default(),
+            scan_advance: Default::default(),
             c_set: Default::default(),
             lookup: Default::default(),
             lookup_hold: Default::default(),
@@ -924,6 +973,7 @@ impl SetEpochs {
             _known: false,
             _c: false,
             _any: false,
+            _scan: false,
             _hq: false,
             _sq: 0,
             _rq: false,
@@ -979,13 +1029,16 @@ impl Logic for SetEpochs {
             self._known = !self.reset.val() & self.lookup_hold.val();
             self._c = at(&self._pend, c_next);
             self._any = self._pend.iter().any(|&p| p);
+            let n = self._pend.len();
+            let scan = (u64_bits(self.scan_set.val()) & low) as usize;
+            self._scan = self._pend[(scan + usize::from(self.scan_advance.val())) % n];
             self._hq = !self.reset.val() & self.touch.val() & self.hot.val();
             self._sq = s;
             self._rq = !self.reset.val() & self.roll.val();
         }
         [self.d_cur.next, self.d_prev.next, self.d_pend.next] = self._d;
         self.lookup_pend.next = !self._known | self._lookup;
-        self.scan_pend.next = at(&self._pend, self.scan_set.val());
+        self.scan_pend.next = self._scan;
         self.c_pend.next = self._c;
         self.any_pend.next = self._any;
         self.rolling.next = self._rq;
@@ -1021,6 +1074,21 @@ impl Logic for SetEpochs {
                 format!("      sq <= d_set[{}:0];\n", ab - 1),
             ),
         };
+        // The flag at scan_set + 1: the rotated vectors at scan_set (no adder before the select).
+        let s1_decl = match ab {
+            0 => "wire s1_next = s_next;\n".to_string(),
+            _ => format!(
+                "\
+wire [{m}:0] scan1 = scan_set[{m}:0] + 1'b1;
+wire [{hi}:0] pend_rot = {{pend[0], pend[{hi}:1]}};
+wire [{hi}:0] rep_rot = {{rep[0], rep[{hi}:1]}};
+wire s1_next = rq ? (rep_rot[{scan}] | (hq & (scan1 == sq))) : (pend_rot[{scan}] & ~(retire & (scan1 == d_set[{m}:0])));
+",
+                m = ab - 1,
+                hi = n - 1,
+                scan = set("scan_set"),
+            ),
+        };
         Verilog::Custom(format!(
             "\
 reg [{hi}:0] cur;
@@ -1034,6 +1102,7 @@ reg lookup_r;
 reg known_r;
 reg c_pend_r;
 reg any_pend_r;
+reg scan_r;
 reg hq;
 reg rq;
 {sq_decl}wire [{hi}:0] sel = {n}'d1 << {s1};
@@ -1044,7 +1113,7 @@ wire l_same = {l_same};
 wire s_same = {s_same};
 wire l_next = rq ? (rep[{lookup}] | (hq & ({l_q}))) : (pend[{lookup}] & ~(retire & l_same));
 wire s_next = rq ? (rep[{scan}] | (hq & ({s_q}))) : (pend[{scan}] & ~(retire & s_same));
-wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
+{s1_decl}wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
 
 always @(posedge clock) begin
    if (reset) begin
@@ -1059,6 +1128,7 @@ always @(posedge clock) begin
       known_r <= 1'b0;
       c_pend_r <= 1'b0;
       any_pend_r <= 1'b0;
+      scan_r <= 1'b0;
       hq <= 1'b0;
       rq <= 1'b0;
    end else begin
@@ -1082,6 +1152,7 @@ always @(posedge clock) begin
       known_r <= lookup_hold;
       c_pend_r <= lookup ? l_next : s_next;
       any_pend_r <= any_next;
+      scan_r <= scan_advance ? s1_next : s_next;
       hq <= touch & hot;
       rq <= roll;
 {sq_load}   end
@@ -1092,7 +1163,7 @@ always @(*) begin
    d_prev = d_prev_r;
    d_pend = d_pend_r;
    lookup_pend = ~known_r | lookup_r;
-   scan_pend = pend[{scan}];
+   scan_pend = scan_r;
    c_pend = c_pend_r;
    any_pend = any_pend_r;
    rolling = rq;
