@@ -19,6 +19,7 @@
 //! | `a_bits`, `b_bits` | key widths; inputs are masked to them; default 48 | 1 ..= 64 |
 //! | `write_stage` | hardware only, no effect on the profile: the block-RAM profiler's counter tables and the accumulator's tags register their write-back once more before the block RAMs, and the accumulator's hit selects the counters' written words a clock late (docs/SPEC.md §5.4), so neither the hit nor the allocation ends at a block RAM's pins: higher Fmax, for area (paper-10k-bram on the HX8K: 5 792 logic cells with it, which the UP5K cannot hold). Default true with a set-associative accumulator | set-associative accumulator only |
 //! | `counter_output_register` | hardware only, no effect on the profile: the block-RAM profiler's counter tables are read through their block RAMs' output register (on the ECP5 the DP16KD's own, `REGMODE = "OUTREG"`; elsewhere a flip-flop stage), so no block RAM's clock-to-out is on a path into logic. The read is issued a clock before stage 0, at the indices of the event stage 0 takes if it is free, hashed a stage earlier (one more clock of latency); when stage 0 was held instead, its event is read again, so each wait of stage 0 lasts one clock longer (docs/SPEC.md §5.4). For the ECP5, where the DP16KD's clock-to-out is most of a 10 ns period (the ULX3S preset sets it). Default false | set-associative accumulator only |
+//! | `refused_slot` | hardware only, no effect on the profile: an event the block-RAM profiler's stage 0 refuses waits in a second register of stage 0 (the refused slot), offered before the next event until it is accepted, instead of holding the stage before it; so the accept decision loads one flip-flop, not every register of that stage, and the input's skid register goes (docs/SPEC.md §5.4). The same wait bound. Faster where the accept's fan-out is on the critical path (paper-1m-bram on the ECP5-25K: 84.6 against 79.4 MHz); slower on the HX8K's paper-10k-bram (80.0 against 85.7 MHz). Default false | set-associative accumulator only |
 //! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
 //! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
@@ -122,6 +123,7 @@ struct ProfilerFile {
     accumulator: Option<AccumulatorFile>,
     write_stage: Option<bool>,
     counter_output_register: Option<bool>,
+    refused_slot: Option<bool>,
 }
 
 /// The accumulator table's shape, validated.
@@ -170,6 +172,8 @@ pub struct ProfilerConfig {
     /// The block-RAM profiler's counter tables read through their RAMs' output register
     /// (hardware only; module docs).
     pub counter_output_register: bool,
+    /// The block-RAM profiler's refused slot in stage 0 (hardware only; module docs).
+    pub refused_slot: bool,
 }
 
 /// Largest supported values, chosen so that RTL widths stay sane.
@@ -376,6 +380,7 @@ impl ConfigFile for ProfilerConfig {
                 .write_stage
                 .unwrap_or(organisation == Organisation::SetAssociative),
             counter_output_register: file.counter_output_register.unwrap_or(false),
+            refused_slot: file.refused_slot.unwrap_or(false),
         };
         if organisation == Organisation::FullyAssociative {
             if let Some(a) = &acc {
@@ -498,6 +503,13 @@ impl ConfigFile for ProfilerConfig {
             return e(
                 "counter_output_register",
                 "is a register of the block-RAM profiler's counter tables: it needs accumulator.organisation = \"set_associative\""
+                    .into(),
+            );
+        }
+        if self.refused_slot && acc.organisation != Organisation::SetAssociative {
+            return e(
+                "refused_slot",
+                "is a register of the block-RAM profiler's stage 0: it needs accumulator.organisation = \"set_associative\""
                     .into(),
             );
         }
@@ -645,6 +657,7 @@ mod tests {
             ("b_bits = 65", "b_bits"),
             ("write_stage = true", "write_stage"),
             ("counter_output_register = true", "counter_output_register"),
+            ("refused_slot = true", "refused_slot"),
             ("[accumulator]\nentries = 0", "accumulator.entries"),
             ("[accumulator]\ncount_bits = 20", "accumulator.count_bits"),
             ("[accumulator]\ncount_bits = 33", "accumulator.count_bits"),

@@ -13,28 +13,36 @@
 //!   waits until the previous report is out;
 //! - four stages after the hash stage: H (the masked tuple, its counter indices and its
 //!   accumulator set, registered), 0 (the tag, meta and counter RAMs read at addresses from
-//!   registers: the refused slot's or H's), C (tag compare, and the metas and counters forwarded
+//!   registers: H's, or the refused slot's), C (tag compare, and the metas and counters forwarded
 //!   from the events ahead and registered) and D (decision and write-back; see
 //!   [`SetAssociativeAccumulator`] and [`CounterTables`]'s registered read), and two clocks in
 //!   which no event enters stage 0 after the last event of each interval (1 − 2/L events per
 //!   clock at most). With the counters' output register the hash is a stage earlier (G, before
 //!   H; see `stale`).
 //!
-//! **Back-pressure.** An event stage 0 refuses (its set's report pending, an interval's last
-//! event in C or D, the previous report still out, or its counter bank still clearing) moves from
-//! stage H into the *refused slot*, a second register of stage 0, which is offered before stage H
-//! until it is accepted. So stage H loads whenever the slot is empty or H is (`h_take`, two
-//! flip-flops), and the accept decision loads one flip-flop (the slot's valid) instead of every
-//! register of stage H. `in_ready` is a function of flip-flops — the first stage loads and the
-//! counter bank of the input's interval is clean — so neither the hash nor stage 0's decision
-//! reaches the input handshake. During a wait the slot holds the refused event and H the next
-//! one, and `in_ready` is low from the clock after the refusal until a clock after stage 0 takes
-//! the slot's event: each wait of stage 0 shows at the input one clock later and ends there one
-//! clock later: as many input stall clocks as stage 0 waits, at most one clock per set the
-//! interval never touched plus the report's words per interval (before the last event), and the
-//! counter banks' clearing after reset. With the counters' output register each wait of stage 0
-//! lasts one clock longer (`stale`: its event's read is issued again), so the bound grows by one
-//! clock per wait.
+//! **Back-pressure.** `in_ready` is a function of flip-flops and the counter bank of the input's
+//! interval being clean, so neither the hash nor stage 0's decision reaches the input handshake.
+//! Stage 0 refuses an event while its set's report is pending, an interval's last event is in C
+//! or D, the previous report is still out, or its counter bank is still clearing; where the
+//! refused event waits is the configuration's `refused_slot`:
+//! - without it (the default), stage H holds its event, so the accept decision loads every
+//!   register of stage H; the input takes one more event into a skid register (`s_*`), and
+//!   `in_ready` (the skid register is empty) is low from the next clock until a clock after stage
+//!   0 takes H's event (the skid register's event moves into H);
+//! - with it, the refused event moves from stage H into the *refused slot* (`r_*`), a second
+//!   register of stage 0 offered before stage H until it is accepted. Stage H loads whenever the
+//!   slot is empty or H is (`h_take`, two flip-flops), so the accept decision loads one flip-flop
+//!   (the slot's valid) instead of every register of stage H, and there is no skid register:
+//!   `in_ready` is that the first stage loads. During a wait the slot holds the refused event and
+//!   H the next one; `in_ready` is low from the clock after the refusal until a clock after stage
+//!   0 takes the slot's event.
+//!
+//! Either way each wait of stage 0 shows at the input one clock later and ends there one clock
+//! later: as many input stall clocks as stage 0 waits, at most one clock per set the interval
+//! never touched plus the report's words per interval (before the last event), and the counter
+//! banks' clearing after reset. With the counters' output register each wait of stage 0 lasts one
+//! clock longer (`stale`: its event's read is issued again), so the bound grows by one clock per
+//! wait.
 //!
 //! **Sizes.** Any number of tables and counters, any power-of-two number of sets, any ways
 //! (chosen at construction); CB is the width class of the counting words ([`crate::multihash::design`]).
@@ -64,22 +72,30 @@ profiler_top! {
         counters: CounterTables<CB>,
         acc: SetAssociativeAccumulator<CB>,
         control: IntervalControl,
+        /// Without the refused slot, the input's skid register: the event taken while stage H was
+        /// held (`in_ready` was already high), masked; `ready`: it is empty (a flip-flop, for
+        /// `in_ready`).
+        s_valid: DFF<Bit>,
+        s_a: DFF<Bits<64>>,
+        s_b: DFF<Bits<64>>,
+        ready: DFF<Bit>,
         /// Stage H: an event, masked, with its counter indices and accumulator set.
         h_valid: DFF<Bit>,
         h_a: DFF<Bits<64>>,
         h_b: DFF<Bits<64>>,
         h_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
         h_set: DFF<Bits<ADDRESS_BITS>>,
-        /// The refused slot: stage H's event that stage 0 refused, held here (and offered
-        /// before H's) until it is accepted, so that stage H loads on flip-flops alone
-        /// (`h_take`), never on the accept decision.
+        /// The refused slot (`slot`: the configuration's `refused_slot`): stage H's event that
+        /// stage 0 refused, held here (and offered before H's) until it is accepted, so that
+        /// stage H loads on flip-flops alone (`h_take`), never on the accept decision.
+        slot: Constant<Bit>,
         r_valid: DFF<Bit>,
         r_tag: DFF<Bits<TAG_BITS>>,
         r_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
         r_set: DFF<Bits<ADDRESS_BITS>>,
         /// Stage 0 holds an event (the refused slot's, else stage H's).
         x_valid: Signal<Local, Bit>,
-        /// Stage H loads: it is empty, or its event leaves (to stage C or the refused slot).
+        /// Stage H loads: it is empty, or its event leaves (to stage C, or the refused slot).
         h_take: Signal<Local, Bit>,
         /// With the counters' output register (`early_read`) the counters are read a clock before
         /// stage 0 (see [`CounterTables`]), at the indices of the event offered next if this
@@ -103,9 +119,12 @@ profiler_top! {
         c_last: DFF<Bit>,
         d_valid: DFF<Bit>,
         d_last: DFF<Bit>,
-        /// The masked input.
+        /// The masked input, and the event hashed into the first stage (the skid register's if
+        /// full).
         a: Signal<Local, Bits<64>>,
         b: Signal<Local, Bits<64>>,
+        src_a: Signal<Local, Bits<64>>,
+        src_b: Signal<Local, Bits<64>>,
         in_fire: Signal<Local, Bit>,
         /// Stage 0's event enters stage C.
         accept: Signal<Local, Bit>,
@@ -116,6 +135,8 @@ profiler_top! {
         /// A stale low only offers a last event that the accept then refuses (the scanner waits
         /// a clock); a stale high delays the event a clock.
         busy_r: DFF<Bit>,
+        /// The skid register holds an event after this clock.
+        s_full: Signal<Local, Bit>,
         /// The input interval's counter bank is still clearing.
         clearing: Signal<Local, Bit>,
         h_tag: Signal<Local, Bits<TAG_BITS>>,
@@ -154,11 +175,16 @@ impl<const CB: usize> BramProfiler<CB> {
                 cfg.write_stage,
             ),
             control: IntervalControl::new(cfg.interval),
+            s_valid: Default::default(),
+            s_a: Default::default(),
+            s_b: Default::default(),
+            ready: Default::default(),
             h_valid: Default::default(),
             h_a: Default::default(),
             h_b: Default::default(),
             h_index: vec_of(cfg.tables),
             h_set: Default::default(),
+            slot: Constant::new(cfg.refused_slot),
             r_valid: Default::default(),
             r_tag: Default::default(),
             r_index: vec_of(cfg.tables),
@@ -180,10 +206,13 @@ impl<const CB: usize> BramProfiler<CB> {
             d_last: Default::default(),
             a: Default::default(),
             b: Default::default(),
+            src_a: Default::default(),
+            src_b: Default::default(),
             in_fire: Default::default(),
             accept: Default::default(),
             offer: Default::default(),
             busy_r: Default::default(),
+            s_full: Default::default(),
             clearing: Default::default(),
             h_tag: Default::default(),
             o_set: Default::default(),
@@ -200,8 +229,8 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, h_valid, h_a, h_b, h_set, r_valid, r_tag, r_set, c_valid, c_last, d_valid,
-            d_last, busy_r, stale, g_valid, g_a, g_b, g_set
+            self, clock, s_valid, s_a, s_b, ready, h_valid, h_a, h_b, h_set, r_valid, r_tag, r_set,
+            c_valid, c_last, d_valid, d_last, busy_r, stale, g_valid, g_a, g_b, g_set
         );
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
@@ -258,13 +287,16 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.c_last.d.next = self.control.last.val();
         self.d_valid.d.next = self.c_valid.q.val();
         self.d_last.d.next = self.c_last.q.val();
-        // The accept's only loads: a refused event stays in stage 0 (the refused slot holds it,
-        // or takes stage H's), and so does its set.
-        self.r_valid.d.next = self.x_valid.val() & !self.accept.val();
+        // A refused event stays in stage 0, and so does its set: in stage H, or in the refused
+        // slot (holding it, or taking stage H's), whose valid is then the accept's only load.
+        self.r_valid.d.next = self.slot.val() & self.x_valid.val() & !self.accept.val();
         self.acc.lookup_hold.next = self.x_valid.val() & !self.accept.val();
-        // Stage H's event leaves whenever the refused slot is empty: it is accepted or the slot
-        // takes it. So stage H loads on flip-flops alone.
-        self.h_take.next = !(self.r_valid.q.val() & self.h_valid.q.val());
+        // With the slot, stage H's event leaves whenever the slot is empty: it is accepted or
+        // the slot takes it, so stage H loads on flip-flops alone.
+        self.h_take.next = !self.h_valid.q.val() | self.accept.val();
+        if self.slot.val() {
+            self.h_take.next = !(self.r_valid.q.val() & self.h_valid.q.val());
+        }
         if !self.r_valid.q.val() {
             self.r_tag.d.next = self.h_tag.val();
             self.r_set.d.next = self.h_set.q.val();
@@ -273,30 +305,49 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             }
         }
         // Stage H (stage G with the output register): mask and hash (counter indices, accumulator
-        // set) the input. `in_ready` is a function of flip-flops: the first stage loads, and the
-        // input interval's counter bank is clean (so the clearing after reset holds the input);
-        // neither the hash nor stage 0's decision reaches the input handshake.
+        // set) the skid register's event if it holds one, else the input's. `in_ready` is a
+        // function of flip-flops — the skid register is empty, or with the slot the first stage
+        // loads — and the input interval's counter bank is clean (so the clearing after reset
+        // holds the input); neither the hash nor stage 0's decision reaches the input handshake.
         self.entry_free.next = self.h_take.val();
         if self.early_read.val() {
             self.entry_free.next = !self.g_valid.q.val() | self.h_take.val();
         }
-        self.in_ready.next = self.entry_free.val() & !self.clearing.val() & !self.reset.val();
+        self.in_ready.next = self.ready.q.val() & !self.clearing.val();
+        if self.slot.val() {
+            self.in_ready.next = self.entry_free.val() & !self.clearing.val() & !self.reset.val();
+        }
         self.in_fire.next = self.in_valid.val() & self.in_ready.val();
         self.a.next = self.in_a.val() & self.a_mask.val();
         self.b.next = self.in_b.val() & self.b_mask.val();
-        self.hash.a.next = self.a.val();
-        self.hash.b.next = self.b.val();
-        self.set_hash.a.next = self.a.val();
-        self.set_hash.b.next = self.b.val();
+        self.src_a.next = self.a.val();
+        self.src_b.next = self.b.val();
+        if self.s_valid.q.val() {
+            self.src_a.next = self.s_a.q.val();
+            self.src_b.next = self.s_b.q.val();
+        }
+        self.hash.a.next = self.src_a.val();
+        self.hash.b.next = self.src_b.val();
+        self.set_hash.a.next = self.src_a.val();
+        self.set_hash.b.next = self.src_b.val();
+        self.s_full.next = self.s_valid.q.val() | self.in_fire.val();
         if self.entry_free.val() {
-            self.g_valid.d.next = self.in_fire.val();
-            self.g_a.d.next = self.a.val();
-            self.g_b.d.next = self.b.val();
+            self.g_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
+            self.g_a.d.next = self.src_a.val();
+            self.g_b.d.next = self.src_b.val();
             self.g_set.d.next = self.set_hash.index.val();
             for k in 0..self.h_index.len() {
                 self.g_index[k].d.next = self.hash.index[k].val();
             }
+            // The skid register's event (if any) moved on; the input's went straight in.
+            self.s_valid.d.next = false;
+            self.s_full.next = false;
+        } else if self.in_fire.val() & !self.slot.val() {
+            self.s_valid.d.next = true;
+            self.s_a.d.next = self.a.val();
+            self.s_b.d.next = self.b.val();
         }
+        self.ready.d.next = !self.s_full.val();
         if self.h_take.val() {
             if self.early_read.val() {
                 self.h_valid.d.next = self.g_valid.q.val();
@@ -307,9 +358,9 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
                     self.h_index[k].d.next = self.g_index[k].q.val();
                 }
             } else {
-                self.h_valid.d.next = self.in_fire.val();
-                self.h_a.d.next = self.a.val();
-                self.h_b.d.next = self.b.val();
+                self.h_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
+                self.h_a.d.next = self.src_a.val();
+                self.h_b.d.next = self.src_b.val();
                 self.h_set.d.next = self.set_hash.index.val();
                 for k in 0..self.h_index.len() {
                     self.h_index[k].d.next = self.hash.index[k].val();
@@ -318,17 +369,19 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         }
         // The counters are read at the offered event's indices; with the output register a clock
         // earlier, at those of the event offered next if this clock's moves on: stage H's if it
-        // is held (behind the refused slot), else the one stage H takes. After a wrong guess the
-        // offered event is read again: it cannot be accepted in that clock, so it is offered next.
+        // is held behind the refused slot, else the one stage H takes (a choice of flip-flops,
+        // not of the accept). After a wrong guess the offered event is read again: it cannot be
+        // accepted in that clock, so it is offered next.
         for k in 0..self.h_index.len() {
             self.read_index[k].next = self.h_index[k].q.val();
             if self.r_valid.q.val() {
                 self.read_index[k].next = self.r_index[k].q.val();
             }
-            if self.early_read.val() & !self.stale.q.val() & self.h_take.val() {
+            if self.early_read.val() & !self.stale.q.val() & (self.h_take.val() | !self.slot.val())
+            {
                 self.read_index[k].next = self.g_index[k].q.val();
             }
-            if self.early_read.val() & !self.stale.q.val() & !self.h_take.val() {
+            if self.early_read.val() & !self.stale.q.val() & !self.h_take.val() & self.slot.val() {
                 self.read_index[k].next = self.h_index[k].q.val();
             }
             self.counters.read_index[k].next = self.read_index[k].val();
@@ -342,6 +395,8 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
                 self.early_read.val() & !self.reset.val() & self.x_valid.val() & !self.accept.val();
         }
         if self.reset.val() {
+            self.s_valid.d.next = false;
+            self.ready.d.next = false;
             self.g_valid.d.next = false;
             self.h_valid.d.next = false;
             self.r_valid.d.next = false;

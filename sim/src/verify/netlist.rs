@@ -186,12 +186,12 @@ mod tests {
         ev[1000..1000 + n].to_vec()
     }
 
-    /// The block-RAM profiler after synth_ice40, on a real-trace window, with a report port that
-    /// back-pressures: every report equals the model's.
+    /// The block-RAM profiler (with the refused slot in stage 0) after synth_ice40, on a
+    /// real-trace window, with a report port that back-pressures: every report equals the model's.
     #[test]
     fn the_ice40_netlist_of_the_block_ram_profiler_matches_the_model() {
         let cfg = ProfilerConfig::from_toml_str(
-            "interval = 200\nthreshold = 4\ntables = 2\nentries = 64\ncounter_bits = 12\na_bits = 32\nb_bits = 32\n\
+            "interval = 200\nthreshold = 4\ntables = 2\nentries = 64\ncounter_bits = 12\na_bits = 32\nb_bits = 32\nrefused_slot = true\n\
              [accumulator]\norganisation = \"set_associative\"\nentries = 16\nways = 2\n",
             "test",
         )

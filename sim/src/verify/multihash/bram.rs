@@ -85,11 +85,16 @@ mod tests {
             let write_stage = bits.count_ones() % 2 == 1;
             // The counters' output register on half of each.
             let outreg = bits & 3 == 1 || bits & 3 == 2;
+            // The refused slot on half, with and without each of the others.
+            let slot = (bits ^ (bits >> 2)) & 1 == 1;
             let cfg = Dut::Bram.small(
                 c,
                 r,
                 p,
-                &format!("write_stage = {write_stage}\ncounter_output_register = {outreg}\n"),
+                &format!(
+                    "write_stage = {write_stage}\ncounter_output_register = {outreg}\n\
+                     refused_slot = {slot}\n"
+                ),
             );
             // 6 intervals; interval ends fall at every phase of the blocks.
             let ev = forwarding_distances(&cfg, 5, 390, bits as u64);
@@ -100,7 +105,8 @@ mod tests {
                 "reports to compare"
             );
             let what = format!(
-                "C{}R{}P{} write stage {write_stage} output register {outreg} forwarding distances",
+                "C{}R{}P{} write stage {write_stage} output register {outreg} refused slot {slot} \
+                 forwarding distances",
                 c as u8, r as u8, p as u8
             );
             for ready in [

@@ -1,5 +1,5 @@
 //! Random valid configurations — any tables, entries, accumulator entries or sets × ways, widths,
-//! thresholds, C/R/P, hash kind, key widths, the block-RAM profiler's write stage and counters' output register — for the property test that exports each one's
+//! thresholds, C/R/P, hash kind, key widths, the block-RAM profiler's write stage, counters' output register and refused slot — for the property test that exports each one's
 //! Verilog and runs it under Icarus against the model.
 
 use hwprof_hdl::ConfigFile;
@@ -21,7 +21,8 @@ pub fn random_config(rng: &mut impl Rng) -> ProfilerConfig {
         format!("entries = {}\n", rng.gen_range(1..=12))
     } else {
         stages = format!(
-            "write_stage = {}\ncounter_output_register = {}\n",
+            "write_stage = {}\ncounter_output_register = {}\nrefused_slot = {}\n",
+            rng.gen_bool(0.5),
             rng.gen_bool(0.5),
             rng.gen_bool(0.5)
         );
