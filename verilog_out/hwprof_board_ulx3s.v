@@ -977,6 +977,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     output reg  out_last;
     
     // Constant declarations
+    localparam  slot = 1'b0;
     localparam  early_read = 1'b1;
     localparam  a_mask = 64'hffffffff;
     localparam  b_mask = 64'hffffffff;
@@ -1072,6 +1073,27 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  [19:0] h_set$d;
     wire  [19:0] h_set$q;
     reg  h_set$clock;
+    reg  r_valid$d;
+    wire  r_valid$q;
+    reg  r_valid$clock;
+    reg  [95:0] r_tag$d;
+    wire  [95:0] r_tag$q;
+    reg  r_tag$clock;
+    reg  [19:0] r_index$0$d;
+    wire  [19:0] r_index$0$q;
+    reg  r_index$0$clock;
+    reg  [19:0] r_index$1$d;
+    wire  [19:0] r_index$1$q;
+    reg  r_index$1$clock;
+    reg  [19:0] r_index$2$d;
+    wire  [19:0] r_index$2$q;
+    reg  r_index$2$clock;
+    reg  [19:0] r_index$3$d;
+    wire  [19:0] r_index$3$q;
+    reg  r_index$3$clock;
+    reg  [19:0] r_set$d;
+    wire  [19:0] r_set$q;
+    reg  r_set$clock;
     reg  g_valid$d;
     wire  g_valid$q;
     reg  g_valid$clock;
@@ -1116,6 +1138,8 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  busy_r$clock;
     
     // Local signals
+    reg  x_valid;
+    reg  h_take;
     reg  entry_free;
     reg  [19:0] read_index$0;
     reg  [19:0] read_index$1;
@@ -1128,9 +1152,11 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  in_fire;
     reg  accept;
     reg  offer;
-    reg  h_free;
     reg  s_full;
-    reg  [95:0] tag;
+    reg  clearing;
+    reg  [95:0] h_tag;
+    reg  [19:0] o_set;
+    reg  [95:0] o_tag;
     
     // Sub module instances
     hwprof_board_ulx3s$profiler$hash hash(
@@ -1256,6 +1282,41 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .q(h_set$q),
         .clock(h_set$clock)
     );
+    hwprof_board_ulx3s$profiler$r_valid r_valid(
+        .d(r_valid$d),
+        .q(r_valid$q),
+        .clock(r_valid$clock)
+    );
+    hwprof_board_ulx3s$profiler$r_tag r_tag(
+        .d(r_tag$d),
+        .q(r_tag$q),
+        .clock(r_tag$clock)
+    );
+    hwprof_board_ulx3s$profiler$r_index$0 r_index$0(
+        .d(r_index$0$d),
+        .q(r_index$0$q),
+        .clock(r_index$0$clock)
+    );
+    hwprof_board_ulx3s$profiler$r_index$1 r_index$1(
+        .d(r_index$1$d),
+        .q(r_index$1$q),
+        .clock(r_index$1$clock)
+    );
+    hwprof_board_ulx3s$profiler$r_index$2 r_index$2(
+        .d(r_index$2$d),
+        .q(r_index$2$q),
+        .clock(r_index$2$clock)
+    );
+    hwprof_board_ulx3s$profiler$r_index$3 r_index$3(
+        .d(r_index$3$d),
+        .q(r_index$3$q),
+        .clock(r_index$3$clock)
+    );
+    hwprof_board_ulx3s$profiler$r_set r_set(
+        .d(r_set$d),
+        .q(r_set$q),
+        .clock(r_set$clock)
+    );
     hwprof_board_ulx3s$profiler$g_valid g_valid(
         .d(g_valid$d),
         .q(g_valid$q),
@@ -1337,6 +1398,9 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         h_a$clock = clock;
         h_b$clock = clock;
         h_set$clock = clock;
+        r_valid$clock = clock;
+        r_tag$clock = clock;
+        r_set$clock = clock;
         c_valid$clock = clock;
         c_last$clock = clock;
         d_valid$clock = clock;
@@ -1355,6 +1419,9 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         h_a$d = h_a$q;
         h_b$d = h_b$q;
         h_set$d = h_set$q;
+        r_valid$d = r_valid$q;
+        r_tag$d = r_tag$q;
+        r_set$d = r_set$q;
         c_valid$d = c_valid$q;
         c_last$d = c_last$q;
         d_valid$d = d_valid$q;
@@ -1375,21 +1442,39 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         h_index$0$d = h_index$0$q;
         g_index$0$clock = clock;
         g_index$0$d = g_index$0$q;
+        r_index$0$clock = clock;
+        r_index$0$d = r_index$0$q;
         h_index$1$clock = clock;
         h_index$1$d = h_index$1$q;
         g_index$1$clock = clock;
         g_index$1$d = g_index$1$q;
+        r_index$1$clock = clock;
+        r_index$1$d = r_index$1$q;
         h_index$2$clock = clock;
         h_index$2$d = h_index$2$q;
         g_index$2$clock = clock;
         g_index$2$d = g_index$2$q;
+        r_index$2$clock = clock;
+        r_index$2$d = r_index$2$q;
         h_index$3$clock = clock;
         h_index$3$d = h_index$3$q;
         g_index$3$clock = clock;
         g_index$3$d = g_index$3$q;
+        r_index$3$clock = clock;
+        r_index$3$d = r_index$3$q;
+        clearing = (control$bank & counters$clearing1) | (~control$bank & counters$clearing0);
+        h_tag = (((h_b$q) & 96'hffffffffffffffffffffffff) << b_shift) | ((h_a$q) & 96'hffffffffffffffffffffffff);
+        x_valid = r_valid$q | h_valid$q;
+        o_set = h_set$q;
+        o_tag = h_tag;
+        if (r_valid$q) begin
+            o_set = r_set$q;
+            o_tag = r_tag$q;
+        end
+        acc$lookup_set = o_set;
+        acc$lookup_tag = o_tag;
         counters$read_bank = control$bank;
-        acc$lookup_set = h_set$q;
-        offer = h_valid$q & ~reset & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & busy_r$q) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        offer = x_valid & ~reset & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & busy_r$q) & ~clearing;
         busy_r$d = acc$report_busy;
         accept = offer & ~stale$q & acc$lookup_ok & ~(control$last & acc$report_busy);
         acc$lookup_offer = offer;
@@ -1399,9 +1484,28 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         c_last$d = control$last;
         d_valid$d = c_valid$q;
         d_last$d = c_last$q;
-        tag = (((h_b$q) & 96'hffffffffffffffffffffffff) << b_shift) | ((h_a$q) & 96'hffffffffffffffffffffffff);
-        acc$lookup_tag = tag;
-        in_ready = ready$q & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        r_valid$d = slot & x_valid & ~accept;
+        acc$lookup_hold = x_valid & ~accept;
+        h_take = ~h_valid$q | accept;
+        if (slot) begin
+            h_take = ~(r_valid$q & h_valid$q);
+        end
+        if (~r_valid$q) begin
+            r_tag$d = h_tag;
+            r_set$d = h_set$q;
+            r_index$0$d = h_index$0$q;
+            r_index$1$d = h_index$1$q;
+            r_index$2$d = h_index$2$q;
+            r_index$3$d = h_index$3$q;
+        end
+        entry_free = h_take;
+        if (early_read) begin
+            entry_free = ~g_valid$q | h_take;
+        end
+        in_ready = ready$q & ~clearing;
+        if (slot) begin
+            in_ready = entry_free & ~clearing & ~reset;
+        end
         in_fire = in_valid & in_ready;
         a = in_a & a_mask;
         b = in_b & b_mask;
@@ -1415,12 +1519,6 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         hash$b = src_b;
         set_hash$a = src_a;
         set_hash$b = src_b;
-        h_free = ~h_valid$q | accept;
-        acc$lookup_hold = ~h_free;
-        entry_free = h_free;
-        if (early_read) begin
-            entry_free = ~g_valid$q | h_free;
-        end
         s_full = s_valid$q | in_fire;
         if (entry_free) begin
             g_valid$d = s_valid$q | in_fire;
@@ -1434,12 +1532,13 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
             s_valid$d = 1'b0;
             s_full = 1'b0;
         end
-        else if (in_fire) begin
+        else if (in_fire & ~slot) begin
             s_valid$d = 1'b1;
             s_a$d = a;
             s_b$d = b;
         end
-        if (h_free) begin
+        ready$d = ~s_full;
+        if (h_take) begin
             if (early_read) begin
                 h_valid$d = g_valid$q;
                 h_a$d = g_a$q;
@@ -1462,32 +1561,61 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
             end
         end
         read_index$0 = h_index$0$q;
-        if (early_read & ~stale$q) begin
+        if (r_valid$q) begin
+            read_index$0 = r_index$0$q;
+        end
+        if (early_read & ~stale$q & (h_take | ~slot)) begin
             read_index$0 = g_index$0$q;
+        end
+        if (early_read & ~stale$q & ~h_take & slot) begin
+            read_index$0 = h_index$0$q;
         end
         counters$read_index$0 = read_index$0;
         read_index$1 = h_index$1$q;
-        if (early_read & ~stale$q) begin
+        if (r_valid$q) begin
+            read_index$1 = r_index$1$q;
+        end
+        if (early_read & ~stale$q & (h_take | ~slot)) begin
             read_index$1 = g_index$1$q;
+        end
+        if (early_read & ~stale$q & ~h_take & slot) begin
+            read_index$1 = h_index$1$q;
         end
         counters$read_index$1 = read_index$1;
         read_index$2 = h_index$2$q;
-        if (early_read & ~stale$q) begin
+        if (r_valid$q) begin
+            read_index$2 = r_index$2$q;
+        end
+        if (early_read & ~stale$q & (h_take | ~slot)) begin
             read_index$2 = g_index$2$q;
+        end
+        if (early_read & ~stale$q & ~h_take & slot) begin
+            read_index$2 = h_index$2$q;
         end
         counters$read_index$2 = read_index$2;
         read_index$3 = h_index$3$q;
-        if (early_read & ~stale$q) begin
+        if (r_valid$q) begin
+            read_index$3 = r_index$3$q;
+        end
+        if (early_read & ~stale$q & (h_take | ~slot)) begin
             read_index$3 = g_index$3$q;
         end
+        if (early_read & ~stale$q & ~h_take & slot) begin
+            read_index$3 = h_index$3$q;
+        end
         counters$read_index$3 = read_index$3;
-        stale$d = early_read & ~reset & (stale$q == h_free);
-        ready$d = ~s_full;
+        if (stale$q) begin
+            stale$d = early_read & ~reset & ~x_valid;
+        end
+        else begin
+            stale$d = early_read & ~reset & x_valid & ~accept;
+        end
         if (reset) begin
             s_valid$d = 1'b0;
+            ready$d = 1'b0;
             g_valid$d = 1'b0;
             h_valid$d = 1'b0;
-            ready$d = 1'b0;
+            r_valid$d = 1'b0;
         end
         acc$valid = d_valid$q;
         acc$new_min = counters$new_min;
@@ -1538,6 +1666,10 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
     output reg  report_busy;
     
     // Constant declarations
+    localparam  predicates_in_ram = 1'b0;
+    localparam  ge_bit = 16'h0;
+    localparam  floor_bit = 16'h0;
+    localparam  word_mask = 16'hffff;
     localparam  replace_smallest = 1'b0;
     localparam  threshold = 16'ha4;
     localparam  count_max = 16'h3fff;
@@ -1592,6 +1724,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
     reg  [19:0] epochs$d_set;
     reg  [19:0] epochs$lookup_set;
     reg  [19:0] epochs$scan_set;
+    reg  epochs$scan_advance;
     reg  [19:0] epochs$c_set;
     reg  epochs$lookup;
     reg  epochs$lookup_hold;
@@ -1891,6 +2024,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
     reg  [15:0] fw_word$0;
     reg  [15:0] fw_word$1;
     reg  scan;
+    reg  scan_advance;
     reg  room;
     reg  [19:0] s0_set;
     reg  c_pend;
@@ -1917,6 +2051,8 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
     reg  c_ge$1;
     reg  c_floor$0;
     reg  c_floor$1;
+    reg  [15:0] w_flags$0;
+    reg  [15:0] w_flags$1;
     reg  fw_ge$0;
     reg  fw_ge$1;
     reg  fw_floor$0;
@@ -2012,6 +2148,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .d_set(epochs$d_set),
         .lookup_set(epochs$lookup_set),
         .scan_set(epochs$scan_set),
+        .scan_advance(epochs$scan_advance),
         .c_set(epochs$c_set),
         .lookup(epochs$lookup),
         .lookup_hold(epochs$lookup_hold),
@@ -2624,9 +2761,15 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
             c_fwd_ge$0 = fw_ge$0;
             c_fwd_floor$0 = fw_floor$0;
         end
-        c_meta$0 = metas$0$read_data;
-        c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
-        c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
+        c_meta$0 = metas$0$read_data & word_mask;
+        if (predicates_in_ram) begin
+            c_ge$0 = |(metas$0$read_data & ge_bit);
+            c_floor$0 = |(metas$0$read_data & floor_bit);
+        end
+        else begin
+            c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
+            c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
+        end
         if (c_same3$q | c_same2$q) begin
             c_meta$0 = c_fwd$0;
             c_ge$0 = c_fwd_ge$0;
@@ -2811,9 +2954,15 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
             c_fwd_ge$1 = fw_ge$1;
             c_fwd_floor$1 = fw_floor$1;
         end
-        c_meta$1 = metas$1$read_data;
-        c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
-        c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
+        c_meta$1 = metas$1$read_data & word_mask;
+        if (predicates_in_ram) begin
+            c_ge$1 = |(metas$1$read_data & ge_bit);
+            c_floor$1 = |(metas$1$read_data & floor_bit);
+        end
+        else begin
+            c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
+            c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
+        end
         if (c_same3$q | c_same2$q) begin
             c_meta$1 = c_fwd$1;
             c_ge$1 = c_fwd_ge$1;
@@ -2944,7 +3093,17 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
             tags$0$write_enable = alloc$0;
         end
         metas$0$write_address = fw_set$q;
-        metas$0$write_data = fw_word$0;
+        w_flags$0 = zero_c;
+        if (fw_ge$0 & fw_floor$0) begin
+            w_flags$0 = ge_bit | floor_bit;
+        end
+        else if (fw_ge$0) begin
+            w_flags$0 = ge_bit;
+        end
+        else if (fw_floor$0) begin
+            w_flags$0 = floor_bit;
+        end
+        metas$0$write_data = fw_word$0 | w_flags$0;
         metas$0$write_enable = fw_valid$q;
         fw_ge_r$0$d = fw_ge_r$0$q;
         fw_floor_r$0$d = fw_floor_r$0$q;
@@ -2984,7 +3143,17 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
             tags$1$write_enable = alloc$1;
         end
         metas$1$write_address = fw_set$q;
-        metas$1$write_data = fw_word$1;
+        w_flags$1 = zero_c;
+        if (fw_ge$1 & fw_floor$1) begin
+            w_flags$1 = ge_bit | floor_bit;
+        end
+        else if (fw_ge$1) begin
+            w_flags$1 = ge_bit;
+        end
+        else if (fw_floor$1) begin
+            w_flags$1 = floor_bit;
+        end
+        metas$1$write_data = fw_word$1 | w_flags$1;
         metas$1$write_enable = fw_valid$q;
         fw_ge_r$1$d = fw_ge_r$1$q;
         fw_floor_r$1$d = fw_floor_r$1$q;
@@ -3029,7 +3198,9 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         end
         c_set$d = s0_set;
         c_tag$d = lookup_tag;
-        if (~lookup_offer & (~epochs$scan_pend | scan)) begin
+        scan_advance = ~lookup_offer & (~epochs$scan_pend | scan);
+        epochs$scan_advance = scan_advance;
+        if (scan_advance) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
                 scan_set$d = 32'h0;
@@ -3369,7 +3540,7 @@ module hwprof_board_ulx3s$profiler$acc$empty(bits$0,bits$1,first$0,first$1,any,m
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -3377,6 +3548,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     input wire  [19:0] d_set;
     input wire  [19:0] lookup_set;
     input wire  [19:0] scan_set;
+    input wire  scan_advance;
     input wire  [19:0] c_set;
     input wire  lookup;
     input wire  lookup_hold;
@@ -3405,6 +3577,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     reg known_r;
     reg c_pend_r;
     reg any_pend_r;
+    reg scan_r;
     reg hq;
     reg rq;
     reg [4:0] sq;
@@ -3416,6 +3589,10 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     wire s_same = scan_set[4:0] == d_set[4:0];
     wire l_next = rq ? (rep[lookup_set[4:0]] | (hq & (lookup_set[4:0] == sq[4:0]))) : (pend[lookup_set[4:0]] & ~(retire & l_same));
     wire s_next = rq ? (rep[scan_set[4:0]] | (hq & (scan_set[4:0] == sq[4:0]))) : (pend[scan_set[4:0]] & ~(retire & s_same));
+    wire [4:0] scan1 = scan_set[4:0] + 1'b1;
+    wire [31:0] pend_rot = {pend[0], pend[31:1]};
+    wire [31:0] rep_rot = {rep[0], rep[31:1]};
+    wire s1_next = rq ? (rep_rot[scan_set[4:0]] | (hq & (scan1 == sq))) : (pend_rot[scan_set[4:0]] & ~(retire & (scan1 == d_set[4:0])));
     wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[d_set[4:0]] & ~retire));
     
     always @(posedge clock) begin
@@ -3431,6 +3608,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
           known_r <= 1'b0;
           c_pend_r <= 1'b0;
           any_pend_r <= 1'b0;
+          scan_r <= 1'b0;
           hq <= 1'b0;
           rq <= 1'b0;
        end else begin
@@ -3454,6 +3632,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
           known_r <= lookup_hold;
           c_pend_r <= lookup ? l_next : s_next;
           any_pend_r <= any_next;
+          scan_r <= scan_advance ? s1_next : s_next;
           hq <= touch & hot;
           rq <= roll;
           sq <= d_set[4:0];
@@ -3465,7 +3644,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
        d_prev = d_prev_r;
        d_pend = d_pend_r;
        lookup_pend = ~known_r | lookup_r;
-       scan_pend = pend[scan_set[4:0]];
+       scan_pend = scan_r;
        c_pend = c_pend_r;
        any_pend = any_pend_r;
        rolling = rq;
@@ -13705,6 +13884,139 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$7(address,data);
     endcase
             
 endmodule // top$profiler$hash$tables$3$rom_b$7
+
+
+module hwprof_board_ulx3s$profiler$r_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$r_index$0
+
+
+module hwprof_board_ulx3s$profiler$r_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$r_index$1
+
+
+module hwprof_board_ulx3s$profiler$r_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$r_index$2
+
+
+module hwprof_board_ulx3s$profiler$r_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$r_index$3
+
+
+module hwprof_board_ulx3s$profiler$r_set(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$r_set
+
+
+module hwprof_board_ulx3s$profiler$r_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$r_tag
+
+
+module hwprof_board_ulx3s$profiler$r_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$r_valid
 
 
 module hwprof_board_ulx3s$profiler$ready(d,q,clock);

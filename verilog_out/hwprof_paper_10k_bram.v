@@ -21,6 +21,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     output reg  out_last;
     
     // Constant declarations
+    localparam  slot = 1'b0;
     localparam  early_read = 1'b0;
     localparam  a_mask = 64'hffffffffffff;
     localparam  b_mask = 64'hffffffffffff;
@@ -116,6 +117,27 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  [19:0] h_set$d;
     wire  [19:0] h_set$q;
     reg  h_set$clock;
+    reg  r_valid$d;
+    wire  r_valid$q;
+    reg  r_valid$clock;
+    reg  [95:0] r_tag$d;
+    wire  [95:0] r_tag$q;
+    reg  r_tag$clock;
+    reg  [19:0] r_index$0$d;
+    wire  [19:0] r_index$0$q;
+    reg  r_index$0$clock;
+    reg  [19:0] r_index$1$d;
+    wire  [19:0] r_index$1$q;
+    reg  r_index$1$clock;
+    reg  [19:0] r_index$2$d;
+    wire  [19:0] r_index$2$q;
+    reg  r_index$2$clock;
+    reg  [19:0] r_index$3$d;
+    wire  [19:0] r_index$3$q;
+    reg  r_index$3$clock;
+    reg  [19:0] r_set$d;
+    wire  [19:0] r_set$q;
+    reg  r_set$clock;
     reg  g_valid$d;
     wire  g_valid$q;
     reg  g_valid$clock;
@@ -160,6 +182,8 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  busy_r$clock;
     
     // Local signals
+    reg  x_valid;
+    reg  h_take;
     reg  entry_free;
     reg  [19:0] read_index$0;
     reg  [19:0] read_index$1;
@@ -172,9 +196,11 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  in_fire;
     reg  accept;
     reg  offer;
-    reg  h_free;
     reg  s_full;
-    reg  [95:0] tag;
+    reg  clearing;
+    reg  [95:0] h_tag;
+    reg  [19:0] o_set;
+    reg  [95:0] o_tag;
     
     // Sub module instances
     hwprof_paper_10k_bram$hash hash(
@@ -300,6 +326,41 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .q(h_set$q),
         .clock(h_set$clock)
     );
+    hwprof_paper_10k_bram$r_valid r_valid(
+        .d(r_valid$d),
+        .q(r_valid$q),
+        .clock(r_valid$clock)
+    );
+    hwprof_paper_10k_bram$r_tag r_tag(
+        .d(r_tag$d),
+        .q(r_tag$q),
+        .clock(r_tag$clock)
+    );
+    hwprof_paper_10k_bram$r_index$0 r_index$0(
+        .d(r_index$0$d),
+        .q(r_index$0$q),
+        .clock(r_index$0$clock)
+    );
+    hwprof_paper_10k_bram$r_index$1 r_index$1(
+        .d(r_index$1$d),
+        .q(r_index$1$q),
+        .clock(r_index$1$clock)
+    );
+    hwprof_paper_10k_bram$r_index$2 r_index$2(
+        .d(r_index$2$d),
+        .q(r_index$2$q),
+        .clock(r_index$2$clock)
+    );
+    hwprof_paper_10k_bram$r_index$3 r_index$3(
+        .d(r_index$3$d),
+        .q(r_index$3$q),
+        .clock(r_index$3$clock)
+    );
+    hwprof_paper_10k_bram$r_set r_set(
+        .d(r_set$d),
+        .q(r_set$q),
+        .clock(r_set$clock)
+    );
     hwprof_paper_10k_bram$g_valid g_valid(
         .d(g_valid$d),
         .q(g_valid$q),
@@ -381,6 +442,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         h_a$clock = clock;
         h_b$clock = clock;
         h_set$clock = clock;
+        r_valid$clock = clock;
+        r_tag$clock = clock;
+        r_set$clock = clock;
         c_valid$clock = clock;
         c_last$clock = clock;
         d_valid$clock = clock;
@@ -399,6 +463,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         h_a$d = h_a$q;
         h_b$d = h_b$q;
         h_set$d = h_set$q;
+        r_valid$d = r_valid$q;
+        r_tag$d = r_tag$q;
+        r_set$d = r_set$q;
         c_valid$d = c_valid$q;
         c_last$d = c_last$q;
         d_valid$d = d_valid$q;
@@ -419,21 +486,39 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         h_index$0$d = h_index$0$q;
         g_index$0$clock = clock;
         g_index$0$d = g_index$0$q;
+        r_index$0$clock = clock;
+        r_index$0$d = r_index$0$q;
         h_index$1$clock = clock;
         h_index$1$d = h_index$1$q;
         g_index$1$clock = clock;
         g_index$1$d = g_index$1$q;
+        r_index$1$clock = clock;
+        r_index$1$d = r_index$1$q;
         h_index$2$clock = clock;
         h_index$2$d = h_index$2$q;
         g_index$2$clock = clock;
         g_index$2$d = g_index$2$q;
+        r_index$2$clock = clock;
+        r_index$2$d = r_index$2$q;
         h_index$3$clock = clock;
         h_index$3$d = h_index$3$q;
         g_index$3$clock = clock;
         g_index$3$d = g_index$3$q;
+        r_index$3$clock = clock;
+        r_index$3$d = r_index$3$q;
+        clearing = (control$bank & counters$clearing1) | (~control$bank & counters$clearing0);
+        h_tag = (((h_b$q) & 96'hffffffffffffffffffffffff) << b_shift) | ((h_a$q) & 96'hffffffffffffffffffffffff);
+        x_valid = r_valid$q | h_valid$q;
+        o_set = h_set$q;
+        o_tag = h_tag;
+        if (r_valid$q) begin
+            o_set = r_set$q;
+            o_tag = r_tag$q;
+        end
+        acc$lookup_set = o_set;
+        acc$lookup_tag = o_tag;
         counters$read_bank = control$bank;
-        acc$lookup_set = h_set$q;
-        offer = h_valid$q & ~reset & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & busy_r$q) & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        offer = x_valid & ~reset & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & busy_r$q) & ~clearing;
         busy_r$d = acc$report_busy;
         accept = offer & ~stale$q & acc$lookup_ok & ~(control$last & acc$report_busy);
         acc$lookup_offer = offer;
@@ -443,9 +528,28 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         c_last$d = control$last;
         d_valid$d = c_valid$q;
         d_last$d = c_last$q;
-        tag = (((h_b$q) & 96'hffffffffffffffffffffffff) << b_shift) | ((h_a$q) & 96'hffffffffffffffffffffffff);
-        acc$lookup_tag = tag;
-        in_ready = ready$q & ~((control$bank & counters$clearing1) | (~control$bank & counters$clearing0));
+        r_valid$d = slot & x_valid & ~accept;
+        acc$lookup_hold = x_valid & ~accept;
+        h_take = ~h_valid$q | accept;
+        if (slot) begin
+            h_take = ~(r_valid$q & h_valid$q);
+        end
+        if (~r_valid$q) begin
+            r_tag$d = h_tag;
+            r_set$d = h_set$q;
+            r_index$0$d = h_index$0$q;
+            r_index$1$d = h_index$1$q;
+            r_index$2$d = h_index$2$q;
+            r_index$3$d = h_index$3$q;
+        end
+        entry_free = h_take;
+        if (early_read) begin
+            entry_free = ~g_valid$q | h_take;
+        end
+        in_ready = ready$q & ~clearing;
+        if (slot) begin
+            in_ready = entry_free & ~clearing & ~reset;
+        end
         in_fire = in_valid & in_ready;
         a = in_a & a_mask;
         b = in_b & b_mask;
@@ -459,12 +563,6 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         hash$b = src_b;
         set_hash$a = src_a;
         set_hash$b = src_b;
-        h_free = ~h_valid$q | accept;
-        acc$lookup_hold = ~h_free;
-        entry_free = h_free;
-        if (early_read) begin
-            entry_free = ~g_valid$q | h_free;
-        end
         s_full = s_valid$q | in_fire;
         if (entry_free) begin
             g_valid$d = s_valid$q | in_fire;
@@ -478,12 +576,13 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
             s_valid$d = 1'b0;
             s_full = 1'b0;
         end
-        else if (in_fire) begin
+        else if (in_fire & ~slot) begin
             s_valid$d = 1'b1;
             s_a$d = a;
             s_b$d = b;
         end
-        if (h_free) begin
+        ready$d = ~s_full;
+        if (h_take) begin
             if (early_read) begin
                 h_valid$d = g_valid$q;
                 h_a$d = g_a$q;
@@ -506,32 +605,61 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
             end
         end
         read_index$0 = h_index$0$q;
-        if (early_read & ~stale$q) begin
+        if (r_valid$q) begin
+            read_index$0 = r_index$0$q;
+        end
+        if (early_read & ~stale$q & (h_take | ~slot)) begin
             read_index$0 = g_index$0$q;
+        end
+        if (early_read & ~stale$q & ~h_take & slot) begin
+            read_index$0 = h_index$0$q;
         end
         counters$read_index$0 = read_index$0;
         read_index$1 = h_index$1$q;
-        if (early_read & ~stale$q) begin
+        if (r_valid$q) begin
+            read_index$1 = r_index$1$q;
+        end
+        if (early_read & ~stale$q & (h_take | ~slot)) begin
             read_index$1 = g_index$1$q;
+        end
+        if (early_read & ~stale$q & ~h_take & slot) begin
+            read_index$1 = h_index$1$q;
         end
         counters$read_index$1 = read_index$1;
         read_index$2 = h_index$2$q;
-        if (early_read & ~stale$q) begin
+        if (r_valid$q) begin
+            read_index$2 = r_index$2$q;
+        end
+        if (early_read & ~stale$q & (h_take | ~slot)) begin
             read_index$2 = g_index$2$q;
+        end
+        if (early_read & ~stale$q & ~h_take & slot) begin
+            read_index$2 = h_index$2$q;
         end
         counters$read_index$2 = read_index$2;
         read_index$3 = h_index$3$q;
-        if (early_read & ~stale$q) begin
+        if (r_valid$q) begin
+            read_index$3 = r_index$3$q;
+        end
+        if (early_read & ~stale$q & (h_take | ~slot)) begin
             read_index$3 = g_index$3$q;
         end
+        if (early_read & ~stale$q & ~h_take & slot) begin
+            read_index$3 = h_index$3$q;
+        end
         counters$read_index$3 = read_index$3;
-        stale$d = early_read & ~reset & (stale$q == h_free);
-        ready$d = ~s_full;
+        if (stale$q) begin
+            stale$d = early_read & ~reset & ~x_valid;
+        end
+        else begin
+            stale$d = early_read & ~reset & x_valid & ~accept;
+        end
         if (reset) begin
             s_valid$d = 1'b0;
+            ready$d = 1'b0;
             g_valid$d = 1'b0;
             h_valid$d = 1'b0;
-            ready$d = 1'b0;
+            r_valid$d = 1'b0;
         end
         acc$valid = d_valid$q;
         acc$new_min = counters$new_min;
@@ -582,6 +710,10 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
     output reg  report_busy;
     
     // Constant declarations
+    localparam  predicates_in_ram = 1'b0;
+    localparam  ge_bit = 16'h0;
+    localparam  floor_bit = 16'h0;
+    localparam  word_mask = 16'hffff;
     localparam  replace_smallest = 1'b0;
     localparam  threshold = 16'h64;
     localparam  count_max = 16'h3fff;
@@ -636,6 +768,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  [19:0] epochs$d_set;
     reg  [19:0] epochs$lookup_set;
     reg  [19:0] epochs$scan_set;
+    reg  epochs$scan_advance;
     reg  [19:0] epochs$c_set;
     reg  epochs$lookup;
     reg  epochs$lookup_hold;
@@ -935,6 +1068,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  [15:0] fw_word$0;
     reg  [15:0] fw_word$1;
     reg  scan;
+    reg  scan_advance;
     reg  room;
     reg  [19:0] s0_set;
     reg  c_pend;
@@ -961,6 +1095,8 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  c_ge$1;
     reg  c_floor$0;
     reg  c_floor$1;
+    reg  [15:0] w_flags$0;
+    reg  [15:0] w_flags$1;
     reg  fw_ge$0;
     reg  fw_ge$1;
     reg  fw_floor$0;
@@ -1056,6 +1192,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .d_set(epochs$d_set),
         .lookup_set(epochs$lookup_set),
         .scan_set(epochs$scan_set),
+        .scan_advance(epochs$scan_advance),
         .c_set(epochs$c_set),
         .lookup(epochs$lookup),
         .lookup_hold(epochs$lookup_hold),
@@ -1668,9 +1805,15 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
             c_fwd_ge$0 = fw_ge$0;
             c_fwd_floor$0 = fw_floor$0;
         end
-        c_meta$0 = metas$0$read_data;
-        c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
-        c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
+        c_meta$0 = metas$0$read_data & word_mask;
+        if (predicates_in_ram) begin
+            c_ge$0 = |(metas$0$read_data & ge_bit);
+            c_floor$0 = |(metas$0$read_data & floor_bit);
+        end
+        else begin
+            c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
+            c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
+        end
         if (c_same3$q | c_same2$q) begin
             c_meta$0 = c_fwd$0;
             c_ge$0 = c_fwd_ge$0;
@@ -1855,9 +1998,15 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
             c_fwd_ge$1 = fw_ge$1;
             c_fwd_floor$1 = fw_floor$1;
         end
-        c_meta$1 = metas$1$read_data;
-        c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
-        c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
+        c_meta$1 = metas$1$read_data & word_mask;
+        if (predicates_in_ram) begin
+            c_ge$1 = |(metas$1$read_data & ge_bit);
+            c_floor$1 = |(metas$1$read_data & floor_bit);
+        end
+        else begin
+            c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
+            c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
+        end
         if (c_same3$q | c_same2$q) begin
             c_meta$1 = c_fwd$1;
             c_ge$1 = c_fwd_ge$1;
@@ -1988,7 +2137,17 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
             tags$0$write_enable = alloc$0;
         end
         metas$0$write_address = fw_set$q;
-        metas$0$write_data = fw_word$0;
+        w_flags$0 = zero_c;
+        if (fw_ge$0 & fw_floor$0) begin
+            w_flags$0 = ge_bit | floor_bit;
+        end
+        else if (fw_ge$0) begin
+            w_flags$0 = ge_bit;
+        end
+        else if (fw_floor$0) begin
+            w_flags$0 = floor_bit;
+        end
+        metas$0$write_data = fw_word$0 | w_flags$0;
         metas$0$write_enable = fw_valid$q;
         fw_ge_r$0$d = fw_ge_r$0$q;
         fw_floor_r$0$d = fw_floor_r$0$q;
@@ -2028,7 +2187,17 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
             tags$1$write_enable = alloc$1;
         end
         metas$1$write_address = fw_set$q;
-        metas$1$write_data = fw_word$1;
+        w_flags$1 = zero_c;
+        if (fw_ge$1 & fw_floor$1) begin
+            w_flags$1 = ge_bit | floor_bit;
+        end
+        else if (fw_ge$1) begin
+            w_flags$1 = ge_bit;
+        end
+        else if (fw_floor$1) begin
+            w_flags$1 = floor_bit;
+        end
+        metas$1$write_data = fw_word$1 | w_flags$1;
         metas$1$write_enable = fw_valid$q;
         fw_ge_r$1$d = fw_ge_r$1$q;
         fw_floor_r$1$d = fw_floor_r$1$q;
@@ -2073,7 +2242,9 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         end
         c_set$d = s0_set;
         c_tag$d = lookup_tag;
-        if (~lookup_offer & (~epochs$scan_pend | scan)) begin
+        scan_advance = ~lookup_offer & (~epochs$scan_pend | scan);
+        epochs$scan_advance = scan_advance;
+        if (scan_advance) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
                 scan_set$d = 32'h0;
@@ -2413,7 +2584,7 @@ module hwprof_paper_10k_bram$acc$empty(bits$0,bits$1,first$0,first$1,any,many);
 endmodule // top$acc$empty
 
 
-module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -2421,6 +2592,7 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_
     input wire  [19:0] d_set;
     input wire  [19:0] lookup_set;
     input wire  [19:0] scan_set;
+    input wire  scan_advance;
     input wire  [19:0] c_set;
     input wire  lookup;
     input wire  lookup_hold;
@@ -2449,6 +2621,7 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_
     reg known_r;
     reg c_pend_r;
     reg any_pend_r;
+    reg scan_r;
     reg hq;
     reg rq;
     reg [5:0] sq;
@@ -2460,6 +2633,10 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_
     wire s_same = scan_set[5:0] == d_set[5:0];
     wire l_next = rq ? (rep[lookup_set[5:0]] | (hq & (lookup_set[5:0] == sq[5:0]))) : (pend[lookup_set[5:0]] & ~(retire & l_same));
     wire s_next = rq ? (rep[scan_set[5:0]] | (hq & (scan_set[5:0] == sq[5:0]))) : (pend[scan_set[5:0]] & ~(retire & s_same));
+    wire [5:0] scan1 = scan_set[5:0] + 1'b1;
+    wire [63:0] pend_rot = {pend[0], pend[63:1]};
+    wire [63:0] rep_rot = {rep[0], rep[63:1]};
+    wire s1_next = rq ? (rep_rot[scan_set[5:0]] | (hq & (scan1 == sq))) : (pend_rot[scan_set[5:0]] & ~(retire & (scan1 == d_set[5:0])));
     wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[d_set[5:0]] & ~retire));
     
     always @(posedge clock) begin
@@ -2475,6 +2652,7 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_
           known_r <= 1'b0;
           c_pend_r <= 1'b0;
           any_pend_r <= 1'b0;
+          scan_r <= 1'b0;
           hq <= 1'b0;
           rq <= 1'b0;
        end else begin
@@ -2498,6 +2676,7 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_
           known_r <= lookup_hold;
           c_pend_r <= lookup ? l_next : s_next;
           any_pend_r <= any_next;
+          scan_r <= scan_advance ? s1_next : s_next;
           hq <= touch & hot;
           rq <= roll;
           sq <= d_set[5:0];
@@ -2509,7 +2688,7 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,c_
        d_prev = d_prev_r;
        d_pend = d_pend_r;
        lookup_pend = ~known_r | lookup_r;
-       scan_pend = pend[scan_set[5:0]];
+       scan_pend = scan_r;
        c_pend = c_pend_r;
        any_pend = any_pend_r;
        rolling = rq;
@@ -12245,6 +12424,139 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$7(address,data);
     endcase
             
 endmodule // top$hash$tables$3$rom_b$7
+
+
+module hwprof_paper_10k_bram$r_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$r_index$0
+
+
+module hwprof_paper_10k_bram$r_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$r_index$1
+
+
+module hwprof_paper_10k_bram$r_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$r_index$2
+
+
+module hwprof_paper_10k_bram$r_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$r_index$3
+
+
+module hwprof_paper_10k_bram$r_set(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$r_set
+
+
+module hwprof_paper_10k_bram$r_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$r_tag
+
+
+module hwprof_paper_10k_bram$r_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$r_valid
 
 
 module hwprof_paper_10k_bram$ready(d,q,clock);
