@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Timing experiments, never simulated: what a planned cut of a profiler's paths would be worth.
+
+Rewrites a profiler's exported design.v (set-associative accumulator) as if one cut were made, at
+its cost in logic but without the logic that would keep the design exact. The output is NOT
+functionally equivalent; synthesize it only. Cuts:
+
+  epochs  every S-to-1 flag select of the set epochs (`pend`, `rep`, `cur`, `prev` at the lookup's,
+          the scanner's and stage C's set) becomes a 16-to-1 select, by the set's low four bits, of
+          a 16-set group registered a clock earlier by its high bits (the two-step read; exact, it
+          would choose each group from the address a clock early and update it as the vectors are).
+          Needs a power of two >= 32 sets.
+  hit     stage D's tag match of every way (`tag_eq`) comes from a flip-flop (exact, the tag compare
+          would finish in stage C, with the tag RAMs read a clock earlier).
+
+    hwprof synth --config configs/paper-1m-bram.toml --target ecp5-25k --seeds 3 --out base
+    python3 scripts/timing-ceiling.py epochs base/design.v ceiling.v
+    hwprof synth --verilog ceiling.v --top top --target ecp5-25k --seeds 3 --out ceiling
+"""
+import re
+import sys
+
+
+def fail(msg):
+    print(msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def module(text, name, src):
+    start = text.find(f"module {name}(")
+    if start < 0:
+        fail(f"{src}: no module {name} (a set-associative profiler's design.v?)")
+    return start, text.index("endmodule", start)
+
+
+def cut_epochs(body, src):
+    m = re.search(r"reg \[(\d+):0\] cur;", body)
+    if m is None:
+        fail(f"{src}: the set-epochs module has no vector of sets (one set?)")
+    sets = int(m.group(1)) + 1
+    ab = sets.bit_length() - 1
+    if sets < 32 or 1 << ab != sets:
+        fail(f"{src}: {sets} sets; the epochs cut needs a power of two >= 32")
+    top = ab - 1
+    sites = [
+        ("pend", "lookup_set", "l"), ("rep", "lookup_set", "l"),
+        ("pend", "scan_set", "s"), ("rep", "scan_set", "s"),
+        ("pend_rot", "scan_set", "s1"), ("rep_rot", "scan_set", "s1"),
+        ("cur", "c_set", "c"), ("prev", "c_set", "c"), ("pend", "c_set", "c"), ("rep", "c_set", "c"),
+    ]
+    regs, loads = [], []
+    for vec, addr, tag in sites:
+        sel = f"{vec}[{addr}[{top}:0]]"
+        if sel not in body:
+            fail(f"{src}: the select {sel} is not in the set-epochs module")
+        group = f"{vec}_{tag}g"
+        body = body.replace(sel, f"{group}[{addr}[3:0]]")
+        regs.append(group)
+        loads.append(f"  {group} <= {vec}[{addr}[{top}:4]*16 +: 16];")
+    return regs, "\n".join(loads), body
+
+
+def cut_hit(body, src):
+    ways = sorted(set(re.findall(r"hit_far\$(\d+) = far_valid\$\d+ & tag_eq\$\d+;", body)), key=int)
+    if not ways:
+        fail(f"{src}: no stage-D hit (hit_far$w = far_valid$w & tag_eq$w) in the accumulator")
+    regs, loads = [], []
+    for w in ways:
+        for use in (f"hit_far${w} = far_valid${w} & tag_eq${w};",
+                    f"hit_near${w} = |(fw_meta${w}$q & valid_flag) & tag_eq${w};"):
+            if use not in body:
+                fail(f"{src}: `{use}` is not in the accumulator")
+            body = body.replace(use, use.replace(f"tag_eq${w};", f"tag_eq_r{w};"))
+        regs.append(f"tag_eq_r{w}")
+        loads.append(f"  tag_eq_r{w} <= tag_eq${w};")
+    return regs, "\n".join(loads), body
+
+
+CUTS = {"epochs": ("top$acc$epochs", cut_epochs), "hit": ("top$acc", cut_hit)}
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in CUTS:
+        fail("usage: timing-ceiling.py epochs|hit DESIGN.v OUT.v\n" + __doc__)
+    cut, src, dst = sys.argv[1:]
+    try:
+        text = open(src).read()
+    except OSError as e:
+        fail(f"{src}: {e.strerror}")
+    name, rewrite = CUTS[cut]
+    start, end = module(text, name, src)
+    regs, loads, body = rewrite(text[start:end], src)
+    # After the module's wires, before its first process.
+    at = body.index("always @(")
+    width = "[15:0] " if cut == "epochs" else ""
+    block = (f"reg {width}{', '.join(regs)};\nalways @(posedge clock) begin\n{loads}\nend\n")
+    open(dst, "w").write(text[:start] + body[:at] + block + body[at:] + text[end:])
+
+
+if __name__ == "__main__":
+    main()
