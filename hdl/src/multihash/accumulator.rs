@@ -1,12 +1,12 @@
 //! The interface both accumulator organisations ([`super::full_accumulator`],
 //! [`super::set_accumulator`]) present to a top: an event's decision inputs and outputs and the
-//! interval report's handshake, declared once; each organisation adds how it looks an event up
-//! and how a report entry names its tuple.
+//! interval report's handshake, declared once; each organisation adds how it looks an event up,
+//! when it takes the count of an entry it allocates, and how a report entry names its tuple.
 
 /// Declares an accumulator: a `#[derive(LogicBlock)]` struct with `clock`, `reset`, the
-/// organisation's `lookup` ports, the decision ports with the organisation's `event` ports after
-/// `valid`, the report handshake with its `report` data ports, `report_count`, `report_last`,
-/// `report_busy`, then its own fields.
+/// organisation's `lookup` ports, the decision ports with the organisation's `event` ports (its
+/// tuple, its counters' new minimum) after `valid`, the report handshake with its `report` data
+/// ports, `report_count`, `report_last`, `report_busy`, then its own fields.
 macro_rules! accumulator {
     (
         $(#[$m:meta])*
@@ -24,11 +24,11 @@ macro_rules! accumulator {
             /// Synchronous, active high: every entry empty, no report pending.
             pub reset: Signal<In, Bit>,
             $($lookup)*
-            /// The event deciding this cycle: present, its counters' new minimum.
+            /// The event deciding this cycle is present.
             pub valid: Signal<In, Bit>,
             $($event)*
-            pub new_min: Signal<In, Bits<CB>>,
-            /// `new_min` >= T (the counters compute it off the minimum's carry chains).
+            /// The event's counters' new minimum (min_k c'_k) is >= T (the counters compute it
+            /// off the minimum's carry chains).
             pub candidate: Signal<In, Bit>,
             /// The event is the last of its interval, numbered `interval`.
             pub end_interval: Signal<In, Bit>,
@@ -60,7 +60,6 @@ macro_rules! new_accumulator {
             clock: Default::default(),
             reset: Default::default(),
             valid: Default::default(),
-            new_min: Default::default(),
             candidate: Default::default(),
             end_interval: Default::default(),
             interval: Default::default(),

@@ -403,7 +403,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         }
         // Stage D: accumulator, counter update, interval end.
         self.acc.valid.next = self.d_valid.q.val();
-        self.acc.new_min.next = self.counters.new_min.val();
+        self.acc.alloc_min.next = self.counters.new_min_w.val();
         self.acc.candidate.next = self.counters.candidate.val();
         self.acc.end_interval.next = self.d_last.q.val();
         self.acc.interval.next = self.control.interval.val();

@@ -93,6 +93,10 @@ pub struct CounterTables<const CB: usize> {
     /// beside `new_min`, not from it, to keep the promotion decision off the minimum's carry
     /// chains: sat(min c + 1) >= T exactly when every c_k >= T − 1 (and 2^counter_bits − 1 >= T).
     pub candidate: Signal<Out, Bit>,
+    /// A clock after stage 1: that event's `new_min`, finished from registers — which tables
+    /// were minimal (`min_r`) and their sat(c_k + 1) (`inc_r`) — so that the minimum's compares
+    /// end at flip-flops and the rest is an AND-OR (every minimal table has the same value).
+    pub new_min_w: Signal<Out, Bits<CB>>,
     /// Stage 1: the event is the last of its interval; clear its bank from the next cycle on.
     pub clear_start: Signal<In, Bit>,
     /// Bank 0 / bank 1 is being cleared: no event of that bank may be accepted.
@@ -209,6 +213,14 @@ pub struct CounterTables<const CB: usize> {
     floor: Constant<Bits<CB>>,
     /// The update of the counters read (after forwarding).
     cu: ConservativeUpdate<CB>,
+    /// `new_min_w` (above): the registers, `inc_r[k]` where `min_r[k]` else 0, and the OR of
+    /// those picks (`min_or_w[k + 1]` = `min_or_w[k]` | `min_pick_w[k]`).
+    min_r: Vec<DFF<Bit>>,
+    inc_r: Vec<DFF<Bits<CB>>>,
+    min_pick_w: Vec<Signal<Local, Bits<CB>>>,
+    min_or_w: Vec<Signal<Local, Bits<CB>>>,
+    min_all_w: Signal<Local, Bits<CB>>,
+    zero: Constant<Bits<CB>>,
     /// What a bank clear writes: a zero counter, with its predicate (set only when T − 1 is 0).
     clear_word: Constant<Bits<CB>>,
 }
@@ -290,6 +302,7 @@ impl<const CB: usize> CounterTables<CB> {
             promoted: Default::default(),
             new_min: Default::default(),
             candidate: Default::default(),
+            new_min_w: Default::default(),
             clear_start: Default::default(),
             clearing0: Default::default(),
             clearing1: Default::default(),
@@ -361,6 +374,12 @@ impl<const CB: usize> CounterTables<CB> {
             was_clearing1: Default::default(),
             floor: Constant::new(rule.candidate_floor().into()),
             cu: ConservativeUpdate::new(rule),
+            min_r: vec_of(tables),
+            inc_r: vec_of(tables),
+            min_pick_w: vec_of(tables),
+            min_or_w: vec_of(tables + 1),
+            min_all_w: Default::default(),
+            zero: Constant::new(0.into()),
             clear_word: Constant::new(match rule.candidate_floor() {
                 0 => floor_bit.into(),
                 _ => 0.into(),
@@ -569,6 +588,20 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.cu.promoted.next = self.promoted.val();
         self.new_min.next = self.cu.new_min.val();
         self.candidate.next = self.cu.candidate.val();
+        self.min_or_w[0].next = self.zero.val();
+        for k in 0..self.bank0.len() {
+            self.min_r[k].clock.next = self.clock.val();
+            self.inc_r[k].clock.next = self.clock.val();
+            self.min_r[k].d.next = self.cu.minimal[k].val();
+            self.inc_r[k].d.next = self.cu.inc[k].val();
+            self.min_pick_w[k].next = self.zero.val();
+            if self.min_r[k].q.val() {
+                self.min_pick_w[k].next = self.inc_r[k].q.val();
+            }
+            self.min_or_w[k + 1].next = self.min_or_w[k].val() | self.min_pick_w[k].val();
+            self.min_all_w.next = self.min_or_w[k + 1].val();
+        }
+        self.new_min_w.next = self.min_all_w.val();
         // Write back (stage 1) or clear (idle bank), and remember the write for forwarding.
         for k in 0..self.bank0.len() {
             self.wb[k].next = self.cu.c[k].val() & self.stored.val();
@@ -651,10 +684,15 @@ pub struct ConservativeUpdate<const CB: usize> {
     pub w_floor: Vec<Signal<Out, Bit>>,
     pub new_min: Signal<Out, Bits<CB>>,
     pub candidate: Signal<Out, Bit>,
+    /// c_k is minimal (c_k <= c_j for every table j), and sat(c_k + 1): `new_min` is the `inc`
+    /// of any minimal k. Out so that a caller can register them and finish `new_min` a clock
+    /// later from flip-flops.
+    pub minimal: Vec<Signal<Out, Bit>>,
+    pub inc: Vec<Signal<Out, Bits<CB>>>,
     /// c'_k: after the (conservative) increment.
     c_inc: Vec<Signal<Local, Bits<CB>>>,
-    /// sat(c_k + 1), for every k in parallel: `new_min` is the one of a minimal c_k.
-    inc: Vec<Signal<Local, Bits<CB>>>,
+    /// `inc`, assigned once to the output (a port written twice in a pass glitches under Icarus).
+    sat_inc: Vec<Signal<Local, Bits<CB>>>,
     /// `inc[k]` where c_k is minimal, else 0; `min_or[k + 1]` = `min_or[k]` | `min_pick[k]`. Every
     /// minimal counter has the same `inc`, so `new_min` is the OR of the picks: a flat AND-OR
     /// after the compares, not a chain of selects.
@@ -758,8 +796,10 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             w_floor: vec_of(tables),
             new_min: Default::default(),
             candidate: Default::default(),
-            c_inc: vec_of(tables),
+            minimal: vec_of(tables),
             inc: vec_of(tables),
+            c_inc: vec_of(tables),
+            sat_inc: vec_of(tables),
             min_pick: vec_of(tables),
             min_or: vec_of(tables + 1),
             min_all: Default::default(),
@@ -800,14 +840,17 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
         }
         self.min_or[0].next = self.zero.val();
         for k in 0..self.c.len() {
-            self.inc[k].next = self.c[k].val();
+            self.sat_inc[k].next = self.c[k].val();
             if !self.saturates.val() | (self.c[k].val() < self.counter_max.val()) {
-                self.inc[k].next = self.c[k].val() + self.one.val();
+                self.sat_inc[k].next = self.c[k].val() + self.one.val();
             }
+            self.inc[k].next = self.sat_inc[k].val();
             self.floor_gather.bits[k].next = self.floor[k].val();
+            self.minimal[k].next =
+                (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all();
             self.min_pick[k].next = self.zero.val();
-            if (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all() {
-                self.min_pick[k].next = self.inc[k].val();
+            if self.minimal[k].val() {
+                self.min_pick[k].next = self.sat_inc[k].val();
             }
             self.min_or[k + 1].next = self.min_or[k].val() | self.min_pick[k].val();
             self.min_all.next = self.min_or[k + 1].val();
@@ -819,8 +862,7 @@ impl<const CB: usize> Logic for ConservativeUpdate<CB> {
             self.c_inc[k].next = self.c[k].val();
             self.w_floor[k].next = self.floor[k].val();
             if (!self.saturates.val() | (self.c[k].val() < self.counter_max.val()))
-                & (!self.conservative_update.val()
-                    | (self.le.val().get_bits::<16>(k * 16) | self.absent_tables.val()).all())
+                & (!self.conservative_update.val() | self.minimal[k].val())
             {
                 self.c_inc[k].next = self.c[k].val() + self.one.val();
                 self.w_floor[k].next = self.c[k].val() >= self.incremented_floor.val();

@@ -35,6 +35,8 @@ accumulator! {
         event: {
             /// Stage 1: the `valid` event's tuple.
             pub key: Signal<In, Bits<128>>,
+            /// Stage 1: the event's counters' new minimum, the count of an entry it is allocated.
+            pub new_min: Signal<In, Bits<CB>>,
         }
         report: {
             pub report_a: Signal<Out, Bits<64>>,
@@ -94,6 +96,7 @@ impl<const CB: usize> FullyAssociativeAccumulator<CB> {
         assert!(entries >= 1 && (CB == 64 || counter_max < 1 << CB));
         new_accumulator!(FullyAssociativeAccumulator {
             key: Default::default(),
+            new_min: Default::default(),
             report_a: Default::default(),
             report_b: Default::default(),
             valid_bits: vec_of(entries),

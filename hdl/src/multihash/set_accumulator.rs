@@ -38,8 +38,9 @@
 //!   and locking follow docs/SPEC.md §4 within the set;
 //! - stage W: every way's meta, and (`tags_in_w`, with the write stage; else stage D writes it on
 //!   allocation) the tag of a way D allocated, are written back from registers, an allocated
-//!   way's count being the `new_min` D registered (so neither the counters' minimum nor, with
-//!   `tags_in_w`, the allocation decision drives a RAM write port in the clock it is computed).
+//!   way's count being `alloc_min`, the event's `new_min` the counters finish in this stage from
+//!   their registers (so neither the counters' minimum nor, with `tags_in_w`, the allocation
+//!   decision drives a RAM write port in the clock it is computed).
 //!
 //! **Interval rollover without a sweep: per-set epochs.** Three bit-vectors in flip-flops, one bit
 //! per set, say what a set's RAM words mean:
@@ -108,7 +109,12 @@ accumulator! {
             /// event); else it is read as pending for a clock.
             pub lookup_hold: Signal<In, Bit>,
         }
-        event: {}
+        event: {
+            /// Stage W (a clock after the event's `valid`): its counters' new minimum, the count
+            /// of a way it was allocated. The counters finish it from registers, so their
+            /// minimum's compares end at flip-flops and no RAM write port waits for them.
+            pub alloc_min: Signal<In, Bits<CB>>,
+        }
         report: {
             pub report_tag: Signal<Out, Bits<TAG_BITS>>,
         }
@@ -143,9 +149,7 @@ accumulator! {
         fw2_tag: DFF<Bits<TAG_BITS>>,
         fw2_word: Vec<DFF<Bits<CB>>>,
         /// Stage W writes the metas of the op one ahead from its registers: `fw_meta`, the count
-        /// of a way it allocated taken from `fw_min` (its `new_min`), so the counters' minimum
-        /// reaches no RAM write port in the clock it is computed.
-        fw_min: DFF<Bits<CB>>,
+        /// of a way it allocated taken from `alloc_min`.
         fw_word: Vec<Signal<Local, Bits<CB>>>,
         /// Stage D's op is on the set of the event one ahead (`ahead1`), and its tuple is that
         /// event's (`key1`); way w's tag is the one the event two / three ahead allocated on this
@@ -341,6 +345,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             lookup_tag: Default::default(),
             lookup_ok: Default::default(),
             lookup_hold: Default::default(),
+            alloc_min: Default::default(),
             report_tag: Default::default(),
             // A word read in the clock of its write is replaced in stage C (metas: `c_same3`)
             // or D (tags: the allocation of the op two ahead).
@@ -367,7 +372,6 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             fw_set: Default::default(),
             fw2_tag: Default::default(),
             fw2_word: vec_of(ways),
-            fw_min: Default::default(),
             fw_word: vec_of(ways),
             ahead1: Default::default(),
             key1: Default::default(),
@@ -488,7 +492,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             fw_valid,
             fw_set,
             fw_tag,
-            fw_min,
             fw2_tag,
             ahead1,
             key1,
@@ -548,7 +551,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.fw2_floor[w].clock.next = self.clock.val();
             self.fw_word[w].next = self.fw_meta[w].q.val();
             if self.fw_alloc[w].q.val() {
-                self.fw_word[w].next = self.fw_meta[w].q.val() | self.fw_min.q.val();
+                self.fw_word[w].next =
+                    self.fw_meta[w].q.val() | (self.alloc_min.val() & self.count_mask.val());
             }
             // A way the op one ahead allocated holds its `new_min`, >= T by the promotion rule
             // (and the count field holds every counter value): true without a compare.
@@ -756,8 +760,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         }
         self.fw_valid.d.next = self.valid.val();
         self.fw_set.d.next = self.d_set.q.val();
-        // Read only where this op allocated (`fw_alloc`), so no enable.
-        self.fw_min.d.next = self.new_min.val() & self.count_mask.val();
         self.fw_tag.d.next = self.d_tag.q.val();
         self.fw2_tag.d.next = self.fw_tag.q.val();
         self.fw3_tag.d.next = self.fw2_tag.q.val();

@@ -139,6 +139,15 @@ fn check_conservative_update<const CB: usize>(
             let want: Vec<bool> = want.iter().map(|&v| v as u64 >= floor).collect();
             assert_eq!(got, want, "predicates of the written words, {what}");
             assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
+            // Which counters are minimal, and each one's saturating increment: what a caller
+            // registers to finish `new_min` a clock later.
+            let least = *c.iter().min().unwrap();
+            let got: Vec<bool> = uut.minimal.iter().map(|m| m.val()).collect();
+            let want: Vec<bool> = c.iter().map(|&v| v == least).collect();
+            assert_eq!(got, want, "minimal counters, {what}");
+            let got: Vec<u32> = uut.inc.iter().map(|i| i.val().to_u64() as u32).collect();
+            let want: Vec<u32> = c.iter().map(|&v| (v + 1).min(counter_max)).collect();
+            assert_eq!(got, want, "increments, {what}");
         }
     }
 }
@@ -206,6 +215,7 @@ fn check_counter_tables(
     // Events on their way to stage 1, oldest first: indices, whether it updates (missed the
     // accumulator), promoted.
     let mut ahead: std::collections::VecDeque<(Vec<usize>, bool, bool)> = Default::default();
+    let mut w_min: Option<(u32, String)> = None;
     for step in 0..2000 {
         let idx: Vec<usize> = (0..tables).map(|_| rng.gen_range(0..3)).collect();
         for (k, &i) in idx.iter().enumerate() {
@@ -223,6 +233,10 @@ fn check_counter_tables(
         uut.update.next = update;
         uut.promoted.next = promoted;
         uut.level(false);
+        // The event a clock ahead's `new_min`, finished from registers.
+        if let Some((m, what)) = w_min.take() {
+            assert_eq!(uut.new_min_w.val().to_u64(), m as u64, "new_min_w, {what}");
+        }
         if let Some((at, update, promoted)) = s1 {
             let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
             let new_min = conservative_update(&mut c, cu, counter_max);
@@ -231,6 +245,7 @@ fn check_counter_tables(
                 cu as u8
             );
             assert_estimate(&uut.new_min, &uut.candidate, new_min, threshold, &what);
+            w_min = Some((new_min, what));
             if update {
                 if let (true, Some(v)) = (promoted, reset) {
                     c.fill(v);
@@ -495,6 +510,8 @@ fn check_set_accumulator(
     };
     let tag = |t: (u64, u64)| -> Bits<TAG_BITS> { Bits::<TAG_BITS>::from(t.1 << 8 | t.0) };
     let (mut pending, mut c, mut d) = (next(), None::<SetEvent>, None::<SetEvent>);
+    // The counters' minimum arrives a clock after the decision (stage W), as from the counters.
+    let mut w_min = 0u64;
     let (mut interval, mut decided, mut reports) = (0u64, 0, 0);
     let mut words: Vec<(u64, u64, bool)> = Vec::new();
     let mut expected: Vec<Vec<u64>> = Vec::new();
@@ -505,7 +522,7 @@ fn check_set_accumulator(
             last: false,
         });
         uut.valid.next = d.is_some();
-        uut.new_min.next = e.new_min.into();
+        uut.alloc_min.next = w_min.into();
         uut.candidate.next = e.new_min >= threshold;
         uut.end_interval.next = e.last;
         uut.interval.next = interval.into();
@@ -562,6 +579,7 @@ fn check_set_accumulator(
             ));
         }
         uut.level(true);
+        w_min = e.new_min;
         d = c;
         c = ok.then_some(pending);
         if ok {
