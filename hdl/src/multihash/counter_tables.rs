@@ -45,6 +45,11 @@
 //! distance `m_same3` covers with it). A bank reads as clearing for a clock after its last cleared
 //! word (`was_clearing`), so an event read in stage R is accepted only on a clean bank.
 //!
+//! **The minimum a clock late** (`new_min_w`): an accumulator that needs `new_min` only as the
+//! count of an entry it allocates, written a clock after its decision, takes it from registers —
+//! per table "c_k is minimal" and sat(c_k + 1), registered in stage 1 — as their AND-OR. Stage 1's
+//! compares then end at a flip-flop per table instead of passing a select per bit.
+//!
 //! **Candidate predicates travel with the words.** Every word entering stage 1 comes with "c_k ≥
 //! T − 1": compared in stage M for a RAM word (registered read), and for a forwarded word computed
 //! by the event that wrote it from its own operand ([`ConservativeUpdate::w_floor`]). The
