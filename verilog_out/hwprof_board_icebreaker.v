@@ -1003,6 +1003,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     reg  counters$promoted;
     wire  [23:0] counters$new_min;
     wire  counters$candidate;
+    wire  [23:0] counters$new_min_w;
     reg  counters$clear_start;
     wire  counters$clearing0;
     wire  counters$clearing1;
@@ -1015,7 +1016,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     wire  acc$lookup_ok;
     reg  acc$lookup_hold;
     reg  acc$valid;
-    reg  [23:0] acc$new_min;
+    reg  [23:0] acc$alloc_min;
     reg  acc$candidate;
     reg  acc$end_interval;
     reg  [31:0] acc$interval;
@@ -1183,6 +1184,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .promoted(counters$promoted),
         .new_min(counters$new_min),
         .candidate(counters$candidate),
+        .new_min_w(counters$new_min_w),
         .clear_start(counters$clear_start),
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
@@ -1197,7 +1199,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .lookup_ok(acc$lookup_ok),
         .lookup_hold(acc$lookup_hold),
         .valid(acc$valid),
-        .new_min(acc$new_min),
+        .alloc_min(acc$alloc_min),
         .candidate(acc$candidate),
         .end_interval(acc$end_interval),
         .interval(acc$interval),
@@ -1616,7 +1618,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
             r_valid$d = 1'b0;
         end
         acc$valid = d_valid$q;
-        acc$new_min = counters$new_min;
+        acc$alloc_min = counters$new_min_w;
         acc$candidate = counters$candidate;
         acc$end_interval = d_last$q;
         acc$interval = control$interval;
@@ -1637,7 +1639,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
 endmodule // top$profiler
 
 
-module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,new_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -1649,7 +1651,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
     output reg  lookup_ok;
     input wire  lookup_hold;
     input wire  valid;
-    input wire  [23:0] new_min;
+    input wire  [23:0] alloc_min;
     input wire  candidate;
     input wire  end_interval;
     input wire  [31:0] interval;
@@ -1852,9 +1854,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
     reg  [23:0] fw2_word$1$d;
     wire  [23:0] fw2_word$1$q;
     reg  fw2_word$1$clock;
-    reg  [23:0] fw_min$d;
-    wire  [23:0] fw_min$q;
-    reg  fw_min$clock;
     reg  ahead1$d;
     wire  ahead1$q;
     reg  ahead1$clock;
@@ -2353,11 +2352,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .q(fw2_word$1$q),
         .clock(fw2_word$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_min fw_min(
-        .d(fw_min$d),
-        .q(fw_min$q),
-        .clock(fw_min$clock)
-    );
     hwprof_board_icebreaker$profiler$acc$ahead1 ahead1(
         .d(ahead1$d),
         .q(ahead1$q),
@@ -2621,7 +2615,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         fw_valid$clock = clock;
         fw_set$clock = clock;
         fw_tag$clock = clock;
-        fw_min$clock = clock;
         fw2_tag$clock = clock;
         ahead1$clock = clock;
         key1$clock = clock;
@@ -2640,7 +2633,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         fw_valid$d = fw_valid$q;
         fw_set$d = fw_set$q;
         fw_tag$d = fw_tag$q;
-        fw_min$d = fw_min$q;
         fw2_tag$d = fw2_tag$q;
         ahead1$d = ahead1$q;
         key1$d = key1$q;
@@ -2744,7 +2736,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         fw2_floor$0$clock = clock;
         fw_word$0 = fw_meta$0$q;
         if (fw_alloc$0$q) begin
-            fw_word$0 = fw_meta$0$q | fw_min$q;
+            fw_word$0 = fw_meta$0$q | (alloc_min & count_mask);
         end
         fw_ge$0 = fw_alloc$0$q | fw_ge_r$0$q;
         fw_floor$0 = fw_alloc$0$q | fw_floor_r$0$q;
@@ -2937,7 +2929,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         fw2_floor$1$clock = clock;
         fw_word$1 = fw_meta$1$q;
         if (fw_alloc$1$q) begin
-            fw_word$1 = fw_meta$1$q | fw_min$q;
+            fw_word$1 = fw_meta$1$q | (alloc_min & count_mask);
         end
         fw_ge$1 = fw_alloc$1$q | fw_ge_r$1$q;
         fw_floor$1 = fw_alloc$1$q | fw_floor_r$1$q;
@@ -3164,7 +3156,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         hot$bits$1 = (view_valid$1 & n_ge$1) | alloc$1;
         fw_valid$d = valid;
         fw_set$d = d_set$q;
-        fw_min$d = new_min & count_mask;
         fw_tag$d = d_tag$q;
         fw2_tag$d = fw_tag$q;
         fw3_tag$d = fw2_tag$q;
@@ -4028,25 +4019,6 @@ module hwprof_board_icebreaker$profiler$acc$fw_meta$1(d,q,clock);
     end
           
 endmodule // top$profiler$acc$fw_meta$1
-
-
-module hwprof_board_icebreaker$profiler$acc$fw_min(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$acc$fw_min
 
 
 module hwprof_board_icebreaker$profiler$acc$fw_set(d,q,clock);
@@ -5388,7 +5360,7 @@ module hwprof_board_icebreaker$profiler$control$parity(d,q,clock);
 endmodule // top$profiler$control$parity
 
 
-module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,clear_start,clearing0,clearing1);
+module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -5403,6 +5375,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     input wire  promoted;
     output reg  [23:0] new_min;
     output reg  candidate;
+    output reg  [23:0] new_min_w;
     input wire  clear_start;
     output reg  clearing0;
     output reg  clearing1;
@@ -5415,6 +5388,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     localparam  floor_bit = 24'h0;
     localparam  output_register = 1'b0;
     localparam  floor = 24'h28f;
+    localparam  zero = 24'h0;
     localparam  clear_word = 24'h0;
     
     // Stub signals
@@ -5795,6 +5769,38 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     wire  cu$w_floor$3;
     wire  [23:0] cu$new_min;
     wire  cu$candidate;
+    wire  cu$minimal$0;
+    wire  cu$minimal$1;
+    wire  cu$minimal$2;
+    wire  cu$minimal$3;
+    wire  [23:0] cu$inc$0;
+    wire  [23:0] cu$inc$1;
+    wire  [23:0] cu$inc$2;
+    wire  [23:0] cu$inc$3;
+    reg  min_r$0$d;
+    wire  min_r$0$q;
+    reg  min_r$0$clock;
+    reg  min_r$1$d;
+    wire  min_r$1$q;
+    reg  min_r$1$clock;
+    reg  min_r$2$d;
+    wire  min_r$2$q;
+    reg  min_r$2$clock;
+    reg  min_r$3$d;
+    wire  min_r$3$q;
+    reg  min_r$3$clock;
+    reg  [23:0] inc_r$0$d;
+    wire  [23:0] inc_r$0$q;
+    reg  inc_r$0$clock;
+    reg  [23:0] inc_r$1$d;
+    wire  [23:0] inc_r$1$q;
+    reg  inc_r$1$clock;
+    reg  [23:0] inc_r$2$d;
+    wire  [23:0] inc_r$2$q;
+    reg  inc_r$2$clock;
+    reg  [23:0] inc_r$3$d;
+    wire  [23:0] inc_r$3$q;
+    reg  inc_r$3$clock;
     
     // Local signals
     reg  writes;
@@ -5881,6 +5887,16 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  [19:0] s0_index$1;
     reg  [19:0] s0_index$2;
     reg  [19:0] s0_index$3;
+    reg  [23:0] min_pick_w$0;
+    reg  [23:0] min_pick_w$1;
+    reg  [23:0] min_pick_w$2;
+    reg  [23:0] min_pick_w$3;
+    reg  [23:0] min_or_w$0;
+    reg  [23:0] min_or_w$1;
+    reg  [23:0] min_or_w$2;
+    reg  [23:0] min_or_w$3;
+    reg  [23:0] min_or_w$4;
+    reg  [23:0] min_all_w;
     
     // Sub module instances
     hwprof_board_icebreaker$profiler$counters$bank0$0 bank0$0(
@@ -6476,7 +6492,55 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .w_floor$2(cu$w_floor$2),
         .w_floor$3(cu$w_floor$3),
         .new_min(cu$new_min),
-        .candidate(cu$candidate)
+        .candidate(cu$candidate),
+        .minimal$0(cu$minimal$0),
+        .minimal$1(cu$minimal$1),
+        .minimal$2(cu$minimal$2),
+        .minimal$3(cu$minimal$3),
+        .inc$0(cu$inc$0),
+        .inc$1(cu$inc$1),
+        .inc$2(cu$inc$2),
+        .inc$3(cu$inc$3)
+    );
+    hwprof_board_icebreaker$profiler$counters$min_r$0 min_r$0(
+        .d(min_r$0$d),
+        .q(min_r$0$q),
+        .clock(min_r$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$min_r$1 min_r$1(
+        .d(min_r$1$d),
+        .q(min_r$1$q),
+        .clock(min_r$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$min_r$2 min_r$2(
+        .d(min_r$2$d),
+        .q(min_r$2$q),
+        .clock(min_r$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$min_r$3 min_r$3(
+        .d(min_r$3$d),
+        .q(min_r$3$q),
+        .clock(min_r$3$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$inc_r$0 inc_r$0(
+        .d(inc_r$0$d),
+        .q(inc_r$0$q),
+        .clock(inc_r$0$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$inc_r$1 inc_r$1(
+        .d(inc_r$1$d),
+        .q(inc_r$1$q),
+        .clock(inc_r$1$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$inc_r$2 inc_r$2(
+        .d(inc_r$2$d),
+        .q(inc_r$2$q),
+        .clock(inc_r$2$clock)
+    );
+    hwprof_board_icebreaker$profiler$counters$inc_r$3 inc_r$3(
+        .d(inc_r$3$d),
+        .q(inc_r$3$q),
+        .clock(inc_r$3$clock)
     );
     
     // Update code
@@ -6972,6 +7036,48 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         cu$promoted = promoted;
         new_min = cu$new_min;
         candidate = cu$candidate;
+        min_or_w$0 = zero;
+        min_r$0$clock = clock;
+        inc_r$0$clock = clock;
+        min_r$0$d = cu$minimal$0;
+        inc_r$0$d = cu$inc$0;
+        min_pick_w$0 = zero;
+        if (min_r$0$q) begin
+            min_pick_w$0 = inc_r$0$q;
+        end
+        min_or_w$1 = min_or_w$0 | min_pick_w$0;
+        min_all_w = min_or_w$1;
+        min_r$1$clock = clock;
+        inc_r$1$clock = clock;
+        min_r$1$d = cu$minimal$1;
+        inc_r$1$d = cu$inc$1;
+        min_pick_w$1 = zero;
+        if (min_r$1$q) begin
+            min_pick_w$1 = inc_r$1$q;
+        end
+        min_or_w$2 = min_or_w$1 | min_pick_w$1;
+        min_all_w = min_or_w$2;
+        min_r$2$clock = clock;
+        inc_r$2$clock = clock;
+        min_r$2$d = cu$minimal$2;
+        inc_r$2$d = cu$inc$2;
+        min_pick_w$2 = zero;
+        if (min_r$2$q) begin
+            min_pick_w$2 = inc_r$2$q;
+        end
+        min_or_w$3 = min_or_w$2 | min_pick_w$2;
+        min_all_w = min_or_w$3;
+        min_r$3$clock = clock;
+        inc_r$3$clock = clock;
+        min_r$3$d = cu$minimal$3;
+        inc_r$3$d = cu$inc$3;
+        min_pick_w$3 = zero;
+        if (min_r$3$q) begin
+            min_pick_w$3 = inc_r$3$q;
+        end
+        min_or_w$4 = min_or_w$3 | min_pick_w$3;
+        min_all_w = min_or_w$4;
+        new_min_w = min_all_w;
         wb$0 = cu$c$0 & stored;
         wb_floor$0 = cu$floor$0;
         if (update) begin
@@ -7591,7 +7697,7 @@ module hwprof_board_icebreaker$profiler$counters$clear1$running(d,q,clock);
 endmodule // top$profiler$counters$clear1$running
 
 
-module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate);
+module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
     
     // Module arguments
     input wire  [23:0] c$0;
@@ -7613,6 +7719,14 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
     output reg  w_floor$3;
     output reg  [23:0] new_min;
     output reg  candidate;
+    output reg  minimal$0;
+    output reg  minimal$1;
+    output reg  minimal$2;
+    output reg  minimal$3;
+    output reg  [23:0] inc$0;
+    output reg  [23:0] inc$1;
+    output reg  [23:0] inc$2;
+    output reg  [23:0] inc$3;
     
     // Constant declarations
     localparam  promotable = 1'b1;
@@ -7908,10 +8022,10 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
     reg  [23:0] c_inc$1;
     reg  [23:0] c_inc$2;
     reg  [23:0] c_inc$3;
-    reg  [23:0] inc$0;
-    reg  [23:0] inc$1;
-    reg  [23:0] inc$2;
-    reg  [23:0] inc$3;
+    reg  [23:0] sat_inc$0;
+    reg  [23:0] sat_inc$1;
+    reg  [23:0] sat_inc$2;
+    reg  [23:0] sat_inc$3;
     reg  [23:0] min_pick$0;
     reg  [23:0] min_pick$1;
     reg  [23:0] min_pick$2;
@@ -8496,47 +8610,55 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         floor_gather$bits$14 = 1'b1;
         floor_gather$bits$15 = 1'b1;
         min_or$0 = zero;
-        inc$0 = c$0;
+        sat_inc$0 = c$0;
         if (~saturates | (c$0 < counter_max)) begin
-            inc$0 = c$0 + one;
+            sat_inc$0 = c$0 + one;
         end
+        inc$0 = sat_inc$0;
         floor_gather$bits$0 = floor$0;
+        minimal$0 = &(le[(0 * 32'h10)+:(16)] | absent_tables);
         min_pick$0 = zero;
-        if (&(le[(0 * 32'h10)+:(16)] | absent_tables)) begin
-            min_pick$0 = inc$0;
+        if (minimal$0) begin
+            min_pick$0 = sat_inc$0;
         end
         min_or$1 = min_or$0 | min_pick$0;
         min_all = min_or$1;
-        inc$1 = c$1;
+        sat_inc$1 = c$1;
         if (~saturates | (c$1 < counter_max)) begin
-            inc$1 = c$1 + one;
+            sat_inc$1 = c$1 + one;
         end
+        inc$1 = sat_inc$1;
         floor_gather$bits$1 = floor$1;
+        minimal$1 = &(le[(1 * 32'h10)+:(16)] | absent_tables);
         min_pick$1 = zero;
-        if (&(le[(1 * 32'h10)+:(16)] | absent_tables)) begin
-            min_pick$1 = inc$1;
+        if (minimal$1) begin
+            min_pick$1 = sat_inc$1;
         end
         min_or$2 = min_or$1 | min_pick$1;
         min_all = min_or$2;
-        inc$2 = c$2;
+        sat_inc$2 = c$2;
         if (~saturates | (c$2 < counter_max)) begin
-            inc$2 = c$2 + one;
+            sat_inc$2 = c$2 + one;
         end
+        inc$2 = sat_inc$2;
         floor_gather$bits$2 = floor$2;
+        minimal$2 = &(le[(2 * 32'h10)+:(16)] | absent_tables);
         min_pick$2 = zero;
-        if (&(le[(2 * 32'h10)+:(16)] | absent_tables)) begin
-            min_pick$2 = inc$2;
+        if (minimal$2) begin
+            min_pick$2 = sat_inc$2;
         end
         min_or$3 = min_or$2 | min_pick$2;
         min_all = min_or$3;
-        inc$3 = c$3;
+        sat_inc$3 = c$3;
         if (~saturates | (c$3 < counter_max)) begin
-            inc$3 = c$3 + one;
+            sat_inc$3 = c$3 + one;
         end
+        inc$3 = sat_inc$3;
         floor_gather$bits$3 = floor$3;
+        minimal$3 = &(le[(3 * 32'h10)+:(16)] | absent_tables);
         min_pick$3 = zero;
-        if (&(le[(3 * 32'h10)+:(16)] | absent_tables)) begin
-            min_pick$3 = inc$3;
+        if (minimal$3) begin
+            min_pick$3 = sat_inc$3;
         end
         min_or$4 = min_or$3 | min_pick$3;
         min_all = min_or$4;
@@ -8544,7 +8666,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         candidate = promotable & &floor_gather$word;
         c_inc$0 = c$0;
         w_floor$0 = floor$0;
-        if ((~saturates | (c$0 < counter_max)) & (~conservative_update | &(le[(0 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$0 < counter_max)) & (~conservative_update | minimal$0)) begin
             c_inc$0 = c$0 + one;
             w_floor$0 = c$0 >= incremented_floor;
         end
@@ -8557,7 +8679,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         end
         c_inc$1 = c$1;
         w_floor$1 = floor$1;
-        if ((~saturates | (c$1 < counter_max)) & (~conservative_update | &(le[(1 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$1 < counter_max)) & (~conservative_update | minimal$1)) begin
             c_inc$1 = c$1 + one;
             w_floor$1 = c$1 >= incremented_floor;
         end
@@ -8570,7 +8692,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         end
         c_inc$2 = c$2;
         w_floor$2 = floor$2;
-        if ((~saturates | (c$2 < counter_max)) & (~conservative_update | &(le[(2 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$2 < counter_max)) & (~conservative_update | minimal$2)) begin
             c_inc$2 = c$2 + one;
             w_floor$2 = c$2 >= incremented_floor;
         end
@@ -8583,7 +8705,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         end
         c_inc$3 = c$3;
         w_floor$3 = floor$3;
-        if ((~saturates | (c$3 < counter_max)) & (~conservative_update | &(le[(3 * 32'h10)+:(16)] | absent_tables))) begin
+        if ((~saturates | (c$3 < counter_max)) & (~conservative_update | minimal$3)) begin
             c_inc$3 = c$3 + one;
             w_floor$3 = c$3 >= incremented_floor;
         end
@@ -9822,6 +9944,82 @@ module hwprof_board_icebreaker$profiler$counters$fw_upd(d,q,clock);
 endmodule // top$profiler$counters$fw_upd
 
 
+module hwprof_board_icebreaker$profiler$counters$inc_r$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$inc_r$0
+
+
+module hwprof_board_icebreaker$profiler$counters$inc_r$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$inc_r$1
+
+
+module hwprof_board_icebreaker$profiler$counters$inc_r$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$inc_r$2
+
+
+module hwprof_board_icebreaker$profiler$counters$inc_r$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$inc_r$3
+
+
 module hwprof_board_icebreaker$profiler$counters$m_bank(d,q,clock);
     
     // Module arguments
@@ -10143,6 +10341,82 @@ module hwprof_board_icebreaker$profiler$counters$m_same4$3(d,q,clock);
     end
           
 endmodule // top$profiler$counters$m_same4$3
+
+
+module hwprof_board_icebreaker$profiler$counters$min_r$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$min_r$0
+
+
+module hwprof_board_icebreaker$profiler$counters$min_r$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$min_r$1
+
+
+module hwprof_board_icebreaker$profiler$counters$min_r$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$min_r$2
+
+
+module hwprof_board_icebreaker$profiler$counters$min_r$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$min_r$3
 
 
 module hwprof_board_icebreaker$profiler$counters$p_index$0(d,q,clock);
