@@ -17,7 +17,8 @@ struct Cli {
     #[arg(long, short, global = true)]
     quiet: bool,
     /// Override a field of every configuration file read, e.g. `--set interval=20000` or
-    /// `--set accumulator.entries=64` (repeatable; the value is TOML, a bare word is a string)
+    /// `--set accumulator.entries=64` (repeatable; the value is TOML, a bare word is a string; a
+    /// top-level key also replaces that key in every `[target.<name>]` section)
     #[arg(long, global = true, value_name = "KEY=VALUE", value_parser = commands::parse_set)]
     set: Vec<(String, toml::Value)>,
 }

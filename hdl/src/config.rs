@@ -20,6 +20,7 @@
 //! | `write_stage` | hardware only, no effect on the profile: the block-RAM profiler's counter tables and the accumulator's tags register their write-back once more before the block RAMs, and the accumulator's hit selects the counters' written words a clock late (docs/SPEC.md §5.4), so neither the hit nor the allocation ends at a block RAM's pins: higher Fmax, for area (paper-10k-bram on the HX8K: 5 792 logic cells with it, which the UP5K cannot hold). Default true with a set-associative accumulator | set-associative accumulator only |
 //! | `counter_output_register` | hardware only, no effect on the profile: the block-RAM profiler's counter tables are read through their block RAMs' output register (on the ECP5 the DP16KD's own, `REGMODE = "OUTREG"`; elsewhere a flip-flop stage), so no block RAM's clock-to-out is on a path into logic. The read is issued a clock before stage 0, at the indices of the event stage 0 takes if it is free, hashed a stage earlier (one more clock of latency); when stage 0 was held instead, its event is read again, so each wait of stage 0 lasts one clock longer (docs/SPEC.md §5.4). For the ECP5, where the DP16KD's clock-to-out is most of a 10 ns period (the ULX3S preset sets it). Default false | set-associative accumulator only |
 //! | `refused_slot` | hardware only, no effect on the profile: an event the block-RAM profiler's stage 0 refuses waits in a second register of stage 0 (the refused slot), offered before the next event until it is accepted, instead of holding the stage before it; so the accept decision loads one flip-flop, not every register of that stage, and the input's skid register goes (docs/SPEC.md §5.4). The same wait bound. Faster where the accept's fan-out is on the critical path (paper-1m-bram on the ECP5-25K, which sets it: median 81.3 MHz, 79.4 without); slower on the HX8K (paper-10k-bram: 80.0 MHz with it, 82.7 without). Default false | set-associative accumulator only |
+//! | `[target.<name>]` | hardware options of one synthesis target (`ice40-up5k`, `ice40-hx8k`, `ecp5-25k`, `ecp5-85k`): `write_stage`, `counter_output_register`, `refused_slot`, over the file's own for that target only ([`ProfilerConfig::for_target`]). No effect on the profile, so one preset carries the fastest hardware that fits each part | a known target; only those three keys; the resolved configuration obeys every rule above |
 //! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
 //! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
@@ -28,6 +29,7 @@
 //! | `[accumulator] replacement` | which replaceable entry a promoted tuple takes when its set has no empty one: `"first"` (lowest index, default) or `"smallest"` (smallest count, lowest index on ties — Space-Saving's choice, W compares in a set; a retained tuple still counting towards T survives one that has gone cold). In hardware for a set-associative accumulator only (the RTL compares every pair of ways of the set) | |
 
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
@@ -124,6 +126,20 @@ struct ProfilerFile {
     write_stage: Option<bool>,
     counter_output_register: Option<bool>,
     refused_slot: Option<bool>,
+    target: Option<BTreeMap<String, TargetOptions>>,
+}
+
+/// The synthesis targets a configuration's `[target.<name>]` sections may name.
+pub const TARGETS: [&str; 4] = ["ice40-up5k", "ice40-hx8k", "ecp5-25k", "ecp5-85k"];
+
+/// A `[target.<name>]` section: hardware options for one synthesis target, each over the file's
+/// own when given. Only options without effect on the profile may differ between targets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetOptions {
+    pub write_stage: Option<bool>,
+    pub counter_output_register: Option<bool>,
+    pub refused_slot: Option<bool>,
 }
 
 /// The accumulator table's shape, validated.
@@ -174,6 +190,9 @@ pub struct ProfilerConfig {
     pub counter_output_register: bool,
     /// The block-RAM profiler's refused slot in stage 0 (hardware only; module docs).
     pub refused_slot: bool,
+    /// Hardware options per synthesis target, by name ([`TARGETS`]; apply with
+    /// [`ProfilerConfig::for_target`]).
+    pub targets: BTreeMap<String, TargetOptions>,
 }
 
 /// Largest supported values, chosen so that RTL widths stay sane.
@@ -381,6 +400,7 @@ impl ConfigFile for ProfilerConfig {
                 .unwrap_or(organisation == Organisation::SetAssociative),
             counter_output_register: file.counter_output_register.unwrap_or(false),
             refused_slot: file.refused_slot.unwrap_or(false),
+            targets: file.target.clone().unwrap_or_default(),
         };
         if organisation == Organisation::FullyAssociative {
             if let Some(a) = &acc {
@@ -513,11 +533,39 @@ impl ConfigFile for ProfilerConfig {
                     .into(),
             );
         }
+        for name in self.targets.keys() {
+            if !TARGETS.contains(&name.as_str()) {
+                return e(
+                    &format!("target.{name}"),
+                    format!("unknown target: expected one of {}", TARGETS.join(", ")),
+                );
+            }
+            // The resolved configuration's failure is the section's: name its field there.
+            self.for_target(name).check(r).map_err(|mut err| {
+                err.field = format!("target.{name}.{}", err.field);
+                err
+            })?;
+        }
         Ok(())
     }
 }
 
 impl ProfilerConfig {
+    /// The configuration for synthesis target `target`: its `[target.<name>]` options over the
+    /// file's own (none for a target without a section). The result has no target sections.
+    pub fn for_target(&self, target: &str) -> ProfilerConfig {
+        let mut c = self.clone();
+        c.targets.clear();
+        if let Some(o) = self.targets.get(target) {
+            c.write_stage = o.write_stage.unwrap_or(c.write_stage);
+            c.counter_output_register = o
+                .counter_output_register
+                .unwrap_or(c.counter_output_register);
+            c.refused_slot = o.refused_slot.unwrap_or(c.refused_slot);
+        }
+        c
+    }
+
     /// log2(entries): the width of a table index.
     pub fn index_bits(&self) -> u32 {
         self.entries.trailing_zeros()
@@ -679,6 +727,38 @@ mod tests {
             let e = r.expect_err(extra);
             assert_eq!(e.field, field, "{extra}: {e}");
         }
+    }
+
+    #[test]
+    fn target_sections_resolve_per_target() {
+        let sa = "[accumulator]\norganisation = \"set_associative\"\nentries = 128\nways = 2\n";
+        let c = parse(&format!(
+            "write_stage = false\n{sa}[target.ice40-hx8k]\nwrite_stage = true\n\
+             [target.ecp5-85k]\ncounter_output_register = true\nrefused_slot = true\n"
+        ))
+        .unwrap();
+        assert!(!c.write_stage && !c.counter_output_register && !c.refused_slot);
+        let hx = c.for_target("ice40-hx8k");
+        assert!(hx.write_stage && !hx.counter_output_register && hx.targets.is_empty());
+        let ecp = c.for_target("ecp5-85k");
+        assert!(!ecp.write_stage && ecp.counter_output_register && ecp.refused_slot);
+        let up = c.for_target("ice40-up5k");
+        assert_eq!(
+            up,
+            ProfilerConfig {
+                targets: Default::default(),
+                ..c.clone()
+            }
+        );
+        // Everything but the hardware options is the same for every target.
+        assert_eq!(hx.summary(), c.summary());
+        let e = parse(&format!("{sa}[target.ice40-hx9k]\nwrite_stage = true\n")).unwrap_err();
+        assert_eq!(e.field, "target.ice40-hx9k", "{e}");
+        assert!(e.rule.contains("ice40-hx8k"), "{e}");
+        let e = parse("[target.ice40-up5k]\nwrite_stage = true\n").unwrap_err();
+        assert_eq!(e.field, "target.ice40-up5k.write_stage", "{e}");
+        let e = parse(&format!("{sa}[target.ice40-up5k]\ninterval = 5\n")).unwrap_err();
+        assert!(e.to_string().contains("interval"), "{e}");
     }
 
     #[test]

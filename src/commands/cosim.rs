@@ -2,9 +2,10 @@
 
 use super::progress::Progress;
 use super::{
-    check_writable_file, json_with_config, load_config, load_trace, print_json, CliError,
+    check_writable_file, json_with_config, load_config_for, load_trace, print_json, CliError,
     CmdResult, KindArg,
 };
+use hwprof_sim::flow::device::Target;
 use hwprof_sim::hwprof_hdl::multihash::Design;
 use hwprof_sim::verify::multihash::cosim::{cosim, CosimOptions, Mismatch, ReadyPattern};
 use hwprof_sim::verify::multihash::icarus::{icarus_cosim_design, netlist_cosim};
@@ -43,6 +44,10 @@ pub struct CosimArgs {
     /// under Icarus with Yosys's cell models, instead of the RTL: the post-synthesis proof
     #[arg(long, value_enum, conflicts_with = "vcd")]
     pub netlist: Option<NetlistArg>,
+    /// Apply the hardware options of this synthesis target's `[target.<name>]` section
+    /// (ice40-up5k, ice40-hx8k, ecp5-25k, ecp5-85k)
+    #[arg(long)]
+    pub target: Option<String>,
     /// Write a VCD waveform of the run (large: use with small --events)
     #[arg(long)]
     pub vcd: Option<PathBuf>,
@@ -62,7 +67,13 @@ pub enum NetlistArg {
 }
 
 pub fn run(a: CosimArgs) -> CmdResult {
-    let cfg = load_config(&a.config)?;
+    let target = a
+        .target
+        .as_deref()
+        .map(Target::parse)
+        .transpose()
+        .map_err(CliError::input)?;
+    let cfg = load_config_for(&a.config, target)?;
     hwprof_sim::hwprof_hdl::multihash::widths::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     let report_ready = parse_ready(&a.report_ready)?;

@@ -18,6 +18,7 @@ pub mod verilog;
 
 use hwprof_hdl::ConfigFile;
 use hwprof_sim::eval::trace::{read_trace_full, LackeyKind, Trace};
+use hwprof_sim::flow::device::Target;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -130,6 +131,16 @@ pub fn config_text(path: &Path) -> Result<(String, String), CliError> {
                 .ok_or_else(|| CliError::input(format!("--set {key}: {p} is not a table")))?;
         }
         t.insert(parts[parts.len() - 1].to_string(), value.clone());
+        // A top-level option on the command line is meant for every target.
+        if let [key] = parts.as_slice() {
+            if let Some(targets) = table.get_mut("target").and_then(|t| t.as_table_mut()) {
+                for (_, section) in targets.iter_mut() {
+                    if let Some(section) = section.as_table_mut() {
+                        section.remove(*key);
+                    }
+                }
+            }
+        }
     }
     let names: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok((
@@ -146,6 +157,16 @@ pub fn load<C: ConfigFile>(path: &Path) -> Result<C, CliError> {
 
 pub fn load_config(path: &Path) -> Result<ProfilerConfig, CliError> {
     load(path)
+}
+
+/// A profiler configuration with the hardware options of `target`'s `[target.<name>]` section,
+/// if one is named.
+pub fn load_config_for(path: &Path, target: Option<Target>) -> Result<ProfilerConfig, CliError> {
+    let cfg = load_config(path)?;
+    Ok(match target {
+        Some(t) => cfg.for_target(t.name()),
+        None => cfg,
+    })
 }
 
 /// The resolved configuration as JSON fields, with its bits of memory.
@@ -180,6 +201,18 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
                 Replacement::Smallest => "smallest",
             },
         },
+        "write_stage": cfg.write_stage,
+        "counter_output_register": cfg.counter_output_register,
+        "refused_slot": cfg.refused_slot,
+        // Each section's target resolved: its hardware options as that target's designs get them.
+        "target": cfg.targets.keys().map(|name| {
+            let t = cfg.for_target(name);
+            (name.clone(), serde_json::json!({
+                "write_stage": t.write_stage,
+                "counter_output_register": t.counter_output_register,
+                "refused_slot": t.refused_slot,
+            }))
+        }).collect::<serde_json::Map<_, _>>(),
         "memory_bits": hwprof_sim::eval::sweep::profiler_bits(cfg),
         "memory_split_bits": {
             "counters": cfg.counter_storage_bits(),

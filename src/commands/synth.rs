@@ -3,7 +3,7 @@
 use super::progress::{log_step, Progress};
 use super::{create_out_dir, print_json, CliError, CmdResult};
 use hwprof_sim::flow::counter_area::{bank_design, BankKind, AREA_EVENTS};
-use hwprof_sim::flow::device::{Board, Family, Target};
+use hwprof_sim::flow::device::{Board, Target};
 use hwprof_sim::flow::tools::{self, Preference, Tool};
 use hwprof_sim::flow::{self, Design, FlowError, FlowOptions, SynthResult};
 use hwprof_sim::hwprof_hdl;
@@ -162,8 +162,10 @@ fn read_verilog(path: &Path, top: &str) -> Result<Design, CliError> {
     })
 }
 
-/// The design to synthesize for `family` (hwprof's blocks map some logic per family).
-fn design(a: &DesignArgs, family: Family) -> Result<Design, CliError> {
+/// The design to synthesize for `target` (hwprof's blocks map some logic per family; a profiler
+/// configuration applies the target's hardware options).
+fn design(a: &DesignArgs, target: Target) -> Result<Design, CliError> {
+    let family = target.family();
     let mut d = if let Some(path) = &a.verilog {
         read_verilog(path, a.top.as_deref().unwrap_or_default())?
     } else if let Some(b @ (BlockArg::Morris | BlockArg::Float | BlockArg::Exact)) = a.block {
@@ -205,7 +207,7 @@ fn design(a: &DesignArgs, family: Family) -> Result<Design, CliError> {
         let cfg: BufferConfig = super::load(path)?;
         config_design(path, move || Ok(hwprof_hdl::profile_buffer::verilog(&cfg)))?
     } else if let Some(path) = &a.config {
-        let cfg = super::load_config(path)?;
+        let cfg = super::load_config_for(path, Some(target))?;
         let (interval, entries) = (cfg.interval, cfg.entries as u64);
         let mut d = config_design(path, move || hwprof_hdl::multihash::verilog(&cfg))?;
         if a.events_per_clock.is_none() {
@@ -305,7 +307,7 @@ pub fn run(a: SynthArgs) -> CmdResult {
     create_out_dir(&a.out)?;
     let designs = targets
         .iter()
-        .map(|t| design(&a.design, t.family()))
+        .map(|&t| design(&a.design, t))
         .collect::<Result<Vec<_>, _>>()?;
     let several = targets.len() > 1;
     let mut results: Vec<SynthResult> = Vec::new();
@@ -488,7 +490,7 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
                 .config
                 .clone()
                 .unwrap_or_else(|| root.join(format!("configs/board-{}.toml", board.name())));
-            let cfg = super::load_config(&path)?;
+            let cfg = super::load_config_for(&path, Some(board.target()))?;
             let p = params;
             let name = format!("{}-board", stem(&path));
             let module = hwprof_hdl::export::module_name(&name);

@@ -1,7 +1,7 @@
 //! `hwprof verilog`: export the multi-hash profiler of a configuration for integration.
 
-use super::{config_json, create_out_dir, load_config, print_json, CliError, CmdResult};
-use hwprof_sim::flow::device::Board;
+use super::{config_json, create_out_dir, load_config_for, print_json, CliError, CmdResult};
+use hwprof_sim::flow::device::{Board, Target};
 use hwprof_sim::hwprof_hdl::board::top as board_top;
 use hwprof_sim::hwprof_hdl::export::{self as hwprof_export, WAIVER_FILE};
 use hwprof_sim::hwprof_hdl::util::on_rtl_thread;
@@ -31,13 +31,27 @@ pub struct VerilogArgs {
     /// board preset's, iCEBreaker 30, ULX3S 85; the oscillator's own frequency means no PLL)
     #[arg(long, requires = "board")]
     pub clock_mhz: Option<f64>,
+    /// Apply the hardware options of this synthesis target's `[target.<name>]` section
+    /// (ice40-up5k, ice40-hx8k, ecp5-25k, ecp5-85k; with --board, the board's part by default)
+    #[arg(long)]
+    pub target: Option<String>,
     /// Print the files written and the configuration's fields as one JSON object
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(a: VerilogArgs) -> CmdResult {
-    let cfg = load_config(&a.config)?;
+    let board = a
+        .board
+        .as_deref()
+        .map(Board::parse)
+        .transpose()
+        .map_err(CliError::input)?;
+    let target = match (&a.target, board) {
+        (Some(t), _) => Some(Target::parse(t).map_err(CliError::input)?),
+        (None, b) => b.map(Board::target),
+    };
+    let cfg = load_config_for(&a.config, target)?;
     let name = a
         .config
         .file_stem()
@@ -47,10 +61,9 @@ pub fn run(a: VerilogArgs) -> CmdResult {
     hwprof_sim::hwprof_hdl::multihash::widths::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     create_out_dir(&a.out)?;
-    let written = match &a.board {
+    let written = match board {
         None => export::write(&cfg, &name, &a.out, a.testbench),
-        Some(b) => {
-            let board = Board::parse(b).map_err(CliError::input)?;
+        Some(board) => {
             let params = super::synth::board_params(board, a.clock_mhz)?;
             let name = if name.starts_with("board") {
                 name

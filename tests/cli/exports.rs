@@ -57,6 +57,37 @@ fn verilog_out_is_fresh() {
     }
 }
 
+/// A preset's `[target.<name>]` section changes that target's hardware only: the HX8K's export
+/// of paper-10k-bram is the one with the write stage, the UP5K's (no section) the file's own, and a
+/// top-level `--set` wins over the section.
+#[test]
+fn target_sections_give_each_part_its_hardware() {
+    let d = Scratch::new("target-sections");
+    let cfg = preset("paper-10k-bram.toml");
+    let export = |sub: &str, extra: &[&str]| -> Vec<u8> {
+        let out = d.path().join(sub);
+        let mut args = vec!["verilog", "--config", &cfg, "--out", out.to_str().unwrap()];
+        args.extend(extra);
+        hwprof_ok(&args);
+        std::fs::read(out.join("hwprof_paper_10k_bram.v")).expect("the exported Verilog")
+    };
+    let own = export("own", &[]);
+    let hx8k = export("hx8k", &["--target", "ice40-hx8k"]);
+    let with_stage = export("set", &["--set", "write_stage=true"]);
+    assert!(hx8k != own, "the HX8K section adds the write stage");
+    assert!(
+        hx8k == with_stage,
+        "the section is the same as --set write_stage=true"
+    );
+    let up5k = export("up5k", &["--target", "ice40-up5k"]);
+    assert!(up5k == own, "no section: the file's own options");
+    let forced = export(
+        "forced",
+        &["--set", "write_stage=false", "--target", "ice40-hx8k"],
+    );
+    assert!(forced == own, "a top-level --set wins over the section");
+}
+
 fn run(tool: &str, args: &[&str]) -> (bool, String) {
     let out = Command::new(tool)
         .args(args)

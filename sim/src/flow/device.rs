@@ -27,16 +27,19 @@ pub struct Capacity {
     pub dsps: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// In the order of [`hwprof_hdl::config::TARGETS`], which holds their names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
-    #[serde(rename = "ice40-up5k")]
     Ice40Up5k,
-    #[serde(rename = "ice40-hx8k")]
     Ice40Hx8k,
-    #[serde(rename = "ecp5-25k")]
     Ecp5_25k,
-    #[serde(rename = "ecp5-85k")]
     Ecp5_85k,
+}
+
+impl Serialize for Target {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 impl Target {
@@ -49,12 +52,7 @@ impl Target {
 
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
-        match self {
-            Target::Ice40Up5k => "ice40-up5k",
-            Target::Ice40Hx8k => "ice40-hx8k",
-            Target::Ecp5_25k => "ecp5-25k",
-            Target::Ecp5_85k => "ecp5-85k",
-        }
+        hwprof_hdl::config::TARGETS[self as usize]
     }
 
     pub fn parse(s: &str) -> Result<Target, String> {
@@ -228,6 +226,12 @@ mod tests {
         for t in Target::ALL {
             assert_eq!(Target::parse(t.name()), Ok(t));
         }
+        let names: Vec<_> = Target::ALL.iter().map(|t| t.name()).collect();
+        assert_eq!(names, hwprof_hdl::config::TARGETS, "every target, once");
+        assert_eq!(
+            serde_json::to_string(&Target::Ecp5_25k).unwrap(),
+            "\"ecp5-25k\""
+        );
         for b in Board::ALL {
             assert_eq!(Board::parse(b.name()), Ok(b));
         }
