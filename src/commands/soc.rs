@@ -184,15 +184,17 @@ pub fn run(c: SocCommand) -> CmdResult {
     }
 }
 
+/// The board system's profiler configuration, with the hardware options of the board's part.
 fn profiler_config(path: &Option<PathBuf>, board: Board) -> Result<ProfilerConfig, CliError> {
-    match path {
-        Some(p) => load_config(p),
+    let cfg = match path {
+        Some(p) => load_config(p)?,
         None => {
             let (source, text) = board::default_config(board);
             ProfilerConfig::from_toml_str(text, &format!("{source} (built in)"))
-                .map_err(CliError::input)
+                .map_err(CliError::input)?
         }
-    }
+    };
+    Ok(cfg.for_target(board.target().name()))
 }
 
 /// The checked arguments shared by `soc board` and `soc bitstream`.
