@@ -12,6 +12,10 @@ functionally equivalent; synthesize it only. Cuts:
           Needs a power of two >= 32 sets.
   hit     stage D's tag match of every way (`tag_eq`) comes from a flip-flop (exact, the tag compare
           would finish in stage C, with the tag RAMs read a clock earlier).
+  stamps  the set epochs lose their per-set flag vectors: every flag is a flip-flop loaded from a
+          gate or two of its inputs, as if stage D's `cur`/`prev`/`pend` came with the meta words (an
+          interval stamp compared in stage C) and no other flag were read (a scanner visiting every
+          set). The ceiling of keeping the epochs in the words, without the stamp bits' cost.
 
     hwprof synth --config configs/paper-1m-bram.toml --target ecp5-25k --seeds 3 --out base
     python3 scripts/timing-ceiling.py epochs base/design.v ceiling.v
@@ -76,12 +80,52 @@ def cut_hit(body, src):
     return regs, "\n".join(loads), body
 
 
-CUTS = {"epochs": ("top$acc$epochs", cut_epochs), "hit": ("top$acc", cut_hit)}
+STAMPS = """    // Update code (ceiling: flags from flip-flops, no per-set vectors)
+    reg d_cur_r, d_prev_r, d_pend_r, lookup_r, c_pend_r, any_r, scan_r, rq;
+    always @(posedge clock) begin
+       if (reset) begin
+          {d_cur_r, d_prev_r, d_pend_r, lookup_r, c_pend_r, any_r, scan_r, rq} <= 8'd0;
+       end else begin
+          d_cur_r <= c_set[0] ^ c_set[1];
+          d_prev_r <= c_set[2] ^ c_set[3];
+          d_pend_r <= c_set[4] & ~c_set[5] & ~hot;
+          lookup_r <= lookup_set[0] & lookup_hold;
+          c_pend_r <= lookup ? lookup_set[1] : scan_set[1];
+          any_r <= roll | (any_r & ~(retire & touch & d_set[0]));
+          scan_r <= scan_set[2] ^ scan_advance;
+          rq <= roll;
+       end
+    end
+    always @(*) begin
+       d_cur = d_cur_r;
+       d_prev = d_prev_r;
+       d_pend = d_pend_r;
+       lookup_pend = lookup_r;
+       scan_pend = scan_r;
+       c_pend = c_pend_r;
+       any_pend = any_r;
+       rolling = rq;
+    end
+"""
+
+
+def cut_stamps(body, src):
+    at = body.find("    // Update code (custom)")
+    if at < 0:
+        fail(f"{src}: the set-epochs module has no custom update code")
+    return None, None, body[:at] + STAMPS
+
+
+CUTS = {
+    "epochs": ("top$acc$epochs", cut_epochs),
+    "hit": ("top$acc", cut_hit),
+    "stamps": ("top$acc$epochs", cut_stamps),
+}
 
 
 def main():
     if len(sys.argv) != 4 or sys.argv[1] not in CUTS:
-        fail("usage: timing-ceiling.py epochs|hit DESIGN.v OUT.v\n" + __doc__)
+        fail("usage: timing-ceiling.py epochs|hit|stamps DESIGN.v OUT.v\n" + __doc__)
     cut, src, dst = sys.argv[1:]
     try:
         text = open(src).read()
@@ -90,6 +134,9 @@ def main():
     name, rewrite = CUTS[cut]
     start, end = module(text, name, src)
     regs, loads, body = rewrite(text[start:end], src)
+    if regs is None:
+        open(dst, "w").write(text[:start] + body + text[end:])
+        return
     # After the module's wires, before its first process.
     at = body.index("always @(")
     width = "[15:0] " if cut == "epochs" else ""
