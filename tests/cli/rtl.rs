@@ -77,3 +77,38 @@ fn bad_input_exits_2() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--target` applies that target's section (here: no write stage on the HX8K) and the design still
+/// matches the model; an unknown target is bad input.
+#[test]
+fn cosim_takes_a_targets_hardware_options() {
+    let cfg = write_config(
+        "sections.toml",
+        "interval = 200\nthreshold = 4\ntables = 2\nentries = 16\nhash = \"h3\"\n\
+         a_bits = 32\nb_bits = 32\n[accumulator]\norganisation = \"set_associative\"\n\
+         entries = 8\nways = 2\n[target.ice40-hx8k]\nwrite_stage = false\n",
+    );
+    let run = |target: &str| {
+        hwprof(&[
+            "cosim", "--config", &cfg, "--stream", "mixed", "--events", "300", "--target", target,
+            "--json",
+        ])
+    };
+    for target in ["ice40-hx8k", "ice40-up5k"] {
+        let out = run(target);
+        assert!(
+            out.status.success(),
+            "{target}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["mismatches"], 0, "{target}: {j}");
+    }
+    let out = run("ice40-hx9k");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("ice40-hx9k") && err.contains("ice40-hx8k"),
+        "{err}"
+    );
+}
