@@ -46,8 +46,8 @@ pub struct CosimArgs {
     pub netlist: Option<NetlistArg>,
     /// Apply the hardware options of this synthesis target's `[target.<name>]` section
     /// (ice40-up5k, ice40-hx8k, ecp5-25k, ecp5-85k)
-    #[arg(long)]
-    pub target: Option<String>,
+    #[arg(long, value_parser = Target::parse)]
+    pub target: Option<Target>,
     /// Write a VCD waveform of the run (large: use with small --events)
     #[arg(long)]
     pub vcd: Option<PathBuf>,
@@ -67,13 +67,7 @@ pub enum NetlistArg {
 }
 
 pub fn run(a: CosimArgs) -> CmdResult {
-    let target = a
-        .target
-        .as_deref()
-        .map(Target::parse)
-        .transpose()
-        .map_err(CliError::input)?;
-    let cfg = load_config_for(&a.config, target)?;
+    let cfg = load_config_for(&a.config, a.target)?;
     hwprof_sim::hwprof_hdl::multihash::widths::rtl_shape(&cfg)
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     let report_ready = parse_ready(&a.report_ready)?;

@@ -33,8 +33,8 @@ pub struct VerilogArgs {
     pub clock_mhz: Option<f64>,
     /// Apply the hardware options of this synthesis target's `[target.<name>]` section
     /// (ice40-up5k, ice40-hx8k, ecp5-25k, ecp5-85k; with --board, the board's part by default)
-    #[arg(long)]
-    pub target: Option<String>,
+    #[arg(long, value_parser = Target::parse)]
+    pub target: Option<Target>,
     /// Print the files written and the configuration's fields as one JSON object
     #[arg(long)]
     pub json: bool,
@@ -47,11 +47,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         .map(Board::parse)
         .transpose()
         .map_err(CliError::input)?;
-    let target = match (&a.target, board) {
-        (Some(t), _) => Some(Target::parse(t).map_err(CliError::input)?),
-        (None, b) => b.map(Board::target),
-    };
-    let cfg = load_config_for(&a.config, target)?;
+    let cfg = load_config_for(&a.config, a.target.or(board.map(Board::target)))?;
     let name = a
         .config
         .file_stem()
