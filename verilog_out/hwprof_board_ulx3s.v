@@ -3572,19 +3572,25 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
     reg hq;
     reg rq;
     reg [4:0] sq;
-    wire [31:0] sel = 32'd1 << d_set[4:0];
-    wire [31:0] selq = 32'd1 << sq;
-    wire same = c_set[4:0] == d_set[4:0];
-    // pend after this edge at the lookup's and the scanner's sets, and anywhere.
-    wire l_same = lookup_set[4:0] == d_set[4:0];
-    wire s_same = scan_set[4:0] == d_set[4:0];
-    wire l_next = rq ? (rep[lookup_set[4:0]] | (hq & (lookup_set[4:0] == sq[4:0]))) : (pend[lookup_set[4:0]] & ~(retire & l_same));
-    wire s_next = rq ? (rep[scan_set[4:0]] | (hq & (scan_set[4:0] == sq[4:0]))) : (pend[scan_set[4:0]] & ~(retire & s_same));
+    wire [31:0] sel;
+    wire [31:0] selq;
+    genvar i;
+    generate for (i = 0; i < 32; i = i + 1) begin : decode
+       assign sel[i] = d_set[4:0] == i;
+       assign selq[i] = sq == i;
+    end endgenerate
+    // `pend` after this edge but for this clock's retire: while the roll is applied, `rep`. The
+    // lookup's and the scanner's flags are one select of it each, not one per vector.
+    wire [31:0] x = rq ? rep : pend;
+    wire [31:0] x_rot = {x[0], x[31:1]};
     wire [4:0] scan1 = scan_set[4:0] + 1'b1;
-    wire [31:0] pend_rot = {pend[0], pend[31:1]};
-    wire [31:0] rep_rot = {rep[0], rep[31:1]};
-    wire s1_next = rq ? (rep_rot[scan_set[4:0]] | (hq & (scan1 == sq))) : (pend_rot[scan_set[4:0]] & ~(retire & (scan1 == d_set[4:0])));
-    wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[d_set[4:0]] & ~retire));
+    wire kill = retire & ~rq;
+    wire put = rq & hq;
+    // pend after this edge at the lookup's and the scanner's sets, and anywhere.
+    wire l_next = (x[lookup_set[4:0]] & ~(kill & (lookup_set[4:0] == d_set[4:0]))) | (put & (lookup_set[4:0] == sq[4:0]));
+    wire s_next = (x[scan_set[4:0]] & ~(kill & (scan_set[4:0] == d_set[4:0]))) | (put & (scan_set[4:0] == sq[4:0]));
+    wire s1_next = (x_rot[scan_set[4:0]] & ~(kill & (scan1 == d_set[4:0]))) | (put & (scan1 == sq[4:0]));
+    wire any_next = (|(x & ~(sel & {32{kill}}))) | put;
     
     always @(posedge clock) begin
        if (reset) begin
@@ -3608,17 +3614,16 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
              prev <= cur;
              pend <= rep | (hq ? selq : 32'd0);
              rep <= 32'd0;
-             d_cur_r <= 1'b0;
-             d_prev_r <= cur[c_set[4:0]];
-             d_pend_r <= rep[c_set[4:0]] | (hq & (c_set[4:0] == sq[4:0]));
           end else begin
              if (retire) pend <= pend & ~sel;
              if (touch) cur <= cur | sel;
              if (hq) rep <= rep | selq;
-             d_cur_r <= cur[c_set[4:0]] | (touch & same);
-             d_prev_r <= prev[c_set[4:0]];
-             d_pend_r <= pend[c_set[4:0]] & ~(retire & same);
           end
+          // Stage D's flags select the vectors, then the roll: `rq` drives a few gates, not a
+          // vector's worth.
+          d_cur_r <= ~rq & (cur[c_set[4:0]] | (touch & (c_set[4:0] == d_set[4:0])));
+          d_prev_r <= rq ? cur[c_set[4:0]] : prev[c_set[4:0]];
+          d_pend_r <= rq ? (rep[c_set[4:0]] | (hq & (c_set[4:0] == sq[4:0]))) : (pend[c_set[4:0]] & ~(retire & (c_set[4:0] == d_set[4:0])));
           lookup_r <= l_next;
           known_r <= lookup_hold;
           c_pend_r <= lookup ? l_next : s_next;

@@ -891,6 +891,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 /// too, read at the set offered while the top holds its event (`lookup_hold`); a set offered for
 /// the first time reads as pending for that one clock (`lookup_pend` high), which only makes the
 /// event wait when the report staging buffer is busy.
+///
+/// The S-to-1 selects are most of this block's logic, so the Verilog has seven where the flags
+/// once took eleven: the lookup's and the scanner's flags read one vector that already holds the
+/// roll (`pend`, or `rep` while the roll is applied), this clock's retire and `hot` being gates
+/// after the select; `any_pend` is an OR over that vector with stage D's bit masked, not a
+/// select; the set decoders are compares per bit (fewer LUTs than a shifted one-hot).
 #[derive(LogicBlock)]
 pub struct SetEpochs {
     pub clock: Signal<In, Clock>,
@@ -1060,36 +1066,53 @@ impl Logic for SetEpochs {
     fn hdl(&self) -> Verilog {
         let n = self._cur.len();
         let ab = address_bits(n);
+        // A set port's bits, and `x == y` on them (always true with one set).
         let set = |port: &str| match ab {
             0 => "0".to_string(),
             _ => format!("{port}[{}:0]", ab - 1),
         };
-        // `x == y` on the set bits (always true with one set).
         let eq = |x: &str, y: &str| match ab {
             0 => "1'b1".to_string(),
-            _ => format!("{x}[{0}:0] == {y}[{0}:0]", ab - 1),
+            _ => format!("{} == {}", set(x), set(y)),
         };
-        let (sq_decl, sq_load) = match ab {
-            0 => (String::new(), String::new()),
+        // Stage D's set and last clock's (`sq`) decoded: a compare per bit, which maps to fewer
+        // LUTs than a shifted one-hot.
+        let (sq_decl, sq_load, decode) = match ab {
+            0 => (
+                String::new(),
+                String::new(),
+                "assign sel = 1'b1;\nassign selq = 1'b1;\n".to_string(),
+            ),
             _ => (
                 format!("reg [{}:0] sq;\n", ab - 1),
-                format!("      sq <= d_set[{}:0];\n", ab - 1),
+                format!("      sq <= {};\n", set("d_set")),
+                format!(
+                    "\
+genvar i;
+generate for (i = 0; i < {n}; i = i + 1) begin : decode
+   assign sel[i] = {d} == i;
+   assign selq[i] = sq == i;
+end endgenerate
+",
+                    d = set("d_set")
+                ),
             ),
         };
-        // The flag at scan_set + 1: the rotated vectors at scan_set (no adder before the select).
-        let s1_decl = match ab {
-            0 => "wire s1_next = s_next;\n".to_string(),
-            _ => format!(
-                "\
-wire [{m}:0] scan1 = scan_set[{m}:0] + 1'b1;
-wire [{hi}:0] pend_rot = {{pend[0], pend[{hi}:1]}};
-wire [{hi}:0] rep_rot = {{rep[0], rep[{hi}:1]}};
-wire s1_next = rq ? (rep_rot[{scan}] | (hq & (scan1 == sq))) : (pend_rot[{scan}] & ~(retire & (scan1 == d_set[{m}:0])));
-",
-                m = ab - 1,
-                hi = n - 1,
-                scan = set("scan_set"),
+        // The scanner's next set, and the rotated vector read there (no adder before the select).
+        let (scan1_decl, x_rot) = match ab {
+            0 => (String::new(), "x".to_string()),
+            _ => (
+                format!(
+                    "wire [{m}:0] scan1 = {s} + 1'b1;\n",
+                    m = ab - 1,
+                    s = set("scan_set")
+                ),
+                format!("{{x[0], x[{}:1]}}", n - 1),
             ),
+        };
+        let scan1_eq = |y: &str| match ab {
+            0 => "1'b1".to_string(),
+            _ => format!("scan1 == {}", set(y)),
         };
         Verilog::Custom(format!(
             "\
@@ -1107,15 +1130,19 @@ reg any_pend_r;
 reg scan_r;
 reg hq;
 reg rq;
-{sq_decl}wire [{hi}:0] sel = {n}'d1 << {s1};
-wire [{hi}:0] selq = {n}'d1 << {sq};
-wire same = {same};
+{sq_decl}wire [{hi}:0] sel;
+wire [{hi}:0] selq;
+{decode}// `pend` after this edge but for this clock's retire: while the roll is applied, `rep`. The
+// lookup's and the scanner's flags are one select of it each, not one per vector.
+wire [{hi}:0] x = rq ? rep : pend;
+wire [{hi}:0] x_rot = {x_rot};
+{scan1_decl}wire kill = retire & ~rq;
+wire put = rq & hq;
 // pend after this edge at the lookup's and the scanner's sets, and anywhere.
-wire l_same = {l_same};
-wire s_same = {s_same};
-wire l_next = rq ? (rep[{lookup}] | (hq & ({l_q}))) : (pend[{lookup}] & ~(retire & l_same));
-wire s_next = rq ? (rep[{scan}] | (hq & ({s_q}))) : (pend[{scan}] & ~(retire & s_same));
-{s1_decl}wire any_next = rq ? ((|rep) | hq) : ((|(pend & ~sel)) | (pend[{s1}] & ~retire));
+wire l_next = (x[{lookup}] & ~(kill & ({l_d}))) | (put & ({l_q}));
+wire s_next = (x[{scan}] & ~(kill & ({s_d}))) | (put & ({s_q}));
+wire s1_next = (x_rot[{scan}] & ~(kill & ({s1_d}))) | (put & ({s1_q}));
+wire any_next = (|(x & ~(sel & {{{n}{{kill}}}}))) | put;
 
 always @(posedge clock) begin
    if (reset) begin
@@ -1139,17 +1166,16 @@ always @(posedge clock) begin
          prev <= cur;
          pend <= rep | (hq ? selq : {n}'d0);
          rep <= {n}'d0;
-         d_cur_r <= 1'b0;
-         d_prev_r <= cur[{c}];
-         d_pend_r <= rep[{c}] | (hq & ({c_q}));
       end else begin
          if (retire) pend <= pend & ~sel;
          if (touch) cur <= cur | sel;
          if (hq) rep <= rep | selq;
-         d_cur_r <= cur[{c}] | (touch & same);
-         d_prev_r <= prev[{c}];
-         d_pend_r <= pend[{c}] & ~(retire & same);
       end
+      // Stage D's flags select the vectors, then the roll: `rq` drives a few gates, not a
+      // vector's worth.
+      d_cur_r <= ~rq & (cur[{c}] | (touch & ({c_d})));
+      d_prev_r <= rq ? cur[{c}] : prev[{c}];
+      d_pend_r <= rq ? (rep[{c}] | (hq & ({c_q}))) : (pend[{c}] & ~(retire & ({c_d})));
       lookup_r <= l_next;
       known_r <= lookup_hold;
       c_pend_r <= lookup ? l_next : s_next;
@@ -1172,21 +1198,17 @@ always @(*) begin
 end
 ",
             hi = n - 1,
-            s1 = set("d_set"),
-            sq = if ab == 0 {
-                "0".to_string()
-            } else {
-                "sq".to_string()
-            },
-            same = eq("c_set", "d_set"),
             lookup = set("lookup_set"),
             scan = set("scan_set"),
-            l_same = eq("lookup_set", "d_set"),
-            s_same = eq("scan_set", "d_set"),
+            c = set("c_set"),
+            l_d = eq("lookup_set", "d_set"),
+            s_d = eq("scan_set", "d_set"),
+            c_d = eq("c_set", "d_set"),
             l_q = eq("lookup_set", "sq"),
             s_q = eq("scan_set", "sq"),
             c_q = eq("c_set", "sq"),
-            c = set("c_set"),
+            s1_d = scan1_eq("d_set"),
+            s1_q = scan1_eq("sq"),
         ))
     }
 }
