@@ -978,6 +978,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     
     // Constant declarations
     localparam  slot = 1'b0;
+    localparam  ram_hash = 1'b0;
     localparam  early_read = 1'b1;
     localparam  a_mask = 64'hffffffff;
     localparam  b_mask = 64'hffffffff;
@@ -990,6 +991,15 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     wire  [19:0] hash$index$1;
     wire  [19:0] hash$index$2;
     wire  [19:0] hash$index$3;
+    reg  tab$clock;
+    reg  [63:0] tab$a;
+    reg  [63:0] tab$b;
+    reg  tab$read;
+    reg  tab$load;
+    wire  [19:0] tab$index$0;
+    wire  [19:0] tab$index$1;
+    wire  [19:0] tab$index$2;
+    wire  [19:0] tab$index$3;
     reg  [63:0] set_hash$a;
     reg  [63:0] set_hash$b;
     wire  [19:0] set_hash$index;
@@ -1119,6 +1129,15 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  [19:0] g_set$d;
     wire  [19:0] g_set$q;
     reg  g_set$clock;
+    reg  f_valid$d;
+    wire  f_valid$q;
+    reg  f_valid$clock;
+    reg  [63:0] f_a$d;
+    wire  [63:0] f_a$q;
+    reg  f_a$clock;
+    reg  [63:0] f_b$d;
+    wire  [63:0] f_b$q;
+    reg  f_b$clock;
     reg  stale$d;
     wire  stale$q;
     reg  stale$clock;
@@ -1142,6 +1161,22 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  x_valid;
     reg  h_take;
     reg  entry_free;
+    reg  hash_take;
+    reg  e_valid;
+    reg  [63:0] e_a;
+    reg  [63:0] e_b;
+    reg  [19:0] e_index$0;
+    reg  [19:0] e_index$1;
+    reg  [19:0] e_index$2;
+    reg  [19:0] e_index$3;
+    reg  [19:0] g_idx$0;
+    reg  [19:0] g_idx$1;
+    reg  [19:0] g_idx$2;
+    reg  [19:0] g_idx$3;
+    reg  [19:0] h_idx$0;
+    reg  [19:0] h_idx$1;
+    reg  [19:0] h_idx$2;
+    reg  [19:0] h_idx$3;
     reg  [19:0] read_index$0;
     reg  [19:0] read_index$1;
     reg  [19:0] read_index$2;
@@ -1167,6 +1202,17 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .index$1(hash$index$1),
         .index$2(hash$index$2),
         .index$3(hash$index$3)
+    );
+    hwprof_board_ulx3s$profiler$tab tab(
+        .clock(tab$clock),
+        .a(tab$a),
+        .b(tab$b),
+        .read(tab$read),
+        .load(tab$load),
+        .index$0(tab$index$0),
+        .index$1(tab$index$1),
+        .index$2(tab$index$2),
+        .index$3(tab$index$3)
     );
     hwprof_board_ulx3s$profiler$set_hash set_hash(
         .a(set_hash$a),
@@ -1359,6 +1405,21 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .q(g_set$q),
         .clock(g_set$clock)
     );
+    hwprof_board_ulx3s$profiler$f_valid f_valid(
+        .d(f_valid$d),
+        .q(f_valid$q),
+        .clock(f_valid$clock)
+    );
+    hwprof_board_ulx3s$profiler$f_a f_a(
+        .d(f_a$d),
+        .q(f_a$q),
+        .clock(f_a$clock)
+    );
+    hwprof_board_ulx3s$profiler$f_b f_b(
+        .d(f_b$d),
+        .q(f_b$q),
+        .clock(f_b$clock)
+    );
     hwprof_board_ulx3s$profiler$stale stale(
         .d(stale$d),
         .q(stale$q),
@@ -1413,6 +1474,9 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         g_a$clock = clock;
         g_b$clock = clock;
         g_set$clock = clock;
+        f_valid$clock = clock;
+        f_a$clock = clock;
+        f_b$clock = clock;
         s_valid$d = s_valid$q;
         s_a$d = s_a$q;
         s_b$d = s_b$q;
@@ -1434,6 +1498,10 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         g_a$d = g_a$q;
         g_b$d = g_b$q;
         g_set$d = g_set$q;
+        f_valid$d = f_valid$q;
+        f_a$d = f_a$q;
+        f_b$d = f_b$q;
+        tab$clock = clock;
         counters$clock = clock;
         acc$clock = clock;
         control$clock = clock;
@@ -1464,6 +1532,38 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         g_index$3$d = g_index$3$q;
         r_index$3$clock = clock;
         r_index$3$d = r_index$3$q;
+        g_idx$0 = g_index$0$q;
+        h_idx$0 = h_index$0$q;
+        if (ram_hash & early_read) begin
+            g_idx$0 = tab$index$0;
+        end
+        if (ram_hash & ~early_read) begin
+            h_idx$0 = tab$index$0;
+        end
+        g_idx$1 = g_index$1$q;
+        h_idx$1 = h_index$1$q;
+        if (ram_hash & early_read) begin
+            g_idx$1 = tab$index$1;
+        end
+        if (ram_hash & ~early_read) begin
+            h_idx$1 = tab$index$1;
+        end
+        g_idx$2 = g_index$2$q;
+        h_idx$2 = h_index$2$q;
+        if (ram_hash & early_read) begin
+            g_idx$2 = tab$index$2;
+        end
+        if (ram_hash & ~early_read) begin
+            h_idx$2 = tab$index$2;
+        end
+        g_idx$3 = g_index$3$q;
+        h_idx$3 = h_index$3$q;
+        if (ram_hash & early_read) begin
+            g_idx$3 = tab$index$3;
+        end
+        if (ram_hash & ~early_read) begin
+            h_idx$3 = tab$index$3;
+        end
         clearing = (control$bank & counters$clearing1) | (~control$bank & counters$clearing0);
         h_tag = (((h_b$q) & 96'hffffffffffffffffffffffff) << b_shift) | ((h_a$q) & 96'hffffffffffffffffffffffff);
         x_valid = r_valid$q | h_valid$q;
@@ -1495,14 +1595,18 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         if (~r_valid$q) begin
             r_tag$d = h_tag;
             r_set$d = h_set$q;
-            r_index$0$d = h_index$0$q;
-            r_index$1$d = h_index$1$q;
-            r_index$2$d = h_index$2$q;
-            r_index$3$d = h_index$3$q;
+            r_index$0$d = h_idx$0;
+            r_index$1$d = h_idx$1;
+            r_index$2$d = h_idx$2;
+            r_index$3$d = h_idx$3;
         end
-        entry_free = h_take;
+        hash_take = h_take;
         if (early_read) begin
-            entry_free = ~g_valid$q | h_take;
+            hash_take = ~g_valid$q | h_take;
+        end
+        entry_free = hash_take;
+        if (ram_hash) begin
+            entry_free = ~f_valid$q | hash_take;
         end
         in_ready = ready$q & ~clearing;
         if (slot) begin
@@ -1517,20 +1621,43 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
             src_a = s_a$q;
             src_b = s_b$q;
         end
-        hash$a = src_a;
-        hash$b = src_b;
-        set_hash$a = src_a;
-        set_hash$b = src_b;
+        e_valid = s_valid$q | in_fire;
+        e_a = src_a;
+        e_b = src_b;
+        if (ram_hash) begin
+            e_valid = f_valid$q;
+            e_a = f_a$q;
+            e_b = f_b$q;
+        end
+        hash$a = e_a;
+        hash$b = e_b;
+        set_hash$a = e_a;
+        set_hash$b = e_b;
+        e_index$0 = hash$index$0;
+        e_index$1 = hash$index$1;
+        e_index$2 = hash$index$2;
+        e_index$3 = hash$index$3;
+        tab$a = src_a;
+        tab$b = src_b;
+        tab$read = ram_hash & entry_free;
+        tab$load = ram_hash & hash_take;
+        if (early_read & hash_take) begin
+            g_valid$d = e_valid;
+            g_a$d = e_a;
+            g_b$d = e_b;
+            g_set$d = set_hash$index;
+            g_index$0$d = e_index$0;
+            g_index$1$d = e_index$1;
+            g_index$2$d = e_index$2;
+            g_index$3$d = e_index$3;
+        end
         s_full = s_valid$q | in_fire;
         if (entry_free) begin
-            g_valid$d = s_valid$q | in_fire;
-            g_a$d = src_a;
-            g_b$d = src_b;
-            g_set$d = set_hash$index;
-            g_index$0$d = hash$index$0;
-            g_index$1$d = hash$index$1;
-            g_index$2$d = hash$index$2;
-            g_index$3$d = hash$index$3;
+            if (ram_hash) begin
+                f_valid$d = s_valid$q | in_fire;
+                f_a$d = src_a;
+                f_b$d = src_b;
+            end
             s_valid$d = 1'b0;
             s_full = 1'b0;
         end
@@ -1546,64 +1673,64 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
                 h_a$d = g_a$q;
                 h_b$d = g_b$q;
                 h_set$d = g_set$q;
-                h_index$0$d = g_index$0$q;
-                h_index$1$d = g_index$1$q;
-                h_index$2$d = g_index$2$q;
-                h_index$3$d = g_index$3$q;
+                h_index$0$d = g_idx$0;
+                h_index$1$d = g_idx$1;
+                h_index$2$d = g_idx$2;
+                h_index$3$d = g_idx$3;
             end
             else begin
-                h_valid$d = s_valid$q | in_fire;
-                h_a$d = src_a;
-                h_b$d = src_b;
+                h_valid$d = e_valid;
+                h_a$d = e_a;
+                h_b$d = e_b;
                 h_set$d = set_hash$index;
-                h_index$0$d = hash$index$0;
-                h_index$1$d = hash$index$1;
-                h_index$2$d = hash$index$2;
-                h_index$3$d = hash$index$3;
+                h_index$0$d = e_index$0;
+                h_index$1$d = e_index$1;
+                h_index$2$d = e_index$2;
+                h_index$3$d = e_index$3;
             end
         end
-        read_index$0 = h_index$0$q;
+        read_index$0 = h_idx$0;
         if (r_valid$q) begin
             read_index$0 = r_index$0$q;
         end
         if (early_read & ~stale$q & (h_take | ~slot)) begin
-            read_index$0 = g_index$0$q;
+            read_index$0 = g_idx$0;
         end
         if (early_read & ~stale$q & ~h_take & slot) begin
-            read_index$0 = h_index$0$q;
+            read_index$0 = h_idx$0;
         end
         counters$read_index$0 = read_index$0;
-        read_index$1 = h_index$1$q;
+        read_index$1 = h_idx$1;
         if (r_valid$q) begin
             read_index$1 = r_index$1$q;
         end
         if (early_read & ~stale$q & (h_take | ~slot)) begin
-            read_index$1 = g_index$1$q;
+            read_index$1 = g_idx$1;
         end
         if (early_read & ~stale$q & ~h_take & slot) begin
-            read_index$1 = h_index$1$q;
+            read_index$1 = h_idx$1;
         end
         counters$read_index$1 = read_index$1;
-        read_index$2 = h_index$2$q;
+        read_index$2 = h_idx$2;
         if (r_valid$q) begin
             read_index$2 = r_index$2$q;
         end
         if (early_read & ~stale$q & (h_take | ~slot)) begin
-            read_index$2 = g_index$2$q;
+            read_index$2 = g_idx$2;
         end
         if (early_read & ~stale$q & ~h_take & slot) begin
-            read_index$2 = h_index$2$q;
+            read_index$2 = h_idx$2;
         end
         counters$read_index$2 = read_index$2;
-        read_index$3 = h_index$3$q;
+        read_index$3 = h_idx$3;
         if (r_valid$q) begin
             read_index$3 = r_index$3$q;
         end
         if (early_read & ~stale$q & (h_take | ~slot)) begin
-            read_index$3 = g_index$3$q;
+            read_index$3 = g_idx$3;
         end
         if (early_read & ~stale$q & ~h_take & slot) begin
-            read_index$3 = h_index$3$q;
+            read_index$3 = h_idx$3;
         end
         counters$read_index$3 = read_index$3;
         if (stale$q) begin
@@ -1616,6 +1743,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
             s_valid$d = 1'b0;
             ready$d = 1'b0;
             g_valid$d = 1'b0;
+            f_valid$d = 1'b0;
             h_valid$d = 1'b0;
             r_valid$d = 1'b0;
         end
@@ -11576,6 +11704,63 @@ module hwprof_board_ulx3s$profiler$d_valid(d,q,clock);
 endmodule // top$profiler$d_valid
 
 
+module hwprof_board_ulx3s$profiler$f_a(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$f_a
+
+
+module hwprof_board_ulx3s$profiler$f_b(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$f_b
+
+
+module hwprof_board_ulx3s$profiler$f_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$f_valid
+
+
 module hwprof_board_ulx3s$profiler$g_a(d,q,clock);
     
     // Module arguments
@@ -14546,6 +14731,29 @@ module hwprof_board_ulx3s$profiler$stale(d,q,clock);
     end
           
 endmodule // top$profiler$stale
+
+
+module hwprof_board_ulx3s$profiler$tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [63:0] a;
+    input wire  [63:0] b;
+    input wire  read;
+    input wire  load;
+    output reg  [19:0] index$0;
+    output reg  [19:0] index$1;
+    output reg  [19:0] index$2;
+    output reg  [19:0] index$3;
+    
+    // Update code (custom)
+    always @(*) begin
+       index$0 = 20'd0;
+       index$1 = 20'd0;
+       index$2 = 20'd0;
+       index$3 = 20'd0;
+    end
+endmodule // top$profiler$tab
 
 
 module hwprof_board_ulx3s$reset_q(d,q,clock);

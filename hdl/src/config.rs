@@ -20,7 +20,8 @@
 //! | `write_stage` | hardware only, no effect on the profile: the block-RAM profiler's counter tables and the accumulator's tags register their write-back once more before the block RAMs, and the accumulator's hit selects the counters' written words a clock late (docs/SPEC.md §5.4), so neither the hit nor the allocation ends at a block RAM's pins: higher Fmax, for area (paper-10k-bram on the HX8K: 5 792 logic cells with it, which the UP5K cannot hold). Default true with a set-associative accumulator | set-associative accumulator only |
 //! | `counter_output_register` | hardware only, no effect on the profile: the block-RAM profiler's counter tables are read through their block RAMs' output register (on the ECP5 the DP16KD's own, `REGMODE = "OUTREG"`; elsewhere a flip-flop stage), so no block RAM's clock-to-out is on a path into logic. The read is issued a clock before stage 0, at the indices of the event stage 0 takes if it is free, hashed a stage earlier (one more clock of latency); when stage 0 was held instead, its event is read again, so each wait of stage 0 lasts one clock longer (docs/SPEC.md §5.4). For the ECP5, where the DP16KD's clock-to-out is most of a 10 ns period (the ULX3S preset sets it). Default false | set-associative accumulator only |
 //! | `refused_slot` | hardware only, no effect on the profile: an event the block-RAM profiler's stage 0 refuses waits in a second register of stage 0 (the refused slot), offered before the next event until it is accepted, instead of holding the stage before it; so the accept decision loads one flip-flop, not every register of that stage, and the input's skid register goes (docs/SPEC.md §5.4). The same wait bound. Faster where the accept's fan-out is on the critical path (paper-1m-bram on the ECP5-25K, which sets it: median 81.3 MHz, 79.4 without); slower on the HX8K (paper-10k-bram: 80.0 MHz with it, 82.7 without). Default false | set-associative accumulator only |
-//! | `[target.<name>]` | hardware options of one synthesis target (`ice40-up5k`, `ice40-hx8k`, `ecp5-25k`, `ecp5-85k`): `write_stage`, `counter_output_register`, `refused_slot`, over the file's own for that target only ([`ProfilerConfig::for_target`]). No effect on the profile, so one preset carries the fastest hardware that fits each part | a known target; only those three keys; the resolved configuration obeys every rule above |
+//! | `hash_block_ram` | hardware only, no effect on the profile: the block-RAM profiler's tabulation hash reads its byte tables from block RAM (one ROM per key byte, every table's field side by side) instead of computing them in logic — most of a tabulation profiler's logic — in a hash stage of its own before the one that holds the indices, whose output registers take the block RAMs' words (docs/SPEC.md §5.4). One more clock of latency, the same wait bound. For parts with block RAM to spare (paper-1m-bram on the ECP5-25K: 12 DP16KD). Default false | set-associative accumulator and `hash = "tabulation"` only |
+//! | `[target.<name>]` | hardware options of one synthesis target (`ice40-up5k`, `ice40-hx8k`, `ecp5-25k`, `ecp5-85k`): `write_stage`, `counter_output_register`, `refused_slot`, `hash_block_ram`, over the file's own for that target only ([`ProfilerConfig::for_target`]). No effect on the profile, so one preset carries the fastest hardware that fits each part | a known target; only those four keys; the resolved configuration obeys every rule above |
 //! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
 //! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
@@ -126,6 +127,7 @@ struct ProfilerFile {
     write_stage: Option<bool>,
     counter_output_register: Option<bool>,
     refused_slot: Option<bool>,
+    hash_block_ram: Option<bool>,
     target: Option<BTreeMap<String, TargetOptions>>,
 }
 
@@ -140,6 +142,7 @@ pub struct TargetOptions {
     pub write_stage: Option<bool>,
     pub counter_output_register: Option<bool>,
     pub refused_slot: Option<bool>,
+    pub hash_block_ram: Option<bool>,
 }
 
 /// The accumulator table's shape, validated.
@@ -190,6 +193,8 @@ pub struct ProfilerConfig {
     pub counter_output_register: bool,
     /// The block-RAM profiler's refused slot in stage 0 (hardware only; module docs).
     pub refused_slot: bool,
+    /// The block-RAM profiler's tabulation byte tables in block RAM (hardware only; module docs).
+    pub hash_block_ram: bool,
     /// Hardware options per synthesis target, by name ([`TARGETS`]; apply with
     /// [`ProfilerConfig::for_target`]).
     pub targets: BTreeMap<String, TargetOptions>,
@@ -400,6 +405,7 @@ impl ConfigFile for ProfilerConfig {
                 .unwrap_or(organisation == Organisation::SetAssociative),
             counter_output_register: file.counter_output_register.unwrap_or(false),
             refused_slot: file.refused_slot.unwrap_or(false),
+            hash_block_ram: file.hash_block_ram.unwrap_or(false),
             targets: file.target.clone().unwrap_or_default(),
         };
         if organisation == Organisation::FullyAssociative {
@@ -512,24 +518,41 @@ impl ConfigFile for ProfilerConfig {
                 r.in_range("accumulator.stash", acc.stash as u64, 0..=MAX_STASH)?;
             }
         }
-        if self.write_stage && acc.organisation != Organisation::SetAssociative {
-            return e(
+        // The block-RAM profiler's hardware options, and what each is in it.
+        let block_ram_options = [
+            (
+                self.write_stage,
                 "write_stage",
-                "is a stage of the block-RAM profiler: it needs accumulator.organisation = \"set_associative\""
-                    .into(),
-            );
-        }
-        if self.counter_output_register && acc.organisation != Organisation::SetAssociative {
-            return e(
+                "a stage of the block-RAM profiler",
+            ),
+            (
+                self.counter_output_register,
                 "counter_output_register",
-                "is a register of the block-RAM profiler's counter tables: it needs accumulator.organisation = \"set_associative\""
-                    .into(),
-            );
-        }
-        if self.refused_slot && acc.organisation != Organisation::SetAssociative {
-            return e(
+                "a register of the block-RAM profiler's counter tables",
+            ),
+            (
+                self.refused_slot,
                 "refused_slot",
-                "is a register of the block-RAM profiler's stage 0: it needs accumulator.organisation = \"set_associative\""
+                "a register of the block-RAM profiler's stage 0",
+            ),
+            (
+                self.hash_block_ram,
+                "hash_block_ram",
+                "a stage of the block-RAM profiler",
+            ),
+        ];
+        for (on, field, what) in block_ram_options {
+            if on && acc.organisation != Organisation::SetAssociative {
+                return e(
+                    field,
+                    format!("is {what}: it needs accumulator.organisation = \"set_associative\""),
+                );
+            }
+        }
+        if self.hash_block_ram && self.hash != HashKind::Tabulation {
+            return e(
+                "hash_block_ram",
+                "puts the tabulation hash's byte tables in block RAM: it needs hash = \"tabulation\" (h3 is a few xor gates per index bit)"
                     .into(),
             );
         }
@@ -562,6 +585,7 @@ impl ProfilerConfig {
                 .counter_output_register
                 .unwrap_or(c.counter_output_register);
             c.refused_slot = o.refused_slot.unwrap_or(c.refused_slot);
+            c.hash_block_ram = o.hash_block_ram.unwrap_or(c.hash_block_ram);
         }
         c
     }
@@ -693,6 +717,31 @@ mod tests {
     }
 
     #[test]
+    fn hash_block_ram_needs_the_tabulation_hash() {
+        let set = "[accumulator]\norganisation = \"set_associative\"\nentries = 8\nways = 2\n";
+        let c = ProfilerConfig::from_toml_str(
+            &format!("interval = 100\nthreshold = 4\ntables = 2\nentries = 16\nhash_block_ram = true\n{set}"),
+            "t",
+        )
+        .unwrap();
+        assert!(c.hash_block_ram);
+        let h3 = ProfilerConfig::from_toml_str(
+            &format!("interval = 100\nthreshold = 4\ntables = 2\nentries = 16\nhash = \"h3\"\nhash_block_ram = true\n{set}"),
+            "t",
+        )
+        .unwrap_err();
+        assert_eq!(h3.field, "hash_block_ram");
+        assert!(h3.to_string().contains("tabulation"), "{h3}");
+        // In a target's section, the resolved configuration's rule names the section.
+        let section = ProfilerConfig::from_toml_str(
+            &format!("interval = 100\nthreshold = 4\ntables = 2\nentries = 16\nhash = \"h3\"\n[target.ecp5-25k]\nhash_block_ram = true\n{set}"),
+            "t",
+        )
+        .unwrap_err();
+        assert_eq!(section.field, "target.ecp5-25k.hash_block_ram");
+    }
+
+    #[test]
     fn rules_name_the_field() {
         let cases = [
             ("tables = 0", "tables"),
@@ -706,6 +755,7 @@ mod tests {
             ("write_stage = true", "write_stage"),
             ("counter_output_register = true", "counter_output_register"),
             ("refused_slot = true", "refused_slot"),
+            ("hash_block_ram = true", "hash_block_ram"),
             ("[accumulator]\nentries = 0", "accumulator.entries"),
             ("[accumulator]\ncount_bits = 20", "accumulator.count_bits"),
             ("[accumulator]\ncount_bits = 33", "accumulator.count_bits"),

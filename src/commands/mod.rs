@@ -204,6 +204,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
         "write_stage": cfg.write_stage,
         "counter_output_register": cfg.counter_output_register,
         "refused_slot": cfg.refused_slot,
+        "hash_block_ram": cfg.hash_block_ram,
         // Each section's target resolved: its hardware options as that target's designs get them.
         "target": cfg.targets.keys().map(|name| {
             let t = cfg.for_target(name);
@@ -211,6 +212,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
                 "write_stage": t.write_stage,
                 "counter_output_register": t.counter_output_register,
                 "refused_slot": t.refused_slot,
+                "hash_block_ram": t.hash_block_ram,
             }))
         }).collect::<serde_json::Map<_, _>>(),
         "memory_bits": hwprof_sim::eval::sweep::profiler_bits(cfg),

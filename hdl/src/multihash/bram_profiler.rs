@@ -18,7 +18,8 @@
 //!   [`SetAssociativeAccumulator`] and [`CounterTables`]'s registered read), and two clocks in
 //!   which no event enters stage 0 after the last event of each interval (1 − 2/L events per
 //!   clock at most). With the counters' output register the hash is a stage earlier (G, before
-//!   H; see `stale`).
+//!   H; see `stale`). With `hash_block_ram` a stage F comes first, whose event's bytes are read
+//!   from the tabulation ROMs in block RAM ([`TabulationRam`]) for the hash stage to take.
 //!
 //! **Back-pressure.** `in_ready` is a function of flip-flops and the counter bank of the input's
 //! interval being clean, so neither the hash nor stage 0's decision reaches the input handshake.
@@ -53,7 +54,7 @@
 //! [`MultiHashProfiler`]: crate::multihash::profiler::MultiHashProfiler
 
 use super::counter_tables::CounterTables;
-use super::hash_unit::{HashUnit, ParityHash};
+use super::hash_unit::{HashUnit, ParityHash, TabulationRam};
 use super::interval::IntervalControl;
 use super::primitives::vec_of;
 use super::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
@@ -67,6 +68,10 @@ use rust_hdl::prelude::*;
 profiler_top! {
     pub struct BramProfiler<const CB: usize> {
         hash: HashUnit,
+        /// With `hash_block_ram`: the tabulation byte tables in block RAM, read when stage F
+        /// loads, their words in the hash stage's output registers when that stage loads (see
+        /// `ram_hash`); unused otherwise.
+        tab: TabulationRam,
         /// The accumulator set of the tuple (h3, [`SetHash`]).
         set_hash: ParityHash<ADDRESS_BITS>,
         counters: CounterTables<CB>,
@@ -109,8 +114,27 @@ profiler_top! {
         g_b: DFF<Bits<64>>,
         g_index: Vec<DFF<Bits<ADDRESS_BITS>>>,
         g_set: DFF<Bits<ADDRESS_BITS>>,
-        /// The first stage (G with `early_read`, else H) takes a new event.
+        /// With `ram_hash` (the configuration's `hash_block_ram`), stage F comes first: it holds
+        /// the masked event whose byte tables are being read, so that the hash stage (G with
+        /// `early_read`, else H) takes the words from the block RAMs' read registers into
+        /// flip-flops (`tab`'s output registers, which stand for its index registers: `g_idx`,
+        /// `h_idx`) and no block RAM's clock-to-out meets logic.
+        ram_hash: Constant<Bit>,
+        f_valid: DFF<Bit>,
+        f_a: DFF<Bits<64>>,
+        f_b: DFF<Bits<64>>,
+        /// The first stage (F with `ram_hash`, else G with `early_read`, else H) takes a new
+        /// event; the hash stage takes one (`hash_take`): the event `e_*` with indices `e_index`.
         entry_free: Signal<Local, Bit>,
+        hash_take: Signal<Local, Bit>,
+        e_valid: Signal<Local, Bit>,
+        e_a: Signal<Local, Bits<64>>,
+        e_b: Signal<Local, Bits<64>>,
+        e_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
+        /// Stage G's and stage H's indices: their registers', or with `ram_hash` the hash
+        /// stage's from `tab`.
+        g_idx: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
+        h_idx: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
         read_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
         early_read: Constant<Bit>,
         stale: DFF<Bit>,
@@ -159,6 +183,7 @@ impl<const CB: usize> BramProfiler<CB> {
         let acc = &cfg.accumulator;
         new_profiler_top!(BramProfiler {
             hash: HashUnit::new(&HashConstants::new(cfg)),
+            tab: TabulationRam::new(&HashConstants::new(cfg), cfg.hash_block_ram),
             set_hash: ParityHash::new(&SetHash::new(cfg).q),
             // Read in stage 0 with the tags, registered through C: D starts from flip-flops.
             counters: CounterTables::registered_read(cfg, &w),
@@ -199,6 +224,17 @@ impl<const CB: usize> BramProfiler<CB> {
             g_index: vec_of(cfg.tables),
             g_set: Default::default(),
             entry_free: Default::default(),
+            ram_hash: Constant::new(cfg.hash_block_ram),
+            f_valid: Default::default(),
+            f_a: Default::default(),
+            f_b: Default::default(),
+            hash_take: Default::default(),
+            e_valid: Default::default(),
+            e_a: Default::default(),
+            e_b: Default::default(),
+            e_index: vec_of(cfg.tables),
+            g_idx: vec_of(cfg.tables),
+            h_idx: vec_of(cfg.tables),
             early_read: Constant::new(cfg.counter_output_register),
             c_valid: Default::default(),
             c_last: Default::default(),
@@ -230,8 +266,10 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s_valid, s_a, s_b, ready, h_valid, h_a, h_b, h_set, r_valid, r_tag, r_set,
-            c_valid, c_last, d_valid, d_last, busy_r, stale, g_valid, g_a, g_b, g_set
+            c_valid, c_last, d_valid, d_last, busy_r, stale, g_valid, g_a, g_b, g_set, f_valid,
+            f_a, f_b
         );
+        self.tab.clock.next = self.clock.val();
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
@@ -245,6 +283,16 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.g_index[k].d.next = self.g_index[k].q.val();
             self.r_index[k].clock.next = self.clock.val();
             self.r_index[k].d.next = self.r_index[k].q.val();
+        }
+        for k in 0..self.h_index.len() {
+            self.g_idx[k].next = self.g_index[k].q.val();
+            self.h_idx[k].next = self.h_index[k].q.val();
+            if self.ram_hash.val() & self.early_read.val() {
+                self.g_idx[k].next = self.tab.index[k].val();
+            }
+            if self.ram_hash.val() & !self.early_read.val() {
+                self.h_idx[k].next = self.tab.index[k].val();
+            }
         }
         self.clearing.next = (self.control.bank.val() & self.counters.clearing1.val())
             | (!self.control.bank.val() & self.counters.clearing0.val());
@@ -301,7 +349,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.r_tag.d.next = self.h_tag.val();
             self.r_set.d.next = self.h_set.q.val();
             for k in 0..self.h_index.len() {
-                self.r_index[k].d.next = self.h_index[k].q.val();
+                self.r_index[k].d.next = self.h_idx[k].val();
             }
         }
         // Stage H (stage G with the output register): mask and hash (counter indices, accumulator
@@ -309,9 +357,13 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         // function of flip-flops — the skid register is empty, or with the slot the first stage
         // loads — and the input interval's counter bank is clean (so the clearing after reset
         // holds the input); neither the hash nor stage 0's decision reaches the input handshake.
-        self.entry_free.next = self.h_take.val();
+        self.hash_take.next = self.h_take.val();
         if self.early_read.val() {
-            self.entry_free.next = !self.g_valid.q.val() | self.h_take.val();
+            self.hash_take.next = !self.g_valid.q.val() | self.h_take.val();
+        }
+        self.entry_free.next = self.hash_take.val();
+        if self.ram_hash.val() {
+            self.entry_free.next = !self.f_valid.q.val() | self.hash_take.val();
         }
         self.in_ready.next = self.ready.q.val() & !self.clearing.val();
         if self.slot.val() {
@@ -326,18 +378,42 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.src_a.next = self.s_a.q.val();
             self.src_b.next = self.s_b.q.val();
         }
-        self.hash.a.next = self.src_a.val();
-        self.hash.b.next = self.src_b.val();
-        self.set_hash.a.next = self.src_a.val();
-        self.set_hash.b.next = self.src_b.val();
-        self.s_full.next = self.s_valid.q.val() | self.in_fire.val();
-        if self.entry_free.val() {
-            self.g_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
-            self.g_a.d.next = self.src_a.val();
-            self.g_b.d.next = self.src_b.val();
+        // The event entering the hash stage: the input's (or the skid register's) hashed in
+        // logic, or stage F's with its byte tables read.
+        self.e_valid.next = self.s_valid.q.val() | self.in_fire.val();
+        self.e_a.next = self.src_a.val();
+        self.e_b.next = self.src_b.val();
+        if self.ram_hash.val() {
+            self.e_valid.next = self.f_valid.q.val();
+            self.e_a.next = self.f_a.q.val();
+            self.e_b.next = self.f_b.q.val();
+        }
+        self.hash.a.next = self.e_a.val();
+        self.hash.b.next = self.e_b.val();
+        self.set_hash.a.next = self.e_a.val();
+        self.set_hash.b.next = self.e_b.val();
+        for k in 0..self.h_index.len() {
+            self.e_index[k].next = self.hash.index[k].val();
+        }
+        self.tab.a.next = self.src_a.val();
+        self.tab.b.next = self.src_b.val();
+        self.tab.read.next = self.ram_hash.val() & self.entry_free.val();
+        self.tab.load.next = self.ram_hash.val() & self.hash_take.val();
+        if self.early_read.val() & self.hash_take.val() {
+            self.g_valid.d.next = self.e_valid.val();
+            self.g_a.d.next = self.e_a.val();
+            self.g_b.d.next = self.e_b.val();
             self.g_set.d.next = self.set_hash.index.val();
             for k in 0..self.h_index.len() {
-                self.g_index[k].d.next = self.hash.index[k].val();
+                self.g_index[k].d.next = self.e_index[k].val();
+            }
+        }
+        self.s_full.next = self.s_valid.q.val() | self.in_fire.val();
+        if self.entry_free.val() {
+            if self.ram_hash.val() {
+                self.f_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
+                self.f_a.d.next = self.src_a.val();
+                self.f_b.d.next = self.src_b.val();
             }
             // The skid register's event (if any) moved on; the input's went straight in.
             self.s_valid.d.next = false;
@@ -355,15 +431,15 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
                 self.h_b.d.next = self.g_b.q.val();
                 self.h_set.d.next = self.g_set.q.val();
                 for k in 0..self.h_index.len() {
-                    self.h_index[k].d.next = self.g_index[k].q.val();
+                    self.h_index[k].d.next = self.g_idx[k].val();
                 }
             } else {
-                self.h_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
-                self.h_a.d.next = self.src_a.val();
-                self.h_b.d.next = self.src_b.val();
+                self.h_valid.d.next = self.e_valid.val();
+                self.h_a.d.next = self.e_a.val();
+                self.h_b.d.next = self.e_b.val();
                 self.h_set.d.next = self.set_hash.index.val();
                 for k in 0..self.h_index.len() {
-                    self.h_index[k].d.next = self.hash.index[k].val();
+                    self.h_index[k].d.next = self.e_index[k].val();
                 }
             }
         }
@@ -373,16 +449,16 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         // not of the accept). After a wrong guess the offered event is read again: it cannot be
         // accepted in that clock, so it is offered next.
         for k in 0..self.h_index.len() {
-            self.read_index[k].next = self.h_index[k].q.val();
+            self.read_index[k].next = self.h_idx[k].val();
             if self.r_valid.q.val() {
                 self.read_index[k].next = self.r_index[k].q.val();
             }
             if self.early_read.val() & !self.stale.q.val() & (self.h_take.val() | !self.slot.val())
             {
-                self.read_index[k].next = self.g_index[k].q.val();
+                self.read_index[k].next = self.g_idx[k].val();
             }
             if self.early_read.val() & !self.stale.q.val() & !self.h_take.val() & self.slot.val() {
-                self.read_index[k].next = self.h_index[k].q.val();
+                self.read_index[k].next = self.h_idx[k].val();
             }
             self.counters.read_index[k].next = self.read_index[k].val();
         }
@@ -398,6 +474,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.s_valid.d.next = false;
             self.ready.d.next = false;
             self.g_valid.d.next = false;
+            self.f_valid.d.next = false;
             self.h_valid.d.next = false;
             self.r_valid.d.next = false;
         }

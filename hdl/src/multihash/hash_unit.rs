@@ -12,6 +12,7 @@
 
 use crate::block_ram::ADDRESS_BITS;
 use crate::hash::HashConstants;
+use crate::util::u64_bits;
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 
@@ -174,5 +175,163 @@ impl<const B: usize> Logic for ParityHash<B> {
                 ((self.a.val() & self.qa[i].val()) ^ (self.b.val() & self.qb[i].val())).xor();
         }
         self.index.next = self.bits.word.val();
+    }
+}
+
+/// The table indices of a tuple with the `tabulation` hash's byte tables in block RAM (the
+/// configuration's `hash_block_ram`): for each key byte position p that a key width reaches, one
+/// ROM of 256 words holding T_k,p for every table k side by side (`index_bits` bits each), read
+/// at that byte of the key (one block RAM read port per position, registered), and `index[k]` =
+/// base_k xor the k-th field of every position's word. So the indices of the key presented at a
+/// clock edge are valid after it: one clock of latency, where [`HashUnit`] has none, in exchange
+/// for a mux tree per index bit and byte position — the tabulation hash's arbitrary byte
+/// functions, which are most of a profiler's logic.
+///
+/// So the indices of a key are valid two clock edges after it is presented: one with `read`, a
+/// later one with `load`. The ROM contents are [`HashConstants::index`] of single bytes, as in
+/// [`TableHash`]. Unused (`used` false, or another hash kind) it has no ROMs and shows the bases.
+#[derive(LogicBlock)]
+pub struct TabulationRam {
+    pub clock: Signal<In, Clock>,
+    /// The key read at the next clock edge (masked to the key widths) when `read` is high: its
+    /// words go to the block RAMs' read registers.
+    pub a: Signal<In, Bits<64>>,
+    pub b: Signal<In, Bits<64>>,
+    pub read: Signal<In, Bit>,
+    /// The read registers' words move to the output registers (flip-flops) at the next clock
+    /// edge: so a block RAM's slow clock-to-out meets no logic.
+    pub load: Signal<In, Bit>,
+    /// index[k] = h_k of the key whose words are in the output registers.
+    pub index: Vec<Signal<Out, Bits<ADDRESS_BITS>>>,
+    /// The byte positions read: (of b, byte number).
+    _positions: Vec<(bool, usize)>,
+    /// _rom[p][byte][k] = T_k,p[byte]; _base[k] = h_k(0, 0).
+    _rom: Vec<Vec<Vec<u32>>>,
+    _base: Vec<u32>,
+    _index_bits: usize,
+    /// The byte of each position in the read registers and in the output registers.
+    _r: Vec<usize>,
+    _q: Vec<usize>,
+}
+
+impl TabulationRam {
+    pub fn new(h: &HashConstants, used: bool) -> Self {
+        let used = used
+            && h.index_bits > 0
+            && h.tables
+                .iter()
+                .all(|t| matches!(t, crate::hash::TableHash::Tabulation { .. }));
+        let tables = h.tables.len();
+        let base: Vec<u32> = (0..tables).map(|k| h.index(k, 0, 0)).collect();
+        let mut positions = vec![];
+        let mut rom = vec![];
+        for of_b in [false, true] {
+            let mask = if of_b { h.b_mask } else { h.a_mask };
+            for p in 0..8 {
+                if !used || (mask >> (8 * p)) & 0xff == 0 {
+                    continue;
+                }
+                let words = (0..256u64)
+                    .map(|byte| {
+                        let x = byte << (8 * p);
+                        (0..tables)
+                            .map(|k| {
+                                let i = if of_b {
+                                    h.index(k, 0, x)
+                                } else {
+                                    h.index(k, x, 0)
+                                };
+                                i ^ base[k]
+                            })
+                            .collect()
+                    })
+                    .collect();
+                positions.push((of_b, p));
+                rom.push(words);
+            }
+        }
+        TabulationRam {
+            clock: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            read: Default::default(),
+            load: Default::default(),
+            index: (0..tables).map(|_| Default::default()).collect(),
+            _r: vec![0; positions.len()],
+            _q: vec![0; positions.len()],
+            _positions: positions,
+            _rom: rom,
+            _base: base,
+            _index_bits: h.index_bits as usize,
+        }
+    }
+}
+
+impl Logic for TabulationRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            if self.load.val() {
+                self._q.clone_from(&self._r);
+            }
+            if self.read.val() {
+                for (r, &(of_b, p)) in self._r.iter_mut().zip(&self._positions) {
+                    let key = u64_bits(if of_b { self.b.val() } else { self.a.val() });
+                    *r = ((key >> (8 * p)) & 0xff) as usize;
+                }
+            }
+        }
+        for k in 0..self.index.len() {
+            let mut i = self._base[k];
+            for (rom, &q) in self._rom.iter().zip(&self._q) {
+                i ^= rom[q][k];
+            }
+            self.index[k].next = Bits::from(i as u64);
+        }
+    }
+
+    fn connect(&mut self) {
+        for i in &mut self.index {
+            i.connect();
+        }
+    }
+
+    fn hdl(&self) -> Verilog {
+        let ib = self._index_bits;
+        let w = ib * self.index.len();
+        let mut v = String::new();
+        for (p, (&(of_b, byte), rom)) in self._positions.iter().zip(&self._rom).enumerate() {
+            let key = if of_b { "b" } else { "a" };
+            v.push_str(&format!(
+                "reg [{hi}:0] rom{p} [0:255];\nreg [{hi}:0] r{p};\nreg [{hi}:0] q{p};\ninitial begin\n",
+                hi = w - 1
+            ));
+            for (x, word) in rom.iter().enumerate() {
+                let packed = word
+                    .iter()
+                    .rev()
+                    .map(|&t| format!("{t:0ib$b}"))
+                    .collect::<String>();
+                v.push_str(&format!("   rom{p}[{x}] = {w}'b{packed};\n"));
+            }
+            v.push_str(&format!(
+                "end\nalways @(posedge clock) begin\n   if (read) r{p} <= rom{p}[{key}[{}:{}]];\n   if (load) q{p} <= r{p};\nend\n",
+                8 * byte + 7,
+                8 * byte
+            ));
+        }
+        v.push_str("always @(*) begin\n");
+        for (k, base) in self._base.iter().enumerate() {
+            let mut e = format!("{ADDRESS_BITS}'d{base}");
+            for p in 0..self._positions.len() {
+                let field = format!("q{p}[{}:{}]", (k + 1) * ib - 1, k * ib);
+                match ADDRESS_BITS - ib {
+                    0 => e.push_str(&format!(" ^ {field}")),
+                    pad => e.push_str(&format!(" ^ {{{pad}'d0, {field}}}")),
+                }
+            }
+            v.push_str(&format!("   index${k} = {e};\n"));
+        }
+        v.push_str("end\n");
+        Verilog::Custom(v)
     }
 }

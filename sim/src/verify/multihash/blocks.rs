@@ -5,14 +5,16 @@
 //! by [`conservative_update`]; and the
 //! [`FullyAssociativeAccumulator`]'s and the [`SetAssociativeAccumulator`]'s hit, allocate, lock,
 //! replace, report and retain rules against the model's [`Accumulator`], event by event; the
-//! [`IntervalControl`]'s last-event flag and bank against a count of accepted events. The whole profilers are
+//! [`IntervalControl`]'s last-event flag and bank against a count of accepted events; the
+//! [`TabulationRam`]'s indices against [`HashConstants::index`]. The whole profilers are
 //! co-simulated in [`super::kit`]; these tests name the sub-block and the input when one breaks.
 
 use crate::model::multihash::{conservative_update, Accumulator, ReportEntry};
 use crate::verify::settle;
-use hwprof_hdl::hash::SetHash;
+use hwprof_hdl::hash::{HashConstants, SetHash};
 use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables, UpdateRule};
 use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
+use hwprof_hdl::multihash::hash_unit::TabulationRam;
 use hwprof_hdl::multihash::interval::IntervalControl;
 use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
 use hwprof_hdl::ConfigFile;
@@ -336,6 +338,62 @@ fn interval_control_flags_the_last_event_of_every_interval() {
             }
         }
         assert!(ends >= 2, "the stream ends intervals (L {interval})");
+    }
+}
+
+/// The tabulation byte tables in block RAM: after a clock with `read` and a later one with `load`,
+/// the indices are [`HashConstants::index`]'s of the key read; each register holds while its
+/// enable is low. Key widths over one to eight bytes, one to four tables, index widths 1 to 10.
+#[test]
+fn tabulation_ram_gives_the_model_indices() {
+    for (tables, entries, a_bits, b_bits) in [
+        (4, 512, 48, 48),
+        (2, 1024, 20, 12),
+        (3, 64, 64, 64),
+        (1, 2, 1, 7),
+    ] {
+        let cfg = ProfilerConfig::from_toml_str(
+            &format!(
+                "interval = 100\nthreshold = 4\ntables = {tables}\nentries = {entries}\na_bits = {a_bits}\n\
+                 b_bits = {b_bits}\nseed = {entries}\n"
+            ),
+            "test",
+        )
+        .unwrap();
+        let h = HashConstants::new(&cfg);
+        let mut uut = TabulationRam::new(&h, true);
+        uut.connect_all();
+        let mut rng = ChaCha8Rng::seed_from_u64(entries as u64);
+        // The keys in the read registers and in the output registers (zero at power-on).
+        let (mut read_key, mut out_key) = ((0u64, 0u64), (0u64, 0u64));
+        let mut loads = 0;
+        for step in 0..300 {
+            let key = (rng.gen::<u64>() & h.a_mask, rng.gen::<u64>() & h.b_mask);
+            let (read, load) = (rng.gen_bool(0.6), rng.gen_bool(0.6));
+            uut.a.next = key.0.into();
+            uut.b.next = key.1.into();
+            uut.read.next = read;
+            uut.load.next = load;
+            for high in [false, true] {
+                uut.clock.next = Clock { clk: high };
+                settle(&mut uut).unwrap();
+            }
+            if load {
+                out_key = read_key;
+                loads += 1;
+            }
+            if read {
+                read_key = key;
+            }
+            for k in 0..tables {
+                assert_eq!(
+                    uut.index[k].val().index() as u32,
+                    h.index(k, out_key.0, out_key.1),
+                    "table {k} of {tables}, {a_bits}+{b_bits}-bit keys, step {step}"
+                );
+            }
+        }
+        assert!(loads > 100);
     }
 }
 

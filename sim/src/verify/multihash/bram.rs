@@ -87,13 +87,16 @@ mod tests {
             let outreg = bits & 3 == 1 || bits & 3 == 2;
             // The refused slot on half, with and without each of the others.
             let slot = (bits ^ (bits >> 2)) & 1 == 1;
+            // The byte tables in block RAM with the write stage, over the four combinations of
+            // the output register and the slot.
+            let hash_ram = write_stage;
             let cfg = Dut::Bram.small(
                 c,
                 r,
                 p,
                 &format!(
                     "write_stage = {write_stage}\ncounter_output_register = {outreg}\n\
-                     refused_slot = {slot}\n"
+                     refused_slot = {slot}\nhash_block_ram = {hash_ram}\n"
                 ),
             );
             // 6 intervals; interval ends fall at every phase of the blocks.
@@ -106,7 +109,7 @@ mod tests {
             );
             let what = format!(
                 "C{}R{}P{} write stage {write_stage} output register {outreg} refused slot {slot} \
-                 forwarding distances",
+                 hash in block RAM {hash_ram} forwarding distances",
                 c as u8, r as u8, p as u8
             );
             for ready in [
@@ -127,6 +130,41 @@ mod tests {
                     assert!(within_wait_bound(&res, &cfg), "{what}: {res:?}");
                 }
             }
+        }
+    }
+
+    /// The tabulation byte tables in block RAM without the write stage, over the output register
+    /// and the refused slot, under back-pressure, in rust-hdl and in Icarus (the ROMs' `initial`
+    /// contents and enabled read registers as exported).
+    #[test]
+    fn hash_in_block_ram_in_both_simulators() {
+        for bits in 0..4 {
+            let (outreg, slot) = (bits & 1 == 1, bits & 2 == 2);
+            let cfg = Dut::Bram.small(
+                true,
+                false,
+                true,
+                &format!(
+                    "write_stage = false\ncounter_output_register = {outreg}\n\
+                     refused_slot = {slot}\nhash_block_ram = true\n"
+                ),
+            );
+            assert!(cfg.hash_block_ram && cfg.hash == hwprof_hdl::config::HashKind::Tabulation);
+            let mut ev = set_storm(&cfg, 12, 320, bits);
+            ev.extend(forwarding_distances(&cfg, 5, 320, bits));
+            let what = format!("byte tables in block RAM, output register {outreg} slot {slot}");
+            let slow = ReadyPattern {
+                period: 5,
+                ready: 1,
+            };
+            let opts = CosimOptions {
+                report_ready: slow,
+                ..Default::default()
+            };
+            check(&cfg, &ev, &opts, &what);
+            let res = icarus_cosim(&cfg, &ev, slow).unwrap();
+            assert_eq!(res.mismatches, 0, "{what}: {:#?}", res.first_mismatch);
+            assert_eq!(res.reports_compared, ev.len() as u64 / 64, "{what}");
         }
     }
 
