@@ -9,6 +9,8 @@
 //! with the fixed flip and xor-fold wiring of byte position p. Positions beyond the key widths
 //! hold only zeros and are emitted as empty case statements (synthesis removes them).
 //! `h3` is realised directly as xor trees over the masks Q_k,i ([`ParityHash`]), its ROMs empty.
+//! [`TabulationRam`] holds the same tabulation ROMs in block RAM, registered (the configuration's
+//! `hash_block_ram`).
 
 use crate::block_ram::ADDRESS_BITS;
 use crate::hash::HashConstants;
@@ -181,13 +183,12 @@ impl<const B: usize> Logic for ParityHash<B> {
 /// The table indices of a tuple with the `tabulation` hash's byte tables in block RAM (the
 /// configuration's `hash_block_ram`): for each key byte position p that a key width reaches, one
 /// ROM of 256 words holding T_k,p for every table k side by side (`index_bits` bits each), read
-/// at that byte of the key (one block RAM read port per position, registered), and `index[k]` =
-/// base_k xor the k-th field of every position's word. So the indices of the key presented at a
-/// clock edge are valid after it: one clock of latency, where [`HashUnit`] has none, in exchange
-/// for a mux tree per index bit and byte position — the tabulation hash's arbitrary byte
-/// functions, which are most of a profiler's logic.
+/// at that byte of the key (one block RAM read port per position, registered, then an output
+/// register in flip-flops), and `index[k]` = base_k xor the k-th field of every position's word.
+/// Latency where [`HashUnit`] has none, in exchange for a mux tree per index bit and byte position
+/// — the tabulation hash's arbitrary byte functions, which are most of a profiler's logic.
 ///
-/// So the indices of a key are valid two clock edges after it is presented: one with `read`, a
+/// The indices of a key are valid two clock edges after it is presented: one with `read`, a
 /// later one with `load`. The ROM contents are [`HashConstants::index`] of single bytes, as in
 /// [`TableHash`]. Unused (`used` false, or another hash kind) it has no ROMs and shows the bases.
 #[derive(LogicBlock)]
