@@ -18,6 +18,18 @@ use crate::util::u64_bits;
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 
+/// T_k,p[byte] of the byte-linear form: what `byte` at byte position `p` of key a (or of b with
+/// `of_b`) adds to table k's index, h_k of that key alone xor h_k(0, 0). Both ROM blocks hold it.
+fn position_term(h: &HashConstants, k: usize, of_b: bool, p: usize, byte: u64) -> u32 {
+    let x = byte << (8 * p);
+    let i = if of_b {
+        h.index(k, 0, x)
+    } else {
+        h.index(k, x, 0)
+    };
+    i ^ h.index(k, 0, 0)
+}
+
 /// The index of one table: 8 ROMs over a's bytes, 8 over b's, xor-ed with a constant. Indices
 /// are [`ADDRESS_BITS`] wide; bits above the table's index width are constant zero.
 #[derive(LogicBlock)]
@@ -50,13 +62,7 @@ impl TableHash {
                 return ROM::new(m);
             }
             for byte in 0..256u64 {
-                let x = byte << (8 * p);
-                let i = if of_a {
-                    h.index(k, x, 0)
-                } else {
-                    h.index(k, 0, x)
-                } as u64
-                    ^ base;
+                let i = position_term(h, k, !of_a, p, byte) as u64;
                 if i != 0 {
                     m.insert(Bits::<8>::from(byte), Bits::<ADDRESS_BITS>::from(i));
                 }
@@ -190,7 +196,7 @@ impl<const B: usize> Logic for ParityHash<B> {
 ///
 /// The indices of a key are valid two clock edges after it is presented: one with `read`, a
 /// later one with `load`. The ROM contents are [`HashConstants::index`] of single bytes, as in
-/// [`TableHash`]. Unused (`used` false, or another hash kind) it has no ROMs and shows the bases.
+/// [`TableHash`] ([`position_term`]). Unused (`used` false) it has no ROMs and shows the bases.
 #[derive(LogicBlock)]
 pub struct TabulationRam {
     pub clock: Signal<In, Clock>,
@@ -217,11 +223,15 @@ pub struct TabulationRam {
 
 impl TabulationRam {
     pub fn new(h: &HashConstants, used: bool) -> Self {
-        let used = used
-            && h.index_bits > 0
-            && h.tables
-                .iter()
-                .all(|t| matches!(t, crate::hash::TableHash::Tabulation { .. }));
+        assert!(
+            !used
+                || h.tables
+                    .iter()
+                    .all(|t| matches!(t, crate::hash::TableHash::Tabulation { .. })),
+            "the byte tables in block RAM are the tabulation hash's (the configuration checks it)"
+        );
+        // With one counter per table every index is 0: nothing to read.
+        let used = used && h.index_bits > 0;
         let tables = h.tables.len();
         let base: Vec<u32> = (0..tables).map(|k| h.index(k, 0, 0)).collect();
         let mut positions = vec![];
@@ -234,16 +244,8 @@ impl TabulationRam {
                 }
                 let words = (0..256u64)
                     .map(|byte| {
-                        let x = byte << (8 * p);
                         (0..tables)
-                            .map(|k| {
-                                let i = if of_b {
-                                    h.index(k, 0, x)
-                                } else {
-                                    h.index(k, x, 0)
-                                };
-                                i ^ base[k]
-                            })
+                            .map(|k| position_term(h, k, of_b, p, byte))
                             .collect()
                     })
                     .collect();
