@@ -794,6 +794,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.fw_valid.q.val() & (self.scan_set.q.val() == self.fw_set.q.val());
         }
         self.c_set.d.next = self.s0_set.val();
+        self.epochs.c_next.next = self.s0_set.val();
         self.c_tag.d.next = self.lookup_tag.val();
         self.scan_advance.next =
             !self.lookup_offer.val() & (!self.epochs.scan_pend.val() | self.scan.val());
@@ -897,6 +898,14 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 /// roll (`pend`, or `rep` while the roll is applied), this clock's retire and `hot` being gates
 /// after the select; `any_pend` is an OR over that vector with stage D's bit masked, not a
 /// select; the set decoders are compares per bit (fewer LUTs than a shifted one-hot).
+///
+/// Stage D's flags are read in two steps, so that no S-to-1 select hangs off stage C's set: as
+/// stage 0 sends a set to C (`c_next`), the row of each vector holding it (√S flags, with this
+/// clock's updates applied) is registered; in stage C the flag is the bit of that row at the low
+/// bits of `c_set`. Both steps are √S-to-1. The scanner's flags likewise: its row and the next
+/// are registered (it moves by at most one set a clock), and its bits are picked from those. Whether
+/// any set is pending is an OR over a flag per row of `pend` (and of `rep`, for the roll) and over
+/// stage D's row of `pend`, registered at stage C's set: 2√S bits, not S.
 #[derive(LogicBlock)]
 pub struct SetEpochs {
     pub clock: Signal<In, Clock>,
@@ -907,6 +916,8 @@ pub struct SetEpochs {
     /// The scanner's set after this clock is `scan_set + 1` (wrapping), else `scan_set`.
     pub scan_advance: Signal<In, Bit>,
     pub c_set: Signal<In, Bits<ADDRESS_BITS>>,
+    /// The set stage C holds next clock: `c_set` is always last clock's `c_next`.
+    pub c_next: Signal<In, Bits<ADDRESS_BITS>>,
     /// Stage 0 takes the lookup's set (else the scanner's) to stage C.
     pub lookup: Signal<In, Bit>,
     /// The set offered next clock is `lookup_set` again.
@@ -945,6 +956,11 @@ pub struct SetEpochs {
     _hq: bool,
     _sq: usize,
     _rq: bool,
+    /// Last clock's `c_next` and `c_set`, to check that `c_set` and `d_set` follow them.
+    _c_next: u64,
+    _c_last: u64,
+    /// The scanner's set after last clock, to check that `scan_set` follows `scan_advance`.
+    _scan_next: Option<u64>,
 }
 
 impl SetEpochs {
@@ -958,6 +974,7 @@ impl SetEpochs {
             scan_set: Default::default(),
             scan_advance: Default::default(),
             c_set: Default::default(),
+            c_next: Default::default(),
             lookup: Default::default(),
             lookup_hold: Default::default(),
             retire: Default::default(),
@@ -985,6 +1002,9 @@ impl SetEpochs {
             _hq: false,
             _sq: 0,
             _rq: false,
+            _c_next: 0,
+            _c_last: 0,
+            _scan_next: None,
         }
     }
 }
@@ -995,6 +1015,31 @@ impl Logic for SetEpochs {
             v.get(u64_bits(s) as usize).copied().unwrap_or(false)
         };
         if self.clock.pos_edge() {
+            // The Verilog reads stage C's flags from rows registered at `c_next`.
+            assert_eq!(
+                u64_bits(self.c_set.val()),
+                self._c_next,
+                "set epochs: c_set is not last clock's c_next"
+            );
+            self._c_next = u64_bits(self.c_next.val());
+            // ... stage D's row of `pend` from one registered at `c_set` ...
+            assert_eq!(
+                u64_bits(self.d_set.val()),
+                self._c_last,
+                "set epochs: d_set is not last clock's c_set"
+            );
+            self._c_last = u64_bits(self.c_set.val());
+            // ... and the scanner's from rows registered at `scan_set` and the one after it.
+            if let Some(next) = self._scan_next {
+                assert_eq!(
+                    u64_bits(self.scan_set.val()),
+                    next,
+                    "set epochs: scan_set moved other than by scan_advance"
+                );
+            }
+            let sets = self._cur.len() as u64;
+            self._scan_next =
+                Some((u64_bits(self.scan_set.val()) + u64::from(self.scan_advance.val())) % sets);
             let low = self._cur.len() as u64 - 1;
             let s = (u64_bits(self.d_set.val()) & low) as usize;
             if self.reset.val() {
@@ -1114,6 +1159,184 @@ end endgenerate
             0 => "1'b1".to_string(),
             _ => format!("scan1 == {}", set(y)),
         };
+        // Flags read in two steps (see above): rows of `1 << lo` flags; a row of each vector is
+        // registered, with this clock's updates, at a row address known a clock early.
+        let lo = ab / 2;
+        let w = 1usize << lo;
+        let high = |port: &str| format!("{port}[{}:{lo}]", ab - 1);
+        // Registers `{v}_{tag}` (v in `vectors`): the row `addr` of each vector after this edge.
+        let rows = |tag: &str, addr: &str, vectors: &[&str]| {
+            let base = match lo {
+                0 => addr.to_string(),
+                _ => format!("{{{addr}, {lo}'d0}}"),
+            };
+            let in_row = |row: &str, port: &str| match lo {
+                0 => row.to_string(),
+                _ => format!("{row} & ({port}[{}:0] == i)", lo - 1),
+            };
+            let mut decl = format!(
+                "\
+wire {tag}_d = {d_high} == {addr};
+wire {tag}_q = {q_high} == {addr};
+wire [{wh}:0] {tag}_sel;
+wire [{wh}:0] {tag}_selq;
+generate for (i = 0; i < {w}; i = i + 1) begin : {tag}_decode
+   assign {tag}_sel[i] = {sel_i};
+   assign {tag}_selq[i] = {selq_i};
+end endgenerate
+",
+                d_high = high("d_set"),
+                q_high = high("sq"),
+                wh = w - 1,
+                sel_i = in_row(&format!("{tag}_d"), "d_set"),
+                selq_i = in_row(&format!("{tag}_q"), "sq"),
+            );
+            let (mut reset, mut load) = (String::new(), String::new());
+            // The rows each register's update reads.
+            fn read(v: &str) -> Vec<&str> {
+                match v {
+                    "prev" => vec!["cur", "prev"],
+                    "pend" => vec!["pend", "rep"],
+                    _ => vec![v],
+                }
+            }
+            for v in ["cur", "prev", "pend", "rep"] {
+                if !vectors.iter().any(|u| read(u).contains(&v)) {
+                    continue;
+                }
+                decl += &format!("wire [{}:0] {v}_{tag}_row = {v}[{base} +: {w}];\n", w - 1);
+            }
+            for v in vectors {
+                let r = |u: &str| format!("{u}_{tag}_row");
+                let next = match *v {
+                    "cur" => format!("rq ? {w}'d0 : {} | (touch ? {tag}_sel : {w}'d0)", r("cur")),
+                    "prev" => format!("rq ? {} : {}", r("cur"), r("prev")),
+                    "pend" => format!(
+                        "rq ? {} | (hq ? {tag}_selq : {w}'d0) : (retire ? {} & ~{tag}_sel : {})",
+                        r("rep"),
+                        r("pend"),
+                        r("pend")
+                    ),
+                    _ => format!("rq ? {w}'d0 : {} | (hq ? {tag}_selq : {w}'d0)", r("rep")),
+                };
+                decl += &format!("reg [{}:0] {v}_{tag};\n", w - 1);
+                reset += &format!("      {v}_{tag} <= {w}'d0;\n");
+                load += &format!("      {v}_{tag} <= {next};\n");
+            }
+            (decl, reset, load)
+        };
+        // Stage C's flags: the row at `c_next`'s high bits, the bit at `c_set`'s low bits.
+        let (c_rows, c_reset, c_load, at_c) = match ab {
+            0 => (
+                String::new(),
+                String::new(),
+                String::new(),
+                ["cur[0]", "prev[0]", "pend[0]", "rep[0]"].map(String::from),
+            ),
+            _ => {
+                let (decl, reset, load) =
+                    rows("c", &high("c_next"), &["cur", "prev", "pend", "rep"]);
+                let bit = match lo {
+                    0 => "0".to_string(),
+                    _ => format!("c_set[{}:0]", lo - 1),
+                };
+                (
+                    format!("// Stage C's next set's row.\n{decl}"),
+                    reset,
+                    load,
+                    ["cur", "prev", "pend", "rep"].map(|v| format!("{v}_c[{bit}]")),
+                )
+            }
+        };
+        // The scanner's flags (at `scan_set` and the set after it): its row and the next, as the
+        // scanner moves by at most one set a clock; `s_cross` says it moved into the next row at
+        // the last edge. With fewer than two flags a row, selects of the rotated vector instead.
+        let (s_rows, s_reset, s_load, s_x, s1_x) = match lo {
+            0 => (
+                format!("wire [{hi}:0] x_rot = {x_rot};\n", hi = n - 1),
+                String::new(),
+                String::new(),
+                format!("x[{}]", set("scan_set")),
+                format!("x_rot[{}]", set("scan_set")),
+            ),
+            _ => {
+                let (d0, r0, l0) = rows("s", &high("scan_set"), &["pend", "rep"]);
+                let (d1, r1, l1) = rows("s1", "scan_row1", &["pend", "rep"]);
+                let decl = format!(
+                    "\
+// The scanner's row and the next.
+wire [{h}:0] scan_row1 = {scan_high} + 1'b1;
+{d0}{d1}reg s_cross;
+wire [{lo}:0] s_off = {{s_cross, scan_set[{l}:0]}};
+wire [{lo}:0] s_off1 = s_off + 1'b1;
+wire [{ww}:0] s_pend = {{pend_s1, pend_s}};
+wire [{ww}:0] s_rep = {{rep_s1, rep_s}};
+",
+                    h = ab - lo - 1,
+                    scan_high = high("scan_set"),
+                    l = lo - 1,
+                    ww = 2 * w - 1,
+                );
+                (
+                    decl,
+                    format!("{r0}{r1}      s_cross <= 1'b0;\n"),
+                    format!(
+                        "{l0}{l1}      s_cross <= scan_advance & (scan_set[{l}:0] == {lo}'d{m});\n",
+                        l = lo - 1,
+                        m = w - 1
+                    ),
+                    "(rq ? s_rep[s_off] : s_pend[s_off])".to_string(),
+                    "(rq ? s_rep[s_off1] : s_pend[s_off1])".to_string(),
+                )
+            }
+        };
+        // Whether any set is pending, from a flag per row of `pend` and of `rep` and stage D's row
+        // of `pend` (registered at stage C's set, which D holds next): ORs of √S bits, not of S.
+        let (a_rows, a_reset, a_load, any) = match lo {
+            0 => (
+                String::new(),
+                String::new(),
+                String::new(),
+                format!("(|(x & ~(sel & {{{n}{{kill}}}}))) | put"),
+            ),
+            _ => {
+                let (d, r, l) = rows("d", &high("c_set"), &["pend"]);
+                let rh = (1usize << (ab - lo)) - 1;
+                let decl = format!(
+                    "\
+// Which rows of `pend` and `rep` hold a flag, and stage D's row of `pend`.
+reg [{rh}:0] pend_any;
+reg [{rh}:0] rep_any;
+wire [{rh}:0] d_row;
+wire [{rh}:0] q_row;
+generate for (i = 0; i <= {rh}; i = i + 1) begin : any_decode
+   assign d_row[i] = {d_high} == i;
+   assign q_row[i] = {q_high} == i;
+end endgenerate
+{d}wire [{wh}:0] d_bit;
+generate for (i = 0; i <= {wh}; i = i + 1) begin : d_bit_decode
+   assign d_bit[i] = d_set[{l}:0] == i;
+end endgenerate
+// Stage D's row holds a pending flag other than its set's.
+wire d_rest = |(pend_d & ~d_bit);
+",
+                    d_high = high("d_set"),
+                    q_high = high("sq"),
+                    wh = w - 1,
+                    l = lo - 1,
+                );
+                (
+                    decl,
+                    format!("{r}      pend_any <= {}'d0;\n      rep_any <= {}'d0;\n", rh + 1, rh + 1),
+                    format!(
+                        "{l}      pend_any <= rq ? rep_any | (hq ? q_row : {z}) : (retire ? (pend_any & ~d_row) | (d_rest ? d_row : {z}) : pend_any);\n      rep_any <= rq ? {z} : rep_any | (hq ? q_row : {z});\n",
+                        z = format!("{}'d0", rh + 1)
+                    ),
+                    "rq ? (|rep_any) | hq : (|(pend_any & ~(retire ? d_row : {z}))) | (retire & d_rest)"
+                        .replace("{z}", &format!("{}'d0", rh + 1)),
+                )
+            }
+        };
         Verilog::Custom(format!(
             "\
 reg [{hi}:0] cur;
@@ -1135,15 +1358,14 @@ wire [{hi}:0] selq;
 {decode}// `pend` after this edge but for this clock's retire: while the roll is applied, `rep`. The
 // lookup's and the scanner's flags are one select of it each, not one per vector.
 wire [{hi}:0] x = rq ? rep : pend;
-wire [{hi}:0] x_rot = {x_rot};
 {scan1_decl}wire kill = retire & ~rq;
 wire put = rq & hq;
 // pend after this edge at the lookup's and the scanner's sets, and anywhere.
 wire l_next = (x[{lookup}] & ~(kill & ({l_d}))) | (put & ({l_q}));
-wire s_next = (x[{scan}] & ~(kill & ({s_d}))) | (put & ({s_q}));
-wire s1_next = (x_rot[{scan}] & ~(kill & ({s1_d}))) | (put & ({s1_q}));
-wire any_next = (|(x & ~(sel & {{{n}{{kill}}}}))) | put;
-
+{s_rows}wire s_next = ({s_x} & ~(kill & ({s_d}))) | (put & ({s_q}));
+wire s1_next = ({s1_x} & ~(kill & ({s1_d}))) | (put & ({s1_q}));
+{a_rows}wire any_next = {any};
+{c_rows}
 always @(posedge clock) begin
    if (reset) begin
       cur <= {n}'d0;
@@ -1160,7 +1382,7 @@ always @(posedge clock) begin
       scan_r <= 1'b0;
       hq <= 1'b0;
       rq <= 1'b0;
-   end else begin
+{c_reset}{s_reset}{a_reset}   end else begin
       if (rq) begin
          cur <= {n}'d0;
          prev <= cur;
@@ -1171,11 +1393,10 @@ always @(posedge clock) begin
          if (touch) cur <= cur | sel;
          if (hq) rep <= rep | selq;
       end
-      // Stage D's flags select the vectors, then the roll: `rq` drives a few gates, not a
-      // vector's worth.
-      d_cur_r <= ~rq & (cur[{c}] | (touch & ({c_d})));
-      d_prev_r <= rq ? cur[{c}] : prev[{c}];
-      d_pend_r <= rq ? (rep[{c}] | (hq & ({c_q}))) : (pend[{c}] & ~(retire & ({c_d})));
+{c_load}{s_load}{a_load}      // Stage D's flags: stage C's set's, with this clock's updates.
+      d_cur_r <= ~rq & ({cur_c} | (touch & ({c_d})));
+      d_prev_r <= rq ? {cur_c} : {prev_c};
+      d_pend_r <= rq ? ({rep_c} | (hq & ({c_q}))) : ({pend_c} & ~(retire & ({c_d})));
       lookup_r <= l_next;
       known_r <= lookup_hold;
       c_pend_r <= lookup ? l_next : s_next;
@@ -1199,8 +1420,10 @@ end
 ",
             hi = n - 1,
             lookup = set("lookup_set"),
-            scan = set("scan_set"),
-            c = set("c_set"),
+            cur_c = at_c[0],
+            prev_c = at_c[1],
+            pend_c = at_c[2],
+            rep_c = at_c[3],
             l_d = eq("lookup_set", "d_set"),
             s_d = eq("scan_set", "d_set"),
             c_d = eq("c_set", "d_set"),
