@@ -2758,88 +2758,15 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sc
     // `pend` after this edge but for this clock's retire: while the roll is applied, `rep`. The
     // lookup's and the scanner's flags are one select of it each, not one per vector.
     wire [63:0] x = rq ? rep : pend;
+    wire [63:0] x_rot = {x[0], x[63:1]};
     wire [5:0] scan1 = scan_set[5:0] + 1'b1;
     wire kill = retire & ~rq;
     wire put = rq & hq;
     // pend after this edge at the lookup's and the scanner's sets, and anywhere.
     wire l_next = (x[lookup_set[5:0]] & ~(kill & (lookup_set[5:0] == d_set[5:0]))) | (put & (lookup_set[5:0] == sq[5:0]));
-    // The scanner's row and the next.
-    wire [2:0] scan_row1 = scan_set[5:3] + 1'b1;
-    wire s_d = d_set[5:3] == scan_set[5:3];
-    wire s_q = sq[5:3] == scan_set[5:3];
-    wire [7:0] s_sel;
-    wire [7:0] s_selq;
-    generate for (i = 0; i < 8; i = i + 1) begin : s_decode
-       assign s_sel[i] = s_d & (d_set[2:0] == i);
-       assign s_selq[i] = s_q & (sq[2:0] == i);
-    end endgenerate
-    wire [7:0] pend_s_row = pend[{scan_set[5:3], 3'd0} +: 8];
-    wire [7:0] rep_s_row = rep[{scan_set[5:3], 3'd0} +: 8];
-    reg [7:0] pend_s;
-    reg [7:0] rep_s;
-    wire s1_d = d_set[5:3] == scan_row1;
-    wire s1_q = sq[5:3] == scan_row1;
-    wire [7:0] s1_sel;
-    wire [7:0] s1_selq;
-    generate for (i = 0; i < 8; i = i + 1) begin : s1_decode
-       assign s1_sel[i] = s1_d & (d_set[2:0] == i);
-       assign s1_selq[i] = s1_q & (sq[2:0] == i);
-    end endgenerate
-    wire [7:0] pend_s1_row = pend[{scan_row1, 3'd0} +: 8];
-    wire [7:0] rep_s1_row = rep[{scan_row1, 3'd0} +: 8];
-    reg [7:0] pend_s1;
-    reg [7:0] rep_s1;
-    reg s_cross;
-    wire [3:0] s_off = {s_cross, scan_set[2:0]};
-    wire [3:0] s_off1 = s_off + 1'b1;
-    wire [15:0] s_pend = {pend_s1, pend_s};
-    wire [15:0] s_rep = {rep_s1, rep_s};
-    wire s_next = ((rq ? s_rep[s_off] : s_pend[s_off]) & ~(kill & (scan_set[5:0] == d_set[5:0]))) | (put & (scan_set[5:0] == sq[5:0]));
-    wire s1_next = ((rq ? s_rep[s_off1] : s_pend[s_off1]) & ~(kill & (scan1 == d_set[5:0]))) | (put & (scan1 == sq[5:0]));
-    // Which rows of `pend` and `rep` hold a flag, and stage D's row of `pend`.
-    reg [7:0] pend_any;
-    reg [7:0] rep_any;
-    wire [7:0] d_row;
-    wire [7:0] q_row;
-    generate for (i = 0; i <= 7; i = i + 1) begin : any_decode
-       assign d_row[i] = d_set[5:3] == i;
-       assign q_row[i] = sq[5:3] == i;
-    end endgenerate
-    wire d_d = d_set[5:3] == c_set[5:3];
-    wire d_q = sq[5:3] == c_set[5:3];
-    wire [7:0] d_sel;
-    wire [7:0] d_selq;
-    generate for (i = 0; i < 8; i = i + 1) begin : d_decode
-       assign d_sel[i] = d_d & (d_set[2:0] == i);
-       assign d_selq[i] = d_q & (sq[2:0] == i);
-    end endgenerate
-    wire [7:0] pend_d_row = pend[{c_set[5:3], 3'd0} +: 8];
-    wire [7:0] rep_d_row = rep[{c_set[5:3], 3'd0} +: 8];
-    reg [7:0] pend_d;
-    wire [7:0] d_bit;
-    generate for (i = 0; i <= 7; i = i + 1) begin : d_bit_decode
-       assign d_bit[i] = d_set[2:0] == i;
-    end endgenerate
-    // Stage D's row holds a pending flag other than its set's.
-    wire d_rest = |(pend_d & ~d_bit);
-    wire any_next = rq ? (|rep_any) | hq : (|(pend_any & ~(retire ? d_row : 8'd0))) | (retire & d_rest);
-    // Stage C's next set's row.
-    wire c_d = d_set[5:3] == c_next[5:3];
-    wire c_q = sq[5:3] == c_next[5:3];
-    wire [7:0] c_sel;
-    wire [7:0] c_selq;
-    generate for (i = 0; i < 8; i = i + 1) begin : c_decode
-       assign c_sel[i] = c_d & (d_set[2:0] == i);
-       assign c_selq[i] = c_q & (sq[2:0] == i);
-    end endgenerate
-    wire [7:0] cur_c_row = cur[{c_next[5:3], 3'd0} +: 8];
-    wire [7:0] prev_c_row = prev[{c_next[5:3], 3'd0} +: 8];
-    wire [7:0] pend_c_row = pend[{c_next[5:3], 3'd0} +: 8];
-    wire [7:0] rep_c_row = rep[{c_next[5:3], 3'd0} +: 8];
-    reg [7:0] cur_c;
-    reg [7:0] prev_c;
-    reg [7:0] pend_c;
-    reg [7:0] rep_c;
+    wire s_next = (x[scan_set[5:0]] & ~(kill & (scan_set[5:0] == d_set[5:0]))) | (put & (scan_set[5:0] == sq[5:0]));
+    wire s1_next = (x_rot[scan_set[5:0]] & ~(kill & (scan1 == d_set[5:0]))) | (put & (scan1 == sq[5:0]));
+    wire any_next = (|(x & ~(sel & {64{kill}}))) | put;
     
     always @(posedge clock) begin
        if (reset) begin
@@ -2857,18 +2784,6 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sc
           scan_r <= 1'b0;
           hq <= 1'b0;
           rq <= 1'b0;
-          cur_c <= 8'd0;
-          prev_c <= 8'd0;
-          pend_c <= 8'd0;
-          rep_c <= 8'd0;
-          pend_s <= 8'd0;
-          rep_s <= 8'd0;
-          pend_s1 <= 8'd0;
-          rep_s1 <= 8'd0;
-          s_cross <= 1'b0;
-          pend_d <= 8'd0;
-          pend_any <= 8'd0;
-          rep_any <= 8'd0;
        end else begin
           if (rq) begin
              cur <= 64'd0;
@@ -2880,22 +2795,10 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sc
              if (touch) cur <= cur | sel;
              if (hq) rep <= rep | selq;
           end
-          cur_c <= rq ? 8'd0 : cur_c_row | (touch ? c_sel : 8'd0);
-          prev_c <= rq ? cur_c_row : prev_c_row;
-          pend_c <= rq ? rep_c_row | (hq ? c_selq : 8'd0) : (retire ? pend_c_row & ~c_sel : pend_c_row);
-          rep_c <= rq ? 8'd0 : rep_c_row | (hq ? c_selq : 8'd0);
-          pend_s <= rq ? rep_s_row | (hq ? s_selq : 8'd0) : (retire ? pend_s_row & ~s_sel : pend_s_row);
-          rep_s <= rq ? 8'd0 : rep_s_row | (hq ? s_selq : 8'd0);
-          pend_s1 <= rq ? rep_s1_row | (hq ? s1_selq : 8'd0) : (retire ? pend_s1_row & ~s1_sel : pend_s1_row);
-          rep_s1 <= rq ? 8'd0 : rep_s1_row | (hq ? s1_selq : 8'd0);
-          s_cross <= scan_advance & (scan_set[2:0] == 3'd7);
-          pend_d <= rq ? rep_d_row | (hq ? d_selq : 8'd0) : (retire ? pend_d_row & ~d_sel : pend_d_row);
-          pend_any <= rq ? rep_any | (hq ? q_row : 8'd0) : (retire ? (pend_any & ~d_row) | (d_rest ? d_row : 8'd0) : pend_any);
-          rep_any <= rq ? 8'd0 : rep_any | (hq ? q_row : 8'd0);
           // Stage D's flags: stage C's set's, with this clock's updates.
-          d_cur_r <= ~rq & (cur_c[c_set[2:0]] | (touch & (c_set[5:0] == d_set[5:0])));
-          d_prev_r <= rq ? cur_c[c_set[2:0]] : prev_c[c_set[2:0]];
-          d_pend_r <= rq ? (rep_c[c_set[2:0]] | (hq & (c_set[5:0] == sq[5:0]))) : (pend_c[c_set[2:0]] & ~(retire & (c_set[5:0] == d_set[5:0])));
+          d_cur_r <= ~rq & (cur[c_set[5:0]] | (touch & (c_set[5:0] == d_set[5:0])));
+          d_prev_r <= rq ? cur[c_set[5:0]] : prev[c_set[5:0]];
+          d_pend_r <= rq ? (rep[c_set[5:0]] | (hq & (c_set[5:0] == sq[5:0]))) : (pend[c_set[5:0]] & ~(retire & (c_set[5:0] == d_set[5:0])));
           lookup_r <= l_next;
           known_r <= lookup_hold;
           c_pend_r <= lookup ? l_next : s_next;

@@ -205,6 +205,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
         "counter_output_register": cfg.counter_output_register,
         "refused_slot": cfg.refused_slot,
         "hash_block_ram": cfg.hash_block_ram,
+        "flag_rows": cfg.flag_rows,
         // Each section's target resolved: its hardware options as that target's designs get them.
         "target": cfg.targets.keys().map(|name| {
             let t = cfg.for_target(name);
@@ -213,6 +214,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
                 "counter_output_register": t.counter_output_register,
                 "refused_slot": t.refused_slot,
                 "hash_block_ram": t.hash_block_ram,
+                "flag_rows": t.flag_rows,
             }))
         }).collect::<serde_json::Map<_, _>>(),
         "memory_bits": hwprof_sim::eval::sweep::profiler_bits(cfg),

@@ -198,6 +198,7 @@ impl<const CB: usize> BramProfiler<CB> {
                 cfg.retaining,
                 acc.replacement == Replacement::Smallest,
                 cfg.write_stage,
+                cfg.flag_rows,
             ),
             control: IntervalControl::new(cfg.interval),
             s_valid: Default::default(),

@@ -321,6 +321,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         retaining: bool,
         replace_smallest: bool,
         tags_in_w: bool,
+        flag_rows: bool,
     ) -> Self {
         assert!(
             sets.is_power_of_two() && ways >= 1 && count_width + 2 <= CB.min(63),
@@ -355,7 +356,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             metas: (0..ways)
                 .map(|_| TableRam::new(sets, meta_width).forwarded())
                 .collect(),
-            epochs: SetEpochs::new(sets),
+            epochs: SetEpochs::new(sets, flag_rows),
             c_op: Default::default(),
             c_set: Default::default(),
             c_tag: Default::default(),
@@ -899,7 +900,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 /// after the select; `any_pend` is an OR over that vector with stage D's bit masked, not a
 /// select; the set decoders are compares per bit (fewer LUTs than a shifted one-hot).
 ///
-/// Stage D's flags are read in two steps, so that no S-to-1 select hangs off stage C's set: as
+/// With `rows` (the configuration's `flag_rows`), stage D's flags are read in two steps, so that
+/// no S-to-1 select hangs off stage C's set: as
 /// stage 0 sends a set to C (`c_next`), the row of each vector holding it (√S flags, with this
 /// clock's updates applied) is registered; in stage C the flag is the bit of that row at the low
 /// bits of `c_set`. Both steps are √S-to-1. The scanner's flags likewise: its row and the next
@@ -956,6 +958,8 @@ pub struct SetEpochs {
     _hq: bool,
     _sq: usize,
     _rq: bool,
+    /// The Verilog reads the flags from rows (four sets or more).
+    _rows: bool,
     /// Last clock's `c_next` and `c_set`, to check that `c_set` and `d_set` follow them.
     _c_next: u64,
     _c_last: u64,
@@ -964,7 +968,9 @@ pub struct SetEpochs {
 }
 
 impl SetEpochs {
-    pub fn new(sets: usize) -> Self {
+    /// `sets` flags per vector (a power of two); with `rows`, the Verilog reads them from
+    /// registered rows (see above).
+    pub fn new(sets: usize, rows: bool) -> Self {
         assert!(sets >= 1);
         SetEpochs {
             clock: Default::default(),
@@ -1002,6 +1008,7 @@ impl SetEpochs {
             _hq: false,
             _sq: 0,
             _rq: false,
+            _rows: rows,
             _c_next: 0,
             _c_last: 0,
             _scan_next: None,
@@ -1163,17 +1170,12 @@ end endgenerate
         // registered, with this clock's updates, at a row address known a clock early.
         let lo = ab / 2;
         let w = 1usize << lo;
+        let rows_on = self._rows && lo >= 1;
         let high = |port: &str| format!("{port}[{}:{lo}]", ab - 1);
         // Registers `{v}_{tag}` (v in `vectors`): the row `addr` of each vector after this edge.
         let rows = |tag: &str, addr: &str, vectors: &[&str]| {
-            let base = match lo {
-                0 => addr.to_string(),
-                _ => format!("{{{addr}, {lo}'d0}}"),
-            };
-            let in_row = |row: &str, port: &str| match lo {
-                0 => row.to_string(),
-                _ => format!("{row} & ({port}[{}:0] == i)", lo - 1),
-            };
+            let base = format!("{{{addr}, {lo}'d0}}");
+            let in_row = |row: &str, port: &str| format!("{row} & ({port}[{}:0] == i)", lo - 1);
             let mut decl = format!(
                 "\
 wire {tag}_d = {d_high} == {addr};
@@ -1225,21 +1227,18 @@ end endgenerate
             }
             (decl, reset, load)
         };
-        // Stage C's flags: the row at `c_next`'s high bits, the bit at `c_set`'s low bits.
-        let (c_rows, c_reset, c_load, at_c) = match ab {
-            0 => (
+        // Stage C's flags: with rows, the row at `c_next`'s high bits, the bit at `c_set`'s low bits.
+        let (c_rows, c_reset, c_load, at_c) = match rows_on {
+            false => (
                 String::new(),
                 String::new(),
                 String::new(),
-                ["cur[0]", "prev[0]", "pend[0]", "rep[0]"].map(String::from),
+                ["cur", "prev", "pend", "rep"].map(|v| format!("{v}[{}]", set("c_set"))),
             ),
-            _ => {
+            true => {
                 let (decl, reset, load) =
                     rows("c", &high("c_next"), &["cur", "prev", "pend", "rep"]);
-                let bit = match lo {
-                    0 => "0".to_string(),
-                    _ => format!("c_set[{}:0]", lo - 1),
-                };
+                let bit = format!("c_set[{}:0]", lo - 1);
                 (
                     format!("// Stage C's next set's row.\n{decl}"),
                     reset,
@@ -1250,16 +1249,16 @@ end endgenerate
         };
         // The scanner's flags (at `scan_set` and the set after it): its row and the next, as the
         // scanner moves by at most one set a clock; `s_cross` says it moved into the next row at
-        // the last edge. With fewer than two flags a row, selects of the rotated vector instead.
-        let (s_rows, s_reset, s_load, s_x, s1_x) = match lo {
-            0 => (
-                format!("wire [{hi}:0] x_rot = {x_rot};\n", hi = n - 1),
+        // the last edge. Without rows, selects of the rotated vector.
+        let (s_rows, s_reset, s_load, s_x, s1_x) = match rows_on {
+            false => (
+                String::new(),
                 String::new(),
                 String::new(),
                 format!("x[{}]", set("scan_set")),
                 format!("x_rot[{}]", set("scan_set")),
             ),
-            _ => {
+            true => {
                 let (d0, r0, l0) = rows("s", &high("scan_set"), &["pend", "rep"]);
                 let (d1, r1, l1) = rows("s1", "scan_row1", &["pend", "rep"]);
                 let decl = format!(
@@ -1290,16 +1289,16 @@ wire [{ww}:0] s_rep = {{rep_s1, rep_s}};
                 )
             }
         };
-        // Whether any set is pending, from a flag per row of `pend` and of `rep` and stage D's row
-        // of `pend` (registered at stage C's set, which D holds next): ORs of √S bits, not of S.
-        let (a_rows, a_reset, a_load, any) = match lo {
-            0 => (
+        // Whether any set is pending: with rows, from a flag per row of `pend` and of `rep` and stage
+        // D's row of `pend` (registered at stage C's set, which D holds next): ORs of √S bits, not S.
+        let (a_rows, a_reset, a_load, any) = match rows_on {
+            false => (
                 String::new(),
                 String::new(),
                 String::new(),
                 format!("(|(x & ~(sel & {{{n}{{kill}}}}))) | put"),
             ),
-            _ => {
+            true => {
                 let (d, r, l) = rows("d", &high("c_set"), &["pend"]);
                 let rh = (1usize << (ab - lo)) - 1;
                 let decl = format!(
@@ -1337,6 +1336,10 @@ wire d_rest = |(pend_d & ~d_bit);
                 )
             }
         };
+        let x_rot_decl = match rows_on {
+            false => format!("wire [{}:0] x_rot = {x_rot};\n", n - 1),
+            true => String::new(),
+        };
         Verilog::Custom(format!(
             "\
 reg [{hi}:0] cur;
@@ -1358,7 +1361,7 @@ wire [{hi}:0] selq;
 {decode}// `pend` after this edge but for this clock's retire: while the roll is applied, `rep`. The
 // lookup's and the scanner's flags are one select of it each, not one per vector.
 wire [{hi}:0] x = rq ? rep : pend;
-{scan1_decl}wire kill = retire & ~rq;
+{x_rot_decl}{scan1_decl}wire kill = retire & ~rq;
 wire put = rq & hq;
 // pend after this edge at the lookup's and the scanner's sets, and anywhere.
 wire l_next = (x[{lookup}] & ~(kill & ({l_d}))) | (put & ({l_q}));

@@ -206,8 +206,8 @@ mod tests {
     }
 
     /// After synth_ecp5: a fully-associative profiler (no block RAM), and a block-RAM one (DP16KD,
-    /// with hwprof's behaviour of it) under back-pressure, with and without the counters' output
-    /// register, match the model.
+    /// with hwprof's behaviour of it; the accumulator's flags from rows) under back-pressure, with
+    /// and without the counters' output register, match the model.
     #[test]
     fn the_ecp5_netlists_match_the_model() {
         let fa = ProfilerConfig::from_toml_str(
@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(r.reports_compared, 10);
         let bram = ProfilerConfig::from_toml_str(
             "interval = 200\nthreshold = 4\ntables = 2\nentries = 512\na_bits = 32\nb_bits = 32\n\
-             [accumulator]\norganisation = \"set_associative\"\nentries = 16\nways = 2\n",
+             flag_rows = true\n[accumulator]\norganisation = \"set_associative\"\nentries = 16\nways = 2\n",
             "test",
         )
         .unwrap();

@@ -555,7 +555,7 @@ fn check_set_accumulator(
     let sets = SetHash::new(&cfg);
     let mut model = Accumulator::new(&cfg);
     let mut uut = SetAssociativeAccumulator::<CB>::new(
-        4, 2, 16, 4, threshold, count_max, true, retaining, smallest, tags_in_w,
+        4, 2, 16, 4, threshold, count_max, true, retaining, smallest, tags_in_w, false,
     );
     uut.connect_all();
     uut.reset_clock();

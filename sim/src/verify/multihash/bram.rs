@@ -90,13 +90,15 @@ mod tests {
             // The byte tables in block RAM with the write stage, over the four combinations of
             // the output register and the slot.
             let hash_ram = write_stage;
+            // The flags from rows on half, with and without each of the others.
+            let rows = bits & 1 == (bits >> 1) & 1;
             let cfg = Dut::Bram.small(
                 c,
                 r,
                 p,
                 &format!(
                     "write_stage = {write_stage}\ncounter_output_register = {outreg}\n\
-                     refused_slot = {slot}\nhash_block_ram = {hash_ram}\n"
+                     refused_slot = {slot}\nhash_block_ram = {hash_ram}\nflag_rows = {rows}\n"
                 ),
             );
             // 6 intervals; interval ends fall at every phase of the blocks.
@@ -109,7 +111,7 @@ mod tests {
             );
             let what = format!(
                 "C{}R{}P{} write stage {write_stage} output register {outreg} refused slot {slot} \
-                 hash in block RAM {hash_ram} forwarding distances",
+                 hash in block RAM {hash_ram} flag rows {rows} forwarding distances",
                 c as u8, r as u8, p as u8
             );
             for ready in [

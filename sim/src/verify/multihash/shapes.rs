@@ -21,7 +21,8 @@ pub fn random_config(rng: &mut impl Rng) -> ProfilerConfig {
         format!("entries = {}\n", rng.gen_range(1..=12))
     } else {
         stages = format!(
-            "write_stage = {}\ncounter_output_register = {}\nrefused_slot = {}\n",
+            "write_stage = {}\ncounter_output_register = {}\nrefused_slot = {}\nflag_rows = {}\n",
+            rng.gen_bool(0.5),
             rng.gen_bool(0.5),
             rng.gen_bool(0.5),
             rng.gen_bool(0.5)
