@@ -309,6 +309,8 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
     /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`
     /// (reached within an interval only when `saturates`). A promotion into a full set takes
     /// the lowest replaceable way, or with `replace_smallest` the one of smallest count.
+    /// `tags_in_w`: tags are written in stage W (module docs); `flag_rows`: the per-set flags are
+    /// read from registered rows ([`SetEpochs`]).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         sets: usize,
