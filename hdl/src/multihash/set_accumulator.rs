@@ -1024,7 +1024,7 @@ impl Logic for SetEpochs {
             v.get(u64_bits(s) as usize).copied().unwrap_or(false)
         };
         if self.clock.pos_edge() {
-            // The Verilog reads stage C's flags from rows registered at `c_next`.
+            // With rows, the Verilog reads stage C's flags from rows registered at `c_next`.
             assert_eq!(
                 u64_bits(self.c_set.val()),
                 self._c_next,
