@@ -1854,7 +1854,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
     reg  [19:0] epochs$scan_set;
     reg  epochs$scan_advance;
     reg  [19:0] epochs$c_set;
-    reg  [19:0] epochs$c_next;
     reg  epochs$lookup;
     reg  epochs$lookup_hold;
     reg  epochs$retire;
@@ -2276,7 +2275,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .scan_set(epochs$scan_set),
         .scan_advance(epochs$scan_advance),
         .c_set(epochs$c_set),
-        .c_next(epochs$c_next),
         .lookup(epochs$lookup),
         .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
@@ -3292,7 +3290,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         room = ~staged$any & ~d_pend & ~c_pend;
         epochs$lookup_set = lookup_set;
         epochs$scan_set = scan_set$q;
-        epochs$lookup = lookup;
+        epochs$lookup = lookup_offer;
         epochs$lookup_hold = lookup_hold;
         lookup_ok = ~epochs$lookup_pend | room;
         scan = ~lookup_offer & epochs$scan_pend & room;
@@ -3316,7 +3314,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
             c_same3$d = fw_valid$q & (scan_set$q == fw_set$q);
         end
         c_set$d = s0_set;
-        epochs$c_next = s0_set;
         c_tag$d = lookup_tag;
         scan_advance = ~lookup_offer & (~epochs$scan_pend | scan);
         epochs$scan_advance = scan_advance;
@@ -3660,7 +3657,7 @@ module hwprof_board_icebreaker$profiler$acc$empty(bits$0,bits$1,first$0,first$1,
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,c_next,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -3670,7 +3667,6 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
     input wire  [19:0] scan_set;
     input wire  scan_advance;
     input wire  [19:0] c_set;
-    input wire  [19:0] c_next;
     input wire  lookup;
     input wire  lookup_hold;
     input wire  retire;

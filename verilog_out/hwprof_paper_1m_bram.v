@@ -929,7 +929,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
     reg  [19:0] epochs$scan_set;
     reg  epochs$scan_advance;
     reg  [19:0] epochs$c_set;
-    reg  [19:0] epochs$c_next;
     reg  epochs$lookup;
     reg  epochs$lookup_hold;
     reg  epochs$retire;
@@ -1673,7 +1672,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .scan_set(epochs$scan_set),
         .scan_advance(epochs$scan_advance),
         .c_set(epochs$c_set),
-        .c_next(epochs$c_next),
         .lookup(epochs$lookup),
         .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
@@ -3539,7 +3537,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         room = ~staged$any & ~d_pend & ~c_pend;
         epochs$lookup_set = lookup_set;
         epochs$scan_set = scan_set$q;
-        epochs$lookup = lookup;
+        epochs$lookup = lookup_offer;
         epochs$lookup_hold = lookup_hold;
         lookup_ok = ~epochs$lookup_pend | room;
         scan = ~lookup_offer & epochs$scan_pend & room;
@@ -3567,7 +3565,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
             c_same3$d = fw_valid$q & (scan_set$q == fw_set$q);
         end
         c_set$d = s0_set;
-        epochs$c_next = s0_set;
         c_tag$d = lookup_tag;
         scan_advance = ~lookup_offer & (~epochs$scan_pend | scan);
         epochs$scan_advance = scan_advance;
@@ -4019,7 +4016,7 @@ module hwprof_paper_1m_bram$acc$empty(bits$0,bits$1,bits$2,bits$3,first$0,first$
 endmodule // top$acc$empty
 
 
-module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,c_next,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -4029,7 +4026,6 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
     input wire  [19:0] scan_set;
     input wire  scan_advance;
     input wire  [19:0] c_set;
-    input wire  [19:0] c_next;
     input wire  lookup;
     input wire  lookup_hold;
     input wire  retire;
@@ -4053,9 +4049,7 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
     reg d_cur_r;
     reg d_prev_r;
     reg d_pend_r;
-    reg lookup_r;
     reg known_r;
-    reg c_pend_r;
     reg any_pend_r;
     reg scan_r;
     reg hq;
@@ -4068,14 +4062,10 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
        assign sel[i] = d_set[7:0] == i;
        assign selq[i] = sq == i;
     end endgenerate
-    // `pend` after this edge but for this clock's retire: while the roll is applied, `rep`. The
-    // lookup's and the scanner's flags are one select of it each, not one per vector.
-    wire [255:0] x = rq ? rep : pend;
     wire [7:0] scan1 = scan_set[7:0] + 1'b1;
     wire kill = retire & ~rq;
     wire put = rq & hq;
-    // pend after this edge at the lookup's and the scanner's sets, and anywhere.
-    wire l_next = (x[lookup_set[7:0]] & ~(kill & (lookup_set[7:0] == d_set[7:0]))) | (put & (lookup_set[7:0] == sq[7:0]));
+    // pend after this edge at the scanner's sets, and anywhere.
     // The scanner's row and the next.
     wire [3:0] scan_row1 = scan_set[7:4] + 1'b1;
     wire s_d = d_set[7:4] == scan_set[7:4];
@@ -4086,8 +4076,12 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
        assign s_sel[i] = s_d & (d_set[3:0] == i);
        assign s_selq[i] = s_q & (sq[3:0] == i);
     end endgenerate
+    wire [15:0] cur_s_row = cur[{scan_set[7:4], 4'd0} +: 16];
+    wire [15:0] prev_s_row = prev[{scan_set[7:4], 4'd0} +: 16];
     wire [15:0] pend_s_row = pend[{scan_set[7:4], 4'd0} +: 16];
     wire [15:0] rep_s_row = rep[{scan_set[7:4], 4'd0} +: 16];
+    reg [15:0] cur_s;
+    reg [15:0] prev_s;
     reg [15:0] pend_s;
     reg [15:0] rep_s;
     wire s1_d = d_set[7:4] == scan_row1;
@@ -4136,23 +4130,29 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
     // Stage D's row holds a pending flag other than its set's.
     wire d_rest = |(pend_d & ~d_bit);
     wire any_next = rq ? (|rep_any) | hq : (|(pend_any & ~(retire ? d_row : 16'd0))) | (retire & d_rest);
-    // Stage C's next set's row.
-    wire c_d = d_set[7:4] == c_next[7:4];
-    wire c_q = sq[7:4] == c_next[7:4];
-    wire [15:0] c_sel;
-    wire [15:0] c_selq;
-    generate for (i = 0; i < 16; i = i + 1) begin : c_decode
-       assign c_sel[i] = c_d & (d_set[3:0] == i);
-       assign c_selq[i] = c_q & (sq[3:0] == i);
+    // The lookup's row; stage C's is it or the scanner's.
+    wire l_d = d_set[7:4] == lookup_set[7:4];
+    wire l_q = sq[7:4] == lookup_set[7:4];
+    wire [15:0] l_sel;
+    wire [15:0] l_selq;
+    generate for (i = 0; i < 16; i = i + 1) begin : l_decode
+       assign l_sel[i] = l_d & (d_set[3:0] == i);
+       assign l_selq[i] = l_q & (sq[3:0] == i);
     end endgenerate
-    wire [15:0] cur_c_row = cur[{c_next[7:4], 4'd0} +: 16];
-    wire [15:0] prev_c_row = prev[{c_next[7:4], 4'd0} +: 16];
-    wire [15:0] pend_c_row = pend[{c_next[7:4], 4'd0} +: 16];
-    wire [15:0] rep_c_row = rep[{c_next[7:4], 4'd0} +: 16];
-    reg [15:0] cur_c;
-    reg [15:0] prev_c;
-    reg [15:0] pend_c;
-    reg [15:0] rep_c;
+    wire [15:0] cur_l_row = cur[{lookup_set[7:4], 4'd0} +: 16];
+    wire [15:0] prev_l_row = prev[{lookup_set[7:4], 4'd0} +: 16];
+    wire [15:0] pend_l_row = pend[{lookup_set[7:4], 4'd0} +: 16];
+    wire [15:0] rep_l_row = rep[{lookup_set[7:4], 4'd0} +: 16];
+    reg [15:0] cur_l;
+    reg [15:0] prev_l;
+    reg [15:0] pend_l;
+    reg [15:0] rep_l;
+    reg c_l;
+    reg [3:0] l_low;
+    wire [15:0] cur_c = c_l ? cur_l : cur_s;
+    wire [15:0] prev_c = c_l ? prev_l : prev_s;
+    wire [15:0] pend_c = c_l ? pend_l : pend_s;
+    wire [15:0] rep_c = c_l ? rep_l : rep_s;
     
     always @(posedge clock) begin
        if (reset) begin
@@ -4163,17 +4163,19 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
           d_cur_r <= 1'b0;
           d_prev_r <= 1'b0;
           d_pend_r <= 1'b0;
-          lookup_r <= 1'b0;
           known_r <= 1'b0;
-          c_pend_r <= 1'b0;
           any_pend_r <= 1'b0;
           scan_r <= 1'b0;
           hq <= 1'b0;
           rq <= 1'b0;
-          cur_c <= 16'd0;
-          prev_c <= 16'd0;
-          pend_c <= 16'd0;
-          rep_c <= 16'd0;
+          cur_l <= 16'd0;
+          prev_l <= 16'd0;
+          pend_l <= 16'd0;
+          rep_l <= 16'd0;
+          c_l <= 1'b0;
+          l_low <= 4'd0;
+          cur_s <= 16'd0;
+          prev_s <= 16'd0;
           pend_s <= 16'd0;
           rep_s <= 16'd0;
           pend_s1 <= 16'd0;
@@ -4193,10 +4195,14 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
              if (touch) cur <= cur | sel;
              if (hq) rep <= rep | selq;
           end
-          cur_c <= rq ? 16'd0 : cur_c_row | (touch ? c_sel : 16'd0);
-          prev_c <= rq ? cur_c_row : prev_c_row;
-          pend_c <= rq ? rep_c_row | (hq ? c_selq : 16'd0) : (retire ? pend_c_row & ~c_sel : pend_c_row);
-          rep_c <= rq ? 16'd0 : rep_c_row | (hq ? c_selq : 16'd0);
+          cur_l <= rq ? 16'd0 : cur_l_row | (touch ? l_sel : 16'd0);
+          prev_l <= rq ? cur_l_row : prev_l_row;
+          pend_l <= rq ? rep_l_row | (hq ? l_selq : 16'd0) : (retire ? pend_l_row & ~l_sel : pend_l_row);
+          rep_l <= rq ? 16'd0 : rep_l_row | (hq ? l_selq : 16'd0);
+          c_l <= lookup;
+          l_low <= lookup_set[3:0];
+          cur_s <= rq ? 16'd0 : cur_s_row | (touch ? s_sel : 16'd0);
+          prev_s <= rq ? cur_s_row : prev_s_row;
           pend_s <= rq ? rep_s_row | (hq ? s_selq : 16'd0) : (retire ? pend_s_row & ~s_sel : pend_s_row);
           rep_s <= rq ? 16'd0 : rep_s_row | (hq ? s_selq : 16'd0);
           pend_s1 <= rq ? rep_s1_row | (hq ? s1_selq : 16'd0) : (retire ? pend_s1_row & ~s1_sel : pend_s1_row);
@@ -4209,9 +4215,7 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
           d_cur_r <= ~rq & (cur_c[c_set[3:0]] | (touch & (c_set[7:0] == d_set[7:0])));
           d_prev_r <= rq ? cur_c[c_set[3:0]] : prev_c[c_set[3:0]];
           d_pend_r <= rq ? (rep_c[c_set[3:0]] | (hq & (c_set[7:0] == sq[7:0]))) : (pend_c[c_set[3:0]] & ~(retire & (c_set[7:0] == d_set[7:0])));
-          lookup_r <= l_next;
           known_r <= lookup_hold;
-          c_pend_r <= lookup ? l_next : s_next;
           any_pend_r <= any_next;
           scan_r <= scan_advance ? s1_next : s_next;
           hq <= touch & hot;
@@ -4224,9 +4228,9 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
        d_cur = d_cur_r;
        d_prev = d_prev_r;
        d_pend = d_pend_r;
-       lookup_pend = ~known_r | lookup_r;
+       lookup_pend = ~known_r | pend_l[l_low];
        scan_pend = scan_r;
-       c_pend = c_pend_r;
+       c_pend = pend_c[c_set[3:0]];
        any_pend = any_pend_r;
        rolling = rq;
     end

@@ -771,7 +771,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         self.room.next = !self.staged.any.val() & !self.d_pend.val() & !self.c_pend.val();
         self.epochs.lookup_set.next = self.lookup_set.val();
         self.epochs.scan_set.next = self.scan_set.q.val();
-        self.epochs.lookup.next = self.lookup.val();
+        self.epochs.lookup.next = self.lookup_offer.val();
         self.epochs.lookup_hold.next = self.lookup_hold.val();
         self.lookup_ok.next = !self.epochs.lookup_pend.val() | self.room.val();
         self.scan.next = !self.lookup_offer.val() & self.epochs.scan_pend.val() & self.room.val();
@@ -797,7 +797,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.fw_valid.q.val() & (self.scan_set.q.val() == self.fw_set.q.val());
         }
         self.c_set.d.next = self.s0_set.val();
-        self.epochs.c_next.next = self.s0_set.val();
         self.c_tag.d.next = self.lookup_tag.val();
         self.scan_advance.next =
             !self.lookup_offer.val() & (!self.epochs.scan_pend.val() | self.scan.val());
@@ -902,14 +901,17 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 /// after the select; `any_pend` is an OR over that vector with stage D's bit masked, not a
 /// select; the set decoders are compares per bit (fewer LUTs than a shifted one-hot).
 ///
-/// With `rows` (the configuration's `flag_rows`), stage D's flags are read in two steps, so that
-/// no S-to-1 select hangs off stage C's set: as
-/// stage 0 sends a set to C (`c_next`), the row of each vector holding it (√S flags, with this
-/// clock's updates applied) is registered; in stage C the flag is the bit of that row at the low
-/// bits of `c_set`. Both steps are √S-to-1. The scanner's flags likewise: its row and the next
-/// are registered (it moves by at most one set a clock), and its bits are picked from those. Whether
-/// any set is pending is an OR over a flag per row of `pend` (and of `rep`, for the roll) and over
-/// stage D's row of `pend`, registered at stage C's set: 2√S bits, not S.
+/// With `rows` (the configuration's `flag_rows`), no S-to-1 select is left: every flag is read in
+/// two steps, each √S-to-1. Every clock, the row of each vector holding the lookup's set and the
+/// one holding the scanner's (√S flags, with this clock's updates applied) are registered; a
+/// clock later, stage C's row is the lookup's if `lookup` chose it, else the scanner's, and
+/// stage C's flags (`c_pend`, and stage D's, registered with the update of the op in D) are the
+/// bits of that row at the low bits of `c_set`; the lookup's flag is the bit of its row at the
+/// low bits of the set offered last clock, which is the set offered now when `lookup_hold` was
+/// high. The scanner's flags likewise: its row and the next are registered (it moves by at most
+/// one set a clock), and its bits are picked from those. Whether any set is pending is an OR over
+/// a flag per row of `pend` (and of `rep`, for the roll) and over stage D's row of `pend`,
+/// registered at stage C's set: 2√S bits, not S.
 #[derive(LogicBlock)]
 pub struct SetEpochs {
     pub clock: Signal<In, Clock>,
@@ -919,10 +921,10 @@ pub struct SetEpochs {
     pub scan_set: Signal<In, Bits<ADDRESS_BITS>>,
     /// The scanner's set after this clock is `scan_set + 1` (wrapping), else `scan_set`.
     pub scan_advance: Signal<In, Bit>,
+    /// Stage C's set: always last clock's `lookup_set` if `lookup` was high, else `scan_set`.
     pub c_set: Signal<In, Bits<ADDRESS_BITS>>,
-    /// The set stage C holds next clock: `c_set` is always last clock's `c_next`.
-    pub c_next: Signal<In, Bits<ADDRESS_BITS>>,
-    /// Stage 0 takes the lookup's set (else the scanner's) to stage C.
+    /// Stage 0 takes the lookup's set (else the scanner's) to stage C: an offered event's, so
+    /// that the choice comes from flip-flops.
     pub lookup: Signal<In, Bit>,
     /// The set offered next clock is `lookup_set` again.
     pub lookup_hold: Signal<In, Bit>,
@@ -962,7 +964,8 @@ pub struct SetEpochs {
     _rq: bool,
     /// The Verilog reads the flags from rows (four sets or more).
     _rows: bool,
-    /// Last clock's `c_next` and `c_set`, to check that `c_set` and `d_set` follow them.
+    /// The set stage 0 sent to C last clock, and last clock's `c_set`, to check that `c_set` and
+    /// `d_set` follow them.
     _c_next: u64,
     _c_last: u64,
     /// The scanner's set after last clock, to check that `scan_set` follows `scan_advance`.
@@ -982,7 +985,6 @@ impl SetEpochs {
             scan_set: Default::default(),
             scan_advance: Default::default(),
             c_set: Default::default(),
-            c_next: Default::default(),
             lookup: Default::default(),
             lookup_hold: Default::default(),
             retire: Default::default(),
@@ -1024,13 +1026,18 @@ impl Logic for SetEpochs {
             v.get(u64_bits(s) as usize).copied().unwrap_or(false)
         };
         if self.clock.pos_edge() {
-            // With rows, the Verilog reads stage C's flags from rows registered at `c_next`.
+            // With rows, the Verilog reads stage C's flags from rows registered at the lookup's
+            // set or the scanner's, chosen by `lookup` a clock later.
             assert_eq!(
                 u64_bits(self.c_set.val()),
                 self._c_next,
-                "set epochs: c_set is not last clock's c_next"
+                "set epochs: c_set is not the set stage 0 sent to C"
             );
-            self._c_next = u64_bits(self.c_next.val());
+            self._c_next = u64_bits(if self.lookup.val() {
+                self.lookup_set.val()
+            } else {
+                self.scan_set.val()
+            });
             // ... stage D's row of `pend` from one registered at `c_set` ...
             assert_eq!(
                 u64_bits(self.d_set.val()),
@@ -1229,7 +1236,9 @@ end endgenerate
             }
             (decl, reset, load)
         };
-        // Stage C's flags: with rows, the row at `c_next`'s high bits, the bit at `c_set`'s low bits.
+        // Stage C's flags: with rows, the row registered at the lookup's set or the one at the
+        // scanner's (`c_l`: stage 0 sent the lookup's set to C), the bit at `c_set`'s low bits; the
+        // lookup's flag is the bit of its row at its set's low bits (`l_low`), a clock later.
         let (c_rows, c_reset, c_load, at_c) = match rows_on {
             false => (
                 String::new(),
@@ -1239,19 +1248,30 @@ end endgenerate
             ),
             true => {
                 let (decl, reset, load) =
-                    rows("c", &high("c_next"), &["cur", "prev", "pend", "rep"]);
+                    rows("l", &high("lookup_set"), &["cur", "prev", "pend", "rep"]);
+                let mut decl = format!(
+                    "// The lookup's row; stage C's is it or the scanner's.\n{decl}reg c_l;\nreg [{l}:0] l_low;\n",
+                    l = lo - 1
+                );
+                for v in ["cur", "prev", "pend", "rep"] {
+                    decl += &format!("wire [{}:0] {v}_c = c_l ? {v}_l : {v}_s;\n", w - 1);
+                }
                 let bit = format!("c_set[{}:0]", lo - 1);
                 (
-                    format!("// Stage C's next set's row.\n{decl}"),
-                    reset,
-                    load,
+                    decl,
+                    format!("{reset}      c_l <= 1'b0;\n      l_low <= {lo}'d0;\n"),
+                    format!(
+                        "{load}      c_l <= lookup;\n      l_low <= lookup_set[{}:0];\n",
+                        lo - 1
+                    ),
                     ["cur", "prev", "pend", "rep"].map(|v| format!("{v}_c[{bit}]")),
                 )
             }
         };
         // The scanner's flags (at `scan_set` and the set after it): its row and the next, as the
         // scanner moves by at most one set a clock; `s_cross` says it moved into the next row at
-        // the last edge. Without rows, selects of the rotated vector.
+        // the last edge. Without rows, selects of the rotated vector. Its row holds `cur` and
+        // `prev` too, for stage C.
         let (s_rows, s_reset, s_load, s_x, s1_x) = match rows_on {
             false => (
                 String::new(),
@@ -1261,7 +1281,7 @@ end endgenerate
                 format!("x_rot[{}]", set("scan_set")),
             ),
             true => {
-                let (d0, r0, l0) = rows("s", &high("scan_set"), &["pend", "rep"]);
+                let (d0, r0, l0) = rows("s", &high("scan_set"), &["cur", "prev", "pend", "rep"]);
                 let (d1, r1, l1) = rows("s1", "scan_row1", &["pend", "rep"]);
                 let decl = format!(
                     "\
@@ -1338,9 +1358,49 @@ wire d_rest = |(pend_d & ~d_bit);
                 )
             }
         };
-        let x_rot_decl = match rows_on {
-            false => format!("wire [{}:0] x_rot = {x_rot};\n", n - 1),
-            true => String::new(),
+        // The lookup's flag and stage C's: without rows, S-to-1 selects registered (`lookup_r`,
+        // `c_pend_r`) of one vector that already holds the roll; with rows, picks from the rows.
+        let (l_regs, c_regs, x_decl, l_decl, l_reset, l_load, l_out) = match rows_on {
+            false => (
+                "reg lookup_r;\n",
+                "reg c_pend_r;\n",
+                format!(
+                    "\
+// `pend` after this edge but for this clock's retire: while the roll is applied, `rep`. The
+// lookup's and the scanner's flags are one select of it each, not one per vector.
+wire [{hi}:0] x = rq ? rep : pend;
+wire [{hi}:0] x_rot = {x_rot};
+",
+                    hi = n - 1
+                ),
+                format!(
+                    "\
+// pend after this edge at the lookup's and the scanner's sets, and anywhere.
+wire l_next = (x[{}] & ~(kill & ({}))) | (put & ({}));
+",
+                    set("lookup_set"),
+                    eq("lookup_set", "d_set"),
+                    eq("lookup_set", "sq")
+                ),
+                ("      lookup_r <= 1'b0;\n", "      c_pend_r <= 1'b0;\n"),
+                (
+                    "      lookup_r <= l_next;\n",
+                    "      c_pend_r <= lookup ? l_next : s_next;\n",
+                ),
+                ("~known_r | lookup_r".to_string(), "c_pend_r".to_string()),
+            ),
+            true => (
+                "",
+                "",
+                String::new(),
+                "// pend after this edge at the scanner's sets, and anywhere.\n".to_string(),
+                ("", ""),
+                ("", ""),
+                (
+                    "~known_r | pend_l[l_low]".to_string(),
+                    format!("pend_c[c_set[{}:0]]", lo - 1),
+                ),
+            ),
         };
         Verilog::Custom(format!(
             "\
@@ -1351,23 +1411,16 @@ reg [{hi}:0] rep;
 reg d_cur_r;
 reg d_prev_r;
 reg d_pend_r;
-reg lookup_r;
-reg known_r;
-reg c_pend_r;
-reg any_pend_r;
+{l_regs}reg known_r;
+{c_regs}reg any_pend_r;
 reg scan_r;
 reg hq;
 reg rq;
 {sq_decl}wire [{hi}:0] sel;
 wire [{hi}:0] selq;
-{decode}// `pend` after this edge but for this clock's retire: while the roll is applied, `rep`. The
-// lookup's and the scanner's flags are one select of it each, not one per vector.
-wire [{hi}:0] x = rq ? rep : pend;
-{x_rot_decl}{scan1_decl}wire kill = retire & ~rq;
+{decode}{x_decl}{scan1_decl}wire kill = retire & ~rq;
 wire put = rq & hq;
-// pend after this edge at the lookup's and the scanner's sets, and anywhere.
-wire l_next = (x[{lookup}] & ~(kill & ({l_d}))) | (put & ({l_q}));
-{s_rows}wire s_next = ({s_x} & ~(kill & ({s_d}))) | (put & ({s_q}));
+{l_decl}{s_rows}wire s_next = ({s_x} & ~(kill & ({s_d}))) | (put & ({s_q}));
 wire s1_next = ({s1_x} & ~(kill & ({s1_d}))) | (put & ({s1_q}));
 {a_rows}wire any_next = {any};
 {c_rows}
@@ -1380,10 +1433,8 @@ always @(posedge clock) begin
       d_cur_r <= 1'b0;
       d_prev_r <= 1'b0;
       d_pend_r <= 1'b0;
-      lookup_r <= 1'b0;
-      known_r <= 1'b0;
-      c_pend_r <= 1'b0;
-      any_pend_r <= 1'b0;
+{l_reset0}      known_r <= 1'b0;
+{l_reset1}      any_pend_r <= 1'b0;
       scan_r <= 1'b0;
       hq <= 1'b0;
       rq <= 1'b0;
@@ -1402,10 +1453,8 @@ always @(posedge clock) begin
       d_cur_r <= ~rq & ({cur_c} | (touch & ({c_d})));
       d_prev_r <= rq ? {cur_c} : {prev_c};
       d_pend_r <= rq ? ({rep_c} | (hq & ({c_q}))) : ({pend_c} & ~(retire & ({c_d})));
-      lookup_r <= l_next;
-      known_r <= lookup_hold;
-      c_pend_r <= lookup ? l_next : s_next;
-      any_pend_r <= any_next;
+{l_load0}      known_r <= lookup_hold;
+{l_load1}      any_pend_r <= any_next;
       scan_r <= scan_advance ? s1_next : s_next;
       hq <= touch & hot;
       rq <= roll;
@@ -1416,23 +1465,26 @@ always @(*) begin
    d_cur = d_cur_r;
    d_prev = d_prev_r;
    d_pend = d_pend_r;
-   lookup_pend = ~known_r | lookup_r;
+   lookup_pend = {l_out0};
    scan_pend = scan_r;
-   c_pend = c_pend_r;
+   c_pend = {l_out1};
    any_pend = any_pend_r;
    rolling = rq;
 end
 ",
             hi = n - 1,
-            lookup = set("lookup_set"),
+            l_reset0 = l_reset.0,
+            l_reset1 = l_reset.1,
+            l_load0 = l_load.0,
+            l_load1 = l_load.1,
+            l_out0 = l_out.0,
+            l_out1 = l_out.1,
             cur_c = at_c[0],
             prev_c = at_c[1],
             pend_c = at_c[2],
             rep_c = at_c[3],
-            l_d = eq("lookup_set", "d_set"),
             s_d = eq("scan_set", "d_set"),
             c_d = eq("c_set", "d_set"),
-            l_q = eq("lookup_set", "sq"),
             s_q = eq("scan_set", "sq"),
             c_q = eq("c_set", "sq"),
             s1_d = scan1_eq("d_set"),
