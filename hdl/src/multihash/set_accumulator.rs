@@ -275,8 +275,6 @@ accumulator! {
         replace_smallest: Constant<Bit>,
         /// Staging-buffer words still to be sent: the lowest way goes next.
         staged: Priority,
-        /// The ways stage D's op leaves valid with count >= T (its set will have a report).
-        hot: Priority,
         rc: Signal<Local, Bits<CB>>,
         threshold: Constant<Bits<CB>>,
         count_max: Constant<Bits<CB>>,
@@ -358,7 +356,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             metas: (0..ways)
                 .map(|_| TableRam::new(sets, meta_width).forwarded())
                 .collect(),
-            epochs: SetEpochs::new(sets, flag_rows),
+            epochs: SetEpochs::new(sets, ways, flag_rows),
             c_op: Default::default(),
             c_set: Default::default(),
             c_tag: Default::default(),
@@ -453,7 +451,6 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             minimal: vec_of(ways),
             replace_smallest: Constant::new(replace_smallest),
             staged: Priority::new(ways),
-            hot: Priority::new(ways),
             rc: Default::default(),
             threshold: Constant::new(threshold.into()),
             count_max: Constant::new(count_max.into()),
@@ -757,8 +754,9 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.fw_floor_r[w].d.next = self.n_floor[w].val();
             }
             self.fw_alloc[w].d.next = self.alloc[w].val();
-            // An allocated way holds `new_min` >= T (see `fw_ge`).
-            self.hot.bits[w].next =
+            // The ways stage D's op leaves valid with count >= T (its set will have a report). An
+            // allocated way holds `new_min` >= T (see `fw_ge`).
+            self.epochs.hot[w].next =
                 (self.view_valid[w].val() & self.n_ge[w].val()) | self.alloc[w].val();
         }
         self.fw_valid.d.next = self.valid.val();
@@ -849,7 +847,6 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         // ---- Per-set epochs.
         self.epochs.retire.next = self.d_op.q.val();
         self.epochs.touch.next = self.valid.val();
-        self.epochs.hot.next = self.hot.any.val();
         self.epochs.roll.next = self.valid.val() & self.end_interval.val();
         if self.valid.val() & self.end_interval.val() {
             self.term.d.next = true;
@@ -880,7 +877,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 /// and `rep` into `pend` and clears both; `reset` clears all. Any number of sets, in flip-flops.
 ///
 /// `hot` comes late in stage D (after the tag compare, the hit and the new counts), so it is
-/// registered with its set and written into `rep` at the next edge; the roll waits for it, one
+/// registered with its set and written into `rep` at the next edge — a bit per way, ORed after
+/// the register, so that no OR over the ways follows the allocation in stage D; the roll waits for it, one
 /// clock after the last event (`rolling` is high in that clock), so that no flag is ever computed
 /// from the `hot` of the same clock. In the clock the roll is applied, stage D must hold no op and
 /// no report may be pending (the top lets nothing into stage 0 while the last event is in C or
@@ -930,8 +928,8 @@ pub struct SetEpochs {
     pub lookup_hold: Signal<In, Bit>,
     pub retire: Signal<In, Bit>,
     pub touch: Signal<In, Bit>,
-    /// With `touch`: the op leaves an entry of its set with count >= T.
-    pub hot: Signal<In, Bit>,
+    /// With `touch`, a bit per way: the op leaves that way of its set valid with count >= T.
+    pub hot: Vec<Signal<In, Bit>>,
     pub roll: Signal<In, Bit>,
     pub d_cur: Signal<Out, Bit>,
     pub d_prev: Signal<Out, Bit>,
@@ -975,8 +973,8 @@ pub struct SetEpochs {
 impl SetEpochs {
     /// `sets` flags per vector (a power of two); with `rows`, the Verilog reads them from
     /// registered rows (see above).
-    pub fn new(sets: usize, rows: bool) -> Self {
-        assert!(sets >= 1);
+    pub fn new(sets: usize, ways: usize, rows: bool) -> Self {
+        assert!(sets >= 1 && ways >= 1);
         SetEpochs {
             clock: Default::default(),
             reset: Default::default(),
@@ -989,7 +987,7 @@ impl SetEpochs {
             lookup_hold: Default::default(),
             retire: Default::default(),
             touch: Default::default(),
-            hot: Default::default(),
+            hot: vec_of(ways),
             roll: Default::default(),
             d_cur: Default::default(),
             d_prev: Default::default(),
@@ -1101,7 +1099,7 @@ impl Logic for SetEpochs {
             let n = self._pend.len();
             let scan = (u64_bits(self.scan_set.val()) & low) as usize;
             self._scan = self._pend[(scan + usize::from(self.scan_advance.val())) % n];
-            self._hq = !self.reset.val() & self.touch.val() & self.hot.val();
+            self._hq = !self.reset.val() & self.touch.val() & self.hot.iter().any(|h| h.val());
             self._sq = s;
             self._rq = !self.reset.val() & self.roll.val();
         }
@@ -1289,9 +1287,11 @@ end endgenerate
 wire [{h}:0] scan_row1 = {scan_high} + 1'b1;
 {d0}{d1}reg s_cross;
 wire [{lo}:0] s_off = {{s_cross, scan_set[{l}:0]}};
-wire [{lo}:0] s_off1 = s_off + 1'b1;
 wire [{ww}:0] s_pend = {{pend_s1, pend_s}};
 wire [{ww}:0] s_rep = {{rep_s1, rep_s}};
+// The bits after `s_off`: the two rows rotated by one, so that no adder precedes the pick.
+wire [{ww}:0] s_pend1 = {{s_pend[0], s_pend[{ww}:1]}};
+wire [{ww}:0] s_rep1 = {{s_rep[0], s_rep[{ww}:1]}};
 ",
                     h = ab - lo - 1,
                     scan_high = high("scan_set"),
@@ -1307,7 +1307,7 @@ wire [{ww}:0] s_rep = {{rep_s1, rep_s}};
                         m = w - 1
                     ),
                     "(rq ? s_rep[s_off] : s_pend[s_off])".to_string(),
-                    "(rq ? s_rep[s_off1] : s_pend[s_off1])".to_string(),
+                    "(rq ? s_rep1[s_off] : s_pend1[s_off])".to_string(),
                 )
             }
         };
@@ -1414,7 +1414,8 @@ reg d_pend_r;
 {l_regs}reg known_r;
 {c_regs}reg any_pend_r;
 reg scan_r;
-reg hq;
+reg [{wh}:0] hot_r;
+wire hq = |hot_r;
 reg rq;
 {sq_decl}wire [{hi}:0] sel;
 wire [{hi}:0] selq;
@@ -1436,7 +1437,7 @@ always @(posedge clock) begin
 {l_reset0}      known_r <= 1'b0;
 {l_reset1}      any_pend_r <= 1'b0;
       scan_r <= 1'b0;
-      hq <= 1'b0;
+      hot_r <= {ways}'d0;
       rq <= 1'b0;
 {c_reset}{s_reset}{a_reset}   end else begin
       if (rq) begin
@@ -1456,7 +1457,7 @@ always @(posedge clock) begin
 {l_load0}      known_r <= lookup_hold;
 {l_load1}      any_pend_r <= any_next;
       scan_r <= scan_advance ? s1_next : s_next;
-      hq <= touch & hot;
+      hot_r <= touch ? {{{hot}}} : {ways}'d0;
       rq <= roll;
 {sq_load}   end
 end
@@ -1473,6 +1474,13 @@ always @(*) begin
 end
 ",
             hi = n - 1,
+            wh = self.hot.len() - 1,
+            ways = self.hot.len(),
+            hot = (0..self.hot.len())
+                .rev()
+                .map(|i| format!("hot${i}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             l_reset0 = l_reset.0,
             l_reset1 = l_reset.1,
             l_load0 = l_load.0,
