@@ -1858,7 +1858,8 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
     reg  epochs$lookup_hold;
     reg  epochs$retire;
     reg  epochs$touch;
-    reg  epochs$hot;
+    reg  epochs$hot$0;
+    reg  epochs$hot$1;
     reg  epochs$roll;
     wire  epochs$d_cur;
     wire  epochs$d_prev;
@@ -2132,12 +2133,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
     wire  staged$first$1;
     wire  staged$any;
     wire  staged$many;
-    reg  hot$bits$0;
-    reg  hot$bits$1;
-    wire  hot$first$0;
-    wire  hot$first$1;
-    wire  hot$any;
-    wire  hot$many;
     
     // Local signals
     reg  ram_tag_eq$0;
@@ -2279,7 +2274,8 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
         .touch(epochs$touch),
-        .hot(epochs$hot),
+        .hot$0(epochs$hot$0),
+        .hot$1(epochs$hot$1),
         .roll(epochs$roll),
         .d_cur(epochs$d_cur),
         .d_prev(epochs$d_prev),
@@ -2719,14 +2715,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .first$1(staged$first$1),
         .any(staged$any),
         .many(staged$many)
-    );
-    hwprof_board_icebreaker$profiler$acc$hot hot(
-        .bits$0(hot$bits$0),
-        .bits$1(hot$bits$1),
-        .first$0(hot$first$0),
-        .first$1(hot$first$1),
-        .any(hot$any),
-        .many(hot$many)
     );
     
     // Update code
@@ -3231,7 +3219,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
             fw_floor_r$0$d = n_floor$0;
         end
         fw_alloc$0$d = alloc$0;
-        hot$bits$0 = (view_valid$0 & n_ge$0) | alloc$0;
+        epochs$hot$0 = (view_valid$0 & n_ge$0) | alloc$0;
         alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & ~replace_smallest & repl$first$1) | (~empty$any & replace_smallest & smallest$first$1));
         inc$1 = hit_e$1 & (~saturates | (view_count$1 < count_max));
         n_count$1 = view_count$1;
@@ -3281,7 +3269,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
             fw_floor_r$1$d = n_floor$1;
         end
         fw_alloc$1$d = alloc$1;
-        hot$bits$1 = (view_valid$1 & n_ge$1) | alloc$1;
+        epochs$hot$1 = (view_valid$1 & n_ge$1) | alloc$1;
         fw_valid$d = valid;
         fw_set$d = d_set$q;
         fw_tag$d = d_tag$q;
@@ -3359,7 +3347,6 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         end
         epochs$retire = d_op$q;
         epochs$touch = valid;
-        epochs$hot = hot$any;
         epochs$roll = valid & end_interval;
         if (valid & end_interval) begin
             term$d = 1'b1;
@@ -3657,7 +3644,7 @@ module hwprof_board_icebreaker$profiler$acc$empty(bits$0,bits$1,first$0,first$1,
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -3671,7 +3658,8 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
     input wire  lookup_hold;
     input wire  retire;
     input wire  touch;
-    input wire  hot;
+    input wire  hot$0;
+    input wire  hot$1;
     input wire  roll;
     output reg  d_cur;
     output reg  d_prev;
@@ -3695,7 +3683,8 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
     reg c_pend_r;
     reg any_pend_r;
     reg scan_r;
-    reg hq;
+    reg [1:0] hot_r;
+    wire hq = |hot_r;
     reg rq;
     reg [4:0] sq;
     wire [31:0] sel;
@@ -3732,7 +3721,7 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
           c_pend_r <= 1'b0;
           any_pend_r <= 1'b0;
           scan_r <= 1'b0;
-          hq <= 1'b0;
+          hot_r <= 2'd0;
           rq <= 1'b0;
        end else begin
           if (rq) begin
@@ -3754,7 +3743,7 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
           c_pend_r <= lookup ? l_next : s_next;
           any_pend_r <= any_next;
           scan_r <= scan_advance ? s1_next : s_next;
-          hq <= touch & hot;
+          hot_r <= touch ? {hot$1, hot$0} : 2'd0;
           rq <= roll;
           sq <= d_set[4:0];
        end
@@ -4231,29 +4220,6 @@ module hwprof_board_icebreaker$profiler$acc$hits(bits$0,bits$1,first$0,first$1,a
        first$1 = f[1];
     end
 endmodule // top$profiler$acc$hits
-
-
-module hwprof_board_icebreaker$profiler$acc$hot(bits$0,bits$1,first$0,first$1,any,many);
-    
-    // Module arguments
-    input wire  bits$0;
-    input wire  bits$1;
-    output reg  first$0;
-    output reg  first$1;
-    output reg  any;
-    output reg  many;
-    
-    // Update code (custom)
-    wire [1:0] x = {bits$1, bits$0};
-    wire [1:0] f = x & (~x + 2'd1);
-    
-    always @(*) begin
-       any = |x;
-       many = |(x & (x - 2'd1));
-       first$0 = f[0];
-       first$1 = f[1];
-    end
-endmodule // top$profiler$acc$hot
 
 
 module hwprof_board_icebreaker$profiler$acc$key1(d,q,clock);

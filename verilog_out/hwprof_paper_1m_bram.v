@@ -933,7 +933,10 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
     reg  epochs$lookup_hold;
     reg  epochs$retire;
     reg  epochs$touch;
-    reg  epochs$hot;
+    reg  epochs$hot$0;
+    reg  epochs$hot$1;
+    reg  epochs$hot$2;
+    reg  epochs$hot$3;
     reg  epochs$roll;
     wire  epochs$d_cur;
     wire  epochs$d_prev;
@@ -1407,16 +1410,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
     wire  staged$first$3;
     wire  staged$any;
     wire  staged$many;
-    reg  hot$bits$0;
-    reg  hot$bits$1;
-    reg  hot$bits$2;
-    reg  hot$bits$3;
-    wire  hot$first$0;
-    wire  hot$first$1;
-    wire  hot$first$2;
-    wire  hot$first$3;
-    wire  hot$any;
-    wire  hot$many;
     
     // Local signals
     reg  ram_tag_eq$0;
@@ -1676,7 +1669,10 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
         .touch(epochs$touch),
-        .hot(epochs$hot),
+        .hot$0(epochs$hot$0),
+        .hot$1(epochs$hot$1),
+        .hot$2(epochs$hot$2),
+        .hot$3(epochs$hot$3),
         .roll(epochs$roll),
         .d_cur(epochs$d_cur),
         .d_prev(epochs$d_prev),
@@ -2436,18 +2432,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .first$3(staged$first$3),
         .any(staged$any),
         .many(staged$many)
-    );
-    hwprof_paper_1m_bram$acc$hot hot(
-        .bits$0(hot$bits$0),
-        .bits$1(hot$bits$1),
-        .bits$2(hot$bits$2),
-        .bits$3(hot$bits$3),
-        .first$0(hot$first$0),
-        .first$1(hot$first$1),
-        .first$2(hot$first$2),
-        .first$3(hot$first$3),
-        .any(hot$any),
-        .many(hot$many)
     );
     
     // Update code
@@ -3378,7 +3362,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
             fw_floor_r$0$d = n_floor$0;
         end
         fw_alloc$0$d = alloc$0;
-        hot$bits$0 = (view_valid$0 & n_ge$0) | alloc$0;
+        epochs$hot$0 = (view_valid$0 & n_ge$0) | alloc$0;
         alloc$1 = promoted & ((empty$any & empty$first$1) | (~empty$any & ~replace_smallest & repl$first$1) | (~empty$any & replace_smallest & smallest$first$1));
         inc$1 = hit_e$1 & (~saturates | (view_count$1 < count_max));
         n_count$1 = view_count$1;
@@ -3428,7 +3412,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
             fw_floor_r$1$d = n_floor$1;
         end
         fw_alloc$1$d = alloc$1;
-        hot$bits$1 = (view_valid$1 & n_ge$1) | alloc$1;
+        epochs$hot$1 = (view_valid$1 & n_ge$1) | alloc$1;
         alloc$2 = promoted & ((empty$any & empty$first$2) | (~empty$any & ~replace_smallest & repl$first$2) | (~empty$any & replace_smallest & smallest$first$2));
         inc$2 = hit_e$2 & (~saturates | (view_count$2 < count_max));
         n_count$2 = view_count$2;
@@ -3478,7 +3462,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
             fw_floor_r$2$d = n_floor$2;
         end
         fw_alloc$2$d = alloc$2;
-        hot$bits$2 = (view_valid$2 & n_ge$2) | alloc$2;
+        epochs$hot$2 = (view_valid$2 & n_ge$2) | alloc$2;
         alloc$3 = promoted & ((empty$any & empty$first$3) | (~empty$any & ~replace_smallest & repl$first$3) | (~empty$any & replace_smallest & smallest$first$3));
         inc$3 = hit_e$3 & (~saturates | (view_count$3 < count_max));
         n_count$3 = view_count$3;
@@ -3528,7 +3512,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
             fw_floor_r$3$d = n_floor$3;
         end
         fw_alloc$3$d = alloc$3;
-        hot$bits$3 = (view_valid$3 & n_ge$3) | alloc$3;
+        epochs$hot$3 = (view_valid$3 & n_ge$3) | alloc$3;
         fw_valid$d = valid;
         fw_set$d = d_set$q;
         fw_tag$d = d_tag$q;
@@ -3628,7 +3612,6 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         end
         epochs$retire = d_op$q;
         epochs$touch = valid;
-        epochs$hot = hot$any;
         epochs$roll = valid & end_interval;
         if (valid & end_interval) begin
             term$d = 1'b1;
@@ -4016,7 +3999,7 @@ module hwprof_paper_1m_bram$acc$empty(bits$0,bits$1,bits$2,bits$3,first$0,first$
 endmodule // top$acc$empty
 
 
-module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,hot$2,hot$3,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -4030,7 +4013,10 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
     input wire  lookup_hold;
     input wire  retire;
     input wire  touch;
-    input wire  hot;
+    input wire  hot$0;
+    input wire  hot$1;
+    input wire  hot$2;
+    input wire  hot$3;
     input wire  roll;
     output reg  d_cur;
     output reg  d_prev;
@@ -4052,7 +4038,8 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
     reg known_r;
     reg any_pend_r;
     reg scan_r;
-    reg hq;
+    reg [3:0] hot_r;
+    wire hq = |hot_r;
     reg rq;
     reg [7:0] sq;
     wire [255:0] sel;
@@ -4098,11 +4085,13 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
     reg [15:0] rep_s1;
     reg s_cross;
     wire [4:0] s_off = {s_cross, scan_set[3:0]};
-    wire [4:0] s_off1 = s_off + 1'b1;
     wire [31:0] s_pend = {pend_s1, pend_s};
     wire [31:0] s_rep = {rep_s1, rep_s};
+    // The bits after `s_off`: the two rows rotated by one, so that no adder precedes the pick.
+    wire [31:0] s_pend1 = {s_pend[0], s_pend[31:1]};
+    wire [31:0] s_rep1 = {s_rep[0], s_rep[31:1]};
     wire s_next = ((rq ? s_rep[s_off] : s_pend[s_off]) & ~(kill & (scan_set[7:0] == d_set[7:0]))) | (put & (scan_set[7:0] == sq[7:0]));
-    wire s1_next = ((rq ? s_rep[s_off1] : s_pend[s_off1]) & ~(kill & (scan1 == d_set[7:0]))) | (put & (scan1 == sq[7:0]));
+    wire s1_next = ((rq ? s_rep1[s_off] : s_pend1[s_off]) & ~(kill & (scan1 == d_set[7:0]))) | (put & (scan1 == sq[7:0]));
     // Which rows of `pend` and `rep` hold a flag, and stage D's row of `pend`.
     reg [15:0] pend_any;
     reg [15:0] rep_any;
@@ -4166,7 +4155,7 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
           known_r <= 1'b0;
           any_pend_r <= 1'b0;
           scan_r <= 1'b0;
-          hq <= 1'b0;
+          hot_r <= 4'd0;
           rq <= 1'b0;
           cur_l <= 16'd0;
           prev_l <= 16'd0;
@@ -4218,7 +4207,7 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
           known_r <= lookup_hold;
           any_pend_r <= any_next;
           scan_r <= scan_advance ? s1_next : s_next;
-          hq <= touch & hot;
+          hot_r <= touch ? {hot$3, hot$2, hot$1, hot$0} : 4'd0;
           rq <= roll;
           sq <= d_set[7:0];
        end
@@ -5043,35 +5032,6 @@ module hwprof_paper_1m_bram$acc$hits(bits$0,bits$1,bits$2,bits$3,first$0,first$1
        first$3 = f[3];
     end
 endmodule // top$acc$hits
-
-
-module hwprof_paper_1m_bram$acc$hot(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
-    
-    // Module arguments
-    input wire  bits$0;
-    input wire  bits$1;
-    input wire  bits$2;
-    input wire  bits$3;
-    output reg  first$0;
-    output reg  first$1;
-    output reg  first$2;
-    output reg  first$3;
-    output reg  any;
-    output reg  many;
-    
-    // Update code (custom)
-    wire [3:0] x = {bits$3, bits$2, bits$1, bits$0};
-    wire [3:0] f = x & (~x + 4'd1);
-    
-    always @(*) begin
-       any = |x;
-       many = |(x & (x - 4'd1));
-       first$0 = f[0];
-       first$1 = f[1];
-       first$2 = f[2];
-       first$3 = f[3];
-    end
-endmodule // top$acc$hot
 
 
 module hwprof_paper_1m_bram$acc$key1(d,q,clock);
