@@ -1011,6 +1011,222 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  ram_tag_part$23$d;
     wire  ram_tag_part$23$q;
     reg  ram_tag_part$23$clock;
+    reg  ram_tag_part$24$d;
+    wire  ram_tag_part$24$q;
+    reg  ram_tag_part$24$clock;
+    reg  ram_tag_part$25$d;
+    wire  ram_tag_part$25$q;
+    reg  ram_tag_part$25$clock;
+    reg  ram_tag_part$26$d;
+    wire  ram_tag_part$26$q;
+    reg  ram_tag_part$26$clock;
+    reg  ram_tag_part$27$d;
+    wire  ram_tag_part$27$q;
+    reg  ram_tag_part$27$clock;
+    reg  ram_tag_part$28$d;
+    wire  ram_tag_part$28$q;
+    reg  ram_tag_part$28$clock;
+    reg  ram_tag_part$29$d;
+    wire  ram_tag_part$29$q;
+    reg  ram_tag_part$29$clock;
+    reg  ram_tag_part$30$d;
+    wire  ram_tag_part$30$q;
+    reg  ram_tag_part$30$clock;
+    reg  ram_tag_part$31$d;
+    wire  ram_tag_part$31$q;
+    reg  ram_tag_part$31$clock;
+    reg  ram_tag_part$32$d;
+    wire  ram_tag_part$32$q;
+    reg  ram_tag_part$32$clock;
+    reg  ram_tag_part$33$d;
+    wire  ram_tag_part$33$q;
+    reg  ram_tag_part$33$clock;
+    reg  ram_tag_part$34$d;
+    wire  ram_tag_part$34$q;
+    reg  ram_tag_part$34$clock;
+    reg  ram_tag_part$35$d;
+    wire  ram_tag_part$35$q;
+    reg  ram_tag_part$35$clock;
+    reg  ram_tag_part$36$d;
+    wire  ram_tag_part$36$q;
+    reg  ram_tag_part$36$clock;
+    reg  ram_tag_part$37$d;
+    wire  ram_tag_part$37$q;
+    reg  ram_tag_part$37$clock;
+    reg  ram_tag_part$38$d;
+    wire  ram_tag_part$38$q;
+    reg  ram_tag_part$38$clock;
+    reg  ram_tag_part$39$d;
+    wire  ram_tag_part$39$q;
+    reg  ram_tag_part$39$clock;
+    reg  ram_tag_part$40$d;
+    wire  ram_tag_part$40$q;
+    reg  ram_tag_part$40$clock;
+    reg  ram_tag_part$41$d;
+    wire  ram_tag_part$41$q;
+    reg  ram_tag_part$41$clock;
+    reg  ram_tag_part$42$d;
+    wire  ram_tag_part$42$q;
+    reg  ram_tag_part$42$clock;
+    reg  ram_tag_part$43$d;
+    wire  ram_tag_part$43$q;
+    reg  ram_tag_part$43$clock;
+    reg  ram_tag_part$44$d;
+    wire  ram_tag_part$44$q;
+    reg  ram_tag_part$44$clock;
+    reg  ram_tag_part$45$d;
+    wire  ram_tag_part$45$q;
+    reg  ram_tag_part$45$clock;
+    reg  ram_tag_part$46$d;
+    wire  ram_tag_part$46$q;
+    reg  ram_tag_part$46$clock;
+    reg  ram_tag_part$47$d;
+    wire  ram_tag_part$47$q;
+    reg  ram_tag_part$47$clock;
+    reg  ram_tag_part$48$d;
+    wire  ram_tag_part$48$q;
+    reg  ram_tag_part$48$clock;
+    reg  ram_tag_part$49$d;
+    wire  ram_tag_part$49$q;
+    reg  ram_tag_part$49$clock;
+    reg  ram_tag_part$50$d;
+    wire  ram_tag_part$50$q;
+    reg  ram_tag_part$50$clock;
+    reg  ram_tag_part$51$d;
+    wire  ram_tag_part$51$q;
+    reg  ram_tag_part$51$clock;
+    reg  ram_tag_part$52$d;
+    wire  ram_tag_part$52$q;
+    reg  ram_tag_part$52$clock;
+    reg  ram_tag_part$53$d;
+    wire  ram_tag_part$53$q;
+    reg  ram_tag_part$53$clock;
+    reg  ram_tag_part$54$d;
+    wire  ram_tag_part$54$q;
+    reg  ram_tag_part$54$clock;
+    reg  ram_tag_part$55$d;
+    wire  ram_tag_part$55$q;
+    reg  ram_tag_part$55$clock;
+    reg  ram_tag_part$56$d;
+    wire  ram_tag_part$56$q;
+    reg  ram_tag_part$56$clock;
+    reg  ram_tag_part$57$d;
+    wire  ram_tag_part$57$q;
+    reg  ram_tag_part$57$clock;
+    reg  ram_tag_part$58$d;
+    wire  ram_tag_part$58$q;
+    reg  ram_tag_part$58$clock;
+    reg  ram_tag_part$59$d;
+    wire  ram_tag_part$59$q;
+    reg  ram_tag_part$59$clock;
+    reg  ram_tag_part$60$d;
+    wire  ram_tag_part$60$q;
+    reg  ram_tag_part$60$clock;
+    reg  ram_tag_part$61$d;
+    wire  ram_tag_part$61$q;
+    reg  ram_tag_part$61$clock;
+    reg  ram_tag_part$62$d;
+    wire  ram_tag_part$62$q;
+    reg  ram_tag_part$62$clock;
+    reg  ram_tag_part$63$d;
+    wire  ram_tag_part$63$q;
+    reg  ram_tag_part$63$clock;
+    reg  ram_tag_part$64$d;
+    wire  ram_tag_part$64$q;
+    reg  ram_tag_part$64$clock;
+    reg  ram_tag_part$65$d;
+    wire  ram_tag_part$65$q;
+    reg  ram_tag_part$65$clock;
+    reg  ram_tag_part$66$d;
+    wire  ram_tag_part$66$q;
+    reg  ram_tag_part$66$clock;
+    reg  ram_tag_part$67$d;
+    wire  ram_tag_part$67$q;
+    reg  ram_tag_part$67$clock;
+    reg  ram_tag_part$68$d;
+    wire  ram_tag_part$68$q;
+    reg  ram_tag_part$68$clock;
+    reg  ram_tag_part$69$d;
+    wire  ram_tag_part$69$q;
+    reg  ram_tag_part$69$clock;
+    reg  ram_tag_part$70$d;
+    wire  ram_tag_part$70$q;
+    reg  ram_tag_part$70$clock;
+    reg  ram_tag_part$71$d;
+    wire  ram_tag_part$71$q;
+    reg  ram_tag_part$71$clock;
+    reg  ram_tag_part$72$d;
+    wire  ram_tag_part$72$q;
+    reg  ram_tag_part$72$clock;
+    reg  ram_tag_part$73$d;
+    wire  ram_tag_part$73$q;
+    reg  ram_tag_part$73$clock;
+    reg  ram_tag_part$74$d;
+    wire  ram_tag_part$74$q;
+    reg  ram_tag_part$74$clock;
+    reg  ram_tag_part$75$d;
+    wire  ram_tag_part$75$q;
+    reg  ram_tag_part$75$clock;
+    reg  ram_tag_part$76$d;
+    wire  ram_tag_part$76$q;
+    reg  ram_tag_part$76$clock;
+    reg  ram_tag_part$77$d;
+    wire  ram_tag_part$77$q;
+    reg  ram_tag_part$77$clock;
+    reg  ram_tag_part$78$d;
+    wire  ram_tag_part$78$q;
+    reg  ram_tag_part$78$clock;
+    reg  ram_tag_part$79$d;
+    wire  ram_tag_part$79$q;
+    reg  ram_tag_part$79$clock;
+    reg  ram_tag_part$80$d;
+    wire  ram_tag_part$80$q;
+    reg  ram_tag_part$80$clock;
+    reg  ram_tag_part$81$d;
+    wire  ram_tag_part$81$q;
+    reg  ram_tag_part$81$clock;
+    reg  ram_tag_part$82$d;
+    wire  ram_tag_part$82$q;
+    reg  ram_tag_part$82$clock;
+    reg  ram_tag_part$83$d;
+    wire  ram_tag_part$83$q;
+    reg  ram_tag_part$83$clock;
+    reg  ram_tag_part$84$d;
+    wire  ram_tag_part$84$q;
+    reg  ram_tag_part$84$clock;
+    reg  ram_tag_part$85$d;
+    wire  ram_tag_part$85$q;
+    reg  ram_tag_part$85$clock;
+    reg  ram_tag_part$86$d;
+    wire  ram_tag_part$86$q;
+    reg  ram_tag_part$86$clock;
+    reg  ram_tag_part$87$d;
+    wire  ram_tag_part$87$q;
+    reg  ram_tag_part$87$clock;
+    reg  ram_tag_part$88$d;
+    wire  ram_tag_part$88$q;
+    reg  ram_tag_part$88$clock;
+    reg  ram_tag_part$89$d;
+    wire  ram_tag_part$89$q;
+    reg  ram_tag_part$89$clock;
+    reg  ram_tag_part$90$d;
+    wire  ram_tag_part$90$q;
+    reg  ram_tag_part$90$clock;
+    reg  ram_tag_part$91$d;
+    wire  ram_tag_part$91$q;
+    reg  ram_tag_part$91$clock;
+    reg  ram_tag_part$92$d;
+    wire  ram_tag_part$92$q;
+    reg  ram_tag_part$92$clock;
+    reg  ram_tag_part$93$d;
+    wire  ram_tag_part$93$q;
+    reg  ram_tag_part$93$clock;
+    reg  ram_tag_part$94$d;
+    wire  ram_tag_part$94$q;
+    reg  ram_tag_part$94$clock;
+    reg  ram_tag_part$95$d;
+    wire  ram_tag_part$95$q;
+    reg  ram_tag_part$95$clock;
     reg  [19:0] scan_set$d;
     wire  [19:0] scan_set$q;
     reg  scan_set$clock;
@@ -1492,6 +1708,366 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .q(ram_tag_part$23$q),
         .clock(ram_tag_part$23$clock)
     );
+    hwprof_paper_10k_bram$acc$ram_tag_part$24 ram_tag_part$24(
+        .d(ram_tag_part$24$d),
+        .q(ram_tag_part$24$q),
+        .clock(ram_tag_part$24$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$25 ram_tag_part$25(
+        .d(ram_tag_part$25$d),
+        .q(ram_tag_part$25$q),
+        .clock(ram_tag_part$25$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$26 ram_tag_part$26(
+        .d(ram_tag_part$26$d),
+        .q(ram_tag_part$26$q),
+        .clock(ram_tag_part$26$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$27 ram_tag_part$27(
+        .d(ram_tag_part$27$d),
+        .q(ram_tag_part$27$q),
+        .clock(ram_tag_part$27$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$28 ram_tag_part$28(
+        .d(ram_tag_part$28$d),
+        .q(ram_tag_part$28$q),
+        .clock(ram_tag_part$28$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$29 ram_tag_part$29(
+        .d(ram_tag_part$29$d),
+        .q(ram_tag_part$29$q),
+        .clock(ram_tag_part$29$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$30 ram_tag_part$30(
+        .d(ram_tag_part$30$d),
+        .q(ram_tag_part$30$q),
+        .clock(ram_tag_part$30$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$31 ram_tag_part$31(
+        .d(ram_tag_part$31$d),
+        .q(ram_tag_part$31$q),
+        .clock(ram_tag_part$31$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$32 ram_tag_part$32(
+        .d(ram_tag_part$32$d),
+        .q(ram_tag_part$32$q),
+        .clock(ram_tag_part$32$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$33 ram_tag_part$33(
+        .d(ram_tag_part$33$d),
+        .q(ram_tag_part$33$q),
+        .clock(ram_tag_part$33$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$34 ram_tag_part$34(
+        .d(ram_tag_part$34$d),
+        .q(ram_tag_part$34$q),
+        .clock(ram_tag_part$34$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$35 ram_tag_part$35(
+        .d(ram_tag_part$35$d),
+        .q(ram_tag_part$35$q),
+        .clock(ram_tag_part$35$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$36 ram_tag_part$36(
+        .d(ram_tag_part$36$d),
+        .q(ram_tag_part$36$q),
+        .clock(ram_tag_part$36$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$37 ram_tag_part$37(
+        .d(ram_tag_part$37$d),
+        .q(ram_tag_part$37$q),
+        .clock(ram_tag_part$37$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$38 ram_tag_part$38(
+        .d(ram_tag_part$38$d),
+        .q(ram_tag_part$38$q),
+        .clock(ram_tag_part$38$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$39 ram_tag_part$39(
+        .d(ram_tag_part$39$d),
+        .q(ram_tag_part$39$q),
+        .clock(ram_tag_part$39$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$40 ram_tag_part$40(
+        .d(ram_tag_part$40$d),
+        .q(ram_tag_part$40$q),
+        .clock(ram_tag_part$40$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$41 ram_tag_part$41(
+        .d(ram_tag_part$41$d),
+        .q(ram_tag_part$41$q),
+        .clock(ram_tag_part$41$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$42 ram_tag_part$42(
+        .d(ram_tag_part$42$d),
+        .q(ram_tag_part$42$q),
+        .clock(ram_tag_part$42$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$43 ram_tag_part$43(
+        .d(ram_tag_part$43$d),
+        .q(ram_tag_part$43$q),
+        .clock(ram_tag_part$43$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$44 ram_tag_part$44(
+        .d(ram_tag_part$44$d),
+        .q(ram_tag_part$44$q),
+        .clock(ram_tag_part$44$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$45 ram_tag_part$45(
+        .d(ram_tag_part$45$d),
+        .q(ram_tag_part$45$q),
+        .clock(ram_tag_part$45$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$46 ram_tag_part$46(
+        .d(ram_tag_part$46$d),
+        .q(ram_tag_part$46$q),
+        .clock(ram_tag_part$46$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$47 ram_tag_part$47(
+        .d(ram_tag_part$47$d),
+        .q(ram_tag_part$47$q),
+        .clock(ram_tag_part$47$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$48 ram_tag_part$48(
+        .d(ram_tag_part$48$d),
+        .q(ram_tag_part$48$q),
+        .clock(ram_tag_part$48$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$49 ram_tag_part$49(
+        .d(ram_tag_part$49$d),
+        .q(ram_tag_part$49$q),
+        .clock(ram_tag_part$49$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$50 ram_tag_part$50(
+        .d(ram_tag_part$50$d),
+        .q(ram_tag_part$50$q),
+        .clock(ram_tag_part$50$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$51 ram_tag_part$51(
+        .d(ram_tag_part$51$d),
+        .q(ram_tag_part$51$q),
+        .clock(ram_tag_part$51$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$52 ram_tag_part$52(
+        .d(ram_tag_part$52$d),
+        .q(ram_tag_part$52$q),
+        .clock(ram_tag_part$52$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$53 ram_tag_part$53(
+        .d(ram_tag_part$53$d),
+        .q(ram_tag_part$53$q),
+        .clock(ram_tag_part$53$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$54 ram_tag_part$54(
+        .d(ram_tag_part$54$d),
+        .q(ram_tag_part$54$q),
+        .clock(ram_tag_part$54$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$55 ram_tag_part$55(
+        .d(ram_tag_part$55$d),
+        .q(ram_tag_part$55$q),
+        .clock(ram_tag_part$55$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$56 ram_tag_part$56(
+        .d(ram_tag_part$56$d),
+        .q(ram_tag_part$56$q),
+        .clock(ram_tag_part$56$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$57 ram_tag_part$57(
+        .d(ram_tag_part$57$d),
+        .q(ram_tag_part$57$q),
+        .clock(ram_tag_part$57$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$58 ram_tag_part$58(
+        .d(ram_tag_part$58$d),
+        .q(ram_tag_part$58$q),
+        .clock(ram_tag_part$58$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$59 ram_tag_part$59(
+        .d(ram_tag_part$59$d),
+        .q(ram_tag_part$59$q),
+        .clock(ram_tag_part$59$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$60 ram_tag_part$60(
+        .d(ram_tag_part$60$d),
+        .q(ram_tag_part$60$q),
+        .clock(ram_tag_part$60$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$61 ram_tag_part$61(
+        .d(ram_tag_part$61$d),
+        .q(ram_tag_part$61$q),
+        .clock(ram_tag_part$61$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$62 ram_tag_part$62(
+        .d(ram_tag_part$62$d),
+        .q(ram_tag_part$62$q),
+        .clock(ram_tag_part$62$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$63 ram_tag_part$63(
+        .d(ram_tag_part$63$d),
+        .q(ram_tag_part$63$q),
+        .clock(ram_tag_part$63$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$64 ram_tag_part$64(
+        .d(ram_tag_part$64$d),
+        .q(ram_tag_part$64$q),
+        .clock(ram_tag_part$64$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$65 ram_tag_part$65(
+        .d(ram_tag_part$65$d),
+        .q(ram_tag_part$65$q),
+        .clock(ram_tag_part$65$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$66 ram_tag_part$66(
+        .d(ram_tag_part$66$d),
+        .q(ram_tag_part$66$q),
+        .clock(ram_tag_part$66$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$67 ram_tag_part$67(
+        .d(ram_tag_part$67$d),
+        .q(ram_tag_part$67$q),
+        .clock(ram_tag_part$67$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$68 ram_tag_part$68(
+        .d(ram_tag_part$68$d),
+        .q(ram_tag_part$68$q),
+        .clock(ram_tag_part$68$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$69 ram_tag_part$69(
+        .d(ram_tag_part$69$d),
+        .q(ram_tag_part$69$q),
+        .clock(ram_tag_part$69$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$70 ram_tag_part$70(
+        .d(ram_tag_part$70$d),
+        .q(ram_tag_part$70$q),
+        .clock(ram_tag_part$70$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$71 ram_tag_part$71(
+        .d(ram_tag_part$71$d),
+        .q(ram_tag_part$71$q),
+        .clock(ram_tag_part$71$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$72 ram_tag_part$72(
+        .d(ram_tag_part$72$d),
+        .q(ram_tag_part$72$q),
+        .clock(ram_tag_part$72$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$73 ram_tag_part$73(
+        .d(ram_tag_part$73$d),
+        .q(ram_tag_part$73$q),
+        .clock(ram_tag_part$73$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$74 ram_tag_part$74(
+        .d(ram_tag_part$74$d),
+        .q(ram_tag_part$74$q),
+        .clock(ram_tag_part$74$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$75 ram_tag_part$75(
+        .d(ram_tag_part$75$d),
+        .q(ram_tag_part$75$q),
+        .clock(ram_tag_part$75$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$76 ram_tag_part$76(
+        .d(ram_tag_part$76$d),
+        .q(ram_tag_part$76$q),
+        .clock(ram_tag_part$76$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$77 ram_tag_part$77(
+        .d(ram_tag_part$77$d),
+        .q(ram_tag_part$77$q),
+        .clock(ram_tag_part$77$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$78 ram_tag_part$78(
+        .d(ram_tag_part$78$d),
+        .q(ram_tag_part$78$q),
+        .clock(ram_tag_part$78$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$79 ram_tag_part$79(
+        .d(ram_tag_part$79$d),
+        .q(ram_tag_part$79$q),
+        .clock(ram_tag_part$79$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$80 ram_tag_part$80(
+        .d(ram_tag_part$80$d),
+        .q(ram_tag_part$80$q),
+        .clock(ram_tag_part$80$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$81 ram_tag_part$81(
+        .d(ram_tag_part$81$d),
+        .q(ram_tag_part$81$q),
+        .clock(ram_tag_part$81$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$82 ram_tag_part$82(
+        .d(ram_tag_part$82$d),
+        .q(ram_tag_part$82$q),
+        .clock(ram_tag_part$82$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$83 ram_tag_part$83(
+        .d(ram_tag_part$83$d),
+        .q(ram_tag_part$83$q),
+        .clock(ram_tag_part$83$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$84 ram_tag_part$84(
+        .d(ram_tag_part$84$d),
+        .q(ram_tag_part$84$q),
+        .clock(ram_tag_part$84$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$85 ram_tag_part$85(
+        .d(ram_tag_part$85$d),
+        .q(ram_tag_part$85$q),
+        .clock(ram_tag_part$85$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$86 ram_tag_part$86(
+        .d(ram_tag_part$86$d),
+        .q(ram_tag_part$86$q),
+        .clock(ram_tag_part$86$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$87 ram_tag_part$87(
+        .d(ram_tag_part$87$d),
+        .q(ram_tag_part$87$q),
+        .clock(ram_tag_part$87$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$88 ram_tag_part$88(
+        .d(ram_tag_part$88$d),
+        .q(ram_tag_part$88$q),
+        .clock(ram_tag_part$88$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$89 ram_tag_part$89(
+        .d(ram_tag_part$89$d),
+        .q(ram_tag_part$89$q),
+        .clock(ram_tag_part$89$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$90 ram_tag_part$90(
+        .d(ram_tag_part$90$d),
+        .q(ram_tag_part$90$q),
+        .clock(ram_tag_part$90$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$91 ram_tag_part$91(
+        .d(ram_tag_part$91$d),
+        .q(ram_tag_part$91$q),
+        .clock(ram_tag_part$91$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$92 ram_tag_part$92(
+        .d(ram_tag_part$92$d),
+        .q(ram_tag_part$92$q),
+        .clock(ram_tag_part$92$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$93 ram_tag_part$93(
+        .d(ram_tag_part$93$d),
+        .q(ram_tag_part$93$q),
+        .clock(ram_tag_part$93$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$94 ram_tag_part$94(
+        .d(ram_tag_part$94$d),
+        .q(ram_tag_part$94$q),
+        .clock(ram_tag_part$94$clock)
+    );
+    hwprof_paper_10k_bram$acc$ram_tag_part$95 ram_tag_part$95(
+        .d(ram_tag_part$95$d),
+        .q(ram_tag_part$95$q),
+        .clock(ram_tag_part$95$clock)
+    );
     hwprof_paper_10k_bram$acc$scan_set scan_set(
         .d(scan_set$d),
         .q(scan_set$q),
@@ -1829,63 +2405,243 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         ram_tag$0$d = tags$0$read_data;
         ram_tag_eq$0 = 1'b1;
         ram_tag_part$0$clock = clock;
-        ram_tag_part$0$d = tags$0$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
+        ram_tag_part$0$d = tags$0$read_data[(0 * 32'h2)+:(2)] == c_tag$q[(0 * 32'h2)+:(2)];
         if (~ram_tag_part$0$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$1$clock = clock;
-        ram_tag_part$1$d = tags$0$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
+        ram_tag_part$1$d = tags$0$read_data[(1 * 32'h2)+:(2)] == c_tag$q[(1 * 32'h2)+:(2)];
         if (~ram_tag_part$1$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$2$clock = clock;
-        ram_tag_part$2$d = tags$0$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
+        ram_tag_part$2$d = tags$0$read_data[(2 * 32'h2)+:(2)] == c_tag$q[(2 * 32'h2)+:(2)];
         if (~ram_tag_part$2$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$3$clock = clock;
-        ram_tag_part$3$d = tags$0$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
+        ram_tag_part$3$d = tags$0$read_data[(3 * 32'h2)+:(2)] == c_tag$q[(3 * 32'h2)+:(2)];
         if (~ram_tag_part$3$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$4$clock = clock;
-        ram_tag_part$4$d = tags$0$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
+        ram_tag_part$4$d = tags$0$read_data[(4 * 32'h2)+:(2)] == c_tag$q[(4 * 32'h2)+:(2)];
         if (~ram_tag_part$4$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$5$clock = clock;
-        ram_tag_part$5$d = tags$0$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
+        ram_tag_part$5$d = tags$0$read_data[(5 * 32'h2)+:(2)] == c_tag$q[(5 * 32'h2)+:(2)];
         if (~ram_tag_part$5$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$6$clock = clock;
-        ram_tag_part$6$d = tags$0$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
+        ram_tag_part$6$d = tags$0$read_data[(6 * 32'h2)+:(2)] == c_tag$q[(6 * 32'h2)+:(2)];
         if (~ram_tag_part$6$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$7$clock = clock;
-        ram_tag_part$7$d = tags$0$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
+        ram_tag_part$7$d = tags$0$read_data[(7 * 32'h2)+:(2)] == c_tag$q[(7 * 32'h2)+:(2)];
         if (~ram_tag_part$7$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$8$clock = clock;
-        ram_tag_part$8$d = tags$0$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
+        ram_tag_part$8$d = tags$0$read_data[(8 * 32'h2)+:(2)] == c_tag$q[(8 * 32'h2)+:(2)];
         if (~ram_tag_part$8$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$9$clock = clock;
-        ram_tag_part$9$d = tags$0$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
+        ram_tag_part$9$d = tags$0$read_data[(9 * 32'h2)+:(2)] == c_tag$q[(9 * 32'h2)+:(2)];
         if (~ram_tag_part$9$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$10$clock = clock;
-        ram_tag_part$10$d = tags$0$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
+        ram_tag_part$10$d = tags$0$read_data[(10 * 32'h2)+:(2)] == c_tag$q[(10 * 32'h2)+:(2)];
         if (~ram_tag_part$10$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$11$clock = clock;
-        ram_tag_part$11$d = tags$0$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
+        ram_tag_part$11$d = tags$0$read_data[(11 * 32'h2)+:(2)] == c_tag$q[(11 * 32'h2)+:(2)];
         if (~ram_tag_part$11$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$12$clock = clock;
+        ram_tag_part$12$d = tags$0$read_data[(12 * 32'h2)+:(2)] == c_tag$q[(12 * 32'h2)+:(2)];
+        if (~ram_tag_part$12$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$13$clock = clock;
+        ram_tag_part$13$d = tags$0$read_data[(13 * 32'h2)+:(2)] == c_tag$q[(13 * 32'h2)+:(2)];
+        if (~ram_tag_part$13$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$14$clock = clock;
+        ram_tag_part$14$d = tags$0$read_data[(14 * 32'h2)+:(2)] == c_tag$q[(14 * 32'h2)+:(2)];
+        if (~ram_tag_part$14$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$15$clock = clock;
+        ram_tag_part$15$d = tags$0$read_data[(15 * 32'h2)+:(2)] == c_tag$q[(15 * 32'h2)+:(2)];
+        if (~ram_tag_part$15$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$16$clock = clock;
+        ram_tag_part$16$d = tags$0$read_data[(16 * 32'h2)+:(2)] == c_tag$q[(16 * 32'h2)+:(2)];
+        if (~ram_tag_part$16$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$17$clock = clock;
+        ram_tag_part$17$d = tags$0$read_data[(17 * 32'h2)+:(2)] == c_tag$q[(17 * 32'h2)+:(2)];
+        if (~ram_tag_part$17$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$18$clock = clock;
+        ram_tag_part$18$d = tags$0$read_data[(18 * 32'h2)+:(2)] == c_tag$q[(18 * 32'h2)+:(2)];
+        if (~ram_tag_part$18$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$19$clock = clock;
+        ram_tag_part$19$d = tags$0$read_data[(19 * 32'h2)+:(2)] == c_tag$q[(19 * 32'h2)+:(2)];
+        if (~ram_tag_part$19$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$20$clock = clock;
+        ram_tag_part$20$d = tags$0$read_data[(20 * 32'h2)+:(2)] == c_tag$q[(20 * 32'h2)+:(2)];
+        if (~ram_tag_part$20$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$21$clock = clock;
+        ram_tag_part$21$d = tags$0$read_data[(21 * 32'h2)+:(2)] == c_tag$q[(21 * 32'h2)+:(2)];
+        if (~ram_tag_part$21$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$22$clock = clock;
+        ram_tag_part$22$d = tags$0$read_data[(22 * 32'h2)+:(2)] == c_tag$q[(22 * 32'h2)+:(2)];
+        if (~ram_tag_part$22$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$23$clock = clock;
+        ram_tag_part$23$d = tags$0$read_data[(23 * 32'h2)+:(2)] == c_tag$q[(23 * 32'h2)+:(2)];
+        if (~ram_tag_part$23$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$24$clock = clock;
+        ram_tag_part$24$d = tags$0$read_data[(24 * 32'h2)+:(2)] == c_tag$q[(24 * 32'h2)+:(2)];
+        if (~ram_tag_part$24$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$25$clock = clock;
+        ram_tag_part$25$d = tags$0$read_data[(25 * 32'h2)+:(2)] == c_tag$q[(25 * 32'h2)+:(2)];
+        if (~ram_tag_part$25$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$26$clock = clock;
+        ram_tag_part$26$d = tags$0$read_data[(26 * 32'h2)+:(2)] == c_tag$q[(26 * 32'h2)+:(2)];
+        if (~ram_tag_part$26$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$27$clock = clock;
+        ram_tag_part$27$d = tags$0$read_data[(27 * 32'h2)+:(2)] == c_tag$q[(27 * 32'h2)+:(2)];
+        if (~ram_tag_part$27$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$28$clock = clock;
+        ram_tag_part$28$d = tags$0$read_data[(28 * 32'h2)+:(2)] == c_tag$q[(28 * 32'h2)+:(2)];
+        if (~ram_tag_part$28$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$29$clock = clock;
+        ram_tag_part$29$d = tags$0$read_data[(29 * 32'h2)+:(2)] == c_tag$q[(29 * 32'h2)+:(2)];
+        if (~ram_tag_part$29$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$30$clock = clock;
+        ram_tag_part$30$d = tags$0$read_data[(30 * 32'h2)+:(2)] == c_tag$q[(30 * 32'h2)+:(2)];
+        if (~ram_tag_part$30$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$31$clock = clock;
+        ram_tag_part$31$d = tags$0$read_data[(31 * 32'h2)+:(2)] == c_tag$q[(31 * 32'h2)+:(2)];
+        if (~ram_tag_part$31$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$32$clock = clock;
+        ram_tag_part$32$d = tags$0$read_data[(32 * 32'h2)+:(2)] == c_tag$q[(32 * 32'h2)+:(2)];
+        if (~ram_tag_part$32$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$33$clock = clock;
+        ram_tag_part$33$d = tags$0$read_data[(33 * 32'h2)+:(2)] == c_tag$q[(33 * 32'h2)+:(2)];
+        if (~ram_tag_part$33$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$34$clock = clock;
+        ram_tag_part$34$d = tags$0$read_data[(34 * 32'h2)+:(2)] == c_tag$q[(34 * 32'h2)+:(2)];
+        if (~ram_tag_part$34$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$35$clock = clock;
+        ram_tag_part$35$d = tags$0$read_data[(35 * 32'h2)+:(2)] == c_tag$q[(35 * 32'h2)+:(2)];
+        if (~ram_tag_part$35$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$36$clock = clock;
+        ram_tag_part$36$d = tags$0$read_data[(36 * 32'h2)+:(2)] == c_tag$q[(36 * 32'h2)+:(2)];
+        if (~ram_tag_part$36$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$37$clock = clock;
+        ram_tag_part$37$d = tags$0$read_data[(37 * 32'h2)+:(2)] == c_tag$q[(37 * 32'h2)+:(2)];
+        if (~ram_tag_part$37$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$38$clock = clock;
+        ram_tag_part$38$d = tags$0$read_data[(38 * 32'h2)+:(2)] == c_tag$q[(38 * 32'h2)+:(2)];
+        if (~ram_tag_part$38$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$39$clock = clock;
+        ram_tag_part$39$d = tags$0$read_data[(39 * 32'h2)+:(2)] == c_tag$q[(39 * 32'h2)+:(2)];
+        if (~ram_tag_part$39$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$40$clock = clock;
+        ram_tag_part$40$d = tags$0$read_data[(40 * 32'h2)+:(2)] == c_tag$q[(40 * 32'h2)+:(2)];
+        if (~ram_tag_part$40$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$41$clock = clock;
+        ram_tag_part$41$d = tags$0$read_data[(41 * 32'h2)+:(2)] == c_tag$q[(41 * 32'h2)+:(2)];
+        if (~ram_tag_part$41$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$42$clock = clock;
+        ram_tag_part$42$d = tags$0$read_data[(42 * 32'h2)+:(2)] == c_tag$q[(42 * 32'h2)+:(2)];
+        if (~ram_tag_part$42$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$43$clock = clock;
+        ram_tag_part$43$d = tags$0$read_data[(43 * 32'h2)+:(2)] == c_tag$q[(43 * 32'h2)+:(2)];
+        if (~ram_tag_part$43$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$44$clock = clock;
+        ram_tag_part$44$d = tags$0$read_data[(44 * 32'h2)+:(2)] == c_tag$q[(44 * 32'h2)+:(2)];
+        if (~ram_tag_part$44$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$45$clock = clock;
+        ram_tag_part$45$d = tags$0$read_data[(45 * 32'h2)+:(2)] == c_tag$q[(45 * 32'h2)+:(2)];
+        if (~ram_tag_part$45$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$46$clock = clock;
+        ram_tag_part$46$d = tags$0$read_data[(46 * 32'h2)+:(2)] == c_tag$q[(46 * 32'h2)+:(2)];
+        if (~ram_tag_part$46$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$47$clock = clock;
+        ram_tag_part$47$d = tags$0$read_data[(47 * 32'h2)+:(2)] == c_tag$q[(47 * 32'h2)+:(2)];
+        if (~ram_tag_part$47$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         r_meta$0$clock = clock;
@@ -2021,64 +2777,244 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         fw2_alloc$1$d = fw_alloc$1$q;
         ram_tag$1$d = tags$1$read_data;
         ram_tag_eq$1 = 1'b1;
-        ram_tag_part$12$clock = clock;
-        ram_tag_part$12$d = tags$1$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
-        if (~ram_tag_part$12$q) begin
+        ram_tag_part$48$clock = clock;
+        ram_tag_part$48$d = tags$1$read_data[(0 * 32'h2)+:(2)] == c_tag$q[(0 * 32'h2)+:(2)];
+        if (~ram_tag_part$48$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$13$clock = clock;
-        ram_tag_part$13$d = tags$1$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
-        if (~ram_tag_part$13$q) begin
+        ram_tag_part$49$clock = clock;
+        ram_tag_part$49$d = tags$1$read_data[(1 * 32'h2)+:(2)] == c_tag$q[(1 * 32'h2)+:(2)];
+        if (~ram_tag_part$49$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$14$clock = clock;
-        ram_tag_part$14$d = tags$1$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
-        if (~ram_tag_part$14$q) begin
+        ram_tag_part$50$clock = clock;
+        ram_tag_part$50$d = tags$1$read_data[(2 * 32'h2)+:(2)] == c_tag$q[(2 * 32'h2)+:(2)];
+        if (~ram_tag_part$50$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$15$clock = clock;
-        ram_tag_part$15$d = tags$1$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
-        if (~ram_tag_part$15$q) begin
+        ram_tag_part$51$clock = clock;
+        ram_tag_part$51$d = tags$1$read_data[(3 * 32'h2)+:(2)] == c_tag$q[(3 * 32'h2)+:(2)];
+        if (~ram_tag_part$51$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$16$clock = clock;
-        ram_tag_part$16$d = tags$1$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
-        if (~ram_tag_part$16$q) begin
+        ram_tag_part$52$clock = clock;
+        ram_tag_part$52$d = tags$1$read_data[(4 * 32'h2)+:(2)] == c_tag$q[(4 * 32'h2)+:(2)];
+        if (~ram_tag_part$52$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$17$clock = clock;
-        ram_tag_part$17$d = tags$1$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
-        if (~ram_tag_part$17$q) begin
+        ram_tag_part$53$clock = clock;
+        ram_tag_part$53$d = tags$1$read_data[(5 * 32'h2)+:(2)] == c_tag$q[(5 * 32'h2)+:(2)];
+        if (~ram_tag_part$53$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$18$clock = clock;
-        ram_tag_part$18$d = tags$1$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
-        if (~ram_tag_part$18$q) begin
+        ram_tag_part$54$clock = clock;
+        ram_tag_part$54$d = tags$1$read_data[(6 * 32'h2)+:(2)] == c_tag$q[(6 * 32'h2)+:(2)];
+        if (~ram_tag_part$54$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$19$clock = clock;
-        ram_tag_part$19$d = tags$1$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
-        if (~ram_tag_part$19$q) begin
+        ram_tag_part$55$clock = clock;
+        ram_tag_part$55$d = tags$1$read_data[(7 * 32'h2)+:(2)] == c_tag$q[(7 * 32'h2)+:(2)];
+        if (~ram_tag_part$55$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$20$clock = clock;
-        ram_tag_part$20$d = tags$1$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
-        if (~ram_tag_part$20$q) begin
+        ram_tag_part$56$clock = clock;
+        ram_tag_part$56$d = tags$1$read_data[(8 * 32'h2)+:(2)] == c_tag$q[(8 * 32'h2)+:(2)];
+        if (~ram_tag_part$56$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$21$clock = clock;
-        ram_tag_part$21$d = tags$1$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
-        if (~ram_tag_part$21$q) begin
+        ram_tag_part$57$clock = clock;
+        ram_tag_part$57$d = tags$1$read_data[(9 * 32'h2)+:(2)] == c_tag$q[(9 * 32'h2)+:(2)];
+        if (~ram_tag_part$57$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$22$clock = clock;
-        ram_tag_part$22$d = tags$1$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
-        if (~ram_tag_part$22$q) begin
+        ram_tag_part$58$clock = clock;
+        ram_tag_part$58$d = tags$1$read_data[(10 * 32'h2)+:(2)] == c_tag$q[(10 * 32'h2)+:(2)];
+        if (~ram_tag_part$58$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$23$clock = clock;
-        ram_tag_part$23$d = tags$1$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
-        if (~ram_tag_part$23$q) begin
+        ram_tag_part$59$clock = clock;
+        ram_tag_part$59$d = tags$1$read_data[(11 * 32'h2)+:(2)] == c_tag$q[(11 * 32'h2)+:(2)];
+        if (~ram_tag_part$59$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$60$clock = clock;
+        ram_tag_part$60$d = tags$1$read_data[(12 * 32'h2)+:(2)] == c_tag$q[(12 * 32'h2)+:(2)];
+        if (~ram_tag_part$60$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$61$clock = clock;
+        ram_tag_part$61$d = tags$1$read_data[(13 * 32'h2)+:(2)] == c_tag$q[(13 * 32'h2)+:(2)];
+        if (~ram_tag_part$61$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$62$clock = clock;
+        ram_tag_part$62$d = tags$1$read_data[(14 * 32'h2)+:(2)] == c_tag$q[(14 * 32'h2)+:(2)];
+        if (~ram_tag_part$62$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$63$clock = clock;
+        ram_tag_part$63$d = tags$1$read_data[(15 * 32'h2)+:(2)] == c_tag$q[(15 * 32'h2)+:(2)];
+        if (~ram_tag_part$63$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$64$clock = clock;
+        ram_tag_part$64$d = tags$1$read_data[(16 * 32'h2)+:(2)] == c_tag$q[(16 * 32'h2)+:(2)];
+        if (~ram_tag_part$64$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$65$clock = clock;
+        ram_tag_part$65$d = tags$1$read_data[(17 * 32'h2)+:(2)] == c_tag$q[(17 * 32'h2)+:(2)];
+        if (~ram_tag_part$65$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$66$clock = clock;
+        ram_tag_part$66$d = tags$1$read_data[(18 * 32'h2)+:(2)] == c_tag$q[(18 * 32'h2)+:(2)];
+        if (~ram_tag_part$66$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$67$clock = clock;
+        ram_tag_part$67$d = tags$1$read_data[(19 * 32'h2)+:(2)] == c_tag$q[(19 * 32'h2)+:(2)];
+        if (~ram_tag_part$67$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$68$clock = clock;
+        ram_tag_part$68$d = tags$1$read_data[(20 * 32'h2)+:(2)] == c_tag$q[(20 * 32'h2)+:(2)];
+        if (~ram_tag_part$68$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$69$clock = clock;
+        ram_tag_part$69$d = tags$1$read_data[(21 * 32'h2)+:(2)] == c_tag$q[(21 * 32'h2)+:(2)];
+        if (~ram_tag_part$69$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$70$clock = clock;
+        ram_tag_part$70$d = tags$1$read_data[(22 * 32'h2)+:(2)] == c_tag$q[(22 * 32'h2)+:(2)];
+        if (~ram_tag_part$70$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$71$clock = clock;
+        ram_tag_part$71$d = tags$1$read_data[(23 * 32'h2)+:(2)] == c_tag$q[(23 * 32'h2)+:(2)];
+        if (~ram_tag_part$71$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$72$clock = clock;
+        ram_tag_part$72$d = tags$1$read_data[(24 * 32'h2)+:(2)] == c_tag$q[(24 * 32'h2)+:(2)];
+        if (~ram_tag_part$72$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$73$clock = clock;
+        ram_tag_part$73$d = tags$1$read_data[(25 * 32'h2)+:(2)] == c_tag$q[(25 * 32'h2)+:(2)];
+        if (~ram_tag_part$73$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$74$clock = clock;
+        ram_tag_part$74$d = tags$1$read_data[(26 * 32'h2)+:(2)] == c_tag$q[(26 * 32'h2)+:(2)];
+        if (~ram_tag_part$74$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$75$clock = clock;
+        ram_tag_part$75$d = tags$1$read_data[(27 * 32'h2)+:(2)] == c_tag$q[(27 * 32'h2)+:(2)];
+        if (~ram_tag_part$75$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$76$clock = clock;
+        ram_tag_part$76$d = tags$1$read_data[(28 * 32'h2)+:(2)] == c_tag$q[(28 * 32'h2)+:(2)];
+        if (~ram_tag_part$76$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$77$clock = clock;
+        ram_tag_part$77$d = tags$1$read_data[(29 * 32'h2)+:(2)] == c_tag$q[(29 * 32'h2)+:(2)];
+        if (~ram_tag_part$77$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$78$clock = clock;
+        ram_tag_part$78$d = tags$1$read_data[(30 * 32'h2)+:(2)] == c_tag$q[(30 * 32'h2)+:(2)];
+        if (~ram_tag_part$78$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$79$clock = clock;
+        ram_tag_part$79$d = tags$1$read_data[(31 * 32'h2)+:(2)] == c_tag$q[(31 * 32'h2)+:(2)];
+        if (~ram_tag_part$79$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$80$clock = clock;
+        ram_tag_part$80$d = tags$1$read_data[(32 * 32'h2)+:(2)] == c_tag$q[(32 * 32'h2)+:(2)];
+        if (~ram_tag_part$80$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$81$clock = clock;
+        ram_tag_part$81$d = tags$1$read_data[(33 * 32'h2)+:(2)] == c_tag$q[(33 * 32'h2)+:(2)];
+        if (~ram_tag_part$81$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$82$clock = clock;
+        ram_tag_part$82$d = tags$1$read_data[(34 * 32'h2)+:(2)] == c_tag$q[(34 * 32'h2)+:(2)];
+        if (~ram_tag_part$82$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$83$clock = clock;
+        ram_tag_part$83$d = tags$1$read_data[(35 * 32'h2)+:(2)] == c_tag$q[(35 * 32'h2)+:(2)];
+        if (~ram_tag_part$83$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$84$clock = clock;
+        ram_tag_part$84$d = tags$1$read_data[(36 * 32'h2)+:(2)] == c_tag$q[(36 * 32'h2)+:(2)];
+        if (~ram_tag_part$84$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$85$clock = clock;
+        ram_tag_part$85$d = tags$1$read_data[(37 * 32'h2)+:(2)] == c_tag$q[(37 * 32'h2)+:(2)];
+        if (~ram_tag_part$85$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$86$clock = clock;
+        ram_tag_part$86$d = tags$1$read_data[(38 * 32'h2)+:(2)] == c_tag$q[(38 * 32'h2)+:(2)];
+        if (~ram_tag_part$86$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$87$clock = clock;
+        ram_tag_part$87$d = tags$1$read_data[(39 * 32'h2)+:(2)] == c_tag$q[(39 * 32'h2)+:(2)];
+        if (~ram_tag_part$87$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$88$clock = clock;
+        ram_tag_part$88$d = tags$1$read_data[(40 * 32'h2)+:(2)] == c_tag$q[(40 * 32'h2)+:(2)];
+        if (~ram_tag_part$88$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$89$clock = clock;
+        ram_tag_part$89$d = tags$1$read_data[(41 * 32'h2)+:(2)] == c_tag$q[(41 * 32'h2)+:(2)];
+        if (~ram_tag_part$89$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$90$clock = clock;
+        ram_tag_part$90$d = tags$1$read_data[(42 * 32'h2)+:(2)] == c_tag$q[(42 * 32'h2)+:(2)];
+        if (~ram_tag_part$90$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$91$clock = clock;
+        ram_tag_part$91$d = tags$1$read_data[(43 * 32'h2)+:(2)] == c_tag$q[(43 * 32'h2)+:(2)];
+        if (~ram_tag_part$91$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$92$clock = clock;
+        ram_tag_part$92$d = tags$1$read_data[(44 * 32'h2)+:(2)] == c_tag$q[(44 * 32'h2)+:(2)];
+        if (~ram_tag_part$92$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$93$clock = clock;
+        ram_tag_part$93$d = tags$1$read_data[(45 * 32'h2)+:(2)] == c_tag$q[(45 * 32'h2)+:(2)];
+        if (~ram_tag_part$93$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$94$clock = clock;
+        ram_tag_part$94$d = tags$1$read_data[(46 * 32'h2)+:(2)] == c_tag$q[(46 * 32'h2)+:(2)];
+        if (~ram_tag_part$94$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$95$clock = clock;
+        ram_tag_part$95$d = tags$1$read_data[(47 * 32'h2)+:(2)] == c_tag$q[(47 * 32'h2)+:(2)];
+        if (~ram_tag_part$95$q) begin
             ram_tag_eq$1 = 1'b0;
         end
         r_meta$1$clock = clock;
@@ -3816,6 +4752,120 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$23(d,q,clock);
 endmodule // top$acc$ram_tag_part$23
 
 
+module hwprof_paper_10k_bram$acc$ram_tag_part$24(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$24
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$25(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$25
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$26(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$26
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$27(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$27
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$28(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$28
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$29(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$29
+
+
 module hwprof_paper_10k_bram$acc$ram_tag_part$3(d,q,clock);
     
     // Module arguments
@@ -3833,6 +4883,196 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$3(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$3
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$30(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$30
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$31(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$31
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$32(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$32
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$33(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$33
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$34(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$34
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$35(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$35
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$36(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$36
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$37(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$37
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$38(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$38
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$39(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$39
 
 
 module hwprof_paper_10k_bram$acc$ram_tag_part$4(d,q,clock);
@@ -3854,6 +5094,196 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$4(d,q,clock);
 endmodule // top$acc$ram_tag_part$4
 
 
+module hwprof_paper_10k_bram$acc$ram_tag_part$40(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$40
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$41(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$41
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$42(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$42
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$43(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$43
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$44(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$44
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$45(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$45
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$46(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$46
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$47(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$47
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$48(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$48
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$49(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$49
+
+
 module hwprof_paper_10k_bram$acc$ram_tag_part$5(d,q,clock);
     
     // Module arguments
@@ -3871,6 +5301,196 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$5(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$5
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$50(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$50
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$51(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$51
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$52(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$52
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$53(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$53
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$54(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$54
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$55(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$55
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$56(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$56
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$57(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$57
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$58(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$58
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$59(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$59
 
 
 module hwprof_paper_10k_bram$acc$ram_tag_part$6(d,q,clock);
@@ -3892,6 +5512,196 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$6(d,q,clock);
 endmodule // top$acc$ram_tag_part$6
 
 
+module hwprof_paper_10k_bram$acc$ram_tag_part$60(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$60
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$61(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$61
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$62(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$62
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$63(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$63
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$64(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$64
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$65(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$65
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$66(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$66
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$67(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$67
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$68(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$68
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$69(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$69
+
+
 module hwprof_paper_10k_bram$acc$ram_tag_part$7(d,q,clock);
     
     // Module arguments
@@ -3909,6 +5719,196 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$7(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$7
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$70(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$70
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$71(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$71
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$72(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$72
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$73(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$73
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$74(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$74
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$75(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$75
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$76(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$76
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$77(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$77
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$78(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$78
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$79(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$79
 
 
 module hwprof_paper_10k_bram$acc$ram_tag_part$8(d,q,clock);
@@ -3930,6 +5930,196 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$8(d,q,clock);
 endmodule // top$acc$ram_tag_part$8
 
 
+module hwprof_paper_10k_bram$acc$ram_tag_part$80(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$80
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$81(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$81
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$82(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$82
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$83(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$83
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$84(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$84
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$85(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$85
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$86(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$86
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$87(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$87
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$88(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$88
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$89(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$89
+
+
 module hwprof_paper_10k_bram$acc$ram_tag_part$9(d,q,clock);
     
     // Module arguments
@@ -3947,6 +6137,120 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$9(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$9
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$90(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$90
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$91(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$91
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$92(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$92
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$93(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$93
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$94(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$94
+
+
+module hwprof_paper_10k_bram$acc$ram_tag_part$95(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$95
 
 
 module hwprof_paper_10k_bram$acc$rep_interval(d,q,clock);

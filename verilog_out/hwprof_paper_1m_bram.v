@@ -1120,6 +1120,438 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
     reg  ram_tag_part$47$d;
     wire  ram_tag_part$47$q;
     reg  ram_tag_part$47$clock;
+    reg  ram_tag_part$48$d;
+    wire  ram_tag_part$48$q;
+    reg  ram_tag_part$48$clock;
+    reg  ram_tag_part$49$d;
+    wire  ram_tag_part$49$q;
+    reg  ram_tag_part$49$clock;
+    reg  ram_tag_part$50$d;
+    wire  ram_tag_part$50$q;
+    reg  ram_tag_part$50$clock;
+    reg  ram_tag_part$51$d;
+    wire  ram_tag_part$51$q;
+    reg  ram_tag_part$51$clock;
+    reg  ram_tag_part$52$d;
+    wire  ram_tag_part$52$q;
+    reg  ram_tag_part$52$clock;
+    reg  ram_tag_part$53$d;
+    wire  ram_tag_part$53$q;
+    reg  ram_tag_part$53$clock;
+    reg  ram_tag_part$54$d;
+    wire  ram_tag_part$54$q;
+    reg  ram_tag_part$54$clock;
+    reg  ram_tag_part$55$d;
+    wire  ram_tag_part$55$q;
+    reg  ram_tag_part$55$clock;
+    reg  ram_tag_part$56$d;
+    wire  ram_tag_part$56$q;
+    reg  ram_tag_part$56$clock;
+    reg  ram_tag_part$57$d;
+    wire  ram_tag_part$57$q;
+    reg  ram_tag_part$57$clock;
+    reg  ram_tag_part$58$d;
+    wire  ram_tag_part$58$q;
+    reg  ram_tag_part$58$clock;
+    reg  ram_tag_part$59$d;
+    wire  ram_tag_part$59$q;
+    reg  ram_tag_part$59$clock;
+    reg  ram_tag_part$60$d;
+    wire  ram_tag_part$60$q;
+    reg  ram_tag_part$60$clock;
+    reg  ram_tag_part$61$d;
+    wire  ram_tag_part$61$q;
+    reg  ram_tag_part$61$clock;
+    reg  ram_tag_part$62$d;
+    wire  ram_tag_part$62$q;
+    reg  ram_tag_part$62$clock;
+    reg  ram_tag_part$63$d;
+    wire  ram_tag_part$63$q;
+    reg  ram_tag_part$63$clock;
+    reg  ram_tag_part$64$d;
+    wire  ram_tag_part$64$q;
+    reg  ram_tag_part$64$clock;
+    reg  ram_tag_part$65$d;
+    wire  ram_tag_part$65$q;
+    reg  ram_tag_part$65$clock;
+    reg  ram_tag_part$66$d;
+    wire  ram_tag_part$66$q;
+    reg  ram_tag_part$66$clock;
+    reg  ram_tag_part$67$d;
+    wire  ram_tag_part$67$q;
+    reg  ram_tag_part$67$clock;
+    reg  ram_tag_part$68$d;
+    wire  ram_tag_part$68$q;
+    reg  ram_tag_part$68$clock;
+    reg  ram_tag_part$69$d;
+    wire  ram_tag_part$69$q;
+    reg  ram_tag_part$69$clock;
+    reg  ram_tag_part$70$d;
+    wire  ram_tag_part$70$q;
+    reg  ram_tag_part$70$clock;
+    reg  ram_tag_part$71$d;
+    wire  ram_tag_part$71$q;
+    reg  ram_tag_part$71$clock;
+    reg  ram_tag_part$72$d;
+    wire  ram_tag_part$72$q;
+    reg  ram_tag_part$72$clock;
+    reg  ram_tag_part$73$d;
+    wire  ram_tag_part$73$q;
+    reg  ram_tag_part$73$clock;
+    reg  ram_tag_part$74$d;
+    wire  ram_tag_part$74$q;
+    reg  ram_tag_part$74$clock;
+    reg  ram_tag_part$75$d;
+    wire  ram_tag_part$75$q;
+    reg  ram_tag_part$75$clock;
+    reg  ram_tag_part$76$d;
+    wire  ram_tag_part$76$q;
+    reg  ram_tag_part$76$clock;
+    reg  ram_tag_part$77$d;
+    wire  ram_tag_part$77$q;
+    reg  ram_tag_part$77$clock;
+    reg  ram_tag_part$78$d;
+    wire  ram_tag_part$78$q;
+    reg  ram_tag_part$78$clock;
+    reg  ram_tag_part$79$d;
+    wire  ram_tag_part$79$q;
+    reg  ram_tag_part$79$clock;
+    reg  ram_tag_part$80$d;
+    wire  ram_tag_part$80$q;
+    reg  ram_tag_part$80$clock;
+    reg  ram_tag_part$81$d;
+    wire  ram_tag_part$81$q;
+    reg  ram_tag_part$81$clock;
+    reg  ram_tag_part$82$d;
+    wire  ram_tag_part$82$q;
+    reg  ram_tag_part$82$clock;
+    reg  ram_tag_part$83$d;
+    wire  ram_tag_part$83$q;
+    reg  ram_tag_part$83$clock;
+    reg  ram_tag_part$84$d;
+    wire  ram_tag_part$84$q;
+    reg  ram_tag_part$84$clock;
+    reg  ram_tag_part$85$d;
+    wire  ram_tag_part$85$q;
+    reg  ram_tag_part$85$clock;
+    reg  ram_tag_part$86$d;
+    wire  ram_tag_part$86$q;
+    reg  ram_tag_part$86$clock;
+    reg  ram_tag_part$87$d;
+    wire  ram_tag_part$87$q;
+    reg  ram_tag_part$87$clock;
+    reg  ram_tag_part$88$d;
+    wire  ram_tag_part$88$q;
+    reg  ram_tag_part$88$clock;
+    reg  ram_tag_part$89$d;
+    wire  ram_tag_part$89$q;
+    reg  ram_tag_part$89$clock;
+    reg  ram_tag_part$90$d;
+    wire  ram_tag_part$90$q;
+    reg  ram_tag_part$90$clock;
+    reg  ram_tag_part$91$d;
+    wire  ram_tag_part$91$q;
+    reg  ram_tag_part$91$clock;
+    reg  ram_tag_part$92$d;
+    wire  ram_tag_part$92$q;
+    reg  ram_tag_part$92$clock;
+    reg  ram_tag_part$93$d;
+    wire  ram_tag_part$93$q;
+    reg  ram_tag_part$93$clock;
+    reg  ram_tag_part$94$d;
+    wire  ram_tag_part$94$q;
+    reg  ram_tag_part$94$clock;
+    reg  ram_tag_part$95$d;
+    wire  ram_tag_part$95$q;
+    reg  ram_tag_part$95$clock;
+    reg  ram_tag_part$96$d;
+    wire  ram_tag_part$96$q;
+    reg  ram_tag_part$96$clock;
+    reg  ram_tag_part$97$d;
+    wire  ram_tag_part$97$q;
+    reg  ram_tag_part$97$clock;
+    reg  ram_tag_part$98$d;
+    wire  ram_tag_part$98$q;
+    reg  ram_tag_part$98$clock;
+    reg  ram_tag_part$99$d;
+    wire  ram_tag_part$99$q;
+    reg  ram_tag_part$99$clock;
+    reg  ram_tag_part$100$d;
+    wire  ram_tag_part$100$q;
+    reg  ram_tag_part$100$clock;
+    reg  ram_tag_part$101$d;
+    wire  ram_tag_part$101$q;
+    reg  ram_tag_part$101$clock;
+    reg  ram_tag_part$102$d;
+    wire  ram_tag_part$102$q;
+    reg  ram_tag_part$102$clock;
+    reg  ram_tag_part$103$d;
+    wire  ram_tag_part$103$q;
+    reg  ram_tag_part$103$clock;
+    reg  ram_tag_part$104$d;
+    wire  ram_tag_part$104$q;
+    reg  ram_tag_part$104$clock;
+    reg  ram_tag_part$105$d;
+    wire  ram_tag_part$105$q;
+    reg  ram_tag_part$105$clock;
+    reg  ram_tag_part$106$d;
+    wire  ram_tag_part$106$q;
+    reg  ram_tag_part$106$clock;
+    reg  ram_tag_part$107$d;
+    wire  ram_tag_part$107$q;
+    reg  ram_tag_part$107$clock;
+    reg  ram_tag_part$108$d;
+    wire  ram_tag_part$108$q;
+    reg  ram_tag_part$108$clock;
+    reg  ram_tag_part$109$d;
+    wire  ram_tag_part$109$q;
+    reg  ram_tag_part$109$clock;
+    reg  ram_tag_part$110$d;
+    wire  ram_tag_part$110$q;
+    reg  ram_tag_part$110$clock;
+    reg  ram_tag_part$111$d;
+    wire  ram_tag_part$111$q;
+    reg  ram_tag_part$111$clock;
+    reg  ram_tag_part$112$d;
+    wire  ram_tag_part$112$q;
+    reg  ram_tag_part$112$clock;
+    reg  ram_tag_part$113$d;
+    wire  ram_tag_part$113$q;
+    reg  ram_tag_part$113$clock;
+    reg  ram_tag_part$114$d;
+    wire  ram_tag_part$114$q;
+    reg  ram_tag_part$114$clock;
+    reg  ram_tag_part$115$d;
+    wire  ram_tag_part$115$q;
+    reg  ram_tag_part$115$clock;
+    reg  ram_tag_part$116$d;
+    wire  ram_tag_part$116$q;
+    reg  ram_tag_part$116$clock;
+    reg  ram_tag_part$117$d;
+    wire  ram_tag_part$117$q;
+    reg  ram_tag_part$117$clock;
+    reg  ram_tag_part$118$d;
+    wire  ram_tag_part$118$q;
+    reg  ram_tag_part$118$clock;
+    reg  ram_tag_part$119$d;
+    wire  ram_tag_part$119$q;
+    reg  ram_tag_part$119$clock;
+    reg  ram_tag_part$120$d;
+    wire  ram_tag_part$120$q;
+    reg  ram_tag_part$120$clock;
+    reg  ram_tag_part$121$d;
+    wire  ram_tag_part$121$q;
+    reg  ram_tag_part$121$clock;
+    reg  ram_tag_part$122$d;
+    wire  ram_tag_part$122$q;
+    reg  ram_tag_part$122$clock;
+    reg  ram_tag_part$123$d;
+    wire  ram_tag_part$123$q;
+    reg  ram_tag_part$123$clock;
+    reg  ram_tag_part$124$d;
+    wire  ram_tag_part$124$q;
+    reg  ram_tag_part$124$clock;
+    reg  ram_tag_part$125$d;
+    wire  ram_tag_part$125$q;
+    reg  ram_tag_part$125$clock;
+    reg  ram_tag_part$126$d;
+    wire  ram_tag_part$126$q;
+    reg  ram_tag_part$126$clock;
+    reg  ram_tag_part$127$d;
+    wire  ram_tag_part$127$q;
+    reg  ram_tag_part$127$clock;
+    reg  ram_tag_part$128$d;
+    wire  ram_tag_part$128$q;
+    reg  ram_tag_part$128$clock;
+    reg  ram_tag_part$129$d;
+    wire  ram_tag_part$129$q;
+    reg  ram_tag_part$129$clock;
+    reg  ram_tag_part$130$d;
+    wire  ram_tag_part$130$q;
+    reg  ram_tag_part$130$clock;
+    reg  ram_tag_part$131$d;
+    wire  ram_tag_part$131$q;
+    reg  ram_tag_part$131$clock;
+    reg  ram_tag_part$132$d;
+    wire  ram_tag_part$132$q;
+    reg  ram_tag_part$132$clock;
+    reg  ram_tag_part$133$d;
+    wire  ram_tag_part$133$q;
+    reg  ram_tag_part$133$clock;
+    reg  ram_tag_part$134$d;
+    wire  ram_tag_part$134$q;
+    reg  ram_tag_part$134$clock;
+    reg  ram_tag_part$135$d;
+    wire  ram_tag_part$135$q;
+    reg  ram_tag_part$135$clock;
+    reg  ram_tag_part$136$d;
+    wire  ram_tag_part$136$q;
+    reg  ram_tag_part$136$clock;
+    reg  ram_tag_part$137$d;
+    wire  ram_tag_part$137$q;
+    reg  ram_tag_part$137$clock;
+    reg  ram_tag_part$138$d;
+    wire  ram_tag_part$138$q;
+    reg  ram_tag_part$138$clock;
+    reg  ram_tag_part$139$d;
+    wire  ram_tag_part$139$q;
+    reg  ram_tag_part$139$clock;
+    reg  ram_tag_part$140$d;
+    wire  ram_tag_part$140$q;
+    reg  ram_tag_part$140$clock;
+    reg  ram_tag_part$141$d;
+    wire  ram_tag_part$141$q;
+    reg  ram_tag_part$141$clock;
+    reg  ram_tag_part$142$d;
+    wire  ram_tag_part$142$q;
+    reg  ram_tag_part$142$clock;
+    reg  ram_tag_part$143$d;
+    wire  ram_tag_part$143$q;
+    reg  ram_tag_part$143$clock;
+    reg  ram_tag_part$144$d;
+    wire  ram_tag_part$144$q;
+    reg  ram_tag_part$144$clock;
+    reg  ram_tag_part$145$d;
+    wire  ram_tag_part$145$q;
+    reg  ram_tag_part$145$clock;
+    reg  ram_tag_part$146$d;
+    wire  ram_tag_part$146$q;
+    reg  ram_tag_part$146$clock;
+    reg  ram_tag_part$147$d;
+    wire  ram_tag_part$147$q;
+    reg  ram_tag_part$147$clock;
+    reg  ram_tag_part$148$d;
+    wire  ram_tag_part$148$q;
+    reg  ram_tag_part$148$clock;
+    reg  ram_tag_part$149$d;
+    wire  ram_tag_part$149$q;
+    reg  ram_tag_part$149$clock;
+    reg  ram_tag_part$150$d;
+    wire  ram_tag_part$150$q;
+    reg  ram_tag_part$150$clock;
+    reg  ram_tag_part$151$d;
+    wire  ram_tag_part$151$q;
+    reg  ram_tag_part$151$clock;
+    reg  ram_tag_part$152$d;
+    wire  ram_tag_part$152$q;
+    reg  ram_tag_part$152$clock;
+    reg  ram_tag_part$153$d;
+    wire  ram_tag_part$153$q;
+    reg  ram_tag_part$153$clock;
+    reg  ram_tag_part$154$d;
+    wire  ram_tag_part$154$q;
+    reg  ram_tag_part$154$clock;
+    reg  ram_tag_part$155$d;
+    wire  ram_tag_part$155$q;
+    reg  ram_tag_part$155$clock;
+    reg  ram_tag_part$156$d;
+    wire  ram_tag_part$156$q;
+    reg  ram_tag_part$156$clock;
+    reg  ram_tag_part$157$d;
+    wire  ram_tag_part$157$q;
+    reg  ram_tag_part$157$clock;
+    reg  ram_tag_part$158$d;
+    wire  ram_tag_part$158$q;
+    reg  ram_tag_part$158$clock;
+    reg  ram_tag_part$159$d;
+    wire  ram_tag_part$159$q;
+    reg  ram_tag_part$159$clock;
+    reg  ram_tag_part$160$d;
+    wire  ram_tag_part$160$q;
+    reg  ram_tag_part$160$clock;
+    reg  ram_tag_part$161$d;
+    wire  ram_tag_part$161$q;
+    reg  ram_tag_part$161$clock;
+    reg  ram_tag_part$162$d;
+    wire  ram_tag_part$162$q;
+    reg  ram_tag_part$162$clock;
+    reg  ram_tag_part$163$d;
+    wire  ram_tag_part$163$q;
+    reg  ram_tag_part$163$clock;
+    reg  ram_tag_part$164$d;
+    wire  ram_tag_part$164$q;
+    reg  ram_tag_part$164$clock;
+    reg  ram_tag_part$165$d;
+    wire  ram_tag_part$165$q;
+    reg  ram_tag_part$165$clock;
+    reg  ram_tag_part$166$d;
+    wire  ram_tag_part$166$q;
+    reg  ram_tag_part$166$clock;
+    reg  ram_tag_part$167$d;
+    wire  ram_tag_part$167$q;
+    reg  ram_tag_part$167$clock;
+    reg  ram_tag_part$168$d;
+    wire  ram_tag_part$168$q;
+    reg  ram_tag_part$168$clock;
+    reg  ram_tag_part$169$d;
+    wire  ram_tag_part$169$q;
+    reg  ram_tag_part$169$clock;
+    reg  ram_tag_part$170$d;
+    wire  ram_tag_part$170$q;
+    reg  ram_tag_part$170$clock;
+    reg  ram_tag_part$171$d;
+    wire  ram_tag_part$171$q;
+    reg  ram_tag_part$171$clock;
+    reg  ram_tag_part$172$d;
+    wire  ram_tag_part$172$q;
+    reg  ram_tag_part$172$clock;
+    reg  ram_tag_part$173$d;
+    wire  ram_tag_part$173$q;
+    reg  ram_tag_part$173$clock;
+    reg  ram_tag_part$174$d;
+    wire  ram_tag_part$174$q;
+    reg  ram_tag_part$174$clock;
+    reg  ram_tag_part$175$d;
+    wire  ram_tag_part$175$q;
+    reg  ram_tag_part$175$clock;
+    reg  ram_tag_part$176$d;
+    wire  ram_tag_part$176$q;
+    reg  ram_tag_part$176$clock;
+    reg  ram_tag_part$177$d;
+    wire  ram_tag_part$177$q;
+    reg  ram_tag_part$177$clock;
+    reg  ram_tag_part$178$d;
+    wire  ram_tag_part$178$q;
+    reg  ram_tag_part$178$clock;
+    reg  ram_tag_part$179$d;
+    wire  ram_tag_part$179$q;
+    reg  ram_tag_part$179$clock;
+    reg  ram_tag_part$180$d;
+    wire  ram_tag_part$180$q;
+    reg  ram_tag_part$180$clock;
+    reg  ram_tag_part$181$d;
+    wire  ram_tag_part$181$q;
+    reg  ram_tag_part$181$clock;
+    reg  ram_tag_part$182$d;
+    wire  ram_tag_part$182$q;
+    reg  ram_tag_part$182$clock;
+    reg  ram_tag_part$183$d;
+    wire  ram_tag_part$183$q;
+    reg  ram_tag_part$183$clock;
+    reg  ram_tag_part$184$d;
+    wire  ram_tag_part$184$q;
+    reg  ram_tag_part$184$clock;
+    reg  ram_tag_part$185$d;
+    wire  ram_tag_part$185$q;
+    reg  ram_tag_part$185$clock;
+    reg  ram_tag_part$186$d;
+    wire  ram_tag_part$186$q;
+    reg  ram_tag_part$186$clock;
+    reg  ram_tag_part$187$d;
+    wire  ram_tag_part$187$q;
+    reg  ram_tag_part$187$clock;
+    reg  ram_tag_part$188$d;
+    wire  ram_tag_part$188$q;
+    reg  ram_tag_part$188$clock;
+    reg  ram_tag_part$189$d;
+    wire  ram_tag_part$189$q;
+    reg  ram_tag_part$189$clock;
+    reg  ram_tag_part$190$d;
+    wire  ram_tag_part$190$q;
+    reg  ram_tag_part$190$clock;
+    reg  ram_tag_part$191$d;
+    wire  ram_tag_part$191$q;
+    reg  ram_tag_part$191$clock;
     reg  [19:0] scan_set$d;
     wire  [19:0] scan_set$q;
     reg  scan_set$clock;
@@ -1973,6 +2405,726 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .q(ram_tag_part$47$q),
         .clock(ram_tag_part$47$clock)
     );
+    hwprof_paper_1m_bram$acc$ram_tag_part$48 ram_tag_part$48(
+        .d(ram_tag_part$48$d),
+        .q(ram_tag_part$48$q),
+        .clock(ram_tag_part$48$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$49 ram_tag_part$49(
+        .d(ram_tag_part$49$d),
+        .q(ram_tag_part$49$q),
+        .clock(ram_tag_part$49$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$50 ram_tag_part$50(
+        .d(ram_tag_part$50$d),
+        .q(ram_tag_part$50$q),
+        .clock(ram_tag_part$50$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$51 ram_tag_part$51(
+        .d(ram_tag_part$51$d),
+        .q(ram_tag_part$51$q),
+        .clock(ram_tag_part$51$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$52 ram_tag_part$52(
+        .d(ram_tag_part$52$d),
+        .q(ram_tag_part$52$q),
+        .clock(ram_tag_part$52$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$53 ram_tag_part$53(
+        .d(ram_tag_part$53$d),
+        .q(ram_tag_part$53$q),
+        .clock(ram_tag_part$53$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$54 ram_tag_part$54(
+        .d(ram_tag_part$54$d),
+        .q(ram_tag_part$54$q),
+        .clock(ram_tag_part$54$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$55 ram_tag_part$55(
+        .d(ram_tag_part$55$d),
+        .q(ram_tag_part$55$q),
+        .clock(ram_tag_part$55$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$56 ram_tag_part$56(
+        .d(ram_tag_part$56$d),
+        .q(ram_tag_part$56$q),
+        .clock(ram_tag_part$56$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$57 ram_tag_part$57(
+        .d(ram_tag_part$57$d),
+        .q(ram_tag_part$57$q),
+        .clock(ram_tag_part$57$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$58 ram_tag_part$58(
+        .d(ram_tag_part$58$d),
+        .q(ram_tag_part$58$q),
+        .clock(ram_tag_part$58$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$59 ram_tag_part$59(
+        .d(ram_tag_part$59$d),
+        .q(ram_tag_part$59$q),
+        .clock(ram_tag_part$59$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$60 ram_tag_part$60(
+        .d(ram_tag_part$60$d),
+        .q(ram_tag_part$60$q),
+        .clock(ram_tag_part$60$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$61 ram_tag_part$61(
+        .d(ram_tag_part$61$d),
+        .q(ram_tag_part$61$q),
+        .clock(ram_tag_part$61$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$62 ram_tag_part$62(
+        .d(ram_tag_part$62$d),
+        .q(ram_tag_part$62$q),
+        .clock(ram_tag_part$62$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$63 ram_tag_part$63(
+        .d(ram_tag_part$63$d),
+        .q(ram_tag_part$63$q),
+        .clock(ram_tag_part$63$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$64 ram_tag_part$64(
+        .d(ram_tag_part$64$d),
+        .q(ram_tag_part$64$q),
+        .clock(ram_tag_part$64$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$65 ram_tag_part$65(
+        .d(ram_tag_part$65$d),
+        .q(ram_tag_part$65$q),
+        .clock(ram_tag_part$65$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$66 ram_tag_part$66(
+        .d(ram_tag_part$66$d),
+        .q(ram_tag_part$66$q),
+        .clock(ram_tag_part$66$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$67 ram_tag_part$67(
+        .d(ram_tag_part$67$d),
+        .q(ram_tag_part$67$q),
+        .clock(ram_tag_part$67$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$68 ram_tag_part$68(
+        .d(ram_tag_part$68$d),
+        .q(ram_tag_part$68$q),
+        .clock(ram_tag_part$68$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$69 ram_tag_part$69(
+        .d(ram_tag_part$69$d),
+        .q(ram_tag_part$69$q),
+        .clock(ram_tag_part$69$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$70 ram_tag_part$70(
+        .d(ram_tag_part$70$d),
+        .q(ram_tag_part$70$q),
+        .clock(ram_tag_part$70$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$71 ram_tag_part$71(
+        .d(ram_tag_part$71$d),
+        .q(ram_tag_part$71$q),
+        .clock(ram_tag_part$71$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$72 ram_tag_part$72(
+        .d(ram_tag_part$72$d),
+        .q(ram_tag_part$72$q),
+        .clock(ram_tag_part$72$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$73 ram_tag_part$73(
+        .d(ram_tag_part$73$d),
+        .q(ram_tag_part$73$q),
+        .clock(ram_tag_part$73$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$74 ram_tag_part$74(
+        .d(ram_tag_part$74$d),
+        .q(ram_tag_part$74$q),
+        .clock(ram_tag_part$74$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$75 ram_tag_part$75(
+        .d(ram_tag_part$75$d),
+        .q(ram_tag_part$75$q),
+        .clock(ram_tag_part$75$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$76 ram_tag_part$76(
+        .d(ram_tag_part$76$d),
+        .q(ram_tag_part$76$q),
+        .clock(ram_tag_part$76$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$77 ram_tag_part$77(
+        .d(ram_tag_part$77$d),
+        .q(ram_tag_part$77$q),
+        .clock(ram_tag_part$77$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$78 ram_tag_part$78(
+        .d(ram_tag_part$78$d),
+        .q(ram_tag_part$78$q),
+        .clock(ram_tag_part$78$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$79 ram_tag_part$79(
+        .d(ram_tag_part$79$d),
+        .q(ram_tag_part$79$q),
+        .clock(ram_tag_part$79$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$80 ram_tag_part$80(
+        .d(ram_tag_part$80$d),
+        .q(ram_tag_part$80$q),
+        .clock(ram_tag_part$80$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$81 ram_tag_part$81(
+        .d(ram_tag_part$81$d),
+        .q(ram_tag_part$81$q),
+        .clock(ram_tag_part$81$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$82 ram_tag_part$82(
+        .d(ram_tag_part$82$d),
+        .q(ram_tag_part$82$q),
+        .clock(ram_tag_part$82$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$83 ram_tag_part$83(
+        .d(ram_tag_part$83$d),
+        .q(ram_tag_part$83$q),
+        .clock(ram_tag_part$83$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$84 ram_tag_part$84(
+        .d(ram_tag_part$84$d),
+        .q(ram_tag_part$84$q),
+        .clock(ram_tag_part$84$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$85 ram_tag_part$85(
+        .d(ram_tag_part$85$d),
+        .q(ram_tag_part$85$q),
+        .clock(ram_tag_part$85$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$86 ram_tag_part$86(
+        .d(ram_tag_part$86$d),
+        .q(ram_tag_part$86$q),
+        .clock(ram_tag_part$86$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$87 ram_tag_part$87(
+        .d(ram_tag_part$87$d),
+        .q(ram_tag_part$87$q),
+        .clock(ram_tag_part$87$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$88 ram_tag_part$88(
+        .d(ram_tag_part$88$d),
+        .q(ram_tag_part$88$q),
+        .clock(ram_tag_part$88$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$89 ram_tag_part$89(
+        .d(ram_tag_part$89$d),
+        .q(ram_tag_part$89$q),
+        .clock(ram_tag_part$89$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$90 ram_tag_part$90(
+        .d(ram_tag_part$90$d),
+        .q(ram_tag_part$90$q),
+        .clock(ram_tag_part$90$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$91 ram_tag_part$91(
+        .d(ram_tag_part$91$d),
+        .q(ram_tag_part$91$q),
+        .clock(ram_tag_part$91$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$92 ram_tag_part$92(
+        .d(ram_tag_part$92$d),
+        .q(ram_tag_part$92$q),
+        .clock(ram_tag_part$92$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$93 ram_tag_part$93(
+        .d(ram_tag_part$93$d),
+        .q(ram_tag_part$93$q),
+        .clock(ram_tag_part$93$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$94 ram_tag_part$94(
+        .d(ram_tag_part$94$d),
+        .q(ram_tag_part$94$q),
+        .clock(ram_tag_part$94$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$95 ram_tag_part$95(
+        .d(ram_tag_part$95$d),
+        .q(ram_tag_part$95$q),
+        .clock(ram_tag_part$95$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$96 ram_tag_part$96(
+        .d(ram_tag_part$96$d),
+        .q(ram_tag_part$96$q),
+        .clock(ram_tag_part$96$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$97 ram_tag_part$97(
+        .d(ram_tag_part$97$d),
+        .q(ram_tag_part$97$q),
+        .clock(ram_tag_part$97$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$98 ram_tag_part$98(
+        .d(ram_tag_part$98$d),
+        .q(ram_tag_part$98$q),
+        .clock(ram_tag_part$98$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$99 ram_tag_part$99(
+        .d(ram_tag_part$99$d),
+        .q(ram_tag_part$99$q),
+        .clock(ram_tag_part$99$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$100 ram_tag_part$100(
+        .d(ram_tag_part$100$d),
+        .q(ram_tag_part$100$q),
+        .clock(ram_tag_part$100$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$101 ram_tag_part$101(
+        .d(ram_tag_part$101$d),
+        .q(ram_tag_part$101$q),
+        .clock(ram_tag_part$101$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$102 ram_tag_part$102(
+        .d(ram_tag_part$102$d),
+        .q(ram_tag_part$102$q),
+        .clock(ram_tag_part$102$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$103 ram_tag_part$103(
+        .d(ram_tag_part$103$d),
+        .q(ram_tag_part$103$q),
+        .clock(ram_tag_part$103$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$104 ram_tag_part$104(
+        .d(ram_tag_part$104$d),
+        .q(ram_tag_part$104$q),
+        .clock(ram_tag_part$104$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$105 ram_tag_part$105(
+        .d(ram_tag_part$105$d),
+        .q(ram_tag_part$105$q),
+        .clock(ram_tag_part$105$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$106 ram_tag_part$106(
+        .d(ram_tag_part$106$d),
+        .q(ram_tag_part$106$q),
+        .clock(ram_tag_part$106$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$107 ram_tag_part$107(
+        .d(ram_tag_part$107$d),
+        .q(ram_tag_part$107$q),
+        .clock(ram_tag_part$107$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$108 ram_tag_part$108(
+        .d(ram_tag_part$108$d),
+        .q(ram_tag_part$108$q),
+        .clock(ram_tag_part$108$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$109 ram_tag_part$109(
+        .d(ram_tag_part$109$d),
+        .q(ram_tag_part$109$q),
+        .clock(ram_tag_part$109$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$110 ram_tag_part$110(
+        .d(ram_tag_part$110$d),
+        .q(ram_tag_part$110$q),
+        .clock(ram_tag_part$110$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$111 ram_tag_part$111(
+        .d(ram_tag_part$111$d),
+        .q(ram_tag_part$111$q),
+        .clock(ram_tag_part$111$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$112 ram_tag_part$112(
+        .d(ram_tag_part$112$d),
+        .q(ram_tag_part$112$q),
+        .clock(ram_tag_part$112$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$113 ram_tag_part$113(
+        .d(ram_tag_part$113$d),
+        .q(ram_tag_part$113$q),
+        .clock(ram_tag_part$113$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$114 ram_tag_part$114(
+        .d(ram_tag_part$114$d),
+        .q(ram_tag_part$114$q),
+        .clock(ram_tag_part$114$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$115 ram_tag_part$115(
+        .d(ram_tag_part$115$d),
+        .q(ram_tag_part$115$q),
+        .clock(ram_tag_part$115$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$116 ram_tag_part$116(
+        .d(ram_tag_part$116$d),
+        .q(ram_tag_part$116$q),
+        .clock(ram_tag_part$116$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$117 ram_tag_part$117(
+        .d(ram_tag_part$117$d),
+        .q(ram_tag_part$117$q),
+        .clock(ram_tag_part$117$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$118 ram_tag_part$118(
+        .d(ram_tag_part$118$d),
+        .q(ram_tag_part$118$q),
+        .clock(ram_tag_part$118$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$119 ram_tag_part$119(
+        .d(ram_tag_part$119$d),
+        .q(ram_tag_part$119$q),
+        .clock(ram_tag_part$119$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$120 ram_tag_part$120(
+        .d(ram_tag_part$120$d),
+        .q(ram_tag_part$120$q),
+        .clock(ram_tag_part$120$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$121 ram_tag_part$121(
+        .d(ram_tag_part$121$d),
+        .q(ram_tag_part$121$q),
+        .clock(ram_tag_part$121$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$122 ram_tag_part$122(
+        .d(ram_tag_part$122$d),
+        .q(ram_tag_part$122$q),
+        .clock(ram_tag_part$122$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$123 ram_tag_part$123(
+        .d(ram_tag_part$123$d),
+        .q(ram_tag_part$123$q),
+        .clock(ram_tag_part$123$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$124 ram_tag_part$124(
+        .d(ram_tag_part$124$d),
+        .q(ram_tag_part$124$q),
+        .clock(ram_tag_part$124$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$125 ram_tag_part$125(
+        .d(ram_tag_part$125$d),
+        .q(ram_tag_part$125$q),
+        .clock(ram_tag_part$125$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$126 ram_tag_part$126(
+        .d(ram_tag_part$126$d),
+        .q(ram_tag_part$126$q),
+        .clock(ram_tag_part$126$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$127 ram_tag_part$127(
+        .d(ram_tag_part$127$d),
+        .q(ram_tag_part$127$q),
+        .clock(ram_tag_part$127$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$128 ram_tag_part$128(
+        .d(ram_tag_part$128$d),
+        .q(ram_tag_part$128$q),
+        .clock(ram_tag_part$128$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$129 ram_tag_part$129(
+        .d(ram_tag_part$129$d),
+        .q(ram_tag_part$129$q),
+        .clock(ram_tag_part$129$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$130 ram_tag_part$130(
+        .d(ram_tag_part$130$d),
+        .q(ram_tag_part$130$q),
+        .clock(ram_tag_part$130$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$131 ram_tag_part$131(
+        .d(ram_tag_part$131$d),
+        .q(ram_tag_part$131$q),
+        .clock(ram_tag_part$131$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$132 ram_tag_part$132(
+        .d(ram_tag_part$132$d),
+        .q(ram_tag_part$132$q),
+        .clock(ram_tag_part$132$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$133 ram_tag_part$133(
+        .d(ram_tag_part$133$d),
+        .q(ram_tag_part$133$q),
+        .clock(ram_tag_part$133$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$134 ram_tag_part$134(
+        .d(ram_tag_part$134$d),
+        .q(ram_tag_part$134$q),
+        .clock(ram_tag_part$134$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$135 ram_tag_part$135(
+        .d(ram_tag_part$135$d),
+        .q(ram_tag_part$135$q),
+        .clock(ram_tag_part$135$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$136 ram_tag_part$136(
+        .d(ram_tag_part$136$d),
+        .q(ram_tag_part$136$q),
+        .clock(ram_tag_part$136$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$137 ram_tag_part$137(
+        .d(ram_tag_part$137$d),
+        .q(ram_tag_part$137$q),
+        .clock(ram_tag_part$137$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$138 ram_tag_part$138(
+        .d(ram_tag_part$138$d),
+        .q(ram_tag_part$138$q),
+        .clock(ram_tag_part$138$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$139 ram_tag_part$139(
+        .d(ram_tag_part$139$d),
+        .q(ram_tag_part$139$q),
+        .clock(ram_tag_part$139$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$140 ram_tag_part$140(
+        .d(ram_tag_part$140$d),
+        .q(ram_tag_part$140$q),
+        .clock(ram_tag_part$140$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$141 ram_tag_part$141(
+        .d(ram_tag_part$141$d),
+        .q(ram_tag_part$141$q),
+        .clock(ram_tag_part$141$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$142 ram_tag_part$142(
+        .d(ram_tag_part$142$d),
+        .q(ram_tag_part$142$q),
+        .clock(ram_tag_part$142$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$143 ram_tag_part$143(
+        .d(ram_tag_part$143$d),
+        .q(ram_tag_part$143$q),
+        .clock(ram_tag_part$143$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$144 ram_tag_part$144(
+        .d(ram_tag_part$144$d),
+        .q(ram_tag_part$144$q),
+        .clock(ram_tag_part$144$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$145 ram_tag_part$145(
+        .d(ram_tag_part$145$d),
+        .q(ram_tag_part$145$q),
+        .clock(ram_tag_part$145$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$146 ram_tag_part$146(
+        .d(ram_tag_part$146$d),
+        .q(ram_tag_part$146$q),
+        .clock(ram_tag_part$146$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$147 ram_tag_part$147(
+        .d(ram_tag_part$147$d),
+        .q(ram_tag_part$147$q),
+        .clock(ram_tag_part$147$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$148 ram_tag_part$148(
+        .d(ram_tag_part$148$d),
+        .q(ram_tag_part$148$q),
+        .clock(ram_tag_part$148$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$149 ram_tag_part$149(
+        .d(ram_tag_part$149$d),
+        .q(ram_tag_part$149$q),
+        .clock(ram_tag_part$149$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$150 ram_tag_part$150(
+        .d(ram_tag_part$150$d),
+        .q(ram_tag_part$150$q),
+        .clock(ram_tag_part$150$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$151 ram_tag_part$151(
+        .d(ram_tag_part$151$d),
+        .q(ram_tag_part$151$q),
+        .clock(ram_tag_part$151$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$152 ram_tag_part$152(
+        .d(ram_tag_part$152$d),
+        .q(ram_tag_part$152$q),
+        .clock(ram_tag_part$152$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$153 ram_tag_part$153(
+        .d(ram_tag_part$153$d),
+        .q(ram_tag_part$153$q),
+        .clock(ram_tag_part$153$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$154 ram_tag_part$154(
+        .d(ram_tag_part$154$d),
+        .q(ram_tag_part$154$q),
+        .clock(ram_tag_part$154$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$155 ram_tag_part$155(
+        .d(ram_tag_part$155$d),
+        .q(ram_tag_part$155$q),
+        .clock(ram_tag_part$155$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$156 ram_tag_part$156(
+        .d(ram_tag_part$156$d),
+        .q(ram_tag_part$156$q),
+        .clock(ram_tag_part$156$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$157 ram_tag_part$157(
+        .d(ram_tag_part$157$d),
+        .q(ram_tag_part$157$q),
+        .clock(ram_tag_part$157$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$158 ram_tag_part$158(
+        .d(ram_tag_part$158$d),
+        .q(ram_tag_part$158$q),
+        .clock(ram_tag_part$158$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$159 ram_tag_part$159(
+        .d(ram_tag_part$159$d),
+        .q(ram_tag_part$159$q),
+        .clock(ram_tag_part$159$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$160 ram_tag_part$160(
+        .d(ram_tag_part$160$d),
+        .q(ram_tag_part$160$q),
+        .clock(ram_tag_part$160$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$161 ram_tag_part$161(
+        .d(ram_tag_part$161$d),
+        .q(ram_tag_part$161$q),
+        .clock(ram_tag_part$161$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$162 ram_tag_part$162(
+        .d(ram_tag_part$162$d),
+        .q(ram_tag_part$162$q),
+        .clock(ram_tag_part$162$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$163 ram_tag_part$163(
+        .d(ram_tag_part$163$d),
+        .q(ram_tag_part$163$q),
+        .clock(ram_tag_part$163$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$164 ram_tag_part$164(
+        .d(ram_tag_part$164$d),
+        .q(ram_tag_part$164$q),
+        .clock(ram_tag_part$164$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$165 ram_tag_part$165(
+        .d(ram_tag_part$165$d),
+        .q(ram_tag_part$165$q),
+        .clock(ram_tag_part$165$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$166 ram_tag_part$166(
+        .d(ram_tag_part$166$d),
+        .q(ram_tag_part$166$q),
+        .clock(ram_tag_part$166$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$167 ram_tag_part$167(
+        .d(ram_tag_part$167$d),
+        .q(ram_tag_part$167$q),
+        .clock(ram_tag_part$167$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$168 ram_tag_part$168(
+        .d(ram_tag_part$168$d),
+        .q(ram_tag_part$168$q),
+        .clock(ram_tag_part$168$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$169 ram_tag_part$169(
+        .d(ram_tag_part$169$d),
+        .q(ram_tag_part$169$q),
+        .clock(ram_tag_part$169$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$170 ram_tag_part$170(
+        .d(ram_tag_part$170$d),
+        .q(ram_tag_part$170$q),
+        .clock(ram_tag_part$170$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$171 ram_tag_part$171(
+        .d(ram_tag_part$171$d),
+        .q(ram_tag_part$171$q),
+        .clock(ram_tag_part$171$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$172 ram_tag_part$172(
+        .d(ram_tag_part$172$d),
+        .q(ram_tag_part$172$q),
+        .clock(ram_tag_part$172$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$173 ram_tag_part$173(
+        .d(ram_tag_part$173$d),
+        .q(ram_tag_part$173$q),
+        .clock(ram_tag_part$173$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$174 ram_tag_part$174(
+        .d(ram_tag_part$174$d),
+        .q(ram_tag_part$174$q),
+        .clock(ram_tag_part$174$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$175 ram_tag_part$175(
+        .d(ram_tag_part$175$d),
+        .q(ram_tag_part$175$q),
+        .clock(ram_tag_part$175$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$176 ram_tag_part$176(
+        .d(ram_tag_part$176$d),
+        .q(ram_tag_part$176$q),
+        .clock(ram_tag_part$176$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$177 ram_tag_part$177(
+        .d(ram_tag_part$177$d),
+        .q(ram_tag_part$177$q),
+        .clock(ram_tag_part$177$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$178 ram_tag_part$178(
+        .d(ram_tag_part$178$d),
+        .q(ram_tag_part$178$q),
+        .clock(ram_tag_part$178$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$179 ram_tag_part$179(
+        .d(ram_tag_part$179$d),
+        .q(ram_tag_part$179$q),
+        .clock(ram_tag_part$179$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$180 ram_tag_part$180(
+        .d(ram_tag_part$180$d),
+        .q(ram_tag_part$180$q),
+        .clock(ram_tag_part$180$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$181 ram_tag_part$181(
+        .d(ram_tag_part$181$d),
+        .q(ram_tag_part$181$q),
+        .clock(ram_tag_part$181$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$182 ram_tag_part$182(
+        .d(ram_tag_part$182$d),
+        .q(ram_tag_part$182$q),
+        .clock(ram_tag_part$182$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$183 ram_tag_part$183(
+        .d(ram_tag_part$183$d),
+        .q(ram_tag_part$183$q),
+        .clock(ram_tag_part$183$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$184 ram_tag_part$184(
+        .d(ram_tag_part$184$d),
+        .q(ram_tag_part$184$q),
+        .clock(ram_tag_part$184$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$185 ram_tag_part$185(
+        .d(ram_tag_part$185$d),
+        .q(ram_tag_part$185$q),
+        .clock(ram_tag_part$185$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$186 ram_tag_part$186(
+        .d(ram_tag_part$186$d),
+        .q(ram_tag_part$186$q),
+        .clock(ram_tag_part$186$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$187 ram_tag_part$187(
+        .d(ram_tag_part$187$d),
+        .q(ram_tag_part$187$q),
+        .clock(ram_tag_part$187$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$188 ram_tag_part$188(
+        .d(ram_tag_part$188$d),
+        .q(ram_tag_part$188$q),
+        .clock(ram_tag_part$188$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$189 ram_tag_part$189(
+        .d(ram_tag_part$189$d),
+        .q(ram_tag_part$189$q),
+        .clock(ram_tag_part$189$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$190 ram_tag_part$190(
+        .d(ram_tag_part$190$d),
+        .q(ram_tag_part$190$q),
+        .clock(ram_tag_part$190$clock)
+    );
+    hwprof_paper_1m_bram$acc$ram_tag_part$191 ram_tag_part$191(
+        .d(ram_tag_part$191$d),
+        .q(ram_tag_part$191$q),
+        .clock(ram_tag_part$191$clock)
+    );
     hwprof_paper_1m_bram$acc$scan_set scan_set(
         .d(scan_set$d),
         .q(scan_set$q),
@@ -2500,63 +3652,243 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         ram_tag$0$d = tags$0$read_data;
         ram_tag_eq$0 = 1'b1;
         ram_tag_part$0$clock = clock;
-        ram_tag_part$0$d = tags$0$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
+        ram_tag_part$0$d = tags$0$read_data[(0 * 32'h2)+:(2)] == c_tag$q[(0 * 32'h2)+:(2)];
         if (~ram_tag_part$0$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$1$clock = clock;
-        ram_tag_part$1$d = tags$0$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
+        ram_tag_part$1$d = tags$0$read_data[(1 * 32'h2)+:(2)] == c_tag$q[(1 * 32'h2)+:(2)];
         if (~ram_tag_part$1$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$2$clock = clock;
-        ram_tag_part$2$d = tags$0$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
+        ram_tag_part$2$d = tags$0$read_data[(2 * 32'h2)+:(2)] == c_tag$q[(2 * 32'h2)+:(2)];
         if (~ram_tag_part$2$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$3$clock = clock;
-        ram_tag_part$3$d = tags$0$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
+        ram_tag_part$3$d = tags$0$read_data[(3 * 32'h2)+:(2)] == c_tag$q[(3 * 32'h2)+:(2)];
         if (~ram_tag_part$3$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$4$clock = clock;
-        ram_tag_part$4$d = tags$0$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
+        ram_tag_part$4$d = tags$0$read_data[(4 * 32'h2)+:(2)] == c_tag$q[(4 * 32'h2)+:(2)];
         if (~ram_tag_part$4$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$5$clock = clock;
-        ram_tag_part$5$d = tags$0$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
+        ram_tag_part$5$d = tags$0$read_data[(5 * 32'h2)+:(2)] == c_tag$q[(5 * 32'h2)+:(2)];
         if (~ram_tag_part$5$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$6$clock = clock;
-        ram_tag_part$6$d = tags$0$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
+        ram_tag_part$6$d = tags$0$read_data[(6 * 32'h2)+:(2)] == c_tag$q[(6 * 32'h2)+:(2)];
         if (~ram_tag_part$6$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$7$clock = clock;
-        ram_tag_part$7$d = tags$0$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
+        ram_tag_part$7$d = tags$0$read_data[(7 * 32'h2)+:(2)] == c_tag$q[(7 * 32'h2)+:(2)];
         if (~ram_tag_part$7$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$8$clock = clock;
-        ram_tag_part$8$d = tags$0$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
+        ram_tag_part$8$d = tags$0$read_data[(8 * 32'h2)+:(2)] == c_tag$q[(8 * 32'h2)+:(2)];
         if (~ram_tag_part$8$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$9$clock = clock;
-        ram_tag_part$9$d = tags$0$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
+        ram_tag_part$9$d = tags$0$read_data[(9 * 32'h2)+:(2)] == c_tag$q[(9 * 32'h2)+:(2)];
         if (~ram_tag_part$9$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$10$clock = clock;
-        ram_tag_part$10$d = tags$0$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
+        ram_tag_part$10$d = tags$0$read_data[(10 * 32'h2)+:(2)] == c_tag$q[(10 * 32'h2)+:(2)];
         if (~ram_tag_part$10$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         ram_tag_part$11$clock = clock;
-        ram_tag_part$11$d = tags$0$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
+        ram_tag_part$11$d = tags$0$read_data[(11 * 32'h2)+:(2)] == c_tag$q[(11 * 32'h2)+:(2)];
         if (~ram_tag_part$11$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$12$clock = clock;
+        ram_tag_part$12$d = tags$0$read_data[(12 * 32'h2)+:(2)] == c_tag$q[(12 * 32'h2)+:(2)];
+        if (~ram_tag_part$12$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$13$clock = clock;
+        ram_tag_part$13$d = tags$0$read_data[(13 * 32'h2)+:(2)] == c_tag$q[(13 * 32'h2)+:(2)];
+        if (~ram_tag_part$13$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$14$clock = clock;
+        ram_tag_part$14$d = tags$0$read_data[(14 * 32'h2)+:(2)] == c_tag$q[(14 * 32'h2)+:(2)];
+        if (~ram_tag_part$14$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$15$clock = clock;
+        ram_tag_part$15$d = tags$0$read_data[(15 * 32'h2)+:(2)] == c_tag$q[(15 * 32'h2)+:(2)];
+        if (~ram_tag_part$15$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$16$clock = clock;
+        ram_tag_part$16$d = tags$0$read_data[(16 * 32'h2)+:(2)] == c_tag$q[(16 * 32'h2)+:(2)];
+        if (~ram_tag_part$16$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$17$clock = clock;
+        ram_tag_part$17$d = tags$0$read_data[(17 * 32'h2)+:(2)] == c_tag$q[(17 * 32'h2)+:(2)];
+        if (~ram_tag_part$17$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$18$clock = clock;
+        ram_tag_part$18$d = tags$0$read_data[(18 * 32'h2)+:(2)] == c_tag$q[(18 * 32'h2)+:(2)];
+        if (~ram_tag_part$18$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$19$clock = clock;
+        ram_tag_part$19$d = tags$0$read_data[(19 * 32'h2)+:(2)] == c_tag$q[(19 * 32'h2)+:(2)];
+        if (~ram_tag_part$19$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$20$clock = clock;
+        ram_tag_part$20$d = tags$0$read_data[(20 * 32'h2)+:(2)] == c_tag$q[(20 * 32'h2)+:(2)];
+        if (~ram_tag_part$20$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$21$clock = clock;
+        ram_tag_part$21$d = tags$0$read_data[(21 * 32'h2)+:(2)] == c_tag$q[(21 * 32'h2)+:(2)];
+        if (~ram_tag_part$21$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$22$clock = clock;
+        ram_tag_part$22$d = tags$0$read_data[(22 * 32'h2)+:(2)] == c_tag$q[(22 * 32'h2)+:(2)];
+        if (~ram_tag_part$22$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$23$clock = clock;
+        ram_tag_part$23$d = tags$0$read_data[(23 * 32'h2)+:(2)] == c_tag$q[(23 * 32'h2)+:(2)];
+        if (~ram_tag_part$23$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$24$clock = clock;
+        ram_tag_part$24$d = tags$0$read_data[(24 * 32'h2)+:(2)] == c_tag$q[(24 * 32'h2)+:(2)];
+        if (~ram_tag_part$24$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$25$clock = clock;
+        ram_tag_part$25$d = tags$0$read_data[(25 * 32'h2)+:(2)] == c_tag$q[(25 * 32'h2)+:(2)];
+        if (~ram_tag_part$25$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$26$clock = clock;
+        ram_tag_part$26$d = tags$0$read_data[(26 * 32'h2)+:(2)] == c_tag$q[(26 * 32'h2)+:(2)];
+        if (~ram_tag_part$26$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$27$clock = clock;
+        ram_tag_part$27$d = tags$0$read_data[(27 * 32'h2)+:(2)] == c_tag$q[(27 * 32'h2)+:(2)];
+        if (~ram_tag_part$27$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$28$clock = clock;
+        ram_tag_part$28$d = tags$0$read_data[(28 * 32'h2)+:(2)] == c_tag$q[(28 * 32'h2)+:(2)];
+        if (~ram_tag_part$28$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$29$clock = clock;
+        ram_tag_part$29$d = tags$0$read_data[(29 * 32'h2)+:(2)] == c_tag$q[(29 * 32'h2)+:(2)];
+        if (~ram_tag_part$29$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$30$clock = clock;
+        ram_tag_part$30$d = tags$0$read_data[(30 * 32'h2)+:(2)] == c_tag$q[(30 * 32'h2)+:(2)];
+        if (~ram_tag_part$30$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$31$clock = clock;
+        ram_tag_part$31$d = tags$0$read_data[(31 * 32'h2)+:(2)] == c_tag$q[(31 * 32'h2)+:(2)];
+        if (~ram_tag_part$31$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$32$clock = clock;
+        ram_tag_part$32$d = tags$0$read_data[(32 * 32'h2)+:(2)] == c_tag$q[(32 * 32'h2)+:(2)];
+        if (~ram_tag_part$32$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$33$clock = clock;
+        ram_tag_part$33$d = tags$0$read_data[(33 * 32'h2)+:(2)] == c_tag$q[(33 * 32'h2)+:(2)];
+        if (~ram_tag_part$33$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$34$clock = clock;
+        ram_tag_part$34$d = tags$0$read_data[(34 * 32'h2)+:(2)] == c_tag$q[(34 * 32'h2)+:(2)];
+        if (~ram_tag_part$34$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$35$clock = clock;
+        ram_tag_part$35$d = tags$0$read_data[(35 * 32'h2)+:(2)] == c_tag$q[(35 * 32'h2)+:(2)];
+        if (~ram_tag_part$35$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$36$clock = clock;
+        ram_tag_part$36$d = tags$0$read_data[(36 * 32'h2)+:(2)] == c_tag$q[(36 * 32'h2)+:(2)];
+        if (~ram_tag_part$36$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$37$clock = clock;
+        ram_tag_part$37$d = tags$0$read_data[(37 * 32'h2)+:(2)] == c_tag$q[(37 * 32'h2)+:(2)];
+        if (~ram_tag_part$37$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$38$clock = clock;
+        ram_tag_part$38$d = tags$0$read_data[(38 * 32'h2)+:(2)] == c_tag$q[(38 * 32'h2)+:(2)];
+        if (~ram_tag_part$38$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$39$clock = clock;
+        ram_tag_part$39$d = tags$0$read_data[(39 * 32'h2)+:(2)] == c_tag$q[(39 * 32'h2)+:(2)];
+        if (~ram_tag_part$39$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$40$clock = clock;
+        ram_tag_part$40$d = tags$0$read_data[(40 * 32'h2)+:(2)] == c_tag$q[(40 * 32'h2)+:(2)];
+        if (~ram_tag_part$40$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$41$clock = clock;
+        ram_tag_part$41$d = tags$0$read_data[(41 * 32'h2)+:(2)] == c_tag$q[(41 * 32'h2)+:(2)];
+        if (~ram_tag_part$41$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$42$clock = clock;
+        ram_tag_part$42$d = tags$0$read_data[(42 * 32'h2)+:(2)] == c_tag$q[(42 * 32'h2)+:(2)];
+        if (~ram_tag_part$42$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$43$clock = clock;
+        ram_tag_part$43$d = tags$0$read_data[(43 * 32'h2)+:(2)] == c_tag$q[(43 * 32'h2)+:(2)];
+        if (~ram_tag_part$43$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$44$clock = clock;
+        ram_tag_part$44$d = tags$0$read_data[(44 * 32'h2)+:(2)] == c_tag$q[(44 * 32'h2)+:(2)];
+        if (~ram_tag_part$44$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$45$clock = clock;
+        ram_tag_part$45$d = tags$0$read_data[(45 * 32'h2)+:(2)] == c_tag$q[(45 * 32'h2)+:(2)];
+        if (~ram_tag_part$45$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$46$clock = clock;
+        ram_tag_part$46$d = tags$0$read_data[(46 * 32'h2)+:(2)] == c_tag$q[(46 * 32'h2)+:(2)];
+        if (~ram_tag_part$46$q) begin
+            ram_tag_eq$0 = 1'b0;
+        end
+        ram_tag_part$47$clock = clock;
+        ram_tag_part$47$d = tags$0$read_data[(47 * 32'h2)+:(2)] == c_tag$q[(47 * 32'h2)+:(2)];
+        if (~ram_tag_part$47$q) begin
             ram_tag_eq$0 = 1'b0;
         end
         r_meta$0$clock = clock;
@@ -2692,64 +4024,244 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         fw2_alloc$1$d = fw_alloc$1$q;
         ram_tag$1$d = tags$1$read_data;
         ram_tag_eq$1 = 1'b1;
-        ram_tag_part$12$clock = clock;
-        ram_tag_part$12$d = tags$1$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
-        if (~ram_tag_part$12$q) begin
+        ram_tag_part$48$clock = clock;
+        ram_tag_part$48$d = tags$1$read_data[(0 * 32'h2)+:(2)] == c_tag$q[(0 * 32'h2)+:(2)];
+        if (~ram_tag_part$48$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$13$clock = clock;
-        ram_tag_part$13$d = tags$1$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
-        if (~ram_tag_part$13$q) begin
+        ram_tag_part$49$clock = clock;
+        ram_tag_part$49$d = tags$1$read_data[(1 * 32'h2)+:(2)] == c_tag$q[(1 * 32'h2)+:(2)];
+        if (~ram_tag_part$49$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$14$clock = clock;
-        ram_tag_part$14$d = tags$1$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
-        if (~ram_tag_part$14$q) begin
+        ram_tag_part$50$clock = clock;
+        ram_tag_part$50$d = tags$1$read_data[(2 * 32'h2)+:(2)] == c_tag$q[(2 * 32'h2)+:(2)];
+        if (~ram_tag_part$50$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$15$clock = clock;
-        ram_tag_part$15$d = tags$1$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
-        if (~ram_tag_part$15$q) begin
+        ram_tag_part$51$clock = clock;
+        ram_tag_part$51$d = tags$1$read_data[(3 * 32'h2)+:(2)] == c_tag$q[(3 * 32'h2)+:(2)];
+        if (~ram_tag_part$51$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$16$clock = clock;
-        ram_tag_part$16$d = tags$1$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
-        if (~ram_tag_part$16$q) begin
+        ram_tag_part$52$clock = clock;
+        ram_tag_part$52$d = tags$1$read_data[(4 * 32'h2)+:(2)] == c_tag$q[(4 * 32'h2)+:(2)];
+        if (~ram_tag_part$52$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$17$clock = clock;
-        ram_tag_part$17$d = tags$1$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
-        if (~ram_tag_part$17$q) begin
+        ram_tag_part$53$clock = clock;
+        ram_tag_part$53$d = tags$1$read_data[(5 * 32'h2)+:(2)] == c_tag$q[(5 * 32'h2)+:(2)];
+        if (~ram_tag_part$53$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$18$clock = clock;
-        ram_tag_part$18$d = tags$1$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
-        if (~ram_tag_part$18$q) begin
+        ram_tag_part$54$clock = clock;
+        ram_tag_part$54$d = tags$1$read_data[(6 * 32'h2)+:(2)] == c_tag$q[(6 * 32'h2)+:(2)];
+        if (~ram_tag_part$54$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$19$clock = clock;
-        ram_tag_part$19$d = tags$1$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
-        if (~ram_tag_part$19$q) begin
+        ram_tag_part$55$clock = clock;
+        ram_tag_part$55$d = tags$1$read_data[(7 * 32'h2)+:(2)] == c_tag$q[(7 * 32'h2)+:(2)];
+        if (~ram_tag_part$55$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$20$clock = clock;
-        ram_tag_part$20$d = tags$1$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
-        if (~ram_tag_part$20$q) begin
+        ram_tag_part$56$clock = clock;
+        ram_tag_part$56$d = tags$1$read_data[(8 * 32'h2)+:(2)] == c_tag$q[(8 * 32'h2)+:(2)];
+        if (~ram_tag_part$56$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$21$clock = clock;
-        ram_tag_part$21$d = tags$1$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
-        if (~ram_tag_part$21$q) begin
+        ram_tag_part$57$clock = clock;
+        ram_tag_part$57$d = tags$1$read_data[(9 * 32'h2)+:(2)] == c_tag$q[(9 * 32'h2)+:(2)];
+        if (~ram_tag_part$57$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$22$clock = clock;
-        ram_tag_part$22$d = tags$1$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
-        if (~ram_tag_part$22$q) begin
+        ram_tag_part$58$clock = clock;
+        ram_tag_part$58$d = tags$1$read_data[(10 * 32'h2)+:(2)] == c_tag$q[(10 * 32'h2)+:(2)];
+        if (~ram_tag_part$58$q) begin
             ram_tag_eq$1 = 1'b0;
         end
-        ram_tag_part$23$clock = clock;
-        ram_tag_part$23$d = tags$1$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
-        if (~ram_tag_part$23$q) begin
+        ram_tag_part$59$clock = clock;
+        ram_tag_part$59$d = tags$1$read_data[(11 * 32'h2)+:(2)] == c_tag$q[(11 * 32'h2)+:(2)];
+        if (~ram_tag_part$59$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$60$clock = clock;
+        ram_tag_part$60$d = tags$1$read_data[(12 * 32'h2)+:(2)] == c_tag$q[(12 * 32'h2)+:(2)];
+        if (~ram_tag_part$60$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$61$clock = clock;
+        ram_tag_part$61$d = tags$1$read_data[(13 * 32'h2)+:(2)] == c_tag$q[(13 * 32'h2)+:(2)];
+        if (~ram_tag_part$61$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$62$clock = clock;
+        ram_tag_part$62$d = tags$1$read_data[(14 * 32'h2)+:(2)] == c_tag$q[(14 * 32'h2)+:(2)];
+        if (~ram_tag_part$62$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$63$clock = clock;
+        ram_tag_part$63$d = tags$1$read_data[(15 * 32'h2)+:(2)] == c_tag$q[(15 * 32'h2)+:(2)];
+        if (~ram_tag_part$63$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$64$clock = clock;
+        ram_tag_part$64$d = tags$1$read_data[(16 * 32'h2)+:(2)] == c_tag$q[(16 * 32'h2)+:(2)];
+        if (~ram_tag_part$64$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$65$clock = clock;
+        ram_tag_part$65$d = tags$1$read_data[(17 * 32'h2)+:(2)] == c_tag$q[(17 * 32'h2)+:(2)];
+        if (~ram_tag_part$65$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$66$clock = clock;
+        ram_tag_part$66$d = tags$1$read_data[(18 * 32'h2)+:(2)] == c_tag$q[(18 * 32'h2)+:(2)];
+        if (~ram_tag_part$66$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$67$clock = clock;
+        ram_tag_part$67$d = tags$1$read_data[(19 * 32'h2)+:(2)] == c_tag$q[(19 * 32'h2)+:(2)];
+        if (~ram_tag_part$67$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$68$clock = clock;
+        ram_tag_part$68$d = tags$1$read_data[(20 * 32'h2)+:(2)] == c_tag$q[(20 * 32'h2)+:(2)];
+        if (~ram_tag_part$68$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$69$clock = clock;
+        ram_tag_part$69$d = tags$1$read_data[(21 * 32'h2)+:(2)] == c_tag$q[(21 * 32'h2)+:(2)];
+        if (~ram_tag_part$69$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$70$clock = clock;
+        ram_tag_part$70$d = tags$1$read_data[(22 * 32'h2)+:(2)] == c_tag$q[(22 * 32'h2)+:(2)];
+        if (~ram_tag_part$70$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$71$clock = clock;
+        ram_tag_part$71$d = tags$1$read_data[(23 * 32'h2)+:(2)] == c_tag$q[(23 * 32'h2)+:(2)];
+        if (~ram_tag_part$71$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$72$clock = clock;
+        ram_tag_part$72$d = tags$1$read_data[(24 * 32'h2)+:(2)] == c_tag$q[(24 * 32'h2)+:(2)];
+        if (~ram_tag_part$72$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$73$clock = clock;
+        ram_tag_part$73$d = tags$1$read_data[(25 * 32'h2)+:(2)] == c_tag$q[(25 * 32'h2)+:(2)];
+        if (~ram_tag_part$73$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$74$clock = clock;
+        ram_tag_part$74$d = tags$1$read_data[(26 * 32'h2)+:(2)] == c_tag$q[(26 * 32'h2)+:(2)];
+        if (~ram_tag_part$74$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$75$clock = clock;
+        ram_tag_part$75$d = tags$1$read_data[(27 * 32'h2)+:(2)] == c_tag$q[(27 * 32'h2)+:(2)];
+        if (~ram_tag_part$75$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$76$clock = clock;
+        ram_tag_part$76$d = tags$1$read_data[(28 * 32'h2)+:(2)] == c_tag$q[(28 * 32'h2)+:(2)];
+        if (~ram_tag_part$76$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$77$clock = clock;
+        ram_tag_part$77$d = tags$1$read_data[(29 * 32'h2)+:(2)] == c_tag$q[(29 * 32'h2)+:(2)];
+        if (~ram_tag_part$77$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$78$clock = clock;
+        ram_tag_part$78$d = tags$1$read_data[(30 * 32'h2)+:(2)] == c_tag$q[(30 * 32'h2)+:(2)];
+        if (~ram_tag_part$78$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$79$clock = clock;
+        ram_tag_part$79$d = tags$1$read_data[(31 * 32'h2)+:(2)] == c_tag$q[(31 * 32'h2)+:(2)];
+        if (~ram_tag_part$79$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$80$clock = clock;
+        ram_tag_part$80$d = tags$1$read_data[(32 * 32'h2)+:(2)] == c_tag$q[(32 * 32'h2)+:(2)];
+        if (~ram_tag_part$80$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$81$clock = clock;
+        ram_tag_part$81$d = tags$1$read_data[(33 * 32'h2)+:(2)] == c_tag$q[(33 * 32'h2)+:(2)];
+        if (~ram_tag_part$81$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$82$clock = clock;
+        ram_tag_part$82$d = tags$1$read_data[(34 * 32'h2)+:(2)] == c_tag$q[(34 * 32'h2)+:(2)];
+        if (~ram_tag_part$82$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$83$clock = clock;
+        ram_tag_part$83$d = tags$1$read_data[(35 * 32'h2)+:(2)] == c_tag$q[(35 * 32'h2)+:(2)];
+        if (~ram_tag_part$83$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$84$clock = clock;
+        ram_tag_part$84$d = tags$1$read_data[(36 * 32'h2)+:(2)] == c_tag$q[(36 * 32'h2)+:(2)];
+        if (~ram_tag_part$84$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$85$clock = clock;
+        ram_tag_part$85$d = tags$1$read_data[(37 * 32'h2)+:(2)] == c_tag$q[(37 * 32'h2)+:(2)];
+        if (~ram_tag_part$85$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$86$clock = clock;
+        ram_tag_part$86$d = tags$1$read_data[(38 * 32'h2)+:(2)] == c_tag$q[(38 * 32'h2)+:(2)];
+        if (~ram_tag_part$86$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$87$clock = clock;
+        ram_tag_part$87$d = tags$1$read_data[(39 * 32'h2)+:(2)] == c_tag$q[(39 * 32'h2)+:(2)];
+        if (~ram_tag_part$87$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$88$clock = clock;
+        ram_tag_part$88$d = tags$1$read_data[(40 * 32'h2)+:(2)] == c_tag$q[(40 * 32'h2)+:(2)];
+        if (~ram_tag_part$88$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$89$clock = clock;
+        ram_tag_part$89$d = tags$1$read_data[(41 * 32'h2)+:(2)] == c_tag$q[(41 * 32'h2)+:(2)];
+        if (~ram_tag_part$89$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$90$clock = clock;
+        ram_tag_part$90$d = tags$1$read_data[(42 * 32'h2)+:(2)] == c_tag$q[(42 * 32'h2)+:(2)];
+        if (~ram_tag_part$90$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$91$clock = clock;
+        ram_tag_part$91$d = tags$1$read_data[(43 * 32'h2)+:(2)] == c_tag$q[(43 * 32'h2)+:(2)];
+        if (~ram_tag_part$91$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$92$clock = clock;
+        ram_tag_part$92$d = tags$1$read_data[(44 * 32'h2)+:(2)] == c_tag$q[(44 * 32'h2)+:(2)];
+        if (~ram_tag_part$92$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$93$clock = clock;
+        ram_tag_part$93$d = tags$1$read_data[(45 * 32'h2)+:(2)] == c_tag$q[(45 * 32'h2)+:(2)];
+        if (~ram_tag_part$93$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$94$clock = clock;
+        ram_tag_part$94$d = tags$1$read_data[(46 * 32'h2)+:(2)] == c_tag$q[(46 * 32'h2)+:(2)];
+        if (~ram_tag_part$94$q) begin
+            ram_tag_eq$1 = 1'b0;
+        end
+        ram_tag_part$95$clock = clock;
+        ram_tag_part$95$d = tags$1$read_data[(47 * 32'h2)+:(2)] == c_tag$q[(47 * 32'h2)+:(2)];
+        if (~ram_tag_part$95$q) begin
             ram_tag_eq$1 = 1'b0;
         end
         r_meta$1$clock = clock;
@@ -2885,64 +4397,244 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         fw2_alloc$2$d = fw_alloc$2$q;
         ram_tag$2$d = tags$2$read_data;
         ram_tag_eq$2 = 1'b1;
-        ram_tag_part$24$clock = clock;
-        ram_tag_part$24$d = tags$2$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
-        if (~ram_tag_part$24$q) begin
+        ram_tag_part$96$clock = clock;
+        ram_tag_part$96$d = tags$2$read_data[(0 * 32'h2)+:(2)] == c_tag$q[(0 * 32'h2)+:(2)];
+        if (~ram_tag_part$96$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$25$clock = clock;
-        ram_tag_part$25$d = tags$2$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
-        if (~ram_tag_part$25$q) begin
+        ram_tag_part$97$clock = clock;
+        ram_tag_part$97$d = tags$2$read_data[(1 * 32'h2)+:(2)] == c_tag$q[(1 * 32'h2)+:(2)];
+        if (~ram_tag_part$97$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$26$clock = clock;
-        ram_tag_part$26$d = tags$2$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
-        if (~ram_tag_part$26$q) begin
+        ram_tag_part$98$clock = clock;
+        ram_tag_part$98$d = tags$2$read_data[(2 * 32'h2)+:(2)] == c_tag$q[(2 * 32'h2)+:(2)];
+        if (~ram_tag_part$98$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$27$clock = clock;
-        ram_tag_part$27$d = tags$2$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
-        if (~ram_tag_part$27$q) begin
+        ram_tag_part$99$clock = clock;
+        ram_tag_part$99$d = tags$2$read_data[(3 * 32'h2)+:(2)] == c_tag$q[(3 * 32'h2)+:(2)];
+        if (~ram_tag_part$99$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$28$clock = clock;
-        ram_tag_part$28$d = tags$2$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
-        if (~ram_tag_part$28$q) begin
+        ram_tag_part$100$clock = clock;
+        ram_tag_part$100$d = tags$2$read_data[(4 * 32'h2)+:(2)] == c_tag$q[(4 * 32'h2)+:(2)];
+        if (~ram_tag_part$100$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$29$clock = clock;
-        ram_tag_part$29$d = tags$2$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
-        if (~ram_tag_part$29$q) begin
+        ram_tag_part$101$clock = clock;
+        ram_tag_part$101$d = tags$2$read_data[(5 * 32'h2)+:(2)] == c_tag$q[(5 * 32'h2)+:(2)];
+        if (~ram_tag_part$101$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$30$clock = clock;
-        ram_tag_part$30$d = tags$2$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
-        if (~ram_tag_part$30$q) begin
+        ram_tag_part$102$clock = clock;
+        ram_tag_part$102$d = tags$2$read_data[(6 * 32'h2)+:(2)] == c_tag$q[(6 * 32'h2)+:(2)];
+        if (~ram_tag_part$102$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$31$clock = clock;
-        ram_tag_part$31$d = tags$2$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
-        if (~ram_tag_part$31$q) begin
+        ram_tag_part$103$clock = clock;
+        ram_tag_part$103$d = tags$2$read_data[(7 * 32'h2)+:(2)] == c_tag$q[(7 * 32'h2)+:(2)];
+        if (~ram_tag_part$103$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$32$clock = clock;
-        ram_tag_part$32$d = tags$2$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
-        if (~ram_tag_part$32$q) begin
+        ram_tag_part$104$clock = clock;
+        ram_tag_part$104$d = tags$2$read_data[(8 * 32'h2)+:(2)] == c_tag$q[(8 * 32'h2)+:(2)];
+        if (~ram_tag_part$104$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$33$clock = clock;
-        ram_tag_part$33$d = tags$2$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
-        if (~ram_tag_part$33$q) begin
+        ram_tag_part$105$clock = clock;
+        ram_tag_part$105$d = tags$2$read_data[(9 * 32'h2)+:(2)] == c_tag$q[(9 * 32'h2)+:(2)];
+        if (~ram_tag_part$105$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$34$clock = clock;
-        ram_tag_part$34$d = tags$2$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
-        if (~ram_tag_part$34$q) begin
+        ram_tag_part$106$clock = clock;
+        ram_tag_part$106$d = tags$2$read_data[(10 * 32'h2)+:(2)] == c_tag$q[(10 * 32'h2)+:(2)];
+        if (~ram_tag_part$106$q) begin
             ram_tag_eq$2 = 1'b0;
         end
-        ram_tag_part$35$clock = clock;
-        ram_tag_part$35$d = tags$2$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
-        if (~ram_tag_part$35$q) begin
+        ram_tag_part$107$clock = clock;
+        ram_tag_part$107$d = tags$2$read_data[(11 * 32'h2)+:(2)] == c_tag$q[(11 * 32'h2)+:(2)];
+        if (~ram_tag_part$107$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$108$clock = clock;
+        ram_tag_part$108$d = tags$2$read_data[(12 * 32'h2)+:(2)] == c_tag$q[(12 * 32'h2)+:(2)];
+        if (~ram_tag_part$108$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$109$clock = clock;
+        ram_tag_part$109$d = tags$2$read_data[(13 * 32'h2)+:(2)] == c_tag$q[(13 * 32'h2)+:(2)];
+        if (~ram_tag_part$109$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$110$clock = clock;
+        ram_tag_part$110$d = tags$2$read_data[(14 * 32'h2)+:(2)] == c_tag$q[(14 * 32'h2)+:(2)];
+        if (~ram_tag_part$110$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$111$clock = clock;
+        ram_tag_part$111$d = tags$2$read_data[(15 * 32'h2)+:(2)] == c_tag$q[(15 * 32'h2)+:(2)];
+        if (~ram_tag_part$111$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$112$clock = clock;
+        ram_tag_part$112$d = tags$2$read_data[(16 * 32'h2)+:(2)] == c_tag$q[(16 * 32'h2)+:(2)];
+        if (~ram_tag_part$112$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$113$clock = clock;
+        ram_tag_part$113$d = tags$2$read_data[(17 * 32'h2)+:(2)] == c_tag$q[(17 * 32'h2)+:(2)];
+        if (~ram_tag_part$113$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$114$clock = clock;
+        ram_tag_part$114$d = tags$2$read_data[(18 * 32'h2)+:(2)] == c_tag$q[(18 * 32'h2)+:(2)];
+        if (~ram_tag_part$114$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$115$clock = clock;
+        ram_tag_part$115$d = tags$2$read_data[(19 * 32'h2)+:(2)] == c_tag$q[(19 * 32'h2)+:(2)];
+        if (~ram_tag_part$115$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$116$clock = clock;
+        ram_tag_part$116$d = tags$2$read_data[(20 * 32'h2)+:(2)] == c_tag$q[(20 * 32'h2)+:(2)];
+        if (~ram_tag_part$116$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$117$clock = clock;
+        ram_tag_part$117$d = tags$2$read_data[(21 * 32'h2)+:(2)] == c_tag$q[(21 * 32'h2)+:(2)];
+        if (~ram_tag_part$117$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$118$clock = clock;
+        ram_tag_part$118$d = tags$2$read_data[(22 * 32'h2)+:(2)] == c_tag$q[(22 * 32'h2)+:(2)];
+        if (~ram_tag_part$118$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$119$clock = clock;
+        ram_tag_part$119$d = tags$2$read_data[(23 * 32'h2)+:(2)] == c_tag$q[(23 * 32'h2)+:(2)];
+        if (~ram_tag_part$119$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$120$clock = clock;
+        ram_tag_part$120$d = tags$2$read_data[(24 * 32'h2)+:(2)] == c_tag$q[(24 * 32'h2)+:(2)];
+        if (~ram_tag_part$120$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$121$clock = clock;
+        ram_tag_part$121$d = tags$2$read_data[(25 * 32'h2)+:(2)] == c_tag$q[(25 * 32'h2)+:(2)];
+        if (~ram_tag_part$121$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$122$clock = clock;
+        ram_tag_part$122$d = tags$2$read_data[(26 * 32'h2)+:(2)] == c_tag$q[(26 * 32'h2)+:(2)];
+        if (~ram_tag_part$122$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$123$clock = clock;
+        ram_tag_part$123$d = tags$2$read_data[(27 * 32'h2)+:(2)] == c_tag$q[(27 * 32'h2)+:(2)];
+        if (~ram_tag_part$123$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$124$clock = clock;
+        ram_tag_part$124$d = tags$2$read_data[(28 * 32'h2)+:(2)] == c_tag$q[(28 * 32'h2)+:(2)];
+        if (~ram_tag_part$124$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$125$clock = clock;
+        ram_tag_part$125$d = tags$2$read_data[(29 * 32'h2)+:(2)] == c_tag$q[(29 * 32'h2)+:(2)];
+        if (~ram_tag_part$125$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$126$clock = clock;
+        ram_tag_part$126$d = tags$2$read_data[(30 * 32'h2)+:(2)] == c_tag$q[(30 * 32'h2)+:(2)];
+        if (~ram_tag_part$126$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$127$clock = clock;
+        ram_tag_part$127$d = tags$2$read_data[(31 * 32'h2)+:(2)] == c_tag$q[(31 * 32'h2)+:(2)];
+        if (~ram_tag_part$127$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$128$clock = clock;
+        ram_tag_part$128$d = tags$2$read_data[(32 * 32'h2)+:(2)] == c_tag$q[(32 * 32'h2)+:(2)];
+        if (~ram_tag_part$128$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$129$clock = clock;
+        ram_tag_part$129$d = tags$2$read_data[(33 * 32'h2)+:(2)] == c_tag$q[(33 * 32'h2)+:(2)];
+        if (~ram_tag_part$129$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$130$clock = clock;
+        ram_tag_part$130$d = tags$2$read_data[(34 * 32'h2)+:(2)] == c_tag$q[(34 * 32'h2)+:(2)];
+        if (~ram_tag_part$130$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$131$clock = clock;
+        ram_tag_part$131$d = tags$2$read_data[(35 * 32'h2)+:(2)] == c_tag$q[(35 * 32'h2)+:(2)];
+        if (~ram_tag_part$131$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$132$clock = clock;
+        ram_tag_part$132$d = tags$2$read_data[(36 * 32'h2)+:(2)] == c_tag$q[(36 * 32'h2)+:(2)];
+        if (~ram_tag_part$132$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$133$clock = clock;
+        ram_tag_part$133$d = tags$2$read_data[(37 * 32'h2)+:(2)] == c_tag$q[(37 * 32'h2)+:(2)];
+        if (~ram_tag_part$133$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$134$clock = clock;
+        ram_tag_part$134$d = tags$2$read_data[(38 * 32'h2)+:(2)] == c_tag$q[(38 * 32'h2)+:(2)];
+        if (~ram_tag_part$134$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$135$clock = clock;
+        ram_tag_part$135$d = tags$2$read_data[(39 * 32'h2)+:(2)] == c_tag$q[(39 * 32'h2)+:(2)];
+        if (~ram_tag_part$135$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$136$clock = clock;
+        ram_tag_part$136$d = tags$2$read_data[(40 * 32'h2)+:(2)] == c_tag$q[(40 * 32'h2)+:(2)];
+        if (~ram_tag_part$136$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$137$clock = clock;
+        ram_tag_part$137$d = tags$2$read_data[(41 * 32'h2)+:(2)] == c_tag$q[(41 * 32'h2)+:(2)];
+        if (~ram_tag_part$137$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$138$clock = clock;
+        ram_tag_part$138$d = tags$2$read_data[(42 * 32'h2)+:(2)] == c_tag$q[(42 * 32'h2)+:(2)];
+        if (~ram_tag_part$138$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$139$clock = clock;
+        ram_tag_part$139$d = tags$2$read_data[(43 * 32'h2)+:(2)] == c_tag$q[(43 * 32'h2)+:(2)];
+        if (~ram_tag_part$139$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$140$clock = clock;
+        ram_tag_part$140$d = tags$2$read_data[(44 * 32'h2)+:(2)] == c_tag$q[(44 * 32'h2)+:(2)];
+        if (~ram_tag_part$140$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$141$clock = clock;
+        ram_tag_part$141$d = tags$2$read_data[(45 * 32'h2)+:(2)] == c_tag$q[(45 * 32'h2)+:(2)];
+        if (~ram_tag_part$141$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$142$clock = clock;
+        ram_tag_part$142$d = tags$2$read_data[(46 * 32'h2)+:(2)] == c_tag$q[(46 * 32'h2)+:(2)];
+        if (~ram_tag_part$142$q) begin
+            ram_tag_eq$2 = 1'b0;
+        end
+        ram_tag_part$143$clock = clock;
+        ram_tag_part$143$d = tags$2$read_data[(47 * 32'h2)+:(2)] == c_tag$q[(47 * 32'h2)+:(2)];
+        if (~ram_tag_part$143$q) begin
             ram_tag_eq$2 = 1'b0;
         end
         r_meta$2$clock = clock;
@@ -3078,64 +4770,244 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         fw2_alloc$3$d = fw_alloc$3$q;
         ram_tag$3$d = tags$3$read_data;
         ram_tag_eq$3 = 1'b1;
-        ram_tag_part$36$clock = clock;
-        ram_tag_part$36$d = tags$3$read_data[(0 * 32'h8)+:(8)] == c_tag$q[(0 * 32'h8)+:(8)];
-        if (~ram_tag_part$36$q) begin
+        ram_tag_part$144$clock = clock;
+        ram_tag_part$144$d = tags$3$read_data[(0 * 32'h2)+:(2)] == c_tag$q[(0 * 32'h2)+:(2)];
+        if (~ram_tag_part$144$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$37$clock = clock;
-        ram_tag_part$37$d = tags$3$read_data[(1 * 32'h8)+:(8)] == c_tag$q[(1 * 32'h8)+:(8)];
-        if (~ram_tag_part$37$q) begin
+        ram_tag_part$145$clock = clock;
+        ram_tag_part$145$d = tags$3$read_data[(1 * 32'h2)+:(2)] == c_tag$q[(1 * 32'h2)+:(2)];
+        if (~ram_tag_part$145$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$38$clock = clock;
-        ram_tag_part$38$d = tags$3$read_data[(2 * 32'h8)+:(8)] == c_tag$q[(2 * 32'h8)+:(8)];
-        if (~ram_tag_part$38$q) begin
+        ram_tag_part$146$clock = clock;
+        ram_tag_part$146$d = tags$3$read_data[(2 * 32'h2)+:(2)] == c_tag$q[(2 * 32'h2)+:(2)];
+        if (~ram_tag_part$146$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$39$clock = clock;
-        ram_tag_part$39$d = tags$3$read_data[(3 * 32'h8)+:(8)] == c_tag$q[(3 * 32'h8)+:(8)];
-        if (~ram_tag_part$39$q) begin
+        ram_tag_part$147$clock = clock;
+        ram_tag_part$147$d = tags$3$read_data[(3 * 32'h2)+:(2)] == c_tag$q[(3 * 32'h2)+:(2)];
+        if (~ram_tag_part$147$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$40$clock = clock;
-        ram_tag_part$40$d = tags$3$read_data[(4 * 32'h8)+:(8)] == c_tag$q[(4 * 32'h8)+:(8)];
-        if (~ram_tag_part$40$q) begin
+        ram_tag_part$148$clock = clock;
+        ram_tag_part$148$d = tags$3$read_data[(4 * 32'h2)+:(2)] == c_tag$q[(4 * 32'h2)+:(2)];
+        if (~ram_tag_part$148$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$41$clock = clock;
-        ram_tag_part$41$d = tags$3$read_data[(5 * 32'h8)+:(8)] == c_tag$q[(5 * 32'h8)+:(8)];
-        if (~ram_tag_part$41$q) begin
+        ram_tag_part$149$clock = clock;
+        ram_tag_part$149$d = tags$3$read_data[(5 * 32'h2)+:(2)] == c_tag$q[(5 * 32'h2)+:(2)];
+        if (~ram_tag_part$149$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$42$clock = clock;
-        ram_tag_part$42$d = tags$3$read_data[(6 * 32'h8)+:(8)] == c_tag$q[(6 * 32'h8)+:(8)];
-        if (~ram_tag_part$42$q) begin
+        ram_tag_part$150$clock = clock;
+        ram_tag_part$150$d = tags$3$read_data[(6 * 32'h2)+:(2)] == c_tag$q[(6 * 32'h2)+:(2)];
+        if (~ram_tag_part$150$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$43$clock = clock;
-        ram_tag_part$43$d = tags$3$read_data[(7 * 32'h8)+:(8)] == c_tag$q[(7 * 32'h8)+:(8)];
-        if (~ram_tag_part$43$q) begin
+        ram_tag_part$151$clock = clock;
+        ram_tag_part$151$d = tags$3$read_data[(7 * 32'h2)+:(2)] == c_tag$q[(7 * 32'h2)+:(2)];
+        if (~ram_tag_part$151$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$44$clock = clock;
-        ram_tag_part$44$d = tags$3$read_data[(8 * 32'h8)+:(8)] == c_tag$q[(8 * 32'h8)+:(8)];
-        if (~ram_tag_part$44$q) begin
+        ram_tag_part$152$clock = clock;
+        ram_tag_part$152$d = tags$3$read_data[(8 * 32'h2)+:(2)] == c_tag$q[(8 * 32'h2)+:(2)];
+        if (~ram_tag_part$152$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$45$clock = clock;
-        ram_tag_part$45$d = tags$3$read_data[(9 * 32'h8)+:(8)] == c_tag$q[(9 * 32'h8)+:(8)];
-        if (~ram_tag_part$45$q) begin
+        ram_tag_part$153$clock = clock;
+        ram_tag_part$153$d = tags$3$read_data[(9 * 32'h2)+:(2)] == c_tag$q[(9 * 32'h2)+:(2)];
+        if (~ram_tag_part$153$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$46$clock = clock;
-        ram_tag_part$46$d = tags$3$read_data[(10 * 32'h8)+:(8)] == c_tag$q[(10 * 32'h8)+:(8)];
-        if (~ram_tag_part$46$q) begin
+        ram_tag_part$154$clock = clock;
+        ram_tag_part$154$d = tags$3$read_data[(10 * 32'h2)+:(2)] == c_tag$q[(10 * 32'h2)+:(2)];
+        if (~ram_tag_part$154$q) begin
             ram_tag_eq$3 = 1'b0;
         end
-        ram_tag_part$47$clock = clock;
-        ram_tag_part$47$d = tags$3$read_data[(11 * 32'h8)+:(8)] == c_tag$q[(11 * 32'h8)+:(8)];
-        if (~ram_tag_part$47$q) begin
+        ram_tag_part$155$clock = clock;
+        ram_tag_part$155$d = tags$3$read_data[(11 * 32'h2)+:(2)] == c_tag$q[(11 * 32'h2)+:(2)];
+        if (~ram_tag_part$155$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$156$clock = clock;
+        ram_tag_part$156$d = tags$3$read_data[(12 * 32'h2)+:(2)] == c_tag$q[(12 * 32'h2)+:(2)];
+        if (~ram_tag_part$156$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$157$clock = clock;
+        ram_tag_part$157$d = tags$3$read_data[(13 * 32'h2)+:(2)] == c_tag$q[(13 * 32'h2)+:(2)];
+        if (~ram_tag_part$157$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$158$clock = clock;
+        ram_tag_part$158$d = tags$3$read_data[(14 * 32'h2)+:(2)] == c_tag$q[(14 * 32'h2)+:(2)];
+        if (~ram_tag_part$158$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$159$clock = clock;
+        ram_tag_part$159$d = tags$3$read_data[(15 * 32'h2)+:(2)] == c_tag$q[(15 * 32'h2)+:(2)];
+        if (~ram_tag_part$159$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$160$clock = clock;
+        ram_tag_part$160$d = tags$3$read_data[(16 * 32'h2)+:(2)] == c_tag$q[(16 * 32'h2)+:(2)];
+        if (~ram_tag_part$160$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$161$clock = clock;
+        ram_tag_part$161$d = tags$3$read_data[(17 * 32'h2)+:(2)] == c_tag$q[(17 * 32'h2)+:(2)];
+        if (~ram_tag_part$161$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$162$clock = clock;
+        ram_tag_part$162$d = tags$3$read_data[(18 * 32'h2)+:(2)] == c_tag$q[(18 * 32'h2)+:(2)];
+        if (~ram_tag_part$162$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$163$clock = clock;
+        ram_tag_part$163$d = tags$3$read_data[(19 * 32'h2)+:(2)] == c_tag$q[(19 * 32'h2)+:(2)];
+        if (~ram_tag_part$163$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$164$clock = clock;
+        ram_tag_part$164$d = tags$3$read_data[(20 * 32'h2)+:(2)] == c_tag$q[(20 * 32'h2)+:(2)];
+        if (~ram_tag_part$164$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$165$clock = clock;
+        ram_tag_part$165$d = tags$3$read_data[(21 * 32'h2)+:(2)] == c_tag$q[(21 * 32'h2)+:(2)];
+        if (~ram_tag_part$165$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$166$clock = clock;
+        ram_tag_part$166$d = tags$3$read_data[(22 * 32'h2)+:(2)] == c_tag$q[(22 * 32'h2)+:(2)];
+        if (~ram_tag_part$166$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$167$clock = clock;
+        ram_tag_part$167$d = tags$3$read_data[(23 * 32'h2)+:(2)] == c_tag$q[(23 * 32'h2)+:(2)];
+        if (~ram_tag_part$167$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$168$clock = clock;
+        ram_tag_part$168$d = tags$3$read_data[(24 * 32'h2)+:(2)] == c_tag$q[(24 * 32'h2)+:(2)];
+        if (~ram_tag_part$168$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$169$clock = clock;
+        ram_tag_part$169$d = tags$3$read_data[(25 * 32'h2)+:(2)] == c_tag$q[(25 * 32'h2)+:(2)];
+        if (~ram_tag_part$169$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$170$clock = clock;
+        ram_tag_part$170$d = tags$3$read_data[(26 * 32'h2)+:(2)] == c_tag$q[(26 * 32'h2)+:(2)];
+        if (~ram_tag_part$170$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$171$clock = clock;
+        ram_tag_part$171$d = tags$3$read_data[(27 * 32'h2)+:(2)] == c_tag$q[(27 * 32'h2)+:(2)];
+        if (~ram_tag_part$171$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$172$clock = clock;
+        ram_tag_part$172$d = tags$3$read_data[(28 * 32'h2)+:(2)] == c_tag$q[(28 * 32'h2)+:(2)];
+        if (~ram_tag_part$172$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$173$clock = clock;
+        ram_tag_part$173$d = tags$3$read_data[(29 * 32'h2)+:(2)] == c_tag$q[(29 * 32'h2)+:(2)];
+        if (~ram_tag_part$173$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$174$clock = clock;
+        ram_tag_part$174$d = tags$3$read_data[(30 * 32'h2)+:(2)] == c_tag$q[(30 * 32'h2)+:(2)];
+        if (~ram_tag_part$174$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$175$clock = clock;
+        ram_tag_part$175$d = tags$3$read_data[(31 * 32'h2)+:(2)] == c_tag$q[(31 * 32'h2)+:(2)];
+        if (~ram_tag_part$175$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$176$clock = clock;
+        ram_tag_part$176$d = tags$3$read_data[(32 * 32'h2)+:(2)] == c_tag$q[(32 * 32'h2)+:(2)];
+        if (~ram_tag_part$176$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$177$clock = clock;
+        ram_tag_part$177$d = tags$3$read_data[(33 * 32'h2)+:(2)] == c_tag$q[(33 * 32'h2)+:(2)];
+        if (~ram_tag_part$177$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$178$clock = clock;
+        ram_tag_part$178$d = tags$3$read_data[(34 * 32'h2)+:(2)] == c_tag$q[(34 * 32'h2)+:(2)];
+        if (~ram_tag_part$178$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$179$clock = clock;
+        ram_tag_part$179$d = tags$3$read_data[(35 * 32'h2)+:(2)] == c_tag$q[(35 * 32'h2)+:(2)];
+        if (~ram_tag_part$179$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$180$clock = clock;
+        ram_tag_part$180$d = tags$3$read_data[(36 * 32'h2)+:(2)] == c_tag$q[(36 * 32'h2)+:(2)];
+        if (~ram_tag_part$180$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$181$clock = clock;
+        ram_tag_part$181$d = tags$3$read_data[(37 * 32'h2)+:(2)] == c_tag$q[(37 * 32'h2)+:(2)];
+        if (~ram_tag_part$181$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$182$clock = clock;
+        ram_tag_part$182$d = tags$3$read_data[(38 * 32'h2)+:(2)] == c_tag$q[(38 * 32'h2)+:(2)];
+        if (~ram_tag_part$182$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$183$clock = clock;
+        ram_tag_part$183$d = tags$3$read_data[(39 * 32'h2)+:(2)] == c_tag$q[(39 * 32'h2)+:(2)];
+        if (~ram_tag_part$183$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$184$clock = clock;
+        ram_tag_part$184$d = tags$3$read_data[(40 * 32'h2)+:(2)] == c_tag$q[(40 * 32'h2)+:(2)];
+        if (~ram_tag_part$184$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$185$clock = clock;
+        ram_tag_part$185$d = tags$3$read_data[(41 * 32'h2)+:(2)] == c_tag$q[(41 * 32'h2)+:(2)];
+        if (~ram_tag_part$185$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$186$clock = clock;
+        ram_tag_part$186$d = tags$3$read_data[(42 * 32'h2)+:(2)] == c_tag$q[(42 * 32'h2)+:(2)];
+        if (~ram_tag_part$186$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$187$clock = clock;
+        ram_tag_part$187$d = tags$3$read_data[(43 * 32'h2)+:(2)] == c_tag$q[(43 * 32'h2)+:(2)];
+        if (~ram_tag_part$187$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$188$clock = clock;
+        ram_tag_part$188$d = tags$3$read_data[(44 * 32'h2)+:(2)] == c_tag$q[(44 * 32'h2)+:(2)];
+        if (~ram_tag_part$188$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$189$clock = clock;
+        ram_tag_part$189$d = tags$3$read_data[(45 * 32'h2)+:(2)] == c_tag$q[(45 * 32'h2)+:(2)];
+        if (~ram_tag_part$189$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$190$clock = clock;
+        ram_tag_part$190$d = tags$3$read_data[(46 * 32'h2)+:(2)] == c_tag$q[(46 * 32'h2)+:(2)];
+        if (~ram_tag_part$190$q) begin
+            ram_tag_eq$3 = 1'b0;
+        end
+        ram_tag_part$191$clock = clock;
+        ram_tag_part$191$d = tags$3$read_data[(47 * 32'h2)+:(2)] == c_tag$q[(47 * 32'h2)+:(2)];
+        if (~ram_tag_part$191$q) begin
             ram_tag_eq$3 = 1'b0;
         end
         r_meta$3$clock = clock;
@@ -5522,6 +7394,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$10(d,q,clock);
 endmodule // top$acc$ram_tag_part$10
 
 
+module hwprof_paper_1m_bram$acc$ram_tag_part$100(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$100
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$101(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$101
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$102(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$102
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$103(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$103
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$104(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$104
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$105(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$105
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$106(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$106
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$107(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$107
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$108(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$108
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$109(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$109
+
+
 module hwprof_paper_1m_bram$acc$ram_tag_part$11(d,q,clock);
     
     // Module arguments
@@ -5539,6 +7601,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$11(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$11
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$110(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$110
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$111(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$111
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$112(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$112
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$113(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$113
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$114(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$114
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$115(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$115
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$116(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$116
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$117(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$117
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$118(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$118
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$119(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$119
 
 
 module hwprof_paper_1m_bram$acc$ram_tag_part$12(d,q,clock);
@@ -5560,6 +7812,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$12(d,q,clock);
 endmodule // top$acc$ram_tag_part$12
 
 
+module hwprof_paper_1m_bram$acc$ram_tag_part$120(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$120
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$121(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$121
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$122(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$122
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$123(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$123
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$124(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$124
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$125(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$125
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$126(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$126
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$127(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$127
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$128(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$128
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$129(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$129
+
+
 module hwprof_paper_1m_bram$acc$ram_tag_part$13(d,q,clock);
     
     // Module arguments
@@ -5577,6 +8019,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$13(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$13
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$130(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$130
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$131(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$131
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$132(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$132
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$133(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$133
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$134(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$134
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$135(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$135
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$136(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$136
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$137(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$137
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$138(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$138
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$139(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$139
 
 
 module hwprof_paper_1m_bram$acc$ram_tag_part$14(d,q,clock);
@@ -5598,6 +8230,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$14(d,q,clock);
 endmodule // top$acc$ram_tag_part$14
 
 
+module hwprof_paper_1m_bram$acc$ram_tag_part$140(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$140
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$141(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$141
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$142(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$142
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$143(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$143
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$144(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$144
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$145(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$145
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$146(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$146
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$147(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$147
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$148(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$148
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$149(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$149
+
+
 module hwprof_paper_1m_bram$acc$ram_tag_part$15(d,q,clock);
     
     // Module arguments
@@ -5615,6 +8437,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$15(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$15
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$150(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$150
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$151(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$151
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$152(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$152
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$153(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$153
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$154(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$154
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$155(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$155
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$156(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$156
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$157(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$157
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$158(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$158
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$159(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$159
 
 
 module hwprof_paper_1m_bram$acc$ram_tag_part$16(d,q,clock);
@@ -5636,6 +8648,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$16(d,q,clock);
 endmodule // top$acc$ram_tag_part$16
 
 
+module hwprof_paper_1m_bram$acc$ram_tag_part$160(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$160
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$161(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$161
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$162(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$162
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$163(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$163
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$164(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$164
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$165(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$165
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$166(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$166
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$167(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$167
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$168(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$168
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$169(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$169
+
+
 module hwprof_paper_1m_bram$acc$ram_tag_part$17(d,q,clock);
     
     // Module arguments
@@ -5653,6 +8855,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$17(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$17
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$170(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$170
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$171(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$171
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$172(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$172
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$173(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$173
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$174(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$174
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$175(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$175
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$176(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$176
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$177(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$177
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$178(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$178
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$179(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$179
 
 
 module hwprof_paper_1m_bram$acc$ram_tag_part$18(d,q,clock);
@@ -5674,6 +9066,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$18(d,q,clock);
 endmodule // top$acc$ram_tag_part$18
 
 
+module hwprof_paper_1m_bram$acc$ram_tag_part$180(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$180
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$181(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$181
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$182(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$182
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$183(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$183
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$184(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$184
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$185(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$185
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$186(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$186
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$187(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$187
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$188(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$188
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$189(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$189
+
+
 module hwprof_paper_1m_bram$acc$ram_tag_part$19(d,q,clock);
     
     // Module arguments
@@ -5691,6 +9273,44 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$19(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$19
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$190(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$190
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$191(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$191
 
 
 module hwprof_paper_1m_bram$acc$ram_tag_part$2(d,q,clock);
@@ -6282,6 +9902,44 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$47(d,q,clock);
 endmodule // top$acc$ram_tag_part$47
 
 
+module hwprof_paper_1m_bram$acc$ram_tag_part$48(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$48
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$49(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$49
+
+
 module hwprof_paper_1m_bram$acc$ram_tag_part$5(d,q,clock);
     
     // Module arguments
@@ -6299,6 +9957,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$5(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$5
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$50(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$50
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$51(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$51
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$52(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$52
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$53(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$53
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$54(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$54
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$55(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$55
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$56(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$56
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$57(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$57
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$58(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$58
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$59(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$59
 
 
 module hwprof_paper_1m_bram$acc$ram_tag_part$6(d,q,clock);
@@ -6320,6 +10168,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$6(d,q,clock);
 endmodule // top$acc$ram_tag_part$6
 
 
+module hwprof_paper_1m_bram$acc$ram_tag_part$60(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$60
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$61(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$61
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$62(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$62
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$63(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$63
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$64(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$64
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$65(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$65
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$66(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$66
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$67(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$67
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$68(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$68
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$69(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$69
+
+
 module hwprof_paper_1m_bram$acc$ram_tag_part$7(d,q,clock);
     
     // Module arguments
@@ -6337,6 +10375,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$7(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$7
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$70(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$70
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$71(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$71
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$72(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$72
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$73(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$73
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$74(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$74
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$75(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$75
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$76(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$76
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$77(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$77
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$78(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$78
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$79(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$79
 
 
 module hwprof_paper_1m_bram$acc$ram_tag_part$8(d,q,clock);
@@ -6358,6 +10586,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$8(d,q,clock);
 endmodule // top$acc$ram_tag_part$8
 
 
+module hwprof_paper_1m_bram$acc$ram_tag_part$80(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$80
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$81(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$81
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$82(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$82
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$83(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$83
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$84(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$84
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$85(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$85
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$86(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$86
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$87(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$87
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$88(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$88
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$89(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$89
+
+
 module hwprof_paper_1m_bram$acc$ram_tag_part$9(d,q,clock);
     
     // Module arguments
@@ -6375,6 +10793,196 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$9(d,q,clock);
     end
           
 endmodule // top$acc$ram_tag_part$9
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$90(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$90
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$91(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$91
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$92(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$92
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$93(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$93
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$94(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$94
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$95(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$95
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$96(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$96
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$97(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$97
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$98(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$98
+
+
+module hwprof_paper_1m_bram$acc$ram_tag_part$99(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$ram_tag_part$99
 
 
 module hwprof_paper_1m_bram$acc$rep_interval(d,q,clock);

@@ -14,9 +14,10 @@
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
 //!   meta RAMs whenever the event is offered, before it is accepted, and is compared with the
 //!   sets of the ops that will be two and three ahead of it (`c_same2`, `c_same3`, registered);
-//! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices, whose
-//!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets only
-//!   a two-level compare before a register). The read missed the tags the ops two (and, when
+//! - stage C: the W tags arrive and are compared with the event's tuple in 2-bit slices, whose
+//!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets one
+//!   LUT4 — two bits of the tag, two of the tuple — before a register; wider slices take two
+//!   levels, and on the iCE40 a LUT shares its cell with the slice's flip-flop). The read missed the tags the ops two (and, when
 //!   stage W writes them, three) ahead wrote: for a way one of them allocated on this op's set
 //!   (`a2`, `a3`, from `c_same2` / `c_same3` and the ways that op allocated, the younger winning)
 //!   the tuple is compared with that op's instead (`fw_eq`, registered). The W metas arrive, the
@@ -85,11 +86,11 @@ use rust_hdl::prelude::*;
 /// store a_bits + b_bits bits.
 pub const TAG_BITS: usize = 96;
 /// Stage C compares a read tag with the event's in slices of this many bits (see `ram_tag_part`).
-pub const TAG_PART_BITS: usize = 8;
+pub const TAG_PART_BITS: usize = 2;
 pub const TAG_PARTS: usize = TAG_BITS / TAG_PART_BITS;
-// The stage-C loop indexes the slices with the literals 12 and 8: keep them in step.
+// The stage-C loop indexes the slices with the literals 48 and 2: keep them in step.
 const _: () =
-    assert!(TAG_PARTS == 12 && TAG_PART_BITS == 8 && TAG_PARTS * TAG_PART_BITS == TAG_BITS);
+    assert!(TAG_PARTS == 48 && TAG_PART_BITS == 2 && TAG_PARTS * TAG_PART_BITS == TAG_BITS);
 
 accumulator! {
     pub struct SetAssociativeAccumulator<const CB: usize> {
@@ -131,8 +132,8 @@ accumulator! {
         d_tag: DFF<Bits<TAG_BITS>>,
         /// The tags read in stage 0, and whether each is stage C's tuple: [`TAG_PARTS`] registered
         /// equalities of [`TAG_PART_BITS`]-bit slices per way (way w's at w · TAG_PARTS + p), so
-        /// that a block RAM's slow read output meets a two-level compare before a register and
-        /// stage D ANDs the slices.
+        /// that a block RAM's slow read output meets one LUT before a register and stage D ANDs
+        /// the slices.
         ram_tag: Vec<DFF<Bits<TAG_BITS>>>,
         ram_tag_part: Vec<DFF<Bit>>,
         /// The way's tag read in stage 0 is stage D's tuple.
@@ -530,14 +531,14 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.ram_tag[w].d.next = self.tags[w].read_data.val();
-            // Slice p of the tag (literals: TAG_PARTS = 12 slices of TAG_PART_BITS = 8 bits).
+            // Slice p of the tag (literals: TAG_PARTS = 48 slices of TAG_PART_BITS = 2 bits).
             self.ram_tag_eq[w].next = true;
-            for p in 0..12 {
-                self.ram_tag_part[w * 12 + p].clock.next = self.clock.val();
-                self.ram_tag_part[w * 12 + p].d.next =
-                    self.tags[w].read_data.val().get_bits::<8>(p * 8)
-                        == self.c_tag.q.val().get_bits::<8>(p * 8);
-                if !self.ram_tag_part[w * 12 + p].q.val() {
+            for p in 0..48 {
+                self.ram_tag_part[w * 48 + p].clock.next = self.clock.val();
+                self.ram_tag_part[w * 48 + p].d.next =
+                    self.tags[w].read_data.val().get_bits::<2>(p * 2)
+                        == self.c_tag.q.val().get_bits::<2>(p * 2);
+                if !self.ram_tag_part[w * 48 + p].q.val() {
                     self.ram_tag_eq[w].next = false;
                 }
             }
