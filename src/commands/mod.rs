@@ -206,6 +206,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
         "refused_slot": cfg.refused_slot,
         "hash_block_ram": cfg.hash_block_ram,
         "flag_rows": cfg.flag_rows,
+        "narrow_tag_compare": cfg.narrow_tag_compare,
         // Each section's target resolved: its hardware options as that target's designs get them.
         "target": cfg.targets.keys().map(|name| {
             let t = cfg.for_target(name);
@@ -215,6 +216,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
                 "refused_slot": t.refused_slot,
                 "hash_block_ram": t.hash_block_ram,
                 "flag_rows": t.flag_rows,
+                "narrow_tag_compare": t.narrow_tag_compare,
             }))
         }).collect::<serde_json::Map<_, _>>(),
         "memory_bits": hwprof_sim::eval::sweep::profiler_bits(cfg),

@@ -58,8 +58,8 @@ fn verilog_out_is_fresh() {
 }
 
 /// A preset's `[target.<name>]` section changes that target's hardware only: the HX8K's export
-/// of paper-10k-bram is the one with the write stage and the flags from rows, the UP5K's (no
-/// section) the file's own, and a top-level `--set` wins over the section.
+/// of paper-10k-bram is the one with the write stage, the flags from rows and the narrow tag
+/// compare, the UP5K's (no section) the file's own, and a top-level `--set` wins over the section.
 #[test]
 fn target_sections_give_each_part_its_hardware() {
     let d = Scratch::new("target-sections");
@@ -75,12 +75,20 @@ fn target_sections_give_each_part_its_hardware() {
     let hx8k = export("hx8k", &["--target", "ice40-hx8k"]);
     let with_stage = export(
         "set",
-        &["--set", "write_stage=true", "--set", "flag_rows=true"],
+        &[
+            "--set",
+            "write_stage=true",
+            "--set",
+            "flag_rows=true",
+            "--set",
+            "narrow_tag_compare=true",
+        ],
     );
     assert!(hx8k != own, "the HX8K section adds the write stage");
     assert!(
         hx8k == with_stage,
-        "the section is the same as --set write_stage=true --set flag_rows=true"
+        "the section is the same as --set write_stage=true --set flag_rows=true \
+         --set narrow_tag_compare=true"
     );
     let up5k = export("up5k", &["--target", "ice40-up5k"]);
     assert!(up5k == own, "no section: the file's own options");
@@ -91,6 +99,8 @@ fn target_sections_give_each_part_its_hardware() {
             "write_stage=false",
             "--set",
             "flag_rows=false",
+            "--set",
+            "narrow_tag_compare=false",
             "--target",
             "ice40-hx8k",
         ],

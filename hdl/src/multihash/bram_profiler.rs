@@ -199,6 +199,7 @@ impl<const CB: usize> BramProfiler<CB> {
                 acc.replacement == Replacement::Smallest,
                 cfg.write_stage,
                 cfg.flag_rows,
+                cfg.narrow_tag_compare,
             ),
             control: IntervalControl::new(cfg.interval),
             s_valid: Default::default(),

@@ -14,10 +14,10 @@
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
 //!   meta RAMs whenever the event is offered, before it is accepted, and is compared with the
 //!   sets of the ops that will be two and three ahead of it (`c_same2`, `c_same3`, registered);
-//! - stage C: the W tags arrive and are compared with the event's tuple in 2-bit slices, whose
-//!   equalities are registered (stage D ANDs them: a block RAM's slow read output then meets one
-//!   LUT4 — two bits of the tag, two of the tuple — before a register; wider slices take two
-//!   levels, and on the iCE40 a LUT shares its cell with the slice's flip-flop). The read missed the tags the ops two (and, when
+//! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices (two
+//!   LUT4 levels) or, with `narrow` (the configuration's `narrow_tag_compare`), 2-bit slices (one
+//!   LUT4: two bits of the tag, two of the tuple), whose equalities are registered (stage D ANDs
+//!   them), so that a block RAM's slow read output meets only the compare before a register. The read missed the tags the ops two (and, when
 //!   stage W writes them, three) ahead wrote: for a way one of them allocated on this op's set
 //!   (`a2`, `a3`, from `c_same2` / `c_same3` and the ways that op allocated, the younger winning)
 //!   the tuple is compared with that op's instead (`fw_eq`, registered). The W metas arrive, the
@@ -85,12 +85,21 @@ use rust_hdl::prelude::*;
 /// Tag width: the tuple (a, b) packed as b << a_bits | a, so a_bits + b_bits <= 96. The tag RAMs
 /// store a_bits + b_bits bits.
 pub const TAG_BITS: usize = 96;
-/// Stage C compares a read tag with the event's in slices of this many bits (see `ram_tag_part`).
-pub const TAG_PART_BITS: usize = 2;
+/// Stage C compares a read tag with the event's in slices of this many bits (see `ram_tag_part`),
+/// or with `narrow` of [`NARROW_TAG_PART_BITS`].
+pub const TAG_PART_BITS: usize = 8;
 pub const TAG_PARTS: usize = TAG_BITS / TAG_PART_BITS;
-// The stage-C loop indexes the slices with the literals 48 and 2: keep them in step.
-const _: () =
-    assert!(TAG_PARTS == 48 && TAG_PART_BITS == 2 && TAG_PARTS * TAG_PART_BITS == TAG_BITS);
+pub const NARROW_TAG_PART_BITS: usize = 2;
+pub const NARROW_TAG_PARTS: usize = TAG_BITS / NARROW_TAG_PART_BITS;
+// The stage-C loops index the slices with these literals: keep them in step.
+const _: () = assert!(
+    TAG_PARTS == 12
+        && TAG_PART_BITS == 8
+        && NARROW_TAG_PARTS == 48
+        && NARROW_TAG_PART_BITS == 2
+        && TAG_PARTS * TAG_PART_BITS == TAG_BITS
+        && NARROW_TAG_PARTS * NARROW_TAG_PART_BITS == TAG_BITS
+);
 
 accumulator! {
     pub struct SetAssociativeAccumulator<const CB: usize> {
@@ -132,8 +141,9 @@ accumulator! {
         d_tag: DFF<Bits<TAG_BITS>>,
         /// The tags read in stage 0, and whether each is stage C's tuple: [`TAG_PARTS`] registered
         /// equalities of [`TAG_PART_BITS`]-bit slices per way (way w's at w · TAG_PARTS + p), so
-        /// that a block RAM's slow read output meets one LUT before a register and stage D ANDs
-        /// the slices.
+        /// that a block RAM's slow read output meets a two-level compare before a register and
+        /// stage D ANDs the slices; with `narrow`, [`NARROW_TAG_PARTS`] of
+        /// [`NARROW_TAG_PART_BITS`] bits per way (one level; see [`Self::narrow_parts`]).
         ram_tag: Vec<DFF<Bits<TAG_BITS>>>,
         ram_tag_part: Vec<DFF<Bit>>,
         /// The way's tag read in stage 0 is stage D's tuple.
@@ -304,12 +314,31 @@ accumulator! {
 }
 
 impl<const CB: usize> SetAssociativeAccumulator<CB> {
+    /// Stage C's 8-bit tag slices per way: [`TAG_PARTS`], or none with 2-bit ones. A loop bound
+    /// (evaluated when the Verilog is written, like the ways'), so each form's Verilog holds
+    /// only its own compare.
+    fn wide_parts(&self) -> usize {
+        match self.ram_tag_part.len() / self.tags.len() {
+            TAG_PARTS => TAG_PARTS,
+            _ => 0,
+        }
+    }
+
+    /// Stage C's 2-bit tag slices per way: [`NARROW_TAG_PARTS`] with `narrow`, else none.
+    fn narrow_parts(&self) -> usize {
+        match self.ram_tag_part.len() / self.tags.len() {
+            NARROW_TAG_PARTS => NARROW_TAG_PARTS,
+            _ => 0,
+        }
+    }
+
     /// `sets` (a power of two) × `ways` entries; tags of `tag_width` bits; counts of
     /// `count_width` bits (the state takes two more, at most CB in all), saturating at `count_max`
     /// (reached within an interval only when `saturates`). A promotion into a full set takes
     /// the lowest replaceable way, or with `replace_smallest` the one of smallest count.
     /// `tags_in_w`: tags are written in stage W (module docs); `flag_rows`: the per-set flags are
-    /// read from registered rows ([`SetEpochs`]).
+    /// read from registered rows ([`SetEpochs`]); `narrow`: stage C compares the tags in 2-bit
+    /// slices.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         sets: usize,
@@ -323,6 +352,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         replace_smallest: bool,
         tags_in_w: bool,
         flag_rows: bool,
+        narrow: bool,
     ) -> Self {
         assert!(
             sets.is_power_of_two() && ways >= 1 && count_width + 2 <= CB.min(63),
@@ -365,7 +395,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             d_set: Default::default(),
             d_tag: Default::default(),
             ram_tag: vec_of(ways),
-            ram_tag_part: vec_of(ways * TAG_PARTS),
+            ram_tag_part: vec_of(ways * if narrow { NARROW_TAG_PARTS } else { TAG_PARTS }),
             ram_tag_eq: vec_of(ways),
             a2: vec_of(ways),
             a3: vec_of(ways),
@@ -531,9 +561,19 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
             self.fw2_alloc[w].d.next = self.fw_alloc[w].q.val();
             self.ram_tag[w].d.next = self.tags[w].read_data.val();
-            // Slice p of the tag (literals: TAG_PARTS = 48 slices of TAG_PART_BITS = 2 bits).
+            // Slice p of the tag (literals: TAG_PARTS = 12 slices of TAG_PART_BITS = 8 bits, or
+            // NARROW_TAG_PARTS = 48 of NARROW_TAG_PART_BITS = 2; one of the two loops is empty).
             self.ram_tag_eq[w].next = true;
-            for p in 0..48 {
+            for p in 0..self.wide_parts() {
+                self.ram_tag_part[w * 12 + p].clock.next = self.clock.val();
+                self.ram_tag_part[w * 12 + p].d.next =
+                    self.tags[w].read_data.val().get_bits::<8>(p * 8)
+                        == self.c_tag.q.val().get_bits::<8>(p * 8);
+                if !self.ram_tag_part[w * 12 + p].q.val() {
+                    self.ram_tag_eq[w].next = false;
+                }
+            }
+            for p in 0..self.narrow_parts() {
                 self.ram_tag_part[w * 48 + p].clock.next = self.clock.val();
                 self.ram_tag_part[w * 48 + p].d.next =
                     self.tags[w].read_data.val().get_bits::<2>(p * 2)

@@ -538,6 +538,7 @@ fn check_set_accumulator(
     retaining: bool,
     smallest: bool,
     tags_in_w: bool,
+    narrow: bool,
     seed: u64,
 ) {
     const CB: usize = 16;
@@ -555,7 +556,7 @@ fn check_set_accumulator(
     let sets = SetHash::new(&cfg);
     let mut model = Accumulator::new(&cfg);
     let mut uut = SetAssociativeAccumulator::<CB>::new(
-        4, 2, 16, 4, threshold, count_max, true, retaining, smallest, tags_in_w, false,
+        4, 2, 16, 4, threshold, count_max, true, retaining, smallest, tags_in_w, false, narrow,
     );
     uut.connect_all();
     uut.reset_clock();
@@ -667,8 +668,10 @@ fn check_set_accumulator(
 fn set_associative_accumulator_matches_the_model_rules() {
     for (threshold, retaining, smallest) in [(3, true, false), (3, false, false), (2, true, true)] {
         for seed in 1..=2 {
-            // Tags written by the allocation (seed 1) or a clock later in stage W (seed 2).
-            check_set_accumulator(threshold, retaining, smallest, seed == 2, seed);
+            // Tags written by the allocation (seed 1) or a clock later in stage W (seed 2);
+            // compared in 8-bit slices or 2-bit ones.
+            check_set_accumulator(threshold, retaining, smallest, seed == 2, false, seed);
+            check_set_accumulator(threshold, retaining, smallest, seed == 2, true, seed);
         }
     }
 }

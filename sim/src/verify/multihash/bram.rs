@@ -92,13 +92,16 @@ mod tests {
             let hash_ram = write_stage;
             // The flags from rows on half, with and without each of the others.
             let rows = bits & 1 == (bits >> 1) & 1;
+            // The tag compare in 2-bit slices on half, with and without the rows.
+            let narrow = (bits >> 1) & 1 != (bits >> 2) & 1;
             let cfg = Dut::Bram.small(
                 c,
                 r,
                 p,
                 &format!(
                     "write_stage = {write_stage}\ncounter_output_register = {outreg}\n\
-                     refused_slot = {slot}\nhash_block_ram = {hash_ram}\nflag_rows = {rows}\n"
+                     refused_slot = {slot}\nhash_block_ram = {hash_ram}\nflag_rows = {rows}\n\
+                     narrow_tag_compare = {narrow}\n"
                 ),
             );
             // 6 intervals; interval ends fall at every phase of the blocks.
@@ -111,7 +114,8 @@ mod tests {
             );
             let what = format!(
                 "C{}R{}P{} write stage {write_stage} output register {outreg} refused slot {slot} \
-                 hash in block RAM {hash_ram} flag rows {rows} forwarding distances",
+                 hash in block RAM {hash_ram} flag rows {rows} narrow tag compare {narrow} \
+                 forwarding distances",
                 c as u8, r as u8, p as u8
             );
             for ready in [

@@ -21,11 +21,14 @@ pub fn random_config(rng: &mut impl Rng) -> ProfilerConfig {
         format!("entries = {}\n", rng.gen_range(1..=12))
     } else {
         stages = format!(
-            "write_stage = {}\ncounter_output_register = {}\nrefused_slot = {}\nflag_rows = {}\n",
+            "write_stage = {}\ncounter_output_register = {}\nrefused_slot = {}\nflag_rows = {}\n\
+             narrow_tag_compare = {}\n",
             rng.gen_bool(0.5),
             rng.gen_bool(0.5),
             rng.gen_bool(0.5),
-            rng.gen_bool(0.5)
+            rng.gen_bool(0.5),
+            // From a draw made already, so the shapes drawn stay those drawn before.
+            counter_bits % 2 == 0
         );
         let ways = rng.gen_range(1..=4);
         let sets = 1 << rng.gen_range(0..=3);
