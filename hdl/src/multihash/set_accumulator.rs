@@ -14,18 +14,19 @@
 //! - stage 0: the event's set (`lookup_set`, hashed by the top) addresses every way's tag and
 //!   meta RAMs whenever the event is offered, before it is accepted, and is compared with the
 //!   sets of the ops that will be two and three ahead of it (`c_same2`, `c_same3`, registered);
-//! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices (two
-//!   LUT4 levels) or, with `narrow` (the configuration's `narrow_tag_compare`), 2-bit slices (one
-//!   LUT4: two bits of the tag, two of the tuple), whose equalities are registered (stage D ANDs
-//!   them), so that a block RAM's slow read output meets only the compare before a register. The read missed the tags the ops two (and, when
-//!   stage W writes them, three) ahead wrote: for a way one of them allocated on this op's set
-//!   (`a2`, `a3`, from `c_same2` / `c_same3` and the ways that op allocated, the younger winning)
-//!   the tuple is compared with that op's instead (`fw_eq`, registered). The W metas arrive, the
-//!   words the ops two and three ahead wrote take their place when one was on the same set (the
-//!   read missed those writes; the younger wins), and they are registered with their threshold predicates (count ≥ T,
-//!   count ≥ T − 1: compared on the RAM word or stored in it, carried with a forwarded one), so stage D compares
-//!   no count read from a RAM or forwarded; the set and the tuple are compared with those of the
-//!   op ahead (registered: `ahead1`, `key1`, with the op in D);
+//! - stage C: the W tags arrive and are compared with the event's tuple in 8-bit slices (two LUT4
+//!   levels) or, with `narrow` (the configuration's `narrow_tag_compare`), 2-bit slices (one LUT4:
+//!   two bits of the tag, two of the tuple), whose equalities are registered (stage D ANDs them),
+//!   so that a block RAM's slow read output meets only the compare before a register. The read
+//!   missed the tags the ops two (and, when stage W writes them, three) ahead wrote: for a way one
+//!   of them allocated on this op's set (`a2`, `a3`, from `c_same2` / `c_same3` and the ways that
+//!   op allocated, the younger winning) the tuple is compared with that op's instead (`fw_eq`,
+//!   registered). The W metas arrive, the words the ops two and three ahead wrote take their place
+//!   when one was on the same set (the read missed those writes; the younger wins), and they are
+//!   registered with their threshold predicates (count ≥ T, count ≥ T − 1: compared on the RAM word
+//!   or stored in it, carried with a forwarded one), so stage D compares no count read from a RAM
+//!   or forwarded; the set and the tuple are compared with those of the op ahead (registered:
+//!   `ahead1`, `key1`, with the op in D);
 //! - stage D: **forwarding**: the metas are those the op one ahead wrote when it was on the same
 //!   set (with the predicates of its words, which it registered from its own: see `n_ge`), taken
 //!   at the last select, after the registered words have been through the set's rollover (that op
