@@ -16,6 +16,12 @@ functionally equivalent; synthesize it only. Cuts:
           gate or two of its inputs, as if stage D's `cur`/`prev`/`pend` came with the meta words (an
           interval stamp compared in stage C) and no other flag were read (a scanner visiting every
           set). The ceiling of keeping the epochs in the words, without the stamp bits' cost.
+  picks   the counters' conservative update starts from the registered words alone: the 2:1
+          select of the word the event ahead updated (`fw_pick`) is gone, as if the loop forwarded
+          relations between the operands instead of values (the design notes' next lever, whose
+          extra compares are not paid for here).
+
+Cuts can be stacked: run the script again on its own output with another cut.
 
     hwprof synth --config configs/paper-1m-bram.toml --target ecp5-25k --seeds 3 --out base
     python3 scripts/timing-ceiling.py epochs base/design.v ceiling.v
@@ -88,7 +94,7 @@ STAMPS = """    // Update code (ceiling: flags from flip-flops, no per-set vecto
        end else begin
           d_cur_r <= c_set[0] ^ c_set[1];
           d_prev_r <= c_set[2] ^ c_set[3];
-          d_pend_r <= c_set[4] & ~c_set[5] & ~hot;
+          d_pend_r <= c_set[4] & ~c_set[5] & ~HOT;
           lookup_r <= lookup_set[0] & lookup_hold;
           c_pend_r <= lookup ? lookup_set[1] : scan_set[1];
           any_r <= roll | (any_r & ~(retire & touch & d_set[0]));
@@ -113,19 +119,31 @@ def cut_stamps(body, src):
     at = body.find("    // Update code (custom)")
     if at < 0:
         fail(f"{src}: the set-epochs module has no custom update code")
-    return None, None, body[:at] + STAMPS
+    # `hot` is one port, or one per way (`hot$0`, `hot$1`, ...).
+    hots = re.findall(r"input wire\s+(hot(?:\$\d+)?);", body)
+    if not hots:
+        fail(f"{src}: the set-epochs module has no `hot` input")
+    return None, None, body[:at] + STAMPS.replace("HOT", f"(|{{{', '.join(hots)}}})")
+
+
+def cut_picks(body, src):
+    sel = re.compile(r"if \(fw_pick\$(\d+)\$q\) begin")
+    if not sel.search(body):
+        fail(f"{src}: the counters have no `fw_pick` select (built without the write stage?)")
+    return None, None, sel.sub("if (1'b0) begin", body)
 
 
 CUTS = {
     "epochs": ("top$acc$epochs", cut_epochs),
     "hit": ("top$acc", cut_hit),
     "stamps": ("top$acc$epochs", cut_stamps),
+    "picks": ("top$counters", cut_picks),
 }
 
 
 def main():
     if len(sys.argv) != 4 or sys.argv[1] not in CUTS:
-        fail("usage: timing-ceiling.py epochs|hit|stamps DESIGN.v OUT.v\n" + __doc__)
+        fail("usage: timing-ceiling.py epochs|hit|stamps|picks DESIGN.v OUT.v\n" + __doc__)
     cut, src, dst = sys.argv[1:]
     try:
         text = open(src).read()
