@@ -20,6 +20,9 @@ functionally equivalent; synthesize it only. Cuts:
           select of the word the event ahead updated (`fw_pick`) is gone, as if the loop forwarded
           relations between the operands instead of values (the design notes' next lever, whose
           extra compares are not paid for here).
+  hash    the hash units take the event from a register (`e_a`, `e_b` a clock late), not through
+          the skid register's select from the input (exact, the hash would move to a stage of its
+          own after stage F's register, one more stage before the key compares).
 
 Cuts can be stacked: run the script again on its own output with another cut.
 
@@ -133,17 +136,27 @@ def cut_picks(body, src):
     return None, None, sel.sub("if (1'b0) begin", body)
 
 
+def cut_hash(body, src):
+    uses = ["set_hash$a = e_a;", "set_hash$b = e_b;", "        hash$a = e_a;", "        hash$b = e_b;"]
+    for use in uses:
+        if body.count(use) != 1:
+            fail(f"{src}: `{use.strip()}` is not in the profiler's top module once")
+        body = body.replace(use, use.replace("= e_", "= hr_"))
+    return ["hr_a", "hr_b"], "  hr_a <= e_a;\n  hr_b <= e_b;", body
+
+
 CUTS = {
     "epochs": ("top$acc$epochs", cut_epochs),
     "hit": ("top$acc", cut_hit),
     "stamps": ("top$acc$epochs", cut_stamps),
     "picks": ("top$counters", cut_picks),
+    "hash": ("top", cut_hash),
 }
 
 
 def main():
     if len(sys.argv) != 4 or sys.argv[1] not in CUTS:
-        fail("usage: timing-ceiling.py epochs|hit|stamps|picks DESIGN.v OUT.v\n" + __doc__)
+        fail("usage: timing-ceiling.py epochs|hit|stamps|picks|hash DESIGN.v OUT.v\n" + __doc__)
     cut, src, dst = sys.argv[1:]
     try:
         text = open(src).read()
@@ -157,7 +170,7 @@ def main():
         return
     # After the module's wires, before its first process.
     at = body.index("always @(")
-    width = "[15:0] " if cut == "epochs" else ""
+    width = {"epochs": "[15:0] ", "hash": "[63:0] "}.get(cut, "")
     block = (f"reg {width}{', '.join(regs)};\nalways @(posedge clock) begin\n{loads}\nend\n")
     open(dst, "w").write(text[:start] + body[:at] + block + body[at:] + text[end:])
 
