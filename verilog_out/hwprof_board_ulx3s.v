@@ -979,6 +979,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     // Constant declarations
     localparam  slot = 1'b0;
     localparam  ram_hash = 1'b0;
+    localparam  f_stage = 1'b0;
     localparam  early_read = 1'b1;
     localparam  a_mask = 64'hffffffff;
     localparam  b_mask = 64'hffffffff;
@@ -1605,7 +1606,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
             hash_take = ~g_valid$q | h_take;
         end
         entry_free = hash_take;
-        if (ram_hash) begin
+        if (f_stage) begin
             entry_free = ~f_valid$q | hash_take;
         end
         in_ready = ready$q & ~clearing;
@@ -1624,7 +1625,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         e_valid = s_valid$q | in_fire;
         e_a = src_a;
         e_b = src_b;
-        if (ram_hash) begin
+        if (f_stage) begin
             e_valid = f_valid$q;
             e_a = f_a$q;
             e_b = f_b$q;
@@ -1653,7 +1654,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         end
         s_full = s_valid$q | in_fire;
         if (entry_free) begin
-            if (ram_hash) begin
+            if (f_stage) begin
                 f_valid$d = s_valid$q | in_fire;
                 f_a$d = src_a;
                 f_b$d = src_b;

@@ -21,9 +21,10 @@
 //! | `counter_output_register` | hardware only, no effect on the profile: the block-RAM profiler's counter tables are read through their block RAMs' output register (on the ECP5 the DP16KD's own, `REGMODE = "OUTREG"`; elsewhere a flip-flop stage), so no block RAM's clock-to-out is on a path into logic. The read is issued a clock before stage 0, at the indices of the event stage 0 takes if it is free, hashed a stage earlier (one more clock of latency); when stage 0 was held instead, its event is read again, so each wait of stage 0 lasts one clock longer (docs/SPEC.md §5.4). For the ECP5, where the DP16KD's clock-to-out is most of a 10 ns period (the ULX3S preset sets it). Default false | set-associative accumulator only |
 //! | `refused_slot` | hardware only, no effect on the profile: an event the block-RAM profiler's stage 0 refuses waits in a second register of stage 0 (the refused slot), offered before the next event until it is accepted, instead of holding the stage before it; so the accept decision loads one flip-flop, not every register of that stage, and the input's skid register goes (docs/SPEC.md §5.4). The same wait bound. Faster where the accept's fan-out is on the critical path (paper-1m-bram on the ECP5-25K, which sets it: median 81.3 MHz, 79.4 without); slower on the HX8K (paper-10k-bram: 80.0 MHz with it, 82.7 without). Default false | set-associative accumulator only |
 //! | `hash_block_ram` | hardware only, no effect on the profile: the block-RAM profiler's tabulation hash reads its byte tables from block RAM (one ROM per key byte, every table's field side by side) instead of computing them in logic — most of a tabulation profiler's logic — in a hash stage of its own before the one that holds the indices, whose output registers take the block RAMs' words (docs/SPEC.md §5.4). One more clock of latency, the same wait bound. For parts with block RAM to spare (paper-1m-bram on the ECP5-25K: 12 DP16KD). Default false | set-associative accumulator and `hash = "tabulation"` only |
+//! | `hash_stage` | hardware only, no effect on the profile: the block-RAM profiler hashes in logic from a register — the stage F that `hash_block_ram` adds holds the masked event — instead of from the input port through the skid register's select, so the hash trees start at flip-flops (docs/SPEC.md §5.4). One more clock of latency, the same wait bound, a flip-flop per key bit and one more. Implied by `hash_block_ram`. Default false | set-associative accumulator only |
 //! | `flag_rows` | hardware only, no effect on the profile: the set-associative accumulator's per-set flags (the epochs' `cur`, `prev`, `pend`, `rep`) are read through registered rows of √S flags, loaded a clock early at a row address known then (the offered event's set and the scanner's, whose rows stage C then chooses between, the scanner's next row, stage D's row), instead of S-to-1 selects at a register's set; `any_pend` is an OR over per-row flags (docs/SPEC.md §5.4). About 770 more LUT4 and 220 flip-flops at 256 sets. Faster where those selects are on the critical path (paper-1m-bram on the ECP5-25K, which sets it: median 97.8 MHz, 85.4 without); the UP5K preset does not fit with it. Default false | set-associative accumulator only (no effect below 4 sets) |
 //! | `narrow_tag_compare` | hardware only, no effect on the profile: the set-associative accumulator compares the tags it reads with the event's tuple in 2-bit slices, one LUT4 between the tag RAM's read port and a register, instead of 8-bit slices (two levels); stage D ANDs four times as many registered slices. Faster where a tag block RAM's read output is on the critical path (paper-1m-bram on the ECP5-25K: median 100.1 MHz against 97.8; paper-10k-bram's HX8K and ECP5 sections), 36 more flip-flops per way at 96-bit tags and about as many iCE40 logic cells (a LUT shares its cell with the flip-flop after it); not where the tags are small LUT RAMs (the ULX3S board preset: 96.8 against 103.0) or the critical path is elsewhere (the UP5K preset: 29.2 against 30.1). Default false | set-associative accumulator only |
-//! | `[target.<name>]` | hardware options of one synthesis target (`ice40-up5k`, `ice40-hx8k`, `ecp5-25k`, `ecp5-85k`): `write_stage`, `counter_output_register`, `refused_slot`, `hash_block_ram`, `flag_rows`, `narrow_tag_compare`, over the file's own for that target only ([`ProfilerConfig::for_target`]). No effect on the profile, so one preset carries the fastest hardware that fits each part | a known target; only those six keys; the resolved configuration obeys every rule above |
+//! | `[target.<name>]` | hardware options of one synthesis target (`ice40-up5k`, `ice40-hx8k`, `ecp5-25k`, `ecp5-85k`): `write_stage`, `counter_output_register`, `refused_slot`, `hash_block_ram`, `hash_stage`, `flag_rows`, `narrow_tag_compare`, over the file's own for that target only ([`ProfilerConfig::for_target`]). No effect on the profile, so one preset carries the fastest hardware that fits each part | a known target; only those seven keys; the resolved configuration obeys every rule above |
 //! | `[accumulator] entries` | A; default floor(L/T) | 1 ..= 65536 |
 //! | `[accumulator] organisation` | `"fully_associative"` (default) or `"set_associative"` | |
 //! | `[accumulator] ways` | ways per set (set-associative only); default 4 | ≥ 1, A/ways a power of two |
@@ -130,6 +131,7 @@ struct ProfilerFile {
     counter_output_register: Option<bool>,
     refused_slot: Option<bool>,
     hash_block_ram: Option<bool>,
+    hash_stage: Option<bool>,
     flag_rows: Option<bool>,
     narrow_tag_compare: Option<bool>,
     target: Option<BTreeMap<String, TargetOptions>>,
@@ -147,6 +149,7 @@ pub struct TargetOptions {
     pub counter_output_register: Option<bool>,
     pub refused_slot: Option<bool>,
     pub hash_block_ram: Option<bool>,
+    pub hash_stage: Option<bool>,
     pub flag_rows: Option<bool>,
     pub narrow_tag_compare: Option<bool>,
 }
@@ -201,6 +204,9 @@ pub struct ProfilerConfig {
     pub refused_slot: bool,
     /// The block-RAM profiler's tabulation byte tables in block RAM (hardware only; module docs).
     pub hash_block_ram: bool,
+    /// The block-RAM profiler's hash from a register of its own stage (hardware only; module
+    /// docs).
+    pub hash_stage: bool,
     /// The set-associative accumulator's flags read through registered rows (hardware only;
     /// module docs).
     pub flag_rows: bool,
@@ -418,6 +424,7 @@ impl ConfigFile for ProfilerConfig {
             counter_output_register: file.counter_output_register.unwrap_or(false),
             refused_slot: file.refused_slot.unwrap_or(false),
             hash_block_ram: file.hash_block_ram.unwrap_or(false),
+            hash_stage: file.hash_stage.unwrap_or(false),
             flag_rows: file.flag_rows.unwrap_or(false),
             narrow_tag_compare: file.narrow_tag_compare.unwrap_or(false),
             targets: file.target.clone().unwrap_or_default(),
@@ -555,6 +562,11 @@ impl ConfigFile for ProfilerConfig {
                 "a stage of the block-RAM profiler",
             ),
             (
+                self.hash_stage,
+                "hash_stage",
+                "a stage of the block-RAM profiler",
+            ),
+            (
                 self.flag_rows,
                 "flag_rows",
                 "a form of the set-associative accumulator's flags",
@@ -610,6 +622,7 @@ impl ProfilerConfig {
                 .unwrap_or(c.counter_output_register);
             c.refused_slot = o.refused_slot.unwrap_or(c.refused_slot);
             c.hash_block_ram = o.hash_block_ram.unwrap_or(c.hash_block_ram);
+            c.hash_stage = o.hash_stage.unwrap_or(c.hash_stage);
             c.flag_rows = o.flag_rows.unwrap_or(c.flag_rows);
             c.narrow_tag_compare = o.narrow_tag_compare.unwrap_or(c.narrow_tag_compare);
         }
@@ -782,6 +795,7 @@ mod tests {
             ("counter_output_register = true", "counter_output_register"),
             ("refused_slot = true", "refused_slot"),
             ("hash_block_ram = true", "hash_block_ram"),
+            ("hash_stage = true", "hash_stage"),
             ("flag_rows = true", "flag_rows"),
             ("narrow_tag_compare = true", "narrow_tag_compare"),
             ("[accumulator]\nentries = 0", "accumulator.entries"),

@@ -205,6 +205,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
         "counter_output_register": cfg.counter_output_register,
         "refused_slot": cfg.refused_slot,
         "hash_block_ram": cfg.hash_block_ram,
+        "hash_stage": cfg.hash_stage,
         "flag_rows": cfg.flag_rows,
         "narrow_tag_compare": cfg.narrow_tag_compare,
         // Each section's target resolved: its hardware options as that target's designs get them.
@@ -215,6 +216,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
                 "counter_output_register": t.counter_output_register,
                 "refused_slot": t.refused_slot,
                 "hash_block_ram": t.hash_block_ram,
+                "hash_stage": t.hash_stage,
                 "flag_rows": t.flag_rows,
                 "narrow_tag_compare": t.narrow_tag_compare,
             }))

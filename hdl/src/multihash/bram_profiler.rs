@@ -19,7 +19,9 @@
 //!   which no event enters stage 0 after the last event of each interval (1 − 2/L events per
 //!   clock at most). With the counters' output register the hash is a stage earlier (G, before
 //!   H; see `stale`). With `hash_block_ram` a stage F comes first, whose event's bytes are read
-//!   from the tabulation ROMs in block RAM ([`TabulationRam`]) for the hash stage to take.
+//!   from the tabulation ROMs in block RAM ([`TabulationRam`]) for the hash stage to take; with
+//!   `hash_stage` the same stage F holds the event for the hash in logic, so the hash starts from
+//!   flip-flops instead of the input port and the skid register's select.
 //!
 //! **Back-pressure.** `in_ready` is a function of flip-flops and the counter bank of the input's
 //! interval being clean, so neither the hash nor stage 0's decision reaches the input handshake.
@@ -118,12 +120,15 @@ profiler_top! {
         /// the masked event whose byte tables are being read, so that the hash stage (G with
         /// `early_read`, else H) takes the words from the block RAMs' read registers into
         /// flip-flops (`tab`'s output registers, which stand for its index registers: `g_idx`,
-        /// `h_idx`) and no block RAM's clock-to-out meets logic.
+        /// `h_idx`) and no block RAM's clock-to-out meets logic. `f_stage`: stage F is there,
+        /// for `ram_hash` or for the configuration's `hash_stage` (the hash in logic from F's
+        /// registers).
         ram_hash: Constant<Bit>,
+        f_stage: Constant<Bit>,
         f_valid: DFF<Bit>,
         f_a: DFF<Bits<64>>,
         f_b: DFF<Bits<64>>,
-        /// The first stage (F with `ram_hash`, else G with `early_read`, else H) takes a new
+        /// The first stage (F with `f_stage`, else G with `early_read`, else H) takes a new
         /// event; the hash stage takes one (`hash_take`): the event `e_*` with indices `e_index`.
         entry_free: Signal<Local, Bit>,
         hash_take: Signal<Local, Bit>,
@@ -227,6 +232,7 @@ impl<const CB: usize> BramProfiler<CB> {
             g_set: Default::default(),
             entry_free: Default::default(),
             ram_hash: Constant::new(cfg.hash_block_ram),
+            f_stage: Constant::new(cfg.hash_block_ram | cfg.hash_stage),
             f_valid: Default::default(),
             f_a: Default::default(),
             f_b: Default::default(),
@@ -364,7 +370,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.hash_take.next = !self.g_valid.q.val() | self.h_take.val();
         }
         self.entry_free.next = self.hash_take.val();
-        if self.ram_hash.val() {
+        if self.f_stage.val() {
             self.entry_free.next = !self.f_valid.q.val() | self.hash_take.val();
         }
         self.in_ready.next = self.ready.q.val() & !self.clearing.val();
@@ -381,11 +387,11 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
             self.src_b.next = self.s_b.q.val();
         }
         // The event entering the hash stage: the input's (or the skid register's) hashed in
-        // logic, or stage F's with its byte tables read.
+        // logic, or stage F's: hashed in logic from its registers, or with its byte tables read.
         self.e_valid.next = self.s_valid.q.val() | self.in_fire.val();
         self.e_a.next = self.src_a.val();
         self.e_b.next = self.src_b.val();
-        if self.ram_hash.val() {
+        if self.f_stage.val() {
             self.e_valid.next = self.f_valid.q.val();
             self.e_a.next = self.f_a.q.val();
             self.e_b.next = self.f_b.q.val();
@@ -412,7 +418,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         }
         self.s_full.next = self.s_valid.q.val() | self.in_fire.val();
         if self.entry_free.val() {
-            if self.ram_hash.val() {
+            if self.f_stage.val() {
                 self.f_valid.d.next = self.s_valid.q.val() | self.in_fire.val();
                 self.f_a.d.next = self.src_a.val();
                 self.f_b.d.next = self.src_b.val();

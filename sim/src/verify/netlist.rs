@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(r.reports_compared, 10);
         let bram = ProfilerConfig::from_toml_str(
             "interval = 200\nthreshold = 4\ntables = 2\nentries = 512\na_bits = 32\nb_bits = 32\n\
-             flag_rows = true\nnarrow_tag_compare = true\n[accumulator]\norganisation = \"set_associative\"\n\
+             flag_rows = true\nnarrow_tag_compare = true\nhash_stage = true\n[accumulator]\norganisation = \"set_associative\"\n\
              entries = 16\nways = 2\n",
             "test",
         )

@@ -94,6 +94,9 @@ mod tests {
             let rows = bits & 1 == (bits >> 1) & 1;
             // The tag compare in 2-bit slices on half, with and without the rows.
             let narrow = (bits >> 1) & 1 != (bits >> 2) & 1;
+            // The hash from a stage of its own on two of the rows without the byte tables in
+            // block RAM, with and without the output register and the slot.
+            let hash_stage = !hash_ram && bits & 1 == 1;
             let cfg = Dut::Bram.small(
                 c,
                 r,
@@ -101,7 +104,7 @@ mod tests {
                 &format!(
                     "write_stage = {write_stage}\ncounter_output_register = {outreg}\n\
                      refused_slot = {slot}\nhash_block_ram = {hash_ram}\nflag_rows = {rows}\n\
-                     narrow_tag_compare = {narrow}\n"
+                     narrow_tag_compare = {narrow}\nhash_stage = {hash_stage}\n"
                 ),
             );
             // 6 intervals; interval ends fall at every phase of the blocks.
@@ -115,7 +118,7 @@ mod tests {
             let what = format!(
                 "C{}R{}P{} write stage {write_stage} output register {outreg} refused slot {slot} \
                  hash in block RAM {hash_ram} flag rows {rows} narrow tag compare {narrow} \
-                 forwarding distances",
+                 hash stage {hash_stage} forwarding distances",
                 c as u8, r as u8, p as u8
             );
             for ready in [

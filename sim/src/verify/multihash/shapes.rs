@@ -1,5 +1,5 @@
 //! Random valid configurations — any tables, entries, accumulator entries or sets × ways, widths,
-//! thresholds, C/R/P, hash kind, key widths, the block-RAM profiler's write stage, counters' output register and refused slot — for the property test that exports each one's
+//! thresholds, C/R/P, hash kind, key widths, the block-RAM profiler's write stage, counters' output register, refused slot and hash stage — for the property test that exports each one's
 //! Verilog and runs it under Icarus against the model.
 
 use hwprof_hdl::ConfigFile;
@@ -22,13 +22,14 @@ pub fn random_config(rng: &mut impl Rng) -> ProfilerConfig {
     } else {
         stages = format!(
             "write_stage = {}\ncounter_output_register = {}\nrefused_slot = {}\nflag_rows = {}\n\
-             narrow_tag_compare = {}\n",
+             narrow_tag_compare = {}\nhash_stage = {}\n",
             rng.gen_bool(0.5),
             rng.gen_bool(0.5),
             rng.gen_bool(0.5),
             rng.gen_bool(0.5),
-            // From a draw made already, so the shapes drawn stay those drawn before.
-            counter_bits % 2 == 0
+            // From draws made already, so the shapes drawn stay those drawn before.
+            counter_bits % 2 == 0,
+            interval % 2 == 1
         );
         let ways = rng.gen_range(1..=4);
         let sets = 1 << rng.gen_range(0..=3);
