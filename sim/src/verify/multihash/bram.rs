@@ -177,6 +177,49 @@ mod tests {
         }
     }
 
+    /// `hash_stage` changes no result, so the co-simulations above would pass if it were ignored.
+    /// What it must change is the timing: its stage F is `hash_block_ram`'s, with the same
+    /// handshake, so the two take the same clocks — later reports than without stage F, and not
+    /// one wait more on the input.
+    #[test]
+    fn the_hash_stage_times_like_the_byte_tables_stage() {
+        for outreg in [false, true] {
+            for kind in [StreamKind::Mixed, StreamKind::Saturation] {
+                let run = |extra: &str| {
+                    let cfg = Dut::Bram.small(
+                        true,
+                        false,
+                        true,
+                        &format!("counter_output_register = {outreg}\n{extra}"),
+                    );
+                    let ev = stream(kind, &cfg, 256, 1);
+                    let what = format!("{extra:?} output register {outreg} {}", kind.name());
+                    (check(&cfg, &ev, &CosimOptions::default(), &what), what)
+                };
+                let (off, _) = run("");
+                let (stage, what) = run("hash_stage = true\n");
+                let (rom, _) = run("hash_block_ram = true\n");
+                let clocks = |r: &crate::verify::multihash::cosim::CosimResult| {
+                    (
+                        r.total_cycles,
+                        r.longest_report_cycles,
+                        r.input_stall_cycles,
+                    )
+                };
+                assert_eq!(clocks(&stage), clocks(&rom), "{what}");
+                assert!(
+                    stage.total_cycles > off.total_cycles,
+                    "{what}: {off:?} {stage:?}"
+                );
+                assert!(
+                    stage.longest_report_cycles > off.longest_report_cycles,
+                    "{what}: {off:?} {stage:?}"
+                );
+                assert_eq!(stage.input_stall_cycles, off.input_stall_cycles, "{what}");
+            }
+        }
+    }
+
     #[test]
     fn set_storm_overflows_a_set() {
         let cfg = Dut::Bram.small(true, false, true, "");
