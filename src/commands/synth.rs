@@ -362,41 +362,46 @@ fn compare_baseline(a: &SynthArgs, targets: &[Target]) -> CmdResult {
     if a.compare_events == 0 {
         return Err(CliError::input("--compare-events must be at least 1"));
     }
-    let cfg = super::load_config(path)?;
-    // Checked first, so a configuration without a baseline fails before any simulation.
-    hwprof_hdl::multihash::entry_order(&cfg, hwprof_hdl::multihash::Design::Baseline)
-        .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
-    let events = stream(StreamKind::Mixed, &cfg, a.compare_events, 1);
-    let tp = compare::throughput(&cfg, &events, &mut progress)?;
-    let (p, b) = compare::designs(&cfg, &stem(path), &tp)?;
-    let mut cmps = Vec::new();
+    // Each target's designs from the configuration as resolved for it (its `[target.*]`
+    // hardware options), every one checked before any simulation.
+    let mut resolved = Vec::new();
     for &t in targets {
+        let cfg = super::load_config_for(path, Some(t))?;
+        hwprof_hdl::multihash::entry_order(&cfg, hwprof_hdl::multihash::Design::Baseline)
+            .map_err(|e| CliError::input(format!("config {}: {e}", path.display())))?;
+        resolved.push((t, cfg));
+    }
+    let mut measured: Vec<(hwprof_hdl::ProfilerConfig, compare::Throughput)> = Vec::new();
+    let mut cmps = Vec::new();
+    for (t, cfg) in resolved {
+        let tp = match measured.iter().find(|(c, _)| *c == cfg) {
+            Some((_, tp)) => tp.clone(),
+            None => {
+                let events = stream(StreamKind::Mixed, &cfg, a.compare_events, 1);
+                let tp = compare::throughput(&cfg, &events, &mut progress)?;
+                measured.push((cfg.clone(), tp.clone()));
+                tp
+            }
+        };
+        let (p, b) = compare::designs(&cfg, &stem(path), &tp)?;
         let opts = flow_options(a, t, true)?;
-        cmps.push(compare::compare(&p, &b, &opts, &mut progress)?);
+        cmps.push(compare::compare(&p, &b, &tp, &opts, &mut progress)?);
     }
     std::fs::create_dir_all(&a.out)
         .and_then(|_| std::fs::write(a.out.join("compare.md"), compare::markdown(&cmps)))
         .map_err(|e| CliError::failure(format!("{}: {e}", a.out.display())))?;
     if a.json {
-        #[derive(serde::Serialize)]
-        struct Out<'a> {
-            throughput: &'a compare::Throughput,
-            comparisons: &'a [compare::Comparison],
-        }
         if let [c] = cmps.as_slice() {
             print_json(c)
         } else {
-            print_json(&Out {
-                throughput: &tp,
-                comparisons: &cmps,
-            })
+            print_json(&cmps)
         }
     } else {
         print!("{}", compare::table(&cmps));
         println!(
             "(events/clock from a rust-hdl co-simulation of {} events against the model, 0 mismatches; \
              results, Markdown and tool logs in {})",
-            tp.events,
+            a.compare_events,
             a.out.display()
         );
         Ok(())

@@ -11,7 +11,7 @@
 //!
 //! The stored widths and width classes are in [`super::widths`].
 
-use super::baseline::BaselineProfiler;
+use super::baseline::{BaselineProfiler, SetBaselineProfiler};
 use super::bram_profiler::BramProfiler;
 use super::profiler::MultiHashProfiler;
 use super::top::ProfilerTop;
@@ -64,14 +64,6 @@ pub fn with_design<V: DesignVisitor + Send>(
 where
     V::Output: Send,
 {
-    let set_associative = cfg.accumulator.organisation == Organisation::SetAssociative;
-    if design == Design::Baseline && set_associative {
-        storage_widths(cfg)?;
-        return Err(
-            "the baseline profiler exists for fully-associative accumulators only (accumulator.organisation = \"fully_associative\")"
-                .into(),
-        );
-    }
     with_class(cfg, Build { design, v })
 }
 
@@ -92,7 +84,12 @@ impl<V: DesignVisitor> ClassVisitor for Build<V> {
             v.visit(uut, cfg)
         }
         match (self.design, cfg.accumulator.organisation) {
-            (Design::Baseline, _) => run(BaselineProfiler::<CB>::new(cfg), self.v, cfg),
+            (Design::Baseline, Organisation::FullyAssociative) => {
+                run(BaselineProfiler::<CB>::new(cfg), self.v, cfg)
+            }
+            (Design::Baseline, Organisation::SetAssociative) => {
+                run(SetBaselineProfiler::<CB>::new(cfg), self.v, cfg)
+            }
             (Design::Pipelined, Organisation::FullyAssociative) => {
                 run(MultiHashProfiler::<CB>::new(cfg), self.v, cfg)
             }

@@ -18,13 +18,16 @@ pub const DEFAULT_EVENTS: usize = 20_000;
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     pub target: super::device::Target,
+    /// Events per clock of both, measured on the configuration as resolved for the target.
+    pub throughput: Throughput,
     pub pipelined: SynthResult,
     pub baseline: SynthResult,
     /// Pipelined events/s over baseline events/s (None when either has no Fmax).
     pub events_per_s_ratio: Option<f64>,
 }
 
-/// Events per clock of each design, measured once per configuration (independent of target).
+/// Events per clock of each design, measured once per resolved configuration (a preset's
+/// per-target hardware options can change it).
 #[derive(Debug, Clone, Serialize)]
 pub struct Throughput {
     pub events: u64,
@@ -112,10 +115,12 @@ pub fn designs(
     ))
 }
 
-/// Synthesizes both designs with `opts` (each in its own subdirectory of `opts.out_dir`).
+/// Synthesizes both designs with `opts` (each in its own subdirectory of `opts.out_dir`); `tp`
+/// is what their events per clock came from.
 pub fn compare(
     pipelined: &Design,
     baseline: &Design,
+    tp: &Throughput,
     opts: &FlowOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Comparison, FlowError> {
@@ -138,6 +143,7 @@ pub fn compare(
     };
     Ok(Comparison {
         target: opts.target,
+        throughput: tp.clone(),
         pipelined: p,
         baseline: b,
         events_per_s_ratio: ratio,
@@ -209,5 +215,17 @@ mod tests {
         assert_ne!(p.verilog, b.verilog);
         assert_eq!(b.events_per_clock, Some(tp.baseline));
         assert!(throughput(&cfg, &[], &mut |_| {}).is_err());
+        // Set-associative, 16 sets x 2 ways: the baseline's report sweep (16 x 3 + 1 clocks) is
+        // longer than its counters' (16).
+        let cfg = ProfilerConfig::from_toml_str(
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 32\nways = 2\n",
+            "t",
+        )
+        .unwrap();
+        let ev = stream(StreamKind::Mixed, &cfg, 128, 1);
+        let tp = throughput(&cfg, &ev, &mut |_| {}).unwrap();
+        assert_eq!(tp.baseline, 128.0 / (3.0 * 127.0 + 49.0 + 1.0));
+        assert!(tp.pipelined > 2.0 * tp.baseline, "{tp:?}");
     }
 }

@@ -134,7 +134,8 @@ fn tool(cmd: &mut Command, name: &str) -> Result<std::process::Output, String> {
 const MAX_TAPE_BITS: u64 = 4096;
 
 /// Whether `cfg`, `events` and `depth` can be checked at all: both designs exist for the shape
-/// (the baseline for fully-associative accumulators only) and the tape is small. Errors name the
+/// (fully-associative: the set-associative designs list a report's entries in different orders)
+/// and the tape is small. Errors name the
 /// caller's input.
 pub fn validate(cfg: &ProfilerConfig, events: u64, depth: u64) -> Result<(), String> {
     if events == 0 || depth == 0 {
@@ -142,7 +143,7 @@ pub fn validate(cfg: &ProfilerConfig, events: u64, depth: u64) -> Result<(), Str
     }
     hwprof_hdl::multihash::widths::rtl_shape(cfg)?;
     if cfg.accumulator.organisation != hwprof_hdl::Organisation::FullyAssociative {
-        return Err("the baseline exists for fully-associative accumulators only".into());
+        return Err("the formal check compares report streams word for word: it needs a fully-associative accumulator (the set-associative pipelined design and its baseline list a report's entries in different orders)".into());
     }
     let free = events * (cfg.a_bits + cfg.b_bits) as u64;
     if free > MAX_TAPE_BITS {

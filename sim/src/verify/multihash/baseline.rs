@@ -5,18 +5,19 @@
 //! [`crate::verify::multihash::icarus::icarus_cosim_design`]; this file holds their tests, and the
 //! baseline's exact cycle count, which they check.
 
-use hwprof_hdl::multihash::baseline::BASELINE_CLOCKS_PER_EVENT;
+use hwprof_hdl::multihash::baseline::{baseline_sweep_clocks, BASELINE_CLOCKS_PER_EVENT};
 use hwprof_hdl::ProfilerConfig;
 
 /// Clocks from the first accepted event to the last of `events` events (`cycles` of a
 /// co-simulation), when the input is always offered and reports never hold it back: 3 clocks
-/// per event, plus one stall sweep of the counters after each interval's last event.
+/// per event, plus one stall sweep after each interval's last event (the counters', or the
+/// set-associative report's if longer).
 pub fn baseline_cycles(cfg: &ProfilerConfig, events: u64) -> u64 {
     if events == 0 {
         return 0;
     }
     let sweeps = (events - 1) / cfg.interval;
-    BASELINE_CLOCKS_PER_EVENT * (events - 1) + sweeps * cfg.entries as u64 + 1
+    BASELINE_CLOCKS_PER_EVENT * (events - 1) + sweeps * baseline_sweep_clocks(cfg) + 1
 }
 
 #[cfg(test)]
@@ -64,12 +65,41 @@ mod tests {
     }
 
     #[test]
-    fn baseline_rejects_set_associative_configurations() {
+    fn set_baseline_cycle_count_includes_the_report_sweep() {
+        // 4 sets x 2 ways: the report takes 4 x 3 + 1 = 13 clocks, the counters' sweep 16.
+        let cfg = Dut::SetBaseline.small(true, false, true, "");
+        assert_eq!(baseline_cycles(&cfg, 192), 3 * 191 + 2 * 16 + 1);
+        // 16 sets x 2 ways: the report, 16 x 3 + 1 = 49 clocks, is the longer.
         let cfg = config(
-            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\nentries = 8\n\
-             organisation = \"set_associative\"\nways = 2\n",
+            "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\
+             organisation = \"set_associative\"\nentries = 32\nways = 2\n",
         );
-        let e = verilog_of(&cfg, Design::Baseline).unwrap_err();
-        assert!(e.contains("fully-associative"), "{e}");
+        assert_eq!(baseline_cycles(&cfg, 192), 3 * 191 + 2 * 49 + 1);
+        for ways in [1, 4] {
+            let cfg = config(&format!(
+                "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\
+                 organisation = \"set_associative\"\nentries = 32\nways = {ways}\n"
+            ));
+            let ev = stream(StreamKind::Mixed, &cfg, 192, 5);
+            let what = format!("set baseline, {ways} ways");
+            let r = check(&cfg, &ev, ReadyPattern::ALWAYS, &what);
+            assert_eq!(r.cycles, baseline_cycles(&cfg, 192), "{what}");
+        }
+    }
+
+    #[test]
+    fn set_baseline_verilog_differs_from_pipelined_and_is_deterministic() {
+        let cfg = Dut::SetBaseline.small(true, false, true, "");
+        let b = verilog_of(&cfg, Design::Baseline).unwrap();
+        assert_eq!(b, verilog_of(&cfg, Design::Baseline).unwrap());
+        assert_ne!(b, verilog_of(&cfg, Design::Pipelined).unwrap());
+        assert_ne!(
+            b,
+            verilog_of(
+                &Dut::Baseline.small(true, false, true, ""),
+                Design::Baseline
+            )
+            .unwrap()
+        );
     }
 }

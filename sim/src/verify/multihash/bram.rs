@@ -272,6 +272,12 @@ mod tests {
             }
             let what = format!("C{}R{}P1 smallest replacement", c as u8, r as u8);
             check(&cfg, &ev, &CosimOptions::default(), &what);
+            check(
+                &cfg,
+                &ev,
+                &Dut::SetBaseline.options(ReadyPattern::ALWAYS),
+                &what,
+            );
             let res = icarus_cosim(&cfg, &ev, ReadyPattern::ALWAYS).unwrap();
             assert_eq!(res.mismatches, 0, "{what}: {:#?}", res.first_mismatch);
             assert_eq!(res.reports_compared, ev.len() as u64 / 64, "{what}");
@@ -297,6 +303,8 @@ mod tests {
             .collect();
         ev.extend(stream(StreamKind::Saturation, &cfg, 288, 11));
         check(&cfg, &ev, &CosimOptions::default(), "h3 single");
+        let baseline = Dut::SetBaseline.options(ReadyPattern::ALWAYS);
+        check(&cfg, &ev, &baseline, "h3 single, baseline");
         let reps = MultiHash::new(&cfg).unwrap().run(&ev);
         assert!(
             reps.iter().flat_map(|r| &r.entries).any(|e| e.count > 7),

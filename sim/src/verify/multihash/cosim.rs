@@ -457,13 +457,15 @@ mod tests {
     fn a_configuration_without_hardware_is_a_clear_error() {
         let cfg = config(
             "interval = 64\nthreshold = 4\ntables = 2\nentries = 16\n[accumulator]\n\
-             organisation = \"set_associative\"\nentries = 8\nways = 2\n",
+             organisation = \"set_associative\"\nentries = 8\nways = 2\nstash = 1\n",
         );
-        let opts = CosimOptions {
-            design: Design::Baseline,
-            ..CosimOptions::default()
-        };
-        let e = cosim(&cfg, &[(1, 2)], &opts).unwrap_err();
-        assert!(e.contains("fully-associative accumulators only"), "{e}");
+        for design in [Design::Pipelined, Design::Baseline] {
+            let opts = CosimOptions {
+                design,
+                ..CosimOptions::default()
+            };
+            let e = cosim(&cfg, &[(1, 2)], &opts).unwrap_err();
+            assert!(e.contains("stash"), "{e}");
+        }
     }
 }
