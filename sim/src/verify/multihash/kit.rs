@@ -312,6 +312,10 @@ fn every_exported_design_matches_the_model_on_a_real_trace_window() {
             Dut::Bram,
             include_str!("../../../../configs/paper-10k-bram.toml"),
         ),
+        (
+            Dut::SetBaseline,
+            include_str!("../../../../configs/paper-10k-bram.toml"),
+        ),
     ];
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/gzip_load.hwpt.gz");
     let ev = crate::eval::trace::read_trace(std::path::Path::new(path), None).unwrap();
@@ -323,6 +327,7 @@ fn every_exported_design_matches_the_model_on_a_real_trace_window() {
         assert_eq!(r.reports_compared, 3, "{dut:?}");
         match dut {
             Dut::Pipelined => assert_eq!(r.events_per_cycle, 1.0),
+            Dut::SetBaseline => assert_eq!(r.cycles, baseline_cycles(&cfg, 3000), "{r:?}"),
             // The wait bound of `within_wait_bound`, in clocks from the first event to the last.
             _ => assert!(r.cycles <= 3000 + 3 * (2 * 64 + 128 + 2), "{r:?}"),
         }
