@@ -398,10 +398,12 @@ fn compare_baseline(a: &SynthArgs, targets: &[Target]) -> CmdResult {
         }
     } else {
         print!("{}", compare::table(&cmps));
+        let reports = cmps.iter().map(|c| c.throughput.reports_compared).min();
         println!(
-            "(events/clock from a rust-hdl co-simulation of {} events against the model, 0 mismatches; \
-             results, Markdown and tool logs in {})",
+            "(events/clock from a rust-hdl co-simulation of {} events against the model, {} \
+             reports compared per design, 0 mismatches; results, Markdown and tool logs in {})",
             a.compare_events,
+            reports.unwrap_or(0),
             a.out.display()
         );
         Ok(())

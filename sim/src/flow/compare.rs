@@ -31,6 +31,9 @@ pub struct Comparison {
 #[derive(Debug, Clone, Serialize)]
 pub struct Throughput {
     pub events: u64,
+    /// Interval reports compared with the model, per design (none when no interval ends in the
+    /// window: the figures are then events per clock alone).
+    pub reports_compared: u64,
     pub pipelined: f64,
     pub baseline: f64,
 }
@@ -89,6 +92,7 @@ pub fn throughput(
     let b = measure(cfg, Which::Baseline, events, progress)?;
     Ok(Throughput {
         events: events.len() as u64,
+        reports_compared: p.reports_compared.min(b.reports_compared),
         pipelined: p.events_per_cycle,
         baseline: b.events_per_cycle,
     })
@@ -205,6 +209,7 @@ mod tests {
         let ev = stream(StreamKind::Mixed, &cfg, 128, 1);
         let tp = throughput(&cfg, &ev, &mut |_| {}).unwrap();
         assert_eq!(tp.pipelined, 1.0);
+        assert_eq!(tp.reports_compared, 2);
         // 3 clocks per event and one 16-clock sweep between the two intervals.
         assert_eq!(tp.baseline, 128.0 / (3.0 * 127.0 + 16.0 + 1.0));
         let (p, b) = designs(&cfg, "t", &tp).unwrap();
