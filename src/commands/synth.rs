@@ -73,7 +73,8 @@ pub struct SynthArgs {
     #[arg(long)]
     out: PathBuf,
     /// Print the results as JSON on stdout instead of the table: a list, one object per target
-    /// (also for a single target, so scripts read it one way).
+    /// (also for a single target, so scripts read it one way); with --compare-baseline one
+    /// comparison per target, each with both designs and the events per clock they were given.
     #[arg(long)]
     json: bool,
     /// Synthesize the simple baseline profiler of the same configuration beside it (needs
@@ -391,11 +392,7 @@ fn compare_baseline(a: &SynthArgs, targets: &[Target]) -> CmdResult {
         .and_then(|_| std::fs::write(a.out.join("compare.md"), compare::markdown(&cmps)))
         .map_err(|e| CliError::failure(format!("{}: {e}", a.out.display())))?;
     if a.json {
-        if let [c] = cmps.as_slice() {
-            print_json(c)
-        } else {
-            print_json(&cmps)
-        }
+        print_json(&cmps)
     } else {
         print!("{}", compare::table(&cmps));
         let reports = cmps.iter().map(|c| c.throughput.reports_compared).min();
