@@ -66,6 +66,95 @@ pub fn baseline_sweep_clocks(cfg: &ProfilerConfig) -> u64 {
     }
 }
 
+/// The baselines' counter tables: one RAM bank per table, read at the hash of the event's keys
+/// (registered by the top, so the words arrive a clock later), updated by [`ConservativeUpdate`]
+/// and written back when the top says so; cleared by a stall sweep that `clearing` reports. No
+/// forwarding: the next event reads only after this one's write.
+#[derive(LogicBlock)]
+pub struct BaselineCounters<const CB: usize> {
+    pub clock: Signal<In, Clock>,
+    /// The event's keys, masked, held while it is read and updated.
+    pub a: Signal<In, Bits<64>>,
+    pub b: Signal<In, Bits<64>>,
+    /// Write the updated counters back this clock (the event missed the accumulator).
+    pub write: Signal<In, Bit>,
+    /// The accumulator allocated an entry for the tuple.
+    pub promoted: Signal<In, Bit>,
+    /// Start writing 0 into every counter, one word per clock.
+    pub clear_start: Signal<In, Bit>,
+    pub clearing: Signal<Out, Bit>,
+    /// A clock after the keys: the tuple's count estimate and whether it is a candidate.
+    pub new_min: Signal<Out, Bits<CB>>,
+    pub candidate: Signal<Out, Bit>,
+    hash: HashUnit,
+    table: Vec<TableRam<CB>>,
+    cu: ConservativeUpdate<CB>,
+    clear: BankClear,
+    /// The candidate floor T − 1 of the counters read.
+    floor: Constant<Bits<CB>>,
+    zero: Constant<Bits<CB>>,
+}
+
+impl<const CB: usize> BaselineCounters<CB> {
+    /// The counter tables of `cfg` in the widths of class CB; counters saturate.
+    pub fn new(cfg: &ProfilerConfig) -> Self {
+        let w = widths_of_class::<CB>(cfg);
+        let rule = UpdateRule {
+            saturates: true,
+            ..UpdateRule::of(cfg, &w)
+        };
+        BaselineCounters {
+            clock: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            write: Default::default(),
+            promoted: Default::default(),
+            clear_start: Default::default(),
+            clearing: Default::default(),
+            new_min: Default::default(),
+            candidate: Default::default(),
+            hash: HashUnit::new(&HashConstants::new(cfg)),
+            table: (0..cfg.tables)
+                .map(|_| TableRam::new(cfg.entries, w.counter))
+                .collect(),
+            cu: ConservativeUpdate::new(&rule),
+            clear: BankClear::new(cfg.entries),
+            floor: Constant::new(rule.candidate_floor().into()),
+            zero: Constant::new(0.into()),
+        }
+    }
+}
+
+impl<const CB: usize> Logic for BaselineCounters<CB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.clear.clock.next = self.clock.val();
+        self.clear.start.next = self.clear_start.val();
+        self.clearing.next = self.clear.busy.val();
+        self.hash.a.next = self.a.val();
+        self.hash.b.next = self.b.val();
+        self.cu.promoted.next = self.promoted.val();
+        self.new_min.next = self.cu.new_min.val();
+        self.candidate.next = self.cu.candidate.val();
+        for k in 0..self.table.len() {
+            self.table[k].read_clock.next = self.clock.val();
+            self.table[k].write_clock.next = self.clock.val();
+            self.table[k].read_address.next = self.hash.index[k].val();
+            self.cu.c[k].next = self.table[k].read_data.val();
+            self.cu.floor[k].next = self.table[k].read_data.val() >= self.floor.val();
+            // Written back (0 after a promotion under reset-on-promote), or cleared.
+            self.table[k].write_enable.next = self.clear.busy.val() | self.write.val();
+            if self.clear.busy.val() {
+                self.table[k].write_address.next = self.clear.address.val();
+                self.table[k].write_data.next = self.zero.val();
+            } else {
+                self.table[k].write_address.next = self.hash.index[k].val();
+                self.table[k].write_data.next = self.cu.w[k].val();
+            }
+        }
+    }
+}
+
 /// The baseline's state (see the module docs).
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum BaselineState {
@@ -76,9 +165,7 @@ pub enum BaselineState {
 
 profiler_top! {
     pub struct BaselineProfiler<const CB: usize> {
-        hash: HashUnit,
-        /// One counter table per hash function, a single bank each.
-        table: Vec<TableRam<CB>>,
+        counters: BaselineCounters<CB>,
         acc: FullyAssociativeAccumulator<CB>,
         control: IntervalControl,
         state: DFF<BaselineState>,
@@ -86,19 +173,12 @@ profiler_top! {
         key_a: DFF<Bits<64>>,
         key_b: DFF<Bits<64>>,
         key_last: DFF<Bit>,
-        clear: BankClear,
         accept: Signal<Local, Bit>,
-        clearing: Signal<Local, Bit>,
         idle: Signal<Local, Bit>,
         updating: Signal<Local, Bit>,
-        /// The counter update of the event in flight (the pipelined design's, unpipelined).
-        cu: ConservativeUpdate<CB>,
-        /// The candidate floor T − 1 of the counters read.
-        floor: Constant<Bits<CB>>,
         a_mask: Constant<Bits<64>>,
         b_mask: Constant<Bits<64>>,
         key_shift: Constant<Bits<8>>,
-        zero: Constant<Bits<CB>>,
         _drain_bound: u64,
     }
 }
@@ -107,32 +187,20 @@ impl<const CB: usize> BaselineProfiler<CB> {
     /// The baseline hardware of `cfg` (fully associative), whose width class must be CB.
     pub fn new(cfg: &ProfilerConfig) -> Self {
         let w = widths_of_class::<CB>(cfg);
-        let rule = UpdateRule {
-            saturates: true,
-            ..UpdateRule::of(cfg, &w)
-        };
         new_profiler_top!(BaselineProfiler {
-            hash: HashUnit::new(&HashConstants::new(cfg)),
-            table: (0..cfg.tables)
-                .map(|_| TableRam::new(cfg.entries, w.counter))
-                .collect(),
+            counters: BaselineCounters::new(cfg),
             acc: FullyAssociativeAccumulator::for_config(cfg, &w),
             control: IntervalControl::new(cfg.interval),
             state: Default::default(),
             key_a: Default::default(),
             key_b: Default::default(),
             key_last: Default::default(),
-            clear: BankClear::new(cfg.entries),
             accept: Default::default(),
-            clearing: Default::default(),
             idle: Default::default(),
             updating: Default::default(),
-            cu: ConservativeUpdate::new(&rule),
-            floor: Constant::new(rule.candidate_floor().into()),
             a_mask: Constant::new(cfg.a_mask().into()),
             b_mask: Constant::new(cfg.b_mask().into()),
             key_shift: Constant::new(64.into()),
-            zero: Constant::new(0.into()),
             _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
         })
     }
@@ -142,57 +210,40 @@ impl<const CB: usize> Logic for BaselineProfiler<CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, key_a, key_b, key_last);
-        self.clear.clock.next = self.clock.val();
+        self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
         self.acc.reset.next = self.reset.val();
         self.control.reset.next = self.reset.val();
-        // The event in flight: hash its registered keys, read its counters.
-        self.hash.a.next = self.key_a.q.val();
-        self.hash.b.next = self.key_b.q.val();
-        for k in 0..self.table.len() {
-            self.table[k].read_clock.next = self.clock.val();
-            self.table[k].write_clock.next = self.clock.val();
-            self.table[k].read_address.next = self.hash.index[k].val();
-            self.cu.c[k].next = self.table[k].read_data.val();
-            self.cu.floor[k].next = self.table[k].read_data.val() >= self.floor.val();
-        }
-        // Counter update (docs/SPEC.md §4.2 step 2), valid in Update.
-        self.cu.promoted.next = self.acc.promoted.val();
+        // The event in flight: its counters from its registered keys, updated in Update
+        // (docs/SPEC.md §4.2 step 2).
+        self.counters.a.next = self.key_a.q.val();
+        self.counters.b.next = self.key_b.q.val();
+        self.counters.promoted.next = self.acc.promoted.val();
         // Accumulator (steps 1 and 3), valid in Update.
         self.acc.key.next = (bit_cast::<128, 64>(self.key_b.q.val()) << self.key_shift.val())
             | bit_cast::<128, 64>(self.key_a.q.val());
-        self.acc.new_min.next = self.cu.new_min.val();
-        self.acc.candidate.next = self.cu.candidate.val();
+        self.acc.new_min.next = self.counters.new_min.val();
+        self.acc.candidate.next = self.counters.candidate.val();
         self.acc.end_interval.next = self.key_last.q.val();
         self.acc.interval.next = self.control.interval.val();
         // The state machine. Signals into the accumulator and interval control are each
         // assigned once, from the state: a default-then-override would glitch them, and their
         // outputs feed back into this kernel (a zero-delay oscillation in event simulators).
-        self.clearing.next = self.clear.busy.val();
         self.idle.next = self.state.q.val() == BaselineState::Idle;
         self.updating.next = self.state.q.val() == BaselineState::Update;
         self.acc.valid.next = self.updating.val();
         self.control.finish.next = self.updating.val() & self.key_last.q.val();
         // The accumulator holds one report: an interval cannot end while it is being sent.
         self.in_ready.next = self.idle.val()
-            & !self.clearing.val()
+            & !self.counters.clearing.val()
             & !self.reset.val()
             & !(self.control.last.val() & self.acc.report_busy.val());
         self.accept.next = self.in_valid.val() & self.in_ready.val();
         self.control.accept.next = self.accept.val();
-        for k in 0..self.table.len() {
-            self.table[k].write_enable.next =
-                self.clearing.val() | (self.updating.val() & !self.acc.hit.val());
-            if self.clearing.val() {
-                self.table[k].write_address.next = self.clear.address.val();
-                self.table[k].write_data.next = self.zero.val();
-            } else {
-                self.table[k].write_address.next = self.hash.index[k].val();
-                self.table[k].write_data.next = self.cu.w[k].val();
-            }
-        }
-        self.clear.start.next = self.reset.val() | (self.updating.val() & self.key_last.q.val());
+        self.counters.write.next = self.updating.val() & !self.acc.hit.val();
+        self.counters.clear_start.next =
+            self.reset.val() | (self.updating.val() & self.key_last.q.val());
         match self.state.q.val() {
             BaselineState::Idle => {
                 if self.accept.val() {
@@ -266,10 +317,9 @@ profiler_top! {
     ///   cleared beside it; `in_ready` waits for both.
     /// - After reset every meta word is cleared (one set per clock) with the counters.
     pub struct SetBaselineProfiler<const CB: usize> {
-        hash: HashUnit,
+        counters: BaselineCounters<CB>,
         /// The accumulator set of the tuple (h3, [`SetHash`]).
         set_hash: ParityHash<ADDRESS_BITS>,
-        table: Vec<TableRam<CB>>,
         tags: Vec<TableRam<TAG_BITS>>,
         metas: Vec<TableRam<CB>>,
         control: IntervalControl,
@@ -281,7 +331,6 @@ profiler_top! {
         rep_interval: DFF<Bits<32>>,
         sweep_set: DFF<Bits<ADDRESS_BITS>>,
         sweep_way: Vec<DFF<Bit>>,
-        clear: BankClear,
         meta_clear: BankClear,
         accept: Signal<Local, Bit>,
         clearing: Signal<Local, Bit>,
@@ -314,8 +363,6 @@ profiler_top! {
         last_way: Signal<Local, Bit>,
         word_tag: Signal<Local, Bits<TAG_BITS>>,
         word_count: Signal<Local, Bits<CB>>,
-        cu: ConservativeUpdate<CB>,
-        floor: Constant<Bits<CB>>,
         threshold: Constant<Bits<CB>>,
         count_max: Constant<Bits<CB>>,
         count_mask: Constant<Bits<CB>>,
@@ -344,17 +391,10 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
             sets.is_power_of_two() && w.count + 2 <= CB.min(63),
             "2^k sets, count and state within CB bits"
         );
-        let rule = UpdateRule {
-            saturates: true,
-            ..UpdateRule::of(cfg, &w)
-        };
         let count_mask = (1u64 << w.count) - 1;
         new_profiler_top!(SetBaselineProfiler {
-            hash: HashUnit::new(&HashConstants::new(cfg)),
+            counters: BaselineCounters::new(cfg),
             set_hash: ParityHash::new(&SetHash::new(cfg).q),
-            table: (0..cfg.tables)
-                .map(|_| TableRam::new(cfg.entries, w.counter))
-                .collect(),
             tags: (0..ways)
                 .map(|_| TableRam::new(sets, (cfg.a_bits + cfg.b_bits) as usize))
                 .collect(),
@@ -369,7 +409,6 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
             rep_interval: Default::default(),
             sweep_set: Default::default(),
             sweep_way: vec_of(ways),
-            clear: BankClear::new(cfg.entries),
             meta_clear: BankClear::new(sets),
             accept: Default::default(),
             clearing: Default::default(),
@@ -398,8 +437,6 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
             last_way: Default::default(),
             word_tag: Default::default(),
             word_count: Default::default(),
-            cu: ConservativeUpdate::new(&rule),
-            floor: Constant::new(rule.candidate_floor().into()),
             threshold: Constant::new(cfg.threshold.into()),
             count_max: Constant::new(w.count_max(cfg).into()),
             count_mask: Constant::new(count_mask.into()),
@@ -432,13 +469,13 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
             rep_interval,
             sweep_set
         );
-        self.clear.clock.next = self.clock.val();
+        self.counters.clock.next = self.clock.val();
         self.meta_clear.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
         self.control.reset.next = self.reset.val();
-        // The event in flight: hash its registered keys, read its counters and its set.
-        self.hash.a.next = self.key_a.q.val();
-        self.hash.b.next = self.key_b.q.val();
+        // The event in flight: its counters and its set, from its registered keys.
+        self.counters.a.next = self.key_a.q.val();
+        self.counters.b.next = self.key_b.q.val();
         self.set_hash.a.next = self.key_a.q.val();
         self.set_hash.b.next = self.key_b.q.val();
         self.key_tag.next = (bit_cast::<TAG_BITS, 64>(self.key_b.q.val()) << self.b_shift.val())
@@ -446,14 +483,7 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
         self.idle.next = self.state.q.val() == SetBaselineState::Idle;
         self.updating.next = self.state.q.val() == SetBaselineState::Update;
         self.emitting.next = self.state.q.val() == SetBaselineState::SweepEmit;
-        self.clearing.next = self.clear.busy.val() | self.meta_clear.busy.val();
-        for k in 0..self.table.len() {
-            self.table[k].read_clock.next = self.clock.val();
-            self.table[k].write_clock.next = self.clock.val();
-            self.table[k].read_address.next = self.hash.index[k].val();
-            self.cu.c[k].next = self.table[k].read_data.val();
-            self.cu.floor[k].next = self.table[k].read_data.val() >= self.floor.val();
-        }
+        self.clearing.next = self.counters.clearing.val() | self.meta_clear.busy.val();
         // The set's ways as read (Update), or the swept set's (the report).
         for w in 0..self.tags.len() {
             self.tags[w].read_clock.next = self.clock.val();
@@ -510,9 +540,9 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
         // Shielding, else the counter update (docs/SPEC.md §4.2 step 2) and a promotion.
         self.hit.next = self.hits.any.val();
         self.promoted.next = !self.hits.any.val()
-            & self.cu.candidate.val()
+            & self.counters.candidate.val()
             & (self.empty.any.val() | self.repl.any.val());
-        self.cu.promoted.next = self.promoted.val();
+        self.counters.promoted.next = self.promoted.val();
         for w in 0..self.tags.len() {
             self.alloc[w].next = self.promoted.val()
                 & ((self.empty.any.val() & self.empty.first[w].val())
@@ -533,7 +563,7 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
                     self.inc_count[w].val() | self.valid_flag.val() | self.locked_flag.val();
             }
             if self.alloc[w].val() {
-                self.n_meta[w].next = (self.cu.new_min.val() & self.count_mask.val())
+                self.n_meta[w].next = (self.counters.new_min.val() & self.count_mask.val())
                     | self.valid_flag.val()
                     | self.locked_flag.val();
             }
@@ -559,20 +589,10 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
                 self.metas[w].write_enable.next = self.last_way.val() & self.step.val();
             }
         }
-        // Counters: written back on a miss (0 after a promotion under reset-on-promote), cleared
-        // after each interval and after reset.
-        for k in 0..self.table.len() {
-            self.table[k].write_enable.next =
-                self.clear.busy.val() | (self.updating.val() & !self.hit.val());
-            if self.clear.busy.val() {
-                self.table[k].write_address.next = self.clear.address.val();
-                self.table[k].write_data.next = self.zero.val();
-            } else {
-                self.table[k].write_address.next = self.hash.index[k].val();
-                self.table[k].write_data.next = self.cu.w[k].val();
-            }
-        }
-        self.clear.start.next = self.reset.val() | (self.updating.val() & self.key_last.q.val());
+        // Counters: written back on a miss, cleared after each interval and after reset.
+        self.counters.write.next = self.updating.val() & !self.hit.val();
+        self.counters.clear_start.next =
+            self.reset.val() | (self.updating.val() & self.key_last.q.val());
         self.meta_clear.start.next = self.reset.val();
         self.control.finish.next = self.updating.val() & self.key_last.q.val();
         self.in_ready.next = self.idle.val() & !self.clearing.val() & !self.reset.val();
