@@ -2,13 +2,13 @@
 //! report stream on every input of a small shape (`hwprof_sim::verify::formal`).
 
 use super::{create_out_dir, load_config, print_json, CliError, CmdResult};
-use hwprof_sim::verify::formal::{self, Mutation};
+use hwprof_sim::verify::formal::{self, Mutation, Property};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct FormalArgs {
-    /// Profiler configuration (TOML) with a fully-associative accumulator and small key widths
-    /// (the tape has events x (a_bits + b_bits) free bits)
+    /// Profiler configuration (TOML) with small key widths (the tape has events x (a_bits +
+    /// b_bits) free bits), either accumulator organisation
     #[arg(long)]
     pub config: PathBuf,
     /// Clocks searched, the reset clock included
@@ -21,8 +21,12 @@ pub struct FormalArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Build the baseline side with threshold T + 1, so that the check must fail
-    #[arg(long)]
+    #[arg(long, conflicts_with = "reach")]
     pub mutate: bool,
+    /// Instead of checking, find the earliest clock by which both designs can have sent every
+    /// report of the tape: the depth the check needs to compare them all
+    #[arg(long)]
+    pub reach: bool,
     /// Print the result as one JSON object
     #[arg(long)]
     pub json: bool,
@@ -41,7 +45,12 @@ pub fn run(a: FormalArgs) -> CmdResult {
         create_out_dir(d)?;
     }
     let mutation = a.mutate.then_some(Mutation::BaselineThreshold);
-    let r = formal::check(&cfg, events, a.depth, mutation, a.out.as_deref())
+    let property = if a.reach {
+        Property::AllReportsSent
+    } else {
+        Property::SameReports
+    };
+    let r = formal::check(&cfg, events, a.depth, property, mutation, a.out.as_deref())
         .map_err(CliError::failure)?;
     if a.json {
         return print_json(&r);
@@ -51,8 +60,28 @@ pub fn run(a: FormalArgs) -> CmdResult {
     println!("depth              {}", r.depth);
     println!("solver             {}", r.solver);
     println!("yosys              {}", r.yosys);
+    let reports = events / cfg.interval;
     match (r.result.as_str(), r.fail_frame, &r.counterexample) {
         ("pass", ..) => println!("PASS (no difference within {} clocks)", r.depth),
+        ("reached", ..) => println!(
+            "REACHED: both designs can have sent all {reports} reports by clock {}{}",
+            r.reached_at
+                .map(|f| f.to_string())
+                .unwrap_or_else(|| "?".into()),
+            r.counterexample
+                .as_ref()
+                .map(|p| format!(" (run: {})", p.display()))
+                .unwrap_or_default()
+        ),
+        ("not reached", ..) => {
+            println!(
+                "NOT REACHED: no run sends all {reports} reports of both designs within {} clocks",
+                r.depth
+            );
+            return Err(CliError::failure(
+                "the depth does not reach every report: raise --depth",
+            ));
+        }
         (_, f, cex) => {
             println!(
                 "FAIL at clock {}{}",

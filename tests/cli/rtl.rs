@@ -117,3 +117,51 @@ fn cosim_takes_a_targets_hardware_options() {
         "{err}"
     );
 }
+
+#[test]
+fn formal_reach_json_and_bad_input() {
+    let out = hwprof(&[
+        "formal",
+        "--config",
+        &preset("formal-tiny.toml"),
+        "--depth",
+        "30",
+        "--reach",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["property"], "all_reports_sent", "{j}");
+    assert_eq!(j["result"], "reached", "{j}");
+    assert!(j["reached_at"].as_u64().unwrap() < 30, "{j}");
+
+    let s = Scratch::new("formal-bad");
+    let stash = s.write(
+        "stash.toml",
+        "interval = 3\nthreshold = 2\ntables = 2\nentries = 4\ncounter_bits = 2\na_bits = 1\nb_bits = 1\n[accumulator]\norganisation = \"set_associative\"\nentries = 4\nways = 2\nstash = 1\n",
+    );
+    let out = hwprof(&["formal", "--config", &stash, "--depth", "10"]);
+    assert_input_error(&out, "stash");
+    let out = hwprof(&[
+        "formal",
+        "--config",
+        &preset("formal-tiny.toml"),
+        "--depth",
+        "10",
+        "--mutate",
+        "--reach",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = hwprof(&[
+        "formal",
+        "--config",
+        &preset("paper-10k-bram.toml"),
+        "--depth",
+        "10",
+    ]);
+    assert_input_error(&out, "free bits");
+}
