@@ -138,6 +138,8 @@ fn formal_reach_json_and_bad_input() {
     assert_eq!(j["property"], "all_reports_sent", "{j}");
     assert_eq!(j["result"], "reached", "{j}");
     assert!(j["reached_at"].as_u64().unwrap() < 30, "{j}");
+    // Made in a scratch directory that is gone: nothing named.
+    assert!(j["dir"].is_null() && j["counterexample"].is_null(), "{j}");
 
     let s = Scratch::new("formal-bad");
     let stash = s.write(

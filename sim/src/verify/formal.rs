@@ -44,8 +44,9 @@ pub struct FormalResult {
     pub seconds: f64,
     pub solver: String,
     pub yosys: String,
-    /// The miter and the files made from it.
-    pub dir: PathBuf,
+    /// The miter and the files made from it (`--out`; none when they were made in a scratch
+    /// directory, which is gone).
+    pub dir: Option<PathBuf>,
 }
 
 const INSTALL: &str =
@@ -331,12 +332,13 @@ pub fn check(
         seconds,
         solver: "abc bmc3 (yosys-abc)".into(),
         yosys,
-        dir: dir.clone(),
+        dir: Some(dir.clone()),
     };
     if out.is_none() {
         // The scratch directory goes away: name nothing in it.
         return Ok(FormalResult {
             counterexample: None,
+            dir: None,
             ..res
         });
     }
