@@ -2,7 +2,7 @@
 //! report stream on every input of a small shape (`hwprof_sim::verify::formal`).
 
 use super::{create_out_dir, load_config, print_json, CliError, CmdResult};
-use hwprof_sim::verify::formal::{self, Mutation, Property};
+use hwprof_sim::verify::formal::{self, Mutation, Property, Search};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -23,6 +23,10 @@ pub struct FormalArgs {
     /// Build the baseline side with threshold T + 1, so that the check must fail
     #[arg(long, conflicts_with = "reach")]
     pub mutate: bool,
+    /// Let the pipelined design's input idle at any clock (solver-chosen), so that its
+    /// forwarding sees every distance between events; slower to search
+    #[arg(long)]
+    pub idle: bool,
     /// Instead of checking, find the earliest clock by which both designs can have sent every
     /// report of the tape: the depth the check needs to compare them all
     #[arg(long)]
@@ -50,14 +54,27 @@ pub fn run(a: FormalArgs) -> CmdResult {
     } else {
         Property::SameReports
     };
-    let r = formal::check(&cfg, events, a.depth, property, mutation, a.out.as_deref())
-        .map_err(CliError::failure)?;
+    let search = Search {
+        events,
+        depth: a.depth,
+        property,
+        idle_input: a.idle,
+    };
+    let r = formal::check(&cfg, &search, mutation, a.out.as_deref()).map_err(CliError::failure)?;
     if a.json {
         return print_json(&r);
     }
     println!("configuration      {}", cfg.summary());
     println!("events             {}", r.events);
     println!("depth              {}", r.depth);
+    println!(
+        "pipelined input    {}",
+        if r.idle_input {
+            "may idle at any clock"
+        } else {
+            "an event whenever the tape has one"
+        }
+    );
     println!("solver             {}", r.solver);
     println!("yosys              {}", r.yosys);
     let reports = events / cfg.interval;

@@ -31,6 +31,8 @@ pub struct FormalResult {
     pub depth: u64,
     /// Events on the tape.
     pub events: u64,
+    /// Whether the pipelined design's input could idle at any clock.
+    pub idle_input: bool,
     /// Equivalence: `"pass"` (no mismatch within the depth) or `"fail"`. Reach: `"reached"` or
     /// `"not reached"` (no run sends every report within the depth).
     pub result: String,
@@ -62,8 +64,26 @@ pub enum Property {
     AllReportsSent,
 }
 
+/// One bounded search: what the miter is fed and what it looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Search {
+    /// Events on the solver-chosen tape.
+    pub events: u64,
+    /// Clocks searched (frames of the BMC), the reset clock included.
+    pub depth: u64,
+    pub property: Property,
+    /// The pipelined design's input may idle at any clock (solver-chosen), so that its forwarding
+    /// sees every distance between events, not only back-to-back events. The baseline takes an
+    /// event whenever the tape has one.
+    pub idle_input: bool,
+}
+
 /// The miter's top module `miter` around `pipe` and `base` (the two exports, renamed).
-pub fn miter(cfg: &ProfilerConfig, events: u64, property: Property) -> String {
+pub fn miter(cfg: &ProfilerConfig, search: &Search) -> String {
+    let Search {
+        events, property, ..
+    } = *search;
+    let p_offer = if search.idle_input { "$anyseq" } else { "1" };
     let aw = cfg.a_bits;
     let bw = cfg.b_bits;
     let reports = events / cfg.interval;
@@ -99,9 +119,9 @@ module miter(input clock);
   // One reset clock at the start: every flip-flop then has its reset value; RAM contents are free.
   wire reset = !started;
   always @(posedge clock) started <= 1;
-  // Each side's report consumer may stall at any clock. The input offers an event whenever the
-  // tape has one (idle input clocks made the search several times slower at the same depth).
-  wire p_offer = 1, b_offer = 1, p_ready = $anyseq, b_ready = $anyseq;
+  // Each side's report consumer may stall at any clock. The baseline's input offers an event
+  // whenever the tape has one; the pipelined design's may idle ({p_offer} = solver-chosen).
+  wire p_offer = {p_offer}, b_offer = 1, p_ready = $anyseq, b_ready = $anyseq;
   reg [{pb}:0] p_ptr = 0, b_ptr = 0;
   wire p_in_valid = !reset && p_offer && p_ptr < N;
   wire b_in_valid = !reset && b_offer && b_ptr < N;
@@ -235,19 +255,22 @@ pub fn validate(cfg: &ProfilerConfig, events: u64, depth: u64) -> Result<(), Str
     Ok(())
 }
 
-/// Searches every tape of `events` events and every pacing for `depth` clocks for `property`:
-/// with `SameReports`, a report of the pipelined design that differs from the baseline's (none:
-/// `"pass"`); with `AllReportsSent`, the earliest clock by which both have sent every report.
-/// `mutation` makes the two sides differ on purpose. Errors: no RTL shape, tools missing or
-/// failing.
+/// Searches every tape and every pacing of `search` for its property: with `SameReports`, a report
+/// of the pipelined design that differs from the baseline's (none: `"pass"`); with
+/// `AllReportsSent`, the earliest clock by which both have sent every report. `mutation` makes
+/// the two sides differ on purpose. Errors: no RTL shape, tools missing or failing.
 pub fn check(
     cfg: &ProfilerConfig,
-    events: u64,
-    depth: u64,
-    property: Property,
+    search: &Search,
     mutation: Option<Mutation>,
     out: Option<&Path>,
 ) -> Result<FormalResult, String> {
+    let Search {
+        events,
+        depth,
+        property,
+        idle_input,
+    } = *search;
     validate(cfg, events, depth)?;
     let mut base_cfg = cfg.clone();
     match mutation {
@@ -278,7 +301,7 @@ pub fn check(
     };
     write("pipe.v", &rename_top(&pipe, "pipe"))?;
     write("base.v", &rename_top(&base, "base"))?;
-    write("miter.v", &miter(cfg, events, property))?;
+    write("miter.v", &miter(cfg, search))?;
     let yosys = String::from_utf8_lossy(&tool(Command::new("yosys").arg("-V"), "yosys")?.stdout)
         .trim()
         .to_string();
@@ -325,6 +348,7 @@ pub fn check(
         property: property_name.into(),
         depth,
         events,
+        idle_input,
         result: result.into(),
         fail_frame: frame.filter(|_| property == Property::SameReports),
         reached_at: frame.filter(|_| property == Property::AllReportsSent),
@@ -377,6 +401,15 @@ mod tests {
     use super::*;
     use hwprof_hdl::ConfigFile;
 
+    fn search(events: u64, depth: u64, property: Property) -> Search {
+        Search {
+            events,
+            depth,
+            property,
+            idle_input: false,
+        }
+    }
+
     /// The shipped shape of `hwprof formal`.
     fn tiny() -> ProfilerConfig {
         ProfilerConfig::from_toml_str(
@@ -388,7 +421,7 @@ mod tests {
 
     #[test]
     fn pipelined_and_baseline_agree_within_the_bound() {
-        let r = check(&tiny(), 6, 24, Property::SameReports, None, None).unwrap();
+        let r = check(&tiny(), &search(6, 24, Property::SameReports), None, None).unwrap();
         assert_eq!(r.result, "pass", "{r:#?}");
     }
 
@@ -396,9 +429,7 @@ mod tests {
     fn a_different_threshold_on_one_side_is_caught() {
         let r = check(
             &tiny(),
-            6,
-            24,
-            Property::SameReports,
+            &search(6, 24, Property::SameReports),
             Some(Mutation::BaselineThreshold),
             None,
         )
@@ -422,8 +453,25 @@ mod tests {
     }
 
     #[test]
+    fn the_pipelined_design_may_idle_between_events() {
+        let idle = Search {
+            idle_input: true,
+            ..search(6, 24, Property::SameReports)
+        };
+        let r = check(&tiny(), &idle, None, None).unwrap();
+        assert_eq!(r.result, "pass", "{r:#?}");
+        assert!(r.idle_input);
+    }
+
+    #[test]
     fn the_depth_of_the_fully_associative_check_reaches_both_reports() {
-        let r = check(&tiny(), 6, 30, Property::AllReportsSent, None, None).unwrap();
+        let r = check(
+            &tiny(),
+            &search(6, 30, Property::AllReportsSent),
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!(r.result, "reached", "{r:#?}");
         assert!(r.reached_at.unwrap() < 30, "{r:#?}");
     }
@@ -432,16 +480,14 @@ mod tests {
     fn set_associative_designs_send_the_same_reports_within_the_bound() {
         let cfg = tiny_set();
         // The bound must reach both designs' reports, or the check below compares nothing.
-        let reach = check(&cfg, 6, 40, Property::AllReportsSent, None, None).unwrap();
+        let reach = check(&cfg, &search(6, 40, Property::AllReportsSent), None, None).unwrap();
         assert_eq!(reach.result, "reached", "{reach:#?}");
         let depth = reach.reached_at.unwrap() + 1;
-        let r = check(&cfg, 6, depth, Property::SameReports, None, None).unwrap();
+        let r = check(&cfg, &search(6, depth, Property::SameReports), None, None).unwrap();
         assert_eq!(r.result, "pass", "{r:#?}");
         let m = check(
             &cfg,
-            6,
-            depth,
-            Property::SameReports,
+            &search(6, depth, Property::SameReports),
             Some(Mutation::BaselineThreshold),
             None,
         )
