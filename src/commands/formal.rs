@@ -5,6 +5,12 @@ use super::{create_out_dir, load_config, print_json, CliError, CmdResult};
 use hwprof_sim::verify::formal::{self, Mutation, Property, Search};
 use std::path::PathBuf;
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum MutateArg {
+    Threshold,
+    Forwarding,
+}
+
 #[derive(clap::Args)]
 pub struct FormalArgs {
     /// Profiler configuration (TOML) with small key widths (the tape has events x (a_bits +
@@ -20,9 +26,11 @@ pub struct FormalArgs {
     /// Keep the miter, the AIGER model, ABC's log and any counterexample (cex.aiw) here
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Build the baseline side with threshold T + 1, so that the check must fail
-    #[arg(long, conflicts_with = "reach")]
-    pub mutate: bool,
+    /// Make the two sides differ on purpose, so that the check must fail: `threshold` builds the
+    /// baseline with T + 1, `forwarding` holds the pipelined design's first counter table's
+    /// forwarding selects at 0
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "threshold", conflicts_with = "reach")]
+    pub mutate: Option<MutateArg>,
     /// Let the pipelined design's input idle at any clock (solver-chosen), so that its
     /// forwarding sees every distance between events; slower to search
     #[arg(long)]
@@ -48,7 +56,10 @@ pub fn run(a: FormalArgs) -> CmdResult {
     if let Some(d) = &a.out {
         create_out_dir(d)?;
     }
-    let mutation = a.mutate.then_some(Mutation::BaselineThreshold);
+    let mutation = a.mutate.map(|m| match m {
+        MutateArg::Threshold => Mutation::BaselineThreshold,
+        MutateArg::Forwarding => Mutation::CounterForwarding,
+    });
     let property = if a.reach {
         Property::AllReportsSent
     } else {

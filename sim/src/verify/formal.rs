@@ -20,6 +20,40 @@ use std::process::Command;
 pub enum Mutation {
     /// The baseline side is built with threshold T + 1.
     BaselineThreshold,
+    /// The pipelined side's first counter table forgets the words in flight: its forwarding
+    /// selects (`fw_same`, `fw_pick`) are held at 0 in the exported Verilog, so a counter read
+    /// right behind its own update sees the stale word.
+    CounterForwarding,
+}
+
+/// The forwarding selects of the first counter table, as the export names their flip-flops' inputs.
+const FORWARDING_SELECTS: [&str; 2] = ["fw_same$0$d = ", "fw_pick$0$d = "];
+
+/// `verilog` with every assignment to the first counter table's forwarding selects made 0.
+/// Errors if there is none, so a renamed signal cannot leave the mutation silently empty.
+fn without_counter_forwarding(verilog: &str) -> Result<String, String> {
+    let mut n = 0;
+    let lines: Vec<String> = verilog
+        .lines()
+        .map(|line| {
+            let body = line.trim_start();
+            match FORWARDING_SELECTS.iter().find(|s| body.starts_with(*s)) {
+                Some(select) => {
+                    n += 1;
+                    let indent = &line[..line.len() - body.len()];
+                    format!("{indent}{select}1'b0;")
+                }
+                None => line.to_string(),
+            }
+        })
+        .collect();
+    if n == 0 {
+        return Err(format!(
+            "no forwarding select ({}) in the pipelined design's Verilog",
+            FORWARDING_SELECTS.join(", ")
+        ));
+    }
+    Ok(lines.join("\n") + "\n")
 }
 
 /// Result of one check.
@@ -273,16 +307,16 @@ pub fn check(
     } = *search;
     validate(cfg, events, depth)?;
     let mut base_cfg = cfg.clone();
-    match mutation {
-        None => {}
-        Some(Mutation::BaselineThreshold) => {
-            base_cfg.threshold += 1;
-            base_cfg
-                .validate()
-                .map_err(|e| format!("the mutated configuration is not valid: {e}"))?;
-        }
+    if mutation == Some(Mutation::BaselineThreshold) {
+        base_cfg.threshold += 1;
+        base_cfg
+            .validate()
+            .map_err(|e| format!("the mutated configuration is not valid: {e}"))?;
     }
-    let pipe = verilog_of(cfg, Design::Pipelined)?;
+    let mut pipe = verilog_of(cfg, Design::Pipelined)?;
+    if mutation == Some(Mutation::CounterForwarding) {
+        pipe = without_counter_forwarding(&pipe)?;
+    }
     let base = verilog_of(&base_cfg, Design::Baseline)?;
     let scratch;
     let dir: PathBuf = match out {
@@ -493,6 +527,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.result, "fail", "{m:#?}");
+    }
+
+    #[test]
+    fn counters_that_forget_the_word_in_flight_are_caught() {
+        // Fully-associative (no write stage: `fw_same`) and set-associative (write stage:
+        // `fw_pick` too), each within a bound its correct design passes.
+        for (cfg, depth) in [(tiny(), 24), (tiny_set(), 32)] {
+            let r = check(
+                &cfg,
+                &search(6, depth, Property::SameReports),
+                Some(Mutation::CounterForwarding),
+                None,
+            )
+            .unwrap();
+            assert_eq!(r.result, "fail", "{r:#?}");
+        }
+        assert!(without_counter_forwarding("module m;\nendmodule\n").is_err());
     }
 
     #[test]
