@@ -1,8 +1,10 @@
 //! Bounded formal check of the pipelined profiler's forwarding against the baseline: a miter
 //! holds both designs of one configuration, fed from one solver-chosen tape of events, each at
-//! its own pace, with solver-chosen report back-pressure on each side; every report word of one
-//! design is compared, in order, with the word of the same position from the other. Yosys makes
-//! an AIGER model of it and ABC's `bmc3` searches every input sequence up to the depth.
+//! its own pace (the pipelined design's input optionally idling at any clock), with
+//! solver-chosen report back-pressure on each side. Fully-associative, every report word of one
+//! design is compared, in order, with the word of the same position from the other;
+//! set-associative, each finished report is compared as a set of words. Yosys makes an AIGER
+//! model of it and ABC's `bmc3` searches every input sequence up to the depth.
 //!
 //! Keys are drawn from `a_bits` / `b_bits` bits (the designs mask wider inputs anyway), so keep
 //! those small: the tape has `events` × (a_bits + b_bits) free bits.
