@@ -2,6 +2,7 @@
 //! report stream on every input of a small shape (`hwprof_sim::verify::formal`).
 
 use super::{create_out_dir, load_config, print_json, CliError, CmdResult};
+use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::verify::formal::{self, Mutation, Property, Search};
 use std::path::PathBuf;
 
@@ -17,9 +18,10 @@ pub struct FormalArgs {
     /// b_bits) free bits), either accumulator organisation
     #[arg(long)]
     pub config: PathBuf,
-    /// Clocks searched, the reset clock included
+    /// Clocks searched, the reset clock included (default: the smallest depth at which both
+    /// designs can have sent every report, found first as --reach would, up to 80)
     #[arg(long)]
-    pub depth: u64,
+    pub depth: Option<u64>,
     /// Events on the solver-chosen tape (default: two intervals)
     #[arg(long)]
     pub events: Option<u64>,
@@ -46,12 +48,12 @@ pub struct FormalArgs {
 
 pub fn run(a: FormalArgs) -> CmdResult {
     let cfg = load_config(&a.config)?;
-    if a.depth == 0 || a.events == Some(0) {
+    if a.depth == Some(0) || a.events == Some(0) {
         return Err(CliError::input("--depth and --events must be at least 1"));
     }
     let events = a.events.unwrap_or(2 * cfg.interval);
     // Shapes without both designs, or too wide a tape, are the configuration's fault.
-    formal::validate(&cfg, events, a.depth)
+    formal::validate(&cfg, events, a.depth.unwrap_or(formal::REACH_LIMIT))
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     if let Some(d) = &a.out {
         create_out_dir(d)?;
@@ -65,19 +67,50 @@ pub fn run(a: FormalArgs) -> CmdResult {
     } else {
         Property::SameReports
     };
+    let (depth, depth_from_reach) = match (a.depth, property) {
+        (Some(d), _) => (d, false),
+        (None, Property::AllReportsSent) => (formal::REACH_LIMIT, false),
+        (None, Property::SameReports) => (
+            formal::depth_reaching_every_report(&cfg, events).map_err(CliError::failure)?,
+            true,
+        ),
+    };
     let search = Search {
         events,
-        depth: a.depth,
+        depth,
         property,
         idle_input: a.idle,
     };
-    let r = formal::check(&cfg, &search, mutation, a.out.as_deref()).map_err(CliError::failure)?;
+    let mut r =
+        formal::check(&cfg, &search, mutation, a.out.as_deref()).map_err(CliError::failure)?;
+    r.depth_from_reach = depth_from_reach;
     if a.json {
-        return print_json(&r);
+        print_json(&r)?;
+    } else {
+        print_text(&r, &cfg, events / cfg.interval);
     }
+    // A difference fails, and so does a reach search that reaches nothing, JSON or not.
+    match r.result.as_str() {
+        "fail" => Err(CliError::failure("the two designs differ")),
+        "not reached" => Err(CliError::failure(
+            "the depth does not reach every report: raise --depth",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn print_text(r: &formal::FormalResult, cfg: &ProfilerConfig, reports: u64) {
     println!("configuration      {}", cfg.summary());
     println!("events             {}", r.events);
-    println!("depth              {}", r.depth);
+    println!(
+        "depth              {}{}",
+        r.depth,
+        if r.depth_from_reach {
+            " (both designs can have sent every report a clock before)"
+        } else {
+            ""
+        }
+    );
     println!(
         "pipelined input    {}",
         if r.idle_input {
@@ -88,7 +121,6 @@ pub fn run(a: FormalArgs) -> CmdResult {
     );
     println!("solver             {}", r.solver);
     println!("yosys              {}", r.yosys);
-    let reports = events / cfg.interval;
     match (r.result.as_str(), r.fail_frame, &r.counterexample) {
         ("pass", ..) => println!("PASS (no difference within {} clocks)", r.depth),
         ("reached", ..) => println!(
@@ -106,9 +138,6 @@ pub fn run(a: FormalArgs) -> CmdResult {
                 "NOT REACHED: no run sends all {reports} reports of both designs within {} clocks",
                 r.depth
             );
-            return Err(CliError::failure(
-                "the depth does not reach every report: raise --depth",
-            ));
         }
         (_, f, cex) => {
             println!(
@@ -118,8 +147,6 @@ pub fn run(a: FormalArgs) -> CmdResult {
                     .map(|p| format!(" (counterexample: {})", p.display()))
                     .unwrap_or_default()
             );
-            return Err(CliError::failure("the two designs differ"));
         }
     }
-    Ok(())
 }

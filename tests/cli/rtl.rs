@@ -141,6 +141,21 @@ fn formal_reach_json_and_bad_input() {
     // Made in a scratch directory that is gone: nothing named.
     assert!(j["dir"].is_null() && j["counterexample"].is_null(), "{j}");
 
+    // No --depth: the depth that reaches every report. A refuted check exits 1, JSON or not.
+    let out = hwprof(&[
+        "formal",
+        "--config",
+        &preset("formal-tiny.toml"),
+        "--mutate",
+        "forwarding",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["result"], "fail", "{j}");
+    assert_eq!(j["depth_from_reach"], true, "{j}");
+    assert!(j["depth"].as_u64().unwrap() <= 30, "{j}");
+
     let s = Scratch::new("formal-bad");
     let stash = s.write(
         "stash.toml",

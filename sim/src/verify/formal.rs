@@ -69,6 +69,8 @@ pub struct FormalResult {
     pub events: u64,
     /// Whether the pipelined design's input could idle at any clock.
     pub idle_input: bool,
+    /// Whether the depth was found by [`depth_reaching_every_report`] rather than given.
+    pub depth_from_reach: bool,
     /// Equivalence: `"pass"` (no mismatch within the depth) or `"fail"`. Reach: `"reached"` or
     /// `"not reached"` (no run sends every report within the depth).
     pub result: String,
@@ -385,6 +387,7 @@ pub fn check(
         depth,
         events,
         idle_input,
+        depth_from_reach: false,
         result: result.into(),
         fail_frame: frame.filter(|_| property == Property::SameReports),
         reached_at: frame.filter(|_| property == Property::AllReportsSent),
@@ -403,6 +406,27 @@ pub fn check(
         });
     }
     Ok(res)
+}
+
+/// Deepest search [`depth_reaching_every_report`] makes.
+pub const REACH_LIMIT: u64 = 80;
+
+/// The smallest depth at which the check compares every report of a tape of `events` events on
+/// the fastest pacing: one more than the earliest clock by which both designs can have sent them
+/// all, searched up to [`REACH_LIMIT`] clocks. Errors as [`check`], or when no run gets there.
+pub fn depth_reaching_every_report(cfg: &ProfilerConfig, events: u64) -> Result<u64, String> {
+    let search = Search {
+        events,
+        depth: REACH_LIMIT,
+        property: Property::AllReportsSent,
+        idle_input: false,
+    };
+    let r = check(cfg, &search, None, None)?;
+    r.reached_at.map(|f| f + 1).ok_or_else(|| {
+        format!(
+            "no run sends every report of both designs within {REACH_LIMIT} clocks: give a depth"
+        )
+    })
 }
 
 /// ABC's verdict: `Output k of miter ... was asserted in frame F` (true, F) or `No output asserted
@@ -516,9 +540,8 @@ mod tests {
     fn set_associative_designs_send_the_same_reports_within_the_bound() {
         let cfg = tiny_set();
         // The bound must reach both designs' reports, or the check below compares nothing.
-        let reach = check(&cfg, &search(6, 40, Property::AllReportsSent), None, None).unwrap();
-        assert_eq!(reach.result, "reached", "{reach:#?}");
-        let depth = reach.reached_at.unwrap() + 1;
+        let depth = depth_reaching_every_report(&cfg, 6).unwrap();
+        assert!(depth <= 40, "{depth}");
         let r = check(&cfg, &search(6, depth, Property::SameReports), None, None).unwrap();
         assert_eq!(r.result, "pass", "{r:#?}");
         let m = check(
