@@ -276,9 +276,7 @@ fn tool(cmd: &mut Command, name: &str) -> Result<std::process::Output, String> {
 const MAX_TAPE_BITS: u64 = 4096;
 
 /// Whether `cfg`, `events` and `depth` can be checked at all: both designs exist for the shape
-/// (fully-associative: the set-associative designs list a report's entries in different orders)
-/// and the tape is small. Errors name the
-/// caller's input.
+/// (no stash) and the tape is small. Errors name the caller's input.
 pub fn validate(cfg: &ProfilerConfig, events: u64, depth: u64) -> Result<(), String> {
     if events == 0 || depth == 0 {
         return Err("events and depth must be at least 1".into());
