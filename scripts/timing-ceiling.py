@@ -20,6 +20,10 @@ functionally equivalent; synthesize it only. Cuts:
           select of the word the event ahead updated (`fw_pick`) is gone, as if the loop forwarded
           relations between the operands instead of values (the design notes' next lever, whose
           extra compares are not paid for here).
+  accept  stage 0's accept decision comes from a flip-flop loaded with this clock's decision, as if
+          it were decided a clock ahead for both outcomes of the op in stage C (the accept then
+          fans out to the input's and stage H's enables from a register; the look-ahead logic
+          is not paid for).
   hash    the hash units take the event from a register (`e_a`, `e_b` a clock late), not through
           the skid register's select from the input (exact, the hash would move to a stage of its
           own after stage F's register, one more stage before the key compares).
@@ -145,18 +149,29 @@ def cut_hash(body, src):
     return ["hr_a", "hr_b"], "  hr_a <= e_a;\n  hr_b <= e_b;", body
 
 
+ACCEPT = "accept = offer & ~stale$q & acc$lookup_ok & ~(control$last & acc$report_busy);"
+
+
+def cut_accept(body, src):
+    if body.count(ACCEPT) != 1:
+        fail(f"{src}: `{ACCEPT}` is not in the profiler's top module once")
+    body = body.replace(ACCEPT, "accept = accept_r;")
+    return ["accept_r"], "  accept_r <= " + ACCEPT.split(" = ", 1)[1], body
+
+
 CUTS = {
     "epochs": ("top$acc$epochs", cut_epochs),
     "hit": ("top$acc", cut_hit),
     "stamps": ("top$acc$epochs", cut_stamps),
     "picks": ("top$counters", cut_picks),
     "hash": ("top", cut_hash),
+    "accept": ("top", cut_accept),
 }
 
 
 def main():
     if len(sys.argv) != 4 or sys.argv[1] not in CUTS:
-        fail("usage: timing-ceiling.py epochs|hit|stamps|picks|hash DESIGN.v OUT.v\n" + __doc__)
+        fail("usage: timing-ceiling.py epochs|hit|stamps|picks|hash|accept DESIGN.v OUT.v\n" + __doc__)
     cut, src, dst = sys.argv[1:]
     try:
         text = open(src).read()
