@@ -28,6 +28,15 @@ functionally equivalent; synthesize it only. Cuts:
           the skid register's select from the input (exact, the hash would move to a stage of its
           own after stage F's register, one more stage before the key compares).
 
+  ramreg  the accumulator's tag and meta RAMs are read through a register (as a block RAM's own
+          output register would, with the RAMs read a clock earlier; not paid for): every use of a
+          way's `read_data` takes the registered word.
+  reg MODULE EXPR...  (after IN OUT) every occurrence of each 1-bit expression EXPR, as written in
+          MODULE's Verilog, reads a flip-flop loaded with that expression instead: the generic form
+          of the cuts above, for following the critical paths one group at a time. `[[` `]]` mark
+          the expression within a longer text that makes the place unique:
+          `reg IN OUT top 'acc$lookup_offer = [[offer]];'`.
+
 Cuts can be stacked: run the script again on its own output with another cut.
 
     hwprof synth --config configs/paper-1m-bram.toml --target ecp5-25k --seeds 3 --out base
@@ -159,6 +168,22 @@ def cut_accept(body, src):
     return ["accept_r"], "  accept_r <= " + ACCEPT.split(" = ", 1)[1], body
 
 
+def cut_ramreg(body, src):
+    words = re.findall(r"wire\s+\[(\d+):0\] ((?:tags|metas)\$\d+\$read_data);", body)
+    if not words:
+        fail(f"{src}: the accumulator has no tag or meta RAM read data")
+    at = body.index("always @(")
+    rest = body[at:]
+    regs, loads = [], []
+    for msb, word in words:
+        reg = word.replace("$read_data", "_q").replace("$", "_")
+        rest = re.sub(re.escape(word) + r"\b", reg, rest)
+        regs.append(f"reg [{msb}:0] {reg};")
+        loads.append(f"  {reg} <= {word};")
+    block = "\n".join(regs) + "\nalways @(posedge clock) begin\n" + "\n".join(loads) + "\nend\n"
+    return None, None, body[:at] + block + rest
+
+
 CUTS = {
     "epochs": ("top$acc$epochs", cut_epochs),
     "hit": ("top$acc", cut_hit),
@@ -166,12 +191,41 @@ CUTS = {
     "picks": ("top$counters", cut_picks),
     "hash": ("top", cut_hash),
     "accept": ("top", cut_accept),
+    "ramreg": ("top$acc", cut_ramreg),
 }
 
 
+def cut_reg(text, src, name, exprs):
+    start, end = module(text, name, src)
+    body = text[start:end]
+    n = len(set(re.findall(r"\bcut_r\d+\b", body)))
+    regs, loads = [], []
+    for arg in exprs:
+        m = re.fullmatch(r"(.*)\[\[(.+)\]\](.*)", arg, re.S)
+        before, expr, after = m.groups() if m else ("", arg, "")
+        if arg.replace("[[", "").replace("]]", "") not in body:
+            fail(f"{src}: `{arg}` is not in module {name}")
+        reg = f"cut_r{n + len(regs)}"
+        body = body.replace(before + expr + after, before + reg + after)
+        regs.append(reg)
+        loads.append(f"  {reg} <= {expr};")
+    at = body.index("always @(")
+    block = f"reg {', '.join(regs)};\nalways @(posedge clock) begin\n" + "\n".join(loads) + "\nend\n"
+    return text[:start] + body[:at] + block + body[at:] + text[end:]
+
+
 def main():
+    if len(sys.argv) >= 6 and sys.argv[1] == "reg":
+        src, dst, name = sys.argv[2:5]
+        try:
+            text = open(src).read()
+        except OSError as e:
+            fail(f"{src}: {e.strerror}")
+        open(dst, "w").write(cut_reg(text, src, name, sys.argv[5:]))
+        return
     if len(sys.argv) != 4 or sys.argv[1] not in CUTS:
-        fail("usage: timing-ceiling.py epochs|hit|stamps|picks|hash|accept DESIGN.v OUT.v\n" + __doc__)
+        fail("usage: timing-ceiling.py epochs|hit|stamps|picks|hash|accept|ramreg DESIGN.v OUT.v\n"
+             "       timing-ceiling.py reg DESIGN.v OUT.v MODULE EXPR...\n" + __doc__)
     cut, src, dst = sys.argv[1:]
     try:
         text = open(src).read()
