@@ -20,14 +20,13 @@ functionally equivalent; synthesize it only. Cuts:
           select of the word the event ahead updated (`fw_pick`) is gone, as if the loop forwarded
           relations between the operands instead of values (the design notes' next lever, whose
           extra compares are not paid for here).
+  hash    the hash units take the event from a register (`e_a`, `e_b` a clock late), not through
+          the skid register's select from the input (exact, the hash would move to a stage of its
+          own after stage F's register, one more stage before the key compares).
   accept  stage 0's accept decision comes from a flip-flop loaded with this clock's decision, as if
           it were decided a clock ahead for both outcomes of the op in stage C (the accept then
           fans out to the input's and stage H's enables from a register; the look-ahead logic
           is not paid for).
-  hash    the hash units take the event from a register (`e_a`, `e_b` a clock late), not through
-          the skid register's select from the input (exact, the hash would move to a stage of its
-          own after stage F's register, one more stage before the key compares).
-
   ramreg  the accumulator's tag and meta RAMs are read through a register (as a block RAM's own
           output register would, with the RAMs read a clock earlier; not paid for): every use of a
           way's `read_data` takes the registered word.
