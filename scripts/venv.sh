@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project-local Python environment (.venv): Apache DataSketches (PyPI `datasketches`) for the
 # peer benchmarks under bench/, and PicoRV32 (PyPI `pythondata-cpu-picorv32`: picorv32.v, Dhrystone,
-# the firmware programs) for `hwprof soc`. Idempotent; quick when already installed.
+# the firmware programs) and SERV (PyPI `pythondata-cpu-serv`: the bit-serial RV32I core of
+# `hwprof soc --cpu serv`) for `hwprof soc`. Idempotent; quick when already installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -13,4 +14,7 @@ if ! .venv/bin/python -c "import datasketches" 2>/dev/null; then
 fi
 if ! .venv/bin/python -c "import pythondata_cpu_picorv32" 2>/dev/null; then
   .venv/bin/python -m pip install -q --disable-pip-version-check "pythondata-cpu-picorv32==1.0.post218"
+fi
+if ! .venv/bin/python -c "import pythondata_cpu_serv" 2>/dev/null; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check "pythondata-cpu-serv==1.2.0.post146"
 fi

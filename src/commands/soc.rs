@@ -5,12 +5,15 @@ use hwprof_hdl::ConfigFile;
 use hwprof_sim::eval::plot;
 use hwprof_sim::hwprof_hdl::phase::PhaseConfig;
 use hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig;
+use hwprof_sim::hwprof_hdl::tap::Policy;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::soc::board::{self, Board, BoardRunOptions, Mode};
+use hwprof_sim::soc::cpu::Cpu;
 use hwprof_sim::soc::programs::{Program, Symbols, PROGRAMS};
 use hwprof_sim::soc::run::{
     run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE, DEFAULT_PROFILER,
 };
+use hwprof_sim::soc::system::DEFAULT_MAX_INSTRUCTIONS;
 use hwprof_sim::soc::SocError;
 use hwprof_sim::verify::icarus::Simulator;
 use std::path::{Path, PathBuf};
@@ -157,9 +160,85 @@ pub struct RunArgs {
     /// Hottest tuples listed per mode
     #[arg(long, default_value_t = 8)]
     pub top: usize,
-    /// One JSON object: instructions, cycles, events, reports, mismatches and per-mode details
+    #[command(flatten)]
+    pub tap: TapArgs,
+    /// Stop a program that has not ended after N retired instructions (reported as stopped;
+    /// the profiles are still compared)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INSTRUCTIONS)]
+    pub max_instructions: u64,
+    /// One JSON object: instructions, cycles, events, reports, mismatches, cpu, dropped,
+    /// clock_ratio and per-mode details
     #[arg(long)]
     pub json: bool,
+}
+
+/// How the blocks sit on the CPU's retire stream.
+#[derive(clap::Args)]
+pub struct TapArgs {
+    /// The CPU
+    #[arg(long, value_enum, default_value = "picorv32")]
+    pub cpu: CpuArg,
+    /// When a tap's FIFO fills: stall the CPU (lossless) or drop the event (counted; the CPU is
+    /// never touched)
+    #[arg(long, value_enum, default_value = "stall")]
+    pub policy: PolicyArg,
+    /// The blocks on a clock of their own behind asynchronous FIFOs (Gray-coded pointers)
+    #[arg(long = "async")]
+    pub asynchronous: bool,
+    /// Clock frequencies, blocks : CPU, with --async (e.g. 2:1, 1:3, 5:7); default 1:1
+    #[arg(long, value_name = "P:C", requires = "asynchronous", value_parser = parse_ratio)]
+    pub clock_ratio: Option<(u32, u32)>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum CpuArg {
+    /// PicoRV32, RV32IM
+    Picorv32,
+    /// SERV, bit-serial RV32I
+    Serv,
+}
+
+impl From<CpuArg> for Cpu {
+    fn from(c: CpuArg) -> Cpu {
+        match c {
+            CpuArg::Picorv32 => Cpu::PicoRv32,
+            CpuArg::Serv => Cpu::Serv,
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum PolicyArg {
+    Stall,
+    Drop,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(p: PolicyArg) -> Policy {
+        match p {
+            PolicyArg::Stall => Policy::Stall,
+            PolicyArg::Drop => Policy::Drop,
+        }
+    }
+}
+
+/// `P:C`, two positive integers of at most 1000.
+fn parse_ratio(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{s:?}: expected P:C, two positive integers up to 1000 (e.g. 2:1, 5:7)");
+    let (p, c) = s.split_once(':').ok_or_else(bad)?;
+    let p: u32 = p.trim().parse().map_err(|_| bad())?;
+    let c: u32 = c.trim().parse().map_err(|_| bad())?;
+    if !(1..=1000).contains(&p) || !(1..=1000).contains(&c) {
+        return Err(bad());
+    }
+    Ok((p, c))
+}
+
+impl TapArgs {
+    /// The clock ratio (1:1 unless given; with --async still two clocks, their edges offset).
+    fn ratio(&self) -> (u32, u32) {
+        self.clock_ratio.unwrap_or((1, 1))
+    }
 }
 
 fn cli_error(e: SocError) -> CliError {
@@ -412,6 +491,11 @@ fn run_program(a: RunArgs) -> CmdResult {
         },
         short: a.short,
         top: a.top,
+        cpu: a.tap.cpu.into(),
+        policy: a.tap.policy.into(),
+        asynchronous: a.tap.asynchronous,
+        ratio: a.tap.ratio(),
+        max_instructions: a.max_instructions,
     })
     .map_err(cli_error)?;
     if let Some(stem) = &plot_stem {
@@ -422,10 +506,17 @@ fn run_program(a: RunArgs) -> CmdResult {
         return verdict(&r);
     }
     print!("{}", r.console);
+    if r.stopped_at_limit {
+        println!(
+            "stopped after {} instructions (--max-instructions): the program had not ended",
+            r.instructions
+        );
+    }
     println!(
-        "{}{} on PicoRV32: {} instructions, {} cycles (CPI {:.2}), {} stall cycles; {} simulation {:.1} s ({:.0} instructions/s)",
+        "{}{} on {}: {} instructions, {} cycles (CPI {:.2}), {} stall cycles; {} simulation {:.1} s ({:.0} instructions/s)",
         r.program,
         if r.short { " (short)" } else { "" },
+        r.cpu.name(),
         r.instructions,
         r.cycles,
         r.cycles as f64 / r.instructions.max(1) as f64,
@@ -434,6 +525,15 @@ fn run_program(a: RunArgs) -> CmdResult {
         r.simulation_seconds,
         r.instructions_per_second
     );
+    println!(
+        "taps: policy {}, clock ratio blocks:CPU {}, {} events dropped",
+        r.policy.name(),
+        r.clock_ratio,
+        r.dropped
+    );
+    for e in &r.tap_errors {
+        println!("  MISMATCH {e}");
+    }
     println!("profiler: {}", r.configuration);
     print_mode("value profile <pc, loaded value>", &r.value);
     print_mode("edge profile <pc -> next pc>", &r.edge);

@@ -6,6 +6,7 @@ pub mod counters;
 pub mod multihash;
 pub mod phase;
 pub mod profile_buffer;
+pub mod tap;
 
 /// One profiled event: the tuple (a, b), e.g. `<pc, loaded value>` or `<branch pc, target>`.
 pub type Tuple = (u64, u64);

@@ -12,8 +12,10 @@
 //!   transcript decoded, its synthesis.
 
 pub mod board;
+pub mod cpu;
 pub mod programs;
 pub mod run;
+pub mod serv;
 pub mod system;
 
 /// Why a run could not be made: a missing tool or package (the message says how to install it),

@@ -137,6 +137,17 @@ pub fn picorv32_dir() -> Result<PathBuf, SocError> {
             )))
         };
     }
+    if let Some(d) = venv_package("pythondata_cpu_picorv32", "picorv32.v") {
+        return Ok(d);
+    }
+    Err(SocError::Missing(format!(
+        "PicoRV32 (PyPI pythondata-cpu-picorv32) not found in a .venv: {INSTALL_PICORV32}"
+    )))
+}
+
+/// The data directory (`data_location`) of the PyPI package `module` installed in the nearest
+/// `.venv` (from the working directory up, then the repository), if it holds `marker`.
+pub(crate) fn venv_package(module: &str, marker: &str) -> Option<PathBuf> {
     let mut roots: Vec<PathBuf> = Vec::new();
     if let Ok(cwd) = std::env::current_dir() {
         roots.extend(cwd.ancestors().map(Path::to_path_buf));
@@ -154,19 +165,17 @@ pub fn picorv32_dir() -> Result<PathBuf, SocError> {
         let out = Command::new(&python)
             .args([
                 "-c",
-                "import pythondata_cpu_picorv32 as p; print(p.data_location)",
+                &format!("import {module} as p; print(p.data_location)"),
             ])
             .output();
         if let Ok(o) = out {
             let d = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
-            if o.status.success() && d.join("picorv32.v").is_file() {
-                return Ok(d);
+            if o.status.success() && d.join(marker).is_file() {
+                return Some(d);
             }
         }
     }
-    Err(SocError::Missing(format!(
-        "PicoRV32 (PyPI pythondata-cpu-picorv32) not found in a .venv: {INSTALL_PICORV32}"
-    )))
+    None
 }
 
 /// Checks that the cross compiler runs; the error names the package to install.

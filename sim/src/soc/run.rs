@@ -2,8 +2,9 @@
 //! stream, feed the bit-exact models the dumped stream, compare their output with the hardware's,
 //! and score the hardware's profiles against the exact profile of the same stream.
 
+use super::cpu::Cpu;
 use super::programs::{self, Program, Symbols};
-use super::system::{self, Blocks, SimOutput, SystemParams, RAM_BYTES};
+use super::system::{self, Blocks, SimOutput, SystemParams, RAM_BYTES, TAPS};
 use super::SocError;
 use crate::eval::metric::{perfect_counts, score_run, Accuracy};
 use crate::eval::trace::Tuple;
@@ -12,10 +13,12 @@ use crate::model::phase::{PhaseClassifier, PhaseRecord};
 use crate::model::profile_buffer::{
     evaluate, BranchEvent, ProfileBufferModel, ReadoutWord, Stimulus,
 };
+use crate::model::tap::{check_drops, events as tap_events};
 use crate::verify::icarus::{SimDir, Simulator};
 use crate::verify::phase::classification_clocks;
 use hwprof_hdl::phase::config::PhaseConfig;
 use hwprof_hdl::profile_buffer::{BufferConfig, Indexing};
+use hwprof_hdl::tap::{Policy, TapConfig, TapMode, LOST_BITS};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
 
@@ -23,6 +26,10 @@ use serde::Serialize;
 const PROFILER: &str = "soc-profiler";
 const BUFFER: &str = "soc-buffer";
 const PHASE: &str = "soc-phase";
+const VALUE: &str = "soc-profiler-value";
+const EDGE: &str = "soc-profiler-edge";
+const BRANCH_TAP: &str = "soc-tap-branch";
+const PHASE_TAP: &str = "soc-tap-phase";
 
 /// The default configurations, built in so that `hwprof soc` runs from anywhere: (source, text).
 pub const DEFAULT_PROFILER: (&str, &str) = (
@@ -53,6 +60,14 @@ pub struct RunOptions {
     pub short: bool,
     /// Tuples listed per mode.
     pub top: usize,
+    pub cpu: Cpu,
+    /// What the taps do when their FIFO fills.
+    pub policy: Policy,
+    /// The blocks on a clock of their own, and the clock frequencies, blocks : CPU.
+    pub asynchronous: bool,
+    pub ratio: (u32, u32),
+    /// Retired instructions after which the program is stopped.
+    pub max_instructions: u64,
 }
 
 /// A tuple of a profile with the symbols of its program counters.
@@ -141,8 +156,17 @@ pub struct PhaseResult {
 #[derive(Debug, Clone, Serialize)]
 pub struct SocRun {
     pub program: String,
+    pub cpu: Cpu,
     pub short: bool,
     pub simulator: String,
+    /// The taps' policy, whether the blocks had a clock of their own, and the clock ratio,
+    /// blocks : CPU.
+    pub policy: Policy,
+    #[serde(rename = "async")]
+    pub asynchronous: bool,
+    pub clock_ratio: String,
+    /// Whether the program was stopped at the instruction limit instead of ending.
+    pub stopped_at_limit: bool,
     pub configuration: String,
     pub instructions: u64,
     pub cycles: u64,
@@ -153,10 +177,14 @@ pub struct SocRun {
     /// Every difference between hardware and model: profiler intervals of both modes, buffer
     /// readouts, phase records.
     pub mismatches: u64,
-    /// Cycles the CPU was stalled for the blocks, and the largest FIFO fills (value, edge,
-    /// branch, phase).
+    /// Cycles the CPU was stalled for the blocks.
     pub stall_cycles: u64,
-    pub max_fifo_fill: [u64; 4],
+    /// Events the taps dropped, all four (value, edge, branch, phase), and each.
+    pub dropped: u64,
+    pub dropped_per_tap: [u64; 4],
+    /// Taps whose events taken are not the model's events of the retire stream (with the drops
+    /// left out under the drop policy), each with why; counted in `mismatches`.
+    pub tap_errors: Vec<String>,
     pub simulation_seconds: f64,
     pub instructions_per_second: f64,
     pub exit_code: u32,
@@ -277,11 +305,8 @@ fn buffer_result(
     branches: &[(u64, u64)],
     hardware: Vec<Vec<ReadoutWord>>,
 ) -> Result<BufferResult, SocError> {
-    // Taken: the next pc is not the fall-through (32-bit pcs).
-    let outcomes: Vec<Tuple> = branches
-        .iter()
-        .map(|&(pc, next)| (pc, (next != (pc + 4) & 0xffff_ffff) as u64))
-        .collect();
+    // The branch tap's events are (pc, taken).
+    let outcomes: Vec<Tuple> = branches.to_vec();
     let stimuli: Vec<Stimulus> = outcomes
         .iter()
         .map(|&(pc, taken)| {
@@ -355,7 +380,7 @@ fn phase_result(
     }
 }
 
-/// The Verilog of the four blocks, each top renamed after its design.
+/// The Verilog of the four blocks and their taps, each top renamed after its design.
 fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
     if o.buffer.indexing == Indexing::Compiler {
         return Err(SocError::Input(
@@ -364,11 +389,25 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
                 .into(),
         ));
     }
+    let tap = |mode| TapConfig {
+        asynchronous: o.asynchronous,
+        ..TapConfig::new(mode, o.policy)
+    };
     let (cfg, buffer, phase) = (o.cfg.clone(), o.buffer.clone(), o.phase.clone());
     let v = hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
         use hwprof_hdl::export::rename_top;
-        let mut v = hwprof_hdl::multihash::export::exported(&cfg, PROFILER)?;
+        use hwprof_hdl::tap::export::{tap_module, wrapper_around};
         let name = hwprof_hdl::export::module_name;
+        let mut v = hwprof_hdl::multihash::export::exported(&cfg, PROFILER)?;
+        v.push_str(&wrapper_around(
+            &cfg,
+            &tap(TapMode::Value),
+            VALUE,
+            PROFILER,
+        )?);
+        v.push_str(&wrapper_around(&cfg, &tap(TapMode::Edge), EDGE, PROFILER)?);
+        v.push_str(&tap_module(&tap(TapMode::Branch), &name(BRANCH_TAP))?);
+        v.push_str(&tap_module(&tap(TapMode::Phase), &name(PHASE_TAP))?);
         v.push_str(&rename_top(
             &hwprof_hdl::profile_buffer::verilog(&buffer),
             &name(BUFFER),
@@ -382,8 +421,12 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
     .map_err(SocError::Failure)?
     .map_err(SocError::Input)?;
     let name = hwprof_hdl::export::module_name;
+    let wrapper = hwprof_hdl::tap::export::wrapper_name;
     let blocks = Blocks {
-        profiler: name(PROFILER),
+        value_wrapper: wrapper(VALUE),
+        edge_wrapper: wrapper(EDGE),
+        branch_tap: name(BRANCH_TAP),
+        phase_tap: name(PHASE_TAP),
         buffer: name(BUFFER),
         buffer_tag_bits: o.buffer.rtl_tag_width(),
         buffer_counter_bits: o.buffer.counter_bits,
@@ -393,9 +436,37 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
     Ok((blocks, v))
 }
 
+/// Checks each tap's events taken against the model's events of the retire records; returns
+/// the events each block was fed, and why a tap failed.
+fn tap_results(o: &RunOptions, sim: &SimOutput) -> ([Vec<(u64, u64)>; 4], Vec<String>) {
+    let mut fed: [Vec<(u64, u64)>; 4] = Default::default();
+    let mut errors = Vec::new();
+    for (k, &mode) in TAPS.iter().enumerate() {
+        let all = tap_events(mode, &sim.records);
+        let taken = &sim.taken[k];
+        fed[k] = taken.iter().map(|t| t.0).collect();
+        let r = match o.policy {
+            Policy::Stall if sim.dropped[k] != 0 => Err(format!(
+                "{} events dropped under the stall policy",
+                sim.dropped[k]
+            )),
+            Policy::Stall if fed[k] != all => Err(format!(
+                "{} events taken, {} retired, first difference at event {:?}",
+                fed[k].len(),
+                all.len(),
+                fed[k].iter().zip(&all).position(|(a, b)| a != b)
+            )),
+            _ => check_drops(&all, taken, sim.dropped[k], (1 << LOST_BITS) - 1).map(|_| ()),
+        };
+        if let Err(e) = r {
+            errors.push(format!("{} tap: {e}", mode.name()));
+        }
+    }
+    (fed, errors)
+}
+
 /// Builds, simulates, models, compares.
 pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
-    let cpu = programs::picorv32_dir()?.join("picorv32.v");
     if o.cfg.a_bits < 32 || o.cfg.b_bits < 32 {
         return Err(SocError::Input(format!(
             "the profiler's keys are 32-bit program counters and values: a_bits and b_bits must be at least 32 (are {} and {})",
@@ -404,41 +475,62 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     }
     let (blocks, blocks_v) = blocks_verilog(o)?;
     let dir = SimDir::new("soc-build").map_err(|e| SocError::Failure(e.to_string()))?;
-    let built = programs::build(o.program, o.short, &dir.path, RAM_BYTES)?;
+    let built = programs::build_for(
+        o.program,
+        o.short,
+        &dir.path,
+        RAM_BYTES,
+        o.cpu.m_extension(),
+    )?;
     let symbols = Symbols::read(&built.elf)?;
+    // The blocks' clocks per CPU clock scale the wait for the last reports.
+    let slow = (o.ratio.1 as u64).div_ceil(o.ratio.0 as u64).max(1);
     let params = SystemParams {
+        cpu: o.cpu,
+        asynchronous: o.asynchronous,
+        ratio: o.ratio,
         drain_cycles: 4 * o.cfg.entries as u64
             + 8 * o.cfg.accumulator.entries as u64
             + 2 * o.buffer.entries as u64
             + classification_clocks(&o.phase)
+            + 64 * slow
             + 1000,
-        // PicoRV32 needs 3 to 6 cycles an instruction; generous for divisions and stalls.
-        max_cycles: 2_000_000_000,
+        max_cycles: o
+            .max_instructions
+            .saturating_mul(o.cpu.max_cycles_per_instruction())
+            .saturating_mul(slow)
+            .max(1_000_000),
+        max_instructions: o.max_instructions,
     };
-    let sim: SimOutput =
-        system::simulate(o.simulator, &cpu, &blocks, &blocks_v, &built.words, params)?;
-    let exit_code = sim.exit_code.ok_or_else(|| {
-        SocError::Failure(format!(
-            "{} trapped without writing its exit code (an illegal instruction or misaligned access?) after {} instructions; console:\n{}",
-            o.program.name, sim.instructions, sim.console
-        ))
-    })?;
-    if exit_code != 0 && o.program.returns_status() {
+    let sim: SimOutput = system::simulate(o.simulator, &blocks, &blocks_v, &built.words, params)?;
+    let exit_code = match (sim.exit_code, sim.stopped_at_limit) {
+        (Some(c), _) => c,
+        (None, true) => u32::MAX,
+        (None, false) => {
+            return Err(SocError::Failure(format!(
+                "{} trapped without writing its exit code (an illegal instruction or misaligned access?) after {} instructions; console:\n{}",
+                o.program.name, sim.instructions, sim.console
+            )))
+        }
+    };
+    if exit_code != 0 && !sim.stopped_at_limit && o.program.returns_status() {
         return Err(SocError::Failure(format!(
             "{} exited with code {exit_code}; console:\n{}",
             o.program.name, sim.console
         )));
     }
+    let (fed, tap_errors) = tap_results(o, &sim);
+    let [value_events, edge_events, branch_events, phase_events] = fed;
     let mut value = mode_result(
         &o.cfg,
-        &sim.value_events,
+        &value_events,
         reports_of(&sim.words, 'V'),
         o.top,
         |a, _| symbols.name(a),
     )?;
     let mut edge = mode_result(
         &o.cfg,
-        &sim.edge_events,
+        &edge_events,
         reports_of(&sim.words, 'E'),
         o.top,
         |a, b| format!("{} -> {}", symbols.name(a), symbols.name(b)),
@@ -449,24 +541,31 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     for (t, line) in value.top.iter_mut().chain(edge.top.iter_mut()).zip(lines) {
         t.line = line;
     }
-    let buffer = buffer_result(
-        &o.buffer,
-        &sim.branch_events,
-        readouts_of(&sim.buffer_words),
-    )?;
-    let phase = phase_result(&o.phase, &sim.phase_events, &sim.phase_records);
+    let buffer = buffer_result(&o.buffer, &branch_events, readouts_of(&sim.buffer_words))?;
+    let phase = phase_result(&o.phase, &phase_events, &sim.phase_records);
     Ok(SocRun {
         program: o.program.name.to_string(),
+        cpu: o.cpu,
         short: o.short,
         simulator: format!("{:?}", o.simulator).to_lowercase(),
+        policy: o.policy,
+        asynchronous: o.asynchronous,
+        clock_ratio: format!("{}:{}", o.ratio.0, o.ratio.1),
+        stopped_at_limit: sim.stopped_at_limit,
         configuration: o.cfg.summary(),
         instructions: sim.instructions,
         cycles: sim.cycles,
         events: value.events + edge.events,
         reports: value.reports + edge.reports,
-        mismatches: value.mismatches + edge.mismatches + buffer.mismatches + phase.mismatches,
+        mismatches: value.mismatches
+            + edge.mismatches
+            + buffer.mismatches
+            + phase.mismatches
+            + tap_errors.len() as u64,
         stall_cycles: sim.stall_cycles,
-        max_fifo_fill: sim.max_fill,
+        dropped: sim.dropped.iter().sum(),
+        dropped_per_tap: sim.dropped,
+        tap_errors,
         simulation_seconds: sim.seconds,
         instructions_per_second: sim.instructions as f64 / sim.seconds.max(1e-9),
         exit_code,
@@ -531,6 +630,11 @@ mod tests {
             simulator: Simulator::Verilator,
             short: true,
             top: 5,
+            cpu: Cpu::PicoRv32,
+            policy: Policy::Stall,
+            asynchronous: false,
+            ratio: (1, 1),
+            max_instructions: system::DEFAULT_MAX_INSTRUCTIONS,
         };
         let r = run(&o).unwrap();
         assert!(r.console.contains("crc checksum"), "{}", r.console);
@@ -575,5 +679,76 @@ mod tests {
             mismatches(&r.edge.hardware[1..], &r.edge.model),
             r.edge.model.len() as u64
         );
+    }
+
+    #[test]
+    fn serv_runs_a_short_program_with_the_models_matching() {
+        if programs::cross_available().is_err() || Cpu::Serv.sources().is_err() {
+            panic!(
+                "this test needs the cross compiler and SERV: {:?} / {:?}",
+                programs::cross_available().err(),
+                Cpu::Serv.sources().err()
+            );
+        }
+        let mut buffer = BufferConfig::from_toml_str(DEFAULT_BUFFER.1, DEFAULT_BUFFER.0).unwrap();
+        buffer.sample_interval = 200;
+        let mut phase = PhaseConfig::from_toml_str(DEFAULT_PHASE.1, DEFAULT_PHASE.0).unwrap();
+        phase.interval = 5000;
+        let o = RunOptions {
+            cpu: Cpu::Serv,
+            program: Program::parse("crc").unwrap(),
+            cfg: cfg(),
+            buffer,
+            phase,
+            simulator: Simulator::Verilator,
+            short: true,
+            top: 5,
+            policy: Policy::Stall,
+            asynchronous: false,
+            ratio: (1, 1),
+            max_instructions: system::DEFAULT_MAX_INSTRUCTIONS,
+        };
+        // crc exits non-zero when its checksum is wrong: SERV ran the RV32I build correctly.
+        let r = run(&o).unwrap();
+        assert!(r.console.contains("crc checksum"), "{}", r.console);
+        assert_eq!(r.exit_code, 0);
+        assert!(r.instructions > 2000, "{}", r.instructions);
+        // Bit-serial: tens of clocks an instruction, or this was not SERV.
+        assert!(
+            r.cycles > 20 * r.instructions,
+            "{} cycles for {} instructions",
+            r.cycles,
+            r.instructions
+        );
+        assert_eq!(r.mismatches, 0);
+        assert!(
+            r.value.reports >= 2 && r.edge.reports >= 2,
+            "{} / {}",
+            r.value.reports,
+            r.edge.reports
+        );
+        assert_eq!(r.value.model_reports, r.value.reports);
+        assert_eq!(r.edge.model_reports, r.edge.reports);
+        assert!(
+            r.value.hardware.iter().any(|h| !h.entries.is_empty()),
+            "no hot value tuple reported"
+        );
+        assert!(r.buffer.readouts >= 2, "{} readouts", r.buffer.readouts);
+        assert_eq!(r.buffer.readouts, r.buffer.model_readouts);
+        assert!(r.phase.intervals >= 2, "{} intervals", r.phase.intervals);
+        assert_eq!(r.phase.intervals, r.phase.model_intervals);
+        assert!(
+            r.phase.instructions <= r.instructions
+                && r.phase.instructions * 10 >= r.instructions * 9,
+            "{} of {}",
+            r.phase.instructions,
+            r.instructions
+        );
+        // multest's M instructions would be illegal on SERV: refused before anything runs.
+        let multest = RunOptions {
+            program: Program::parse("multest").unwrap(),
+            ..o
+        };
+        assert!(matches!(run(&multest), Err(SocError::Input(_))));
     }
 }

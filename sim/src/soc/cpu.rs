@@ -1,0 +1,169 @@
+//! The CPUs of the simulated system. Each gives a section of Verilog placed inside the harness
+//! module `hwprof_soc` ([`super::system`]), which declares `clock`, `resetn` (active low),
+//! `cycle` and `stall` before it. A section declares and drives:
+//!
+//! - one retire channel of the RISC-V Formal Interface: `rvfi_valid`, `rvfi_order`, `rvfi_insn`,
+//!   `rvfi_trap`, `rvfi_pc_rdata`, `rvfi_pc_wdata`, `rvfi_mem_addr`, `rvfi_mem_rmask`,
+//!   `rvfi_mem_rdata`, `rvfi_rd_addr`, `rvfi_rd_wdata`;
+//! - `cpu_halt`: high with `rvfi_valid` on the last instruction the run counts;
+//! - `stall_cycles`: clocks the CPU was held back by `stall`;
+//! - `exited`, `exit_code`: set by a store to [`EXIT_PORT`];
+//! - the RAM of the system at address 0 (from `program.hex`), the console ([`CONSOLE`]: a store
+//!   prints its low byte) and the exit port; any other address stops the simulation.
+//!
+//! `stall` is honoured by holding back the CPU's next instruction fetch: at most the instruction
+//! already fetched retires while it is high.
+
+use super::programs;
+use super::serv;
+use super::SocError;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The console (a byte per store) and the exit port (the program's exit code ends the run).
+pub const CONSOLE: u32 = 0x1000_0000;
+pub const EXIT_PORT: u32 = 0x1000_0004;
+
+/// A CPU of the simulated system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cpu {
+    /// PicoRV32 (RV32IM, fast multiplier and divider, barrel shifter): one instruction in flight.
+    #[default]
+    PicoRv32,
+    /// SERV (RV32I, bit-serial: 32 or more clocks an instruction).
+    Serv,
+}
+
+impl Cpu {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cpu::PicoRv32 => "picorv32",
+            Cpu::Serv => "serv",
+        }
+    }
+
+    /// Whether programs may use the M extension.
+    pub fn m_extension(self) -> bool {
+        match self {
+            Cpu::PicoRv32 => true,
+            Cpu::Serv => false,
+        }
+    }
+
+    /// The CPU's Verilog sources.
+    pub fn sources(self) -> Result<Vec<PathBuf>, SocError> {
+        match self {
+            Cpu::PicoRv32 => Ok(vec![programs::picorv32_dir()?.join("picorv32.v")]),
+            Cpu::Serv => serv::sources(),
+        }
+    }
+
+    /// Cycles one instruction may take at most (divisions, stalls aside): scales the time-outs.
+    pub fn max_cycles_per_instruction(self) -> u64 {
+        match self {
+            Cpu::PicoRv32 => 40,
+            // About 35 clocks for most instructions, 70 for loads, stores and branches, up to
+            // 100 for shifts by 31.
+            Cpu::Serv => 200,
+        }
+    }
+
+    /// The section of `hwprof_soc` for this CPU with a RAM of `ram_bytes`.
+    pub fn section(self, ram_bytes: usize) -> String {
+        match self {
+            Cpu::PicoRv32 => picorv32(ram_bytes),
+            Cpu::Serv => memory(ram_bytes) + &serv::instance(),
+        }
+    }
+}
+
+/// The RAM, console and exit port on a one-access-at-a-time bus (`bus_*`), answered a clock
+/// after the request unless `stall` holds an instruction fetch back. Shared by the CPUs, whose
+/// adapters drive the request (placed after this, they `assign` the bus wires declared here).
+fn memory(ram_bytes: usize) -> String {
+    let words = ram_bytes / 4;
+    let hi = words.trailing_zeros() + 1;
+    format!(
+        r#"
+  // RAM (one word per access, a cycle after the request), console and exit port.
+  reg [31:0] ram [0:{last_word}];
+  integer i;
+  initial begin
+    for (i = 0; i < {words}; i = i + 1) ram[i] = 0;
+    $readmemh("program.hex", ram);
+  end
+  reg [63:0] stall_cycles = 0;
+  reg [31:0] exit_code = 32'hffffffff;
+  reg exited = 0;
+  // The bus: the CPU's adapter drives the request, the memory answers.
+  wire bus_valid, bus_instr;
+  wire [31:0] bus_addr, bus_wdata;
+  wire [3:0] bus_wstrb;
+  reg bus_ack = 0;
+  reg [31:0] bus_rdata = 0;
+  wire [{hi}:2] word = bus_addr[{hi}:2];
+  wire bus_held = bus_instr && stall;
+  always @(posedge clock) begin
+    bus_ack <= 0;
+    if (resetn && bus_valid && !bus_ack && bus_held) stall_cycles <= stall_cycles + 1;
+    if (resetn && bus_valid && !bus_ack && !bus_held) begin
+      bus_ack <= 1;
+      if (bus_addr < {ram_bytes}) begin
+        bus_rdata <= ram[word];
+        if (bus_wstrb[0]) ram[word][7:0] <= bus_wdata[7:0];
+        if (bus_wstrb[1]) ram[word][15:8] <= bus_wdata[15:8];
+        if (bus_wstrb[2]) ram[word][23:16] <= bus_wdata[23:16];
+        if (bus_wstrb[3]) ram[word][31:24] <= bus_wdata[31:24];
+      end else if (bus_addr == 32'h{console:08x} && bus_wstrb != 0) begin
+        $write("%c", bus_wdata[7:0]);
+      end else if (bus_addr == 32'h{exit:08x} && bus_wstrb != 0) begin
+        exit_code <= bus_wdata;
+        exited <= 1;
+      end else begin
+        $fatal(1, "BUS access to %h outside the RAM and ports", bus_addr);
+      end
+    end
+  end
+"#,
+        last_word = words - 1,
+        console = CONSOLE,
+        exit = EXIT_PORT,
+    )
+}
+
+fn picorv32(ram_bytes: usize) -> String {
+    let mut v = memory(ram_bytes);
+    write!(
+        v,
+        r#"
+  // PicoRV32: every instruction is fetched through its one memory port.
+  wire trap, mem_valid, mem_instr;
+  wire [31:0] mem_addr, mem_wdata;
+  wire [3:0] mem_wstrb;
+  wire rvfi_valid, rvfi_trap;
+  wire [63:0] rvfi_order;
+  wire [31:0] rvfi_insn, rvfi_pc_rdata, rvfi_pc_wdata, rvfi_rd_wdata, rvfi_mem_addr, rvfi_mem_rdata;
+  wire [3:0] rvfi_mem_rmask;
+  wire [4:0] rvfi_rd_addr;
+  assign bus_valid = mem_valid;
+  assign bus_instr = mem_instr;
+  assign bus_addr = mem_addr;
+  assign bus_wdata = mem_wdata;
+  assign bus_wstrb = mem_wstrb;
+  picorv32 #(.ENABLE_COUNTERS(1), .ENABLE_FAST_MUL(1), .ENABLE_DIV(1), .BARREL_SHIFTER(1),
+             .COMPRESSED_ISA(0), .PROGADDR_RESET(0), .STACKADDR({ram_bytes}))
+    cpu(.clk(clock), .resetn(resetn), .trap(trap), .mem_valid(mem_valid), .mem_instr(mem_instr),
+        .mem_ready(bus_ack), .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
+        .mem_rdata(bus_rdata), .pcpi_wr(1'b0), .pcpi_rd(32'd0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
+        .irq(32'd0), .rvfi_valid(rvfi_valid), .rvfi_order(rvfi_order), .rvfi_insn(rvfi_insn),
+        .rvfi_trap(rvfi_trap), .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata),
+        .rvfi_rd_addr(rvfi_rd_addr), .rvfi_rd_wdata(rvfi_rd_wdata), .rvfi_mem_addr(rvfi_mem_addr),
+        .rvfi_mem_rmask(rvfi_mem_rmask), .rvfi_mem_rdata(rvfi_mem_rdata));
+  // The program ends with ebreak after its exit store: the trap is its last instruction.
+  wire cpu_halt = rvfi_trap;
+"#
+    )
+    .unwrap();
+    v
+}
