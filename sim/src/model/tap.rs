@@ -62,44 +62,51 @@ pub fn events(mode: TapMode, records: &[RvfiRecord]) -> Vec<(u64, u64)> {
     out
 }
 
-/// Checks that `taken` (what a consumer received under the drop policy, with the `lost` count
-/// carried by each event) is `all` with `dropped` events left out, and that each event's `lost`
-/// count is the number left out just before it (saturating at `lost_max`); returns the events
-/// left out after the last one taken. An error names the first event that breaks the rule.
+/// Checks that `taken` (what a consumer received under the drop policy, each event with the
+/// count lost just before it) is `all` with `dropped` events left out: each event taken must be
+/// the retired event that follows the previous one taken and the `lost` it announces (at least
+/// `lost_max` when the count saturated). Returns the events left out after the last one taken.
+/// An error names the first event that breaks the rule.
 pub fn check_drops(
     all: &[(u64, u64)],
     taken: &[((u64, u64), u64)],
     dropped: u64,
     lost_max: u64,
 ) -> Result<u64, String> {
-    if all.len() as u64 != taken.len() as u64 + dropped {
-        return Err(format!(
-            "{} events retired, {} taken and {dropped} dropped: {} unaccounted for",
-            all.len(),
-            taken.len(),
-            all.len() as i64 - taken.len() as i64 - dropped as i64
-        ));
-    }
     let mut i = 0usize;
     for (k, &(ev, lost)) in taken.iter().enumerate() {
-        let start = i;
-        while i < all.len() && all[i] != ev {
-            i += 1;
+        i += lost as usize;
+        if lost == lost_max {
+            // Saturated: at least that many were lost.
+            while i < all.len() && all[i] != ev {
+                i += 1;
+            }
         }
-        if i == all.len() {
-            return Err(format!(
-                "event {k} taken, {ev:x?}, is not in the retired stream after event {start}"
-            ));
+        match all.get(i) {
+            Some(&e) if e == ev => i += 1,
+            Some(&e) => {
+                return Err(format!(
+                    "event {k} taken is {ev:x?}, but the retired event after {lost} lost is {e:x?}"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "event {k} taken, {ev:x?}, lies beyond the {} retired events",
+                    all.len()
+                ))
+            }
         }
-        let skipped = (i - start) as u64;
-        if lost != skipped.min(lost_max) {
-            return Err(format!(
-                "event {k} taken carries lost = {lost}, but {skipped} were left out before it"
-            ));
-        }
-        i += 1;
     }
-    Ok((all.len() - i) as u64)
+    let tail = (all.len() - i) as u64;
+    let left_out = (all.len() - taken.len()) as u64;
+    if left_out != dropped {
+        return Err(format!(
+            "{} events retired, {} taken: {left_out} left out, but the tap counted {dropped} dropped",
+            all.len(),
+            taken.len()
+        ));
+    }
+    Ok(tail)
 }
 
 #[cfg(test)]
