@@ -35,9 +35,36 @@ pub struct VerilogArgs {
     /// (ice40-up5k, ice40-hx8k, ecp5-25k, ecp5-85k; with --board, the board's part by default)
     #[arg(long, value_parser = Target::parse)]
     pub target: Option<Target>,
+    /// Export the profiler behind an RVFI tap instead: hwprof_<name>_rvfi.v (module
+    /// hwprof_<name>_rvfi: RVFI inputs, the tap's FIFO, `stall` and `dropped`, the report stream),
+    /// hwprof.vlt and a FuseSoC core
+    #[arg(long, conflicts_with_all = ["board", "testbench"])]
+    pub rvfi: bool,
+    /// With --rvfi: what the tap feeds the profiler, value (<pc, loaded value> of loads) or edge
+    /// (<pc, next pc> of control transfers)
+    #[arg(long, value_enum, default_value = "value", requires = "rvfi")]
+    pub mode: RvfiModeArg,
+    /// With --rvfi: stall (lossless: a `stall` output for the core) or drop (never touches the
+    /// core; dropped events are counted)
+    #[arg(long, value_enum, default_value = "stall", requires = "rvfi")]
+    pub policy: super::soc::PolicyArg,
+    /// With --rvfi: the profiler on a clock of its own (ports prof_clock, prof_reset) behind an
+    /// asynchronous FIFO
+    #[arg(long = "async", requires = "rvfi")]
+    pub asynchronous: bool,
+    /// With --rvfi: free FIFO entries at which `stall` rises (2 to 15): the core may retire
+    /// skid - 2 instructions after `stall` rises
+    #[arg(long, default_value_t = hwprof_sim::hwprof_hdl::tap::DEFAULT_SKID, requires = "rvfi")]
+    pub skid: u32,
     /// Print the files written and the configuration's fields as one JSON object
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum RvfiModeArg {
+    Value,
+    Edge,
 }
 
 pub fn run(a: VerilogArgs) -> CmdResult {
@@ -58,6 +85,42 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
     create_out_dir(&a.out)?;
     let written = match board {
+        None if a.rvfi => {
+            use hwprof_sim::hwprof_hdl::tap::{
+                export::wrapper, export::wrapper_name, TapConfig, TapMode,
+            };
+            let tap = TapConfig {
+                skid: a.skid,
+                asynchronous: a.asynchronous,
+                ..TapConfig::new(
+                    match a.mode {
+                        RvfiModeArg::Value => TapMode::Value,
+                        RvfiModeArg::Edge => TapMode::Edge,
+                    },
+                    a.policy.into(),
+                )
+            };
+            let v = on_rtl_thread(|| wrapper(&cfg, &tap, &name))
+                .map_err(CliError::failure)?
+                .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
+            let top = wrapper_name(&name);
+            let vfile = format!("{top}.v");
+            let description = format!(
+                "hwprof profiler behind an RVFI tap ({}): {}",
+                hwprof_sim::hwprof_hdl::tap::export::summary(&tap),
+                cfg.summary()
+            );
+            let core =
+                hwprof_export::fusesoc_core(&format!("{name}_rvfi"), &description, &vfile, None);
+            hwprof_export::write_files(
+                &a.out,
+                &[
+                    (vfile, v),
+                    (WAIVER_FILE.into(), hwprof_export::waiver_file()),
+                    (format!("{top}.core"), core),
+                ],
+            )
+        }
         None => export::write(&cfg, &name, &a.out, a.testbench),
         Some(board) => {
             let params = super::synth::board_params(board, a.clock_mhz)?;
