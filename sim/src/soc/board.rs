@@ -35,6 +35,7 @@ use crate::verify::icarus::{run_with, SimDir, Simulator};
 use crate::verify::netlist::{cell_models, Family};
 use hwprof_hdl::board::top::BAUD;
 use hwprof_hdl::board::uart::clocks_per_bit;
+use hwprof_hdl::tap::{Policy, TapConfig, TapMode};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -55,10 +56,6 @@ pub struct Shape {
     pub ram_bytes: usize,
     /// The CPU's M extension (fast multiplier, divider) and barrel shifter.
     pub m: bool,
-    /// Entries of the tap's FIFO, and the fill at which the CPU is stalled: room for the events
-    /// already in flight (one instruction, as in [`super::system`]).
-    pub fifo_depth: u32,
-    pub stall_fill: u32,
     /// The program is in the flash (with a boot stub), not in the bitstream.
     pub flash: bool,
 }
@@ -69,16 +66,11 @@ pub fn shape(board: Board) -> Shape {
         Board::Ulx3s => Shape {
             ram_bytes: super::system::RAM_BYTES,
             m: true,
-            fifo_depth: 16,
-            stall_fill: 12,
             flash: false,
         },
-        // The FIFO is in flip-flops on the iCE40: 2 entries, stalling at 1.
         Board::Icebreaker => Shape {
             ram_bytes: 128 * 1024,
             m: false,
-            fifo_depth: 2,
-            stall_fill: 1,
             flash: true,
         },
     }
@@ -98,6 +90,13 @@ pub enum Mode {
 }
 
 impl Mode {
+    fn tap_mode(self) -> TapMode {
+        match self {
+            Mode::Value => TapMode::Value,
+            Mode::Edge => TapMode::Edge,
+        }
+    }
+
     fn letter(self) -> char {
         match self {
             Mode::Value => 'V',
@@ -129,11 +128,16 @@ pub fn top_module(board: Board) -> String {
 
 /// The Verilog of the hwprof blocks of the system: the profiler, the line formatter and the UART
 /// at `clocks_per_bit`, each renamed after its design.
-pub fn blocks_verilog(cfg: &ProfilerConfig, clocks_per_bit: u64) -> Result<String, SocError> {
+pub fn blocks_verilog(
+    cfg: &ProfilerConfig,
+    mode: Mode,
+    clocks_per_bit: u64,
+) -> Result<String, SocError> {
     let cfg = cfg.clone();
     hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
         use hwprof_hdl::export::{module_name, rename_top};
-        let mut v = hwprof_hdl::multihash::export::exported(&cfg, PROFILER)?;
+        let tap = TapConfig::new(mode.tap_mode(), Policy::Stall);
+        let mut v = hwprof_hdl::tap::export::wrapper(&cfg, &tap, PROFILER)?;
         v.push_str(&rename_top(
             &hwprof_hdl::board::report_format::verilog(cfg.a_bits, cfg.b_bits)?,
             &module_name(FORMAT),
@@ -197,13 +201,15 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
   wire [31:0] mem_addr, mem_wdata, mem_rdata;
   wire [3:0] mem_wstrb;
   wire rvfi_valid, rvfi_trap;
+  wire [63:0] rvfi_order;
   wire [31:0] rvfi_insn, rvfi_pc_rdata, rvfi_pc_wdata, rvfi_rd_wdata;
   picorv32 #({cpu_params})
     cpu(.clk(clk), .resetn(resetn), .trap(trap), .mem_valid(mem_valid), .mem_instr(mem_instr),
         .mem_ready(mem_ready), .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
         .mem_rdata(mem_rdata), .pcpi_wr(1'b0), .pcpi_rd(32'd0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
-        .irq(32'd0), .rvfi_valid(rvfi_valid), .rvfi_insn(rvfi_insn), .rvfi_trap(rvfi_trap),
-        .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata));
+        .irq(32'd0), .rvfi_valid(rvfi_valid), .rvfi_order(rvfi_order), .rvfi_insn(rvfi_insn),
+        .rvfi_trap(rvfi_trap), .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata),
+        .rvfi_rd_wdata(rvfi_rd_wdata));
 
 {tap}
   // Memory: one access a clock after its request, none while stalled.
@@ -232,7 +238,7 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
         exit = super::system::EXIT_PORT,
         console = super::system::CONSOLE,
         tap = if profiler {
-            tap_verilog(mode, &sh)
+            tap_verilog(&sh)
         } else {
             "  wire stall = 1'b0;\n".into()
         },
@@ -318,66 +324,35 @@ fn flash_memory_verilog() -> String {
     .into()
 }
 
-/// The tap of `mode` (instructions run from the RAM) and the FIFO in front of the profiler.
-fn tap_verilog(mode: Mode, sh: &Shape) -> String {
-    let (push, b) = match mode {
-        Mode::Value => ("is_load", "rvfi_rd_wdata"),
-        Mode::Edge => ("is_transfer", "rvfi_pc_wdata"),
-    };
-    let ib = sh.fifo_depth.trailing_zeros();
+/// The profiler behind its RVFI tap ([`hwprof_hdl::tap::export`]) on the instructions run from
+/// the RAM (the boot stub in the flash is not tapped); the CPU stalls while the tap's FIFO is
+/// nearly full.
+fn tap_verilog(sh: &Shape) -> String {
     format!(
-        r#"  // The tap.
-  wire [6:0] opcode = rvfi_insn[6:0];
-  wire tapped = rvfi_valid && rvfi_pc_rdata < {ram};
-  wire is_load = tapped && opcode == 7'b0000011;
-  wire is_transfer = tapped && (opcode == 7'b1100011 || opcode == 7'b1101111 || opcode == 7'b1100111);
-  wire push = resetn && {push};
-  wire [63:0] push_word = {{rvfi_pc_rdata, {b}}};
-
-  // FIFO in front of the profiler; the CPU stalls while it is nearly full.
-  reg [63:0] fifo [0:{last}];
-  reg [{pb}:0] head = 0, tail = 0;
-  wire [{pb}:0] fill = tail - head;
-  wire p_ready;
-  reg overflow = 0;
-  always @(posedge clk) begin
-    if (!resetn) begin
-      head <= 0;
-      tail <= 0;
-    end else begin
-      if (push) begin
-        if (fill == {depth}) overflow <= 1;
-        fifo[tail[{im1}:0]] <= push_word;
-        tail <= tail + 1'b1;
-      end
-      if (fill != 0 && p_ready) head <= head + 1'b1;
-    end
-  end
-  wire [63:0] head_word = fifo[head[{im1}:0]];
-  wire stall = fill >= {stall_fill};
+        r#"  // The profiler behind its RVFI tap.
+  wire stall, r_valid, r_ready, r_last;
+  wire [31:0] dropped, r_interval, r_count;
+  wire [63:0] r_a, r_b;
+  {wrapper} profiler(.clock(clk), .reset(!resetn), .rvfi_valid(rvfi_valid && rvfi_pc_rdata < {ram}),
+    .rvfi_order(rvfi_order), .rvfi_insn(rvfi_insn), .rvfi_trap(rvfi_trap),
+    .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata),
+    .stall(stall), .dropped(dropped), .out_valid(r_valid), .out_ready(r_ready),
+    .out_interval(r_interval), .out_a(r_a), .out_b(r_b), .out_count(r_count), .out_last(r_last),
+    .out_dropped());
+  wire overflow = dropped != 0;
 "#,
+        wrapper = hwprof_hdl::tap::export::wrapper_name(PROFILER),
         ram = sh.ram_bytes,
-        last = sh.fifo_depth - 1,
-        depth = sh.fifo_depth,
-        stall_fill = sh.stall_fill,
-        pb = ib,
-        im1 = ib - 1,
     )
 }
 
-/// The profiler, the line formatter and the UART on the FIFO's output.
+/// The line formatter and the UART on the profiler's reports.
 fn reporting_verilog() -> String {
     let name = hwprof_hdl::export::module_name;
     format!(
         r#"  // Profiler -> line formatter -> UART.
-  wire r_valid, r_ready, r_last, c_valid, c_ready;
-  wire [31:0] r_interval, r_count;
-  wire [63:0] r_a, r_b;
+  wire c_valid, c_ready;
   wire [7:0] c_data;
-  {profiler} profiler(.clock(clk), .reset(!resetn), .in_valid(fill != 0), .in_ready(p_ready),
-    .in_a({{32'd0, head_word[63:32]}}), .in_b({{32'd0, head_word[31:0]}}),
-    .out_valid(r_valid), .out_ready(r_ready), .out_interval(r_interval), .out_a(r_a),
-    .out_b(r_b), .out_count(r_count), .out_last(r_last));
   {format} format(.clock(clk), .reset(!resetn), .in_valid(r_valid), .in_ready(r_ready),
     .in_interval(r_interval), .in_a(r_a), .in_b(r_b), .in_count(r_count), .in_last(r_last),
     .out_valid(c_valid), .out_ready(c_ready), .out_data(c_data));
@@ -387,7 +362,6 @@ fn reporting_verilog() -> String {
   always @(posedge clk) if (r_valid && r_ready && r_last) led_q <= !led_q;
   assign led = led_q || overflow || bus_error;
 "#,
-        profiler = name(PROFILER),
         format = name(FORMAT),
         uart = name(UART),
     )
@@ -413,7 +387,7 @@ pub fn system_verilog(
         v.push_str(&package_file("picosoc/ice40up5k_spram.v")?);
     }
     if profiler {
-        v.push_str(&blocks_verilog(cfg, clocks_per_bit)?);
+        v.push_str(&blocks_verilog(cfg, mode, clocks_per_bit)?);
     }
     Ok(v)
 }
@@ -552,7 +526,6 @@ module tb;
 {dut}
   reg [63:0] cycle = 0, instructions = 0, end_cycle = 0, stall_cycles = 0, still = 0;
   reg halted = 0;
-  reg [4:0] max_fill = 0;
   integer dump, uart;
   initial begin
     dump = $fopen("retire.txt", "w");
@@ -581,7 +554,6 @@ module tb;
       end_cycle <= cycle;
     end
     if (dut.mem_valid && !dut.mem_ready && dut.stall) stall_cycles <= stall_cycles + 1;
-    if (dut.fill > max_fill) max_fill <= dut.fill;
     if (!rx_busy) begin
       // The line is driven from the end of reset on.
       if (dut.resetn && !uart_tx) begin
@@ -601,13 +573,13 @@ module tb;
       rx_busy <= 0;
     end
     // The end: trapped, and no event, report word, character or UART bit for `quiet` clocks.
-    if (!halted || dut.fill != 0 || dut.r_valid || dut.c_valid || rx_busy || !uart_tx) still <= 0;
+    if (!halted || dut.profiler.ev_valid || dut.r_valid || dut.c_valid || rx_busy || !uart_tx) still <= 0;
     else still <= still + 1;
     if (still == {quiet}) begin
       $fclose(dump);
       $fclose(uart);
-      $display("SUMMARY instructions %0d cycles %0d stall_cycles %0d max_fill %0d exited %0d exit %0d",
-               instructions, end_cycle, stall_cycles, max_fill, dut.exited, dut.exit_code);
+      $display("SUMMARY instructions %0d cycles %0d stall_cycles %0d dropped %0d exited %0d exit %0d",
+               instructions, end_cycle, stall_cycles, dut.dropped, dut.exited, dut.exit_code);
       $finish;
     end
   end
@@ -660,7 +632,8 @@ pub struct BoardRun {
     pub instructions: u64,
     pub cycles: u64,
     pub stall_cycles: u64,
-    pub max_fifo_fill: u64,
+    /// Events the tap dropped (0: the stall policy is lossless; the run fails otherwise).
+    pub dropped: u64,
     /// Tapped events, reports decoded from the UART transcript, and the intervals on which they
     /// differ from the model's reports.
     pub events: u64,
@@ -738,7 +711,7 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
             ))
         })?;
     let f: Vec<&str> = line.split_whitespace().collect();
-    let (instructions, cycles, stall_cycles, max_fill, exited, exit_code) = (
+    let (instructions, cycles, stall_cycles, dropped, exited, exit_code) = (
         field(&f, 2, line)?,
         field(&f, 4, line)?,
         field(&f, 6, line)?,
@@ -782,7 +755,7 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
         instructions,
         cycles,
         stall_cycles,
-        max_fifo_fill: max_fill,
+        dropped,
         events: profile.events,
         reports: profile.reports,
         mismatches: profile.mismatches,
@@ -952,7 +925,7 @@ mod tests {
             assert_eq!(r.reports, r.profile.model_reports, "{mode:?}");
             assert_eq!(r.mismatches, 0, "{mode:?}");
             assert!(r.stall_cycles > 0, "the UART never back-pressured the CPU");
-            assert!(r.max_fifo_fill <= shape(Board::Ulx3s).fifo_depth as u64);
+            assert_eq!(r.dropped, 0);
             // One changed digit of a count in the transcript is one differing interval.
             let mut at = 0;
             let end = r
