@@ -2,7 +2,7 @@
 //! stream, feed the bit-exact models the dumped stream, compare their output with the hardware's,
 //! and score the hardware's profiles against the exact profile of the same stream.
 
-use super::programs::{self, Program, Symbols};
+use super::programs::{self, BuildTarget, ProgramSource, Symbols};
 use super::system::{self, Blocks, SimOutput, SystemParams, RAM_BYTES};
 use super::SocError;
 use crate::eval::metric::{perfect_counts, score_run, Accuracy};
@@ -38,10 +38,23 @@ pub const DEFAULT_PHASE: (&str, &str) = (
     include_str!("../../../configs/soc-phase.toml"),
 );
 
+/// Retired instructions after which a program that has not exited is stopped (`hwprof soc run`
+/// and `soc board`): ample for the bundled programs (Dhrystone's full run is 1.1 M).
+pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 50_000_000;
+
+/// The build target of the simulated system.
+pub fn system_target() -> BuildTarget {
+    BuildTarget {
+        ram_bytes: RAM_BYTES,
+        m: true,
+        system: "simulated system".into(),
+    }
+}
+
 /// How to run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    pub program: Program,
+    pub program: ProgramSource,
     pub cfg: ProfilerConfig,
     /// The profile buffer on the conditional branches (address or set-associative indexing: a
     /// CPU without compiler support has no branch index to give it).
@@ -53,6 +66,8 @@ pub struct RunOptions {
     pub short: bool,
     /// Tuples listed per mode.
     pub top: usize,
+    /// Retired instructions after which the program is stopped.
+    pub max_instructions: u64,
 }
 
 /// A tuple of a profile with the symbols of its program counters.
@@ -159,7 +174,10 @@ pub struct SocRun {
     pub max_fifo_fill: [u64; 4],
     pub simulation_seconds: f64,
     pub instructions_per_second: f64,
-    pub exit_code: u32,
+    /// The program's exit status (none when stopped at the limit).
+    pub exit_code: Option<u32>,
+    /// Stopped after `max_instructions` retired instructions; the profiles cover those.
+    pub stopped_at_limit: bool,
     pub console: String,
     pub value: ModeResult,
     pub edge: ModeResult,
@@ -404,7 +422,8 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     }
     let (blocks, blocks_v) = blocks_verilog(o)?;
     let dir = SimDir::new("soc-build").map_err(|e| SocError::Failure(e.to_string()))?;
-    let built = programs::build(o.program, o.short, &dir.path, RAM_BYTES)?;
+    let built = programs::build(&o.program, o.short, &dir.path, &system_target())?;
+    let name = o.program.name();
     let symbols = Symbols::read(&built.elf)?;
     let params = SystemParams {
         drain_cycles: 4 * o.cfg.entries as u64
@@ -414,19 +433,23 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
             + 1000,
         // PicoRV32 needs 3 to 6 cycles an instruction; generous for divisions and stalls.
         max_cycles: 2_000_000_000,
+        max_instructions: o.max_instructions,
     };
     let sim: SimOutput =
         system::simulate(o.simulator, &cpu, &blocks, &blocks_v, &built.words, params)?;
-    let exit_code = sim.exit_code.ok_or_else(|| {
-        SocError::Failure(format!(
-            "{} trapped without writing its exit code (an illegal instruction or misaligned access?) after {} instructions; console:\n{}",
-            o.program.name, sim.instructions, sim.console
-        ))
-    })?;
-    if exit_code != 0 && o.program.returns_status() {
+    if sim.exit_code.is_none() && !sim.stopped_at_limit {
         return Err(SocError::Failure(format!(
-            "{} exited with code {exit_code}; console:\n{}",
-            o.program.name, sim.console
+            "{name} trapped without writing its exit code (an illegal instruction or misaligned access?) after {} instructions; console:\n{}",
+            sim.instructions, sim.console
+        )));
+    }
+    if let Some(code) = sim
+        .exit_code
+        .filter(|&c| c != 0 && o.program.status_is_checked())
+    {
+        return Err(SocError::Failure(format!(
+            "{name} exited with code {code}; console:\n{}",
+            sim.console
         )));
     }
     let mut value = mode_result(
@@ -456,7 +479,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     )?;
     let phase = phase_result(&o.phase, &sim.phase_events, &sim.phase_records);
     Ok(SocRun {
-        program: o.program.name.to_string(),
+        program: name,
         short: o.short,
         simulator: format!("{:?}", o.simulator).to_lowercase(),
         configuration: o.cfg.summary(),
@@ -469,7 +492,8 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         max_fifo_fill: sim.max_fill,
         simulation_seconds: sim.seconds,
         instructions_per_second: sim.instructions as f64 / sim.seconds.max(1e-9),
-        exit_code,
+        exit_code: sim.exit_code,
+        stopped_at_limit: sim.stopped_at_limit,
         console: sim.console,
         value,
         edge,
@@ -524,13 +548,14 @@ mod tests {
         let mut phase = PhaseConfig::from_toml_str(DEFAULT_PHASE.1, DEFAULT_PHASE.0).unwrap();
         phase.interval = 500;
         let o = RunOptions {
-            program: Program::parse("crc").unwrap(),
+            program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
             cfg: cfg(),
             buffer,
             phase,
             simulator: Simulator::Verilator,
             short: true,
             top: 5,
+            max_instructions: DEFAULT_MAX_INSTRUCTIONS,
         };
         let r = run(&o).unwrap();
         assert!(r.console.contains("crc checksum"), "{}", r.console);

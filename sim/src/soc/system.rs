@@ -41,6 +41,9 @@ pub struct SystemParams {
     pub drain_cycles: u64,
     /// Clocks after which a run that has not ended is stopped as hung.
     pub max_cycles: u64,
+    /// Retired instructions after which the program is stopped as if it had trapped (the last
+    /// one is tapped), for programs that never exit.
+    pub max_instructions: u64,
 }
 
 /// The hwprof blocks in the system: module names and the widths of their ports that depend on the
@@ -136,7 +139,7 @@ module hwprof_soc;
         .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata));
 
   // The tap: one record per retired instruction, until the trapping one.
-  reg halted = 0;
+  reg halted = 0, limit = 0;
   reg [63:0] instructions = 0;
   reg [63:0] end_cycle = 0;
   wire retire = rvfi_valid && !halted;
@@ -154,8 +157,9 @@ module hwprof_soc;
     if (retire) begin
       instructions <= instructions + 1;
       since <= is_transfer ? {wb}'d0 : weight;
-      if (rvfi_trap) begin
+      if (rvfi_trap || instructions + 1 == 64'd{max_instructions}) begin
         halted <= 1;
+        limit <= !rvfi_trap;
         end_cycle <= cycle;
       end
     end
@@ -166,6 +170,7 @@ module hwprof_soc;
   end
 "#,
         max_cycles = p.max_cycles,
+        max_instructions = p.max_instructions,
         wbm1 = wb - 1,
     )
     .unwrap();
@@ -272,8 +277,9 @@ module hwprof_soc;
   wire [{hi}:2] word = mem_addr[{hi}:2];
   always @(posedge clock) begin
     mem_ready <= 0;
-    if (resetn && mem_valid && !mem_ready && stall) stall_cycles <= stall_cycles + 1;
-    if (resetn && mem_valid && !mem_ready && !stall) begin
+    // Halted (at the limit; a trapped CPU makes no access) the CPU gets no more memory.
+    if (resetn && mem_valid && !mem_ready && !halted && stall) stall_cycles <= stall_cycles + 1;
+    if (resetn && mem_valid && !mem_ready && !halted && !stall) begin
       mem_ready <= 1;
       if (mem_addr < {ram_bytes}) begin
         mem_rdata <= ram[word];
@@ -298,8 +304,8 @@ module hwprof_soc;
     if (halted && {empty}) drain <= drain + 1;
     if (drain == {drain_cycles}) begin
       $fclose(dump);
-      $display("{TAG}SUMMARY instructions %0d cycles %0d stall_cycles %0d max_fill %0d %0d %0d %0d exited %0d exit %0d",
-               instructions, end_cycle, stall_cycles, {fills}, exited, exit_code);
+      $display("{TAG}SUMMARY instructions %0d cycles %0d stall_cycles %0d max_fill %0d %0d %0d %0d exited %0d exit %0d limit %0d",
+               instructions, end_cycle, stall_cycles, {fills}, exited, exit_code, limit);
       $finish;
     end
   end
@@ -331,6 +337,8 @@ pub struct SimOutput {
     /// The largest fill of each FIFO ([`FIFOS`] order).
     pub max_fill: [u64; 4],
     pub exit_code: Option<u32>,
+    /// Stopped after `max_instructions` retired instructions.
+    pub stopped_at_limit: bool,
     /// Profile-buffer readout words (index, tag, taken, not taken, last) in order.
     pub buffer_words: Vec<(u64, u64, u64, u64, bool)>,
     /// Phase-classifier records (interval, phase, distance, predicted) in order.
@@ -397,7 +405,7 @@ pub fn parse(stdout: &str, dump: &str) -> Result<SimOutput, SocError> {
                 dec(f[5], "count")?,
                 f[6] == "1",
             ));
-        } else if f[0] == "SUMMARY" && f.len() == 16 {
+        } else if f[0] == "SUMMARY" && f.len() == 18 {
             o.instructions = dec(f[2], "instructions")?;
             o.cycles = dec(f[4], "cycles")?;
             o.stall_cycles = dec(f[6], "stall cycles")?;
@@ -408,6 +416,7 @@ pub fn parse(stdout: &str, dump: &str) -> Result<SimOutput, SocError> {
                 .then(|| dec(f[15], "exit code"))
                 .transpose()?
                 .map(|c| c as u32);
+            o.stopped_at_limit = f[17] == "1";
             summary = true;
         } else {
             return Err(SocError::Failure(format!(
