@@ -285,7 +285,12 @@ pub fn build(
             std::fs::read(&elf).map_err(|e| SocError::Failure(format!("{}: {e}", elf.display())))?
         }
     };
-    let words = load_elf(&elf, &bytes, target)?;
+    // Messages name the user's files, not an ELF in a scratch directory.
+    let what = match source {
+        ProgramSource::C { files, .. } => display_files(files),
+        _ => elf.display().to_string(),
+    };
+    let words = load_elf(&what, &bytes, target)?;
     if let ProgramSource::C { files, .. } = source {
         if !has_main(&bytes) {
             return Err(SocError::Input(format!(
@@ -317,12 +322,13 @@ const EM_RISCV: u16 = 243;
 /// The RAM image of an ELF: its loadable segments (`PT_LOAD`) at their physical addresses, gaps
 /// zero-filled, up to the end of the last one's file data (the RAM starts zeroed and the start-up
 /// code clears `.bss`); one little-endian word per entry. The ELF must be 32-bit little-endian
-/// RISC-V, enter at 0 (the CPU's reset address), and fit the RAM whole (`.bss` included).
-pub fn load_elf(path: &Path, bytes: &[u8], target: &BuildTarget) -> Result<Vec<u32>, SocError> {
+/// RISC-V, enter at 0 (the CPU's reset address), and fit the RAM whole (`.bss` included). `what`
+/// names the program in messages.
+pub fn load_elf(what: &str, bytes: &[u8], target: &BuildTarget) -> Result<Vec<u32>, SocError> {
     use object::elf::{FileHeader32, PT_LOAD};
     use object::read::elf::{FileHeader, ProgramHeader};
     use object::LittleEndian as LE;
-    let bad = |why: String| SocError::Input(format!("{}: {why}", path.display()));
+    let bad = |why: String| SocError::Input(format!("{what}: {why}"));
     if bytes.len() < 20 || &bytes[..4] != b"\x7fELF" {
         return Err(bad("not an ELF file".into()));
     }
@@ -649,6 +655,151 @@ mod tests {
         assert_eq!(s.name(0x108), "main+0x8");
         assert_eq!(s.name(0x44), "hard_mul+0x4");
         assert_eq!(s.name(0x300), "main+0x200");
+    }
+
+    fn target() -> BuildTarget {
+        BuildTarget {
+            ram_bytes: 256 * 1024,
+            m: true,
+            system: "test system".into(),
+        }
+    }
+
+    /// Builds C source `text` (as `name`) for [`target`] in a scratch directory.
+    fn build_c(name: &str, text: &str) -> (crate::verify::icarus::SimDir, Result<Built, SocError>) {
+        cross_available().expect("these tests need the cross compiler");
+        let dir = crate::verify::icarus::SimDir::new("programs-test").unwrap();
+        let file = dir.file(name);
+        std::fs::write(&file, text).unwrap();
+        let source = ProgramSource::C {
+            files: vec![file],
+            cflags: vec!["-DSTEPS=3".into()],
+        };
+        let r = build(&source, false, &dir.path, &target());
+        (dir, r)
+    }
+
+    /// The message of an input error, or a failure of the test.
+    fn input_error(r: Result<Built, SocError>) -> String {
+        match r {
+            Err(SocError::Input(m)) => m,
+            other => panic!("expected an input error, got {other:?}"),
+        }
+    }
+
+    const TINY: &str = "#include \"soc.h\"\nstatic int zeros[1000];\n\
+        int main(void) { int s = 0; for (int i = 0; i < STEPS; i++) s += zeros[i]; return s; }\n";
+
+    #[test]
+    fn a_c_program_loads_from_its_segments_without_its_bss() {
+        let (_dir, r) = build_c("tiny.c", TINY);
+        let built = r.unwrap();
+        // The first instruction of crt0.S: li x1, 0 (addi x1, x0, 0).
+        assert_eq!(built.words[0], 0x0000_0093);
+        // The image ends with the file's data: the 4000 bytes of zeros are .bss.
+        assert!(built.words.len() < 1000, "{} words", built.words.len());
+        let bytes = std::fs::read(&built.elf).unwrap();
+        assert!(has_main(&bytes));
+        // The same ELF given as a user's ELF loads to the same image.
+        let again = build(
+            &ProgramSource::Elf(built.elf.clone()),
+            false,
+            Path::new("/"),
+            &target(),
+        );
+        assert_eq!(again.unwrap().words, built.words);
+    }
+
+    #[test]
+    fn elfs_that_are_not_for_the_system_are_refused_with_the_reason() {
+        let (dir, r) = build_c("tiny.c", TINY);
+        let good = std::fs::read(r.unwrap().elf).unwrap();
+        let load = |bytes: &[u8]| {
+            let path = dir.file("patched.elf");
+            std::fs::write(&path, bytes).unwrap();
+            input_error(build(
+                &ProgramSource::Elf(path),
+                false,
+                &dir.path,
+                &target(),
+            ))
+        };
+        // This test's own binary: an ELF for the host.
+        let host = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        assert!(load(&host).contains("not RISC-V"), "{}", load(&host));
+        assert!(load(b"#!/bin/sh\n").contains("not an ELF"));
+        let patched = |at: usize, value: &[u8]| {
+            let mut b = good.clone();
+            b[at..at + value.len()].copy_from_slice(value);
+            load(&b)
+        };
+        assert!(patched(4, &[2]).contains("64-bit"));
+        // Big-endian: the machine field reads byte-swapped, which is not RISC-V either.
+        assert!(patched(5, &[2]).contains("not RISC-V"));
+        let e = patched(24, &0x100u32.to_le_bytes());
+        assert!(e.contains("entry point 0x100"), "{e}");
+        let missing = dir.file("missing.elf");
+        let e = input_error(build(
+            &ProgramSource::Elf(missing.clone()),
+            false,
+            &dir.path,
+            &target(),
+        ));
+        assert!(e.contains(&missing.display().to_string()), "{e}");
+    }
+
+    #[test]
+    fn a_segment_outside_the_ram_is_refused() {
+        cross_available().expect("this test needs the cross compiler");
+        let dir = crate::verify::icarus::SimDir::new("programs-test").unwrap();
+        let src = dir.file("far.c");
+        std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+        let elf = dir.file("far.elf");
+        let out = Command::new(format!("{CROSS}gcc"))
+            .args([
+                "-march=rv32i",
+                "-mabi=ilp32",
+                "-nostdlib",
+                "-Wl,-Ttext=0x80000000",
+            ])
+            .args(["-Wl,--entry=0", "-o"])
+            .arg(&elf)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let e = input_error(build(&ProgramSource::Elf(elf), false, &dir.path, &target()));
+        assert!(
+            e.contains("far.elf: a loadable segment at 0x7")
+                && e.contains("outside the RAM [0, 0x40000) of the test system"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn c_programs_too_large_without_main_or_not_compiling_are_refused() {
+        let big = "static volatile char big[300 * 1024];\nint main(void) { return big[7]; }\n";
+        let e = input_error(build_c("big.c", big).1);
+        assert!(
+            e.contains("big.c")
+                && e.contains("bytes")
+                && e.contains("262144 bytes of the test system"),
+            "{e}"
+        );
+        let e = input_error(build_c("nomain.c", "int f(void) { return 0; }\n").1);
+        assert!(e.contains("nomain.c: no function `main`"), "{e}");
+        // `main` defined, but not as a function.
+        let e = input_error(build_c("datamain.c", "int main = 3;\n").1);
+        assert!(e.contains("datamain.c: no function `main`"), "{e}");
+        let e = input_error(build_c("bad.c", "int main(void) { return undeclared_y; }\n").1);
+        assert!(
+            e.contains("bad.c: does not compile") && e.contains("undeclared_y"),
+            "{e}"
+        );
     }
 
     #[test]
