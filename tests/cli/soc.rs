@@ -205,4 +205,20 @@ fn soc_run_stops_a_program_that_never_exits_at_max_instructions() {
         text.contains("stopped at --max-instructions after 5000 instructions"),
         "{text}"
     );
+    // The board system: the testbench stops the CPU and the tap there.
+    let r = json(&hwprof_ok(&[
+        "soc",
+        "board",
+        "--board",
+        "ulx3s",
+        "--c",
+        &spin,
+        "--max-instructions",
+        "5000",
+        "--json",
+    ]));
+    assert_eq!(r["stopped_at_limit"], true, "{r}");
+    assert_eq!(r["instructions"], 5000);
+    assert!(r["reports"].as_u64().unwrap() >= 1, "{r}");
+    assert_eq!(r["mismatches"], 0);
 }
