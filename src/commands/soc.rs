@@ -9,7 +9,7 @@ use hwprof_sim::hwprof_hdl::tap::Policy;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::soc::board::{self, Board, BoardRunOptions, Mode};
 use hwprof_sim::soc::cpu::Cpu;
-use hwprof_sim::soc::programs::{Program, Symbols, PROGRAMS};
+use hwprof_sim::soc::programs::{Program, ProgramSource, Symbols, PROGRAMS};
 use hwprof_sim::soc::run::{
     run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE, DEFAULT_PROFILER,
 };
@@ -54,15 +54,63 @@ impl From<ModeArg> for Mode {
     }
 }
 
+/// The program to run: a bundled one, C sources, or an ELF (exactly one).
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["program", "c", "elf"])))]
+pub struct ProgramArgs {
+    /// A bundled program: dhrystone, sieve, multest, stats (PicoRV32 package), sort, crc, matmul,
+    /// hash (`soc list`)
+    #[arg(long)]
+    pub program: Option<String>,
+    /// C files built with hwprof's start-up code and runtime: `int main(void)` returns the exit
+    /// status; freestanding headers (stdint.h, stddef.h) and the console's soc.h
+    #[arg(long = "c", value_name = "FILE.c", num_args = 1..)]
+    pub c: Vec<PathBuf>,
+    /// More compiler flags for --c, split like a shell's words (e.g. "-O0 -DN=10")
+    #[arg(long, value_name = "FLAGS", requires = "c", allow_hyphen_values = true)]
+    pub cflags: Option<String>,
+    /// An ELF linked for the memory map: 32-bit little-endian RISC-V, entry 0, loadable
+    /// segments in the RAM from address 0
+    #[arg(long, value_name = "FILE")]
+    pub elf: Option<PathBuf>,
+}
+
+impl ProgramArgs {
+    /// The program source, checked against `short`.
+    fn source(&self, short: bool) -> Result<ProgramSource, CliError> {
+        let source = if let Some(name) = &self.program {
+            ProgramSource::Bundled(Program::parse(name).map_err(cli_error)?)
+        } else if let Some(elf) = &self.elf {
+            ProgramSource::Elf(elf.clone())
+        } else {
+            let cflags = match &self.cflags {
+                Some(f) => shell_words::split(f)
+                    .map_err(|e| CliError::input(format!("--cflags {f:?}: {e}")))?,
+                None => Vec::new(),
+            };
+            ProgramSource::C {
+                files: self.c.clone(),
+                cflags,
+            }
+        };
+        if short && !source.has_short_input() {
+            return Err(CliError::input(format!(
+                "--short: {} has no short input (dhrystone, the kernels sort, crc, matmul, hash and --c programs have)",
+                source.name()
+            )));
+        }
+        Ok(source)
+    }
+}
+
 #[derive(clap::Args)]
 pub struct SystemArgs {
     /// Board: icebreaker (program in the SPI flash, RAM in SPRAM, RV32I) or ulx3s (program in
     /// block RAM, RV32IM)
     #[arg(long)]
     pub board: String,
-    /// Program (as for `soc run`)
-    #[arg(long)]
-    pub program: String,
+    #[command(flatten)]
+    pub program: ProgramArgs,
     /// Profiler configuration (TOML); default configs/soc-bram.toml on the ulx3s,
     /// configs/soc-icebreaker.toml on the icebreaker
     #[arg(long)]
@@ -89,6 +137,10 @@ pub struct BoardArgs {
     /// Write the UART transcript to FILE
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
+    /// Stop a program that has not exited after N retired instructions (the profile covers them)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INSTRUCTIONS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_instructions: u64,
     /// One JSON object: instructions, cycles, events, reports, mismatches, the profile
     #[arg(long)]
     pub json: bool,
@@ -134,9 +186,8 @@ pub enum SimArg {
 
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// Program: dhrystone, sieve, multest, stats (PicoRV32 package), sort, crc, matmul, hash
-    #[arg(long)]
-    pub program: String,
+    #[command(flatten)]
+    pub program: ProgramArgs,
     /// Profiler configuration (TOML); default configs/soc-bram.toml (interval 1000)
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -162,9 +213,10 @@ pub struct RunArgs {
     pub top: usize,
     #[command(flatten)]
     pub tap: TapArgs,
-    /// Stop a program that has not ended after N retired instructions (reported as stopped;
-    /// the profiles are still compared)
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INSTRUCTIONS)]
+    /// Stop a program that has not exited after N retired instructions (reported as stopped;
+    /// the profiles cover them)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INSTRUCTIONS,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub max_instructions: u64,
     /// One JSON object: instructions, cycles, events, reports, mismatches, cpu, dropped,
     /// clock_ratio and per-mode details
@@ -277,15 +329,9 @@ fn profiler_config(path: &Option<PathBuf>, board: Board) -> Result<ProfilerConfi
 }
 
 /// The checked arguments shared by `soc board` and `soc bitstream`.
-fn system_args(a: &SystemArgs) -> Result<(Board, Program, ProfilerConfig), CliError> {
+fn system_args(a: &SystemArgs) -> Result<(Board, ProgramSource, ProfilerConfig), CliError> {
     let board = Board::parse(&a.board).map_err(CliError::input)?;
-    let program = Program::parse(&a.program).map_err(cli_error)?;
-    if a.short && !program.has_short_input() {
-        return Err(CliError::input(format!(
-            "--short: {} has no short input (dhrystone and the kernels sort, crc, matmul, hash have)",
-            program.name
-        )));
-    }
+    let program = a.program.source(a.short)?;
     let cfg = profiler_config(&a.config, board)?;
     board::check_config(&cfg, board, a.mode.into()).map_err(cli_error)?;
     Ok((board, program, cfg))
@@ -307,6 +353,7 @@ fn run_board(a: BoardArgs) -> CmdResult {
         },
         short: a.system.short,
         top: a.top,
+        max_instructions: a.max_instructions,
     })
     .map_err(cli_error)?;
     if let Some(t) = &a.transcript {
@@ -331,6 +378,7 @@ fn run_board(a: BoardArgs) -> CmdResult {
             "UART: {} bytes, {} lines (simulated at {} clocks per bit)",
             r.uart_bytes, r.uart_lines, r.uart_clocks_per_bit
         );
+        print_end(r.exit_code, r.stopped_at_limit, r.instructions);
         println!("profiler: {}", r.configuration);
         print_mode("reports decoded from the UART", &r.profile);
     }
@@ -360,7 +408,7 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
             board,
             a.system.mode.into(),
             &cfg,
-            program,
+            &program,
             a.system.short,
             profiler,
             &work,
@@ -455,8 +503,21 @@ fn print_mode(title: &str, m: &ModeResult) {
     }
 }
 
+/// How the program ended, when that is news: stopped at the limit, or a nonzero exit status (a
+/// bundled program's is an error before this).
+fn print_end(exit_code: Option<u32>, stopped: bool, instructions: u64) {
+    if stopped {
+        println!(
+            "stopped at --max-instructions after {instructions} instructions (it had not exited)"
+        );
+    }
+    if let Some(c) = exit_code.filter(|&c| c != 0) {
+        println!("exit status {c}");
+    }
+}
+
 fn run_program(a: RunArgs) -> CmdResult {
-    let program = Program::parse(&a.program).map_err(cli_error)?;
+    let program = a.program.source(a.short)?;
     let built_in = |(source, _): (&str, &str)| format!("{source} (built in)");
     let cfg = match &a.config {
         Some(p) => load_config(p)?,
@@ -474,12 +535,6 @@ fn run_program(a: RunArgs) -> CmdResult {
             .map_err(CliError::input)?,
     };
     let plot_stem = a.phase_plot.as_deref().map(plot_stem).transpose()?;
-    if a.short && !program.has_short_input() {
-        return Err(CliError::input(format!(
-            "--short: {} has no short input (dhrystone and the kernels sort, crc, matmul, hash have)",
-            program.name
-        )));
-    }
     let r = run_soc(&RunOptions {
         program,
         cfg,
@@ -534,6 +589,7 @@ fn run_program(a: RunArgs) -> CmdResult {
     for e in &r.tap_errors {
         println!("  MISMATCH {e}");
     }
+    print_end(r.exit_code, r.stopped_at_limit, r.instructions);
     println!("profiler: {}", r.configuration);
     print_mode("value profile <pc, loaded value>", &r.value);
     print_mode("edge profile <pc -> next pc>", &r.edge);

@@ -109,3 +109,116 @@ fn soc_decode_turns_a_capture_into_reports() {
     assert_eq!(v[0]["entries"][1]["count"], 0x10);
     assert_eq!(v[1]["entries"].as_array().unwrap().len(), 0);
 }
+
+/// A tiny C program: about 2 500 loads (two value-mode intervals), exit status 3.
+const TINY_C: &str = "#include <stdint.h>\nstatic volatile uint32_t a[64];\n\
+    int main(void) {\n  uint32_t s = 0;\n  for (int r = 0; r < 40; r++)\n    for (int i = 0; i < 64; i++) {\n      a[i] += i ^ r;\n      s += a[i];\n    }\n  return s ? 3 : 0;\n}\n";
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn soc_run_takes_a_c_program_and_an_elf_linked_for_the_memory_map() {
+    let s = Scratch::new("soc-user");
+    let tiny = s.write("tiny.c", TINY_C);
+    let c = json(&hwprof_ok(&["soc", "run", "--c", &tiny, "--json"]));
+    assert_eq!(c["program"], "tiny");
+    assert!(c["reports"].as_u64().unwrap() >= 2, "{c}");
+    assert_eq!(c["mismatches"], 0);
+    // A user program's nonzero status is reported, not an error.
+    assert_eq!(c["exit_code"], 3);
+    assert_eq!(c["stopped_at_limit"], false);
+    // The same program linked as README.md tells, given as an ELF.
+    let programs = root().join("sim/programs");
+    let elf = s.join("tiny.elf");
+    let gcc = std::process::Command::new("riscv64-unknown-elf-gcc")
+        .args([
+            "-march=rv32im",
+            "-mabi=ilp32",
+            "-O2",
+            "-ffreestanding",
+            "-nostdlib",
+        ])
+        .arg("-T")
+        .arg(programs.join("link.ld"))
+        .arg("-Wl,--defsym=__stack_top=262144")
+        .arg(format!("-I{}", programs.display()))
+        .arg(programs.join("crt0.S"))
+        .arg(programs.join("runtime.c"))
+        .arg(&tiny)
+        .args(["-lgcc", "-o"])
+        .arg(&elf)
+        .output()
+        .expect("riscv64-unknown-elf-gcc");
+    assert!(
+        gcc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gcc.stderr)
+    );
+    let e = json(&hwprof_ok(&[
+        "soc",
+        "run",
+        "--elf",
+        &elf.display().to_string(),
+        "--json",
+    ]));
+    assert_eq!(e["instructions"], c["instructions"]);
+    assert_eq!(e["reports"], c["reports"]);
+    assert_eq!(e["mismatches"], 0);
+}
+
+#[test]
+fn soc_run_refuses_bad_programs_with_the_file_and_the_reason() {
+    let s = Scratch::new("soc-bad-programs");
+    let text = s.write("prog.elf", "not an ELF\n");
+    assert_input_error(
+        &hwprof(&["soc", "run", "--elf", &text]),
+        "prog.elf: not an ELF",
+    );
+    let missing = s.join("missing.c").display().to_string();
+    assert_input_error(&hwprof(&["soc", "run", "--c", &missing]), &missing);
+    let bad = s.write("bad.c", "int main(void) { return nope; }\n");
+    let out = hwprof(&["soc", "run", "--c", &bad]);
+    assert_input_error(&out, "bad.c: does not compile");
+    assert_input_error(&out, "'nope' undeclared");
+    let out = hwprof(&["soc", "run", "--program", "crc", "--c", &bad]);
+    assert_input_error(&out, "cannot be used with");
+}
+
+#[test]
+fn soc_run_stops_a_program_that_never_exits_at_max_instructions() {
+    let s = Scratch::new("soc-limit");
+    let spin = s.write(
+        "spin.c",
+        "static volatile int x;\nint main(void) { for (;;) x++; }\n",
+    );
+    let args = ["soc", "run", "--c", &spin, "--max-instructions", "5000"];
+    let r = json(&hwprof_ok(&[&args[..], &["--json"]].concat()));
+    assert_eq!(r["stopped_at_limit"], true, "{r}");
+    assert_eq!(r["instructions"], 5000);
+    assert!(r["exit_code"].is_null(), "{r}");
+    assert!(r["reports"].as_u64().unwrap() >= 1, "{r}");
+    assert_eq!(r["mismatches"], 0);
+    let text = hwprof_ok(&args);
+    assert!(
+        text.contains("stopped at --max-instructions after 5000 instructions"),
+        "{text}"
+    );
+    // The board system: the testbench stops the CPU and the tap there.
+    let r = json(&hwprof_ok(&[
+        "soc",
+        "board",
+        "--board",
+        "ulx3s",
+        "--c",
+        &spin,
+        "--max-instructions",
+        "5000",
+        "--json",
+    ]));
+    assert_eq!(r["stopped_at_limit"], true, "{r}");
+    assert_eq!(r["instructions"], 5000);
+    assert!(r["reports"].as_u64().unwrap() >= 1, "{r}");
+    assert_eq!(r["mismatches"], 0);
+}

@@ -212,51 +212,256 @@ fn run_tool(c: &mut Command, what: &str) -> Result<(), SocError> {
     Ok(())
 }
 
-/// Compiles `program` in `dir` (`short`: the kernels' short inputs) into `dir/<name>.elf` and its
-/// RAM image for RV32IM, linked for a RAM of `ram_bytes` (the stack at its top), which bounds the
-/// image.
-pub fn build(
-    program: Program,
-    short: bool,
-    dir: &Path,
-    ram_bytes: usize,
-) -> Result<Built, SocError> {
-    build_for(program, short, dir, ram_bytes, true)
+/// A program to run: one of [`PROGRAMS`], the user's C sources, or an ELF the user linked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProgramSource {
+    Bundled(Program),
+    /// C files compiled with this crate's start-up code and runtime like the kernels: `int
+    /// main(void)`, whose return value is the exit status; freestanding headers and `soc.h`.
+    C {
+        files: Vec<PathBuf>,
+        cflags: Vec<String>,
+    },
+    /// An ELF linked for the memory map: loadable segments in the RAM, entry 0.
+    Elf(PathBuf),
 }
 
-/// [`build`] for RV32IM (`m`) or RV32I: without the M extension, multiplications and divisions
-/// are libgcc calls, and a program that uses M instructions itself (multest) is refused.
-pub fn build_for(
-    program: Program,
+impl ProgramSource {
+    /// The name runs are reported under: a bundled program's, else the (first) file's stem.
+    pub fn name(&self) -> String {
+        let stem = |p: &Path| {
+            p.file_stem()
+                .map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into())
+        };
+        match self {
+            ProgramSource::Bundled(p) => p.name.to_string(),
+            ProgramSource::C { files, .. } => files.first().map_or_else(String::new, |f| stem(f)),
+            ProgramSource::Elf(path) => stem(path),
+        }
+    }
+
+    /// Whether `short` means anything: a bundled program's short input, or `SHORT` for C sources.
+    pub fn has_short_input(&self) -> bool {
+        match self {
+            ProgramSource::Bundled(p) => p.has_short_input(),
+            ProgramSource::C { .. } => true,
+            ProgramSource::Elf(_) => false,
+        }
+    }
+
+    /// Whether a nonzero exit status is an error: the bundled programs check themselves; a user
+    /// program's status is only reported.
+    pub fn status_is_checked(&self) -> bool {
+        matches!(self, ProgramSource::Bundled(p) if p.returns_status())
+    }
+}
+
+/// The system a program is built for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildTarget {
+    /// RAM bytes from address 0; the stack starts at the top.
+    pub ram_bytes: usize,
+    /// The CPU's M extension (RV32IM, else RV32I).
+    pub m: bool,
+    /// The system's name in messages ("simulated system", "ulx3s system").
+    pub system: String,
+}
+
+/// A file the user named: it must be a readable file.
+fn read_input(path: &Path) -> Result<Vec<u8>, SocError> {
+    let bad = |why: String| SocError::Input(format!("{}: {why}", path.display()));
+    if path.is_dir() {
+        return Err(bad("a directory, not a file".into()));
+    }
+    std::fs::read(path).map_err(|e| bad(e.to_string()))
+}
+
+/// Builds `source` (`short`: the short inputs) in `dir` for `target`: the ELF (the user's for
+/// [`ProgramSource::Elf`], else `dir/<name>.elf`) and the RAM image its loadable segments make.
+pub fn build(
+    source: &ProgramSource,
     short: bool,
     dir: &Path,
-    ram_bytes: usize,
-    m: bool,
+    target: &BuildTarget,
 ) -> Result<Built, SocError> {
-    if !m && program.name == "multest" {
-        return Err(SocError::Input(
-            "multest tests the M extension's instructions, which this CPU is built without".into(),
+    let elf = match source {
+        ProgramSource::Elf(path) => path.clone(),
+        _ => compile(source, short, dir, target)?,
+    };
+    let bytes = match source {
+        ProgramSource::Elf(path) => read_input(path)?,
+        _ => {
+            std::fs::read(&elf).map_err(|e| SocError::Failure(format!("{}: {e}", elf.display())))?
+        }
+    };
+    // Messages name the user's files, not an ELF in a scratch directory.
+    let what = match source {
+        ProgramSource::C { files, .. } => display_files(files),
+        _ => elf.display().to_string(),
+    };
+    let words = load_elf(&what, &bytes, target)?;
+    if let ProgramSource::C { files, .. } = source {
+        if !has_main(&bytes) {
+            return Err(SocError::Input(format!(
+                "{}: no function `main`: a program defines `int main(void)`, whose return value is its exit status",
+                display_files(files)
+            )));
+        }
+    }
+    Ok(Built { elf, words })
+}
+
+fn display_files(files: &[PathBuf]) -> String {
+    let v: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    v.join(", ")
+}
+
+/// Whether an ELF defines the function `main`.
+fn has_main(bytes: &[u8]) -> bool {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    object::File::parse(bytes).is_ok_and(|f| {
+        f.symbols()
+            .any(|s| s.name() == Ok("main") && s.kind() == SymbolKind::Text)
+    })
+}
+
+/// `EM_RISCV` of the ELF specification.
+const EM_RISCV: u16 = 243;
+
+/// The RAM image of an ELF: its loadable segments (`PT_LOAD`) at their physical addresses, gaps
+/// zero-filled, up to the end of the last one's file data (the RAM starts zeroed and the start-up
+/// code clears `.bss`); one little-endian word per entry. The ELF must be 32-bit little-endian
+/// RISC-V, enter at 0 (the CPU's reset address), and fit the RAM whole (`.bss` included). `what`
+/// names the program in messages.
+pub fn load_elf(what: &str, bytes: &[u8], target: &BuildTarget) -> Result<Vec<u32>, SocError> {
+    use object::elf::{FileHeader32, PT_LOAD};
+    use object::read::elf::{FileHeader, ProgramHeader};
+    use object::LittleEndian as LE;
+    let bad = |why: String| SocError::Input(format!("{what}: {why}"));
+    if bytes.len() < 20 || &bytes[..4] != b"\x7fELF" {
+        return Err(bad("not an ELF file".into()));
+    }
+    let (class, little) = (bytes[4], bytes[5] == 1);
+    let m = [bytes[18], bytes[19]];
+    let machine = if little {
+        u16::from_le_bytes(m)
+    } else {
+        u16::from_be_bytes(m)
+    };
+    if machine != EM_RISCV {
+        return Err(bad(format!(
+            "an ELF for machine {machine}, not RISC-V (EM_RISCV = {EM_RISCV})"
+        )));
+    }
+    if class != 1 {
+        return Err(bad(
+            "a 64-bit RISC-V ELF: the CPU is RV32 (link with -march=rv32im -mabi=ilp32)".into(),
         ));
     }
-    if ram_bytes % 1024 != 0 {
-        return Err(SocError::Failure(format!(
-            "a RAM of {ram_bytes} bytes: not a whole number of KiB"
+    if !little {
+        return Err(bad("a big-endian ELF: the system is little-endian".into()));
+    }
+    let header =
+        FileHeader32::<LE>::parse(bytes).map_err(|e| bad(format!("malformed ELF: {e}")))?;
+    let entry = header.e_entry(LE);
+    if entry != 0 {
+        return Err(bad(format!(
+            "entry point {entry:#x}: the CPU starts at address 0, so the entry must be 0"
         )));
+    }
+    let segments = header
+        .program_headers(LE, bytes)
+        .map_err(|e| bad(format!("malformed ELF: {e}")))?;
+    let ram = target.ram_bytes as u64;
+    let (mut end, mut file_end) = (0u64, 0u64);
+    let mut pieces: Vec<(u64, &[u8])> = Vec::new();
+    for ph in segments {
+        let memsz = u64::from(ph.p_memsz(LE));
+        if ph.p_type(LE) != PT_LOAD || memsz == 0 {
+            continue;
+        }
+        let data = ph
+            .data(LE, bytes)
+            .map_err(|()| bad("malformed ELF: a segment's data lies beyond the file".into()))?;
+        if data.len() as u64 > memsz {
+            return Err(bad(
+                "malformed ELF: a segment's file size exceeds its memory size".into(),
+            ));
+        }
+        // Where it is loaded and where it runs: both must be RAM.
+        for start in [u64::from(ph.p_paddr(LE)), u64::from(ph.p_vaddr(LE))] {
+            if start >= ram {
+                return Err(bad(format!(
+                    "a loadable segment at {start:#x}..{:#x} lies outside the RAM [0, {ram:#x}) of the {}",
+                    start + memsz,
+                    target.system
+                )));
+            }
+            end = end.max(start + memsz);
+        }
+        let at = u64::from(ph.p_paddr(LE));
+        file_end = file_end.max(at + data.len() as u64);
+        pieces.push((at, data));
+    }
+    if pieces.is_empty() {
+        return Err(bad("no loadable segment (PT_LOAD)".into()));
+    }
+    if end > ram {
+        return Err(bad(format!(
+            "the image takes {end} bytes (up to {end:#x}), more than the RAM of {ram} bytes of the {}",
+            target.system
+        )));
+    }
+    let mut image = vec![0u8; file_end as usize];
+    for (at, data) in pieces {
+        image[at as usize..at as usize + data.len()].copy_from_slice(data);
+    }
+    Ok(image
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect())
+}
+
+/// Compiles a bundled program or C sources in `dir` into `dir/<name>.elf` for `target`: RV32IM
+/// or RV32I (without the M extension multiplications and divisions are libgcc calls, and a
+/// program that uses M instructions itself, multest, is refused), the stack at the RAM's top.
+fn compile(
+    source: &ProgramSource,
+    short: bool,
+    dir: &Path,
+    target: &BuildTarget,
+) -> Result<PathBuf, SocError> {
+    let m = target.m;
+    if let ProgramSource::Bundled(p) = source {
+        if !m && p.name == "multest" {
+            return Err(SocError::Input(
+                "multest tests the M extension's instructions, which this CPU is built without"
+                    .into(),
+            ));
+        }
+    }
+    if let ProgramSource::C { files, .. } = source {
+        if files.is_empty() {
+            return Err(SocError::Input("no C file given".into()));
+        }
+        for f in files {
+            read_input(f)?;
+        }
     }
     cross_available()?;
     let src = dir.join("src");
     std::fs::create_dir_all(&src)
         .map_err(|e| SocError::Failure(format!("{}: {e}", src.display())))?;
     for (name, text) in SOURCES {
-        let text = if *name == "link.ld" {
-            text.replace("LENGTH = 256K", &format!("LENGTH = {}K", ram_bytes / 1024))
-        } else {
-            text.to_string()
-        };
         std::fs::write(src.join(name), text)
             .map_err(|e| SocError::Failure(format!("{}: {e}", src.display())))?;
     }
-    let elf = dir.join(format!("{}.elf", program.name));
+    let name = source.name();
+    let elf = dir.join(format!("{name}.elf"));
     let mut gcc = Command::new(format!("{CROSS}gcc"));
     gcc.args([
         if m { "-march=rv32im" } else { "-march=rv32i" },
@@ -265,17 +470,60 @@ pub fn build_for(
         "-g",
         "-ffreestanding",
         "-nostdlib",
-    ])
-    .arg(format!("-I{}", src.display()))
-    .arg("-T")
-    .arg(src.join("link.ld"))
-    .args(["-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments", "-o"])
-    .arg(&elf)
-    .arg(src.join("crt0.S"))
-    .arg(src.join("runtime.c"));
+    ]);
+    if let ProgramSource::C { files, cflags } = source {
+        // The user's include directories first, then this crate's (soc.h); their flags last, to
+        // override ours.
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for f in files {
+            let d = f.parent().filter(|d| !d.as_os_str().is_empty());
+            let d = d.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+        gcc.args(dirs.iter().map(|d| format!("-I{}", d.display())));
+        gcc.args(cflags);
+    }
+    gcc.arg(format!("-I{}", src.display()))
+        .arg("-T")
+        .arg(src.join("link.ld"))
+        .arg(format!("-Wl,--defsym=__stack_top={}", target.ram_bytes))
+        .args(["-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments", "-o"])
+        .arg(&elf)
+        .arg(src.join("crt0.S"))
+        .arg(src.join("runtime.c"));
     if short {
         gcc.arg("-DSHORT");
     }
+    let program = match source {
+        ProgramSource::Bundled(p) => *p,
+        ProgramSource::C { files, .. } => {
+            gcc.args(files).arg("-lgcc");
+            let out = gcc.output().map_err(|e| {
+                SocError::Missing(format!("cannot run {CROSS}gcc: {e}: {INSTALL_CROSS}"))
+            })?;
+            if !out.status.success() {
+                let text = String::from_utf8_lossy(&out.stderr);
+                let why = if text.contains("undefined reference to `main'") {
+                    "no function `main` (a program defines `int main(void)`, whose return value is its exit status)"
+                } else {
+                    "does not compile"
+                };
+                return Err(SocError::Input(format!(
+                    "{}: {why}:\n{text}",
+                    display_files(files)
+                )));
+            }
+            return Ok(elf);
+        }
+        ProgramSource::Elf(path) => {
+            return Err(SocError::Failure(format!(
+                "{}: an ELF is loaded, not compiled",
+                path.display()
+            )))
+        }
+    };
     match program.origin {
         Origin::Kernel => {
             gcc.arg(src.join(format!("{}.c", program.name)));
@@ -317,32 +565,7 @@ pub fn build_for(
     }
     gcc.arg("-lgcc");
     run_tool(&mut gcc, &format!("{CROSS}gcc ({})", program.name))?;
-    let bin = dir.join(format!("{}.bin", program.name));
-    run_tool(
-        Command::new(format!("{CROSS}objcopy"))
-            .args(["-O", "binary"])
-            .arg(&elf)
-            .arg(&bin),
-        &format!("{CROSS}objcopy"),
-    )?;
-    let bytes =
-        std::fs::read(&bin).map_err(|e| SocError::Failure(format!("{}: {e}", bin.display())))?;
-    if bytes.len() > ram_bytes {
-        return Err(SocError::Failure(format!(
-            "{}: image of {} bytes exceeds the system's RAM of {ram_bytes}",
-            program.name,
-            bytes.len()
-        )));
-    }
-    let words = bytes
-        .chunks(4)
-        .map(|c| {
-            let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
-            u32::from_le_bytes(w)
-        })
-        .collect();
-    Ok(Built { elf, words })
+    Ok(elf)
 }
 
 /// Function symbols of an ELF (`nm -n`), sorted by address, to name program counters.
@@ -441,6 +664,151 @@ mod tests {
         assert_eq!(s.name(0x108), "main+0x8");
         assert_eq!(s.name(0x44), "hard_mul+0x4");
         assert_eq!(s.name(0x300), "main+0x200");
+    }
+
+    fn target() -> BuildTarget {
+        BuildTarget {
+            ram_bytes: 256 * 1024,
+            m: true,
+            system: "test system".into(),
+        }
+    }
+
+    /// Builds C source `text` (as `name`) for [`target`] in a scratch directory.
+    fn build_c(name: &str, text: &str) -> (crate::verify::icarus::SimDir, Result<Built, SocError>) {
+        cross_available().expect("these tests need the cross compiler");
+        let dir = crate::verify::icarus::SimDir::new("programs-test").unwrap();
+        let file = dir.file(name);
+        std::fs::write(&file, text).unwrap();
+        let source = ProgramSource::C {
+            files: vec![file],
+            cflags: vec!["-DSTEPS=3".into()],
+        };
+        let r = build(&source, false, &dir.path, &target());
+        (dir, r)
+    }
+
+    /// The message of an input error, or a failure of the test.
+    fn input_error(r: Result<Built, SocError>) -> String {
+        match r {
+            Err(SocError::Input(m)) => m,
+            other => panic!("expected an input error, got {other:?}"),
+        }
+    }
+
+    const TINY: &str = "#include \"soc.h\"\nstatic int zeros[1000];\n\
+        int main(void) { int s = 0; for (int i = 0; i < STEPS; i++) s += zeros[i]; return s; }\n";
+
+    #[test]
+    fn a_c_program_loads_from_its_segments_without_its_bss() {
+        let (_dir, r) = build_c("tiny.c", TINY);
+        let built = r.unwrap();
+        // The first instruction of crt0.S: li x1, 0 (addi x1, x0, 0).
+        assert_eq!(built.words[0], 0x0000_0093);
+        // The image ends with the file's data: the 4000 bytes of zeros are .bss.
+        assert!(built.words.len() < 1000, "{} words", built.words.len());
+        let bytes = std::fs::read(&built.elf).unwrap();
+        assert!(has_main(&bytes));
+        // The same ELF given as a user's ELF loads to the same image.
+        let again = build(
+            &ProgramSource::Elf(built.elf.clone()),
+            false,
+            Path::new("/"),
+            &target(),
+        );
+        assert_eq!(again.unwrap().words, built.words);
+    }
+
+    #[test]
+    fn elfs_that_are_not_for_the_system_are_refused_with_the_reason() {
+        let (dir, r) = build_c("tiny.c", TINY);
+        let good = std::fs::read(r.unwrap().elf).unwrap();
+        let load = |bytes: &[u8]| {
+            let path = dir.file("patched.elf");
+            std::fs::write(&path, bytes).unwrap();
+            input_error(build(
+                &ProgramSource::Elf(path),
+                false,
+                &dir.path,
+                &target(),
+            ))
+        };
+        // This test's own binary: an ELF for the host.
+        let host = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        assert!(load(&host).contains("not RISC-V"), "{}", load(&host));
+        assert!(load(b"#!/bin/sh\n").contains("not an ELF"));
+        let patched = |at: usize, value: &[u8]| {
+            let mut b = good.clone();
+            b[at..at + value.len()].copy_from_slice(value);
+            load(&b)
+        };
+        assert!(patched(4, &[2]).contains("64-bit"));
+        // Big-endian: the machine field reads byte-swapped, which is not RISC-V either.
+        assert!(patched(5, &[2]).contains("not RISC-V"));
+        let e = patched(24, &0x100u32.to_le_bytes());
+        assert!(e.contains("entry point 0x100"), "{e}");
+        let missing = dir.file("missing.elf");
+        let e = input_error(build(
+            &ProgramSource::Elf(missing.clone()),
+            false,
+            &dir.path,
+            &target(),
+        ));
+        assert!(e.contains(&missing.display().to_string()), "{e}");
+    }
+
+    #[test]
+    fn a_segment_outside_the_ram_is_refused() {
+        cross_available().expect("this test needs the cross compiler");
+        let dir = crate::verify::icarus::SimDir::new("programs-test").unwrap();
+        let src = dir.file("far.c");
+        std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+        let elf = dir.file("far.elf");
+        let out = Command::new(format!("{CROSS}gcc"))
+            .args([
+                "-march=rv32i",
+                "-mabi=ilp32",
+                "-nostdlib",
+                "-Wl,-Ttext=0x80000000",
+            ])
+            .args(["-Wl,--entry=0", "-o"])
+            .arg(&elf)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let e = input_error(build(&ProgramSource::Elf(elf), false, &dir.path, &target()));
+        assert!(
+            e.contains("far.elf: a loadable segment at 0x7")
+                && e.contains("outside the RAM [0, 0x40000) of the test system"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn c_programs_too_large_without_main_or_not_compiling_are_refused() {
+        let big = "static volatile char big[300 * 1024];\nint main(void) { return big[7]; }\n";
+        let e = input_error(build_c("big.c", big).1);
+        assert!(
+            e.contains("big.c")
+                && e.contains("bytes")
+                && e.contains("262144 bytes of the test system"),
+            "{e}"
+        );
+        let e = input_error(build_c("nomain.c", "int f(void) { return 0; }\n").1);
+        assert!(e.contains("nomain.c: no function `main`"), "{e}");
+        // `main` defined, but not as a function.
+        let e = input_error(build_c("datamain.c", "int main = 3;\n").1);
+        assert!(e.contains("datamain.c: no function `main`"), "{e}");
+        let e = input_error(build_c("bad.c", "int main(void) { return undeclared_y; }\n").1);
+        assert!(
+            e.contains("bad.c: does not compile") && e.contains("undeclared_y"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! and score the hardware's profiles against the exact profile of the same stream.
 
 use super::cpu::Cpu;
-use super::programs::{self, Program, Symbols};
+use super::programs::{self, BuildTarget, ProgramSource, Symbols};
 use super::system::{self, Blocks, SimOutput, SystemParams, RAM_BYTES, TAPS};
 use super::SocError;
 use crate::eval::metric::{perfect_counts, score_run, Accuracy};
@@ -45,10 +45,19 @@ pub const DEFAULT_PHASE: (&str, &str) = (
     include_str!("../../../configs/soc-phase.toml"),
 );
 
+/// What the simulated system's programs are built for on `cpu`.
+pub fn system_target(cpu: Cpu) -> BuildTarget {
+    BuildTarget {
+        ram_bytes: RAM_BYTES,
+        m: cpu.m_extension(),
+        system: format!("simulated {} system", cpu.name()),
+    }
+}
+
 /// How to run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    pub program: Program,
+    pub program: ProgramSource,
     pub cfg: ProfilerConfig,
     /// The profile buffer on the conditional branches (address or set-associative indexing: a
     /// CPU without compiler support has no branch index to give it).
@@ -187,7 +196,8 @@ pub struct SocRun {
     pub tap_errors: Vec<String>,
     pub simulation_seconds: f64,
     pub instructions_per_second: f64,
-    pub exit_code: u32,
+    /// The program's exit status (none when stopped at the limit before it wrote one).
+    pub exit_code: Option<u32>,
     pub console: String,
     pub value: ModeResult,
     pub edge: ModeResult,
@@ -475,13 +485,8 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     }
     let (blocks, blocks_v) = blocks_verilog(o)?;
     let dir = SimDir::new("soc-build").map_err(|e| SocError::Failure(e.to_string()))?;
-    let built = programs::build_for(
-        o.program,
-        o.short,
-        &dir.path,
-        RAM_BYTES,
-        o.cpu.m_extension(),
-    )?;
+    let built = programs::build(&o.program, o.short, &dir.path, &system_target(o.cpu))?;
+    let name = o.program.name();
     let symbols = Symbols::read(&built.elf)?;
     // The blocks' clocks per CPU clock scale the wait for the last reports.
     let slow = (o.ratio.1 as u64).div_ceil(o.ratio.0 as u64).max(1);
@@ -503,20 +508,19 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         max_instructions: o.max_instructions,
     };
     let sim: SimOutput = system::simulate(o.simulator, &blocks, &blocks_v, &built.words, params)?;
-    let exit_code = match (sim.exit_code, sim.stopped_at_limit) {
-        (Some(c), _) => c,
-        (None, true) => u32::MAX,
-        (None, false) => {
-            return Err(SocError::Failure(format!(
-                "{} trapped without writing its exit code (an illegal instruction or misaligned access?) after {} instructions; console:\n{}",
-                o.program.name, sim.instructions, sim.console
-            )))
-        }
-    };
-    if exit_code != 0 && !sim.stopped_at_limit && o.program.returns_status() {
+    if sim.exit_code.is_none() && !sim.stopped_at_limit {
         return Err(SocError::Failure(format!(
-            "{} exited with code {exit_code}; console:\n{}",
-            o.program.name, sim.console
+            "{name} trapped without writing its exit code (an illegal instruction or misaligned access?) after {} instructions; console:\n{}",
+            sim.instructions, sim.console
+        )));
+    }
+    if let Some(code) = sim
+        .exit_code
+        .filter(|&c| c != 0 && o.program.status_is_checked())
+    {
+        return Err(SocError::Failure(format!(
+            "{name} exited with code {code}; console:\n{}",
+            sim.console
         )));
     }
     let (fed, tap_errors) = tap_results(o, &sim);
@@ -544,7 +548,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     let buffer = buffer_result(&o.buffer, &branch_events, readouts_of(&sim.buffer_words))?;
     let phase = phase_result(&o.phase, &phase_events, &sim.phase_records);
     Ok(SocRun {
-        program: o.program.name.to_string(),
+        program: name,
         cpu: o.cpu,
         short: o.short,
         simulator: format!("{:?}", o.simulator).to_lowercase(),
@@ -568,7 +572,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         tap_errors,
         simulation_seconds: sim.seconds,
         instructions_per_second: sim.instructions as f64 / sim.seconds.max(1e-9),
-        exit_code,
+        exit_code: sim.exit_code,
         console: sim.console,
         value,
         edge,
@@ -623,7 +627,7 @@ mod tests {
         let mut phase = PhaseConfig::from_toml_str(DEFAULT_PHASE.1, DEFAULT_PHASE.0).unwrap();
         phase.interval = 500;
         let o = RunOptions {
-            program: Program::parse("crc").unwrap(),
+            program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
             cfg: cfg(),
             buffer,
             phase,
@@ -696,7 +700,7 @@ mod tests {
         phase.interval = 5000;
         let o = RunOptions {
             cpu: Cpu::Serv,
-            program: Program::parse("crc").unwrap(),
+            program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
             cfg: cfg(),
             buffer,
             phase,
@@ -711,7 +715,7 @@ mod tests {
         // crc exits non-zero when its checksum is wrong: SERV ran the RV32I build correctly.
         let r = run(&o).unwrap();
         assert!(r.console.contains("crc checksum"), "{}", r.console);
-        assert_eq!(r.exit_code, 0);
+        assert_eq!(r.exit_code, Some(0));
         assert!(r.instructions > 2000, "{}", r.instructions);
         // Bit-serial: tens of clocks an instruction, or this was not SERV.
         assert!(
@@ -746,7 +750,7 @@ mod tests {
         );
         // multest's M instructions would be illegal on SERV: refused before anything runs.
         let multest = RunOptions {
-            program: Program::parse("multest").unwrap(),
+            program: ProgramSource::Bundled(programs::Program::parse("multest").unwrap()),
             ..o
         };
         assert!(matches!(run(&multest), Err(SocError::Input(_))));
