@@ -222,3 +222,108 @@ fn soc_run_stops_a_program_that_never_exits_at_max_instructions() {
     assert!(r["reports"].as_u64().unwrap() >= 1, "{r}");
     assert_eq!(r["mismatches"], 0);
 }
+
+#[test]
+fn soc_run_blocks_on_their_own_clock_lose_nothing_under_stall_and_count_drops_under_drop() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["soc", "run", "--program", "crc", "--short", "--json"];
+        args.extend_from_slice(extra);
+        json(&hwprof_ok(&args))
+    };
+    let one = run(&[]);
+    assert_eq!(one["cpu"], "picorv32");
+    assert_eq!(one["clock_ratio"], "1:1");
+    for ratio in ["1:3", "5:7"] {
+        let r = run(&["--async", "--clock-ratio", ratio]);
+        assert_eq!(r["mismatches"], 0, "{ratio}: {r}");
+        assert_eq!(r["dropped"], 0, "{ratio}");
+        assert_eq!(r["events"], one["events"], "{ratio}: every event");
+        assert_eq!(r["clock_ratio"], ratio);
+    }
+    // A profiler clock three times slower than the CPU's cannot keep up: drop, never stall.
+    let d = run(&["--policy", "drop", "--async", "--clock-ratio", "1:3"]);
+    assert_eq!(d["mismatches"], 0, "{d}");
+    assert!(d["dropped"].as_u64().unwrap() > 0, "{d}");
+    assert_eq!(d["stall_cycles"], 0);
+    assert_eq!(
+        d["cycles"], one["cycles"],
+        "the drop policy never touches the CPU"
+    );
+    assert_eq!(
+        hwprof(&["soc", "run", "--program", "crc", "--clock-ratio", "2:1"])
+            .status
+            .code(),
+        Some(2),
+        "--clock-ratio without --async"
+    );
+    assert_input_error(
+        &hwprof(&[
+            "soc",
+            "run",
+            "--program",
+            "crc",
+            "--async",
+            "--clock-ratio",
+            "0:1",
+        ]),
+        "P:C",
+    );
+}
+
+#[test]
+fn verilog_rvfi_exports_a_wrapper_that_lints_clean() {
+    let s = Scratch::new("rvfi-export");
+    let out = s.join("out");
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &preset("soc-bram.toml"),
+        "--rvfi",
+        "--mode",
+        "edge",
+        "--policy",
+        "drop",
+        "--async",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let v = std::fs::read_to_string(out.join("hwprof_soc_bram_rvfi.v")).unwrap();
+    for port in [
+        "prof_clock",
+        "rvfi_order",
+        "stall",
+        "dropped",
+        "out_dropped",
+    ] {
+        assert!(v.contains(port), "{port}");
+    }
+    let lint = std::process::Command::new("verilator")
+        .args([
+            "--lint-only",
+            "-Wall",
+            "--top-module",
+            "hwprof_soc_bram_rvfi",
+        ])
+        .arg(out.join("hwprof.vlt"))
+        .arg(out.join("hwprof_soc_bram_rvfi.v"))
+        .output()
+        .expect("verilator (installed by scripts/test.sh)");
+    assert!(
+        lint.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lint.stderr)
+    );
+    assert_input_error(
+        &hwprof(&[
+            "verilog",
+            "--config",
+            &preset("soc-bram.toml"),
+            "--rvfi",
+            "--skid",
+            "1",
+            "--out",
+            s.join("bad").to_str().unwrap(),
+        ]),
+        "skid",
+    );
+}

@@ -4,7 +4,7 @@
 //!
 //! - one retire channel of the RISC-V Formal Interface: `rvfi_valid`, `rvfi_order`, `rvfi_insn`,
 //!   `rvfi_trap`, `rvfi_pc_rdata`, `rvfi_pc_wdata`, `rvfi_mem_addr`, `rvfi_mem_rmask`,
-//!   `rvfi_mem_rdata`, `rvfi_rd_addr`, `rvfi_rd_wdata`;
+//!   `rvfi_mem_rdata`, `rvfi_rd_addr`, `rvfi_rd_wdata` (declared with the memory, [`memory`]);
 //! - `cpu_halt`: high with `rvfi_valid` on the last instruction the run counts;
 //! - `stall_cycles`: clocks the CPU was held back by `stall`;
 //! - `exited`, `exit_code`: set by a store to [`EXIT_PORT`];
@@ -78,7 +78,8 @@ impl Cpu {
     }
 }
 
-/// The RAM, console and exit port on a one-access-at-a-time bus (`bus_*`), answered a clock
+/// The wires every CPU drives (the retire channel, the bus request), and the RAM, console and exit
+/// port on that one-access-at-a-time bus (`bus_*`), answered a clock
 /// after the request unless `stall` holds an instruction fetch back. Shared by the CPUs, whose
 /// adapters drive the request (placed after this, they `assign` the bus wires declared here).
 fn memory(ram_bytes: usize) -> String {
@@ -96,6 +97,12 @@ fn memory(ram_bytes: usize) -> String {
   reg [63:0] stall_cycles = 0;
   reg [31:0] exit_code = 32'hffffffff;
   reg exited = 0;
+  // The retire channel, driven by the CPU.
+  wire rvfi_valid, rvfi_trap;
+  wire [63:0] rvfi_order;
+  wire [31:0] rvfi_insn, rvfi_pc_rdata, rvfi_pc_wdata, rvfi_rd_wdata, rvfi_mem_addr, rvfi_mem_rdata;
+  wire [3:0] rvfi_mem_rmask;
+  wire [4:0] rvfi_rd_addr;
   // The bus: the CPU's adapter drives the request, the memory answers.
   wire bus_valid, bus_instr;
   wire [31:0] bus_addr, bus_wdata;
@@ -141,11 +148,6 @@ fn picorv32(ram_bytes: usize) -> String {
   wire trap, mem_valid, mem_instr;
   wire [31:0] mem_addr, mem_wdata;
   wire [3:0] mem_wstrb;
-  wire rvfi_valid, rvfi_trap;
-  wire [63:0] rvfi_order;
-  wire [31:0] rvfi_insn, rvfi_pc_rdata, rvfi_pc_wdata, rvfi_rd_wdata, rvfi_mem_addr, rvfi_mem_rdata;
-  wire [3:0] rvfi_mem_rmask;
-  wire [4:0] rvfi_rd_addr;
   assign bus_valid = mem_valid;
   assign bus_instr = mem_instr;
   assign bus_addr = mem_addr;

@@ -611,6 +611,35 @@ mod tests {
         assert_eq!(mismatches(&v[..1], &v), 1);
     }
 
+    /// What every short run must show: reports from every block, each equal to its model's.
+    fn assert_every_block_matches(r: &SocRun) {
+        assert_eq!(r.mismatches, 0, "{:?}", r.tap_errors);
+        assert!(
+            r.value.reports >= 2 && r.edge.reports >= 2,
+            "{} / {}",
+            r.value.reports,
+            r.edge.reports
+        );
+        assert_eq!(r.value.model_reports, r.value.reports);
+        assert_eq!(r.edge.model_reports, r.edge.reports);
+        assert!(
+            r.value.hardware.iter().any(|h| !h.entries.is_empty()),
+            "no hot value tuple reported"
+        );
+        assert!(r.buffer.readouts >= 2, "{} readouts", r.buffer.readouts);
+        assert_eq!(r.buffer.readouts, r.buffer.model_readouts);
+        assert!(r.phase.intervals >= 2, "{} intervals", r.phase.intervals);
+        assert_eq!(r.phase.intervals, r.phase.model_intervals);
+        // The weights cover the instructions up to the last transfer.
+        assert!(
+            r.phase.instructions <= r.instructions
+                && r.phase.instructions * 10 >= r.instructions * 9,
+            "{} of {}",
+            r.phase.instructions,
+            r.instructions
+        );
+    }
+
     /// A short program on the whole system under Verilator: every block's output equals its
     /// model's on the dumped retire stream, and a corrupted hardware report is caught.
     #[test]
@@ -643,30 +672,7 @@ mod tests {
         let r = run(&o).unwrap();
         assert!(r.console.contains("crc checksum"), "{}", r.console);
         assert!(r.instructions > 2000, "{}", r.instructions);
-        assert!(
-            r.value.reports >= 2 && r.edge.reports >= 2,
-            "{} / {}",
-            r.value.reports,
-            r.edge.reports
-        );
-        assert!(
-            r.value.hardware.iter().any(|h| !h.entries.is_empty()),
-            "no hot value tuple reported"
-        );
-        assert_eq!(r.mismatches, 0);
-        assert_eq!(r.value.model_reports, r.value.reports);
-        assert!(r.buffer.readouts >= 2, "{} readouts", r.buffer.readouts);
-        assert_eq!(r.buffer.readouts, r.buffer.model_readouts);
-        assert!(r.phase.intervals >= 2, "{} intervals", r.phase.intervals);
-        assert_eq!(r.phase.intervals, r.phase.model_intervals);
-        // The weights cover the instructions up to the last transfer.
-        assert!(
-            r.phase.instructions <= r.instructions
-                && r.phase.instructions * 10 >= r.instructions * 9,
-            "{} of {}",
-            r.phase.instructions,
-            r.instructions
-        );
+        assert_every_block_matches(&r);
         let mut bad = r.buffer.hardware.clone();
         bad[1][3].taken ^= 1;
         assert_eq!(differences(&bad, &r.buffer.model), 1);
@@ -724,30 +730,7 @@ mod tests {
             r.cycles,
             r.instructions
         );
-        assert_eq!(r.mismatches, 0);
-        assert!(
-            r.value.reports >= 2 && r.edge.reports >= 2,
-            "{} / {}",
-            r.value.reports,
-            r.edge.reports
-        );
-        assert_eq!(r.value.model_reports, r.value.reports);
-        assert_eq!(r.edge.model_reports, r.edge.reports);
-        assert!(
-            r.value.hardware.iter().any(|h| !h.entries.is_empty()),
-            "no hot value tuple reported"
-        );
-        assert!(r.buffer.readouts >= 2, "{} readouts", r.buffer.readouts);
-        assert_eq!(r.buffer.readouts, r.buffer.model_readouts);
-        assert!(r.phase.intervals >= 2, "{} intervals", r.phase.intervals);
-        assert_eq!(r.phase.intervals, r.phase.model_intervals);
-        assert!(
-            r.phase.instructions <= r.instructions
-                && r.phase.instructions * 10 >= r.instructions * 9,
-            "{} of {}",
-            r.phase.instructions,
-            r.instructions
-        );
+        assert_every_block_matches(&r);
         // multest's M instructions would be illegal on SERV: refused before anything runs.
         let multest = RunOptions {
             program: ProgramSource::Bundled(programs::Program::parse("multest").unwrap()),

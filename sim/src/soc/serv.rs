@@ -89,11 +89,6 @@ pub fn instance() -> String {
   wire [31:0] ibus_adr, dbus_adr, dbus_dat;
   wire ibus_cyc, dbus_cyc, dbus_we;
   wire [3:0] dbus_sel;
-  wire rvfi_valid, rvfi_trap;
-  wire [63:0] rvfi_order;
-  wire [31:0] rvfi_insn, rvfi_pc_rdata, rvfi_pc_wdata, rvfi_rd_wdata, rvfi_mem_addr, rvfi_mem_rdata;
-  wire [3:0] rvfi_mem_rmask;
-  wire [4:0] rvfi_rd_addr;
   // The program ends with ebreak after its exit store: a trap (the CSRs are on, so ebreak traps)
   // is its last instruction.
   wire cpu_halt = rvfi_trap;
