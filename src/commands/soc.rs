@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
 pub enum SocCommand {
-    /// Build a program, run it on PicoRV32 under Verilator (or Icarus) with the multi-hash profiler
-    /// in value mode (<pc, loaded value>) and edge mode (<pc, next pc>), the profile buffer on its
-    /// conditional branches and the phase classifier on its control transfers, and compare every
-    /// block's output with its model's on the dumped retire stream
+    /// Build a program, run it on PicoRV32 or SERV under Verilator (or Icarus) with, behind RVFI
+    /// taps, the multi-hash profiler in value mode (<pc, loaded value>) and edge mode (<pc, next
+    /// pc>), the profile buffer on its conditional branches and the phase classifier on its control
+    /// transfers, and compare every block's output with its model's on the events it took
     Run(RunArgs),
     /// The programs `soc run` knows
     List,

@@ -1,11 +1,13 @@
-//! Real RISC-V programs under the profilers: PicoRV32 (from the PyPI package
-//! `pythondata-cpu-picorv32`, with its RISC-V formal interface RVFI enabled) runs a cross-compiled
-//! program from a RAM; a tap on its retire stream feeds the multi-hash profiler's exported Verilog
-//! twice, in value mode (`<pc, loaded value>` of every retired load) and in edge mode
-//! (`<pc, next pc>` of every retired control transfer). The simulation also dumps the retire
-//! stream, and the bit-exact model fed that stream must report exactly what the hardware did.
+//! Real RISC-V programs under the profilers: a CPU with RVFI — PicoRV32 (PyPI
+//! `pythondata-cpu-picorv32`) or SERV (PyPI `pythondata-cpu-serv`) — runs a cross-compiled program
+//! from a RAM; hwprof's blocks sit on its retire stream behind generated RVFI taps
+//! (`hwprof_hdl::tap`): the multi-hash profiler in value mode (`<pc, loaded value>` of every
+//! retired load) and edge mode (`<pc, next pc>` of every retired control transfer), the profile
+//! buffer and the phase classifier. The simulation dumps the retire records and the events each
+//! block took; the models fed those events must report exactly what the hardware did.
 //!
-//! - [`programs`]: the programs (the package's and this crate's `programs/`), the cross compiler;
+//! - [`programs`]: the programs (bundled, the user's C or ELF), the cross compiler, the loader;
+//! - [`cpu`], [`serv`]: the CPUs as sections of the system;
 //! - [`system`]: the Verilog of the system and its run under Verilator or Icarus;
 //! - [`run`]: a whole run: build, simulate, model, compare, score, symbolise;
 //! - [`board`]: the system on a board: the profiler's reports on the UART, its simulation with the
