@@ -926,11 +926,14 @@ mod tests {
     }
 
     #[test]
-    fn keys_narrower_than_the_tap_are_refused() {
+    fn keys_narrower_than_the_boards_pcs_are_refused_narrower_than_the_tap_masked() {
         let mut cfg =
             ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap();
         cfg.a_bits = 17;
         assert!(check_config(&cfg, Board::Icebreaker, Mode::Value).is_ok());
+        // The tap's 32-bit words reach the narrower profiler, which masks them.
+        let v = blocks_verilog(&cfg, Mode::Value, 4).unwrap();
+        assert!(v.contains(&hwprof_hdl::tap::export::wrapper_name(PROFILER)), "no wrapper");
         let e = check_config(&cfg, Board::Ulx3s, Mode::Value)
             .unwrap_err()
             .to_string();
