@@ -27,6 +27,8 @@ struct Cli {
 enum Command {
     /// Run the multi-hash profiler model on a trace and report the paper's accuracy metric.
     Model(commands::model::ModelArgs),
+    /// A flat profile (rank, share, count, function, source line) from a profiler's reports.
+    Report(commands::report::ReportArgs),
     /// Record, convert and summarise event traces.
     #[command(subcommand)]
     Trace(commands::trace::TraceCommand),
@@ -77,6 +79,7 @@ fn main() {
     });
     let result = match cli.command {
         Command::Model(a) => commands::model::run(a),
+        Command::Report(a) => commands::report::run(a),
         Command::Trace(c) => commands::trace::run(c),
         Command::Demo(a) => commands::demo::run(a),
         Command::Synth(a) => commands::synth::run(a),

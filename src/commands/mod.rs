@@ -10,6 +10,7 @@ pub mod formal;
 pub mod model;
 pub mod phase;
 pub mod progress;
+pub mod report;
 pub mod soc;
 pub mod sweep;
 pub mod synth;

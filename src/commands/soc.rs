@@ -9,7 +9,7 @@ use hwprof_sim::hwprof_hdl::tap::Policy;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::soc::board::{self, Board, BoardRunOptions, Mode};
 use hwprof_sim::soc::cpu::Cpu;
-use hwprof_sim::soc::programs::{Program, ProgramSource, Symbols, PROGRAMS};
+use hwprof_sim::soc::programs::{self, Program, ProgramSource, PROGRAMS};
 use hwprof_sim::soc::run::{
     run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE, DEFAULT_PROFILER,
 };
@@ -109,6 +109,9 @@ pub struct SystemArgs {
     /// block RAM, RV32IM)
     #[arg(long)]
     pub board: String,
+    /// The CPU (SERV: RV32I on both boards)
+    #[arg(long, value_enum, default_value = "picorv32")]
+    pub cpu: CpuArg,
     #[command(flatten)]
     pub program: ProgramArgs,
     /// Profiler configuration (TOML); default configs/soc-bram.toml on the ulx3s,
@@ -218,8 +221,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INSTRUCTIONS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_instructions: u64,
+    /// Keep the program (DIR/program.elf) and the hardware's reports of both modes
+    /// (DIR/reports.jsonl, for `hwprof report`)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// One JSON object: instructions, cycles, events, reports, mismatches, cpu, dropped,
-    /// clock_ratio and per-mode details
+    /// clock_ratio and per-mode details (with the hardware's reports)
     #[arg(long)]
     pub json: bool,
 }
@@ -344,6 +351,7 @@ fn run_board(a: BoardArgs) -> CmdResult {
     }
     let r = board::run(&BoardRunOptions {
         board,
+        cpu: a.system.cpu.into(),
         program,
         cfg,
         mode: a.system.mode.into(),
@@ -363,10 +371,11 @@ fn run_board(a: BoardArgs) -> CmdResult {
         print_json(&r)?;
     } else {
         println!(
-            "{}{} on the {} system ({:?} mode): {} instructions, {} cycles, {} stall cycles; {} simulation {:.1} s",
+            "{}{} on the {} system with {} ({:?} mode): {} instructions, {} cycles, {} stall cycles; {} simulation {:.1} s",
             r.program,
             if r.short { " (short)" } else { "" },
             r.board.name(),
+            r.cpu.name(),
             r.mode,
             r.instructions,
             r.cycles,
@@ -406,6 +415,7 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
     } {
         let design = board::design(
             board,
+            a.system.cpu.into(),
             a.system.mode.into(),
             &cfg,
             &program,
@@ -472,7 +482,7 @@ fn run_decode(a: DecodeArgs) -> CmdResult {
     let symbols = a
         .elf
         .as_deref()
-        .map(Symbols::read)
+        .map(programs::symbols)
         .transpose()
         .map_err(cli_error)?;
     if a.json {
@@ -535,6 +545,9 @@ fn run_program(a: RunArgs) -> CmdResult {
             .map_err(CliError::input)?,
     };
     let plot_stem = a.phase_plot.as_deref().map(plot_stem).transpose()?;
+    if let Some(out) = &a.out {
+        super::create_out_dir(out)?;
+    }
     let r = run_soc(&RunOptions {
         program,
         cfg,
@@ -551,6 +564,7 @@ fn run_program(a: RunArgs) -> CmdResult {
         asynchronous: a.tap.asynchronous,
         ratio: a.tap.ratio(),
         max_instructions: a.max_instructions,
+        out: a.out.clone(),
     })
     .map_err(cli_error)?;
     if let Some(stem) = &plot_stem {

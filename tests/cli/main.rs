@@ -7,6 +7,7 @@ mod counters;
 mod exports;
 mod model;
 mod phase;
+mod report;
 mod rtl;
 mod soc;
 mod sweep;

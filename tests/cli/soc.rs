@@ -57,6 +57,26 @@ fn soc_board_bitstream_and_decode_refuse_bad_input_with_exit_code_2() {
     for (board, program, more, message) in [
         ("arty", "crc", &[][..], "unknown board \"arty\""),
         ("icebreaker", "multest", &[], "M extension"),
+        ("ulx3s", "multest", &["--cpu", "serv"], "M extension"),
+        (
+            "ulx3s",
+            "crc",
+            &["--cpu", "rocket"],
+            "invalid value 'rocket'",
+        ),
+        // A run too short to tap an event compares nothing: refused, not a perfect score.
+        (
+            "ulx3s",
+            "crc",
+            &[
+                "--short",
+                "--max-instructions",
+                "100",
+                "--simulator",
+                "icarus",
+            ],
+            "no event",
+        ),
         (
             "icebreaker",
             "crc",

@@ -2,6 +2,7 @@
 //! memory, design-space sweeps, the counter study, and plots.
 
 pub mod counter_study;
+pub mod flat_profile;
 pub mod metric;
 pub mod phase;
 #[cfg(feature = "plot")]
@@ -9,4 +10,5 @@ pub mod plot;
 pub mod space_saving;
 pub mod stratified;
 pub mod sweep;
+pub mod symbols;
 pub mod trace;

@@ -690,3 +690,92 @@ pub fn similarity(
         .map_err(|x| format!("{}: {x}", png.display()))?;
     Ok(png.to_path_buf())
 }
+
+/// Writes a heat map of tuples (rows, labelled) over intervals (columns): the darker a cell, the
+/// larger the tuple's count in that interval. SVG or PNG by the file's extension.
+pub fn heat_map(
+    path: &Path,
+    title: &str,
+    labels: &[String],
+    intervals: &[u64],
+    counts: &[Vec<u64>],
+) -> Result<PathBuf, String> {
+    let f = HeatMap {
+        title,
+        labels,
+        intervals,
+        counts,
+    };
+    register_font();
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let size = (1100, 160 + 24 * labels.len().max(1) as u32);
+    let png = path.extension().is_some_and(|x| x == "png");
+    if png {
+        let root = BitMapBackend::new(path, size).into_drawing_area();
+        root.fill(&WHITE).map_err(e)?;
+        f.draw(&root)?;
+        root.present()
+            .map_err(|x| format!("{}: {x}", path.display()))?;
+    } else {
+        let root = SVGBackend::new(path, size).into_drawing_area();
+        root.fill(&WHITE).map_err(e)?;
+        f.draw(&root)?;
+        root.present()
+            .map_err(|x| format!("{}: {x}", path.display()))?;
+    }
+    Ok(path.to_path_buf())
+}
+
+any_backend!(HeatMap, |root,
+                       title: str,
+                       labels: [String],
+                       intervals: [u64],
+                       counts: [Vec<u64>]| {
+    let rows = labels.len().max(1);
+    let cols = intervals.len().max(1);
+    let max = counts.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
+    // Rows are segments, labelled at their centres; the top row is the hottest tuple.
+    let label_of = |r: &SegmentValue<usize>| match r {
+        SegmentValue::CenterOf(r) if *r < rows => {
+            labels.get(rows - 1 - r).cloned().unwrap_or_default()
+        }
+        _ => String::new(),
+    };
+    let interval_of = |c: &usize| intervals.get(*c).map(|i| i.to_string()).unwrap_or_default();
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(420)
+        .build_cartesian_2d(0..cols, (0..rows).into_segmented())
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("interval")
+        .x_labels(cols.min(12))
+        .y_labels(rows)
+        .x_label_formatter(&interval_of)
+        .y_label_formatter(&label_of)
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(e)?;
+    chart
+        .draw_series(counts.iter().enumerate().flat_map(|(r, row)| {
+            let y = rows - 1 - r;
+            row.iter().enumerate().map(move |(c, &n)| {
+                let v = 255 - (230.0 * (n as f64 / max)) as u8;
+                Rectangle::new(
+                    [
+                        (c, SegmentValue::Exact(y)),
+                        (c + 1, SegmentValue::Exact(y + 1)),
+                    ],
+                    RGBColor(v, v, 255).filled(),
+                )
+            })
+        }))
+        .map_err(e)?;
+    Ok(())
+});

@@ -1,32 +1,34 @@
-//! The system on a board: PicoRV32 with the multi-hash profiler on its retire stream and the
-//! profiler's reports on the UART, as one synthesizable Verilog top for a board, its simulation
-//! (the same Verilog under Icarus or Verilator, with the UART transcript decoded by the host's
-//! parser and compared with the model fed the dumped retire stream), and its synthesis.
+//! The system on a board: a CPU (PicoRV32 or SERV, [`super::cpu`]) with the multi-hash profiler on
+//! its retire stream and the profiler's reports on the UART, as one synthesizable Verilog top for a
+//! board, its simulation (the same Verilog under Icarus or Verilator, with the UART transcript
+//! decoded by the host's parser and compared with the model fed the dumped retire stream), and its
+//! synthesis.
 //!
-//! **The system** (module `hwprof_soc_<board>`): the CPU as in [`super::system`] (RVFI on), a
-//! RAM from address 0 (the reset vector and the program; the stack at its top), the console
-//! (writes are acknowledged and dropped: the UART carries the reports) and the exit port (a
-//! write ends the program; the CPU then traps on `ebreak`). The tap takes one mode of
-//! [`super::system`]: value (`<pc, loaded value>` of every retired load) or edge (`<pc, next pc>`
-//! of every control transfer) of the instructions run from the RAM, through a FIFO that stalls the
-//! CPU as in the simulated system, so no event is lost however slowly the UART drains the reports.
-//! The profiler's report stream goes through the line formatter of the board tops
-//! ([`hwprof_hdl::board::report_format`]) to the UART transmitter (115200 8N1 on the board).
-//! Sticky `overflow` and `bus_error` flags (a FIFO push when full, an access outside the RAM, the
+//! **The system** (module `hwprof_soc_<board>`): the CPU and its adapter to a one-access bus as in
+//! [`super::system`] (RVFI on), a RAM from address 0 (the program; the stack at its top), the
+//! console (writes are acknowledged and dropped: the UART carries the reports) and the exit port (a
+//! write ends the program; the CPU then traps on `ebreak`). The tap (the generated wrapper of
+//! [`hwprof_hdl::tap::export`], stall policy) takes one mode: value (`<pc, loaded value>` of every
+//! retired load) or edge (`<pc, next pc>` of every control transfer) of the instructions run from
+//! the RAM; while it stalls, the memory answers no request, so no event is lost however slowly the
+//! UART drains the reports. The profiler's report stream goes through the line formatter of the
+//! board tops ([`hwprof_hdl::board::report_format`]) to the UART transmitter (115200 8N1 on the
+//! board). Sticky `overflow` and `bus_error` flags (a lost event, an access outside the RAM, the
 //! flash and the ports) light the LED for good; otherwise it toggles after every reported interval.
 //! `btn_n` (active low) holds the CPU and the blocks in reset: on release the program restarts on
 //! the RAM as the previous run left it.
 //!
 //! **Per board** ([`Shape`]): the ULX3S (ECP5-85F) holds a 256 KiB RAM in block RAM, initialised
-//! with the program from the bitstream, and the CPU of the simulated system (RV32IM): a program
-//! runs exactly as under `hwprof soc run`. The iCEBreaker (UP5K) has 30 block RAMs of 4 kbit and
-//! 5 280 logic cells: its RAM is the four 32 KiB SPRAMs, the program comes from the SPI flash
-//! (PicoSoC's `spimemio`, a boot stub at 1 MiB copying the image that follows it into the RAM, as
-//! `iceprog -o 1M` writes it), and the CPU is RV32I (no multiplier or divider) without the barrel
-//! shifter and the 64-bit counters; the boot stub's instructions run from the flash and are not
-//! tapped.
+//! with the program from the bitstream; PicoRV32 is the simulated system's (RV32IM): a program runs
+//! exactly as under `hwprof soc run`. The iCEBreaker (UP5K) has 30 block RAMs of 4 kbit and 5 280
+//! logic cells: its RAM is the four 32 KiB SPRAMs, the program comes from the SPI flash (PicoSoC's
+//! `spimemio`, a boot stub at 1 MiB copying the image that follows it into the RAM, as
+//! `iceprog -o 1M` writes it), and PicoRV32 is RV32I without the barrel shifter and the 64-bit
+//! counters; the boot stub's instructions run from the flash and are not tapped. SERV is RV32I on
+//! both.
 
-use super::programs::{self, ProgramSource, Symbols};
+use super::cpu::{Core, Cpu};
+use super::programs::{self, ProgramSource};
 use super::run::{mode_result, ModeResult};
 use super::SocError;
 use crate::model::board::report_format;
@@ -159,6 +161,7 @@ pub fn blocks_verilog(
 /// and the UART (the line idles high): the CPU alone, for the area comparison.
 pub fn top_verilog(
     board: Board,
+    cpu: Cpu,
     mode: Mode,
     image: &[u32],
     profiler: bool,
@@ -178,16 +181,17 @@ pub fn top_verilog(
     } else {
         ""
     };
-    let cpu_params = if sh.m {
-        format!(".ENABLE_COUNTERS(1), .ENABLE_FAST_MUL(1), .ENABLE_DIV(1), .BARREL_SHIFTER(1),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(0), .STACKADDR({ram})")
-    } else {
-        format!(".ENABLE_COUNTERS(1), .ENABLE_COUNTERS64(0), .ENABLE_MUL(0), .ENABLE_DIV(0),\n             .BARREL_SHIFTER(0), .TWO_STAGE_SHIFT(0), .CATCH_MISALIGN(0), .CATCH_ILLINSN(0),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(32'h{FLASH_BOOT:08x}), .STACKADDR({ram})")
-    };
+    let core = cpu.core(&Core {
+        ram_bytes: ram,
+        reset_pc: if sh.flash { FLASH_BOOT } else { 0 },
+        small: !sh.m,
+    });
     write!(
         v,
-        r#"// hwprof's PicoRV32 system for the {board_name} with the multi-hash profiler ({mode:?} mode) on the
+        r#"// hwprof's {cpu_name} system for the {board_name} with the multi-hash profiler ({mode:?} mode) on the
 // retire stream and its reports on the UART; generated by hwprof, do not edit.
 module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
+  wire clock = clk;
   // Reset: 15 clocks after configuration, and while the button is held.
   reg [3:0] por = 0;
   reg [1:0] btn_sync = 0;
@@ -197,25 +201,21 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
   end
   wire resetn = (&por) && btn_sync[1];
 
-  wire trap, mem_valid, mem_instr, mem_ready;
-  wire [31:0] mem_addr, mem_wdata, mem_rdata;
-  wire [3:0] mem_wstrb;
+  // The retire channel and the bus request, driven by the CPU; the memory answers.
   wire rvfi_valid, rvfi_trap;
   wire [63:0] rvfi_order;
-  wire [31:0] rvfi_insn, rvfi_pc_rdata, rvfi_pc_wdata, rvfi_rd_wdata;
-  picorv32 #({cpu_params})
-    cpu(.clk(clk), .resetn(resetn), .trap(trap), .mem_valid(mem_valid), .mem_instr(mem_instr),
-        .mem_ready(mem_ready), .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
-        .mem_rdata(mem_rdata), .pcpi_wr(1'b0), .pcpi_rd(32'd0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
-        .irq(32'd0), .rvfi_valid(rvfi_valid), .rvfi_order(rvfi_order), .rvfi_insn(rvfi_insn),
-        .rvfi_trap(rvfi_trap), .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata),
-        .rvfi_rd_wdata(rvfi_rd_wdata));
-
+  wire [31:0] rvfi_insn, rvfi_pc_rdata, rvfi_pc_wdata, rvfi_rd_wdata, rvfi_mem_addr, rvfi_mem_rdata;
+  wire [3:0] rvfi_mem_rmask;
+  wire [4:0] rvfi_rd_addr;
+  wire bus_valid, bus_instr, bus_ack;
+  wire [31:0] bus_addr, bus_wdata, bus_rdata;
+  wire [3:0] bus_wstrb;
+{core}
 {tap}
   // Memory: one access a clock after its request, none while stalled.
-  wire start = resetn && mem_valid && !mem_ready && !stall;
-  wire in_ram = mem_addr < {ram};
-  wire in_flash = mem_addr >= 32'h{FLASH_BOOT:08x} && mem_addr < 32'h{FLASH_END:08x};
+  wire start = resetn && bus_valid && !bus_ack && !stall;
+  wire in_ram = bus_addr < {ram};
+  wire in_flash = bus_addr >= 32'h{FLASH_BOOT:08x} && bus_addr < 32'h{FLASH_END:08x};
   reg ram_ready = 0, port_ready = 0, exited = 0, bus_error = 0;
   reg [31:0] exit_code = 0;
 {memory}
@@ -223,10 +223,10 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
   always @(posedge clk) begin
     port_ready <= start && !in_ram && !in_flash;
     if (start && !in_ram && !in_flash) begin
-      if (mem_addr == 32'h{exit:08x} && mem_wstrb != 0) begin
+      if (bus_addr == 32'h{exit:08x} && bus_wstrb != 0) begin
         exited <= 1;
-        exit_code <= mem_wdata;
-      end else if (!(mem_addr == 32'h{console:08x} && mem_wstrb != 0)) begin
+        exit_code <= bus_wdata;
+      end else if (!(bus_addr == 32'h{console:08x} && bus_wstrb != 0)) begin
         bus_error <= 1;
       end
     end
@@ -234,6 +234,7 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
 
 {reporting}"#,
         board_name = board.name(),
+        cpu_name = cpu.name(),
         top = top_module(board),
         exit = super::system::EXIT_PORT,
         console = super::system::CONSOLE,
@@ -278,19 +279,19 @@ fn bram_memory_verilog(words: usize) -> String {
     format!(
         r#"  reg [31:0] ram [0:{last}];
   reg [31:0] ram_rdata = 0;
-  wire [{hi}:2] word = mem_addr[{hi}:2];
+  wire [{hi}:2] word = bus_addr[{hi}:2];
   always @(posedge clk) begin
     ram_ready <= start && in_ram;
     if (start && in_ram) begin
       ram_rdata <= ram[word];
-      if (mem_wstrb[0]) ram[word][7:0] <= mem_wdata[7:0];
-      if (mem_wstrb[1]) ram[word][15:8] <= mem_wdata[15:8];
-      if (mem_wstrb[2]) ram[word][23:16] <= mem_wdata[23:16];
-      if (mem_wstrb[3]) ram[word][31:24] <= mem_wdata[31:24];
+      if (bus_wstrb[0]) ram[word][7:0] <= bus_wdata[7:0];
+      if (bus_wstrb[1]) ram[word][15:8] <= bus_wdata[15:8];
+      if (bus_wstrb[2]) ram[word][23:16] <= bus_wdata[23:16];
+      if (bus_wstrb[3]) ram[word][31:24] <= bus_wdata[31:24];
     end
   end
-  assign mem_ready = ram_ready || port_ready;
-  assign mem_rdata = ram_rdata;
+  assign bus_ack = ram_ready || port_ready;
+  assign bus_rdata = ram_rdata;
 "#,
         last = words - 1,
     )
@@ -302,8 +303,8 @@ fn flash_memory_verilog() -> String {
     r#"  wire [31:0] spram_rdata, flash_rdata;
   wire flash_ready;
   always @(posedge clk) ram_ready <= start && in_ram;
-  ice40up5k_spram #(.WORDS(32768)) spram(.clk(clk), .wen(start && in_ram ? mem_wstrb : 4'b0000),
-    .addr(mem_addr[23:2]), .wdata(mem_wdata), .rdata(spram_rdata));
+  ice40up5k_spram #(.WORDS(32768)) spram(.clk(clk), .wen(start && in_ram ? bus_wstrb : 4'b0000),
+    .addr(bus_addr[23:2]), .wdata(bus_wdata), .rdata(spram_rdata));
   wire flash_io0_oe, flash_io0_do, flash_io0_di, flash_io1_oe, flash_io1_do, flash_io1_di;
   wire flash_io2_oe, flash_io2_do, flash_io2_di, flash_io3_oe, flash_io3_do, flash_io3_di;
   SB_IO #(.PIN_TYPE(6'b1010_01), .PULLUP(1'b0)) flash_io_buf [3:0] (
@@ -311,15 +312,15 @@ fn flash_memory_verilog() -> String {
     .OUTPUT_ENABLE({flash_io3_oe, flash_io2_oe, flash_io1_oe, flash_io0_oe}),
     .D_OUT_0({flash_io3_do, flash_io2_do, flash_io1_do, flash_io0_do}),
     .D_IN_0({flash_io3_di, flash_io2_di, flash_io1_di, flash_io0_di}));
-  spimemio flash(.clk(clk), .resetn(resetn), .valid(mem_valid && in_flash),
-    .ready(flash_ready), .addr(mem_addr[23:0]), .rdata(flash_rdata), .flash_csb(flash_csb),
+  spimemio flash(.clk(clk), .resetn(resetn), .valid(bus_valid && in_flash),
+    .ready(flash_ready), .addr(bus_addr[23:0]), .rdata(flash_rdata), .flash_csb(flash_csb),
     .flash_clk(flash_clk), .flash_io0_oe(flash_io0_oe), .flash_io1_oe(flash_io1_oe),
     .flash_io2_oe(flash_io2_oe), .flash_io3_oe(flash_io3_oe), .flash_io0_do(flash_io0_do),
     .flash_io1_do(flash_io1_do), .flash_io2_do(flash_io2_do), .flash_io3_do(flash_io3_do),
     .flash_io0_di(flash_io0_di), .flash_io1_di(flash_io1_di), .flash_io2_di(flash_io2_di),
     .flash_io3_di(flash_io3_di), .cfgreg_we(4'b0000), .cfgreg_di(32'd0), .cfgreg_do());
-  assign mem_ready = ram_ready || port_ready || flash_ready;
-  assign mem_rdata = flash_ready ? flash_rdata : spram_rdata;
+  assign bus_ack = ram_ready || port_ready || flash_ready;
+  assign bus_rdata = flash_ready ? flash_rdata : spram_rdata;
 "#
     .into()
 }
@@ -373,6 +374,7 @@ fn reporting_verilog() -> String {
 /// `profiler` false leaves the CPU alone ([`top_verilog`]).
 pub fn system_verilog(
     board: Board,
+    cpu: Cpu,
     mode: Mode,
     cfg: &ProfilerConfig,
     image: &[u32],
@@ -381,8 +383,13 @@ pub fn system_verilog(
 ) -> Result<String, SocError> {
     check_config(cfg, board, mode)?;
     let mut v = String::from("`define RISCV_FORMAL\n");
-    v.push_str(&top_verilog(board, mode, image, profiler)?);
-    v.push_str(&package_file("picorv32.v")?);
+    v.push_str(&top_verilog(board, cpu, mode, image, profiler)?);
+    for src in cpu.sources()? {
+        v.push_str(
+            &std::fs::read_to_string(&src)
+                .map_err(|e| SocError::Missing(format!("{}: {e}", src.display())))?,
+        );
+    }
     if shape(board).flash {
         v.push_str(&package_file("picosoc/spimemio.v")?);
         v.push_str(&package_file("picosoc/ice40up5k_spram.v")?);
@@ -561,11 +568,11 @@ module tb;
       end
     end
     // The CPU stops at the program's ebreak (or at a fault).
-    if (dut.trap && !halted) begin
+    if (dut.rvfi_valid && dut.cpu_halt && !halted) begin
       halted <= 1;
       end_cycle <= cycle;
     end
-    if (dut.mem_valid && !dut.mem_ready && !halted && dut.stall) stall_cycles <= stall_cycles + 1;
+    if (dut.bus_valid && !dut.bus_ack && !halted && dut.stall) stall_cycles <= stall_cycles + 1;
     if (!rx_busy) begin
       // The line is driven from the end of reset on.
       if (dut.resetn && !uart_tx) begin
@@ -626,13 +633,13 @@ endmodule
     )
 }
 
-/// The build target of the system on `board`.
-pub fn board_target(board: Board) -> programs::BuildTarget {
+/// The build target of the system on `board` with `cpu`.
+pub fn board_target(board: Board, cpu: Cpu) -> programs::BuildTarget {
     let sh = shape(board);
     programs::BuildTarget {
         ram_bytes: sh.ram_bytes,
-        m: sh.m,
-        system: format!("{} system", board.name()),
+        m: sh.m && cpu.m_extension(),
+        system: format!("{} system with {}", board.name(), cpu.name()),
     }
 }
 
@@ -640,6 +647,7 @@ pub fn board_target(board: Board) -> programs::BuildTarget {
 #[derive(Debug, Clone)]
 pub struct BoardRunOptions {
     pub board: Board,
+    pub cpu: Cpu,
     pub program: ProgramSource,
     pub cfg: ProfilerConfig,
     pub mode: Mode,
@@ -654,6 +662,7 @@ pub struct BoardRunOptions {
 #[derive(Debug, Clone, Serialize)]
 pub struct BoardRun {
     pub board: Board,
+    pub cpu: Cpu,
     pub program: String,
     pub short: bool,
     pub mode: Mode,
@@ -704,11 +713,16 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
         )));
     }
     let build = SimDir::new("soc-board-build").map_err(|e| SocError::Failure(e.to_string()))?;
-    let built = programs::build(&o.program, o.short, &build.path, &board_target(o.board))?;
+    let built = programs::build(
+        &o.program,
+        o.short,
+        &build.path,
+        &board_target(o.board, o.cpu),
+    )?;
     let name = o.program.name();
-    let symbols = Symbols::read(&built.elf)?;
+    let symbols = programs::symbols(&built.elf)?;
     let cpb = SIM_CLOCKS_PER_BIT;
-    let v = system_verilog(o.board, o.mode, &o.cfg, &built.words, cpb, true)?;
+    let v = system_verilog(o.board, o.cpu, o.mode, &o.cfg, &built.words, cpb, true)?;
     let io = |e: std::io::Error| SocError::Failure(format!("simulation directory: {e}"));
     let dir = SimDir::new("soc-board").map_err(io)?;
     let sys = dir.file("system.v");
@@ -777,13 +791,12 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
         Mode::Value => symbols.name(a),
         Mode::Edge => format!("{} -> {}", symbols.name(a), symbols.name(b)),
     })?;
-    let addrs: Vec<u64> = profile.top.iter().map(|t| t.a).collect();
-    let lines = programs::source_lines(&built.elf, &addrs)?;
-    for (t, line) in profile.top.iter_mut().zip(lines) {
-        t.line = line;
+    for t in profile.top.iter_mut() {
+        t.line = symbols.short_line(t.a);
     }
     Ok(BoardRun {
         board: o.board,
+        cpu: o.cpu,
         program: name,
         short: o.short,
         mode: o.mode,
@@ -848,6 +861,7 @@ pub fn decode(transcript: &str) -> Result<Vec<IntervalReport>, String> {
 /// built in `work`; on the iCEBreaker its flash image is `work/flash.bin` (`iceprog -o 1M`).
 pub fn design(
     board: Board,
+    cpu: Cpu,
     mode: Mode,
     cfg: &ProfilerConfig,
     program: &ProgramSource,
@@ -856,7 +870,7 @@ pub fn design(
     work: &Path,
 ) -> Result<crate::flow::Design, SocError> {
     let sh = shape(board);
-    let built = programs::build(program, short, work, &board_target(board))?;
+    let built = programs::build(program, short, work, &board_target(board, cpu))?;
     if sh.flash {
         let flash = flash_image(&built.words, &work.join("boot"))?;
         let path = work.join("flash.bin");
@@ -865,13 +879,15 @@ pub fn design(
     }
     Ok(crate::flow::Design {
         name: format!(
-            "soc-{}-{}{}",
+            "soc-{}-{}-{}{}",
             board.name(),
+            cpu.name(),
             program.name(),
             if profiler { "" } else { "-cpu-only" }
         ),
         verilog: system_verilog(
             board,
+            cpu,
             mode,
             cfg,
             &built.words,
@@ -933,7 +949,10 @@ mod tests {
         assert!(check_config(&cfg, Board::Icebreaker, Mode::Value).is_ok());
         // The tap's 32-bit words reach the narrower profiler, which masks them.
         let v = blocks_verilog(&cfg, Mode::Value, 4).unwrap();
-        assert!(v.contains(&hwprof_hdl::tap::export::wrapper_name(PROFILER)), "no wrapper");
+        assert!(
+            v.contains(&hwprof_hdl::tap::export::wrapper_name(PROFILER)),
+            "no wrapper"
+        );
         let e = check_config(&cfg, Board::Ulx3s, Mode::Value)
             .unwrap_err()
             .to_string();
@@ -941,6 +960,32 @@ mod tests {
         cfg.b_bits = 17;
         assert!(check_config(&cfg, Board::Icebreaker, Mode::Edge).is_ok());
         assert!(check_config(&cfg, Board::Icebreaker, Mode::Value).is_err());
+    }
+
+    /// SERV on the ULX3S system: its stream, stopped at a limit, decodes to the model's reports.
+    #[test]
+    fn serv_on_the_board_system_reports_what_the_model_does() {
+        let mut cfg =
+            ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap();
+        cfg.interval = 300;
+        let r = run(&BoardRunOptions {
+            board: Board::Ulx3s,
+            cpu: Cpu::Serv,
+            program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
+            cfg,
+            // The first instructions build crc's table: branches, no loads.
+            mode: Mode::Edge,
+            simulator: Simulator::Verilator,
+            short: true,
+            top: 3,
+            max_instructions: 60_000,
+        })
+        .unwrap();
+        assert!(r.stopped_at_limit && r.instructions == 60_000, "{r:?}");
+        assert!(r.reports >= 3, "{} reports", r.reports);
+        assert_eq!((r.reports, r.mismatches), (r.profile.model_reports, 0));
+        // Bit-serial: tens of clocks an instruction, where PicoRV32 takes a few.
+        assert!(r.cycles > 20 * r.instructions, "{} cycles", r.cycles);
     }
 
     /// A short program on the board system under Verilator: the reports decoded from the UART
@@ -954,6 +999,7 @@ mod tests {
         for mode in [Mode::Value, Mode::Edge] {
             let r = run(&BoardRunOptions {
                 board: Board::Ulx3s,
+                cpu: Cpu::PicoRv32,
                 program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
                 cfg: cfg.clone(),
                 mode,

@@ -17,7 +17,6 @@
 use super::programs;
 use super::serv;
 use super::SocError;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// The console (a byte per store) and the exit port (the program's exit code ends the run).
@@ -71,11 +70,36 @@ impl Cpu {
 
     /// The section of `hwprof_soc` for this CPU with a RAM of `ram_bytes`.
     pub fn section(self, ram_bytes: usize) -> String {
+        memory(ram_bytes)
+            + &self.core(&Core {
+                ram_bytes,
+                reset_pc: 0,
+                small: false,
+            })
+    }
+
+    /// The core and its adapter to the one-access bus: drives the retire channel, `cpu_halt` and
+    /// the bus request (`bus_valid`, `bus_instr`, `bus_addr`, `bus_wdata`, `bus_wstrb`) from
+    /// `clock`, `resetn`, `bus_ack` (a clock's pulse answering the request) and `bus_rdata`, all
+    /// declared before it (by [`memory`] here, by the board's top on a board).
+    pub fn core(self, o: &Core) -> String {
         match self {
-            Cpu::PicoRv32 => picorv32(ram_bytes),
-            Cpu::Serv => memory(ram_bytes) + &serv::instance(),
+            Cpu::PicoRv32 => picorv32(o),
+            Cpu::Serv => serv::instance(o.reset_pc),
         }
     }
+}
+
+/// How a core is built in a system.
+#[derive(Debug, Clone, Copy)]
+pub struct Core {
+    /// RAM bytes from address 0: the stack starts at its top.
+    pub ram_bytes: usize,
+    /// The first instruction's address.
+    pub reset_pc: u32,
+    /// The smallest core (PicoRV32 without M, the barrel shifter and the 64-bit counters: the
+    /// UP5K's 5 280 cells); SERV is always RV32I.
+    pub small: bool,
 }
 
 /// The wires every CPU drives (the retire channel, the bus request), and the RAM, console and exit
@@ -139,10 +163,14 @@ fn memory(ram_bytes: usize) -> String {
     )
 }
 
-fn picorv32(ram_bytes: usize) -> String {
-    let mut v = memory(ram_bytes);
-    write!(
-        v,
+fn picorv32(o: &Core) -> String {
+    let (ram, reset) = (o.ram_bytes, o.reset_pc);
+    let params = if o.small {
+        format!(".ENABLE_COUNTERS(1), .ENABLE_COUNTERS64(0), .ENABLE_MUL(0), .ENABLE_DIV(0),\n             .BARREL_SHIFTER(0), .TWO_STAGE_SHIFT(0), .CATCH_MISALIGN(0), .CATCH_ILLINSN(0),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(32'h{reset:08x}), .STACKADDR({ram})")
+    } else {
+        format!(".ENABLE_COUNTERS(1), .ENABLE_FAST_MUL(1), .ENABLE_DIV(1), .BARREL_SHIFTER(1),\n             .COMPRESSED_ISA(0), .PROGADDR_RESET(32'h{reset:08x}), .STACKADDR({ram})")
+    };
+    format!(
         r#"
   // PicoRV32: every instruction is fetched through its one memory port.
   wire trap, mem_valid, mem_instr;
@@ -153,8 +181,7 @@ fn picorv32(ram_bytes: usize) -> String {
   assign bus_addr = mem_addr;
   assign bus_wdata = mem_wdata;
   assign bus_wstrb = mem_wstrb;
-  picorv32 #(.ENABLE_COUNTERS(1), .ENABLE_FAST_MUL(1), .ENABLE_DIV(1), .BARREL_SHIFTER(1),
-             .COMPRESSED_ISA(0), .PROGADDR_RESET(0), .STACKADDR({ram_bytes}))
+  picorv32 #({params})
     cpu(.clk(clock), .resetn(resetn), .trap(trap), .mem_valid(mem_valid), .mem_instr(mem_instr),
         .mem_ready(bus_ack), .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
         .mem_rdata(bus_rdata), .pcpi_wr(1'b0), .pcpi_rd(32'd0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
@@ -166,6 +193,4 @@ fn picorv32(ram_bytes: usize) -> String {
   wire cpu_halt = rvfi_trap;
 "#
     )
-    .unwrap();
-    v
 }

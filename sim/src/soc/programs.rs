@@ -568,103 +568,14 @@ fn compile(
     Ok(elf)
 }
 
-/// Function symbols of an ELF (`nm -n`), sorted by address, to name program counters.
-#[derive(Debug, Clone, Default)]
-pub struct Symbols(Vec<(u64, String)>);
-
-impl Symbols {
-    pub fn read(elf: &Path) -> Result<Symbols, SocError> {
-        let out = Command::new(format!("{CROSS}nm"))
-            .arg("-n")
-            .arg(elf)
-            .output()
-            .map_err(|e| {
-                SocError::Missing(format!("cannot run {CROSS}nm: {e}: {INSTALL_CROSS}"))
-            })?;
-        if !out.status.success() {
-            return Err(SocError::Failure(format!(
-                "{CROSS}nm {}: {}",
-                elf.display(),
-                String::from_utf8_lossy(&out.stderr)
-            )));
-        }
-        Ok(Symbols::parse(&String::from_utf8_lossy(&out.stdout)))
-    }
-
-    /// Parses `nm -n` lines (`address type name`), keeping text symbols.
-    pub fn parse(nm: &str) -> Symbols {
-        let mut v: Vec<(u64, String)> = nm
-            .lines()
-            .filter_map(|l| {
-                let mut it = l.split_whitespace();
-                let (addr, kind, name) = (it.next()?, it.next()?, it.next()?);
-                let text = matches!(kind, "T" | "t") && !name.starts_with(".L");
-                text.then(|| Some((u64::from_str_radix(addr, 16).ok()?, name.to_string())))?
-            })
-            .collect();
-        v.sort();
-        Symbols(v)
-    }
-
-    /// `function+offset` of an address, or the address in hex when no symbol precedes it.
-    pub fn name(&self, addr: u64) -> String {
-        match self.0.partition_point(|(a, _)| *a <= addr) {
-            0 => format!("{addr:#x}"),
-            i => {
-                let (base, name) = &self.0[i - 1];
-                if addr == *base {
-                    name.clone()
-                } else {
-                    format!("{name}+{:#x}", addr - base)
-                }
-            }
-        }
-    }
-}
-
-/// `file:line` of each address (`addr2line -s`; `??:?` where the ELF has no line for it).
-pub fn source_lines(elf: &Path, addrs: &[u64]) -> Result<Vec<String>, SocError> {
-    if addrs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let out = Command::new(format!("{CROSS}addr2line"))
-        .arg("-s")
-        .arg("-e")
-        .arg(elf)
-        .args(addrs.iter().map(|a| format!("{a:#x}")))
-        .output()
-        .map_err(|e| {
-            SocError::Missing(format!("cannot run {CROSS}addr2line: {e}: {INSTALL_CROSS}"))
-        })?;
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        // addr2line appends " (discriminator N)" to some lines.
-        .map(|l| l.split(" (").next().unwrap_or(l).to_string())
-        .collect();
-    if !out.status.success() || lines.len() != addrs.len() {
-        return Err(SocError::Failure(format!(
-            "{CROSS}addr2line {}: {}",
-            elf.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
-    Ok(lines)
+/// The names and source lines of a built program's addresses.
+pub fn symbols(elf: &Path) -> Result<crate::eval::symbols::Symbolizer, SocError> {
+    crate::eval::symbols::Symbolizer::read(elf).map_err(SocError::Failure)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn symbols_name_addresses_by_the_preceding_function() {
-        let s = Symbols::parse(
-            "00000000 T _start\n00000040 t hard_mul\n00000100 T main\n00000200 D data\n",
-        );
-        assert_eq!(s.name(0x100), "main");
-        assert_eq!(s.name(0x108), "main+0x8");
-        assert_eq!(s.name(0x44), "hard_mul+0x4");
-        assert_eq!(s.name(0x300), "main+0x200");
-    }
 
     fn target() -> BuildTarget {
         BuildTarget {

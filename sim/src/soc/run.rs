@@ -3,7 +3,7 @@
 //! and score the hardware's profiles against the exact profile of the same stream.
 
 use super::cpu::Cpu;
-use super::programs::{self, BuildTarget, ProgramSource, Symbols};
+use super::programs::{self, BuildTarget, ProgramSource};
 use super::system::{self, Blocks, SimOutput, SystemParams, RAM_BYTES, TAPS};
 use super::SocError;
 use crate::eval::metric::{perfect_counts, score_run, Accuracy};
@@ -77,6 +77,9 @@ pub struct RunOptions {
     pub ratio: (u32, u32),
     /// Retired instructions after which the program is stopped.
     pub max_instructions: u64,
+    /// Where to keep the program (`program.elf`) and the hardware's reports of both modes
+    /// (`reports.jsonl`, with the exact counts of the reported tuples), for `hwprof report`.
+    pub out: Option<std::path::PathBuf>,
 }
 
 /// A tuple of a profile with the symbols of its program counters.
@@ -107,7 +110,9 @@ pub struct ModeResult {
     pub recall: f64,
     /// The hottest tuples of the whole stream (exact counts).
     pub top: Vec<NamedTuple>,
-    #[serde(skip)]
+    /// Events per interval (L), and the hardware's reports.
+    pub interval_length: u64,
+    #[serde(rename = "hardware_reports")]
     pub hardware: Vec<IntervalReport>,
     #[serde(skip)]
     pub model: Vec<IntervalReport>,
@@ -248,6 +253,12 @@ pub(crate) fn mode_result(
     top: usize,
     name: impl Fn(u64, u64) -> String,
 ) -> Result<ModeResult, SocError> {
+    // A comparison of nothing would read as a perfect score.
+    if events.is_empty() {
+        return Err(SocError::Input(
+            "the tap saw no event in the instructions run, so there is nothing to compare: run longer (--max-instructions)".into(),
+        ));
+    }
     let model = MultiHash::new(cfg).map_err(SocError::Input)?.run(events);
     let per = score_run(
         events,
@@ -270,6 +281,7 @@ pub(crate) fn mode_result(
         net_error: acc.net_error,
         precision: acc.precision,
         recall: acc.recall,
+        interval_length: cfg.interval,
         top: exact
             .into_iter()
             .take(top)
@@ -487,7 +499,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     let dir = SimDir::new("soc-build").map_err(|e| SocError::Failure(e.to_string()))?;
     let built = programs::build(&o.program, o.short, &dir.path, &system_target(o.cpu))?;
     let name = o.program.name();
-    let symbols = Symbols::read(&built.elf)?;
+    let symbols = programs::symbols(&built.elf)?;
     // The blocks' clocks per CPU clock scale the wait for the last reports.
     let slow = (o.ratio.1 as u64).div_ceil(o.ratio.0 as u64).max(1);
     let params = SystemParams {
@@ -540,13 +552,19 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         |a, b| format!("{} -> {}", symbols.name(a), symbols.name(b)),
     )?;
     // Source lines of the hottest loads and transfers: functions are often inlined into main.
-    let addrs: Vec<u64> = value.top.iter().chain(&edge.top).map(|t| t.a).collect();
-    let lines = programs::source_lines(&built.elf, &addrs)?;
-    for (t, line) in value.top.iter_mut().chain(edge.top.iter_mut()).zip(lines) {
-        t.line = line;
+    for t in value.top.iter_mut().chain(edge.top.iter_mut()) {
+        t.line = symbols.short_line(t.a);
     }
     let buffer = buffer_result(&o.buffer, &branch_events, readouts_of(&sim.buffer_words))?;
     let phase = phase_result(&o.phase, &phase_events, &sim.phase_records);
+    if let Some(out) = &o.out {
+        keep(
+            out,
+            &built.elf,
+            &o.cfg,
+            [(&value, &value_events[..]), (&edge, &edge_events[..])],
+        )?;
+    }
     Ok(SocRun {
         program: name,
         cpu: o.cpu,
@@ -579,6 +597,32 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         buffer,
         phase,
     })
+}
+
+/// Keeps a run's program and the hardware's reports in `out` (see [`RunOptions::out`]).
+fn keep(
+    out: &std::path::Path,
+    elf: &std::path::Path,
+    cfg: &ProfilerConfig,
+    modes: [(&ModeResult, &[Tuple]); 2],
+) -> Result<(), SocError> {
+    use crate::eval::flat_profile::{exact_counts, report_lines, to_json_lines, TupleKind};
+    let fail = |p: &std::path::Path, e: std::io::Error| {
+        SocError::Input(format!("cannot write {}: {e}", p.display()))
+    };
+    std::fs::create_dir_all(out).map_err(|e| fail(out, e))?;
+    let kept = out.join("program.elf");
+    std::fs::copy(elf, &kept).map_err(|e| fail(&kept, e))?;
+    let mut lines = Vec::new();
+    for ((m, events), kind) in modes.into_iter().zip([TupleKind::Value, TupleKind::Edge]) {
+        let (am, bm) = (cfg.a_mask(), cfg.b_mask());
+        let masked: Vec<Tuple> = events.iter().map(|&(a, b)| (a & am, b & bm)).collect();
+        let exact = exact_counts(&masked, cfg.interval);
+        let count = |a: u64, b: u64| exact.get(&(a, b)).copied().unwrap_or(0);
+        lines.extend(report_lines(kind, cfg.interval, &m.hardware, Some(&count)));
+    }
+    let reports = out.join("reports.jsonl");
+    std::fs::write(&reports, to_json_lines(&lines)).map_err(|e| fail(&reports, e))
 }
 
 #[cfg(test)]
@@ -668,6 +712,7 @@ mod tests {
             asynchronous: false,
             ratio: (1, 1),
             max_instructions: system::DEFAULT_MAX_INSTRUCTIONS,
+            out: None,
         };
         let r = run(&o).unwrap();
         assert!(r.console.contains("crc checksum"), "{}", r.console);
@@ -717,6 +762,7 @@ mod tests {
             asynchronous: false,
             ratio: (1, 1),
             max_instructions: system::DEFAULT_MAX_INSTRUCTIONS,
+            out: None,
         };
         // crc exits non-zero when its checksum is wrong: SERV ran the RV32I build correctly.
         let r = run(&o).unwrap();

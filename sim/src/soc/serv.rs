@@ -79,9 +79,11 @@ pub fn sources() -> Result<Vec<PathBuf>, SocError> {
 
 /// SERV and its bus adapter inside `hwprof_soc`: drives the RVFI wires, `cpu_halt` and the bus
 /// (`bus_valid`, `bus_instr`, `bus_addr`, `bus_wdata`, `bus_wstrb`) of the RAM, which answers
-/// with `bus_ack` and `bus_rdata` a clock later and holds a fetch back while `stall`.
-pub fn instance() -> String {
-    r#"
+/// with `bus_ack` and `bus_rdata` a clock later and holds a fetch back while `stall`; the first
+/// instruction at `reset_pc`.
+pub fn instance(reset_pc: u32) -> String {
+    format!(
+        r#"
   // SERV: bit-serial, 32 or more clocks per instruction, the next instruction fetched once the
   // current one is done, so holding a fetch back lets at most the fetched instruction retire.
   // Its register file (and CSRs) start cleared, for one retire stream in every simulator.
@@ -94,14 +96,16 @@ pub fn instance() -> String {
   wire cpu_halt = rvfi_trap;
   // SERV does not stop at a trap but jumps to mtvec: no fetch is answered after it.
   reg serv_stopped = 0;
-  always @(posedge clock) if (rvfi_valid && cpu_halt) serv_stopped <= 1;
+  always @(posedge clock)
+    if (!resetn) serv_stopped <= 0;
+    else if (rvfi_valid && cpu_halt) serv_stopped <= 1;
   // The two buses are never active at once: the RAM serves whichever is.
   assign bus_instr = ibus_cyc;
   assign bus_valid = ibus_cyc ? !(serv_stopped || (rvfi_valid && cpu_halt)) : dbus_cyc;
   assign bus_addr = ibus_cyc ? ibus_adr : dbus_adr;
   assign bus_wdata = dbus_dat;
   assign bus_wstrb = !ibus_cyc && dbus_we ? dbus_sel : 4'd0;
-  serv_rf_top #(.RESET_PC(32'd0), .RESET_STRATEGY("MINI"), .WITH_CSR(1), .MDU(0), .COMPRESSED(0))
+  serv_rf_top #(.RESET_PC(32'h{reset_pc:08x}), .RESET_STRATEGY("MINI"), .WITH_CSR(1), .MDU(0), .COMPRESSED(0))
     cpu(.clk(clock), .i_rst(!resetn), .i_timer_irq(1'b0),
         .rvfi_valid(rvfi_valid), .rvfi_order(rvfi_order), .rvfi_insn(rvfi_insn),
         .rvfi_trap(rvfi_trap), .rvfi_halt(), .rvfi_intr(), .rvfi_mode(), .rvfi_ixl(),
@@ -116,5 +120,5 @@ pub fn instance() -> String {
         .i_dbus_ack(bus_ack && dbus_cyc), .o_ext_rs1(), .o_ext_rs2(), .o_ext_funct3(),
         .i_ext_rd(32'd0), .i_ext_ready(1'b0), .o_mdu_valid());
 "#
-    .to_string()
+    )
 }
