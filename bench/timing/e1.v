@@ -26,6 +26,7 @@ module e1_core (
   output [3:0] s,           // i's increments as i+2 sees them (the distance-2 mux select)
   output [3:0] d,           // i's increments: conservative update, to W
   output [1:0] alloc, hitw,
+  output [1:0] alloc_a,     // alloc, if i+1 is in i's set (for the way counts, E4)
   output miss
 );
   genvar k, j, w;
@@ -67,6 +68,7 @@ module e1_core (
   end endgenerate
   // level 2: the allocation (counts never enter it)
   assign alloc = {m & cand & R[1], m & cand & R[0]};
+  assign alloc_a = {m & cand & R[1] & ahead1, m & cand & R[0] & ahead1};
 
   // level 3: the next event's registers
   integer q, p;

@@ -52,7 +52,7 @@ module e9 #(parameter PAD = `BT_PAD) (
   wire [55:0] p0, np0, pm, npm, c, nc, cm, cinc;
   wire [3:0] z, g1, g2, e_v, s, d;
   wire [15:0] le, lt, u;
-  wire [1:0] alloc, hitw, cg2;
+  wire [1:0] alloc, alloc_a, hitw, cg2;
   wire miss;
   e3_core v (.clk(clk), .e(e_v), .s(s), .t0(t0), .t0m(t0m), .t0z(t0z), .p0(p0), .np0(np0),
              .pm(pm), .npm(npm), .c(c), .nc(nc), .cm(cm), .z(z), .cinc(cinc));
@@ -60,8 +60,9 @@ module e9 #(parameter PAD = `BT_PAD) (
                            .g1(g1), .g2(g2));
   e1_core l (.clk(clk), .nv(nv), .le(le), .lt(lt), .u(u), .z(z), .g1(g1), .g2(g2), .a2(a2),
              .a3(a3), .tqv(tqv), .vlc(vlc), .lkc(lkc), .q1(q1), .cg2(cg2), .ahead2(ahead2),
-             .key2(key2), .e_v(e_v), .s(s), .d(d), .alloc(alloc), .hitw(hitw), .miss(miss));
-  e4_core #(.T(100)) k (.clk(clk), .h(hitw), .alloc(alloc), .ahead2(ahead2), .basec(basec),
+             .key2(key2), .e_v(e_v), .s(s), .d(d), .alloc(alloc), .hitw(hitw), .alloc_a(alloc_a),
+             .miss(miss));
+  e4_core #(.T(100)) k (.clk(clk), .h(hitw), .aalloc(alloc_a), .ahead2(ahead2), .basec(basec),
                        .pendc(pendc), .nmfc(nmfc), .ge1c(ge1c), .ge0c(ge0c), .ismin(d),
                        .incv(cinc), .base(base), .pend(pend), .nmf(nmf), .cge1(cge1),
                        .cge0(cge0), .cg2(cg2));
