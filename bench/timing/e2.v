@@ -6,6 +6,8 @@
 // P0_j (lt is the complement of the reverse pair) and u = Pm_k <= P0_j; per table P0 >= T-1,
 // P0 >= T-2. Their results meet the late e (two LUT4 levels from flip-flops, as in E1) in one
 // LUT: A = e_j ? (z_k | u) : le, B = e_j | lt, ge1 = e ? g2 : g1. Pass: >= E1.
+// Every chain is written as the carry out of a sum: Yosys 0.23 maps `P0 >= constant` with LUTs
+// around the chain, and that form alone cost E2 a fifth of its Fmax.
 //
 // e2_chains is shared with E9; the top `e2` loads the operands from its inputs and registers
 // every output.
@@ -29,8 +31,11 @@ module e2_chains #(parameter T = 100) (
         assign u[k*4+j] = su[14];
       end
     end
-    assign g1[k] = p0[k*14 +: 14] >= T - 1;
-    assign g2[k] = p0[k*14 +: 14] >= T - 2;
+    // P0 >= K as the carry out of P0 + (2^14 - K), the form the pairwise chains have
+    wire [14:0] s1 = {1'b0, p0[k*14 +: 14]} + (15'h4000 - (T - 1));
+    wire [14:0] s2 = {1'b0, p0[k*14 +: 14]} + (15'h4000 - (T - 2));
+    assign g1[k] = s1[14];
+    assign g2[k] = s2[14];
   end endgenerate
 endmodule
 
