@@ -11,6 +11,7 @@ pub mod hash;
 pub mod multihash;
 pub mod phase;
 pub mod profile_buffer;
+pub mod readout;
 pub mod tap;
 pub mod util;
 

@@ -28,7 +28,7 @@ pub struct VerilogArgs {
     #[arg(long)]
     pub board: Option<String>,
     /// With --board: the clock the PLL makes from the board's oscillator, in MHz (default: the
-    /// board preset's, iCEBreaker 30, ULX3S 85; the oscillator's own frequency means no PLL)
+    /// board preset's, iCEBreaker 30, ULX3S 100; the oscillator's own frequency means no PLL)
     #[arg(long, requires = "board")]
     pub clock_mhz: Option<f64>,
     /// Apply the hardware options of this synthesis target's `[target.<name>]` section
@@ -40,6 +40,11 @@ pub struct VerilogArgs {
     /// hwprof.vlt and a FuseSoC core
     #[arg(long, conflicts_with_all = ["board", "testbench"])]
     pub rvfi: bool,
+    /// Export the profiler with a Wishbone B4 slave instead: hwprof_<name>_wb.v (module
+    /// hwprof_<name>_wb: the event stream in, reports read from registers, `irq`), the C header
+    /// hwprof_<name>.h (register offsets and fields, a polling read), hwprof.vlt and a FuseSoC core
+    #[arg(long, conflicts_with_all = ["board", "testbench", "rvfi"])]
+    pub wishbone: bool,
     /// With --rvfi: what the tap feeds the profiler, value (<pc, loaded value> of loads) or edge
     /// (<pc, next pc> of control transfers)
     #[arg(long, value_enum, default_value = "value", requires = "rvfi")]
@@ -116,6 +121,30 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 &a.out,
                 &[
                     (vfile, v),
+                    (WAIVER_FILE.into(), hwprof_export::waiver_file()),
+                    (format!("{top}.core"), core),
+                ],
+            )
+        }
+        None if a.wishbone => {
+            use hwprof_sim::hwprof_hdl::readout;
+            let v = on_rtl_thread(|| readout::exported(&cfg, &name))
+                .map_err(CliError::failure)?
+                .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
+            let top = readout::wrapper_name(&name);
+            let vfile = format!("{top}.v");
+            let description = format!(
+                "hwprof profiler with a Wishbone B4 slave: {}",
+                cfg.summary()
+            );
+            let core =
+                hwprof_export::fusesoc_core(&format!("{name}_wb"), &description, &vfile, None);
+            let header = readout::c_header(&cfg, &name, readout::fifo_depth(&cfg));
+            hwprof_export::write_files(
+                &a.out,
+                &[
+                    (vfile, v),
+                    (format!("{}.h", hwprof_export::module_name(&name)), header),
                     (WAIVER_FILE.into(), hwprof_export::waiver_file()),
                     (format!("{top}.core"), core),
                 ],

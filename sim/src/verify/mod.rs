@@ -8,6 +8,7 @@ pub mod multihash;
 pub mod netlist;
 pub mod phase;
 pub mod profile_buffer;
+pub mod readout;
 pub mod tap;
 pub mod waveform;
 

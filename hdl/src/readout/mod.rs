@@ -1,0 +1,25 @@
+//! `hwprof_<name>_wb`: a profiler with a Wishbone B4 (classic) slave, so that software — the
+//! profiled CPU itself, or a debug bridge — reads the reports from registers.
+//!
+//! **One description.** [`registers`] is the register map; the slave's read multiplexer
+//! ([`wishbone`]), the C header ([`c_header`]) and the table of docs/SPEC.md ([`markdown_table`])
+//! are all generated from it, so they cannot disagree.
+//!
+//! **Reports.** The profiler's report stream fills a FIFO of [`fifo_depth`] words, deep enough for
+//! a whole interval's report (every accumulator entry and the end word), so a program that drains
+//! the FIFO once per interval never holds the profiler back. When the FIFO is full the profiler
+//! waits (its `out_ready` is low): reports are never lost, and an upstream tap under the stall
+//! policy passes the wait on to the core. Software sees the head word in the `REPORT_*` registers
+//! while `STATUS.READY` is set; reading `REPORT_POP` returns its `last` bit and removes it.
+//! Words with count 0 are not entries: they end a report (the profiler's end word, §5.1).
+//!
+//! **Control.** `CTRL.ENABLE` (set at reset) lets events in; cleared, the slave accepts events and
+//! discards them (the profiler's intervals do not advance). `CTRL.IRQ_ENABLE` routes `READY` to
+//! the `irq` output (level-sensitive, high while a word waits). `DROPPED` shows the `in_dropped`
+//! input: events an upstream tap lost (0 when nothing is connected).
+
+pub mod regs;
+pub mod wishbone;
+
+pub use regs::{c_header, markdown_table, registers, Access, Register};
+pub use wishbone::{exported, fifo_depth, verilog, wrapper_name};

@@ -1,0 +1,280 @@
+//! The Wishbone slave `hwprof_<name>_wb` ([`hwprof_hdl::readout`]) under Icarus against the
+//! profiler's model: events stream in while a bus master with random gaps between its cycles
+//! polls `STATUS`, reads each head word and pops it, so the report FIFO fills and holds the
+//! profiler back; `CTRL.ENABLE` is cleared for a while mid-run, `irq` is checked against
+//! `STATUS.READY`, and every configuration register is read back.
+
+use super::icarus::{self, SimDir};
+use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
+use crate::model::Tuple;
+use hwprof_hdl::readout::{self, registers};
+use hwprof_hdl::ProfilerConfig;
+use std::fmt::Write as _;
+
+/// What a run gave.
+#[derive(Debug, Clone)]
+pub struct ReadoutOutcome {
+    /// The reports read over the bus.
+    pub hardware: Vec<IntervalReport>,
+    /// The model's reports of the events the profiler took (those while enabled).
+    pub model: Vec<IntervalReport>,
+    /// Events fed, and taken while enabled.
+    pub fed: usize,
+    pub taken: usize,
+    /// Each register read at the start: (name, value).
+    pub registers: Vec<(String, u32)>,
+    /// The largest level software saw (the FIFO and the head word), and the FIFO's depth.
+    pub max_level: u32,
+    pub depth: u32,
+    /// Polls that found `irq` high.
+    pub irq_polls: u64,
+}
+
+/// Runs the slave of `cfg` on `events` with a master whose gaps between polls are up to
+/// `max_gap` clocks.
+pub fn run(cfg: &ProfilerConfig, events: &[Tuple], max_gap: u32) -> Result<ReadoutOutcome, String> {
+    let name = "readout-test";
+    let dir = SimDir::new("readout").map_err(|e| e.to_string())?;
+    let design = dir.file("design.v");
+    let cfg2 = cfg.clone();
+    let v = hwprof_hdl::util::on_rtl_thread(move || {
+        hwprof_hdl::multihash::export::exported(&cfg2, name)
+    })??;
+    let slave = readout::verilog(cfg, name, name);
+    std::fs::write(&design, format!("{v}{slave}")).map_err(|e| e.to_string())?;
+    icarus::write_memh(
+        &dir.file("events.memh"),
+        128,
+        events.iter().map(|&(a, b)| vec![b, a]),
+    )
+    .map_err(|e| e.to_string())?;
+    let depth = readout::fifo_depth(cfg);
+    let regs = registers(cfg, depth);
+    let offset = |n: &str| regs.iter().find(|r| r.name == n).expect("register").offset;
+    let mut config_reads = String::new();
+    for r in &regs {
+        if !r.name.starts_with("REPORT") {
+            let _ = writeln!(
+                config_reads,
+                "    wb_read(8'h{:02x}, d); $display(\"REG {} %0d\", d);",
+                r.offset, r.name
+            );
+        }
+    }
+    let tb = format!(
+        r#"`timescale 1ns/1ps
+module tb;
+  localparam N = {n};
+  reg clock = 1'b0, reset = 1'b1;
+  always #5 clock = !clock;
+  reg [127:0] events [0:N-1];
+  initial $readmemh("events.memh", events);
+  integer next = 0;
+  wire in_valid = next < N;
+  wire in_ready;
+  wire [63:0] in_a = events[next < N ? next : 0][127:64];
+  wire [63:0] in_b = events[next < N ? next : 0][63:0];
+  reg wb_cyc = 1'b0, wb_stb = 1'b0, wb_we = 1'b0;
+  reg [3:0] wb_sel = 4'hf;
+  reg [7:0] wb_adr = 8'd0;
+  reg [31:0] wb_dat_w = 32'd0;
+  wire [31:0] wb_dat_r;
+  wire wb_ack, irq;
+  {top} dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_a(in_a),
+    .in_b(in_b), .in_dropped(32'd7), .wb_cyc(wb_cyc), .wb_stb(wb_stb), .wb_we(wb_we),
+    .wb_sel(wb_sel), .wb_adr(wb_adr), .wb_dat_w(wb_dat_w), .wb_dat_r(wb_dat_r), .wb_ack(wb_ack),
+    .irq(irq));
+  integer taken_f, words_f;
+  always @(posedge clock) if (!reset && in_valid && in_ready) begin
+    // Taken by the profiler: the slave's own enable, as it was on this clock.
+    if (dut.enable) $fwrite(taken_f, "%h %h\n", in_a, in_b);
+    next <= next + 1;
+  end
+  task automatic wb_read(input [7:0] adr, output [31:0] data);
+    begin
+      @(posedge clock);
+      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b0; wb_adr <= adr;
+      @(posedge clock);
+      while (!wb_ack) @(posedge clock);
+      data = wb_dat_r;
+      wb_cyc <= 1'b0; wb_stb <= 1'b0;
+    end
+  endtask
+  task automatic wb_write(input [7:0] adr, input [31:0] data);
+    begin
+      @(posedge clock);
+      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b1; wb_adr <= adr; wb_dat_w <= data;
+      @(posedge clock);
+      while (!wb_ack) @(posedge clock);
+      wb_cyc <= 1'b0; wb_stb <= 1'b0; wb_we <= 1'b0;
+    end
+  endtask
+  reg [31:0] lfsr = 32'h2545f491;
+  reg [31:0] d, st, iv, alo, ahi, blo, bhi, cnt, pop;
+  integer idle = 0, gap, polls = 0, irq_polls = 0, max_level = 0, disabled_once = 0, was_irq;
+  initial begin
+    taken_f = $fopen("taken.txt", "w");
+    words_f = $fopen("words.txt", "w");
+    repeat (3) @(posedge clock);
+    reset <= 1'b0;
+{config_reads}    wb_write(8'h{ctrl:02x}, 32'd3);
+    while (!(next >= N && idle > 400)) begin
+      lfsr = lfsr ^ (lfsr << 13); lfsr = lfsr ^ (lfsr >> 17); lfsr = lfsr ^ (lfsr << 5);
+      gap = lfsr % {gap};
+      repeat (gap) @(posedge clock);
+      if (!disabled_once && next > N / 3) begin
+        // Events are discarded while disabled; the log records only those taken.
+        wb_write(8'h{ctrl:02x}, 32'd2);
+        repeat (300) @(posedge clock);
+        wb_write(8'h{ctrl:02x}, 32'd3);
+        disabled_once = 1;
+      end
+      was_irq = irq;
+      wb_read(8'h{status:02x}, st);
+      polls = polls + 1;
+      if (was_irq) begin
+        irq_polls = irq_polls + 1;
+        if (!st[0]) begin $display("FAIL irq high but STATUS.READY low"); $finish; end
+      end
+      if (st[31:16] > max_level) max_level = st[31:16];
+      if (st[0]) begin
+        wb_read(8'h{iv:02x}, iv);
+        wb_read(8'h{alo:02x}, alo);
+        wb_read(8'h{ahi:02x}, ahi);
+        wb_read(8'h{blo:02x}, blo);
+        wb_read(8'h{bhi:02x}, bhi);
+        wb_read(8'h{cnt:02x}, cnt);
+        wb_read(8'h{pop:02x}, pop);
+        if (!pop[1]) begin $display("FAIL popped with no word"); $finish; end
+        $fwrite(words_f, "%h %h%h %h%h %h %h\n", iv, ahi, alo, bhi, blo, cnt, pop[0]);
+        idle = 0;
+      end else idle = idle + 1;
+    end
+    $fclose(taken_f);
+    $fclose(words_f);
+    $display("MAXLEVEL %0d", max_level);
+    $display("IRQPOLLS %0d", irq_polls);
+    $display("DONE %0d", polls);
+    $finish;
+  end
+endmodule
+"#,
+        n = events.len(),
+        top = readout::wrapper_name(name),
+        gap = max_gap.max(1),
+        ctrl = offset("CTRL"),
+        status = offset("STATUS"),
+        iv = offset("REPORT_INTERVAL"),
+        alo = offset("REPORT_A_LO"),
+        ahi = offset("REPORT_A_HI"),
+        blo = offset("REPORT_B_LO"),
+        bhi = offset("REPORT_B_HI"),
+        cnt = offset("REPORT_COUNT"),
+        pop = offset("REPORT_POP"),
+    );
+    let tbf = dir.file("tb.v");
+    std::fs::write(&tbf, tb).map_err(|e| e.to_string())?;
+    let out = icarus::run(&dir, &[design, tbf], "tb").map_err(|e| e.0)?;
+    if out.contains("FAIL") || !out.contains("DONE") {
+        return Err(format!("the testbench failed:\n{out}"));
+    }
+    let value = |key: &str| -> u32 {
+        out.lines()
+            .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    let registers_read = out
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.strip_prefix("REG ")?.split_whitespace();
+            Some((it.next()?.to_string(), it.next()?.parse().ok()?))
+        })
+        .collect();
+    let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|e| format!("{s:?}: {e}"));
+    let taken_text = std::fs::read_to_string(dir.file("taken.txt")).map_err(|e| e.to_string())?;
+    let taken: Vec<Tuple> = taken_text
+        .lines()
+        .map(|l| {
+            let (a, b) = l.split_once(' ').ok_or("taken.txt: bad line")?;
+            Ok((hex(a)?, hex(b)?))
+        })
+        .collect::<Result<_, String>>()?;
+    let words_text = std::fs::read_to_string(dir.file("words.txt")).map_err(|e| e.to_string())?;
+    let mut hardware = Vec::new();
+    let mut open: Vec<ReportEntry> = Vec::new();
+    for l in words_text.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let [iv, a, b, count, last] = f[..] else {
+            return Err(format!("words.txt: bad line {l:?}"));
+        };
+        let count = hex(count)?;
+        if count != 0 {
+            open.push(ReportEntry {
+                a: hex(a)?,
+                b: hex(b)?,
+                count,
+            });
+        }
+        if last == "1" {
+            hardware.push(IntervalReport {
+                interval: hex(iv)?,
+                entries: std::mem::take(&mut open),
+            });
+        }
+    }
+    let model = MultiHash::new(cfg)?.run(&taken);
+    Ok(ReadoutOutcome {
+        hardware,
+        model,
+        fed: events.len(),
+        taken: taken.len(),
+        registers: registers_read,
+        max_level: value("MAXLEVEL"),
+        depth,
+        irq_polls: value("IRQPOLLS") as u64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::board::event_source::EventSourceModel;
+    use crate::soc::run::mismatches;
+    use hwprof_hdl::board::event_source::DEFAULT_SEED;
+    use hwprof_hdl::ConfigFile;
+
+    #[test]
+    fn reports_read_over_the_bus_by_a_slow_master_equal_the_models() {
+        let cfg = ProfilerConfig::from_toml_str(
+            "interval = 200\nthreshold = 4\ntables = 2\nentries = 64\nhash = \"h3\"\na_bits = 32\nb_bits = 20\n\
+             [accumulator]\norganisation = \"set_associative\"\nentries = 16\nways = 2\nstash = 0\n",
+            "readout-test.toml",
+        )
+        .unwrap();
+        let events = EventSourceModel::events(DEFAULT_SEED, 4000);
+        let o = run(&cfg, &events, 150).unwrap();
+        assert!(
+            o.taken < o.fed && o.taken > o.fed / 2,
+            "{} of {}",
+            o.taken,
+            o.fed
+        );
+        assert!(o.model.len() >= 10, "{}", o.model.len());
+        assert_eq!(o.hardware.len(), o.model.len());
+        assert_eq!(mismatches(&o.hardware, &o.model), 0);
+        // The master was slow enough to fill the FIFO, which held the profiler back.
+        assert_eq!(o.max_level, o.depth + 1);
+        assert!(o.irq_polls > 0);
+        let reg = |n: &str| o.registers.iter().find(|r| r.0 == n).map(|r| r.1);
+        assert_eq!(reg("ID"), Some(hwprof_hdl::readout::regs::ID));
+        assert_eq!(reg("TABLES"), Some(2));
+        assert_eq!(reg("TABLE_ENTRIES"), Some(64));
+        assert_eq!(reg("ACC_ENTRIES"), Some(16));
+        assert_eq!(reg("KEY_BITS"), Some(32 | 20 << 8));
+        assert_eq!(reg("INTERVAL"), Some(200));
+        assert_eq!(reg("THRESHOLD"), Some(4));
+        assert_eq!(reg("DROPPED"), Some(7));
+        assert_eq!(reg("CTRL"), Some(1));
+        assert_eq!(reg("FIFO_DEPTH"), Some(o.depth));
+    }
+}
