@@ -127,3 +127,71 @@ fn report_refuses_bad_input_with_exit_code_2() {
     let missing = s.join("missing").display().to_string();
     assert_input_error(&hwprof(&["report", &missing]), "missing");
 }
+
+#[test]
+fn verilog_wishbone_exports_a_slave_that_lints_clean_and_a_header_that_compiles() {
+    let s = Scratch::new("wb-export");
+    let out = s.join("out");
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &preset("soc-bram.toml"),
+        "--wishbone",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let v = std::fs::read_to_string(out.join("hwprof_soc_bram_wb.v")).unwrap();
+    for port in ["wb_cyc", "wb_ack", "wb_dat_r", "irq", "in_dropped"] {
+        assert!(v.contains(port), "{port}");
+    }
+    let lint = std::process::Command::new("verilator")
+        .args(["--lint-only", "-Wall", "--top-module", "hwprof_soc_bram_wb"])
+        .arg(out.join("hwprof.vlt"))
+        .arg(out.join("hwprof_soc_bram_wb.v"))
+        .output()
+        .expect("verilator (installed by scripts/test.sh)");
+    assert!(
+        lint.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lint.stderr)
+    );
+    // The header is freestanding C: a program on the profiled CPU includes it.
+    let user = s.write(
+        "user.c",
+        "#include \"hwprof_soc_bram.h\"\nint drain(void)\n{\n\thwprof_soc_bram_word w;\n\tint n = 0;\n\
+         \twhile (hwprof_soc_bram_read(0x20000000u, &w))\n\t\tn += w.count != 0;\n\treturn n;\n}\n",
+    );
+    let cc = std::process::Command::new("riscv64-unknown-elf-gcc")
+        .args([
+            "-march=rv32i",
+            "-mabi=ilp32",
+            "-ffreestanding",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-c",
+        ])
+        .arg(format!("-I{}", out.display()))
+        .arg(&user)
+        .arg("-o")
+        .arg(s.join("user.o"))
+        .output()
+        .expect("riscv64-unknown-elf-gcc (installed by scripts/test.sh)");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    assert_input_error(
+        &hwprof(&[
+            "verilog",
+            "--config",
+            &preset("soc-bram.toml"),
+            "--wishbone",
+            "--rvfi",
+            "--out",
+            out.to_str().unwrap(),
+        ]),
+        "cannot be used with",
+    );
+}
