@@ -933,7 +933,10 @@ mod tests {
         assert!(check_config(&cfg, Board::Icebreaker, Mode::Value).is_ok());
         // The tap's 32-bit words reach the narrower profiler, which masks them.
         let v = blocks_verilog(&cfg, Mode::Value, 4).unwrap();
-        assert!(v.contains(&hwprof_hdl::tap::export::wrapper_name(PROFILER)), "no wrapper");
+        assert!(
+            v.contains(&hwprof_hdl::tap::export::wrapper_name(PROFILER)),
+            "no wrapper"
+        );
         let e = check_config(&cfg, Board::Ulx3s, Mode::Value)
             .unwrap_err()
             .to_string();
