@@ -71,7 +71,8 @@ fn assert_rows(rows: &[Value], n: usize) {
     for r in rows {
         assert_eq!(r["fits"], true, "{r}");
         assert!(c(r) > 50 && f(r) > 10.0, "{r}");
-        assert!((0.0..=1.0).contains(&e(r)), "{r}");
+        // The metric's net error is a sum of error shares: finite, not bounded by 1.
+        assert!(e(r).is_finite() && e(r) >= 0.0, "{r}");
         assert!(
             r["tools"]["yosys"].as_str().unwrap().contains("Yosys"),
             "{r}"
@@ -218,7 +219,9 @@ fn explore_through_slurm_gives_the_local_rows() {
     // 6 configurations x 2 targets.
     let g = s.write("g.toml", &grid("[1, 2, 4]", "[16, 32]"));
     let targets = "ice40-up5k,ice40-hx8k";
+    let t0 = std::time::Instant::now();
     let local = explore(&g, targets, &s.join("local"), &["--jobs", "2"]);
+    let local_s = t0.elapsed().as_secs();
     assert!(
         local.status.success(),
         "{}",
@@ -263,6 +266,7 @@ fn explore_through_slurm_gives_the_local_rows() {
         .unwrap();
     let jobs = out.join("slurm-jobs.txt");
     let t0 = std::time::Instant::now();
+    let slurm_t0 = t0;
     while !jobs.is_file() {
         assert!(t0.elapsed().as_secs() < 120, "no job submitted");
         std::thread::sleep(std::time::Duration::from_millis(100));
@@ -297,7 +301,10 @@ fn explore_through_slurm_gives_the_local_rows() {
     let slurm = rows(&again);
     assert_same_rows(&local, &slurm);
     eprintln!(
-        "explore through Slurm: 12 tasks (one cancelled, then re-submitted alone), {} rows identical to the local executor's",
-        slurm.len()
+        "explore through Slurm: 12 tasks (one cancelled, then re-submitted alone), {} rows \
+         identical to the local executor's; wall time local --jobs 2 {local_s} s, Slurm (both \
+         submissions) {} s",
+        slurm.len(),
+        slurm_t0.elapsed().as_secs()
     );
 }
