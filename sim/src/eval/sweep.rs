@@ -1354,6 +1354,39 @@ peer_reference = { tables = 4, entries = 16, counter_bits = 24 }
     }
 
     #[test]
+    fn grid_gives_ways_key_widths_and_hardware_options() {
+        let g = "points = [{ interval = 1000, threshold = \"1%\" }]\ntables = [2]\nentries = [64]\n\
+                 accumulator_entries = [16]\naccumulator_ways = [2, 4]\na_bits = [16]\nb_bits = [8, 12]\n\
+                 hardware = { write_stage = true }\n[target.ice40-hx8k]\nflag_rows = true\n";
+        let cfgs: Vec<ProfilerConfig> = expand_grid(g, "g.toml")
+            .unwrap()
+            .into_iter()
+            .map(|s| match s {
+                Subject::Profiler(c) => c,
+                _ => panic!("no peers asked for"),
+            })
+            .collect();
+        assert_eq!(cfgs.len(), 4);
+        let shapes: Vec<(usize, u32, u32)> = cfgs
+            .iter()
+            .map(|c| (c.accumulator.ways, c.a_bits, c.b_bits))
+            .collect();
+        assert_eq!(shapes, [(2, 16, 8), (2, 16, 12), (4, 16, 8), (4, 16, 12)]);
+        for c in &cfgs {
+            assert_eq!(
+                c.accumulator.organisation,
+                hwprof_hdl::Organisation::SetAssociative
+            );
+            assert!(c.write_stage && !c.flag_rows);
+            assert!(c.for_target("ice40-hx8k").flag_rows);
+        }
+        let e = expand_grid(&g.replace("write_stage", "interval"), "g.toml").unwrap_err();
+        assert!(e.contains("`hardware`"), "{e}");
+        let e = expand_grid(&g.replace("ice40-hx8k", "ice40-xx"), "g.toml").unwrap_err();
+        assert!(e.contains("target.ice40-xx"), "{e}");
+    }
+
+    #[test]
     fn presets_expand_within_budget() {
         let paper = expand_grid(PRESET_PAPER, "paper").unwrap();
         let profilers = paper
