@@ -46,6 +46,9 @@ enum Command {
     Bitstream(commands::synth::BitstreamArgs),
     /// Design-space sweep: a grid of configurations x traces with peers, CSV/JSON and plots.
     Sweep(commands::sweep::SweepArgs),
+    /// Design-space exploration: a sweep grid's accuracy x area x Fmax per target with Pareto
+    /// fronts, on this machine or a Slurm cluster.
+    Explore(commands::explore::ExploreArgs),
     /// Co-simulate the multi-hash profiler RTL (rust-hdl) against the model on a trace.
     Cosim(commands::cosim::CosimArgs),
     /// Bounded formal check: the pipelined profiler and the baseline send the same reports.
@@ -86,6 +89,7 @@ fn main() {
         Command::Tools(c) => commands::synth::run_tools(c),
         Command::Bitstream(a) => commands::synth::run_bitstream(a),
         Command::Sweep(a) => commands::sweep::run_cmd(a),
+        Command::Explore(a) => commands::explore::run(a),
         Command::Cosim(a) => commands::cosim::run(a),
         Command::Formal(a) => commands::formal::run(a),
         Command::Verilog(a) => commands::verilog::run(a),

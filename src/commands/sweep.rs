@@ -5,8 +5,8 @@ use super::progress::Progress;
 use super::{create_out_dir, load_trace, print_json, write_error, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::plot::sweep_figures;
 use hwprof_sim::eval::sweep::{
-    expand_grid, rank_by_worst, rows_by_point, run, CsvOutput, Job, PythonBench, Row, RunOptions,
-    Subject, TraceInput, PRESETS,
+    expand_grid, rank_by_worst, rows_by_point, run, trace_labels, CsvOutput, Job, PythonBench, Row,
+    RunOptions, Subject, TraceInput, PRESETS,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,55 +42,6 @@ pub struct SweepArgs {
     /// Print the summary (with its wall time), the files written and every row as one JSON object
     #[arg(long)]
     pub json: bool,
-}
-
-fn trace_name(p: &Path) -> String {
-    let mut n = p
-        .file_name()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    for ext in [".gz", ".lackey", ".hwpt", ".txt", ".bin"] {
-        if let Some(s) = n.strip_suffix(ext) {
-            n = s.to_string();
-        }
-    }
-    n
-}
-
-/// One label per trace: its stem, and where stems repeat, the parent directories needed to tell
-/// them apart (`a/x.lackey.gz`, `b/x.lackey.gz` -> `a/x`, `b/x`; the same path twice -> `x#1`, `x#2`).
-fn trace_labels(paths: &[PathBuf]) -> Vec<String> {
-    let stem = |p: &Path, depth: usize| {
-        let mut parts: Vec<String> = p
-            .parent()
-            .into_iter()
-            .flat_map(|d| d.components().rev().take(depth))
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        parts.reverse();
-        parts.push(trace_name(p));
-        parts.join("/")
-    };
-    let mut labels: Vec<String> = paths.iter().map(|p| stem(p, 0)).collect();
-    for depth in 1..=8 {
-        let dup = |l: &String, labels: &[String]| labels.iter().filter(|m| *m == l).count() > 1;
-        let snapshot = labels.clone();
-        for (i, p) in paths.iter().enumerate() {
-            if dup(&snapshot[i], &snapshot) {
-                labels[i] = stem(p, depth);
-            }
-        }
-    }
-    let snapshot = labels.clone();
-    let mut seen: std::collections::HashMap<String, usize> = Default::default();
-    for l in labels.iter_mut() {
-        if snapshot.iter().filter(|m| *m == l).count() > 1 {
-            let n = seen.entry(l.clone()).or_default();
-            *n += 1;
-            *l = format!("{l}#{n}");
-        }
-    }
-    labels
 }
 
 fn python_bench() -> Option<PythonBench> {

@@ -212,8 +212,7 @@ fn design(a: &DesignArgs, target: Target) -> Result<Design, CliError> {
         let (interval, entries) = (cfg.interval, cfg.entries as u64);
         let mut d = config_design(path, move || hwprof_hdl::multihash::verilog(&cfg))?;
         if a.events_per_clock.is_none() {
-            // Two intervals and the clearing between them, capped: Icarus is slow on big designs.
-            let cycles = (2 * interval + entries + 100).min(THROUGHPUT_CYCLES);
+            let cycles = flow::throughput::profiler_cycles(interval, entries);
             progress(&format!("icarus: events per clock over {cycles} cycles"));
             d.events_per_clock = Some(
                 flow::throughput::events_per_clock(&d.verilog, &d.top, cycles)
@@ -248,9 +247,6 @@ fn is_buffer_config(path: &Path) -> bool {
     std::fs::read_to_string(path).is_ok_and(|t| BufferConfig::is_buffer_toml(&t))
 }
 
-/// The longest throughput simulation (cycles) for `--config` designs.
-const THROUGHPUT_CYCLES: u64 = 30_000;
-
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map_or("design".into(), |s| s.to_string_lossy().into_owned())
@@ -278,16 +274,7 @@ fn with_big_stack<T: Send>(f: impl FnOnce() -> Result<T, String> + Send) -> Resu
     hwprof_hdl::util::on_rtl_thread(f)?
 }
 
-/// The project's Fmax goals, used as the default clock constraint.
-fn default_freq(t: Target) -> f64 {
-    match t {
-        Target::Ice40Up5k => 40.0,
-        Target::Ice40Hx8k => 100.0,
-        Target::Ecp5_25k | Target::Ecp5_85k => 150.0,
-    }
-}
-
-fn targets(s: &str) -> Result<Vec<Target>, CliError> {
+pub(super) fn targets(s: &str) -> Result<Vec<Target>, CliError> {
     if s == "all" {
         return Ok(Target::ALL.to_vec());
     }
@@ -335,7 +322,7 @@ pub fn run(a: SynthArgs) -> CmdResult {
 fn flow_options(a: &SynthArgs, t: Target, several: bool) -> Result<FlowOptions, CliError> {
     Ok(FlowOptions {
         target: t,
-        freq_mhz: a.freq.unwrap_or(default_freq(t)),
+        freq_mhz: a.freq.unwrap_or(t.goal_mhz()),
         seeds: a.seeds,
         out_dir: if several {
             a.out.join(t.name())

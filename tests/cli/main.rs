@@ -4,6 +4,7 @@ mod common;
 
 mod buffer;
 mod counters;
+mod explore;
 mod exports;
 mod model;
 mod phase;

@@ -26,6 +26,10 @@
 //! | `hash` | list of `"tabulation"` / `"h3"` | `["tabulation"]` |
 //! | `seed` | list | `[1]` |
 //! | `accumulator_entries` | list; absent = floor(L/T) | — |
+//! | `accumulator_ways` | list; given, the accumulator is set-associative with that many ways (the block-RAM profiler) | fully associative |
+//! | `a_bits`, `b_bits` | lists of key widths | `[48]` |
+//! | `hardware` | a table of top-level hardware options (`write_stage = true`, …) given to every configuration; no effect on the profile | — |
+//! | `target` | `[target.<name>]` tables of per-target hardware options given to every configuration (`hwprof explore` synthesizes each target with its own) | — |
 //! | `max_table_bits` | skip configurations whose tables × entries × counter_bits exceed it | — |
 //! | `max_accumulator_entries` | skip configurations with a larger accumulator | — |
 //! | `peers` | add, per point, the stratified sampler (T_s = T and T/10), Space-Saving and DataSketches at the memory of `peer_reference` | false |
@@ -82,6 +86,13 @@ pub struct GridSpec {
     pub hash: Option<Vec<String>>,
     pub seed: Option<Vec<u64>>,
     pub accumulator_entries: Option<Vec<u64>>,
+    pub accumulator_ways: Option<Vec<u64>>,
+    pub a_bits: Option<Vec<u64>>,
+    pub b_bits: Option<Vec<u64>>,
+    /// Hardware options copied into every configuration as written.
+    pub hardware: Option<toml::Table>,
+    /// `[target.<name>]` sections copied into every configuration as written.
+    pub target: Option<toml::Table>,
     pub max_table_bits: Option<u64>,
     pub max_accumulator_entries: Option<u64>,
     #[serde(default)]
@@ -282,6 +293,9 @@ pub struct Row {
     /// The error of each complete interval (0 for an interval without hot tuples).
     #[serde(skip)]
     pub per_interval: Vec<f64>,
+    /// The index of the row's job in the jobs given to [`run`].
+    #[serde(skip)]
+    pub job: usize,
 }
 
 /// One configuration (or peer) at one point, across every trace of a sweep: the choice of a
@@ -361,6 +375,56 @@ pub fn rank_by_worst(rows: &[Row]) -> Vec<AcrossTraces> {
     out
 }
 
+/// A trace file's name without its trace extensions (`x.lackey.gz` -> `x`).
+pub fn trace_name(p: &Path) -> String {
+    let mut n = p
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    for ext in [".gz", ".lackey", ".hwpt", ".txt", ".bin"] {
+        if let Some(s) = n.strip_suffix(ext) {
+            n = s.to_string();
+        }
+    }
+    n
+}
+
+/// One label per trace: its stem, and where stems repeat, the parent directories needed to tell
+/// them apart (`a/x.lackey.gz`, `b/x.lackey.gz` -> `a/x`, `b/x`; the same path twice -> `x#1`, `x#2`).
+pub fn trace_labels(paths: &[PathBuf]) -> Vec<String> {
+    let stem = |p: &Path, depth: usize| {
+        let mut parts: Vec<String> = p
+            .parent()
+            .into_iter()
+            .flat_map(|d| d.components().rev().take(depth))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        parts.reverse();
+        parts.push(trace_name(p));
+        parts.join("/")
+    };
+    let mut labels: Vec<String> = paths.iter().map(|p| stem(p, 0)).collect();
+    for depth in 1..=8 {
+        let dup = |l: &String, labels: &[String]| labels.iter().filter(|m| *m == l).count() > 1;
+        let snapshot = labels.clone();
+        for (i, p) in paths.iter().enumerate() {
+            if dup(&snapshot[i], &snapshot) {
+                labels[i] = stem(p, depth);
+            }
+        }
+    }
+    let snapshot = labels.clone();
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    for l in labels.iter_mut() {
+        if snapshot.iter().filter(|m| *m == l).count() > 1 {
+            let n = seen.entry(l.clone()).or_default();
+            *n += 1;
+            *l = format!("{l}#{n}");
+        }
+    }
+    labels
+}
+
 /// A bad grid: which field broke which rule.
 fn bad(source: &str, field: &str, rule: impl std::fmt::Display) -> String {
     format!("grid {source}: field `{field}`: {rule}")
@@ -410,6 +474,32 @@ pub fn expand_grid(text: &str, source: &str) -> Result<Vec<Subject>, String> {
     let rps = g.reset_on_promote.clone().unwrap_or(vec![false]);
     let rets = g.retaining.clone().unwrap_or(vec![true]);
     let seeds = g.seed.clone().unwrap_or(vec![1]);
+    let ways: Vec<Option<u64>> = match &g.accumulator_ways {
+        Some(v) => v.iter().map(|&w| Some(w)).collect(),
+        None => vec![None],
+    };
+    let a_bits = g.a_bits.clone().unwrap_or(vec![48]);
+    let b_bits = g.b_bits.clone().unwrap_or(vec![48]);
+    if let Some(h) = &g.hardware {
+        // The same keys as a target section: hardware options only.
+        hwprof_hdl::config::TargetOptions::deserialize(toml::Value::Table(h.clone()))
+            .map_err(|e| bad(source, "hardware", e.message()))?;
+    }
+    let mut hardware = String::new();
+    for (k, v) in g.hardware.iter().flatten() {
+        hardware.push_str(&format!("{k} = {v}\n"));
+    }
+    // The sections keep their own keys: each configuration checks them (unknown target, option).
+    let targets = g
+        .target
+        .as_ref()
+        .map(|t| {
+            let mut wrapped = toml::Table::new();
+            wrapped.insert("target".into(), toml::Value::Table(t.clone()));
+            toml::to_string(&wrapped).map_err(|e| bad(source, "target", e))
+        })
+        .transpose()?
+        .unwrap_or_default();
     let mut out = Vec::new();
     for (pi, p) in g.points.iter().enumerate() {
         let thr = match &p.threshold {
@@ -427,6 +517,17 @@ pub fn expand_grid(text: &str, source: &str) -> Result<Vec<Subject>, String> {
             Some(v) => v.iter().map(|&a| Some(a)).collect(),
             None => vec![None],
         };
+        // Accumulator entries x ways x key widths, the innermost lists crossed.
+        let mut shapes = Vec::new();
+        for &acc in &accs {
+            for &w in &ways {
+                for &ab in &a_bits {
+                    for &bb in &b_bits {
+                        shapes.push((acc, w, ab, bb));
+                    }
+                }
+            }
+        }
         for &n in &g.tables {
             for &b in &bits {
                 let per_table: Vec<u64> = if let Some(tot) = &g.total_entries {
@@ -446,14 +547,20 @@ pub fn expand_grid(text: &str, source: &str) -> Result<Vec<Subject>, String> {
                             for &ret in &rets {
                                 for h in &hashes {
                                     for &seed in &seeds {
-                                        for acc in &accs {
-                                            let acc_line = acc
-                                                .map(|a| format!("[accumulator]\nentries = {a}\n"))
-                                                .unwrap_or_default();
+                                        for &(acc, w, ab, bb) in &shapes {
+                                            let mut acc_line = String::from("[accumulator]\n");
+                                            if let Some(a) = acc {
+                                                acc_line += &format!("entries = {a}\n");
+                                            }
+                                            if let Some(w) = w {
+                                                acc_line += &format!(
+                                                    "organisation = \"set_associative\"\nways = {w}\n"
+                                                );
+                                            }
                                             let toml = format!(
                                                 "interval = {}\nthreshold = {thr}\ntables = {n}\nentries = {e}\ncounter_bits = {b}\n\
                                                  conservative_update = {cu}\nreset_on_promote = {rp}\nretaining = {ret}\n\
-                                                 hash = \"{h}\"\nseed = {seed}\n{acc_line}",
+                                                 hash = \"{h}\"\nseed = {seed}\na_bits = {ab}\nb_bits = {bb}\n{hardware}{acc_line}{targets}",
                                                 p.interval
                                             );
                                             let cfg = ProfilerConfig::from_toml_str(
@@ -652,7 +759,7 @@ pub fn run(
                 };
                 match run_job(&traces[j.trace], &j.subject, p, opts) {
                     Ok(Some(row)) => {
-                        let _ = tx.send(Ok(row));
+                        let _ = tx.send(Ok(Row { job: i, ..row }));
                     }
                     Ok(None) => return, // stopped
                     Err(e) => {
@@ -840,6 +947,7 @@ fn run_job(
         events: ev.len() as u64,
         seconds: t0.elapsed().as_secs_f64(),
         per_interval: per.iter().map(|e| e.error()).collect(),
+        job: 0,
     }))
 }
 
@@ -1243,6 +1351,39 @@ peer_reference = { tables = 4, entries = 16, counter_bits = 24 }
         )
         .unwrap_err();
         assert!(e.contains("`hash`"), "{e}");
+    }
+
+    #[test]
+    fn grid_gives_ways_key_widths_and_hardware_options() {
+        let g = "points = [{ interval = 1000, threshold = \"1%\" }]\ntables = [2]\nentries = [64]\n\
+                 accumulator_entries = [16]\naccumulator_ways = [2, 4]\na_bits = [16]\nb_bits = [8, 12]\n\
+                 hardware = { write_stage = true }\n[target.ice40-hx8k]\nflag_rows = true\n";
+        let cfgs: Vec<ProfilerConfig> = expand_grid(g, "g.toml")
+            .unwrap()
+            .into_iter()
+            .map(|s| match s {
+                Subject::Profiler(c) => c,
+                _ => panic!("no peers asked for"),
+            })
+            .collect();
+        assert_eq!(cfgs.len(), 4);
+        let shapes: Vec<(usize, u32, u32)> = cfgs
+            .iter()
+            .map(|c| (c.accumulator.ways, c.a_bits, c.b_bits))
+            .collect();
+        assert_eq!(shapes, [(2, 16, 8), (2, 16, 12), (4, 16, 8), (4, 16, 12)]);
+        for c in &cfgs {
+            assert_eq!(
+                c.accumulator.organisation,
+                hwprof_hdl::Organisation::SetAssociative
+            );
+            assert!(c.write_stage && !c.flag_rows);
+            assert!(c.for_target("ice40-hx8k").flag_rows);
+        }
+        let e = expand_grid(&g.replace("write_stage", "interval"), "g.toml").unwrap_err();
+        assert!(e.contains("`hardware`"), "{e}");
+        let e = expand_grid(&g.replace("ice40-hx8k", "ice40-xx"), "g.toml").unwrap_err();
+        assert!(e.contains("target.ice40-xx"), "{e}");
     }
 
     #[test]

@@ -65,6 +65,15 @@ impl Target {
             })
     }
 
+    /// The project's Fmax goal on the target, MHz: the default clock constraint of nextpnr.
+    pub fn goal_mhz(self) -> f64 {
+        match self {
+            Target::Ice40Up5k => 40.0,
+            Target::Ice40Hx8k => 100.0,
+            Target::Ecp5_25k | Target::Ecp5_85k => 150.0,
+        }
+    }
+
     pub fn family(self) -> Family {
         match self {
             Target::Ice40Up5k | Target::Ice40Hx8k => Family::Ice40,

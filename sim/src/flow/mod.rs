@@ -9,6 +9,7 @@
 pub mod compare;
 pub mod counter_area;
 pub mod device;
+pub mod explore;
 pub mod harness;
 pub mod report;
 pub mod throughput;

@@ -12,6 +12,15 @@ use hwprof_hdl::board::event_source::DEFAULT_SEED;
 /// Cycles in reset before counting.
 const RESET_CYCLES: u64 = 4;
 
+/// The longest throughput simulation of a profiler, cycles: Icarus is slow on big designs.
+const MAX_PROFILER_CYCLES: u64 = 30_000;
+
+/// Cycles over which a profiler of interval `interval` and `entries` counters per table is
+/// measured: two intervals and the clearing between them, capped.
+pub fn profiler_cycles(interval: u64, entries: u64) -> u64 {
+    (2 * interval + entries + 100).min(MAX_PROFILER_CYCLES)
+}
+
 /// Runs `top` (ports `clock`, `reset`, `in_valid`, `in_ready`, `in_a`, `in_b`, `out_ready`) for
 /// `cycles` clocks from its first ready cycle; returns events taken per clock.
 pub fn events_per_clock(verilog: &str, top: &str, cycles: u64) -> Result<f64, String> {
