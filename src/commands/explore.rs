@@ -50,6 +50,7 @@ pub struct ExploreArgs {
     /// same exploration is resumed: completed tasks are skipped
     #[arg(long, required = true)]
     out: Option<PathBuf>,
+    /// Where the tasks run: `local` (this machine, --jobs at a time) or `slurm` (one sbatch array)
     #[arg(long, value_enum, default_value = "local")]
     executor: Executor,
     /// Tasks at a time with --executor local (default and at most: the cores)
@@ -83,9 +84,12 @@ enum ExploreCommand {
     /// Merge the rows of an exploration directory (Pareto flags, tables, figures); lists the
     /// failed tasks with their logs.
     Collect {
+        /// Exploration directory written by `hwprof explore --out`
         dir: PathBuf,
+        /// Print {"rows": [...], "failed": [...], ...} instead of the Pareto tables
         #[arg(long)]
         json: bool,
+        /// Skip the figures
         #[arg(long)]
         no_plots: bool,
     },
