@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 /// `ID`'s value: "hwpf" in ASCII.
 pub const ID: u32 = 0x6877_7066;
 /// The register map's version; a change of the map changes it.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// How software may access a register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,7 +162,7 @@ pub fn registers(cfg: &ProfilerConfig, depth: u32) -> Vec<Register> {
                     1,
                     "events reach the profiler (cleared: discarded)",
                 ),
-                field("IRQ_ENABLE", 1, 1, "`irq` follows STATUS.READY"),
+                field("IRQ_ENABLE", 1, 1, "`irq` is on (see IRQ_LEVEL)"),
             ],
             read: "{30'd0, irq_enable, enable}".into(),
         },
@@ -236,6 +236,24 @@ pub fn registers(cfg: &ProfilerConfig, depth: u32) -> Vec<Register> {
                 field("VALID", 1, 1, "there was a word (else nothing was removed)"),
             ],
             read: "{30'd0, head_valid, head_last}".into(),
+        },
+        Register {
+            fields: vec![field(
+                "LEVEL",
+                0,
+                16,
+                "`irq` is high while STATUS.LEVEL >= LEVEL (and CTRL.IRQ_ENABLE); 0 acts as 1",
+            )],
+            ..Register {
+                name: "IRQ_LEVEL",
+                offset: 0x4c,
+                access: Access::Rw,
+                doc: "the interrupt's watermark; reset value 1 (a report word is ready): a higher \
+                      one lets software drain many words per interrupt"
+                    .into(),
+                fields: vec![],
+                read: "{16'd0, irq_level}".into(),
+            }
         },
     ]
 }

@@ -2,7 +2,7 @@
 //! profiler's model: events stream in while a bus master with random gaps between its cycles
 //! polls `STATUS`, reads each head word and pops it, so the report FIFO fills and holds the
 //! profiler back; `CTRL.ENABLE` is cleared for a while mid-run, `irq` is checked against
-//! `STATUS.READY`, and every configuration register is read back.
+//! `STATUS.READY` and, once `IRQ_LEVEL` is raised, against the level, and every configuration register is read back.
 
 use super::icarus::{self, SimDir};
 use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
@@ -26,8 +26,9 @@ pub struct ReadoutOutcome {
     /// The largest level software saw (the FIFO and the head word), and the FIFO's depth.
     pub max_level: u32,
     pub depth: u32,
-    /// Polls that found `irq` high.
+    /// Polls that found `irq` high, and those after `IRQ_LEVEL` was raised to 4.
     pub irq_polls: u64,
+    pub irq_polls_at_watermark: u64,
 }
 
 /// Runs the slave of `cfg` on `events` with a master whose gaps between polls are up to
@@ -112,6 +113,7 @@ module tb;
   reg [31:0] lfsr = 32'h2545f491;
   reg [31:0] d, st, iv, alo, ahi, blo, bhi, cnt, pop;
   integer idle = 0, gap, polls = 0, irq_polls = 0, max_level = 0, disabled_once = 0, was_irq;
+  integer watermark = 1, irq_high_level = 0;
   initial begin
     taken_f = $fopen("taken.txt", "w");
     words_f = $fopen("words.txt", "w");
@@ -129,12 +131,19 @@ module tb;
         wb_write(8'h{ctrl:02x}, 32'd3);
         disabled_once = 1;
       end
+      if (watermark == 1 && next > 2 * N / 3) begin
+        // From here the interrupt waits for several words.
+        wb_write(8'h{irq_level:02x}, 32'd4);
+        watermark = 4;
+      end
       was_irq = irq;
       wb_read(8'h{status:02x}, st);
       polls = polls + 1;
       if (was_irq) begin
         irq_polls = irq_polls + 1;
         if (!st[0]) begin $display("FAIL irq high but STATUS.READY low"); $finish; end
+        if (st[31:16] < watermark) begin $display("FAIL irq high below IRQ_LEVEL"); $finish; end
+        if (watermark > 1) irq_high_level = irq_high_level + 1;
       end
       if (st[31:16] > max_level) max_level = st[31:16];
       if (st[0]) begin
@@ -154,6 +163,7 @@ module tb;
     $fclose(words_f);
     $display("MAXLEVEL %0d", max_level);
     $display("IRQPOLLS %0d", irq_polls);
+    $display("IRQWATERMARK %0d", irq_high_level);
     $display("DONE %0d", polls);
     $finish;
   end
@@ -171,6 +181,7 @@ endmodule
         bhi = offset("REPORT_B_HI"),
         cnt = offset("REPORT_COUNT"),
         pop = offset("REPORT_POP"),
+        irq_level = offset("IRQ_LEVEL"),
     );
     let tbf = dir.file("tb.v");
     std::fs::write(&tbf, tb).map_err(|e| e.to_string())?;
@@ -232,6 +243,7 @@ endmodule
         max_level: value("MAXLEVEL"),
         depth,
         irq_polls: value("IRQPOLLS") as u64,
+        irq_polls_at_watermark: value("IRQWATERMARK") as u64,
     })
 }
 
@@ -264,7 +276,8 @@ mod tests {
         assert_eq!(mismatches(&o.hardware, &o.model), 0);
         // The master was slow enough to fill the FIFO, which held the profiler back.
         assert_eq!(o.max_level, o.depth + 1);
-        assert!(o.irq_polls > 0);
+        assert!(o.irq_polls > o.irq_polls_at_watermark);
+        assert!(o.irq_polls_at_watermark > 0);
         let reg = |n: &str| o.registers.iter().find(|r| r.0 == n).map(|r| r.1);
         assert_eq!(reg("ID"), Some(hwprof_hdl::readout::regs::ID));
         assert_eq!(reg("TABLES"), Some(2));
@@ -276,5 +289,6 @@ mod tests {
         assert_eq!(reg("DROPPED"), Some(7));
         assert_eq!(reg("CTRL"), Some(1));
         assert_eq!(reg("FIFO_DEPTH"), Some(o.depth));
+        assert_eq!(reg("IRQ_LEVEL"), Some(1));
     }
 }
