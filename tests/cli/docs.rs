@@ -180,7 +180,21 @@ fn paths_in(code: &str, top: &BTreeSet<String>) -> Vec<String> {
 /// The `hwprof` command lines in a piece of code: the arguments after the program name, up to a
 /// shell separator.
 fn commands_in(code: &str) -> Vec<Vec<String>> {
-    let toks: Vec<&str> = code.split_whitespace().collect();
+    // A quoted argument (`--cflags "-O1 -DN=4"`) is one value, not options of hwprof.
+    let mut unquoted = String::new();
+    let mut quote: Option<char> = None;
+    for c in code.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                unquoted.push('Q');
+            }
+            None => unquoted.push(c),
+        }
+    }
+    let toks: Vec<&str> = unquoted.split_whitespace().collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
@@ -204,9 +218,12 @@ fn commands_in(code: &str) -> Vec<Vec<String>> {
         let mut k = s;
         while k < toks.len() {
             let t = toks[k];
-            if matches!(t, "|" | ";" | "&&" | "||" | "--" | ")" | ">" | "2>" | "<")
+            if matches!(t, "|" | ";" | "&&" | "||" | "--" | ")" | "<")
                 || t.starts_with('#')
                 || t.starts_with('>')
+                || t.starts_with("2>")
+                || t.starts_with("<(")
+                || t.starts_with("$(")
             {
                 break;
             }
@@ -283,6 +300,8 @@ fn check_command(args: &[String], cli: &Cli) -> Vec<String> {
                 for a in alts.iter().filter(|a| !subs.contains(**a)) {
                     bad.push(format!("`hwprof {}` has no subcommand {a}", path.join(" ")));
                 }
+                // The options after an unknown subcommand belong to nothing known.
+                return bad;
             }
             chain_open = false;
         }
@@ -386,17 +405,17 @@ fn check_doc(name: &str, text: &str, rules: Rules, cli: &Cli, root: &Path) -> Ve
             Some((f, a)) => (f, Some(a)),
             None => (target.as_str(), None),
         };
-        let resolved = if file.is_empty() {
-            root.join(name)
-        } else {
-            root.join(dir).join(file)
-        };
-        if !resolved.exists() {
+        let resolved = root.join(dir).join(file);
+        if !file.is_empty() && !resolved.exists() {
             bad.push(format!("{name}:{n}: link {target} reaches nothing"));
             continue;
         }
         if let Some(a) = anchor {
-            let body = std::fs::read_to_string(&resolved).unwrap_or_default();
+            let body = if file.is_empty() {
+                text.to_string()
+            } else {
+                std::fs::read_to_string(&resolved).unwrap_or_default()
+            };
             if !anchors(&body).contains(a) {
                 bad.push(format!("{name}:{n}: link {target}: no heading #{a}"));
             }
