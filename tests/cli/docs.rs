@@ -11,9 +11,9 @@
 //! - **Links.** In README.md, docs/*.md and docs/notes/*.md, every relative Markdown link
 //!   `[…](target)` must reach a file, and its `#anchor` (or a bare `#anchor`) a heading of the target
 //!   (GitHub's slugs).
-//! - **Commands.** In the same code of README.md and docs/*.md, and in every `--help` text, each
-//!   `hwprof …` (also `cargo run --release -- …`) up to a shell separator (`|`, `;`, `&&`, `#`, `)`,
-//!   `>`, `--`): the subcommands must exist (`a|b` alternatives each), and every option after them
+//! - **Commands.** In the same code of README.md and docs/*.md, and in the code spans of every
+//!   `--help` text, each `hwprof …` (also `cargo run --release -- …`) up to a shell separator (`|`,
+//!   `;`, `&&`, `)`, `>`, `<(`, `--`) and not in a `#` comment: the subcommands must exist (`a|b` alternatives each), and every option after them
 //!   (`--x`, `-x`, `[--x]`, `--x=V`, `--x|--y`) must be one of that subcommand's or a global one.
 //!   A token in capitals or with `<`, `...` ends the subcommand chain unchecked (`hwprof ARGS`).
 //! - **Configurations in figure tables.** In docs/RESULTS.md, every table row's word of a preset
@@ -194,7 +194,11 @@ fn commands_in(code: &str) -> Vec<Vec<String>> {
             None => unquoted.push(c),
         }
     }
-    let toks: Vec<&str> = unquoted.split_whitespace().collect();
+    // A comment (`cmd  # what it does`, `# hwprof trace: …` as a file's header) names no command.
+    let toks: Vec<&str> = unquoted
+        .split_whitespace()
+        .take_while(|t| !t.starts_with('#'))
+        .collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
@@ -495,9 +499,13 @@ fn docs_and_help_name_only_what_exists() {
                     bad.push(format!("{name}: path {p} does not exist"));
                 }
             }
-            for c in commands_in(line) {
-                for b in check_command(&c, &cli) {
-                    bad.push(format!("{name}: {b}"));
+            // As in the docs, a command is named in a code span; help prose says "any hwprof
+            // board top".
+            for (_, code) in code_of(line) {
+                for c in commands_in(&code) {
+                    for b in check_command(&c, &cli) {
+                        bad.push(format!("{name}: {b}"));
+                    }
                 }
             }
         }
