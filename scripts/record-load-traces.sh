@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Records the load traces (pc, address) of five real Debian programs on real inputs, for the
-# 1M-interval accuracy study (docs/RESULTS.md, "1M-event intervals on programs nobody tuned for").
+# 1M-interval accuracy study (docs/RESULTS.md, "`best-1m` and `best-10k` against the peers";
+# the study itself: docs/notes/accuracy-1m.md).
 # Usage: scripts/record-load-traces.sh [OUTDIR]   (default /work/acc-traces; ~15 min, ~100 MB)
 # The traces are not in git: addresses depend on the binaries and the loader, so a re-recording
 # on another machine differs in detail but not in kind.

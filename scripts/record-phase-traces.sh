@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Records the branch traces of the phase-classifier study (docs/RESULTS.md, "Phase classifier" and
-# "More programs: a compressor and its decompressor, a build, a test suite"): seven real programs on
+# Records the branch traces of the phase-classifier study (docs/RESULTS.md, "Phase classifier";
+# the studies in docs/notes/phase-classifier.md): seven real programs on
 # deterministic inputs, as lackey --trace-mem logs read with `--kind branch`.
 # Usage: scripts/record-phase-traces.sh [OUTDIR]   (default /work/phase-traces; ~10 min, ~250 MB)
 # Needs valgrind, gcc, zlib1g-dev and libbz2-dev. The traces are not in git (12-60 MB each):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full runs of `hwprof soc` (docs/RESULTS.md, "Real programs on PicoRV32"): every program under
+# The full runs of `hwprof soc` (docs/RESULTS.md, "PicoRV32 runs"): every program under
 # Verilator with the built-in configurations (configs/soc-{bram,buffer,phase}.toml) or the profiler
 # of CONFIG on its retire stream; one Markdown row per program.
 # Usage: scripts/soc-bench.sh [CONFIG] [PROGRAM...]

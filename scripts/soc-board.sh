@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The board system in simulation (docs/RESULTS.md, "On the boards"): every program under Verilator
+# The board system in simulation (docs/RESULTS.md, "Board systems"): every program under Verilator
 # on the ULX3S system, in value and edge mode, the reports decoded from the UART transcript and
 # compared with the model's; one Markdown row per program and mode.
 # Usage: scripts/soc-board.sh [PROGRAM...]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every bundled program and the demonstration C program on both CPUs (docs/RESULTS.md, "Your core,
-# your program"): one Markdown row per core x program. SERV (bit-serial, ~60 clocks an instruction)
+# Every bundled program and the demonstration C program on both CPUs (docs/RESULTS.md, "Both
+# cores"): one Markdown row per core x program. SERV (bit-serial, ~60 clocks an instruction)
 # runs the kernels' and Dhrystone's short inputs; multest tests the M extension SERV lacks.
 # Usage: scripts/soc-cores.sh [PROGRAM...]
 set -euo pipefail

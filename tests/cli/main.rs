@@ -4,6 +4,7 @@ mod common;
 
 mod buffer;
 mod counters;
+mod docs;
 mod explore;
 mod exports;
 mod model;
