@@ -3,6 +3,23 @@
 	.section .text.start
 	.global _start
 _start:
+#ifdef HWPROF_READOUT
+	j 1f
+	/* PicoRV32's interrupt vector (PROGADDR_IRQ); SERV's mtvec points at hwprof_irq itself. */
+	.balign 16
+	j hwprof_irq
+	/* The interrupt handler's save area, addressed from x0 (it must lie below 2 KiB). */
+	.balign 4
+	.global hwprof_save
+	.type hwprof_save, @object
+	.size hwprof_save, 96
+hwprof_save:
+	.space 96
+	/* Named, so that the start-up code's addresses are not taken for the save area's. */
+	.type _reset, @function
+_reset:
+1:
+#endif
 	/* Registers start undefined in hardware (x in Icarus, 0 in Verilator); main's prologue saves
 	   them and its epilogue loads them back, so they are zeroed for one retire stream everywhere. */
 	li x1, 0
@@ -43,7 +60,18 @@ _start:
 	sw zero, 0(t0)
 	addi t0, t0, 4
 	j 1b
+#ifdef HWPROF_READOUT
+2:	call hwprof_readout_start
+	call main
+	/* main's cycles end here; then the reports are drained and printed (readout.c). */
+	li t0, HWPROF_MAIN_END
+	sw a0, 0(t0)
+	mv s0, a0
+	call hwprof_readout_finish
+	mv a0, s0
+#else
 2:	call main
+#endif
 	li t0, 0x10000004
 	sw a0, 0(t0)
 	ebreak

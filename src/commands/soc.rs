@@ -9,9 +9,11 @@ use hwprof_sim::hwprof_hdl::tap::Policy;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::soc::board::{self, Board, BoardRunOptions, Mode};
 use hwprof_sim::soc::cpu::Cpu;
+use hwprof_sim::soc::system::Readout;
 use hwprof_sim::soc::programs::{self, Program, ProgramSource, PROGRAMS};
 use hwprof_sim::soc::run::{
     run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE, DEFAULT_PROFILER,
+    DEFAULT_REPORT_FIFO,
 };
 use hwprof_sim::soc::system::DEFAULT_MAX_INSTRUCTIONS;
 use hwprof_sim::soc::SocError;
@@ -182,6 +184,21 @@ pub struct DecodeArgs {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ReadoutArg {
+    Stream,
+    Bus,
+}
+
+impl From<ReadoutArg> for Readout {
+    fn from(r: ReadoutArg) -> Self {
+        match r {
+            ReadoutArg::Stream => Readout::Stream,
+            ReadoutArg::Bus => Readout::Bus,
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
 pub enum SimArg {
     Verilator,
     Icarus,
@@ -225,8 +242,19 @@ pub struct RunArgs {
     /// (DIR/reports.jsonl, for `hwprof report`)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// How the profiler's reports leave the system: `stream` (the testbench captures them) or
+    /// `bus` (a Wishbone slave on the CPU's bus; the program's start-up code drains it on its
+    /// interrupt and prints the reports after main; also runs the system without the blocks
+    /// for the cost in cycles, `perturbation`)
+    #[arg(long, value_enum, default_value = "stream")]
+    pub readout: ReadoutArg,
+    /// With --readout bus: report words each slave's FIFO holds, a power of two; software drains
+    /// it after main, or on its interrupt at half full (at a cost in cycles)
+    #[arg(long, value_name = "WORDS", default_value_t = DEFAULT_REPORT_FIFO)]
+    pub report_fifo: u32,
     /// One JSON object: instructions, cycles, events, reports, mismatches, cpu, dropped,
-    /// clock_ratio and per-mode details (with the hardware's reports)
+    /// clock_ratio, readout, cycles_unprofiled and perturbation (bus readout) and per-mode
+    /// details (with the hardware's reports)
     #[arg(long)]
     pub json: bool,
 }
@@ -565,6 +593,8 @@ fn run_program(a: RunArgs) -> CmdResult {
         ratio: a.tap.ratio(),
         max_instructions: a.max_instructions,
         out: a.out.clone(),
+        readout: a.readout.into(),
+        report_fifo: a.report_fifo,
     })
     .map_err(cli_error)?;
     if let Some(stem) = &plot_stem {
@@ -594,6 +624,12 @@ fn run_program(a: RunArgs) -> CmdResult {
         r.simulation_seconds,
         r.instructions_per_second
     );
+    if let (Some(u), Some(p)) = (r.cycles_unprofiled, r.perturbation) {
+        println!(
+            "bus readout: main took {} cycles, {u} without the profilers: perturbation {p:.4}",
+            r.cycles
+        );
+    }
     println!(
         "taps: policy {}, clock ratio blocks:CPU {}, {} events dropped",
         r.policy.name(),

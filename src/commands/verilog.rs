@@ -45,6 +45,11 @@ pub struct VerilogArgs {
     /// hwprof_<name>.h (register offsets and fields, a polling read), hwprof.vlt and a FuseSoC core
     #[arg(long, conflicts_with_all = ["board", "testbench", "rvfi"])]
     pub wishbone: bool,
+    /// With --wishbone: report words the slave's FIFO holds, a power of two (default: one whole
+    /// report, the accumulator's entries and the end word, at least 16); a FIFO deep enough for a
+    /// run's reports lets software read them after the profiled code
+    #[arg(long, value_name = "WORDS", requires = "wishbone")]
+    pub report_fifo: Option<u32>,
     /// With --rvfi: what the tap feeds the profiler, value (<pc, loaded value> of loads) or edge
     /// (<pc, next pc> of control transfers)
     #[arg(long, value_enum, default_value = "value", requires = "rvfi")]
@@ -128,7 +133,9 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         }
         None if a.wishbone => {
             use hwprof_sim::hwprof_hdl::readout;
-            let v = on_rtl_thread(|| readout::exported(&cfg, &name))
+            let depth = a.report_fifo.unwrap_or_else(|| readout::fifo_depth(&cfg));
+            readout::check_depth(&cfg, depth).map_err(CliError::input)?;
+            let v = on_rtl_thread(|| readout::exported(&cfg, &name, depth))
                 .map_err(CliError::failure)?
                 .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
             let top = readout::wrapper_name(&name);
@@ -139,7 +146,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
             );
             let core =
                 hwprof_export::fusesoc_core(&format!("{name}_wb"), &description, &vfile, None);
-            let header = readout::c_header(&cfg, &name, readout::fifo_depth(&cfg));
+            let header = readout::c_header(&cfg, &name, depth);
             hwprof_export::write_files(
                 &a.out,
                 &[

@@ -22,4 +22,4 @@ pub mod regs;
 pub mod wishbone;
 
 pub use regs::{c_header, markdown_table, registers, Access, Register};
-pub use wishbone::{exported, fifo_depth, verilog, wrapper_name};
+pub use wishbone::{check_depth, exported, fifo_depth, verilog, wrapper_name, MAX_FIFO_DEPTH};

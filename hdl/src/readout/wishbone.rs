@@ -17,20 +17,38 @@ pub fn wrapper_name(name: &str) -> String {
     format!("{}_wb", module_name(name))
 }
 
-/// Report words the FIFO holds: a whole report (every accumulator entry and the end word),
-/// rounded up to a power of two, at least 16.
+/// The report FIFO's smallest depth, and its default: a whole report (every accumulator entry
+/// and the end word), rounded up to a power of two, at least 16.
 pub fn fifo_depth(cfg: &ProfilerConfig) -> u32 {
     ((cfg.accumulator.entries as u32) + 1)
         .next_power_of_two()
         .max(16)
 }
 
+/// The largest depth: `STATUS.LEVEL` (16 bits) counts the FIFO and the head word.
+pub const MAX_FIFO_DEPTH: u32 = 1 << 15;
+
+/// Checks a report FIFO depth for `cfg`: a power of two from [`fifo_depth`] to
+/// [`MAX_FIFO_DEPTH`]. A deep FIFO holds a whole run's reports, so that software reads them
+/// after the profiled code instead of interrupting it.
+pub fn check_depth(cfg: &ProfilerConfig, depth: u32) -> Result<(), String> {
+    let min = fifo_depth(cfg);
+    if !depth.is_power_of_two() || depth < min || depth > MAX_FIFO_DEPTH {
+        return Err(format!(
+            "report FIFO depth {depth}: must be a power of two from {min} (a whole report of {} \
+             accumulator entries and its end word) to {MAX_FIFO_DEPTH}",
+            cfg.accumulator.entries
+        ));
+    }
+    Ok(())
+}
+
 /// The slave `hwprof_<name>_wb` around the profiler module `hwprof_<profiler>`, exported
-/// elsewhere. Deterministic.
-pub fn verilog(cfg: &ProfilerConfig, name: &str, profiler: &str) -> String {
+/// elsewhere, with a report FIFO of `depth` words ([`check_depth`]). Deterministic.
+pub fn verilog(cfg: &ProfilerConfig, name: &str, profiler: &str, depth: u32) -> String {
     let top = wrapper_name(name);
     let profiler = module_name(profiler);
-    let depth = fifo_depth(cfg);
+    assert!(check_depth(cfg, depth).is_ok(), "{:?}", check_depth(cfg, depth));
     let aw = depth.trailing_zeros();
     let (ab, bb) = (cfg.a_bits, cfg.b_bits);
     // A FIFO word: {last, count, b, a, interval}.
@@ -194,8 +212,9 @@ endmodule
 
 /// The complete Verilog of `hwprof_<name>_wb`: the profiler of `cfg` and its slave.
 /// Deterministic; runs the RTL generator (call it on the RTL thread).
-pub fn exported(cfg: &ProfilerConfig, name: &str) -> Result<String, String> {
+pub fn exported(cfg: &ProfilerConfig, name: &str, depth: u32) -> Result<String, String> {
+    check_depth(cfg, depth)?;
     let mut v = crate::multihash::export::exported(cfg, name)?;
-    v.push_str(&verilog(cfg, name, name));
+    v.push_str(&verilog(cfg, name, name, depth));
     Ok(v)
 }

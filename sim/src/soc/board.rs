@@ -185,6 +185,7 @@ pub fn top_verilog(
         ram_bytes: ram,
         reset_pc: if sh.flash { FLASH_BOOT } else { 0 },
         small: !sh.m,
+        irq: false,
     });
     write!(
         v,
@@ -640,6 +641,7 @@ pub fn board_target(board: Board, cpu: Cpu) -> programs::BuildTarget {
         ram_bytes: sh.ram_bytes,
         m: sh.m && cpu.m_extension(),
         system: format!("{} system with {}", board.name(), cpu.name()),
+        readout: None,
     }
 }
 

@@ -85,6 +85,8 @@ const SOURCES: &[(&str, &str)] = &[
     ("link.ld", include_str!("../../programs/link.ld")),
     ("soc.h", include_str!("../../programs/soc.h")),
     ("runtime.c", include_str!("../../programs/runtime.c")),
+    ("readout.S", include_str!("../../programs/readout.S")),
+    ("readout.c", include_str!("../../programs/readout.c")),
     (
         "firmware_main.c",
         include_str!("../../programs/firmware_main.c"),
@@ -265,6 +267,19 @@ pub struct BuildTarget {
     pub m: bool,
     /// The system's name in messages ("simulated system", "ulx3s system").
     pub system: String,
+    /// The bus readout's start-up code for this CPU, and the header of its slaves (the register
+    /// map of the system's profiler), or none.
+    pub readout: Option<ReadoutBuild>,
+}
+
+/// What a program drains the profilers' Wishbone slaves with (sim/programs/readout.c).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadoutBuild {
+    pub cpu: super::cpu::Cpu,
+    /// `hwprof_soc_readout.h`, generated from the register map.
+    pub header: String,
+    /// The registers' names and offsets, for the handler in assembly.
+    pub registers: Vec<(String, u32)>,
 }
 
 /// A file the user named: it must be a readable file.
@@ -285,6 +300,13 @@ pub fn build(
     target: &BuildTarget,
 ) -> Result<Built, SocError> {
     let elf = match source {
+        ProgramSource::Elf(path) if target.readout.is_some() => {
+            return Err(SocError::Input(format!(
+                "{}: the bus readout is start-up code hwprof compiles into bundled and --c programs; \
+                 an ELF linked elsewhere cannot have it (use --readout stream, or --c)",
+                path.display()
+            )))
+        }
         ProgramSource::Elf(path) => path.clone(),
         _ => compile(source, short, dir, target)?,
     };
@@ -493,6 +515,29 @@ fn compile(
         .arg(&elf)
         .arg(src.join("crt0.S"))
         .arg(src.join("runtime.c"));
+    if let Some(r) = &target.readout {
+        let header = src.join("hwprof_soc_readout.h");
+        std::fs::write(&header, &r.header)
+            .map_err(|e| SocError::Failure(format!("{}: {e}", header.display())))?;
+        use super::cpu::{Cpu, MAIN_END_PORT, READOUT_BASE};
+        let cpu = match r.cpu {
+            Cpu::PicoRv32 => "HWPROF_CPU_PICORV32",
+            Cpu::Serv => "HWPROF_CPU_SERV",
+        };
+        gcc.args([
+            "-DHWPROF_READOUT".to_string(),
+            format!("-D{cpu}"),
+            format!("-DHWPROF_READOUT_BASE={READOUT_BASE:#x}"),
+            format!("-DHWPROF_MAIN_END={MAIN_END_PORT:#x}"),
+        ])
+        .args(
+            r.registers
+                .iter()
+                .map(|(name, off)| format!("-DHWPROF_REG_{name}={off:#x}")),
+        )
+        .arg(src.join("readout.S"))
+        .arg(src.join("readout.c"));
+    }
     if short {
         gcc.arg("-DSHORT");
     }
@@ -582,6 +627,7 @@ mod tests {
             ram_bytes: 256 * 1024,
             m: true,
             system: "test system".into(),
+            readout: None,
         }
     }
 

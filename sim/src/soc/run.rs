@@ -4,7 +4,7 @@
 
 use super::cpu::Cpu;
 use super::programs::{self, BuildTarget, ProgramSource};
-use super::system::{self, Blocks, SimOutput, SystemParams, RAM_BYTES, TAPS};
+use super::system::{self, Blocks, Readout, SimOutput, SystemParams, RAM_BYTES, TAPS};
 use super::SocError;
 use crate::eval::metric::{perfect_counts, score_run, Accuracy};
 use crate::eval::trace::Tuple;
@@ -30,6 +30,11 @@ const VALUE: &str = "soc-profiler-value";
 const EDGE: &str = "soc-profiler-edge";
 const BRANCH_TAP: &str = "soc-tap-branch";
 const PHASE_TAP: &str = "soc-tap-phase";
+/// With the bus readout: the value and edge taps, and the profiler's Wishbone slave (whose C
+/// header is `hwprof_soc_readout.h`).
+const VALUE_TAP: &str = "soc-tap-value";
+const EDGE_TAP: &str = "soc-tap-edge";
+const SLAVE: &str = "soc-readout";
 
 /// The default configurations, built in so that `hwprof soc` runs from anywhere: (source, text).
 pub const DEFAULT_PROFILER: (&str, &str) = (
@@ -51,8 +56,13 @@ pub fn system_target(cpu: Cpu) -> BuildTarget {
         ram_bytes: RAM_BYTES,
         m: cpu.m_extension(),
         system: format!("simulated {} system", cpu.name()),
+        readout: None,
     }
 }
+
+/// The bus readout's report FIFO by default: deep enough for the reports of most bundled programs
+/// (software reads them after main), a few of the ULX3S's block RAMs.
+pub const DEFAULT_REPORT_FIFO: u32 = 4096;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -77,6 +87,12 @@ pub struct RunOptions {
     pub ratio: (u32, u32),
     /// Retired instructions after which the program is stopped.
     pub max_instructions: u64,
+    /// How the profilers' reports leave the system; the bus readout also runs the program on the
+    /// system without the blocks, for the profile's cost in cycles.
+    pub readout: Readout,
+    /// With the bus readout: the slaves' report FIFO depth in words
+    /// ([`hwprof_hdl::readout::check_depth`]).
+    pub report_fifo: u32,
     /// Where to keep the program (`program.elf`) and the hardware's reports of both modes
     /// (`reports.jsonl`, with the exact counts of the reported tuples), for `hwprof report`.
     pub out: Option<std::path::PathBuf>,
@@ -183,7 +199,14 @@ pub struct SocRun {
     pub stopped_at_limit: bool,
     pub configuration: String,
     pub instructions: u64,
+    /// Clocks until the program ended; with the bus readout, until `main` returned (the
+    /// start-up code then drains and prints the reports).
     pub cycles: u64,
+    pub readout: Readout,
+    /// With the bus readout: `main`'s clocks on the same system without the blocks, and
+    /// `cycles / cycles_unprofiled`.
+    pub cycles_unprofiled: Option<u64>,
+    pub perturbation: Option<f64>,
     /// Events of the profiler's two modes.
     pub events: u64,
     /// Reports (complete intervals) of the profiler's two modes from the hardware.
@@ -416,6 +439,8 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
         ..TapConfig::new(mode, o.policy)
     };
     let (cfg, buffer, phase) = (o.cfg.clone(), o.buffer.clone(), o.phase.clone());
+    let bus = o.readout == Readout::Bus;
+    let depth = o.report_fifo;
     let v = hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
         use hwprof_hdl::export::rename_top;
         use hwprof_hdl::tap::export::{tap_module, wrapper_around};
@@ -428,6 +453,11 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
             PROFILER,
         )?);
         v.push_str(&wrapper_around(&cfg, &tap(TapMode::Edge), EDGE, PROFILER)?);
+        if bus {
+            v.push_str(&tap_module(&tap(TapMode::Value), &name(VALUE_TAP))?);
+            v.push_str(&tap_module(&tap(TapMode::Edge), &name(EDGE_TAP))?);
+            v.push_str(&hwprof_hdl::readout::verilog(&cfg, SLAVE, PROFILER, depth));
+        }
         v.push_str(&tap_module(&tap(TapMode::Branch), &name(BRANCH_TAP))?);
         v.push_str(&tap_module(&tap(TapMode::Phase), &name(PHASE_TAP))?);
         v.push_str(&rename_top(
@@ -447,6 +477,9 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
     let blocks = Blocks {
         value_wrapper: wrapper(VALUE),
         edge_wrapper: wrapper(EDGE),
+        value_tap: name(VALUE_TAP),
+        edge_tap: name(EDGE_TAP),
+        slave: hwprof_hdl::readout::wrapper_name(SLAVE),
         branch_tap: name(BRANCH_TAP),
         phase_tap: name(PHASE_TAP),
         buffer: name(BUFFER),
@@ -495,15 +528,39 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
             o.cfg.a_bits, o.cfg.b_bits
         )));
     }
+    if o.readout == Readout::Bus {
+        hwprof_hdl::readout::check_depth(&o.cfg, o.report_fifo).map_err(SocError::Input)?;
+    }
+    if o.readout == Readout::Bus && o.asynchronous {
+        return Err(SocError::Input(
+            "--readout bus puts the profilers on the CPU's bus, in the CPU's clock: it does not \
+             combine with --async (use --readout stream)"
+                .into(),
+        ));
+    }
     let (blocks, blocks_v) = blocks_verilog(o)?;
     let dir = SimDir::new("soc-build").map_err(|e| SocError::Failure(e.to_string()))?;
-    let built = programs::build(&o.program, o.short, &dir.path, &system_target(o.cpu))?;
+    let mut target = system_target(o.cpu);
+    if o.readout == Readout::Bus {
+        let depth = o.report_fifo;
+        target.readout = Some(programs::ReadoutBuild {
+            cpu: o.cpu,
+            header: hwprof_hdl::readout::c_header(&o.cfg, SLAVE, depth),
+            registers: hwprof_hdl::readout::registers(&o.cfg, depth)
+                .into_iter()
+                .map(|r| (r.name.to_string(), r.offset))
+                .collect(),
+        });
+    }
+    let built = programs::build(&o.program, o.short, &dir.path, &target)?;
     let name = o.program.name();
     let symbols = programs::symbols(&built.elf)?;
     // The blocks' clocks per CPU clock scale the wait for the last reports.
     let slow = (o.ratio.1 as u64).div_ceil(o.ratio.0 as u64).max(1);
     let params = SystemParams {
         cpu: o.cpu,
+        readout: o.readout,
+        profiled: true,
         asynchronous: o.asynchronous,
         ratio: o.ratio,
         drain_cycles: 4 * o.cfg.entries as u64
@@ -536,7 +593,46 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         )));
     }
     let (fed, tap_errors) = tap_results(o, &sim);
-    let [value_events, edge_events, branch_events, phase_events] = fed;
+    let [mut value_events, mut edge_events, branch_events, phase_events] = fed;
+    let (mut cycles, mut cycles_unprofiled) = (sim.cycles, None);
+    if o.readout == Readout::Bus {
+        // The slaves discard events while disabled (after main): the profilers' own input.
+        [value_events, edge_events] = sim.fed.clone();
+        if sim.stopped_at_limit {
+            return Err(SocError::Input(format!(
+                "{name} was stopped at --max-instructions {} before returning from main: with \
+                 --readout bus the program prints its reports after main, so it must end (raise \
+                 the limit, or use --readout stream)",
+                o.max_instructions
+            )));
+        }
+        if sim.main_end == 0 {
+            return Err(SocError::Failure(format!(
+                "{name} ended without returning from main; console:\n{}",
+                sim.console
+            )));
+        }
+        {
+            cycles = sim.main_end;
+            let bare = system::simulate(
+                o.simulator,
+                &blocks,
+                &blocks_v,
+                &built.words,
+                SystemParams {
+                    profiled: false,
+                    ..params
+                },
+            )?;
+            if bare.main_end == 0 {
+                return Err(SocError::Failure(format!(
+                    "{name} did not return from main on the system without the profilers; console:\n{}",
+                    bare.console
+                )));
+            }
+            cycles_unprofiled = Some(bare.main_end);
+        }
+    }
     let mut value = mode_result(
         &o.cfg,
         &value_events,
@@ -576,7 +672,10 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         stopped_at_limit: sim.stopped_at_limit,
         configuration: o.cfg.summary(),
         instructions: sim.instructions,
-        cycles: sim.cycles,
+        cycles,
+        readout: o.readout,
+        cycles_unprofiled,
+        perturbation: cycles_unprofiled.map(|u| cycles as f64 / u as f64),
         events: value.events + edge.events,
         reports: value.reports + edge.reports,
         mismatches: value.mismatches
@@ -712,6 +811,8 @@ mod tests {
             asynchronous: false,
             ratio: (1, 1),
             max_instructions: system::DEFAULT_MAX_INSTRUCTIONS,
+            readout: Readout::Stream,
+            report_fifo: DEFAULT_REPORT_FIFO,
             out: None,
         };
         let r = run(&o).unwrap();
@@ -762,6 +863,8 @@ mod tests {
             asynchronous: false,
             ratio: (1, 1),
             max_instructions: system::DEFAULT_MAX_INSTRUCTIONS,
+            readout: Readout::Stream,
+            report_fifo: DEFAULT_REPORT_FIFO,
             out: None,
         };
         // crc exits non-zero when its checksum is wrong: SERV ran the RV32I build correctly.

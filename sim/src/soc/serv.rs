@@ -80,8 +80,15 @@ pub fn sources() -> Result<Vec<PathBuf>, SocError> {
 /// SERV and its bus adapter inside `hwprof_soc`: drives the RVFI wires, `cpu_halt` and the bus
 /// (`bus_valid`, `bus_instr`, `bus_addr`, `bus_wdata`, `bus_wstrb`) of the RAM, which answers
 /// with `bus_ack` and `bus_rdata` a clock later and holds a fetch back while `stall`; the first
-/// instruction at `reset_pc`.
-pub fn instance(reset_pc: u32) -> String {
+/// instruction at `reset_pc`. With `irq`, `readout_irq`'s or is the timer interrupt; SERV then
+/// retires the interrupted instruction as a trap (it runs again after `mret`), so only the final
+/// ebreak ends the run.
+pub fn instance(reset_pc: u32, irq: bool) -> String {
+    let (timer_irq, halt) = if irq {
+        ("|readout_irq", format!("rvfi_trap && rvfi_insn == 32'h{:08x}", super::cpu::EBREAK))
+    } else {
+        ("1'b0", "rvfi_trap".to_string())
+    };
     format!(
         r#"
   // SERV: bit-serial, 32 or more clocks per instruction, the next instruction fetched once the
@@ -93,7 +100,7 @@ pub fn instance(reset_pc: u32) -> String {
   wire [3:0] dbus_sel;
   // The program ends with ebreak after its exit store: a trap (the CSRs are on, so ebreak traps)
   // is its last instruction.
-  wire cpu_halt = rvfi_trap;
+  wire cpu_halt = {halt};
   // SERV does not stop at a trap but jumps to mtvec: no fetch is answered after it.
   reg serv_stopped = 0;
   always @(posedge clock)
@@ -106,7 +113,7 @@ pub fn instance(reset_pc: u32) -> String {
   assign bus_wdata = dbus_dat;
   assign bus_wstrb = !ibus_cyc && dbus_we ? dbus_sel : 4'd0;
   serv_rf_top #(.RESET_PC(32'h{reset_pc:08x}), .RESET_STRATEGY("MINI"), .WITH_CSR(1), .MDU(0), .COMPRESSED(0))
-    cpu(.clk(clock), .i_rst(!resetn), .i_timer_irq(1'b0),
+    cpu(.clk(clock), .i_rst(!resetn), .i_timer_irq({timer_irq}),
         .rvfi_valid(rvfi_valid), .rvfi_order(rvfi_order), .rvfi_insn(rvfi_insn),
         .rvfi_trap(rvfi_trap), .rvfi_halt(), .rvfi_intr(), .rvfi_mode(), .rvfi_ixl(),
         .rvfi_rs1_addr(), .rvfi_rs2_addr(), .rvfi_rs1_rdata(), .rvfi_rs2_rdata(),

@@ -36,10 +36,36 @@ pub const RAM_BYTES: usize = 256 * 1024;
 /// Instructions after which a program that has not ended is stopped, by default.
 pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 50_000_000;
 
+/// How the profilers' reports leave the system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Readout {
+    /// The testbench captures the report streams (the profilers' `out_*` ports, always ready).
+    #[default]
+    Stream,
+    /// Each profiler sits behind its Wishbone slave on the CPU's bus ([`super::cpu::READOUT_BASE`]);
+    /// the program's start-up code drains the slaves on their interrupt and prints the report
+    /// words on its console after `main` returns.
+    Bus,
+}
+
+impl Readout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Readout::Stream => "stream",
+            Readout::Bus => "bus",
+        }
+    }
+}
+
 /// What the system's Verilog depends on besides the blocks.
 #[derive(Debug, Clone, Copy)]
 pub struct SystemParams {
     pub cpu: Cpu,
+    pub readout: Readout,
+    /// Whether the blocks are there at all (else the same system without them: the profile's
+    /// cost is the difference).
+    pub profiled: bool,
     /// Whether the blocks have a clock of their own, and the clock frequencies, blocks : CPU.
     pub asynchronous: bool,
     pub ratio: (u32, u32),
@@ -56,9 +82,13 @@ pub struct SystemParams {
 /// configuration.
 #[derive(Debug, Clone)]
 pub struct Blocks {
-    /// The profiler's RVFI wrappers in value and edge mode.
+    /// The profiler's RVFI wrappers in value and edge mode (stream readout).
     pub value_wrapper: String,
     pub edge_wrapper: String,
+    /// With the bus readout: the value and edge taps, and the profiler's Wishbone slave.
+    pub value_tap: String,
+    pub edge_tap: String,
+    pub slave: String,
     /// The taps of the profile buffer and the phase classifier.
     pub branch_tap: String,
     pub phase_tap: String,
@@ -90,9 +120,10 @@ const RVFI_PORTS: &str = ".rvfi_valid(rvfi_valid && !halted), .rvfi_order(rvfi_o
 .rvfi_trap(rvfi_trap), .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata)";
 
 /// The Verilog of the system (module `hwprof_soc`) around the CPU's section and the blocks. It
-/// reads `program.hex` and writes `retire.txt` in its working directory; on stdout, the console,
-/// the blocks' output as lines after [`TAG`] — `R <mode> <interval> <a> <b> <count> <last>
-/// <dropped>` (profiler, mode V value or E edge), `B <index> <tag> <taken> <not taken> <last>`
+/// reads `program.hex` and writes `retire.txt` (with the bus readout also the events fed to the
+/// profilers, `F <mode> a b`) and `console.txt` (the program's console) in its working directory;
+/// on stdout, the blocks' output as lines after [`TAG`] — `R <mode> <interval> <a> <b> <count>
+/// <last> <dropped>` (profiler with the stream readout, mode V value or E edge), `B <index> <tag> <taken> <not taken> <last>`
 /// (profile buffer readout), `P <interval> <phase> <distance> <predicted>` (phase classifier) —
 /// and a closing `SUMMARY` line.
 pub fn verilog(blocks: &Blocks, p: SystemParams) -> String {
@@ -154,17 +185,68 @@ module hwprof_soc;
     end
   end
 "#,
-        cpu = p.cpu.section(RAM_BYTES),
+        cpu = p.cpu.section(RAM_BYTES, p.readout == Readout::Bus),
         max_cycles = p.max_cycles,
         max_instructions = p.max_instructions,
     )
     .unwrap();
+    let main_end = if p.readout == Readout::Bus {
+        "main_end"
+    } else {
+        "64'd0"
+    };
+    if !p.profiled {
+        if p.readout == Readout::Bus {
+            v.push_str("  assign ro_rdata = 32'd0;\n  assign readout_irq = 2'd0;\n");
+        }
+        v.push_str("  assign stall = 1'b0;\n");
+        v.push_str(&ending(p, None, main_end));
+        return v;
+    }
     let clocks = if p.asynchronous {
         ".prof_clock(prof_clock), .prof_reset(prof_reset), "
     } else {
         ""
     };
-    for (m, wrapper) in [("v", &blocks.value_wrapper), ("e", &blocks.edge_wrapper)] {
+    if p.readout == Readout::Bus {
+        for (m, tap, bit) in [("v", &blocks.value_tap, 0), ("e", &blocks.edge_tap, 1)] {
+            let mode = if m == "v" { 'V' } else { 'E' };
+            let slave = &blocks.slave;
+            write!(
+                v,
+                r#"
+  // The {mode} profiler behind its Wishbone slave, at READOUT_BASE + 0x{bit}00.
+  wire {m}_stall, {m}_valid, {m}_ready, {m}_wb_ack, {m}_irq;
+  wire [31:0] {m}_dropped, {m}_a, {m}_b, {m}_wb_dat_r;
+  wire [15:0] {m}_lost;
+  wire {m}_cyc = ro_access && bus_addr[8] == 1'b{bit};
+  {tap} {m}_tap(.clock(clock), .reset(!resetn), {rvfi}, .stall({m}_stall), .dropped({m}_dropped),
+    .ev_clock(prof_clock), .ev_reset(prof_reset), .ev_valid({m}_valid), .ev_ready({m}_ready),
+    .ev_a({m}_a), .ev_b({m}_b), .ev_lost({m}_lost));
+  {slave} {m}_slave(.clock(clock), .reset(!resetn), .in_valid({m}_valid), .in_ready({m}_ready),
+    .in_a({{32'd0, {m}_a}}), .in_b({{32'd0, {m}_b}}), .in_dropped({m}_dropped),
+    .wb_cyc({m}_cyc), .wb_stb({m}_cyc), .wb_we(bus_wstrb != 4'd0),
+    .wb_sel(bus_wstrb != 4'd0 ? bus_wstrb : 4'hf), .wb_adr(bus_addr[7:0]), .wb_dat_w(bus_wdata),
+    .wb_dat_r({m}_wb_dat_r), .wb_ack({m}_wb_ack), .irq({m}_irq));
+  // Taken from the tap (C), and of those, fed to the profiler (F: while CTRL.ENABLE).
+  always @(posedge prof_clock) if ({m}_valid && {m}_ready) begin
+    $fwrite(dump, "C {mode} %h %h %0d\n", {m}_a, {m}_b, {m}_lost);
+    if ({m}_slave.enable) $fwrite(dump, "F {mode} %h %h\n", {m}_a, {m}_b);
+  end
+"#,
+            )
+            .unwrap();
+        }
+        v.push_str(
+            "  assign ro_rdata = e_wb_ack ? e_wb_dat_r : v_wb_dat_r;\n  assign readout_irq = {e_irq, v_irq};\n",
+        );
+    }
+    let wrappers = if p.readout == Readout::Stream {
+        vec![("v", &blocks.value_wrapper), ("e", &blocks.edge_wrapper)]
+    } else {
+        vec![]
+    };
+    for (m, wrapper) in wrappers {
         let mode = if m == "v" { 'V' } else { 'E' };
         write!(
             v,
@@ -228,20 +310,6 @@ module hwprof_soc;
     $display("{TAG}P %0d %0d %0d %0d", p_out_interval, p_out_phase, p_out_distance, p_out_predicted);
 
   assign stall = v_stall || e_stall || b_stall || p_stall;
-
-  // The end: the CPU has halted, every event has reached its block (the FIFOs hold at most
-  // {depth} and drain within the wait), the last reports are out.
-  reg [63:0] drain = 0;
-  always @(posedge prof_clock) begin
-    if (halted) drain <= drain + 1;
-    if (drain == {drain_cycles}) begin
-      $fclose(dump);
-      $display("{TAG}SUMMARY instructions %0d cycles %0d stall_cycles %0d dropped %0d %0d %0d %0d exited %0d exit %0d limit %0d",
-               instructions, end_cycle, stall_cycles, v_dropped, e_dropped, b_dropped, p_dropped, exited, exit_code, limit);
-      $finish;
-    end
-  end
-endmodule
 "#,
         buffer = blocks.buffer,
         tm1 = blocks.buffer_tag_bits - 1,
@@ -250,11 +318,41 @@ endmodule
         im1 = PHASE_ID_BITS - 1,
         dm1 = blocks.phase_distance_bits - 1,
         wbm1 = wb - 1,
-        depth = hwprof_hdl::tap::fifo::FIFO_DEPTH,
-        drain_cycles = p.drain_cycles,
     )
     .unwrap();
+    v.push_str(&ending(
+        p,
+        Some("v_dropped, e_dropped, b_dropped, p_dropped"),
+        main_end,
+    ));
     v
+}
+
+/// The end: the CPU has halted, every event has reached its block (the FIFOs hold at most
+/// their depth and drain within the wait), the last reports are out; the summary line, with the
+/// taps' `dropped` counts if there are taps.
+fn ending(p: SystemParams, dropped: Option<&str>, main_end: &str) -> String {
+    let (fmt, dropped) = match dropped {
+        Some(d) => ("%0d %0d %0d %0d", format!(", {d}")),
+        None => ("0 0 0 0", String::new()),
+    };
+    format!(
+        r#"
+  reg [63:0] drain = 0;
+  always @(posedge prof_clock) begin
+    if (halted) drain <= drain + 1;
+    if (drain == {drain_cycles}) begin
+      $fclose(dump);
+      $fclose(console);
+      $display("{TAG}SUMMARY instructions %0d cycles %0d stall_cycles %0d dropped {fmt} exited %0d exit %0d limit %0d main_end %0d",
+               instructions, end_cycle, stall_cycles{dropped}, exited, exit_code, limit, {main_end});
+      $finish;
+    end
+  end
+endmodule
+"#,
+        drain_cycles = p.drain_cycles,
+    )
 }
 
 /// What one simulation of the system printed, parsed.
@@ -279,6 +377,11 @@ pub struct SimOutput {
     pub records: Vec<RvfiRecord>,
     /// The events each block took from its tap with the count lost before each ([`TAPS`] order).
     pub taken: [Vec<((u64, u64), u64)>; 4],
+    /// With the bus readout: of the value and edge events taken, those fed to the profilers (the
+    /// slaves discard events while `CTRL.ENABLE` is cleared).
+    pub fed: [Vec<(u64, u64)>; 2],
+    /// With the bus readout: the clock at which `main` returned (0: it did not).
+    pub main_end: u64,
     /// Seconds of the simulation itself (compilation excluded).
     pub seconds: f64,
 }
@@ -293,22 +396,41 @@ fn dec(s: &str, what: &str) -> Result<u64, SocError> {
         .map_err(|_| SocError::Failure(format!("bad {what} {s:?} in the simulation's output")))
 }
 
-/// Parses the simulation's stdout and its retire dump.
-pub fn parse(stdout: &str, dump: &str) -> Result<SimOutput, SocError> {
+/// Parses the simulation's stdout (the blocks' lines), the program's console and the retire
+/// dump. With the bus readout, the console's lines `TAG W …` are the report words the program
+/// read over the bus; they are left out of the console text.
+pub fn parse(stdout: &str, console: &str, dump: &str, readout: Readout) -> Result<SimOutput, SocError> {
     let mut o = SimOutput::default();
     let mut summary = false;
-    // Report and summary lines start a line; console text may precede one on the same line.
-    for line in stdout.split_inclusive('\n') {
-        // Verilator's note on $finish is the simulator's, not the program's.
-        if line.starts_with("- ") && line.contains("Verilog $finish") {
-            continue;
+    let words = format!("{TAG}W ");
+    let mut printout = String::new();
+    for line in console.split_inclusive('\n') {
+        match line.strip_prefix(&words) {
+            Some(w) if readout == Readout::Bus => {
+                let f: Vec<&str> = w.split_whitespace().collect();
+                let [mode, interval, a, b, count, last] = f[..] else {
+                    return Err(SocError::Failure(format!(
+                        "the program printed a bad report word {line:?}"
+                    )));
+                };
+                o.words.push((
+                    mode.chars().next().unwrap_or('?'),
+                    hex(interval, "interval")?,
+                    hex(a, "report a")?,
+                    hex(b, "report b")?,
+                    hex(count, "count")?,
+                    last == "1",
+                ));
+            }
+            _ => printout.push_str(line),
         }
-        let (text, tagged) = match line.find(TAG) {
-            Some(i) => (&line[..i], Some(line[i + TAG.len()..].trim_end())),
-            None => (line, None),
+    }
+    o.console = printout;
+    for line in stdout.split_inclusive('\n') {
+        let Some(t) = line.strip_prefix(TAG).map(str::trim_end) else {
+            // Simulator messages.
+            continue;
         };
-        o.console.push_str(text);
-        let Some(t) = tagged else { continue };
         let f: Vec<&str> = t.split_whitespace().collect();
         if f[0] == "B" && f.len() == 6 {
             o.buffer_words.push((
@@ -335,7 +457,7 @@ pub fn parse(stdout: &str, dump: &str) -> Result<SimOutput, SocError> {
                 dec(f[5], "count")?,
                 f[6] == "1",
             ));
-        } else if f[0] == "SUMMARY" && f.len() == 18 {
+        } else if f[0] == "SUMMARY" && f.len() == 20 {
             o.instructions = dec(f[2], "instructions")?;
             o.cycles = dec(f[4], "cycles")?;
             o.stall_cycles = dec(f[6], "stall cycles")?;
@@ -347,6 +469,7 @@ pub fn parse(stdout: &str, dump: &str) -> Result<SimOutput, SocError> {
                 .transpose()?
                 .map(|c| c as u32);
             o.stopped_at_limit = f[17] == "1";
+            o.main_end = dec(f[19], "main end")?;
             summary = true;
         } else {
             return Err(SocError::Failure(format!(
@@ -377,6 +500,10 @@ pub fn parse(stdout: &str, dump: &str) -> Result<SimOutput, SocError> {
                     .position(|&t| m.starts_with(letter(t)))
                     .ok_or_else(bad)?;
                 o.taken[k].push(((hex(a, "event a")?, hex(b, "event b")?), dec(lost, "lost")?));
+            }
+            ["F", m, a, b] => {
+                let k = usize::from(m.starts_with('E'));
+                o.fed[k].push((hex(a, "event a")?, hex(b, "event b")?));
             }
             _ => return Err(bad()),
         }
@@ -414,7 +541,8 @@ pub fn simulate(
         }
     })?;
     let dump = std::fs::read_to_string(dir.file("retire.txt")).map_err(io)?;
-    let mut o = parse(&stdout, &dump)?;
+    let console = std::fs::read_to_string(dir.file("console.txt")).map_err(io)?;
+    let mut o = parse(&stdout, &console, &dump, params.readout)?;
     o.seconds = seconds;
     Ok(o)
 }

@@ -41,7 +41,7 @@ pub fn run(cfg: &ProfilerConfig, events: &[Tuple], max_gap: u32) -> Result<Reado
     let v = hwprof_hdl::util::on_rtl_thread(move || {
         hwprof_hdl::multihash::export::exported(&cfg2, name)
     })??;
-    let slave = readout::verilog(cfg, name, name);
+    let slave = readout::verilog(cfg, name, name, readout::fifo_depth(cfg));
     std::fs::write(&design, format!("{v}{slave}")).map_err(|e| e.to_string())?;
     icarus::write_memh(
         &dir.file("events.memh"),

@@ -1,0 +1,106 @@
+// The bus readout of programs built with HWPROF_READOUT (`hwprof soc run --readout bus`): crt0.S
+// calls hwprof_readout_start before main and hwprof_readout_finish after it. While main runs,
+// the slaves' interrupt (readout.S) moves the report words into a buffer in RAM; after main, the
+// profilers are disabled, drained until they fall quiet, and every word is printed on the console
+// as `@@hwprof W <mode> <interval> <a> <b> <count> <last>` (hex), the printout `hwprof report`
+// and the harness read. A system without the profilers reads 0 in their window: nothing is done.
+#include <stdint.h>
+#include "soc.h"
+#include "hwprof_soc_readout.h"
+
+#define REG(mode, off) HWPROF_SOC_READOUT_REG(HWPROF_READOUT_BASE + 0x100u * (mode), off)
+// Words the buffer holds ({interval, a, b, count, flags} each) before it is printed mid-run.
+#define WORDS 512
+#define EDGE_FLAG 0x100u
+
+extern uint32_t hwprof_save[];
+extern void hwprof_irq(void);
+static uint32_t buffer[5 * WORDS];
+static int present;
+
+// hwprof_save's words 16 and 17: the buffer's write pointer and end (readout.S).
+#define WP hwprof_save[16]
+#define END hwprof_save[17]
+
+void hwprof_readout_start(void)
+{
+	present = REG(0, HWPROF_SOC_READOUT_ID) == HWPROF_SOC_READOUT_ID_VALUE &&
+		  REG(1, HWPROF_SOC_READOUT_ID) == HWPROF_SOC_READOUT_ID_VALUE;
+	if (!present)
+		return;
+	WP = (uint32_t)(uintptr_t)buffer;
+	END = (uint32_t)(uintptr_t)(buffer + 5 * WORDS);
+	for (int m = 0; m < 2; m++) {
+		// Half the FIFO: an interrupt drains many words, and the FIFO still has room for the
+		// reports that arrive before the handler runs.
+		REG(m, HWPROF_SOC_READOUT_IRQ_LEVEL) = REG(m, HWPROF_SOC_READOUT_FIFO_DEPTH) / 2;
+		REG(m, HWPROF_SOC_READOUT_CTRL) =
+			HWPROF_SOC_READOUT_CTRL_ENABLE_MASK | HWPROF_SOC_READOUT_CTRL_IRQ_ENABLE_MASK;
+	}
+#ifdef HWPROF_CPU_PICORV32
+	// maskirq zero, t0: IRQs 3 (value) and 4 (edge) on.
+	register uint32_t mask asm("t0") = ~0x18u;
+	asm volatile(".word 0x0602e00b" : : "r"(mask));
+#else
+	// SERV: the slaves' interrupt is the machine timer interrupt.
+	asm volatile("csrw mtvec, %0\n\tcsrs mie, %1\n\tcsrsi mstatus, 8"
+		     :
+		     : "r"(hwprof_irq), "r"(0x80));
+#endif
+}
+
+static void put_word(const uint32_t *w)
+{
+	soc_puts("@@hwprof W ");
+	soc_puts(w[4] & EDGE_FLAG ? "E " : "V ");
+	for (int k = 0; k < 4; k++) {
+		soc_put_hex(w[k]);
+		soc_puts(" ");
+	}
+	soc_puts(w[4] & HWPROF_SOC_READOUT_REPORT_POP_LAST_MASK ? "1\n" : "0\n");
+}
+
+// Prints the buffer and empties it (from the handler when the buffer is full, and at the end).
+void hwprof_readout_spill(void)
+{
+	for (uint32_t *w = buffer; (uintptr_t)w < WP; w += 5)
+		put_word(w);
+	WP = (uint32_t)(uintptr_t)buffer;
+}
+
+void hwprof_readout_finish(void)
+{
+	if (!present)
+		return;
+#ifdef HWPROF_CPU_PICORV32
+	register uint32_t mask asm("t0") = ~0u;
+	asm volatile(".word 0x0602e00b" : : "r"(mask));
+#else
+	asm volatile("csrci mstatus, 8");
+#endif
+	// No event from here on; what the profilers hold still comes out: the report of the last
+	// complete interval. Drained until both have been quiet for a while.
+	for (int m = 0; m < 2; m++)
+		REG(m, HWPROF_SOC_READOUT_CTRL) = 0;
+	for (int quiet = 0; quiet < 256;) {
+		int got = 0;
+		for (int m = 0; m < 2; m++) {
+			hwprof_soc_readout_word r;
+			while (hwprof_soc_readout_read(HWPROF_READOUT_BASE + 0x100u * m, &r)) {
+				if (WP >= END)
+					hwprof_readout_spill();
+				uint32_t *w = (uint32_t *)(uintptr_t)WP;
+				w[0] = r.interval;
+				w[1] = (uint32_t)r.a;
+				w[2] = (uint32_t)r.b;
+				w[3] = r.count;
+				w[4] = (r.last ? HWPROF_SOC_READOUT_REPORT_POP_LAST_MASK : 0) |
+				       (m ? EDGE_FLAG : 0);
+				WP += 20;
+				got = 1;
+			}
+		}
+		quiet = got ? 0 : quiet + 1;
+	}
+	hwprof_readout_spill();
+}
