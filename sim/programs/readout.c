@@ -43,7 +43,8 @@ void hwprof_readout_start(void)
 	asm volatile(".word 0x0602e00b" : : "r"(mask));
 #else
 	// SERV: the slaves' interrupt is the machine timer interrupt.
-	asm volatile("csrw mtvec, %0\n\tcsrs mie, %1\n\tcsrsi mstatus, 8"
+	asm volatile(".option push\n\t.option arch, +zicsr\n\t"
+		     "csrw mtvec, %0\n\tcsrs mie, %1\n\tcsrsi mstatus, 8\n\t.option pop"
 		     :
 		     : "r"(hwprof_irq), "r"(0x80));
 #endif
@@ -76,7 +77,7 @@ void hwprof_readout_finish(void)
 	register uint32_t mask asm("t0") = ~0u;
 	asm volatile(".word 0x0602e00b" : : "r"(mask));
 #else
-	asm volatile("csrci mstatus, 8");
+	asm volatile(".option push\n\t.option arch, +zicsr\n\tcsrci mstatus, 8\n\t.option pop");
 #endif
 	// No event from here on; what the profilers hold still comes out: the report of the last
 	// complete interval. Drained until both have been quiet for a while.
