@@ -165,6 +165,9 @@ pub fn read_reports(text: &str, mode: TupleKind, what: &str) -> Result<Vec<Repor
             })
             .collect();
     }
+    if let Some(r) = bus_printout(text, what) {
+        return r;
+    }
     let reports = decode_text(text).map_err(|e| format!("{what}: {e}"))?;
     Ok(reports
         .into_iter()
@@ -183,6 +186,61 @@ pub fn read_reports(text: &str, mode: TupleKind, what: &str) -> Result<Vec<Repor
                 .collect(),
         })
         .collect())
+}
+
+/// What starts each report word a program prints after reading it over the bus
+/// (sim/programs/readout.c): `@@hwprof W <V|E> <interval> <a> <b> <count> <last>`, in hex.
+pub const BUS_WORD: &str = "@@hwprof W ";
+
+/// One report word of a bus-readout printout line (without its line break): mode ('V' or 'E'),
+/// interval, a, b, count, last; `None` when the line is not one.
+pub fn parse_bus_word(line: &str) -> Option<Result<(char, u64, u64, u64, u64, bool), String>> {
+    let rest = line.strip_prefix(BUS_WORD)?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| format!("bad hex {s:?} in {line:?}"));
+    Some((|| {
+        let [mode, interval, a, b, count, last] = f[..] else {
+            return Err(format!("a report word has 6 fields: {line:?}"));
+        };
+        let mode = match mode {
+            "V" => 'V',
+            "E" => 'E',
+            _ => return Err(format!("mode {mode:?} is not V or E in {line:?}")),
+        };
+        Ok((mode, hex(interval)?, hex(a)?, hex(b)?, hex(count)?, last == "1"))
+    })())
+}
+
+/// The reports of a bus-readout printout, both modes, in order; `None` if it has no word.
+fn bus_printout(text: &str, what: &str) -> Option<Result<Vec<ReportLine>, String>> {
+    let mut out = Vec::new();
+    let mut open: [Option<(u64, Vec<Entry>)>; 2] = [None, None];
+    let mut any = false;
+    for (n, line) in text.lines().enumerate() {
+        let Some(w) = parse_bus_word(line.trim_end()) else {
+            continue;
+        };
+        any = true;
+        let (mode, interval, a, b, count, last) = match w {
+            Ok(w) => w,
+            Err(e) => return Some(Err(format!("{what}:{}: {e}", n + 1))),
+        };
+        let k = usize::from(mode == 'E');
+        let r = open[k].get_or_insert_with(|| (interval, Vec::new()));
+        if count != 0 {
+            r.1.push(Entry { a, b, count });
+        }
+        if last {
+            let (interval, entries) = open[k].take().expect("open");
+            out.push(ReportLine::Interval {
+                mode: if k == 0 { TupleKind::Value } else { TupleKind::Edge },
+                interval,
+                events: None,
+                entries,
+            });
+        }
+    }
+    any.then_some(Ok(out))
 }
 
 /// The board tops' report lines in a capture: a first line cut by the capture's start and text

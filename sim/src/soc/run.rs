@@ -887,4 +887,51 @@ mod tests {
         };
         assert!(matches!(run(&multest), Err(SocError::Input(_))));
     }
+
+    /// The bus readout on PicoRV32: the program's printout of what it read over the bus equals
+    /// the models' reports. A FIFO of one report makes the slaves interrupt the program (cycles
+    /// spent); one deep enough for the run leaves main's cycles within 1 % of the system without
+    /// the profilers.
+    #[test]
+    fn the_program_reads_its_own_profile_over_the_bus() {
+        let o = RunOptions {
+            program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
+            cfg: cfg(),
+            buffer: BufferConfig::from_toml_str(DEFAULT_BUFFER.1, DEFAULT_BUFFER.0).unwrap(),
+            phase: PhaseConfig::from_toml_str(DEFAULT_PHASE.1, DEFAULT_PHASE.0).unwrap(),
+            simulator: Simulator::Verilator,
+            short: true,
+            top: 5,
+            cpu: Cpu::PicoRv32,
+            policy: Policy::Stall,
+            asynchronous: false,
+            ratio: (1, 1),
+            max_instructions: system::DEFAULT_MAX_INSTRUCTIONS,
+            readout: Readout::Bus,
+            report_fifo: hwprof_hdl::readout::fifo_depth(&cfg()),
+            out: None,
+        };
+        let small = run(&o).unwrap();
+        assert!(small.console.contains("crc checksum"), "{}", small.console);
+        assert!(!small.console.contains(system::TAG), "{}", small.console);
+        assert!(small.value.reports > 0 && small.edge.reports > 0);
+        assert_every_block_matches(&small);
+        let interrupted = small.perturbation.unwrap();
+        assert!(interrupted > 1.01, "{interrupted}");
+        let deep = run(&RunOptions {
+            report_fifo: DEFAULT_REPORT_FIFO,
+            ..o.clone()
+        })
+        .unwrap();
+        assert_every_block_matches(&deep);
+        let p = deep.perturbation.unwrap();
+        assert!((1.0..=1.01).contains(&p), "{p}");
+        assert_eq!(deep.cycles_unprofiled, small.cycles_unprofiled);
+        // Not with --async, nor an ELF linked elsewhere.
+        let async_bus = RunOptions {
+            asynchronous: true,
+            ..o.clone()
+        };
+        assert!(matches!(run(&async_bus), Err(SocError::Input(_))));
+    }
 }

@@ -20,6 +20,7 @@
 //! instruction fetch; a dropped event under the stall policy is a failed run.
 
 use super::cpu::Cpu;
+use crate::eval::flat_profile::parse_bus_word;
 use super::SocError;
 use crate::model::tap::RvfiRecord;
 use crate::verify::icarus::{run_with, SimDir, Simulator};
@@ -402,26 +403,12 @@ fn dec(s: &str, what: &str) -> Result<u64, SocError> {
 pub fn parse(stdout: &str, console: &str, dump: &str, readout: Readout) -> Result<SimOutput, SocError> {
     let mut o = SimOutput::default();
     let mut summary = false;
-    let words = format!("{TAG}W ");
     let mut printout = String::new();
     for line in console.split_inclusive('\n') {
-        match line.strip_prefix(&words) {
-            Some(w) if readout == Readout::Bus => {
-                let f: Vec<&str> = w.split_whitespace().collect();
-                let [mode, interval, a, b, count, last] = f[..] else {
-                    return Err(SocError::Failure(format!(
-                        "the program printed a bad report word {line:?}"
-                    )));
-                };
-                o.words.push((
-                    mode.chars().next().unwrap_or('?'),
-                    hex(interval, "interval")?,
-                    hex(a, "report a")?,
-                    hex(b, "report b")?,
-                    hex(count, "count")?,
-                    last == "1",
-                ));
-            }
+        match parse_bus_word(line.trim_end()) {
+            Some(w) if readout == Readout::Bus => o.words.push(w.map_err(|e| {
+                SocError::Failure(format!("the program printed a bad report word: {e}"))
+            })?),
             _ => printout.push_str(line),
         }
     }
