@@ -9,12 +9,12 @@ use hwprof_sim::hwprof_hdl::tap::Policy;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
 use hwprof_sim::soc::board::{self, Board, BoardRunOptions, Mode};
 use hwprof_sim::soc::cpu::Cpu;
-use hwprof_sim::soc::system::Readout;
 use hwprof_sim::soc::programs::{self, Program, ProgramSource, PROGRAMS};
 use hwprof_sim::soc::run::{
-    run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE, DEFAULT_PROFILER,
-    DEFAULT_REPORT_FIFO,
+    run as run_soc, ModeResult, RunOptions, SocRun, DEFAULT_BUFFER, DEFAULT_PHASE,
+    DEFAULT_PROFILER, DEFAULT_REPORT_FIFO,
 };
+use hwprof_sim::soc::system::Readout;
 use hwprof_sim::soc::system::DEFAULT_MAX_INSTRUCTIONS;
 use hwprof_sim::soc::SocError;
 use hwprof_sim::verify::icarus::Simulator;

@@ -259,7 +259,11 @@ fn check_command(args: &[String], cli: &Cli) -> Vec<String> {
         }
         if t.starts_with('-') && t.len() > 1 {
             for alt in t.split('|').filter(|a| a.starts_with('-') && a.len() > 1) {
-                let name = alt.split('=').next().unwrap().trim_end_matches(['.', ',', ':']);
+                let name = alt
+                    .split('=')
+                    .next()
+                    .unwrap()
+                    .trim_end_matches(['.', ',', ':']);
                 if name == "--set" {
                     k += 1;
                 }
@@ -337,7 +341,11 @@ fn anchors(text: &str) -> BTreeSet<String> {
         }
         let s = slug(line.trim_start_matches('#'));
         let n = seen.entry(s.clone()).or_insert(0);
-        out.insert(if *n == 0 { s.clone() } else { format!("{s}-{n}") });
+        out.insert(if *n == 0 {
+            s.clone()
+        } else {
+            format!("{s}-{n}")
+        });
         *n += 1;
     }
     out
@@ -372,11 +380,18 @@ fn table_configs(text: &str) -> Vec<(usize, String)> {
         for w in line.split(|c: char| !(c.is_ascii_alphanumeric() || "._/-".contains(c))) {
             let w = w.trim_end_matches('.');
             let stem = w.strip_suffix(".toml").unwrap_or(w);
-            if w.contains('/') || stem.contains('.') || !FAMILIES.iter().any(|f| stem.starts_with(f)) {
+            if w.contains('/')
+                || stem.contains('.')
+                || !FAMILIES.iter().any(|f| stem.starts_with(f))
+            {
                 continue;
             }
             let tail = &stem[stem.find('-').unwrap() + 1..];
-            if tail.is_empty() || !tail.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+            if tail.is_empty()
+                || !tail
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            {
                 continue;
             }
             out.push((i + 1, stem.to_string()));
@@ -514,7 +529,11 @@ fn docs_and_help_name_only_what_exists() {
         docs.len() > 5 && cli.0.len() > 10,
         "too little read to mean anything"
     );
-    assert!(bad.is_empty(), "the docs name what does not exist:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "the docs name what does not exist:\n{}",
+        bad.join("\n")
+    );
 }
 
 /// The checker finds each kind of drift it is for (so a clean run above means something).

@@ -428,8 +428,11 @@ mod spec {
         let b = spec[a..].find(end).expect("end marker") + a;
         use crate::ConfigFile;
         // The table's text depends on no configuration value.
-        let cfg =
-            ProfilerConfig::from_toml_str("interval = 100\nthreshold = 2\ntables = 2\nentries = 16\n", "any.toml").unwrap();
+        let cfg = ProfilerConfig::from_toml_str(
+            "interval = 100\nthreshold = 2\ntables = 2\nentries = 16\n",
+            "any.toml",
+        )
+        .unwrap();
         let table = markdown_table(&cfg, 16);
         assert_eq!(
             &spec[a..b],

@@ -48,7 +48,11 @@ pub fn check_depth(cfg: &ProfilerConfig, depth: u32) -> Result<(), String> {
 pub fn verilog(cfg: &ProfilerConfig, name: &str, profiler: &str, depth: u32) -> String {
     let top = wrapper_name(name);
     let profiler = module_name(profiler);
-    assert!(check_depth(cfg, depth).is_ok(), "{:?}", check_depth(cfg, depth));
+    assert!(
+        check_depth(cfg, depth).is_ok(),
+        "{:?}",
+        check_depth(cfg, depth)
+    );
     let aw = depth.trailing_zeros();
     let (ab, bb) = (cfg.a_bits, cfg.b_bits);
     // A FIFO word: {last, count, b, a, interval}.

@@ -197,7 +197,8 @@ pub const BUS_WORD: &str = "@@hwprof W ";
 pub fn parse_bus_word(line: &str) -> Option<Result<(char, u64, u64, u64, u64, bool), String>> {
     let rest = line.strip_prefix(BUS_WORD)?;
     let f: Vec<&str> = rest.split_whitespace().collect();
-    let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| format!("bad hex {s:?} in {line:?}"));
+    let hex =
+        |s: &str| u64::from_str_radix(s, 16).map_err(|_| format!("bad hex {s:?} in {line:?}"));
     Some((|| {
         let [mode, interval, a, b, count, last] = f[..] else {
             return Err(format!("a report word has 6 fields: {line:?}"));
@@ -207,7 +208,14 @@ pub fn parse_bus_word(line: &str) -> Option<Result<(char, u64, u64, u64, u64, bo
             "E" => 'E',
             _ => return Err(format!("mode {mode:?} is not V or E in {line:?}")),
         };
-        Ok((mode, hex(interval)?, hex(a)?, hex(b)?, hex(count)?, last == "1"))
+        Ok((
+            mode,
+            hex(interval)?,
+            hex(a)?,
+            hex(b)?,
+            hex(count)?,
+            last == "1",
+        ))
     })())
 }
 
@@ -233,7 +241,11 @@ fn bus_printout(text: &str, what: &str) -> Option<Result<Vec<ReportLine>, String
         if last {
             let (interval, entries) = open[k].take().expect("open");
             out.push(ReportLine::Interval {
-                mode: if k == 0 { TupleKind::Value } else { TupleKind::Edge },
+                mode: if k == 0 {
+                    TupleKind::Value
+                } else {
+                    TupleKind::Edge
+                },
                 interval,
                 events: None,
                 entries,

@@ -85,7 +85,10 @@ pub fn sources() -> Result<Vec<PathBuf>, SocError> {
 /// ebreak ends the run.
 pub fn instance(reset_pc: u32, irq: bool) -> String {
     let (timer_irq, halt) = if irq {
-        ("|readout_irq", format!("rvfi_trap && rvfi_insn == 32'h{:08x}", super::cpu::EBREAK))
+        (
+            "|readout_irq",
+            format!("rvfi_trap && rvfi_insn == 32'h{:08x}", super::cpu::EBREAK),
+        )
     } else {
         ("1'b0", "rvfi_trap".to_string())
     };

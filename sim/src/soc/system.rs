@@ -20,8 +20,8 @@
 //! instruction fetch; a dropped event under the stall policy is a failed run.
 
 use super::cpu::Cpu;
-use crate::eval::flat_profile::parse_bus_word;
 use super::SocError;
+use crate::eval::flat_profile::parse_bus_word;
 use crate::model::tap::RvfiRecord;
 use crate::verify::icarus::{run_with, SimDir, Simulator};
 use hwprof_hdl::phase::config::{PHASE_ID_BITS, WEIGHT_BITS};
@@ -400,7 +400,12 @@ fn dec(s: &str, what: &str) -> Result<u64, SocError> {
 /// Parses the simulation's stdout (the blocks' lines), the program's console and the retire
 /// dump. With the bus readout, the console's lines `TAG W …` are the report words the program
 /// read over the bus; they are left out of the console text.
-pub fn parse(stdout: &str, console: &str, dump: &str, readout: Readout) -> Result<SimOutput, SocError> {
+pub fn parse(
+    stdout: &str,
+    console: &str,
+    dump: &str,
+    readout: Readout,
+) -> Result<SimOutput, SocError> {
     let mut o = SimOutput::default();
     let mut summary = false;
     let mut printout = String::new();
