@@ -3,7 +3,8 @@
 // the slaves' interrupt (readout.S) moves the report words into a buffer in RAM; after main, the
 // profilers are disabled, drained until they fall quiet, and every word is printed on the console
 // as `@@hwprof W <mode> <interval> <a> <b> <count> <last>` (hex), the printout `hwprof report`
-// and the harness read. A system without the profilers reads 0 in their window: nothing is done.
+// and the harness read. A slave that is absent reads 0 in the window (the board systems have one
+// profiler, in one mode; a system without profilers has none): it is left alone.
 #include <stdint.h>
 #include "soc.h"
 #include "hwprof_soc_readout.h"
@@ -16,7 +17,8 @@
 extern uint32_t hwprof_save[];
 extern void hwprof_irq(void);
 static uint32_t buffer[5 * WORDS];
-static int present;
+// Bit m: the slave of mode m (0 value, 1 edge) answers.
+static unsigned present;
 
 // hwprof_save's words 16 and 17: the buffer's write pointer and end (readout.S).
 #define WP hwprof_save[16]
@@ -24,16 +26,23 @@ static int present;
 
 void hwprof_readout_start(void)
 {
-	present = REG(0, HWPROF_SOC_READOUT_ID) == HWPROF_SOC_READOUT_ID_VALUE &&
-		  REG(1, HWPROF_SOC_READOUT_ID) == HWPROF_SOC_READOUT_ID_VALUE;
+	for (int m = 0; m < 2; m++)
+		if (REG(m, HWPROF_SOC_READOUT_ID) == HWPROF_SOC_READOUT_ID_VALUE)
+			present |= 1u << m;
 	if (!present)
 		return;
 	WP = (uint32_t)(uintptr_t)buffer;
 	END = (uint32_t)(uintptr_t)(buffer + 5 * WORDS);
 	for (int m = 0; m < 2; m++) {
-		// Half the FIFO: an interrupt drains many words, and the FIFO still has room for the
-		// reports that arrive before the handler runs.
-		REG(m, HWPROF_SOC_READOUT_IRQ_LEVEL) = REG(m, HWPROF_SOC_READOUT_FIFO_DEPTH) / 2;
+		if (!(present & 1u << m))
+			continue;
+		// The interrupt comes while the FIFO still has room for a whole report (every
+		// accumulator entry and the end word): a report that arrives before the handler runs
+		// never makes the profiler wait, which would stall the CPU that is to drain it. A deep
+		// FIFO gives many words per interrupt.
+		uint32_t slots = REG(m, HWPROF_SOC_READOUT_FIFO_DEPTH) + 1;
+		uint32_t report = REG(m, HWPROF_SOC_READOUT_ACC_ENTRIES) + 1;
+		REG(m, HWPROF_SOC_READOUT_IRQ_LEVEL) = slots > report ? slots - report + 1 : 1;
 		REG(m, HWPROF_SOC_READOUT_CTRL) =
 			HWPROF_SOC_READOUT_CTRL_ENABLE_MASK | HWPROF_SOC_READOUT_CTRL_IRQ_ENABLE_MASK;
 	}
@@ -82,10 +91,13 @@ void hwprof_readout_finish(void)
 	// No event from here on; what the profilers hold still comes out: the report of the last
 	// complete interval. Drained until both have been quiet for a while.
 	for (int m = 0; m < 2; m++)
-		REG(m, HWPROF_SOC_READOUT_CTRL) = 0;
+		if (present & 1u << m)
+			REG(m, HWPROF_SOC_READOUT_CTRL) = 0;
 	for (int quiet = 0; quiet < 256;) {
 		int got = 0;
 		for (int m = 0; m < 2; m++) {
+			if (!(present & 1u << m))
+				continue;
 			hwprof_soc_readout_word r;
 			while (hwprof_soc_readout_read(HWPROF_READOUT_BASE + 0x100u * m, &r)) {
 				if (WP >= END)

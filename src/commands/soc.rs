@@ -7,7 +7,7 @@ use hwprof_sim::hwprof_hdl::phase::PhaseConfig;
 use hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig;
 use hwprof_sim::hwprof_hdl::tap::Policy;
 use hwprof_sim::hwprof_hdl::ProfilerConfig;
-use hwprof_sim::soc::board::{self, Board, BoardRunOptions, Mode};
+use hwprof_sim::soc::board::{self, Board, BoardRunOptions, BoardSystem, Mode};
 use hwprof_sim::soc::cpu::Cpu;
 use hwprof_sim::soc::programs::{self, Program, ProgramSource, PROGRAMS};
 use hwprof_sim::soc::run::{
@@ -126,6 +126,16 @@ pub struct SystemArgs {
     /// The kernels' short inputs
     #[arg(long)]
     pub short: bool,
+    /// How the reports leave: uart (a line formatter sends them on the UART, stalling the CPU
+    /// while it does) or bus (the profiler's Wishbone slave on the CPU's bus: the program's
+    /// start-up code drains it and prints the reports on its console, the UART, after main)
+    #[arg(long, value_enum, default_value = "uart")]
+    pub readout: BoardReadoutArg,
+    /// With --readout bus: report words the slave's FIFO holds, a power of two (default 4096 on
+    /// the ulx3s, one report on the icebreaker, whose block RAMs the profiler fills); the
+    /// program drains it after main, or on its interrupt when it runs short of room for a report
+    #[arg(long, value_name = "WORDS")]
+    pub report_fifo: Option<u32>,
 }
 
 #[derive(clap::Args)]
@@ -146,7 +156,8 @@ pub struct BoardArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INSTRUCTIONS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_instructions: u64,
-    /// One JSON object: instructions, cycles, events, reports, mismatches, the profile
+    /// One JSON object: instructions, cycles, cycles_unprofiled and perturbation (the same program
+    /// on the system without the profiler), events, reports, mismatches, the profile
     #[arg(long)]
     pub json: bool,
 }
@@ -187,6 +198,21 @@ pub struct DecodeArgs {
 pub enum ReadoutArg {
     Stream,
     Bus,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum BoardReadoutArg {
+    Uart,
+    Bus,
+}
+
+impl From<BoardReadoutArg> for Readout {
+    fn from(r: BoardReadoutArg) -> Self {
+        match r {
+            BoardReadoutArg::Uart => Readout::Uart,
+            BoardReadoutArg::Bus => Readout::Bus,
+        }
+    }
 }
 
 impl From<ReadoutArg> for Readout {
@@ -364,32 +390,45 @@ fn profiler_config(path: &Option<PathBuf>, board: Board) -> Result<ProfilerConfi
 }
 
 /// The checked arguments shared by `soc board` and `soc bitstream`.
-fn system_args(a: &SystemArgs) -> Result<(Board, ProgramSource, ProfilerConfig), CliError> {
+fn system_args(a: &SystemArgs) -> Result<(BoardSystem, ProgramSource, ProfilerConfig), CliError> {
     let board = Board::parse(&a.board).map_err(CliError::input)?;
     let program = a.program.source(a.short)?;
     let cfg = profiler_config(&a.config, board)?;
-    board::check_config(&cfg, board, a.mode.into()).map_err(cli_error)?;
-    Ok((board, program, cfg))
+    let system = BoardSystem {
+        board,
+        cpu: a.cpu.into(),
+        mode: a.mode.into(),
+        readout: a.readout.into(),
+        report_fifo: a
+            .report_fifo
+            .unwrap_or_else(|| board::default_report_fifo(board, &cfg)),
+    };
+    if a.report_fifo.is_some() && system.readout != Readout::Bus {
+        return Err(CliError::input(
+            "--report-fifo sizes the bus readout's FIFO: it needs --readout bus",
+        ));
+    }
+    system.check(&cfg).map_err(cli_error)?;
+    Ok((system, program, cfg))
 }
 
 fn run_board(a: BoardArgs) -> CmdResult {
-    let (board, program, cfg) = system_args(&a.system)?;
+    let (system, program, cfg) = system_args(&a.system)?;
     if let Some(t) = &a.transcript {
         check_writable_file(t)?;
     }
     let r = board::run(&BoardRunOptions {
-        board,
-        cpu: a.system.cpu.into(),
+        system,
         program,
         cfg,
-        mode: a.system.mode.into(),
-        simulator: match (a.simulator, board) {
+        simulator: match (a.simulator, system.board) {
             (Some(SimArg::Verilator), _) | (None, Board::Ulx3s) => Simulator::Verilator,
             (Some(SimArg::Icarus), _) | (None, Board::Icebreaker) => Simulator::Icarus,
         },
         short: a.system.short,
         top: a.top,
         max_instructions: a.max_instructions,
+        compare_unprofiled: true,
     })
     .map_err(cli_error)?;
     if let Some(t) = &a.transcript {
@@ -415,9 +454,26 @@ fn run_board(a: BoardArgs) -> CmdResult {
             "UART: {} bytes, {} lines (simulated at {} clocks per bit)",
             r.uart_bytes, r.uart_lines, r.uart_clocks_per_bit
         );
+        if let (Some(u), Some(p)) = (r.cycles_unprofiled, r.perturbation) {
+            println!(
+                "{} readout: {}{} cycles, {u} without the profiler: perturbation {p:.4}",
+                r.readout.name(),
+                if r.readout == Readout::Bus { "main took " } else { "" },
+                r.cycles
+            );
+        }
         print_end(r.exit_code, r.stopped_at_limit, r.instructions);
+        if !r.console.is_empty() {
+            print!("console:\n{}", r.console);
+        }
         println!("profiler: {}", r.configuration);
-        print_mode("reports decoded from the UART", &r.profile);
+        print_mode(
+            match r.readout {
+                Readout::Bus => "reports the program read over the bus and printed",
+                _ => "reports decoded from the UART",
+            },
+            &r.profile,
+        );
     }
     if r.mismatches != 0 {
         return Err(CliError::failure(format!(
@@ -430,7 +486,8 @@ fn run_board(a: BoardArgs) -> CmdResult {
 
 fn run_bitstream(a: BitstreamArgs) -> CmdResult {
     use hwprof_sim::flow::{self, FlowOptions};
-    let (board, program, cfg) = system_args(&a.system)?;
+    let (system, program, cfg) = system_args(&a.system)?;
+    let board = system.board;
     super::create_out_dir(&a.out)?;
     let root = hwprof_sim::flow::tools::project_root().unwrap_or_else(|| PathBuf::from("."));
     let work = a.out.join("program");
@@ -442,9 +499,7 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
         vec![true]
     } {
         let design = board::design(
-            board,
-            a.system.cpu.into(),
-            a.system.mode.into(),
+            &system,
             &cfg,
             &program,
             a.system.short,

@@ -27,7 +27,9 @@
 //! counters; the boot stub's instructions run from the flash and are not tapped. SERV is RV32I on
 //! both.
 
-use super::cpu::{Core, Cpu};
+use super::cpu::{Core, Cpu, MAIN_END_PORT, READOUT_BASE};
+use super::system::{Readout, CONSOLE, EXIT_PORT};
+use crate::eval::flat_profile::parse_bus_word;
 use super::programs::{self, ProgramSource};
 use super::run::{mode_result, ModeResult};
 use super::SocError;
@@ -107,6 +109,57 @@ impl Mode {
     }
 }
 
+/// What the system on a board is, besides its program and its profiler's configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct BoardSystem {
+    pub board: Board,
+    pub cpu: Cpu,
+    /// What the tap feeds the profiler.
+    pub mode: Mode,
+    /// How the reports leave: [`Readout::Uart`] (the line formatter on the UART) or
+    /// [`Readout::Bus`] (the profiler's Wishbone slave on the CPU's bus, drained by the program,
+    /// whose console is then the UART).
+    pub readout: Readout,
+    /// With the bus readout: the slave's report FIFO in words ([`hwprof_hdl::readout::check_depth`]).
+    pub report_fifo: u32,
+}
+
+impl BoardSystem {
+    /// Checks what the profiler and the readout need of each other and of the board.
+    pub fn check(&self, cfg: &ProfilerConfig) -> Result<(), SocError> {
+        check_config(cfg, self.board, self.mode)?;
+        match self.readout {
+            Readout::Uart => Ok(()),
+            Readout::Bus => hwprof_hdl::readout::check_depth(cfg, self.report_fifo)
+                .map_err(|e| SocError::Input(format!("--report-fifo: {e}"))),
+            Readout::Stream => Err(SocError::Input(
+                "--readout stream is the simulated system's (hwprof soc run); a board's reports \
+                 leave on the UART (uart) or through the program (bus)"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The slot of the profiler's slave in the readout window, as in the simulated system:
+    /// value mode at [`READOUT_BASE`], edge mode 0x100 above.
+    fn slot(&self) -> u32 {
+        match self.mode {
+            Mode::Value => 0,
+            Mode::Edge => 1,
+        }
+    }
+}
+
+/// The bus readout's report FIFO on `board` unless told otherwise: on the ULX3S deep enough for
+/// the reports of a bundled program (software reads them after `main`, nothing interrupts it); on
+/// the iCEBreaker, whose block RAMs the profiler fills, one report (`cfg`'s smallest).
+pub fn default_report_fifo(board: Board, cfg: &ProfilerConfig) -> u32 {
+    match board {
+        Board::Ulx3s => super::run::DEFAULT_REPORT_FIFO,
+        Board::Icebreaker => hwprof_hdl::readout::fifo_depth(cfg),
+    }
+}
+
 /// The profiler a board's system has unless told otherwise, built in: (source, text).
 pub fn default_config(board: Board) -> (&'static str, &'static str) {
     match board {
@@ -122,32 +175,55 @@ pub fn default_config(board: Board) -> (&'static str, &'static str) {
 const PROFILER: &str = "soc-board-profiler";
 const FORMAT: &str = "soc-board-format";
 const UART: &str = "soc-board-uart";
+/// With the bus readout: the tap in front of the slave (which is [`super::system::SLAVE`]).
+const TAP: &str = "soc-board-tap";
 
 /// The top module of the system on `board`.
 pub fn top_module(board: Board) -> String {
     format!("hwprof_soc_{}", board.name())
 }
 
-/// The Verilog of the hwprof blocks of the system: the profiler, the line formatter and the UART
-/// at `clocks_per_bit`, each renamed after its design.
+/// The Verilog of the hwprof blocks of the system, each renamed after its design: the UART at
+/// `clocks_per_bit` (with the bus readout it is the console's, so the CPU alone has it too) and,
+/// with the `profiler`, the profiler behind its tap and either the line formatter (UART readout)
+/// or the Wishbone slave (bus readout).
 pub fn blocks_verilog(
     cfg: &ProfilerConfig,
-    mode: Mode,
+    s: &BoardSystem,
     clocks_per_bit: u64,
+    profiler: bool,
 ) -> Result<String, SocError> {
-    let cfg = cfg.clone();
+    let (cfg, s) = (cfg.clone(), *s);
     hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
         use hwprof_hdl::export::{module_name, rename_top};
-        let tap = TapConfig::new(mode.tap_mode(), Policy::Stall);
-        let mut v = hwprof_hdl::tap::export::wrapper(&cfg, &tap, PROFILER)?;
-        v.push_str(&rename_top(
-            &hwprof_hdl::board::report_format::verilog(cfg.a_bits, cfg.b_bits)?,
-            &module_name(FORMAT),
-        ));
-        v.push_str(&rename_top(
-            &hwprof_hdl::board::uart::verilog(clocks_per_bit)?,
-            &module_name(UART),
-        ));
+        let tap = TapConfig::new(s.mode.tap_mode(), Policy::Stall);
+        let mut v = String::new();
+        match (profiler, s.readout) {
+            (false, _) => {}
+            (true, Readout::Bus) => {
+                v.push_str(&hwprof_hdl::multihash::export::exported(&cfg, PROFILER)?);
+                v.push_str(&hwprof_hdl::tap::export::tap_module(&tap, &module_name(TAP))?);
+                v.push_str(&hwprof_hdl::readout::verilog(
+                    &cfg,
+                    super::system::SLAVE,
+                    PROFILER,
+                    s.report_fifo,
+                ));
+            }
+            (true, _) => {
+                v.push_str(&hwprof_hdl::tap::export::wrapper(&cfg, &tap, PROFILER)?);
+                v.push_str(&rename_top(
+                    &hwprof_hdl::board::report_format::verilog(cfg.a_bits, cfg.b_bits)?,
+                    &module_name(FORMAT),
+                ));
+            }
+        }
+        if profiler || s.readout == Readout::Bus {
+            v.push_str(&rename_top(
+                &hwprof_hdl::board::uart::verilog(clocks_per_bit)?,
+                &module_name(UART),
+            ));
+        }
         Ok(v)
     })
     .map_err(SocError::Failure)?
@@ -157,16 +233,11 @@ pub fn blocks_verilog(
 /// The Verilog of the system's top (module [`top_module`]); on the ULX3S the program's `image` is
 /// in its RAM (on the iCEBreaker it is in the flash: [`flash_image`]).
 ///
-/// `profiler` false gives the same system without the tap, the FIFO, the profiler, the formatter
-/// and the UART (the line idles high): the CPU alone, for the area comparison.
-pub fn top_verilog(
-    board: Board,
-    cpu: Cpu,
-    mode: Mode,
-    image: &[u32],
-    profiler: bool,
-) -> Result<String, SocError> {
-    let sh = shape(board);
+/// `profiler` false gives the same system without the tap, the FIFO, the profiler and its
+/// readout (the UART line idles high unless it is the console's): the CPU alone, for the area
+/// comparison and the cycles the profiler costs.
+pub fn top_verilog(s: &BoardSystem, image: &[u32], profiler: bool) -> Result<String, SocError> {
+    let sh = shape(s.board);
     let ram = sh.ram_bytes;
     let words = ram / 4;
     if image.len() > words {
@@ -175,22 +246,33 @@ pub fn top_verilog(
             image.len() * 4
         )));
     }
+    let bus = s.readout == Readout::Bus;
     let mut v = String::new();
     let flash_ports = if sh.flash {
         ",\n    output flash_csb, output flash_clk, inout flash_io0, inout flash_io1, inout flash_io2,\n    inout flash_io3"
     } else {
         ""
     };
-    let core = cpu.core(&Core {
+    let core = s.cpu.core(&Core {
         ram_bytes: ram,
         reset_pc: if sh.flash { FLASH_BOOT } else { 0 },
         small: !sh.m,
-        irq: false,
+        irq: bus,
     });
+    // The ports besides the console and the exit port: with the bus readout, the readout window
+    // and the mark of main's end.
+    let (other_ports, console_wait) = if bus {
+        (
+            format!(" && !in_ro && !(bus_addr == 32'h{MAIN_END_PORT:08x} && bus_wstrb != 0)"),
+            format!("con_valid && bus_addr == 32'h{CONSOLE:08x} && bus_wstrb != 0"),
+        )
+    } else {
+        (String::new(), "1'b0".into())
+    };
     write!(
         v,
         r#"// hwprof's {cpu_name} system for the {board_name} with the multi-hash profiler ({mode:?} mode) on the
-// retire stream and its reports on the UART; generated by hwprof, do not edit.
+// retire stream and its reports {readout}; generated by hwprof, do not edit.
 module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
   wire clock = clk;
   // Reset: 15 clocks after configuration, and while the button is held.
@@ -211,12 +293,16 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
   wire bus_valid, bus_instr, bus_ack;
   wire [31:0] bus_addr, bus_wdata, bus_rdata;
   wire [3:0] bus_wstrb;
+  wire [1:0] readout_irq;
 {core}
 {tap}
-  // Memory: one access a clock after its request, none while stalled.
-  wire start = resetn && bus_valid && !bus_ack && !stall;
+  // Memory: one access a clock after its request, none while stalled (nor a console write while
+  // the UART still holds the previous byte).
+  reg con_valid = 0;
+  wire start = resetn && bus_valid && !bus_ack && !stall && !({console_wait});
   wire in_ram = bus_addr < {ram};
   wire in_flash = bus_addr >= 32'h{FLASH_BOOT:08x} && bus_addr < 32'h{FLASH_END:08x};
+  wire in_ro = bus_addr[31:9] == 23'h{window:06x};
   reg ram_ready = 0, port_ready = 0, exited = 0, bus_error = 0;
   reg [31:0] exit_code = 0;
 {memory}
@@ -227,32 +313,40 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
       if (bus_addr == 32'h{exit:08x} && bus_wstrb != 0) begin
         exited <= 1;
         exit_code <= bus_wdata;
-      end else if (!(bus_addr == 32'h{console:08x} && bus_wstrb != 0)) begin
+      end else if (!(bus_addr == 32'h{console:08x} && bus_wstrb != 0){other_ports}) begin
         bus_error <= 1;
       end
     end
   end
+  assign bus_ack = mem_ready || port_ready;
 
 {reporting}"#,
-        board_name = board.name(),
-        cpu_name = cpu.name(),
-        top = top_module(board),
-        exit = super::system::EXIT_PORT,
-        console = super::system::CONSOLE,
-        tap = if profiler {
-            tap_verilog(&sh)
+        board_name = s.board.name(),
+        cpu_name = s.cpu.name(),
+        mode = s.mode,
+        readout = if bus {
+            "on the CPU's bus (its console on the UART)"
         } else {
-            "  wire stall = 1'b0;\n".into()
+            "on the UART"
+        },
+        top = top_module(s.board),
+        exit = EXIT_PORT,
+        console = CONSOLE,
+        window = READOUT_BASE >> 9,
+        tap = match (profiler, bus) {
+            (false, _) => "  wire stall = 1'b0;\n  wire overflow = 1'b0;\n".into(),
+            (true, false) => tap_verilog(&sh),
+            (true, true) => bus_tap_verilog(&sh, s.slot()),
         },
         memory = if sh.flash {
             flash_memory_verilog()
         } else {
             bram_memory_verilog(words)
         },
-        reporting = if profiler {
-            reporting_verilog()
-        } else {
-            "  assign uart_tx = 1'b1;\n  assign led = bus_error;\n".into()
+        reporting = match (profiler, bus) {
+            (_, true) => console_verilog(profiler),
+            (true, false) => reporting_verilog(),
+            (false, false) => "  assign bus_rdata = mem_rdata;\n  assign readout_irq = 2'd0;\n  assign uart_tx = 1'b1;\n  assign led = bus_error;\n".into(),
         },
     )
     .unwrap();
@@ -291,8 +385,8 @@ fn bram_memory_verilog(words: usize) -> String {
       if (bus_wstrb[3]) ram[word][31:24] <= bus_wdata[31:24];
     end
   end
-  assign bus_ack = ram_ready || port_ready;
-  assign bus_rdata = ram_rdata;
+  wire mem_ready = ram_ready;
+  wire [31:0] mem_rdata = ram_rdata;
 "#,
         last = words - 1,
     )
@@ -320,8 +414,8 @@ fn flash_memory_verilog() -> String {
     .flash_io1_do(flash_io1_do), .flash_io2_do(flash_io2_do), .flash_io3_do(flash_io3_do),
     .flash_io0_di(flash_io0_di), .flash_io1_di(flash_io1_di), .flash_io2_di(flash_io2_di),
     .flash_io3_di(flash_io3_di), .cfgreg_we(4'b0000), .cfgreg_di(32'd0), .cfgreg_do());
-  assign bus_ack = ram_ready || port_ready || flash_ready;
-  assign bus_rdata = flash_ready ? flash_rdata : spram_rdata;
+  wire mem_ready = ram_ready || flash_ready;
+  wire [31:0] mem_rdata = flash_ready ? flash_rdata : spram_rdata;
 "#
     .into()
 }
@@ -364,9 +458,74 @@ fn reporting_verilog() -> String {
   reg led_q = 0;
   always @(posedge clk) if (r_valid && r_ready && r_last) led_q <= !led_q;
   assign led = led_q || overflow || bus_error;
+  assign bus_rdata = mem_rdata;
+  assign readout_irq = 2'd0;
 "#,
         format = name(FORMAT),
         uart = name(UART),
+    )
+}
+
+/// With the bus readout: the profiler behind its RVFI tap and its Wishbone slave at its `slot` of
+/// the readout window (the rest of the window reads 0), its interrupt on `readout_irq[slot]`.
+fn bus_tap_verilog(sh: &Shape, slot: u32) -> String {
+    format!(
+        r#"  // The profiler behind its RVFI tap and its Wishbone slave, at READOUT_BASE + 0x{slot}00.
+  wire stall, t_valid, t_ready, wb_ack, irq;
+  wire [31:0] dropped, t_a, t_b, wb_dat_r;
+  wire [15:0] t_lost;
+  wire tapped = rvfi_valid && rvfi_pc_rdata < {ram};
+  {tap} tap(.clock(clk), .reset(!resetn), .rvfi_valid(tapped), .rvfi_order(rvfi_order),
+    .rvfi_insn(rvfi_insn), .rvfi_trap(rvfi_trap), .rvfi_pc_rdata(rvfi_pc_rdata),
+    .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata), .stall(stall),
+    .dropped(dropped), .ev_clock(clk), .ev_reset(!resetn), .ev_valid(t_valid),
+    .ev_ready(t_ready), .ev_a(t_a), .ev_b(t_b), .ev_lost(t_lost));
+  wire wb_cyc = start && in_ro && bus_addr[8] == 1'b{slot};
+  {slave} slave(.clock(clk), .reset(!resetn), .in_valid(t_valid), .in_ready(t_ready),
+    .in_a({{32'd0, t_a}}), .in_b({{32'd0, t_b}}), .in_dropped(dropped), .wb_cyc(wb_cyc),
+    .wb_stb(wb_cyc), .wb_we(bus_wstrb != 4'd0), .wb_sel(bus_wstrb != 4'd0 ? bus_wstrb : 4'hf),
+    .wb_adr(bus_addr[7:0]), .wb_dat_w(bus_wdata), .wb_dat_r(wb_dat_r), .wb_ack(wb_ack),
+    .irq(irq));
+  wire [31:0] ro_rdata = wb_ack ? wb_dat_r : 32'd0;
+  assign readout_irq = {irq_bits};
+  wire overflow = dropped != 0;
+"#,
+        tap = hwprof_hdl::export::module_name(TAP),
+        slave = hwprof_hdl::readout::wrapper_name(super::system::SLAVE),
+        ram = sh.ram_bytes,
+        irq_bits = if slot == 0 { "{1'b0, irq}" } else { "{irq, 1'b0}" },
+    )
+}
+
+/// With the bus readout: the program's console on the UART (a byte at a time: a console write
+/// waits while the UART holds the previous byte), and the readout window's data; without the
+/// `profiler` the window reads 0.
+fn console_verilog(profiler: bool) -> String {
+    let window = if profiler {
+        ""
+    } else {
+        "  wire [31:0] ro_rdata = 32'd0;\n  assign readout_irq = 2'd0;\n"
+    };
+    format!(
+        r#"{window}  reg ro_read = 0;
+  always @(posedge clk) ro_read <= start && in_ro;
+  assign bus_rdata = ro_read ? ro_rdata : mem_rdata;
+  // Console -> UART.
+  reg [7:0] con_data = 0;
+  wire con_ready;
+  always @(posedge clk) begin
+    if (!resetn) con_valid <= 0;
+    else if (start && bus_addr == 32'h{console:08x} && bus_wstrb != 0) begin
+      con_valid <= 1;
+      con_data <= bus_wdata[7:0];
+    end else if (con_ready) con_valid <= 0;
+  end
+  {uart} uart(.clock(clk), .reset(!resetn), .data(con_data), .valid(con_valid), .ready(con_ready),
+    .tx(uart_tx));
+  assign led = overflow || bus_error;
+"#,
+        console = CONSOLE,
+        uart = hwprof_hdl::export::module_name(UART),
     )
 }
 
@@ -374,30 +533,26 @@ fn reporting_verilog() -> String {
 /// blocks. `clocks_per_bit` sets the UART (the board's from its clock, or [`SIM_CLOCKS_PER_BIT`]);
 /// `profiler` false leaves the CPU alone ([`top_verilog`]).
 pub fn system_verilog(
-    board: Board,
-    cpu: Cpu,
-    mode: Mode,
+    s: &BoardSystem,
     cfg: &ProfilerConfig,
     image: &[u32],
     clocks_per_bit: u64,
     profiler: bool,
 ) -> Result<String, SocError> {
-    check_config(cfg, board, mode)?;
+    s.check(cfg)?;
     let mut v = String::from("`define RISCV_FORMAL\n");
-    v.push_str(&top_verilog(board, cpu, mode, image, profiler)?);
-    for src in cpu.sources()? {
+    v.push_str(&top_verilog(s, image, profiler)?);
+    for src in s.cpu.sources()? {
         v.push_str(
             &std::fs::read_to_string(&src)
                 .map_err(|e| SocError::Missing(format!("{}: {e}", src.display())))?,
         );
     }
-    if shape(board).flash {
+    if shape(s.board).flash {
         v.push_str(&package_file("picosoc/spimemio.v")?);
         v.push_str(&package_file("picosoc/ice40up5k_spram.v")?);
     }
-    if profiler {
-        v.push_str(&blocks_verilog(cfg, mode, clocks_per_bit)?);
-    }
+    v.push_str(&blocks_verilog(cfg, s, clocks_per_bit, profiler)?);
     Ok(v)
 }
 
@@ -523,14 +678,18 @@ pub fn board_clocks_per_bit(board: Board) -> Result<u64, SocError> {
 /// The testbench of a simulated board run (module `tb`): clocks the system (and, on the
 /// iCEBreaker, PicoSoC's flash model reading `firmware.hex`), holds `btn_n` high, dumps the
 /// records of the instructions run from the RAM to `retire.txt`, receives the UART into
-/// `uart.txt`, and ends once the CPU has trapped and nothing has moved for `quiet` clocks.
+/// `uart.txt`, and ends once the CPU has trapped and nothing has moved for `quiet` clocks. With
+/// the bus readout it also dumps the events fed to the profiler (`F a b`: the tap's, while the
+/// slave is enabled) and notes the clock of the store that marks the end of `main`.
 pub fn testbench(
-    board: Board,
+    s: &BoardSystem,
+    profiler: bool,
     clocks_per_bit: u64,
     quiet: u64,
     max_cycles: u64,
     max_instructions: u64,
 ) -> String {
+    let bus = s.readout == Readout::Bus;
     format!(
         r#"`timescale 1ns/1ps
 {defines}// hwprof: testbench of the board system, generated by hwprof_sim::soc::board.
@@ -539,7 +698,7 @@ module tb;
   initial forever #5 clk = ~clk;
   wire uart_tx, led;
 {dut}
-  reg [63:0] cycle = 0, instructions = 0, end_cycle = 0, stall_cycles = 0, still = 0;
+  reg [63:0] cycle = 0, instructions = 0, end_cycle = 0, stall_cycles = 0, still = 0, main_end = 0;
   reg halted = 0, limit = 0;
   integer dump, uart;
   initial begin
@@ -574,7 +733,9 @@ module tb;
       end_cycle <= cycle;
     end
     if (dut.bus_valid && !dut.bus_ack && !halted && dut.stall) stall_cycles <= stall_cycles + 1;
-    if (!rx_busy) begin
+    if (dut.start && dut.bus_addr == 32'h{main_end_port:08x} && dut.bus_wstrb != 0 && main_end == 0)
+      main_end <= cycle;
+{fed}    if (!rx_busy) begin
       // The line is driven from the end of reset on.
       if (dut.resetn && !uart_tx) begin
         rx_busy <= 1;
@@ -593,25 +754,24 @@ module tb;
       rx_busy <= 0;
     end
     // The end: trapped, and no event, report word, character or UART bit for `quiet` clocks.
-    if (!halted || dut.profiler.ev_valid || dut.r_valid || dut.c_valid || rx_busy || !uart_tx) still <= 0;
+    if (!halted || {busy} || rx_busy || !uart_tx) still <= 0;
     else still <= still + 1;
     if (still == {quiet}) begin
       $fclose(dump);
       $fclose(uart);
-      $display("SUMMARY instructions %0d cycles %0d stall_cycles %0d dropped %0d exited %0d exit %0d limit %0d",
-               instructions, end_cycle, stall_cycles, dut.dropped, dut.exited, dut.exit_code, limit);
+      $display("SUMMARY instructions %0d cycles %0d stall_cycles %0d dropped %0d exited %0d exit %0d limit %0d main_end %0d",
+               instructions, end_cycle, stall_cycles, {dropped}, dut.exited, dut.exit_code, limit, main_end);
       $finish;
     end
   end
   // Stopped at the limit, the CPU gets no more memory and the tap takes nothing more: forced
   // between clock edges, after the last instruction's event was pushed.
   always @(negedge clk) if (limit) begin
-    force dut.start = 1'b0;
-    force dut.tapped = 1'b0;
+    force dut.start = 1'b0;{untap}
   end
 endmodule
 "#,
-        dut = if shape(board).flash {
+        dut = if shape(s.board).flash {
             format!(
                 r#"  wire flash_csb, flash_clk, flash_io0, flash_io1, flash_io2, flash_io3;
   {top} dut(.clk(clk), .btn_n(1'b1), .uart_tx(uart_tx), .led(led), .flash_csb(flash_csb),
@@ -619,45 +779,62 @@ endmodule
     .flash_io3(flash_io3));
   spiflash flash(.csb(flash_csb), .clk(flash_clk), .io0(flash_io0), .io1(flash_io1),
     .io2(flash_io2), .io3(flash_io3));"#,
-                top = top_module(board)
+                top = top_module(s.board)
             )
         } else {
             format!(
                 "  {} dut(.clk(clk), .btn_n(1'b1), .uart_tx(uart_tx), .led(led));",
-                top_module(board)
+                top_module(s.board)
             )
         },
         defines = crate::verify::netlist::DEFINES,
-        ram = shape(board).ram_bytes,
+        ram = shape(s.board).ram_bytes,
+        main_end_port = MAIN_END_PORT,
+        fed = if profiler && bus {
+            "    if (dut.t_valid && dut.t_ready && dut.slave.enable) $fwrite(dump, \"F %h %h\\n\", dut.t_a, dut.t_b);\n"
+        } else {
+            ""
+        },
+        busy = match (profiler, bus) {
+            (true, false) => "dut.profiler.ev_valid || dut.r_valid || dut.c_valid",
+            (true, true) => "dut.t_valid || dut.con_valid",
+            (false, true) => "dut.con_valid",
+            (false, false) => "1'b0",
+        },
+        dropped = if profiler { "dut.dropped" } else { "0" },
+        untap = if profiler { "\n    force dut.tapped = 1'b0;" } else { "" },
         first = clocks_per_bit + clocks_per_bit / 2 - 1,
         cpb_m1 = clocks_per_bit - 1,
     )
 }
 
-/// The build target of the system on `board` with `cpu`.
-pub fn board_target(board: Board, cpu: Cpu) -> programs::BuildTarget {
-    let sh = shape(board);
+/// The build target of the system `s` around `cfg`'s profiler (with the bus readout, the program
+/// gets the start-up code that drains the profiler's slave).
+pub fn board_target(s: &BoardSystem, cfg: &ProfilerConfig) -> programs::BuildTarget {
+    let sh = shape(s.board);
     programs::BuildTarget {
         ram_bytes: sh.ram_bytes,
-        m: sh.m && cpu.m_extension(),
-        system: format!("{} system with {}", board.name(), cpu.name()),
-        readout: None,
+        m: sh.m && s.cpu.m_extension(),
+        system: format!("{} system with {}", s.board.name(), s.cpu.name()),
+        readout: (s.readout == Readout::Bus)
+            .then(|| super::system::readout_build(s.cpu, cfg, s.report_fifo)),
     }
 }
 
 /// How to run a program on the simulated board system.
 #[derive(Debug, Clone)]
 pub struct BoardRunOptions {
-    pub board: Board,
-    pub cpu: Cpu,
+    pub system: BoardSystem,
     pub program: ProgramSource,
     pub cfg: ProfilerConfig,
-    pub mode: Mode,
     pub simulator: Simulator,
     pub short: bool,
     pub top: usize,
     /// Retired instructions after which the program is stopped.
     pub max_instructions: u64,
+    /// Also runs the program on the same system without the profiler, for the cycles profiling
+    /// costs ([`BoardRun::perturbation`]).
+    pub compare_unprofiled: bool,
 }
 
 /// A simulated board run.
@@ -668,15 +845,23 @@ pub struct BoardRun {
     pub program: String,
     pub short: bool,
     pub mode: Mode,
+    pub readout: Readout,
     pub simulator: String,
     pub configuration: String,
     pub instructions: u64,
+    /// Clocks until the program ended; with the bus readout, until `main` returned (the start-up
+    /// code then drains and prints the reports).
     pub cycles: u64,
+    /// The same on the same system without the profiler (and its readout), and
+    /// `cycles / cycles_unprofiled`: what profiling costs the program.
+    pub cycles_unprofiled: Option<u64>,
+    pub perturbation: Option<f64>,
     pub stall_cycles: u64,
     /// Events the tap dropped (0: the stall policy is lossless; the run fails otherwise).
     pub dropped: u64,
-    /// Tapped events, reports decoded from the UART transcript, and the intervals on which they
-    /// differ from the model's reports.
+    /// Events fed to the profiler, reports decoded from the UART transcript (the formatter's
+    /// lines, or the program's printout of what it read over the bus), and the intervals on
+    /// which they differ from the model's reports.
     pub events: u64,
     pub reports: u64,
     pub mismatches: u64,
@@ -691,9 +876,26 @@ pub struct BoardRun {
     /// Stopped after `max_instructions` retired instructions; the profile covers those.
     pub stopped_at_limit: bool,
     pub profile: ModeResult,
+    /// With the bus readout: what the program printed on its console besides the report words.
+    pub console: String,
     /// The UART transcript.
     #[serde(skip)]
     pub transcript: String,
+}
+
+/// What one simulation of the board system gave.
+struct Simulated {
+    instructions: u64,
+    cycles: u64,
+    stall_cycles: u64,
+    dropped: u64,
+    exit_code: Option<u32>,
+    stopped_at_limit: bool,
+    /// The clock of the store marking `main`'s end (0: none).
+    main_end: u64,
+    dump: String,
+    transcript: String,
+    seconds: f64,
 }
 
 fn field(f: &[&str], i: usize, line: &str) -> Result<u64, SocError> {
@@ -702,29 +904,16 @@ fn field(f: &[&str], i: usize, line: &str) -> Result<u64, SocError> {
         .ok_or_else(|| SocError::Failure(format!("malformed simulation summary {line:?}")))
 }
 
-/// Builds the program, simulates the board system, decodes its UART transcript and compares the
-/// reports with the model's on the dumped retire stream.
-pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
-    check_config(&o.cfg, o.board, o.mode)?;
-    let sh = shape(o.board);
-    if sh.flash && o.simulator != Simulator::Icarus {
-        return Err(SocError::Input(format!(
-            "the {} system simulates under Icarus only (its flash model and Yosys's models of \
-             the iCE40 cells need an event-driven simulator): use --simulator icarus",
-            o.board.name()
-        )));
-    }
-    let build = SimDir::new("soc-board-build").map_err(|e| SocError::Failure(e.to_string()))?;
-    let built = programs::build(
-        &o.program,
-        o.short,
-        &build.path,
-        &board_target(o.board, o.cpu),
-    )?;
+/// Simulates the board system (with or without the `profiler`) running `built`.
+fn simulate(
+    o: &BoardRunOptions,
+    built: &programs::Built,
+    profiler: bool,
+) -> Result<Simulated, SocError> {
+    let s = &o.system;
     let name = o.program.name();
-    let symbols = programs::symbols(&built.elf)?;
     let cpb = SIM_CLOCKS_PER_BIT;
-    let v = system_verilog(o.board, o.cpu, o.mode, &o.cfg, &built.words, cpb, true)?;
+    let v = system_verilog(s, &o.cfg, &built.words, cpb, profiler)?;
     let io = |e: std::io::Error| SocError::Failure(format!("simulation directory: {e}"));
     let dir = SimDir::new("soc-board").map_err(io)?;
     let sys = dir.file("system.v");
@@ -734,12 +923,13 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
     let quiet = 8 * (o.cfg.entries as u64 + o.cfg.accumulator.entries as u64) + 64 * 10 * cpb;
     std::fs::write(
         &tb,
-        testbench(o.board, cpb, quiet, 2_000_000_000, o.max_instructions),
+        testbench(s, profiler, cpb, quiet, 2_000_000_000, o.max_instructions),
     )
     .map_err(io)?;
     let mut sources = vec![sys, tb];
-    if sh.flash {
-        let flash = flash_image(&built.words, &build.path.join("boot"))?;
+    if shape(s.board).flash {
+        let build = SimDir::new("soc-board-flash").map_err(io)?;
+        let flash = flash_image(&built.words, &build.path)?;
         let mut hex = format!("@{FLASH_BOOT:08x}\n");
         for b in &flash {
             writeln!(hex, "{b:02x}").unwrap();
@@ -765,15 +955,12 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
             ))
         })?;
     let f: Vec<&str> = line.split_whitespace().collect();
-    let (instructions, cycles, stall_cycles, dropped, exited, exit_code, limit) = (
-        field(&f, 2, line)?,
-        field(&f, 4, line)?,
-        field(&f, 6, line)?,
-        field(&f, 8, line)?,
+    let (exited, exit_code, limit) = (
         field(&f, 10, line)?,
         field(&f, 12, line)? as u32,
         field(&f, 14, line)? == 1,
     );
+    let instructions = field(&f, 2, line)?;
     if exited != 1 && !limit {
         return Err(SocError::Failure(format!(
             "{name} trapped without writing its exit code after {instructions} instructions"
@@ -784,12 +971,101 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
             "{name} exited with code {exit_code}"
         )));
     }
-    let dump = std::fs::read_to_string(dir.file("retire.txt")).map_err(io)?;
-    let events = parse_dump(&dump, o.mode)?;
     let transcript = String::from_utf8(std::fs::read(dir.file("uart.txt")).map_err(io)?)
         .map_err(|_| SocError::Failure("the UART sent bytes that are not text".into()))?;
-    let hardware = decode(&transcript).map_err(SocError::Failure)?;
-    let mut profile = mode_result(&o.cfg, &events, hardware, o.top, |a, b| match o.mode {
+    Ok(Simulated {
+        instructions,
+        cycles: field(&f, 4, line)?,
+        stall_cycles: field(&f, 6, line)?,
+        dropped: field(&f, 8, line)?,
+        exit_code: (exited == 1).then_some(exit_code),
+        stopped_at_limit: limit,
+        main_end: field(&f, 16, line)?,
+        dump: std::fs::read_to_string(dir.file("retire.txt")).map_err(io)?,
+        transcript,
+        seconds,
+    })
+}
+
+/// Builds the program, simulates the board system, decodes its UART transcript and compares the
+/// reports with the model's on the events the profiler was fed.
+pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
+    let s = &o.system;
+    s.check(&o.cfg)?;
+    if shape(s.board).flash && o.simulator != Simulator::Icarus {
+        return Err(SocError::Input(format!(
+            "the {} system simulates under Icarus only (its flash model and Yosys's models of \
+             the iCE40 cells need an event-driven simulator): use --simulator icarus",
+            s.board.name()
+        )));
+    }
+    let bus = s.readout == Readout::Bus;
+    let build = SimDir::new("soc-board-build").map_err(|e| SocError::Failure(e.to_string()))?;
+    let built = programs::build(&o.program, o.short, &build.path, &board_target(s, &o.cfg))?;
+    let name = o.program.name();
+    let symbols = programs::symbols(&built.elf)?;
+    let sim = simulate(o, &built, true)?;
+    let retired = parse_dump(&sim.dump, s.mode, 'R')?;
+    let (events, hardware, console, cycles) = if bus {
+        if sim.stopped_at_limit {
+            return Err(SocError::Input(format!(
+                "{name} was stopped at --max-instructions {} before returning from main: with \
+                 --readout bus the program prints its reports after main, so it must end (raise \
+                 the limit, or use --readout uart)",
+                o.max_instructions
+            )));
+        }
+        if sim.main_end == 0 {
+            return Err(SocError::Failure(format!(
+                "{name} ended without returning from main; UART:\n{}",
+                sim.transcript
+            )));
+        }
+        // The slave discards events once the program has disabled it, after main: the
+        // profiler's input is a prefix of the retired events, none lost under stall.
+        let fed = parse_dump(&sim.dump, s.mode, 'F')?;
+        if fed.len() > retired.len() || fed[..] != retired[..fed.len()] {
+            return Err(SocError::Failure(format!(
+                "the tap fed the profiler {} events that are not the first of the {} retired \
+                 (first difference at event {:?})",
+                fed.len(),
+                retired.len(),
+                fed.iter().zip(&retired).position(|(a, b)| a != b)
+            )));
+        }
+        let mut words = Vec::new();
+        let mut console = String::new();
+        for line in sim.transcript.split_inclusive('\n') {
+            match parse_bus_word(line.trim_end()) {
+                Some(w) => words.push(w.map_err(|e| {
+                    SocError::Failure(format!("the program printed a bad report word: {e}"))
+                })?),
+                None => console.push_str(line),
+            }
+        }
+        let hardware = super::run::reports_of(&words, s.mode.letter());
+        (fed, hardware, console, sim.main_end)
+    } else {
+        let hardware = decode(&sim.transcript).map_err(SocError::Failure)?;
+        (retired, hardware, String::new(), sim.cycles)
+    };
+    let cycles_unprofiled = if o.compare_unprofiled {
+        let bare = simulate(o, &built, false)?;
+        Some(if bus {
+            if bare.main_end == 0 {
+                return Err(SocError::Failure(format!(
+                    "{name} did not return from main on the system without the profiler; UART:\n{}",
+                    bare.transcript
+                )));
+            }
+            bare.main_end
+        } else {
+            bare.cycles
+        })
+    } else {
+        None
+    };
+    let mut profile = mode_result(&o.cfg, &events, hardware, o.top, |a, b| match s.mode {
         Mode::Value => symbols.name(a),
         Mode::Edge => format!("{} -> {}", symbols.name(a), symbols.name(b)),
     })?;
@@ -797,33 +1073,38 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
         t.line = symbols.short_line(t.a);
     }
     Ok(BoardRun {
-        board: o.board,
-        cpu: o.cpu,
+        board: s.board,
+        cpu: s.cpu,
         program: name,
         short: o.short,
-        mode: o.mode,
+        mode: s.mode,
+        readout: s.readout,
         simulator: format!("{:?}", o.simulator).to_lowercase(),
         configuration: o.cfg.summary(),
-        instructions,
+        instructions: sim.instructions,
         cycles,
-        stall_cycles,
-        dropped,
+        cycles_unprofiled,
+        perturbation: cycles_unprofiled.map(|u| cycles as f64 / u as f64),
+        stall_cycles: sim.stall_cycles,
+        dropped: sim.dropped,
         events: profile.events,
         reports: profile.reports,
         mismatches: profile.mismatches,
-        uart_bytes: transcript.len(),
-        uart_lines: transcript.matches("\r\n").count(),
-        uart_clocks_per_bit: cpb,
-        simulation_seconds: seconds,
-        exit_code: (exited == 1).then_some(exit_code),
-        stopped_at_limit: limit,
+        uart_bytes: sim.transcript.len(),
+        uart_lines: sim.transcript.matches('\n').count(),
+        uart_clocks_per_bit: SIM_CLOCKS_PER_BIT,
+        simulation_seconds: sim.seconds,
+        exit_code: sim.exit_code,
+        stopped_at_limit: sim.stopped_at_limit,
         profile,
-        transcript,
+        console,
+        transcript: sim.transcript,
     })
 }
 
-/// The tapped mode's events of a retire dump (`V pc value` / `E pc next` lines).
-fn parse_dump(dump: &str, mode: Mode) -> Result<Vec<(u64, u64)>, SocError> {
+/// The events of a retire dump: the tapped mode's retired events (`R`: lines `V pc value` /
+/// `E pc next`), or those fed to the profiler (`F`: lines `F a b`).
+fn parse_dump(dump: &str, mode: Mode, which: char) -> Result<Vec<(u64, u64)>, SocError> {
     let mut out = Vec::new();
     for (n, line) in dump.lines().enumerate() {
         let bad = || SocError::Failure(format!("retire.txt line {}: {line:?}", n + 1));
@@ -832,10 +1113,11 @@ fn parse_dump(dump: &str, mode: Mode) -> Result<Vec<(u64, u64)>, SocError> {
             return Err(bad());
         };
         let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad());
-        if m.len() != 1 || !"VE".contains(*m) {
+        if m.len() != 1 || !"VEF".contains(*m) {
             return Err(bad());
         }
-        if m.starts_with(mode.letter()) {
+        let wanted = if which == 'F' { 'F' } else { mode.letter() };
+        if m.starts_with(wanted) {
             out.push((hex(a)?, hex(b)?));
         }
     }
@@ -862,18 +1144,15 @@ pub fn decode(transcript: &str) -> Result<Vec<IntervalReport>, String> {
 /// The system as a design for the synthesis flow, at the board's UART divider. The program is
 /// built in `work`; on the iCEBreaker its flash image is `work/flash.bin` (`iceprog -o 1M`).
 pub fn design(
-    board: Board,
-    cpu: Cpu,
-    mode: Mode,
+    s: &BoardSystem,
     cfg: &ProfilerConfig,
     program: &ProgramSource,
     short: bool,
     profiler: bool,
     work: &Path,
 ) -> Result<crate::flow::Design, SocError> {
-    let sh = shape(board);
-    let built = programs::build(program, short, work, &board_target(board, cpu))?;
-    if sh.flash {
+    let built = programs::build(program, short, work, &board_target(s, cfg))?;
+    if shape(s.board).flash {
         let flash = flash_image(&built.words, &work.join("boot"))?;
         let path = work.join("flash.bin");
         std::fs::write(&path, flash)
@@ -881,22 +1160,21 @@ pub fn design(
     }
     Ok(crate::flow::Design {
         name: format!(
-            "soc-{}-{}-{}{}",
-            board.name(),
-            cpu.name(),
+            "soc-{}-{}-{}{}{}",
+            s.board.name(),
+            s.cpu.name(),
             program.name(),
+            if s.readout == Readout::Bus { "-bus" } else { "" },
             if profiler { "" } else { "-cpu-only" }
         ),
         verilog: system_verilog(
-            board,
-            cpu,
-            mode,
+            s,
             cfg,
             &built.words,
-            board_clocks_per_bit(board)?,
+            board_clocks_per_bit(s.board)?,
             profiler,
         )?,
-        top: top_module(board),
+        top: top_module(s.board),
         events_per_clock: None,
     })
 }
@@ -950,7 +1228,14 @@ mod tests {
         cfg.a_bits = 17;
         assert!(check_config(&cfg, Board::Icebreaker, Mode::Value).is_ok());
         // The tap's 32-bit words reach the narrower profiler, which masks them.
-        let v = blocks_verilog(&cfg, Mode::Value, 4).unwrap();
+        let system = BoardSystem {
+            board: Board::Icebreaker,
+            cpu: Cpu::PicoRv32,
+            mode: Mode::Value,
+            readout: Readout::Uart,
+            report_fifo: 0,
+        };
+        let v = blocks_verilog(&cfg, &system, 4, true).unwrap();
         assert!(
             v.contains(&hwprof_hdl::tap::export::wrapper_name(PROFILER)),
             "no wrapper"
@@ -971,16 +1256,21 @@ mod tests {
             ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap();
         cfg.interval = 300;
         let r = run(&BoardRunOptions {
-            board: Board::Ulx3s,
-            cpu: Cpu::Serv,
+            system: BoardSystem {
+                board: Board::Ulx3s,
+                cpu: Cpu::Serv,
+                // The first instructions build crc's table: branches, no loads.
+                mode: Mode::Edge,
+                readout: Readout::Uart,
+                report_fifo: 0,
+            },
             program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
             cfg,
-            // The first instructions build crc's table: branches, no loads.
-            mode: Mode::Edge,
             simulator: Simulator::Verilator,
             short: true,
             top: 3,
             max_instructions: 60_000,
+            compare_unprofiled: false,
         })
         .unwrap();
         assert!(r.stopped_at_limit && r.instructions == 60_000, "{r:?}");
@@ -1000,15 +1290,20 @@ mod tests {
         cfg.interval = 300;
         for mode in [Mode::Value, Mode::Edge] {
             let r = run(&BoardRunOptions {
-                board: Board::Ulx3s,
-                cpu: Cpu::PicoRv32,
+                system: BoardSystem {
+                    board: Board::Ulx3s,
+                    cpu: Cpu::PicoRv32,
+                    mode,
+                    readout: Readout::Uart,
+                    report_fifo: 0,
+                },
                 program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
                 cfg: cfg.clone(),
-                mode,
                 simulator: Simulator::Verilator,
                 short: true,
                 top: 3,
                 max_instructions: crate::soc::system::DEFAULT_MAX_INSTRUCTIONS,
+                compare_unprofiled: false,
             })
             .unwrap();
             assert!(r.reports >= 5, "{mode:?}: {} reports", r.reports);

@@ -30,11 +30,9 @@ const VALUE: &str = "soc-profiler-value";
 const EDGE: &str = "soc-profiler-edge";
 const BRANCH_TAP: &str = "soc-tap-branch";
 const PHASE_TAP: &str = "soc-tap-phase";
-/// With the bus readout: the value and edge taps, and the profiler's Wishbone slave (whose C
-/// header is `hwprof_soc_readout.h`).
+/// With the bus readout: the value and edge taps (the slave is [`system::SLAVE`]).
 const VALUE_TAP: &str = "soc-tap-value";
 const EDGE_TAP: &str = "soc-tap-edge";
-const SLAVE: &str = "soc-readout";
 
 /// The default configurations, built in so that `hwprof soc` runs from anywhere: (source, text).
 pub const DEFAULT_PROFILER: (&str, &str) = (
@@ -456,7 +454,7 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
         if bus {
             v.push_str(&tap_module(&tap(TapMode::Value), &name(VALUE_TAP))?);
             v.push_str(&tap_module(&tap(TapMode::Edge), &name(EDGE_TAP))?);
-            v.push_str(&hwprof_hdl::readout::verilog(&cfg, SLAVE, PROFILER, depth));
+            v.push_str(&hwprof_hdl::readout::verilog(&cfg, system::SLAVE, PROFILER, depth));
         }
         v.push_str(&tap_module(&tap(TapMode::Branch), &name(BRANCH_TAP))?);
         v.push_str(&tap_module(&tap(TapMode::Phase), &name(PHASE_TAP))?);
@@ -479,7 +477,7 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
         edge_wrapper: wrapper(EDGE),
         value_tap: name(VALUE_TAP),
         edge_tap: name(EDGE_TAP),
-        slave: hwprof_hdl::readout::wrapper_name(SLAVE),
+        slave: hwprof_hdl::readout::wrapper_name(system::SLAVE),
         branch_tap: name(BRANCH_TAP),
         phase_tap: name(PHASE_TAP),
         buffer: name(BUFFER),
@@ -531,6 +529,13 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     if o.readout == Readout::Bus {
         hwprof_hdl::readout::check_depth(&o.cfg, o.report_fifo).map_err(SocError::Input)?;
     }
+    if o.readout == Readout::Uart {
+        return Err(SocError::Input(
+            "--readout uart is the board systems' (hwprof soc board); this system's readouts are \
+             stream and bus"
+                .into(),
+        ));
+    }
     if o.readout == Readout::Bus && o.asynchronous {
         return Err(SocError::Input(
             "--readout bus puts the profilers on the CPU's bus, in the CPU's clock: it does not \
@@ -542,15 +547,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
     let dir = SimDir::new("soc-build").map_err(|e| SocError::Failure(e.to_string()))?;
     let mut target = system_target(o.cpu);
     if o.readout == Readout::Bus {
-        let depth = o.report_fifo;
-        target.readout = Some(programs::ReadoutBuild {
-            cpu: o.cpu,
-            header: hwprof_hdl::readout::c_header(&o.cfg, SLAVE, depth),
-            registers: hwprof_hdl::readout::registers(&o.cfg, depth)
-                .into_iter()
-                .map(|r| (r.name.to_string(), r.offset))
-                .collect(),
-        });
+        target.readout = Some(system::readout_build(o.cpu, &o.cfg, o.report_fifo));
     }
     let built = programs::build(&o.program, o.short, &dir.path, &target)?;
     let name = o.program.name();

@@ -48,6 +48,9 @@ pub enum Readout {
     /// the program's start-up code drains the slaves on their interrupt and prints the report
     /// words on its console after `main` returns.
     Bus,
+    /// The board systems': the profiler's report stream goes through a line formatter to the
+    /// UART ([`super::board`]).
+    Uart,
 }
 
 impl Readout {
@@ -55,7 +58,29 @@ impl Readout {
         match self {
             Readout::Stream => "stream",
             Readout::Bus => "bus",
+            Readout::Uart => "uart",
         }
+    }
+}
+
+/// The Wishbone slave of the bus readout: its module is named after it, and so are the macros of
+/// its C header (`hwprof_soc_readout.h`), which the start-up code includes.
+pub const SLAVE: &str = "soc-readout";
+
+/// What a program built for the bus readout needs: the start-up code for `cpu` and the header of
+/// the slaves around `cfg`'s profiler with report FIFOs of `depth` words.
+pub fn readout_build(
+    cpu: Cpu,
+    cfg: &hwprof_hdl::ProfilerConfig,
+    depth: u32,
+) -> super::programs::ReadoutBuild {
+    super::programs::ReadoutBuild {
+        cpu,
+        header: hwprof_hdl::readout::c_header(cfg, SLAVE, depth),
+        registers: hwprof_hdl::readout::registers(cfg, depth)
+            .into_iter()
+            .map(|r| (r.name.to_string(), r.offset))
+            .collect(),
     }
 }
 
