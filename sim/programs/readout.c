@@ -10,13 +10,18 @@
 #include "hwprof_soc_readout.h"
 
 #define REG(mode, off) HWPROF_SOC_READOUT_REG(HWPROF_READOUT_BASE + 0x100u * (mode), off)
-// Words the buffer holds ({interval, a, b, count, flags} each) before it is printed mid-run.
-#define WORDS 512
+// The buffer of words ({interval, a, b, count, flags} each) is the free RAM from the end of the
+// program's data to STACK_RESERVE bytes below the top of the stack; when it is full it is printed
+// mid-run (slowly: the console).
+#ifndef HWPROF_STACK_RESERVE
+#define HWPROF_STACK_RESERVE 0x10000u
+#endif
 #define EDGE_FLAG 0x100u
 
 extern uint32_t hwprof_save[];
 extern void hwprof_irq(void);
-static uint32_t buffer[5 * WORDS];
+extern char _end[], __stack_top[];
+#define buffer ((uint32_t *)(((uintptr_t)_end + 3) & ~(uintptr_t)3))
 // Bit m: the slave of mode m (0 value, 1 edge) answers.
 static unsigned present;
 
@@ -32,7 +37,9 @@ void hwprof_readout_start(void)
 	if (!present)
 		return;
 	WP = (uint32_t)(uintptr_t)buffer;
-	END = (uint32_t)(uintptr_t)(buffer + 5 * WORDS);
+	uintptr_t end = (uintptr_t)__stack_top - HWPROF_STACK_RESERVE;
+	// At least one word: a program too large for the buffer prints every word as it comes.
+	END = end > (uintptr_t)(buffer + 5) ? end - (end - (uintptr_t)buffer) % 20 : (uintptr_t)(buffer + 5);
 	for (int m = 0; m < 2; m++) {
 		if (!(present & 1u << m))
 			continue;
@@ -71,11 +78,23 @@ static void put_word(const uint32_t *w)
 }
 
 // Prints the buffer and empties it (from the handler when the buffer is full, and at the end).
+// The profilers are disabled meanwhile: printing is slow, and its own events would otherwise fill
+// the report FIFOs, make the profilers wait and so stall the CPU that is to drain them. Its events
+// are not profiled (the harness feeds the models only the events the slaves took while enabled).
 void hwprof_readout_spill(void)
 {
+	uint32_t ctrl[2];
+	for (int m = 0; m < 2; m++)
+		if (present & 1u << m) {
+			ctrl[m] = REG(m, HWPROF_SOC_READOUT_CTRL);
+			REG(m, HWPROF_SOC_READOUT_CTRL) = ctrl[m] & ~HWPROF_SOC_READOUT_CTRL_ENABLE_MASK;
+		}
 	for (uint32_t *w = buffer; (uintptr_t)w < WP; w += 5)
 		put_word(w);
 	WP = (uint32_t)(uintptr_t)buffer;
+	for (int m = 0; m < 2; m++)
+		if (present & 1u << m)
+			REG(m, HWPROF_SOC_READOUT_CTRL) = ctrl[m];
 }
 
 void hwprof_readout_finish(void)

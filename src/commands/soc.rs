@@ -131,7 +131,7 @@ pub struct SystemArgs {
     /// start-up code drains it and prints the reports on its console, the UART, after main)
     #[arg(long, value_enum, default_value = "uart")]
     pub readout: BoardReadoutArg,
-    /// With --readout bus: report words the slave's FIFO holds, a power of two (default 4096 on
+    /// With --readout bus: report words the slave's FIFO holds, a power of two (default 8192 on
     /// the ulx3s, one report on the icebreaker, whose block RAMs the profiler fills); the
     /// program drains it after main, or on its interrupt when it runs short of room for a report
     #[arg(long, value_name = "WORDS")]
@@ -458,7 +458,11 @@ fn run_board(a: BoardArgs) -> CmdResult {
             println!(
                 "{} readout: {}{} cycles, {u} without the profiler: perturbation {p:.4}",
                 r.readout.name(),
-                if r.readout == Readout::Bus { "main took " } else { "" },
+                if r.readout == Readout::Bus {
+                    "main took "
+                } else {
+                    ""
+                },
                 r.cycles
             );
         }
@@ -498,15 +502,8 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
     } else {
         vec![true]
     } {
-        let design = board::design(
-            &system,
-            &cfg,
-            &program,
-            a.system.short,
-            profiler,
-            &work,
-        )
-        .map_err(cli_error)?;
+        let design = board::design(&system, &cfg, &program, a.system.short, profiler, &work)
+            .map_err(cli_error)?;
         let opts = FlowOptions {
             target: board.target(),
             freq_mhz: board.oscillator_hz() as f64 / 1e6,

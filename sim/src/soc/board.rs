@@ -28,11 +28,11 @@
 //! both.
 
 use super::cpu::{Core, Cpu, MAIN_END_PORT, READOUT_BASE};
-use super::system::{Readout, CONSOLE, EXIT_PORT};
-use crate::eval::flat_profile::parse_bus_word;
 use super::programs::{self, ProgramSource};
 use super::run::{mode_result, ModeResult};
+use super::system::{Readout, CONSOLE, EXIT_PORT};
 use super::SocError;
+use crate::eval::flat_profile::parse_bus_word;
 use crate::model::board::report_format;
 use crate::model::multihash::IntervalReport;
 use crate::verify::icarus::{run_with, SimDir, Simulator};
@@ -150,12 +150,16 @@ impl BoardSystem {
     }
 }
 
-/// The bus readout's report FIFO on `board` unless told otherwise: on the ULX3S deep enough for
-/// the reports of a bundled program (software reads them after `main`, nothing interrupts it); on
-/// the iCEBreaker, whose block RAMs the profiler fills, one report (`cfg`'s smallest).
+/// The bus readout's report FIFO on the ULX3S by default: a full-length bundled program's reports
+/// in one mode (dhrystone's, the largest, are about 6 200 words), so software reads them after
+/// `main` and nothing interrupts it; about 50 of the ECP5-85F's 208 block RAMs.
+pub const ULX3S_REPORT_FIFO: u32 = 8192;
+
+/// The bus readout's report FIFO on `board` unless told otherwise: [`ULX3S_REPORT_FIFO`]; on the
+/// iCEBreaker, whose block RAMs the profiler fills, one report (`cfg`'s smallest).
 pub fn default_report_fifo(board: Board, cfg: &ProfilerConfig) -> u32 {
     match board {
-        Board::Ulx3s => super::run::DEFAULT_REPORT_FIFO,
+        Board::Ulx3s => ULX3S_REPORT_FIFO,
         Board::Icebreaker => hwprof_hdl::readout::fifo_depth(cfg),
     }
 }
@@ -202,7 +206,10 @@ pub fn blocks_verilog(
             (false, _) => {}
             (true, Readout::Bus) => {
                 v.push_str(&hwprof_hdl::multihash::export::exported(&cfg, PROFILER)?);
-                v.push_str(&hwprof_hdl::tap::export::tap_module(&tap, &module_name(TAP))?);
+                v.push_str(&hwprof_hdl::tap::export::tap_module(
+                    &tap,
+                    &module_name(TAP),
+                )?);
                 v.push_str(&hwprof_hdl::readout::verilog(
                     &cfg,
                     super::system::SLAVE,
@@ -493,7 +500,11 @@ fn bus_tap_verilog(sh: &Shape, slot: u32) -> String {
         tap = hwprof_hdl::export::module_name(TAP),
         slave = hwprof_hdl::readout::wrapper_name(super::system::SLAVE),
         ram = sh.ram_bytes,
-        irq_bits = if slot == 0 { "{1'b0, irq}" } else { "{irq, 1'b0}" },
+        irq_bits = if slot == 0 {
+            "{1'b0, irq}"
+        } else {
+            "{irq, 1'b0}"
+        },
     )
 }
 
@@ -802,7 +813,11 @@ endmodule
             (false, false) => "1'b0",
         },
         dropped = if profiler { "dut.dropped" } else { "0" },
-        untap = if profiler { "\n    force dut.tapped = 1'b0;" } else { "" },
+        untap = if profiler {
+            "\n    force dut.tapped = 1'b0;"
+        } else {
+            ""
+        },
         first = clocks_per_bit + clocks_per_bit / 2 - 1,
         cpb_m1 = clocks_per_bit - 1,
     )
@@ -1164,7 +1179,11 @@ pub fn design(
             s.board.name(),
             s.cpu.name(),
             program.name(),
-            if s.readout == Readout::Bus { "-bus" } else { "" },
+            if s.readout == Readout::Bus {
+                "-bus"
+            } else {
+                ""
+            },
             if profiler { "" } else { "-cpu-only" }
         ),
         verilog: system_verilog(
@@ -1326,5 +1345,54 @@ mod tests {
             let bad = decode(std::str::from_utf8(&bad).unwrap()).unwrap();
             assert_eq!(mismatches(&bad, &r.profile.model), 1, "{mode:?}");
         }
+    }
+
+    /// The bus readout on the ULX3S system: the program drains the profiler's slave (here on its
+    /// interrupt: the FIFO holds one report) and prints the words on the UART; they are the
+    /// model's reports on the events the slave took, and profiling costs main few cycles.
+    #[test]
+    fn the_program_prints_on_the_uart_what_it_read_over_the_bus() {
+        let mut cfg =
+            ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap();
+        cfg.interval = 300;
+        let o = BoardRunOptions {
+            system: BoardSystem {
+                board: Board::Ulx3s,
+                cpu: Cpu::PicoRv32,
+                mode: Mode::Value,
+                readout: Readout::Bus,
+                report_fifo: hwprof_hdl::readout::fifo_depth(&cfg),
+            },
+            program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
+            cfg,
+            simulator: Simulator::Verilator,
+            short: true,
+            top: 3,
+            max_instructions: crate::soc::system::DEFAULT_MAX_INSTRUCTIONS,
+            compare_unprofiled: true,
+        };
+        let r = run(&o).unwrap();
+        assert!(r.reports >= 10, "{} reports", r.reports);
+        assert_eq!((r.reports, r.mismatches), (r.profile.model_reports, 0));
+        assert!(r.console.contains("crc checksum"), "{}", r.console);
+        let p = r.perturbation.unwrap();
+        assert!(p > 1.0 && p < 1.05, "perturbation {p}");
+        // The printout is what is compared: one count changed is one differing interval.
+        let line = r
+            .transcript
+            .lines()
+            .find(|l| matches!(parse_bus_word(l), Some(Ok(w)) if w.4 != 0))
+            .expect("a report word");
+        let mut f: Vec<String> = line.split(' ').map(String::from).collect();
+        let n = f.len();
+        f[n - 2] = format!("{:08x}", u64::from_str_radix(&f[n - 2], 16).unwrap() + 1);
+        let words: Vec<_> = r
+            .transcript
+            .replacen(line, &f.join(" "), 1)
+            .lines()
+            .filter_map(|l| parse_bus_word(l).map(Result::unwrap))
+            .collect();
+        let bad = super::super::run::reports_of(&words, 'V');
+        assert_eq!(mismatches(&bad, &r.profile.model), 1);
     }
 }

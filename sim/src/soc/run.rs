@@ -454,7 +454,12 @@ fn blocks_verilog(o: &RunOptions) -> Result<(Blocks, String), SocError> {
         if bus {
             v.push_str(&tap_module(&tap(TapMode::Value), &name(VALUE_TAP))?);
             v.push_str(&tap_module(&tap(TapMode::Edge), &name(EDGE_TAP))?);
-            v.push_str(&hwprof_hdl::readout::verilog(&cfg, system::SLAVE, PROFILER, depth));
+            v.push_str(&hwprof_hdl::readout::verilog(
+                &cfg,
+                system::SLAVE,
+                PROFILER,
+                depth,
+            ));
         }
         v.push_str(&tap_module(&tap(TapMode::Branch), &name(BRANCH_TAP))?);
         v.push_str(&tap_module(&tap(TapMode::Phase), &name(PHASE_TAP))?);
