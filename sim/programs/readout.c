@@ -38,8 +38,9 @@ void hwprof_readout_start(void)
 		return;
 	WP = (uint32_t)(uintptr_t)buffer;
 	uintptr_t end = (uintptr_t)__stack_top - HWPROF_STACK_RESERVE;
-	// At least one word: a program too large for the buffer prints every word as it comes.
-	END = end > (uintptr_t)(buffer + 5) ? end - (end - (uintptr_t)buffer) % 20 : (uintptr_t)(buffer + 5);
+	// A word fits while WP < END. At least one: a program too large for the buffer prints every
+	// word as it comes.
+	END = end > (uintptr_t)(buffer + 5) ? end - 20 : (uintptr_t)(buffer + 1);
 	for (int m = 0; m < 2; m++) {
 		if (!(present & 1u << m))
 			continue;
