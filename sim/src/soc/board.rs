@@ -1349,7 +1349,7 @@ mod tests {
 
     /// The bus readout on the ULX3S system: the program drains the profiler's slave (here on its
     /// interrupt: the FIFO holds one report) and prints the words on the UART; they are the
-    /// model's reports on the events the slave took, and profiling costs main few cycles.
+    /// model's reports on the events the slave took.
     #[test]
     fn the_program_prints_on_the_uart_what_it_read_over_the_bus() {
         let mut cfg =
@@ -1376,7 +1376,9 @@ mod tests {
         assert_eq!((r.reports, r.mismatches), (r.profile.model_reports, 0));
         assert!(r.console.contains("crc checksum"), "{}", r.console);
         let p = r.perturbation.unwrap();
-        assert!(p > 1.0 && p < 1.05, "perturbation {p}");
+        // Every word drained mid-run costs the handler about 40 clocks: with a report every 300
+        // loads and a FIFO of one report, about 1.15.
+        assert!(p > 1.0 && p < 1.3, "perturbation {p}");
         // The printout is what is compared: one count changed is one differing interval.
         let line = r
             .transcript
