@@ -14,7 +14,11 @@ _start:
 	.type hwprof_save, @object
 	.size hwprof_save, 96
 hwprof_save:
-	.space 96
+	.space 64
+	/* Words 16 and 17: the readout buffer's write pointer and end (readout.S). */
+	.word hwprof_buffer
+	.word hwprof_buffer_end
+	.space 24
 	/* Named, so that the start-up code's addresses are not taken for the save area's. */
 	.type _reset, @function
 _reset:

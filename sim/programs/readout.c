@@ -10,50 +10,36 @@
 #include "hwprof_soc_readout.h"
 
 #define REG(mode, off) HWPROF_SOC_READOUT_REG(HWPROF_READOUT_BASE + 0x100u * (mode), off)
-// The buffer of words ({interval, a, b, count, flags} each) is the free RAM from the end of the
-// program's data to STACK_RESERVE bytes below the top of the stack; when it is full it is printed
-// mid-run (slowly: the console).
-#ifndef HWPROF_STACK_RESERVE
-#define HWPROF_STACK_RESERVE 0x10000u
-#endif
+// The buffer of words ({interval, a, b, count, flags} each) is the free RAM between link.ld's
+// hwprof_buffer and hwprof_buffer_end; when it is full it is printed mid-run (slowly: the
+// console).
 #define EDGE_FLAG 0x100u
 
 extern uint32_t hwprof_save[];
 extern void hwprof_irq(void);
-extern char _end[], __stack_top[];
-#define buffer ((uint32_t *)(((uintptr_t)_end + 3) & ~(uintptr_t)3))
+extern uint32_t hwprof_buffer[];
 // Bit m: the slave of mode m (0 value, 1 edge) answers.
 static unsigned present;
 
-// hwprof_save's words 16 and 17: the buffer's write pointer and end (readout.S).
+// hwprof_save's words 16 and 17: the buffer's write pointer and end (crt0.S, readout.S).
 #define WP hwprof_save[16]
 #define END hwprof_save[17]
 
+// Runs before main, so its clocks count against the profiled program: constants only.
+// HWPROF_IRQ_LEVEL (hwprof_sim::soc::system::irq_level) makes the interrupt come while the FIFO
+// still has room for a whole report: a report that arrives before the handler runs never makes
+// the profiler wait, which would stall the CPU that is to drain it.
 void hwprof_readout_start(void)
 {
 	for (int m = 0; m < 2; m++)
-		if (REG(m, HWPROF_SOC_READOUT_ID) == HWPROF_SOC_READOUT_ID_VALUE)
+		if (REG(m, HWPROF_SOC_READOUT_ID) == HWPROF_SOC_READOUT_ID_VALUE) {
 			present |= 1u << m;
+			REG(m, HWPROF_SOC_READOUT_IRQ_LEVEL) = HWPROF_IRQ_LEVEL;
+			REG(m, HWPROF_SOC_READOUT_CTRL) = HWPROF_SOC_READOUT_CTRL_ENABLE_MASK |
+							  HWPROF_SOC_READOUT_CTRL_IRQ_ENABLE_MASK;
+		}
 	if (!present)
 		return;
-	WP = (uint32_t)(uintptr_t)buffer;
-	uintptr_t end = (uintptr_t)__stack_top - HWPROF_STACK_RESERVE;
-	// A word fits while WP < END. At least one: a program too large for the buffer prints every
-	// word as it comes.
-	END = end > (uintptr_t)(buffer + 5) ? end - 20 : (uintptr_t)(buffer + 1);
-	for (int m = 0; m < 2; m++) {
-		if (!(present & 1u << m))
-			continue;
-		// The interrupt comes while the FIFO still has room for a whole report (every
-		// accumulator entry and the end word): a report that arrives before the handler runs
-		// never makes the profiler wait, which would stall the CPU that is to drain it. A deep
-		// FIFO gives many words per interrupt.
-		uint32_t slots = REG(m, HWPROF_SOC_READOUT_FIFO_DEPTH) + 1;
-		uint32_t report = REG(m, HWPROF_SOC_READOUT_ACC_ENTRIES) + 1;
-		REG(m, HWPROF_SOC_READOUT_IRQ_LEVEL) = slots > report ? slots - report + 1 : 1;
-		REG(m, HWPROF_SOC_READOUT_CTRL) =
-			HWPROF_SOC_READOUT_CTRL_ENABLE_MASK | HWPROF_SOC_READOUT_CTRL_IRQ_ENABLE_MASK;
-	}
 #ifdef HWPROF_CPU_PICORV32
 	// maskirq zero, t0: IRQs 3 (value) and 4 (edge) on.
 	register uint32_t mask asm("t0") = ~0x18u;
@@ -90,9 +76,9 @@ void hwprof_readout_spill(void)
 			ctrl[m] = REG(m, HWPROF_SOC_READOUT_CTRL);
 			REG(m, HWPROF_SOC_READOUT_CTRL) = ctrl[m] & ~HWPROF_SOC_READOUT_CTRL_ENABLE_MASK;
 		}
-	for (uint32_t *w = buffer; (uintptr_t)w < WP; w += 5)
+	for (uint32_t *w = hwprof_buffer; (uintptr_t)w < WP; w += 5)
 		put_word(w);
-	WP = (uint32_t)(uintptr_t)buffer;
+	WP = (uint32_t)(uintptr_t)hwprof_buffer;
 	for (int m = 0; m < 2; m++)
 		if (present & 1u << m)
 			REG(m, HWPROF_SOC_READOUT_CTRL) = ctrl[m];

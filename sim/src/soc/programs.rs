@@ -280,6 +280,8 @@ pub struct ReadoutBuild {
     pub header: String,
     /// The registers' names and offsets, for the handler in assembly.
     pub registers: Vec<(String, u32)>,
+    /// The value the start-up code writes to the slaves' IRQ_LEVEL.
+    pub irq_level: u32,
 }
 
 /// A file the user named: it must be a readable file.
@@ -529,6 +531,7 @@ fn compile(
             format!("-D{cpu}"),
             format!("-DHWPROF_READOUT_BASE={READOUT_BASE:#x}"),
             format!("-DHWPROF_MAIN_END={MAIN_END_PORT:#x}"),
+            format!("-DHWPROF_IRQ_LEVEL={}u", r.irq_level),
         ])
         .args(
             r.registers

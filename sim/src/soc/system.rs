@@ -67,6 +67,20 @@ impl Readout {
 /// its C header (`hwprof_soc_readout.h`), which the start-up code includes.
 pub const SLAVE: &str = "soc-readout";
 
+/// The slaves' IRQ_LEVEL for the bus readout: the interrupt comes while a report FIFO of `depth`
+/// words still has room for a whole report (every accumulator entry and the end word), so that a
+/// report arriving before the handler runs never makes the profiler wait, which would stall the
+/// CPU that is to drain it. A deep FIFO gives many words per interrupt.
+pub fn irq_level(cfg: &hwprof_hdl::ProfilerConfig, depth: u32) -> u32 {
+    let slots = depth + 1;
+    let report = cfg.accumulator.entries as u32 + 1;
+    if slots > report {
+        slots - report + 1
+    } else {
+        1
+    }
+}
+
 /// What a program built for the bus readout needs: the start-up code for `cpu` and the header of
 /// the slaves around `cfg`'s profiler with report FIFOs of `depth` words.
 pub fn readout_build(
@@ -77,6 +91,7 @@ pub fn readout_build(
     super::programs::ReadoutBuild {
         cpu,
         header: hwprof_hdl::readout::c_header(cfg, SLAVE, depth),
+        irq_level: irq_level(cfg, depth),
         registers: hwprof_hdl::readout::registers(cfg, depth)
             .into_iter()
             .map(|r| (r.name.to_string(), r.offset))
