@@ -72,12 +72,12 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
     reg  clock;
     
     // Sub module instances
-    hwprof_board_icebreaker$pll pll(
+    hwprof_board_icebreaker__pll pll(
         .osc(pll$osc),
         .clock(pll$clock),
         .locked(pll$locked)
     );
-    hwprof_board_icebreaker$source source(
+    hwprof_board_icebreaker__source source(
         .clock(source$clock),
         .reset(source$reset),
         .ready(source$ready),
@@ -85,7 +85,7 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
         .a(source$a),
         .b(source$b)
     );
-    hwprof_board_icebreaker$profiler profiler(
+    hwprof_board_icebreaker__profiler profiler(
         .clock(profiler$clock),
         .reset(profiler$reset),
         .in_valid(profiler$in_valid),
@@ -100,7 +100,7 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
         .out_count(profiler$out_count),
         .out_last(profiler$out_last)
     );
-    hwprof_board_icebreaker$format format(
+    hwprof_board_icebreaker__format format(
         .clock(format$clock),
         .reset(format$reset),
         .in_valid(format$in_valid),
@@ -114,7 +114,7 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
         .out_ready(format$out_ready),
         .out_data(format$out_data)
     );
-    hwprof_board_icebreaker$uart uart(
+    hwprof_board_icebreaker__uart uart(
         .clock(uart$clock),
         .reset(uart$reset),
         .data(uart$data),
@@ -122,27 +122,27 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
         .ready(uart$ready),
         .tx(uart$tx)
     );
-    hwprof_board_icebreaker$por por(
+    hwprof_board_icebreaker__por por(
         .d(por$d),
         .q(por$q),
         .clock(por$clock)
     );
-    hwprof_board_icebreaker$lock_sync lock_sync(
+    hwprof_board_icebreaker__lock_sync lock_sync(
         .d(lock_sync$d),
         .q(lock_sync$q),
         .clock(lock_sync$clock)
     );
-    hwprof_board_icebreaker$btn_sync btn_sync(
+    hwprof_board_icebreaker__btn_sync btn_sync(
         .d(btn_sync$d),
         .q(btn_sync$q),
         .clock(btn_sync$clock)
     );
-    hwprof_board_icebreaker$led_q led_q(
+    hwprof_board_icebreaker__led_q led_q(
         .d(led_q$d),
         .q(led_q$q),
         .clock(led_q$clock)
     );
-    hwprof_board_icebreaker$reset_q reset_q(
+    hwprof_board_icebreaker__reset_q reset_q(
         .d(reset_q$d),
         .q(reset_q$q),
         .clock(reset_q$clock)
@@ -168,10 +168,10 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
         uart$clock = clock;
         lock_sync$d = (lock_sync$q << 32'h1) | ((pll$locked) & 2'h3);
         if (~lock_sync$q[32'h1]) begin
-            por$d = 32'h0;
+            por$d = 4'h0;
         end
         else if (~&por$q) begin
-            por$d = por$q + 32'h1;
+            por$d = por$q + 4'h1;
         end
         btn_sync$d = (btn_sync$q << 32'h1) | ((btn_n) & 2'h3);
         reset_q$d = ~&por$q | ~btn_sync$q[32'h1];
@@ -203,7 +203,7 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
 endmodule // top
 
 
-module hwprof_board_icebreaker$btn_sync(d,q,clock);
+module hwprof_board_icebreaker__btn_sync(d,q,clock);
     
     // Module arguments
     input wire  [1:0] d;
@@ -222,7 +222,7 @@ module hwprof_board_icebreaker$btn_sync(d,q,clock);
 endmodule // top$btn_sync
 
 
-module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,in_a,in_b,in_count,in_last,out_valid,out_ready,out_data);
+module hwprof_board_icebreaker__format(clock,reset,in_valid,in_ready,in_interval,in_a,in_b,in_count,in_last,out_valid,out_ready,out_data);
     
     // Module arguments
     input wire  clock;
@@ -314,82 +314,82 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
     reg  take;
     
     // Sub module instances
-    hwprof_board_icebreaker$format$state state(
+    hwprof_board_icebreaker__format__state state(
         .d(state$d),
         .q(state$q),
         .clock(state$clock)
     );
-    hwprof_board_icebreaker$format$pos pos(
+    hwprof_board_icebreaker__format__pos pos(
         .d(pos$d),
         .q(pos$q),
         .clock(pos$clock)
     );
-    hwprof_board_icebreaker$format$iv iv(
+    hwprof_board_icebreaker__format__iv iv(
         .d(iv$d),
         .q(iv$q),
         .clock(iv$clock)
     );
-    hwprof_board_icebreaker$format$iv_keep iv_keep(
+    hwprof_board_icebreaker__format__iv_keep iv_keep(
         .d(iv_keep$d),
         .q(iv_keep$q),
         .clock(iv_keep$clock)
     );
-    hwprof_board_icebreaker$format$ka ka(
+    hwprof_board_icebreaker__format__ka ka(
         .d(ka$d),
         .q(ka$q),
         .clock(ka$clock)
     );
-    hwprof_board_icebreaker$format$kb kb(
+    hwprof_board_icebreaker__format__kb kb(
         .d(kb$d),
         .q(kb$q),
         .clock(kb$clock)
     );
-    hwprof_board_icebreaker$format$cnt cnt(
+    hwprof_board_icebreaker__format__cnt cnt(
         .d(cnt$d),
         .q(cnt$q),
         .clock(cnt$clock)
     );
-    hwprof_board_icebreaker$format$last last(
+    hwprof_board_icebreaker__format__last last(
         .d(last$d),
         .q(last$q),
         .clock(last$clock)
     );
-    hwprof_board_icebreaker$format$o_valid o_valid(
+    hwprof_board_icebreaker__format__o_valid o_valid(
         .d(o_valid$d),
         .q(o_valid$q),
         .clock(o_valid$clock)
     );
-    hwprof_board_icebreaker$format$o_data o_data(
+    hwprof_board_icebreaker__format__o_data o_data(
         .d(o_data$d),
         .q(o_data$q),
         .clock(o_data$clock)
     );
-    hwprof_board_icebreaker$format$f_iv f_iv(
+    hwprof_board_icebreaker__format__f_iv f_iv(
         .d(f_iv$d),
         .q(f_iv$q),
         .clock(f_iv$clock)
     );
-    hwprof_board_icebreaker$format$f_a f_a(
+    hwprof_board_icebreaker__format__f_a f_a(
         .d(f_a$d),
         .q(f_a$q),
         .clock(f_a$clock)
     );
-    hwprof_board_icebreaker$format$f_b f_b(
+    hwprof_board_icebreaker__format__f_b f_b(
         .d(f_b$d),
         .q(f_b$q),
         .clock(f_b$clock)
     );
-    hwprof_board_icebreaker$format$f_c f_c(
+    hwprof_board_icebreaker__format__f_c f_c(
         .d(f_c$d),
         .q(f_c$q),
         .clock(f_c$clock)
     );
-    hwprof_board_icebreaker$format$fixed fixed(
+    hwprof_board_icebreaker__format__fixed fixed(
         .d(fixed$d),
         .q(fixed$q),
         .clock(fixed$clock)
     );
-    hwprof_board_icebreaker$format$f_lf f_lf(
+    hwprof_board_icebreaker__format__f_lf f_lf(
         .d(f_lf$d),
         .q(f_lf$q),
         .clock(f_lf$clock)
@@ -467,7 +467,7 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
                         kb$d = in_b << b_align;
                         cnt$d = in_count;
                         last$d = in_last;
-                        pos$d = 32'h0;
+                        pos$d = 8'h0;
                         if (in_last & (in_count == 32'h0)) begin
                             state$d = FormatState$End;
                         end
@@ -479,7 +479,7 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
             FormatState$Entry:
                 begin
                     if (take) begin
-                        pos$d = pos$q + 32'h1;
+                        pos$d = pos$q + 8'h1;
                         if (f_iv$q) begin
                             iv$d = iv$q << 32'h4;
                         end
@@ -493,7 +493,7 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
                             cnt$d = cnt$q << 32'h4;
                         end
                         if (f_lf$q) begin
-                            pos$d = 32'h0;
+                            pos$d = 8'h0;
                             iv$d = iv_keep$q;
                             if (last$q) begin
                                 state$d = FormatState$End;
@@ -507,7 +507,7 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
             FormatState$End:
                 begin
                     if (take) begin
-                        pos$d = pos$q + 32'h1;
+                        pos$d = pos$q + 8'h1;
                         if (f_iv$q) begin
                             iv$d = iv$q << 32'h4;
                         end
@@ -518,39 +518,39 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
                 end
         endcase
         if (take) begin
-            f_iv$d = pos$q < 32'h7;
+            f_iv$d = pos$q < 8'h7;
             f_a$d = 1'b0;
             f_b$d = 1'b0;
             f_c$d = 1'b0;
-            fixed$d = 32'h20;
+            fixed$d = 8'h20;
             f_lf$d = 1'b0;
             if (state$q == FormatState$Entry) begin
                 f_a$d = (pos$q >= before_a) & (pos$q < before_sp2);
                 f_b$d = (pos$q >= before_b) & (pos$q < before_sp3);
                 f_c$d = (pos$q >= before_c) & (pos$q < before_cr);
                 if (pos$q == before_cr) begin
-                    fixed$d = 32'hd;
+                    fixed$d = 8'hd;
                 end
                 if (pos$q == before_lf) begin
-                    fixed$d = 32'ha;
+                    fixed$d = 8'ha;
                     f_lf$d = 1'b1;
                 end
             end
             else begin
-                if (pos$q == 32'h8) begin
-                    fixed$d = 32'h65;
+                if (pos$q == 8'h8) begin
+                    fixed$d = 8'h65;
                 end
-                if (pos$q == 32'h9) begin
-                    fixed$d = 32'h6e;
+                if (pos$q == 8'h9) begin
+                    fixed$d = 8'h6e;
                 end
-                if (pos$q == 32'ha) begin
-                    fixed$d = 32'h64;
+                if (pos$q == 8'ha) begin
+                    fixed$d = 8'h64;
                 end
-                if (pos$q == 32'hb) begin
-                    fixed$d = 32'hd;
+                if (pos$q == 8'hb) begin
+                    fixed$d = 8'hd;
                 end
-                if (pos$q == 32'hc) begin
-                    fixed$d = 32'ha;
+                if (pos$q == 8'hc) begin
+                    fixed$d = 8'ha;
                     f_lf$d = 1'b1;
                 end
             end
@@ -560,7 +560,7 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
             f_a$d = 1'b0;
             f_b$d = 1'b0;
             f_c$d = 1'b0;
-            fixed$d = 32'h20;
+            fixed$d = 8'h20;
             f_lf$d = 1'b0;
         end
         if (reset) begin
@@ -572,7 +572,7 @@ module hwprof_board_icebreaker$format(clock,reset,in_valid,in_ready,in_interval,
 endmodule // top$format
 
 
-module hwprof_board_icebreaker$format$cnt(d,q,clock);
+module hwprof_board_icebreaker__format__cnt(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -591,7 +591,7 @@ module hwprof_board_icebreaker$format$cnt(d,q,clock);
 endmodule // top$format$cnt
 
 
-module hwprof_board_icebreaker$format$f_a(d,q,clock);
+module hwprof_board_icebreaker__format__f_a(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -610,7 +610,7 @@ module hwprof_board_icebreaker$format$f_a(d,q,clock);
 endmodule // top$format$f_a
 
 
-module hwprof_board_icebreaker$format$f_b(d,q,clock);
+module hwprof_board_icebreaker__format__f_b(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -629,7 +629,7 @@ module hwprof_board_icebreaker$format$f_b(d,q,clock);
 endmodule // top$format$f_b
 
 
-module hwprof_board_icebreaker$format$f_c(d,q,clock);
+module hwprof_board_icebreaker__format__f_c(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -648,7 +648,7 @@ module hwprof_board_icebreaker$format$f_c(d,q,clock);
 endmodule // top$format$f_c
 
 
-module hwprof_board_icebreaker$format$f_iv(d,q,clock);
+module hwprof_board_icebreaker__format__f_iv(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -667,7 +667,7 @@ module hwprof_board_icebreaker$format$f_iv(d,q,clock);
 endmodule // top$format$f_iv
 
 
-module hwprof_board_icebreaker$format$f_lf(d,q,clock);
+module hwprof_board_icebreaker__format__f_lf(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -686,7 +686,7 @@ module hwprof_board_icebreaker$format$f_lf(d,q,clock);
 endmodule // top$format$f_lf
 
 
-module hwprof_board_icebreaker$format$fixed(d,q,clock);
+module hwprof_board_icebreaker__format__fixed(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -705,7 +705,7 @@ module hwprof_board_icebreaker$format$fixed(d,q,clock);
 endmodule // top$format$fixed
 
 
-module hwprof_board_icebreaker$format$iv(d,q,clock);
+module hwprof_board_icebreaker__format__iv(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -724,7 +724,7 @@ module hwprof_board_icebreaker$format$iv(d,q,clock);
 endmodule // top$format$iv
 
 
-module hwprof_board_icebreaker$format$iv_keep(d,q,clock);
+module hwprof_board_icebreaker__format__iv_keep(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -743,7 +743,7 @@ module hwprof_board_icebreaker$format$iv_keep(d,q,clock);
 endmodule // top$format$iv_keep
 
 
-module hwprof_board_icebreaker$format$ka(d,q,clock);
+module hwprof_board_icebreaker__format__ka(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -762,7 +762,7 @@ module hwprof_board_icebreaker$format$ka(d,q,clock);
 endmodule // top$format$ka
 
 
-module hwprof_board_icebreaker$format$kb(d,q,clock);
+module hwprof_board_icebreaker__format__kb(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -781,7 +781,7 @@ module hwprof_board_icebreaker$format$kb(d,q,clock);
 endmodule // top$format$kb
 
 
-module hwprof_board_icebreaker$format$last(d,q,clock);
+module hwprof_board_icebreaker__format__last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -800,7 +800,7 @@ module hwprof_board_icebreaker$format$last(d,q,clock);
 endmodule // top$format$last
 
 
-module hwprof_board_icebreaker$format$o_data(d,q,clock);
+module hwprof_board_icebreaker__format__o_data(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -819,7 +819,7 @@ module hwprof_board_icebreaker$format$o_data(d,q,clock);
 endmodule // top$format$o_data
 
 
-module hwprof_board_icebreaker$format$o_valid(d,q,clock);
+module hwprof_board_icebreaker__format__o_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -838,7 +838,7 @@ module hwprof_board_icebreaker$format$o_valid(d,q,clock);
 endmodule // top$format$o_valid
 
 
-module hwprof_board_icebreaker$format$pos(d,q,clock);
+module hwprof_board_icebreaker__format__pos(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -857,7 +857,7 @@ module hwprof_board_icebreaker$format$pos(d,q,clock);
 endmodule // top$format$pos
 
 
-module hwprof_board_icebreaker$format$state(d,q,clock);
+module hwprof_board_icebreaker__format__state(d,q,clock);
     
     // Module arguments
     input wire  [1:0] d;
@@ -871,7 +871,7 @@ module hwprof_board_icebreaker$format$state(d,q,clock);
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 2'h0;
     end
     
     always @(posedge clock) begin
@@ -881,7 +881,7 @@ module hwprof_board_icebreaker$format$state(d,q,clock);
 endmodule // top$format$state
 
 
-module hwprof_board_icebreaker$led_q(d,q,clock);
+module hwprof_board_icebreaker__led_q(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -900,7 +900,7 @@ module hwprof_board_icebreaker$led_q(d,q,clock);
 endmodule // top$led_q
 
 
-module hwprof_board_icebreaker$lock_sync(d,q,clock);
+module hwprof_board_icebreaker__lock_sync(d,q,clock);
     
     // Module arguments
     input wire  [1:0] d;
@@ -921,7 +921,7 @@ endmodule // top$lock_sync
 // v-- Setting output parameters to net type for wrapped code.
 
 
-module hwprof_board_icebreaker$pll(osc,clock,locked);
+module hwprof_board_icebreaker__pll(osc,clock,locked);
     
     // Module arguments
     input wire  osc;
@@ -938,7 +938,7 @@ module hwprof_board_icebreaker$pll(osc,clock,locked);
 endmodule // top$pll
 
 
-module hwprof_board_icebreaker$por(d,q,clock);
+module hwprof_board_icebreaker__por(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
@@ -957,7 +957,7 @@ module hwprof_board_icebreaker$por(d,q,clock);
 endmodule // top$por
 
 
-module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last);
+module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last);
     
     // Module arguments
     input wire  clock;
@@ -1194,7 +1194,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
     reg  [95:0] o_tag;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash hash(
+    hwprof_board_icebreaker__profiler__hash hash(
         .a(hash$a),
         .b(hash$b),
         .index$0(hash$index$0),
@@ -1202,7 +1202,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .index$2(hash$index$2),
         .index$3(hash$index$3)
     );
-    hwprof_board_icebreaker$profiler$tab tab(
+    hwprof_board_icebreaker__profiler__tab tab(
         .clock(tab$clock),
         .a(tab$a),
         .b(tab$b),
@@ -1213,12 +1213,12 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .index$2(tab$index$2),
         .index$3(tab$index$3)
     );
-    hwprof_board_icebreaker$profiler$set_hash set_hash(
+    hwprof_board_icebreaker__profiler__set_hash set_hash(
         .a(set_hash$a),
         .b(set_hash$b),
         .index(set_hash$index)
     );
-    hwprof_board_icebreaker$profiler$counters counters(
+    hwprof_board_icebreaker__profiler__counters counters(
         .clock(counters$clock),
         .reset(counters$reset),
         .read_index$0(counters$read_index$0),
@@ -1236,7 +1236,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
     );
-    hwprof_board_icebreaker$profiler$acc acc(
+    hwprof_board_icebreaker__profiler__acc acc(
         .clock(acc$clock),
         .reset(acc$reset),
         .lookup_offer(acc$lookup_offer),
@@ -1260,7 +1260,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .report_last(acc$report_last),
         .report_busy(acc$report_busy)
     );
-    hwprof_board_icebreaker$profiler$control control(
+    hwprof_board_icebreaker__profiler__control control(
         .clock(control$clock),
         .reset(control$reset),
         .accept(control$accept),
@@ -1269,182 +1269,182 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
         .finish(control$finish),
         .interval(control$interval)
     );
-    hwprof_board_icebreaker$profiler$s_valid s_valid(
+    hwprof_board_icebreaker__profiler__s_valid s_valid(
         .d(s_valid$d),
         .q(s_valid$q),
         .clock(s_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$s_a s_a(
+    hwprof_board_icebreaker__profiler__s_a s_a(
         .d(s_a$d),
         .q(s_a$q),
         .clock(s_a$clock)
     );
-    hwprof_board_icebreaker$profiler$s_b s_b(
+    hwprof_board_icebreaker__profiler__s_b s_b(
         .d(s_b$d),
         .q(s_b$q),
         .clock(s_b$clock)
     );
-    hwprof_board_icebreaker$profiler$ready ready(
+    hwprof_board_icebreaker__profiler__ready ready(
         .d(ready$d),
         .q(ready$q),
         .clock(ready$clock)
     );
-    hwprof_board_icebreaker$profiler$h_valid h_valid(
+    hwprof_board_icebreaker__profiler__h_valid h_valid(
         .d(h_valid$d),
         .q(h_valid$q),
         .clock(h_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$h_a h_a(
+    hwprof_board_icebreaker__profiler__h_a h_a(
         .d(h_a$d),
         .q(h_a$q),
         .clock(h_a$clock)
     );
-    hwprof_board_icebreaker$profiler$h_b h_b(
+    hwprof_board_icebreaker__profiler__h_b h_b(
         .d(h_b$d),
         .q(h_b$q),
         .clock(h_b$clock)
     );
-    hwprof_board_icebreaker$profiler$h_index$0 h_index$0(
+    hwprof_board_icebreaker__profiler__h_index__0 h_index$0(
         .d(h_index$0$d),
         .q(h_index$0$q),
         .clock(h_index$0$clock)
     );
-    hwprof_board_icebreaker$profiler$h_index$1 h_index$1(
+    hwprof_board_icebreaker__profiler__h_index__1 h_index$1(
         .d(h_index$1$d),
         .q(h_index$1$q),
         .clock(h_index$1$clock)
     );
-    hwprof_board_icebreaker$profiler$h_index$2 h_index$2(
+    hwprof_board_icebreaker__profiler__h_index__2 h_index$2(
         .d(h_index$2$d),
         .q(h_index$2$q),
         .clock(h_index$2$clock)
     );
-    hwprof_board_icebreaker$profiler$h_index$3 h_index$3(
+    hwprof_board_icebreaker__profiler__h_index__3 h_index$3(
         .d(h_index$3$d),
         .q(h_index$3$q),
         .clock(h_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$h_set h_set(
+    hwprof_board_icebreaker__profiler__h_set h_set(
         .d(h_set$d),
         .q(h_set$q),
         .clock(h_set$clock)
     );
-    hwprof_board_icebreaker$profiler$r_valid r_valid(
+    hwprof_board_icebreaker__profiler__r_valid r_valid(
         .d(r_valid$d),
         .q(r_valid$q),
         .clock(r_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$r_tag r_tag(
+    hwprof_board_icebreaker__profiler__r_tag r_tag(
         .d(r_tag$d),
         .q(r_tag$q),
         .clock(r_tag$clock)
     );
-    hwprof_board_icebreaker$profiler$r_index$0 r_index$0(
+    hwprof_board_icebreaker__profiler__r_index__0 r_index$0(
         .d(r_index$0$d),
         .q(r_index$0$q),
         .clock(r_index$0$clock)
     );
-    hwprof_board_icebreaker$profiler$r_index$1 r_index$1(
+    hwprof_board_icebreaker__profiler__r_index__1 r_index$1(
         .d(r_index$1$d),
         .q(r_index$1$q),
         .clock(r_index$1$clock)
     );
-    hwprof_board_icebreaker$profiler$r_index$2 r_index$2(
+    hwprof_board_icebreaker__profiler__r_index__2 r_index$2(
         .d(r_index$2$d),
         .q(r_index$2$q),
         .clock(r_index$2$clock)
     );
-    hwprof_board_icebreaker$profiler$r_index$3 r_index$3(
+    hwprof_board_icebreaker__profiler__r_index__3 r_index$3(
         .d(r_index$3$d),
         .q(r_index$3$q),
         .clock(r_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$r_set r_set(
+    hwprof_board_icebreaker__profiler__r_set r_set(
         .d(r_set$d),
         .q(r_set$q),
         .clock(r_set$clock)
     );
-    hwprof_board_icebreaker$profiler$g_valid g_valid(
+    hwprof_board_icebreaker__profiler__g_valid g_valid(
         .d(g_valid$d),
         .q(g_valid$q),
         .clock(g_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$g_a g_a(
+    hwprof_board_icebreaker__profiler__g_a g_a(
         .d(g_a$d),
         .q(g_a$q),
         .clock(g_a$clock)
     );
-    hwprof_board_icebreaker$profiler$g_b g_b(
+    hwprof_board_icebreaker__profiler__g_b g_b(
         .d(g_b$d),
         .q(g_b$q),
         .clock(g_b$clock)
     );
-    hwprof_board_icebreaker$profiler$g_index$0 g_index$0(
+    hwprof_board_icebreaker__profiler__g_index__0 g_index$0(
         .d(g_index$0$d),
         .q(g_index$0$q),
         .clock(g_index$0$clock)
     );
-    hwprof_board_icebreaker$profiler$g_index$1 g_index$1(
+    hwprof_board_icebreaker__profiler__g_index__1 g_index$1(
         .d(g_index$1$d),
         .q(g_index$1$q),
         .clock(g_index$1$clock)
     );
-    hwprof_board_icebreaker$profiler$g_index$2 g_index$2(
+    hwprof_board_icebreaker__profiler__g_index__2 g_index$2(
         .d(g_index$2$d),
         .q(g_index$2$q),
         .clock(g_index$2$clock)
     );
-    hwprof_board_icebreaker$profiler$g_index$3 g_index$3(
+    hwprof_board_icebreaker__profiler__g_index__3 g_index$3(
         .d(g_index$3$d),
         .q(g_index$3$q),
         .clock(g_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$g_set g_set(
+    hwprof_board_icebreaker__profiler__g_set g_set(
         .d(g_set$d),
         .q(g_set$q),
         .clock(g_set$clock)
     );
-    hwprof_board_icebreaker$profiler$f_valid f_valid(
+    hwprof_board_icebreaker__profiler__f_valid f_valid(
         .d(f_valid$d),
         .q(f_valid$q),
         .clock(f_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$f_a f_a(
+    hwprof_board_icebreaker__profiler__f_a f_a(
         .d(f_a$d),
         .q(f_a$q),
         .clock(f_a$clock)
     );
-    hwprof_board_icebreaker$profiler$f_b f_b(
+    hwprof_board_icebreaker__profiler__f_b f_b(
         .d(f_b$d),
         .q(f_b$q),
         .clock(f_b$clock)
     );
-    hwprof_board_icebreaker$profiler$stale stale(
+    hwprof_board_icebreaker__profiler__stale stale(
         .d(stale$d),
         .q(stale$q),
         .clock(stale$clock)
     );
-    hwprof_board_icebreaker$profiler$c_valid c_valid(
+    hwprof_board_icebreaker__profiler__c_valid c_valid(
         .d(c_valid$d),
         .q(c_valid$q),
         .clock(c_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$c_last c_last(
+    hwprof_board_icebreaker__profiler__c_last c_last(
         .d(c_last$d),
         .q(c_last$q),
         .clock(c_last$clock)
     );
-    hwprof_board_icebreaker$profiler$d_valid d_valid(
+    hwprof_board_icebreaker__profiler__d_valid d_valid(
         .d(d_valid$d),
         .q(d_valid$q),
         .clock(d_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$d_last d_last(
+    hwprof_board_icebreaker__profiler__d_last d_last(
         .d(d_last$d),
         .q(d_last$q),
         .clock(d_last$clock)
     );
-    hwprof_board_icebreaker$profiler$busy_r busy_r(
+    hwprof_board_icebreaker__profiler__busy_r busy_r(
         .d(busy_r$d),
         .q(busy_r$q),
         .clock(busy_r$clock)
@@ -1768,7 +1768,7 @@ module hwprof_board_icebreaker$profiler(clock,reset,in_valid,in_ready,in_a,in_b,
 endmodule // top$profiler
 
 
-module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -2227,7 +2227,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
     reg  [23:0] rc;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$acc$tags$0 tags$0(
+    hwprof_board_icebreaker__profiler__acc__tags__0 tags$0(
         .read_address(tags$0$read_address),
         .read_clock(tags$0$read_clock),
         .read_data(tags$0$read_data),
@@ -2236,7 +2236,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .write_data(tags$0$write_data),
         .write_enable(tags$0$write_enable)
     );
-    hwprof_board_icebreaker$profiler$acc$tags$1 tags$1(
+    hwprof_board_icebreaker__profiler__acc__tags__1 tags$1(
         .read_address(tags$1$read_address),
         .read_clock(tags$1$read_clock),
         .read_data(tags$1$read_data),
@@ -2245,7 +2245,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .write_data(tags$1$write_data),
         .write_enable(tags$1$write_enable)
     );
-    hwprof_board_icebreaker$profiler$acc$metas$0 metas$0(
+    hwprof_board_icebreaker__profiler__acc__metas__0 metas$0(
         .read_address(metas$0$read_address),
         .read_clock(metas$0$read_clock),
         .read_data(metas$0$read_data),
@@ -2254,7 +2254,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .write_data(metas$0$write_data),
         .write_enable(metas$0$write_enable)
     );
-    hwprof_board_icebreaker$profiler$acc$metas$1 metas$1(
+    hwprof_board_icebreaker__profiler__acc__metas__1 metas$1(
         .read_address(metas$1$read_address),
         .read_clock(metas$1$read_clock),
         .read_data(metas$1$read_data),
@@ -2263,7 +2263,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .write_data(metas$1$write_data),
         .write_enable(metas$1$write_enable)
     );
-    hwprof_board_icebreaker$profiler$acc$epochs epochs(
+    hwprof_board_icebreaker__profiler__acc__epochs epochs(
         .clock(epochs$clock),
         .reset(epochs$reset),
         .d_set(epochs$d_set),
@@ -2287,397 +2287,397 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .any_pend(epochs$any_pend),
         .rolling(epochs$rolling)
     );
-    hwprof_board_icebreaker$profiler$acc$c_op c_op(
+    hwprof_board_icebreaker__profiler__acc__c_op c_op(
         .d(c_op$d),
         .q(c_op$q),
         .clock(c_op$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$c_set c_set(
+    hwprof_board_icebreaker__profiler__acc__c_set c_set(
         .d(c_set$d),
         .q(c_set$q),
         .clock(c_set$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$c_tag c_tag(
+    hwprof_board_icebreaker__profiler__acc__c_tag c_tag(
         .d(c_tag$d),
         .q(c_tag$q),
         .clock(c_tag$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$d_op d_op(
+    hwprof_board_icebreaker__profiler__acc__d_op d_op(
         .d(d_op$d),
         .q(d_op$q),
         .clock(d_op$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$d_set d_set(
+    hwprof_board_icebreaker__profiler__acc__d_set d_set(
         .d(d_set$d),
         .q(d_set$q),
         .clock(d_set$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$d_tag d_tag(
+    hwprof_board_icebreaker__profiler__acc__d_tag d_tag(
         .d(d_tag$d),
         .q(d_tag$q),
         .clock(d_tag$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag$0 ram_tag$0(
+    hwprof_board_icebreaker__profiler__acc__ram_tag__0 ram_tag$0(
         .d(ram_tag$0$d),
         .q(ram_tag$0$q),
         .clock(ram_tag$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag$1 ram_tag$1(
+    hwprof_board_icebreaker__profiler__acc__ram_tag__1 ram_tag$1(
         .d(ram_tag$1$d),
         .q(ram_tag$1$q),
         .clock(ram_tag$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$0 ram_tag_part$0(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__0 ram_tag_part$0(
         .d(ram_tag_part$0$d),
         .q(ram_tag_part$0$q),
         .clock(ram_tag_part$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$1 ram_tag_part$1(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__1 ram_tag_part$1(
         .d(ram_tag_part$1$d),
         .q(ram_tag_part$1$q),
         .clock(ram_tag_part$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$2 ram_tag_part$2(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__2 ram_tag_part$2(
         .d(ram_tag_part$2$d),
         .q(ram_tag_part$2$q),
         .clock(ram_tag_part$2$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$3 ram_tag_part$3(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__3 ram_tag_part$3(
         .d(ram_tag_part$3$d),
         .q(ram_tag_part$3$q),
         .clock(ram_tag_part$3$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$4 ram_tag_part$4(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__4 ram_tag_part$4(
         .d(ram_tag_part$4$d),
         .q(ram_tag_part$4$q),
         .clock(ram_tag_part$4$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$5 ram_tag_part$5(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__5 ram_tag_part$5(
         .d(ram_tag_part$5$d),
         .q(ram_tag_part$5$q),
         .clock(ram_tag_part$5$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$6 ram_tag_part$6(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__6 ram_tag_part$6(
         .d(ram_tag_part$6$d),
         .q(ram_tag_part$6$q),
         .clock(ram_tag_part$6$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$7 ram_tag_part$7(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__7 ram_tag_part$7(
         .d(ram_tag_part$7$d),
         .q(ram_tag_part$7$q),
         .clock(ram_tag_part$7$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$8 ram_tag_part$8(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__8 ram_tag_part$8(
         .d(ram_tag_part$8$d),
         .q(ram_tag_part$8$q),
         .clock(ram_tag_part$8$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$9 ram_tag_part$9(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__9 ram_tag_part$9(
         .d(ram_tag_part$9$d),
         .q(ram_tag_part$9$q),
         .clock(ram_tag_part$9$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$10 ram_tag_part$10(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__10 ram_tag_part$10(
         .d(ram_tag_part$10$d),
         .q(ram_tag_part$10$q),
         .clock(ram_tag_part$10$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$11 ram_tag_part$11(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__11 ram_tag_part$11(
         .d(ram_tag_part$11$d),
         .q(ram_tag_part$11$q),
         .clock(ram_tag_part$11$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$12 ram_tag_part$12(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__12 ram_tag_part$12(
         .d(ram_tag_part$12$d),
         .q(ram_tag_part$12$q),
         .clock(ram_tag_part$12$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$13 ram_tag_part$13(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__13 ram_tag_part$13(
         .d(ram_tag_part$13$d),
         .q(ram_tag_part$13$q),
         .clock(ram_tag_part$13$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$14 ram_tag_part$14(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__14 ram_tag_part$14(
         .d(ram_tag_part$14$d),
         .q(ram_tag_part$14$q),
         .clock(ram_tag_part$14$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$15 ram_tag_part$15(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__15 ram_tag_part$15(
         .d(ram_tag_part$15$d),
         .q(ram_tag_part$15$q),
         .clock(ram_tag_part$15$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$16 ram_tag_part$16(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__16 ram_tag_part$16(
         .d(ram_tag_part$16$d),
         .q(ram_tag_part$16$q),
         .clock(ram_tag_part$16$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$17 ram_tag_part$17(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__17 ram_tag_part$17(
         .d(ram_tag_part$17$d),
         .q(ram_tag_part$17$q),
         .clock(ram_tag_part$17$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$18 ram_tag_part$18(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__18 ram_tag_part$18(
         .d(ram_tag_part$18$d),
         .q(ram_tag_part$18$q),
         .clock(ram_tag_part$18$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$19 ram_tag_part$19(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__19 ram_tag_part$19(
         .d(ram_tag_part$19$d),
         .q(ram_tag_part$19$q),
         .clock(ram_tag_part$19$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$20 ram_tag_part$20(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__20 ram_tag_part$20(
         .d(ram_tag_part$20$d),
         .q(ram_tag_part$20$q),
         .clock(ram_tag_part$20$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$21 ram_tag_part$21(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__21 ram_tag_part$21(
         .d(ram_tag_part$21$d),
         .q(ram_tag_part$21$q),
         .clock(ram_tag_part$21$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$22 ram_tag_part$22(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__22 ram_tag_part$22(
         .d(ram_tag_part$22$d),
         .q(ram_tag_part$22$q),
         .clock(ram_tag_part$22$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ram_tag_part$23 ram_tag_part$23(
+    hwprof_board_icebreaker__profiler__acc__ram_tag_part__23 ram_tag_part$23(
         .d(ram_tag_part$23$d),
         .q(ram_tag_part$23$q),
         .clock(ram_tag_part$23$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$scan_set scan_set(
+    hwprof_board_icebreaker__profiler__acc__scan_set scan_set(
         .d(scan_set$d),
         .q(scan_set$q),
         .clock(scan_set$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_valid fw_valid(
+    hwprof_board_icebreaker__profiler__acc__fw_valid fw_valid(
         .d(fw_valid$d),
         .q(fw_valid$q),
         .clock(fw_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_set fw_set(
+    hwprof_board_icebreaker__profiler__acc__fw_set fw_set(
         .d(fw_set$d),
         .q(fw_set$q),
         .clock(fw_set$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_tag fw2_tag(
+    hwprof_board_icebreaker__profiler__acc__fw2_tag fw2_tag(
         .d(fw2_tag$d),
         .q(fw2_tag$q),
         .clock(fw2_tag$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_word$0 fw2_word$0(
+    hwprof_board_icebreaker__profiler__acc__fw2_word__0 fw2_word$0(
         .d(fw2_word$0$d),
         .q(fw2_word$0$q),
         .clock(fw2_word$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_word$1 fw2_word$1(
+    hwprof_board_icebreaker__profiler__acc__fw2_word__1 fw2_word$1(
         .d(fw2_word$1$d),
         .q(fw2_word$1$q),
         .clock(fw2_word$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ahead1 ahead1(
+    hwprof_board_icebreaker__profiler__acc__ahead1 ahead1(
         .d(ahead1$d),
         .q(ahead1$q),
         .clock(ahead1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$key1 key1(
+    hwprof_board_icebreaker__profiler__acc__key1 key1(
         .d(key1$d),
         .q(key1$q),
         .clock(key1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ahead2_alloc$0 ahead2_alloc$0(
+    hwprof_board_icebreaker__profiler__acc__ahead2_alloc__0 ahead2_alloc$0(
         .d(ahead2_alloc$0$d),
         .q(ahead2_alloc$0$q),
         .clock(ahead2_alloc$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ahead2_alloc$1 ahead2_alloc$1(
+    hwprof_board_icebreaker__profiler__acc__ahead2_alloc__1 ahead2_alloc$1(
         .d(ahead2_alloc$1$d),
         .q(ahead2_alloc$1$q),
         .clock(ahead2_alloc$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ahead3_alloc$0 ahead3_alloc$0(
+    hwprof_board_icebreaker__profiler__acc__ahead3_alloc__0 ahead3_alloc$0(
         .d(ahead3_alloc$0$d),
         .q(ahead3_alloc$0$q),
         .clock(ahead3_alloc$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$ahead3_alloc$1 ahead3_alloc$1(
+    hwprof_board_icebreaker__profiler__acc__ahead3_alloc__1 ahead3_alloc$1(
         .d(ahead3_alloc$1$d),
         .q(ahead3_alloc$1$q),
         .clock(ahead3_alloc$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_eq$0 fw_eq$0(
+    hwprof_board_icebreaker__profiler__acc__fw_eq__0 fw_eq$0(
         .d(fw_eq$0$d),
         .q(fw_eq$0$q),
         .clock(fw_eq$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_eq$1 fw_eq$1(
+    hwprof_board_icebreaker__profiler__acc__fw_eq__1 fw_eq$1(
         .d(fw_eq$1$d),
         .q(fw_eq$1$q),
         .clock(fw_eq$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_alloc$0 fw2_alloc$0(
+    hwprof_board_icebreaker__profiler__acc__fw2_alloc__0 fw2_alloc$0(
         .d(fw2_alloc$0$d),
         .q(fw2_alloc$0$q),
         .clock(fw2_alloc$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_alloc$1 fw2_alloc$1(
+    hwprof_board_icebreaker__profiler__acc__fw2_alloc__1 fw2_alloc$1(
         .d(fw2_alloc$1$d),
         .q(fw2_alloc$1$q),
         .clock(fw2_alloc$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw3_tag fw3_tag(
+    hwprof_board_icebreaker__profiler__acc__fw3_tag fw3_tag(
         .d(fw3_tag$d),
         .q(fw3_tag$q),
         .clock(fw3_tag$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_alloc$0 fw_alloc$0(
+    hwprof_board_icebreaker__profiler__acc__fw_alloc__0 fw_alloc$0(
         .d(fw_alloc$0$d),
         .q(fw_alloc$0$q),
         .clock(fw_alloc$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_alloc$1 fw_alloc$1(
+    hwprof_board_icebreaker__profiler__acc__fw_alloc__1 fw_alloc$1(
         .d(fw_alloc$1$d),
         .q(fw_alloc$1$q),
         .clock(fw_alloc$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_tag fw_tag(
+    hwprof_board_icebreaker__profiler__acc__fw_tag fw_tag(
         .d(fw_tag$d),
         .q(fw_tag$q),
         .clock(fw_tag$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_meta$0 fw_meta$0(
+    hwprof_board_icebreaker__profiler__acc__fw_meta__0 fw_meta$0(
         .d(fw_meta$0$d),
         .q(fw_meta$0$q),
         .clock(fw_meta$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_meta$1 fw_meta$1(
+    hwprof_board_icebreaker__profiler__acc__fw_meta__1 fw_meta$1(
         .d(fw_meta$1$d),
         .q(fw_meta$1$q),
         .clock(fw_meta$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$st_valid$0 st_valid$0(
+    hwprof_board_icebreaker__profiler__acc__st_valid__0 st_valid$0(
         .d(st_valid$0$d),
         .q(st_valid$0$q),
         .clock(st_valid$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$st_valid$1 st_valid$1(
+    hwprof_board_icebreaker__profiler__acc__st_valid__1 st_valid$1(
         .d(st_valid$1$d),
         .q(st_valid$1$q),
         .clock(st_valid$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$st_tag$0 st_tag$0(
+    hwprof_board_icebreaker__profiler__acc__st_tag__0 st_tag$0(
         .d(st_tag$0$d),
         .q(st_tag$0$q),
         .clock(st_tag$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$st_tag$1 st_tag$1(
+    hwprof_board_icebreaker__profiler__acc__st_tag__1 st_tag$1(
         .d(st_tag$1$d),
         .q(st_tag$1$q),
         .clock(st_tag$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$st_count$0 st_count$0(
+    hwprof_board_icebreaker__profiler__acc__st_count__0 st_count$0(
         .d(st_count$0$d),
         .q(st_count$0$q),
         .clock(st_count$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$st_count$1 st_count$1(
+    hwprof_board_icebreaker__profiler__acc__st_count__1 st_count$1(
         .d(st_count$1$d),
         .q(st_count$1$q),
         .clock(st_count$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$term term(
+    hwprof_board_icebreaker__profiler__acc__term term(
         .d(term$d),
         .q(term$q),
         .clock(term$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$rep_interval rep_interval(
+    hwprof_board_icebreaker__profiler__acc__rep_interval rep_interval(
         .d(rep_interval$d),
         .q(rep_interval$q),
         .clock(rep_interval$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$c_same2 c_same2(
+    hwprof_board_icebreaker__profiler__acc__c_same2 c_same2(
         .d(c_same2$d),
         .q(c_same2$q),
         .clock(c_same2$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$c_same3 c_same3(
+    hwprof_board_icebreaker__profiler__acc__c_same3 c_same3(
         .d(c_same3$d),
         .q(c_same3$q),
         .clock(c_same3$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$r_meta$0 r_meta$0(
+    hwprof_board_icebreaker__profiler__acc__r_meta__0 r_meta$0(
         .d(r_meta$0$d),
         .q(r_meta$0$q),
         .clock(r_meta$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$r_meta$1 r_meta$1(
+    hwprof_board_icebreaker__profiler__acc__r_meta__1 r_meta$1(
         .d(r_meta$1$d),
         .q(r_meta$1$q),
         .clock(r_meta$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$r_ge$0 r_ge$0(
+    hwprof_board_icebreaker__profiler__acc__r_ge__0 r_ge$0(
         .d(r_ge$0$d),
         .q(r_ge$0$q),
         .clock(r_ge$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$r_ge$1 r_ge$1(
+    hwprof_board_icebreaker__profiler__acc__r_ge__1 r_ge$1(
         .d(r_ge$1$d),
         .q(r_ge$1$q),
         .clock(r_ge$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$r_floor$0 r_floor$0(
+    hwprof_board_icebreaker__profiler__acc__r_floor__0 r_floor$0(
         .d(r_floor$0$d),
         .q(r_floor$0$q),
         .clock(r_floor$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$r_floor$1 r_floor$1(
+    hwprof_board_icebreaker__profiler__acc__r_floor__1 r_floor$1(
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_ge_r$0 fw_ge_r$0(
+    hwprof_board_icebreaker__profiler__acc__fw_ge_r__0 fw_ge_r$0(
         .d(fw_ge_r$0$d),
         .q(fw_ge_r$0$q),
         .clock(fw_ge_r$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_ge_r$1 fw_ge_r$1(
+    hwprof_board_icebreaker__profiler__acc__fw_ge_r__1 fw_ge_r$1(
         .d(fw_ge_r$1$d),
         .q(fw_ge_r$1$q),
         .clock(fw_ge_r$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_floor_r$0 fw_floor_r$0(
+    hwprof_board_icebreaker__profiler__acc__fw_floor_r__0 fw_floor_r$0(
         .d(fw_floor_r$0$d),
         .q(fw_floor_r$0$q),
         .clock(fw_floor_r$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw_floor_r$1 fw_floor_r$1(
+    hwprof_board_icebreaker__profiler__acc__fw_floor_r__1 fw_floor_r$1(
         .d(fw_floor_r$1$d),
         .q(fw_floor_r$1$q),
         .clock(fw_floor_r$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_ge$0 fw2_ge$0(
+    hwprof_board_icebreaker__profiler__acc__fw2_ge__0 fw2_ge$0(
         .d(fw2_ge$0$d),
         .q(fw2_ge$0$q),
         .clock(fw2_ge$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_ge$1 fw2_ge$1(
+    hwprof_board_icebreaker__profiler__acc__fw2_ge__1 fw2_ge$1(
         .d(fw2_ge$1$d),
         .q(fw2_ge$1$q),
         .clock(fw2_ge$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_floor$0 fw2_floor$0(
+    hwprof_board_icebreaker__profiler__acc__fw2_floor__0 fw2_floor$0(
         .d(fw2_floor$0$d),
         .q(fw2_floor$0$q),
         .clock(fw2_floor$0$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$fw2_floor$1 fw2_floor$1(
+    hwprof_board_icebreaker__profiler__acc__fw2_floor__1 fw2_floor$1(
         .d(fw2_floor$1$d),
         .q(fw2_floor$1$q),
         .clock(fw2_floor$1$clock)
     );
-    hwprof_board_icebreaker$profiler$acc$hits hits(
+    hwprof_board_icebreaker__profiler__acc__hits hits(
         .bits$0(hits$bits$0),
         .bits$1(hits$bits$1),
         .first$0(hits$first$0),
@@ -2685,7 +2685,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .any(hits$any),
         .many(hits$many)
     );
-    hwprof_board_icebreaker$profiler$acc$empty empty(
+    hwprof_board_icebreaker__profiler__acc__empty empty(
         .bits$0(empty$bits$0),
         .bits$1(empty$bits$1),
         .first$0(empty$first$0),
@@ -2693,7 +2693,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .any(empty$any),
         .many(empty$many)
     );
-    hwprof_board_icebreaker$profiler$acc$repl repl(
+    hwprof_board_icebreaker__profiler__acc__repl repl(
         .bits$0(repl$bits$0),
         .bits$1(repl$bits$1),
         .first$0(repl$first$0),
@@ -2701,7 +2701,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .any(repl$any),
         .many(repl$many)
     );
-    hwprof_board_icebreaker$profiler$acc$smallest smallest(
+    hwprof_board_icebreaker__profiler__acc__smallest smallest(
         .bits$0(smallest$bits$0),
         .bits$1(smallest$bits$1),
         .first$0(smallest$first$0),
@@ -2709,7 +2709,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         .any(smallest$any),
         .many(smallest$many)
     );
-    hwprof_board_icebreaker$profiler$acc$staged staged(
+    hwprof_board_icebreaker__profiler__acc__staged staged(
         .bits$0(staged$bits$0),
         .bits$1(staged$bits$1),
         .first$0(staged$first$0),
@@ -3309,7 +3309,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         if (scan_advance) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
-                scan_set$d = 32'h0;
+                scan_set$d = 20'h0;
             end
         end
         staged$bits$0 = st_valid$0$q;
@@ -3318,7 +3318,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
         report_valid = staged$any | (term$q & ~epochs$any_pend & ~epochs$rolling);
         report_last = ~staged$any;
         report_interval = rep_interval$q;
-        report_tag = 32'h0;
+        report_tag = 96'h0;
         rc = zero_c;
         if (staged$first$0) begin
             report_tag = st_tag$0$q;
@@ -3375,7 +3375,7 @@ module hwprof_board_icebreaker$profiler$acc(clock,reset,lookup_offer,lookup,look
 endmodule // top$profiler$acc
 
 
-module hwprof_board_icebreaker$profiler$acc$ahead1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ahead1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3394,7 +3394,7 @@ module hwprof_board_icebreaker$profiler$acc$ahead1(d,q,clock);
 endmodule // top$profiler$acc$ahead1
 
 
-module hwprof_board_icebreaker$profiler$acc$ahead2_alloc$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ahead2_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3413,7 +3413,7 @@ module hwprof_board_icebreaker$profiler$acc$ahead2_alloc$0(d,q,clock);
 endmodule // top$profiler$acc$ahead2_alloc$0
 
 
-module hwprof_board_icebreaker$profiler$acc$ahead2_alloc$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ahead2_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3432,7 +3432,7 @@ module hwprof_board_icebreaker$profiler$acc$ahead2_alloc$1(d,q,clock);
 endmodule // top$profiler$acc$ahead2_alloc$1
 
 
-module hwprof_board_icebreaker$profiler$acc$ahead3_alloc$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ahead3_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3451,7 +3451,7 @@ module hwprof_board_icebreaker$profiler$acc$ahead3_alloc$0(d,q,clock);
 endmodule // top$profiler$acc$ahead3_alloc$0
 
 
-module hwprof_board_icebreaker$profiler$acc$ahead3_alloc$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ahead3_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3470,7 +3470,7 @@ module hwprof_board_icebreaker$profiler$acc$ahead3_alloc$1(d,q,clock);
 endmodule // top$profiler$acc$ahead3_alloc$1
 
 
-module hwprof_board_icebreaker$profiler$acc$c_op(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__c_op(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3489,7 +3489,7 @@ module hwprof_board_icebreaker$profiler$acc$c_op(d,q,clock);
 endmodule // top$profiler$acc$c_op
 
 
-module hwprof_board_icebreaker$profiler$acc$c_same2(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__c_same2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3508,7 +3508,7 @@ module hwprof_board_icebreaker$profiler$acc$c_same2(d,q,clock);
 endmodule // top$profiler$acc$c_same2
 
 
-module hwprof_board_icebreaker$profiler$acc$c_same3(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__c_same3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3527,7 +3527,7 @@ module hwprof_board_icebreaker$profiler$acc$c_same3(d,q,clock);
 endmodule // top$profiler$acc$c_same3
 
 
-module hwprof_board_icebreaker$profiler$acc$c_set(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__c_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -3546,7 +3546,7 @@ module hwprof_board_icebreaker$profiler$acc$c_set(d,q,clock);
 endmodule // top$profiler$acc$c_set
 
 
-module hwprof_board_icebreaker$profiler$acc$c_tag(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__c_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3565,7 +3565,7 @@ module hwprof_board_icebreaker$profiler$acc$c_tag(d,q,clock);
 endmodule // top$profiler$acc$c_tag
 
 
-module hwprof_board_icebreaker$profiler$acc$d_op(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__d_op(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3584,7 +3584,7 @@ module hwprof_board_icebreaker$profiler$acc$d_op(d,q,clock);
 endmodule // top$profiler$acc$d_op
 
 
-module hwprof_board_icebreaker$profiler$acc$d_set(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__d_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -3603,7 +3603,7 @@ module hwprof_board_icebreaker$profiler$acc$d_set(d,q,clock);
 endmodule // top$profiler$acc$d_set
 
 
-module hwprof_board_icebreaker$profiler$acc$d_tag(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__d_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3622,7 +3622,7 @@ module hwprof_board_icebreaker$profiler$acc$d_tag(d,q,clock);
 endmodule // top$profiler$acc$d_tag
 
 
-module hwprof_board_icebreaker$profiler$acc$empty(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_icebreaker__profiler__acc__empty(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -3645,7 +3645,7 @@ module hwprof_board_icebreaker$profiler$acc$empty(bits$0,bits$1,first$0,first$1,
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_board_icebreaker__profiler__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -3763,7 +3763,7 @@ module hwprof_board_icebreaker$profiler$acc$epochs(clock,reset,d_set,lookup_set,
 endmodule // top$profiler$acc$epochs
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_alloc$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3782,7 +3782,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_alloc$0(d,q,clock);
 endmodule // top$profiler$acc$fw2_alloc$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_alloc$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3801,7 +3801,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_alloc$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_alloc$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_floor$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3820,7 +3820,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_floor$0(d,q,clock);
 endmodule // top$profiler$acc$fw2_floor$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_floor$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3839,7 +3839,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_floor$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_floor$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_ge$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_ge__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3858,7 +3858,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_ge$0(d,q,clock);
 endmodule // top$profiler$acc$fw2_ge$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_ge$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_ge__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3877,7 +3877,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_ge$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_ge$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_tag(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3896,7 +3896,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_tag(d,q,clock);
 endmodule // top$profiler$acc$fw2_tag
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_word$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_word__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -3915,7 +3915,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_word$0(d,q,clock);
 endmodule // top$profiler$acc$fw2_word$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw2_word$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw2_word__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -3934,7 +3934,7 @@ module hwprof_board_icebreaker$profiler$acc$fw2_word$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_word$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw3_tag(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw3_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3953,7 +3953,7 @@ module hwprof_board_icebreaker$profiler$acc$fw3_tag(d,q,clock);
 endmodule // top$profiler$acc$fw3_tag
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_alloc$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3972,7 +3972,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_alloc$0(d,q,clock);
 endmodule // top$profiler$acc$fw_alloc$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_alloc$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3991,7 +3991,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_alloc$1(d,q,clock);
 endmodule // top$profiler$acc$fw_alloc$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_eq$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_eq__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4010,7 +4010,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_eq$0(d,q,clock);
 endmodule // top$profiler$acc$fw_eq$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_eq$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_eq__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4029,7 +4029,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_eq$1(d,q,clock);
 endmodule // top$profiler$acc$fw_eq$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_floor_r$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_floor_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4048,7 +4048,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_floor_r$0(d,q,clock);
 endmodule // top$profiler$acc$fw_floor_r$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_floor_r$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_floor_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4067,7 +4067,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_floor_r$1(d,q,clock);
 endmodule // top$profiler$acc$fw_floor_r$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_ge_r$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_ge_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4086,7 +4086,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_ge_r$0(d,q,clock);
 endmodule // top$profiler$acc$fw_ge_r$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_ge_r$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_ge_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4105,7 +4105,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_ge_r$1(d,q,clock);
 endmodule // top$profiler$acc$fw_ge_r$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_meta$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_meta__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -4124,7 +4124,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_meta$0(d,q,clock);
 endmodule // top$profiler$acc$fw_meta$0
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_meta$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_meta__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -4143,7 +4143,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_meta$1(d,q,clock);
 endmodule // top$profiler$acc$fw_meta$1
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_set(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -4162,7 +4162,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_set(d,q,clock);
 endmodule // top$profiler$acc$fw_set
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_tag(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -4181,7 +4181,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_tag(d,q,clock);
 endmodule // top$profiler$acc$fw_tag
 
 
-module hwprof_board_icebreaker$profiler$acc$fw_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__fw_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4200,7 +4200,7 @@ module hwprof_board_icebreaker$profiler$acc$fw_valid(d,q,clock);
 endmodule // top$profiler$acc$fw_valid
 
 
-module hwprof_board_icebreaker$profiler$acc$hits(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_icebreaker__profiler__acc__hits(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -4223,7 +4223,7 @@ module hwprof_board_icebreaker$profiler$acc$hits(bits$0,bits$1,first$0,first$1,a
 endmodule // top$profiler$acc$hits
 
 
-module hwprof_board_icebreaker$profiler$acc$key1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__key1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4242,7 +4242,7 @@ module hwprof_board_icebreaker$profiler$acc$key1(d,q,clock);
 endmodule // top$profiler$acc$key1
 
 
-module hwprof_board_icebreaker$profiler$acc$metas$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__acc__metas__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -4269,7 +4269,7 @@ module hwprof_board_icebreaker$profiler$acc$metas$0(read_address,read_clock,read
 endmodule // top$profiler$acc$metas$0
 
 
-module hwprof_board_icebreaker$profiler$acc$metas$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__acc__metas__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -4296,7 +4296,7 @@ module hwprof_board_icebreaker$profiler$acc$metas$1(read_address,read_clock,read
 endmodule // top$profiler$acc$metas$1
 
 
-module hwprof_board_icebreaker$profiler$acc$r_floor$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__r_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4315,7 +4315,7 @@ module hwprof_board_icebreaker$profiler$acc$r_floor$0(d,q,clock);
 endmodule // top$profiler$acc$r_floor$0
 
 
-module hwprof_board_icebreaker$profiler$acc$r_floor$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__r_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4334,7 +4334,7 @@ module hwprof_board_icebreaker$profiler$acc$r_floor$1(d,q,clock);
 endmodule // top$profiler$acc$r_floor$1
 
 
-module hwprof_board_icebreaker$profiler$acc$r_ge$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__r_ge__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4353,7 +4353,7 @@ module hwprof_board_icebreaker$profiler$acc$r_ge$0(d,q,clock);
 endmodule // top$profiler$acc$r_ge$0
 
 
-module hwprof_board_icebreaker$profiler$acc$r_ge$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__r_ge__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4372,7 +4372,7 @@ module hwprof_board_icebreaker$profiler$acc$r_ge$1(d,q,clock);
 endmodule // top$profiler$acc$r_ge$1
 
 
-module hwprof_board_icebreaker$profiler$acc$r_meta$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__r_meta__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -4391,7 +4391,7 @@ module hwprof_board_icebreaker$profiler$acc$r_meta$0(d,q,clock);
 endmodule // top$profiler$acc$r_meta$0
 
 
-module hwprof_board_icebreaker$profiler$acc$r_meta$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__r_meta__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -4410,7 +4410,7 @@ module hwprof_board_icebreaker$profiler$acc$r_meta$1(d,q,clock);
 endmodule // top$profiler$acc$r_meta$1
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag__0(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -4429,7 +4429,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag$0(d,q,clock);
 endmodule // top$profiler$acc$ram_tag$0
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag__1(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -4448,7 +4448,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag$1(d,q,clock);
 endmodule // top$profiler$acc$ram_tag$1
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4467,7 +4467,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$0(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$0
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4486,7 +4486,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$1(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$1
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$10(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__10(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4505,7 +4505,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$10(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$10
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$11(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__11(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4524,7 +4524,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$11(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$11
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$12(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__12(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4543,7 +4543,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$12(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$12
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$13(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__13(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4562,7 +4562,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$13(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$13
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$14(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__14(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4581,7 +4581,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$14(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$14
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$15(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__15(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4600,7 +4600,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$15(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$15
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$16(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__16(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4619,7 +4619,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$16(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$16
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$17(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__17(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4638,7 +4638,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$17(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$17
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$18(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__18(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4657,7 +4657,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$18(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$18
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$19(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__19(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4676,7 +4676,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$19(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$19
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4695,7 +4695,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$2(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$2
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$20(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__20(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4714,7 +4714,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$20(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$20
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$21(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__21(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4733,7 +4733,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$21(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$21
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$22(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__22(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4752,7 +4752,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$22(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$22
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$23(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__23(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4771,7 +4771,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$23(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$23
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4790,7 +4790,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$3(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$3
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$4(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__4(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4809,7 +4809,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$4(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$4
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$5(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__5(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4828,7 +4828,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$5(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$5
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$6(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__6(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4847,7 +4847,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$6(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$6
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$7(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__7(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4866,7 +4866,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$7(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$7
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$8(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__8(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4885,7 +4885,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$8(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$8
 
 
-module hwprof_board_icebreaker$profiler$acc$ram_tag_part$9(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__ram_tag_part__9(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4904,7 +4904,7 @@ module hwprof_board_icebreaker$profiler$acc$ram_tag_part$9(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$9
 
 
-module hwprof_board_icebreaker$profiler$acc$rep_interval(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__rep_interval(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -4923,7 +4923,7 @@ module hwprof_board_icebreaker$profiler$acc$rep_interval(d,q,clock);
 endmodule // top$profiler$acc$rep_interval
 
 
-module hwprof_board_icebreaker$profiler$acc$repl(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_icebreaker__profiler__acc__repl(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -4946,7 +4946,7 @@ module hwprof_board_icebreaker$profiler$acc$repl(bits$0,bits$1,first$0,first$1,a
 endmodule // top$profiler$acc$repl
 
 
-module hwprof_board_icebreaker$profiler$acc$scan_set(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__scan_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -4965,7 +4965,7 @@ module hwprof_board_icebreaker$profiler$acc$scan_set(d,q,clock);
 endmodule // top$profiler$acc$scan_set
 
 
-module hwprof_board_icebreaker$profiler$acc$smallest(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_icebreaker__profiler__acc__smallest(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -4988,7 +4988,7 @@ module hwprof_board_icebreaker$profiler$acc$smallest(bits$0,bits$1,first$0,first
 endmodule // top$profiler$acc$smallest
 
 
-module hwprof_board_icebreaker$profiler$acc$st_count$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__st_count__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -5007,7 +5007,7 @@ module hwprof_board_icebreaker$profiler$acc$st_count$0(d,q,clock);
 endmodule // top$profiler$acc$st_count$0
 
 
-module hwprof_board_icebreaker$profiler$acc$st_count$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__st_count__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -5026,7 +5026,7 @@ module hwprof_board_icebreaker$profiler$acc$st_count$1(d,q,clock);
 endmodule // top$profiler$acc$st_count$1
 
 
-module hwprof_board_icebreaker$profiler$acc$st_tag$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__st_tag__0(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -5045,7 +5045,7 @@ module hwprof_board_icebreaker$profiler$acc$st_tag$0(d,q,clock);
 endmodule // top$profiler$acc$st_tag$0
 
 
-module hwprof_board_icebreaker$profiler$acc$st_tag$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__st_tag__1(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -5064,7 +5064,7 @@ module hwprof_board_icebreaker$profiler$acc$st_tag$1(d,q,clock);
 endmodule // top$profiler$acc$st_tag$1
 
 
-module hwprof_board_icebreaker$profiler$acc$st_valid$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__st_valid__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5083,7 +5083,7 @@ module hwprof_board_icebreaker$profiler$acc$st_valid$0(d,q,clock);
 endmodule // top$profiler$acc$st_valid$0
 
 
-module hwprof_board_icebreaker$profiler$acc$st_valid$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__st_valid__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5102,7 +5102,7 @@ module hwprof_board_icebreaker$profiler$acc$st_valid$1(d,q,clock);
 endmodule // top$profiler$acc$st_valid$1
 
 
-module hwprof_board_icebreaker$profiler$acc$staged(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_icebreaker__profiler__acc__staged(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -5125,7 +5125,7 @@ module hwprof_board_icebreaker$profiler$acc$staged(bits$0,bits$1,first$0,first$1
 endmodule // top$profiler$acc$staged
 
 
-module hwprof_board_icebreaker$profiler$acc$tags$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -5152,7 +5152,7 @@ module hwprof_board_icebreaker$profiler$acc$tags$0(read_address,read_clock,read_
 endmodule // top$profiler$acc$tags$0
 
 
-module hwprof_board_icebreaker$profiler$acc$tags$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__acc__tags__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -5179,7 +5179,7 @@ module hwprof_board_icebreaker$profiler$acc$tags$1(read_address,read_clock,read_
 endmodule // top$profiler$acc$tags$1
 
 
-module hwprof_board_icebreaker$profiler$acc$term(d,q,clock);
+module hwprof_board_icebreaker__profiler__acc__term(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5198,7 +5198,7 @@ module hwprof_board_icebreaker$profiler$acc$term(d,q,clock);
 endmodule // top$profiler$acc$term
 
 
-module hwprof_board_icebreaker$profiler$busy_r(d,q,clock);
+module hwprof_board_icebreaker__profiler__busy_r(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5217,7 +5217,7 @@ module hwprof_board_icebreaker$profiler$busy_r(d,q,clock);
 endmodule // top$profiler$busy_r
 
 
-module hwprof_board_icebreaker$profiler$c_last(d,q,clock);
+module hwprof_board_icebreaker__profiler__c_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5236,7 +5236,7 @@ module hwprof_board_icebreaker$profiler$c_last(d,q,clock);
 endmodule // top$profiler$c_last
 
 
-module hwprof_board_icebreaker$profiler$c_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__c_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5255,7 +5255,7 @@ module hwprof_board_icebreaker$profiler$c_valid(d,q,clock);
 endmodule // top$profiler$c_valid
 
 
-module hwprof_board_icebreaker$profiler$control(clock,reset,accept,last,bank,finish,interval);
+module hwprof_board_icebreaker__profiler__control(clock,reset,accept,last,bank,finish,interval);
     
     // Module arguments
     input wire  clock;
@@ -5294,27 +5294,27 @@ module hwprof_board_icebreaker$profiler$control(clock,reset,accept,last,bank,fin
     reg  pre;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$control$in_count in_count(
+    hwprof_board_icebreaker__profiler__control__in_count in_count(
         .d(in_count$d),
         .q(in_count$q),
         .clock(in_count$clock)
     );
-    hwprof_board_icebreaker$profiler$control$at_last at_last(
+    hwprof_board_icebreaker__profiler__control__at_last at_last(
         .d(at_last$d),
         .q(at_last$q),
         .clock(at_last$clock)
     );
-    hwprof_board_icebreaker$profiler$control$at_pre at_pre(
+    hwprof_board_icebreaker__profiler__control__at_pre at_pre(
         .d(at_pre$d),
         .q(at_pre$q),
         .clock(at_pre$clock)
     );
-    hwprof_board_icebreaker$profiler$control$parity parity(
+    hwprof_board_icebreaker__profiler__control__parity parity(
         .d(parity$d),
         .q(parity$q),
         .clock(parity$clock)
     );
-    hwprof_board_icebreaker$profiler$control$number number(
+    hwprof_board_icebreaker__profiler__control__number number(
         .d(number$d),
         .q(number$q),
         .clock(number$clock)
@@ -5338,7 +5338,7 @@ module hwprof_board_icebreaker$profiler$control(clock,reset,accept,last,bank,fin
         interval = number$q;
         if (accept) begin
             if (last) begin
-                in_count$d = 32'h0;
+                in_count$d = 41'h0;
                 at_last$d = 1'b0;
                 at_pre$d = 1'b0;
                 parity$d = ~parity$q;
@@ -5353,7 +5353,7 @@ module hwprof_board_icebreaker$profiler$control(clock,reset,accept,last,bank,fin
             number$d = number$q + one32;
         end
         if (reset) begin
-            in_count$d = 32'h0;
+            in_count$d = 41'h0;
             at_last$d = 1'b0;
             at_pre$d = 1'b0;
             parity$d = 1'b0;
@@ -5364,7 +5364,7 @@ module hwprof_board_icebreaker$profiler$control(clock,reset,accept,last,bank,fin
 endmodule // top$profiler$control
 
 
-module hwprof_board_icebreaker$profiler$control$at_last(d,q,clock);
+module hwprof_board_icebreaker__profiler__control__at_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5383,7 +5383,7 @@ module hwprof_board_icebreaker$profiler$control$at_last(d,q,clock);
 endmodule // top$profiler$control$at_last
 
 
-module hwprof_board_icebreaker$profiler$control$at_pre(d,q,clock);
+module hwprof_board_icebreaker__profiler__control__at_pre(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5402,7 +5402,7 @@ module hwprof_board_icebreaker$profiler$control$at_pre(d,q,clock);
 endmodule // top$profiler$control$at_pre
 
 
-module hwprof_board_icebreaker$profiler$control$in_count(d,q,clock);
+module hwprof_board_icebreaker__profiler__control__in_count(d,q,clock);
     
     // Module arguments
     input wire  [40:0] d;
@@ -5421,7 +5421,7 @@ module hwprof_board_icebreaker$profiler$control$in_count(d,q,clock);
 endmodule // top$profiler$control$in_count
 
 
-module hwprof_board_icebreaker$profiler$control$number(d,q,clock);
+module hwprof_board_icebreaker__profiler__control__number(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -5440,7 +5440,7 @@ module hwprof_board_icebreaker$profiler$control$number(d,q,clock);
 endmodule // top$profiler$control$number
 
 
-module hwprof_board_icebreaker$profiler$control$parity(d,q,clock);
+module hwprof_board_icebreaker__profiler__control__parity(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5459,7 +5459,7 @@ module hwprof_board_icebreaker$profiler$control$parity(d,q,clock);
 endmodule // top$profiler$control$parity
 
 
-module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
+module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -5998,7 +5998,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
     reg  [23:0] min_all_w;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$counters$bank0$0 bank0$0(
+    hwprof_board_icebreaker__profiler__counters__bank0__0 bank0$0(
         .read_address(bank0$0$read_address),
         .read_clock(bank0$0$read_clock),
         .read_data(bank0$0$read_data),
@@ -6007,7 +6007,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .write_data(bank0$0$write_data),
         .write_enable(bank0$0$write_enable)
     );
-    hwprof_board_icebreaker$profiler$counters$bank0$1 bank0$1(
+    hwprof_board_icebreaker__profiler__counters__bank0__1 bank0$1(
         .read_address(bank0$1$read_address),
         .read_clock(bank0$1$read_clock),
         .read_data(bank0$1$read_data),
@@ -6016,7 +6016,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .write_data(bank0$1$write_data),
         .write_enable(bank0$1$write_enable)
     );
-    hwprof_board_icebreaker$profiler$counters$bank0$2 bank0$2(
+    hwprof_board_icebreaker__profiler__counters__bank0__2 bank0$2(
         .read_address(bank0$2$read_address),
         .read_clock(bank0$2$read_clock),
         .read_data(bank0$2$read_data),
@@ -6025,7 +6025,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .write_data(bank0$2$write_data),
         .write_enable(bank0$2$write_enable)
     );
-    hwprof_board_icebreaker$profiler$counters$bank0$3 bank0$3(
+    hwprof_board_icebreaker__profiler__counters__bank0__3 bank0$3(
         .read_address(bank0$3$read_address),
         .read_clock(bank0$3$read_clock),
         .read_data(bank0$3$read_data),
@@ -6034,7 +6034,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .write_data(bank0$3$write_data),
         .write_enable(bank0$3$write_enable)
     );
-    hwprof_board_icebreaker$profiler$counters$bank1$0 bank1$0(
+    hwprof_board_icebreaker__profiler__counters__bank1__0 bank1$0(
         .read_address(bank1$0$read_address),
         .read_clock(bank1$0$read_clock),
         .read_data(bank1$0$read_data),
@@ -6043,7 +6043,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .write_data(bank1$0$write_data),
         .write_enable(bank1$0$write_enable)
     );
-    hwprof_board_icebreaker$profiler$counters$bank1$1 bank1$1(
+    hwprof_board_icebreaker__profiler__counters__bank1__1 bank1$1(
         .read_address(bank1$1$read_address),
         .read_clock(bank1$1$read_clock),
         .read_data(bank1$1$read_data),
@@ -6052,7 +6052,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .write_data(bank1$1$write_data),
         .write_enable(bank1$1$write_enable)
     );
-    hwprof_board_icebreaker$profiler$counters$bank1$2 bank1$2(
+    hwprof_board_icebreaker__profiler__counters__bank1__2 bank1$2(
         .read_address(bank1$2$read_address),
         .read_clock(bank1$2$read_clock),
         .read_data(bank1$2$read_data),
@@ -6061,7 +6061,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .write_data(bank1$2$write_data),
         .write_enable(bank1$2$write_enable)
     );
-    hwprof_board_icebreaker$profiler$counters$bank1$3 bank1$3(
+    hwprof_board_icebreaker__profiler__counters__bank1__3 bank1$3(
         .read_address(bank1$3$read_address),
         .read_clock(bank1$3$read_clock),
         .read_data(bank1$3$read_data),
@@ -6070,509 +6070,509 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .write_data(bank1$3$write_data),
         .write_enable(bank1$3$write_enable)
     );
-    hwprof_board_icebreaker$profiler$counters$s1_index$0 s1_index$0(
+    hwprof_board_icebreaker__profiler__counters__s1_index__0 s1_index$0(
         .d(s1_index$0$d),
         .q(s1_index$0$q),
         .clock(s1_index$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$s1_index$1 s1_index$1(
+    hwprof_board_icebreaker__profiler__counters__s1_index__1 s1_index$1(
         .d(s1_index$1$d),
         .q(s1_index$1$q),
         .clock(s1_index$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$s1_index$2 s1_index$2(
+    hwprof_board_icebreaker__profiler__counters__s1_index__2 s1_index$2(
         .d(s1_index$2$d),
         .q(s1_index$2$q),
         .clock(s1_index$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$s1_index$3 s1_index$3(
+    hwprof_board_icebreaker__profiler__counters__s1_index__3 s1_index$3(
         .d(s1_index$3$d),
         .q(s1_index$3$q),
         .clock(s1_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$s1_bank s1_bank(
+    hwprof_board_icebreaker__profiler__counters__s1_bank s1_bank(
         .d(s1_bank$d),
         .q(s1_bank$q),
         .clock(s1_bank$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_same$0 fw_same$0(
+    hwprof_board_icebreaker__profiler__counters__fw_same__0 fw_same$0(
         .d(fw_same$0$d),
         .q(fw_same$0$q),
         .clock(fw_same$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_same$1 fw_same$1(
+    hwprof_board_icebreaker__profiler__counters__fw_same__1 fw_same$1(
         .d(fw_same$1$d),
         .q(fw_same$1$q),
         .clock(fw_same$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_same$2 fw_same$2(
+    hwprof_board_icebreaker__profiler__counters__fw_same__2 fw_same$2(
         .d(fw_same$2$d),
         .q(fw_same$2$q),
         .clock(fw_same$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_same$3 fw_same$3(
+    hwprof_board_icebreaker__profiler__counters__fw_same__3 fw_same$3(
         .d(fw_same$3$d),
         .q(fw_same$3$q),
         .clock(fw_same$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_c$0 fw_c$0(
+    hwprof_board_icebreaker__profiler__counters__fw_c__0 fw_c$0(
         .d(fw_c$0$d),
         .q(fw_c$0$q),
         .clock(fw_c$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_c$1 fw_c$1(
+    hwprof_board_icebreaker__profiler__counters__fw_c__1 fw_c$1(
         .d(fw_c$1$d),
         .q(fw_c$1$q),
         .clock(fw_c$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_c$2 fw_c$2(
+    hwprof_board_icebreaker__profiler__counters__fw_c__2 fw_c$2(
         .d(fw_c$2$d),
         .q(fw_c$2$q),
         .clock(fw_c$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_c$3 fw_c$3(
+    hwprof_board_icebreaker__profiler__counters__fw_c__3 fw_c$3(
         .d(fw_c$3$d),
         .q(fw_c$3$q),
         .clock(fw_c$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_data$0 fw_data$0(
+    hwprof_board_icebreaker__profiler__counters__fw_data__0 fw_data$0(
         .d(fw_data$0$d),
         .q(fw_data$0$q),
         .clock(fw_data$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_data$1 fw_data$1(
+    hwprof_board_icebreaker__profiler__counters__fw_data__1 fw_data$1(
         .d(fw_data$1$d),
         .q(fw_data$1$q),
         .clock(fw_data$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_data$2 fw_data$2(
+    hwprof_board_icebreaker__profiler__counters__fw_data__2 fw_data$2(
         .d(fw_data$2$d),
         .q(fw_data$2$q),
         .clock(fw_data$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_data$3 fw_data$3(
+    hwprof_board_icebreaker__profiler__counters__fw_data__3 fw_data$3(
         .d(fw_data$3$d),
         .q(fw_data$3$q),
         .clock(fw_data$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_floor$0 fw_floor$0(
+    hwprof_board_icebreaker__profiler__counters__fw_floor__0 fw_floor$0(
         .d(fw_floor$0$d),
         .q(fw_floor$0$q),
         .clock(fw_floor$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_floor$1 fw_floor$1(
+    hwprof_board_icebreaker__profiler__counters__fw_floor__1 fw_floor$1(
         .d(fw_floor$1$d),
         .q(fw_floor$1$q),
         .clock(fw_floor$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_floor$2 fw_floor$2(
+    hwprof_board_icebreaker__profiler__counters__fw_floor__2 fw_floor$2(
         .d(fw_floor$2$d),
         .q(fw_floor$2$q),
         .clock(fw_floor$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_floor$3 fw_floor$3(
+    hwprof_board_icebreaker__profiler__counters__fw_floor__3 fw_floor$3(
         .d(fw_floor$3$d),
         .q(fw_floor$3$q),
         .clock(fw_floor$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_cfloor$0 fw_cfloor$0(
+    hwprof_board_icebreaker__profiler__counters__fw_cfloor__0 fw_cfloor$0(
         .d(fw_cfloor$0$d),
         .q(fw_cfloor$0$q),
         .clock(fw_cfloor$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_cfloor$1 fw_cfloor$1(
+    hwprof_board_icebreaker__profiler__counters__fw_cfloor__1 fw_cfloor$1(
         .d(fw_cfloor$1$d),
         .q(fw_cfloor$1$q),
         .clock(fw_cfloor$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_cfloor$2 fw_cfloor$2(
+    hwprof_board_icebreaker__profiler__counters__fw_cfloor__2 fw_cfloor$2(
         .d(fw_cfloor$2$d),
         .q(fw_cfloor$2$q),
         .clock(fw_cfloor$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_cfloor$3 fw_cfloor$3(
+    hwprof_board_icebreaker__profiler__counters__fw_cfloor__3 fw_cfloor$3(
         .d(fw_cfloor$3$d),
         .q(fw_cfloor$3$q),
         .clock(fw_cfloor$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_inc$0 fw_inc$0(
+    hwprof_board_icebreaker__profiler__counters__fw_inc__0 fw_inc$0(
         .d(fw_inc$0$d),
         .q(fw_inc$0$q),
         .clock(fw_inc$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_inc$1 fw_inc$1(
+    hwprof_board_icebreaker__profiler__counters__fw_inc__1 fw_inc$1(
         .d(fw_inc$1$d),
         .q(fw_inc$1$q),
         .clock(fw_inc$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_inc$2 fw_inc$2(
+    hwprof_board_icebreaker__profiler__counters__fw_inc__2 fw_inc$2(
         .d(fw_inc$2$d),
         .q(fw_inc$2$q),
         .clock(fw_inc$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_inc$3 fw_inc$3(
+    hwprof_board_icebreaker__profiler__counters__fw_inc__3 fw_inc$3(
         .d(fw_inc$3$d),
         .q(fw_inc$3$q),
         .clock(fw_inc$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_incfloor$0 fw_incfloor$0(
+    hwprof_board_icebreaker__profiler__counters__fw_incfloor__0 fw_incfloor$0(
         .d(fw_incfloor$0$d),
         .q(fw_incfloor$0$q),
         .clock(fw_incfloor$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_incfloor$1 fw_incfloor$1(
+    hwprof_board_icebreaker__profiler__counters__fw_incfloor__1 fw_incfloor$1(
         .d(fw_incfloor$1$d),
         .q(fw_incfloor$1$q),
         .clock(fw_incfloor$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_incfloor$2 fw_incfloor$2(
+    hwprof_board_icebreaker__profiler__counters__fw_incfloor__2 fw_incfloor$2(
         .d(fw_incfloor$2$d),
         .q(fw_incfloor$2$q),
         .clock(fw_incfloor$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_incfloor$3 fw_incfloor$3(
+    hwprof_board_icebreaker__profiler__counters__fw_incfloor__3 fw_incfloor$3(
         .d(fw_incfloor$3$d),
         .q(fw_incfloor$3$q),
         .clock(fw_incfloor$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_upd fw_upd(
+    hwprof_board_icebreaker__profiler__counters__fw_upd fw_upd(
         .d(fw_upd$d),
         .q(fw_upd$q),
         .clock(fw_upd$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_pick$0 fw_pick$0(
+    hwprof_board_icebreaker__profiler__counters__fw_pick__0 fw_pick$0(
         .d(fw_pick$0$d),
         .q(fw_pick$0$q),
         .clock(fw_pick$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_pick$1 fw_pick$1(
+    hwprof_board_icebreaker__profiler__counters__fw_pick__1 fw_pick$1(
         .d(fw_pick$1$d),
         .q(fw_pick$1$q),
         .clock(fw_pick$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_pick$2 fw_pick$2(
+    hwprof_board_icebreaker__profiler__counters__fw_pick__2 fw_pick$2(
         .d(fw_pick$2$d),
         .q(fw_pick$2$q),
         .clock(fw_pick$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw_pick$3 fw_pick$3(
+    hwprof_board_icebreaker__profiler__counters__fw_pick__3 fw_pick$3(
         .d(fw_pick$3$d),
         .q(fw_pick$3$q),
         .clock(fw_pick$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$clear0 clear0(
+    hwprof_board_icebreaker__profiler__counters__clear0 clear0(
         .clock(clear0$clock),
         .start(clear0$start),
         .busy(clear0$busy),
         .address(clear0$address)
     );
-    hwprof_board_icebreaker$profiler$counters$clear1 clear1(
+    hwprof_board_icebreaker__profiler__counters__clear1 clear1(
         .clock(clear1$clock),
         .start(clear1$start),
         .busy(clear1$busy),
         .address(clear1$address)
     );
-    hwprof_board_icebreaker$profiler$counters$m_index$0 m_index$0(
+    hwprof_board_icebreaker__profiler__counters__m_index__0 m_index$0(
         .d(m_index$0$d),
         .q(m_index$0$q),
         .clock(m_index$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_index$1 m_index$1(
+    hwprof_board_icebreaker__profiler__counters__m_index__1 m_index$1(
         .d(m_index$1$d),
         .q(m_index$1$q),
         .clock(m_index$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_index$2 m_index$2(
+    hwprof_board_icebreaker__profiler__counters__m_index__2 m_index$2(
         .d(m_index$2$d),
         .q(m_index$2$q),
         .clock(m_index$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_index$3 m_index$3(
+    hwprof_board_icebreaker__profiler__counters__m_index__3 m_index$3(
         .d(m_index$3$d),
         .q(m_index$3$q),
         .clock(m_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_bank m_bank(
+    hwprof_board_icebreaker__profiler__counters__m_bank m_bank(
         .d(m_bank$d),
         .q(m_bank$q),
         .clock(m_bank$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same2$0 m_same2$0(
+    hwprof_board_icebreaker__profiler__counters__m_same2__0 m_same2$0(
         .d(m_same2$0$d),
         .q(m_same2$0$q),
         .clock(m_same2$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same2$1 m_same2$1(
+    hwprof_board_icebreaker__profiler__counters__m_same2__1 m_same2$1(
         .d(m_same2$1$d),
         .q(m_same2$1$q),
         .clock(m_same2$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same2$2 m_same2$2(
+    hwprof_board_icebreaker__profiler__counters__m_same2__2 m_same2$2(
         .d(m_same2$2$d),
         .q(m_same2$2$q),
         .clock(m_same2$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same2$3 m_same2$3(
+    hwprof_board_icebreaker__profiler__counters__m_same2__3 m_same2$3(
         .d(m_same2$3$d),
         .q(m_same2$3$q),
         .clock(m_same2$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same3$0 m_same3$0(
+    hwprof_board_icebreaker__profiler__counters__m_same3__0 m_same3$0(
         .d(m_same3$0$d),
         .q(m_same3$0$q),
         .clock(m_same3$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same3$1 m_same3$1(
+    hwprof_board_icebreaker__profiler__counters__m_same3__1 m_same3$1(
         .d(m_same3$1$d),
         .q(m_same3$1$q),
         .clock(m_same3$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same3$2 m_same3$2(
+    hwprof_board_icebreaker__profiler__counters__m_same3__2 m_same3$2(
         .d(m_same3$2$d),
         .q(m_same3$2$q),
         .clock(m_same3$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same3$3 m_same3$3(
+    hwprof_board_icebreaker__profiler__counters__m_same3__3 m_same3$3(
         .d(m_same3$3$d),
         .q(m_same3$3$q),
         .clock(m_same3$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$w_valid w_valid(
+    hwprof_board_icebreaker__profiler__counters__w_valid w_valid(
         .d(w_valid$d),
         .q(w_valid$q),
         .clock(w_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$w_bank w_bank(
+    hwprof_board_icebreaker__profiler__counters__w_bank w_bank(
         .d(w_bank$d),
         .q(w_bank$q),
         .clock(w_bank$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$w_last w_last(
+    hwprof_board_icebreaker__profiler__counters__w_last w_last(
         .d(w_last$d),
         .q(w_last$q),
         .clock(w_last$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$w_index$0 w_index$0(
+    hwprof_board_icebreaker__profiler__counters__w_index__0 w_index$0(
         .d(w_index$0$d),
         .q(w_index$0$q),
         .clock(w_index$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$w_index$1 w_index$1(
+    hwprof_board_icebreaker__profiler__counters__w_index__1 w_index$1(
         .d(w_index$1$d),
         .q(w_index$1$q),
         .clock(w_index$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$w_index$2 w_index$2(
+    hwprof_board_icebreaker__profiler__counters__w_index__2 w_index$2(
         .d(w_index$2$d),
         .q(w_index$2$q),
         .clock(w_index$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$w_index$3 w_index$3(
+    hwprof_board_icebreaker__profiler__counters__w_index__3 w_index$3(
         .d(w_index$3$d),
         .q(w_index$3$q),
         .clock(w_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw2_data$0 fw2_data$0(
+    hwprof_board_icebreaker__profiler__counters__fw2_data__0 fw2_data$0(
         .d(fw2_data$0$d),
         .q(fw2_data$0$q),
         .clock(fw2_data$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw2_data$1 fw2_data$1(
+    hwprof_board_icebreaker__profiler__counters__fw2_data__1 fw2_data$1(
         .d(fw2_data$1$d),
         .q(fw2_data$1$q),
         .clock(fw2_data$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw2_data$2 fw2_data$2(
+    hwprof_board_icebreaker__profiler__counters__fw2_data__2 fw2_data$2(
         .d(fw2_data$2$d),
         .q(fw2_data$2$q),
         .clock(fw2_data$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw2_data$3 fw2_data$3(
+    hwprof_board_icebreaker__profiler__counters__fw2_data__3 fw2_data$3(
         .d(fw2_data$3$d),
         .q(fw2_data$3$q),
         .clock(fw2_data$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw2_floor$0 fw2_floor$0(
+    hwprof_board_icebreaker__profiler__counters__fw2_floor__0 fw2_floor$0(
         .d(fw2_floor$0$d),
         .q(fw2_floor$0$q),
         .clock(fw2_floor$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw2_floor$1 fw2_floor$1(
+    hwprof_board_icebreaker__profiler__counters__fw2_floor__1 fw2_floor$1(
         .d(fw2_floor$1$d),
         .q(fw2_floor$1$q),
         .clock(fw2_floor$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw2_floor$2 fw2_floor$2(
+    hwprof_board_icebreaker__profiler__counters__fw2_floor__2 fw2_floor$2(
         .d(fw2_floor$2$d),
         .q(fw2_floor$2$q),
         .clock(fw2_floor$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw2_floor$3 fw2_floor$3(
+    hwprof_board_icebreaker__profiler__counters__fw2_floor__3 fw2_floor$3(
         .d(fw2_floor$3$d),
         .q(fw2_floor$3$q),
         .clock(fw2_floor$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$r_c$0 r_c$0(
+    hwprof_board_icebreaker__profiler__counters__r_c__0 r_c$0(
         .d(r_c$0$d),
         .q(r_c$0$q),
         .clock(r_c$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$r_c$1 r_c$1(
+    hwprof_board_icebreaker__profiler__counters__r_c__1 r_c$1(
         .d(r_c$1$d),
         .q(r_c$1$q),
         .clock(r_c$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$r_c$2 r_c$2(
+    hwprof_board_icebreaker__profiler__counters__r_c__2 r_c$2(
         .d(r_c$2$d),
         .q(r_c$2$q),
         .clock(r_c$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$r_c$3 r_c$3(
+    hwprof_board_icebreaker__profiler__counters__r_c__3 r_c$3(
         .d(r_c$3$d),
         .q(r_c$3$q),
         .clock(r_c$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$r_floor$0 r_floor$0(
+    hwprof_board_icebreaker__profiler__counters__r_floor__0 r_floor$0(
         .d(r_floor$0$d),
         .q(r_floor$0$q),
         .clock(r_floor$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$r_floor$1 r_floor$1(
+    hwprof_board_icebreaker__profiler__counters__r_floor__1 r_floor$1(
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$r_floor$2 r_floor$2(
+    hwprof_board_icebreaker__profiler__counters__r_floor__2 r_floor$2(
         .d(r_floor$2$d),
         .q(r_floor$2$q),
         .clock(r_floor$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$r_floor$3 r_floor$3(
+    hwprof_board_icebreaker__profiler__counters__r_floor__3 r_floor$3(
         .d(r_floor$3$d),
         .q(r_floor$3$q),
         .clock(r_floor$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$p_index$0 p_index$0(
+    hwprof_board_icebreaker__profiler__counters__p_index__0 p_index$0(
         .d(p_index$0$d),
         .q(p_index$0$q),
         .clock(p_index$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$p_index$1 p_index$1(
+    hwprof_board_icebreaker__profiler__counters__p_index__1 p_index$1(
         .d(p_index$1$d),
         .q(p_index$1$q),
         .clock(p_index$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$p_index$2 p_index$2(
+    hwprof_board_icebreaker__profiler__counters__p_index__2 p_index$2(
         .d(p_index$2$d),
         .q(p_index$2$q),
         .clock(p_index$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$p_index$3 p_index$3(
+    hwprof_board_icebreaker__profiler__counters__p_index__3 p_index$3(
         .d(p_index$3$d),
         .q(p_index$3$q),
         .clock(p_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$wx_valid wx_valid(
+    hwprof_board_icebreaker__profiler__counters__wx_valid wx_valid(
         .d(wx_valid$d),
         .q(wx_valid$q),
         .clock(wx_valid$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$wx_bank wx_bank(
+    hwprof_board_icebreaker__profiler__counters__wx_bank wx_bank(
         .d(wx_bank$d),
         .q(wx_bank$q),
         .clock(wx_bank$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$wx_index$0 wx_index$0(
+    hwprof_board_icebreaker__profiler__counters__wx_index__0 wx_index$0(
         .d(wx_index$0$d),
         .q(wx_index$0$q),
         .clock(wx_index$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$wx_index$1 wx_index$1(
+    hwprof_board_icebreaker__profiler__counters__wx_index__1 wx_index$1(
         .d(wx_index$1$d),
         .q(wx_index$1$q),
         .clock(wx_index$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$wx_index$2 wx_index$2(
+    hwprof_board_icebreaker__profiler__counters__wx_index__2 wx_index$2(
         .d(wx_index$2$d),
         .q(wx_index$2$q),
         .clock(wx_index$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$wx_index$3 wx_index$3(
+    hwprof_board_icebreaker__profiler__counters__wx_index__3 wx_index$3(
         .d(wx_index$3$d),
         .q(wx_index$3$q),
         .clock(wx_index$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same4$0 m_same4$0(
+    hwprof_board_icebreaker__profiler__counters__m_same4__0 m_same4$0(
         .d(m_same4$0$d),
         .q(m_same4$0$q),
         .clock(m_same4$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same4$1 m_same4$1(
+    hwprof_board_icebreaker__profiler__counters__m_same4__1 m_same4$1(
         .d(m_same4$1$d),
         .q(m_same4$1$q),
         .clock(m_same4$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same4$2 m_same4$2(
+    hwprof_board_icebreaker__profiler__counters__m_same4__2 m_same4$2(
         .d(m_same4$2$d),
         .q(m_same4$2$q),
         .clock(m_same4$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$m_same4$3 m_same4$3(
+    hwprof_board_icebreaker__profiler__counters__m_same4__3 m_same4$3(
         .d(m_same4$3$d),
         .q(m_same4$3$q),
         .clock(m_same4$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw3_data$0 fw3_data$0(
+    hwprof_board_icebreaker__profiler__counters__fw3_data__0 fw3_data$0(
         .d(fw3_data$0$d),
         .q(fw3_data$0$q),
         .clock(fw3_data$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw3_data$1 fw3_data$1(
+    hwprof_board_icebreaker__profiler__counters__fw3_data__1 fw3_data$1(
         .d(fw3_data$1$d),
         .q(fw3_data$1$q),
         .clock(fw3_data$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw3_data$2 fw3_data$2(
+    hwprof_board_icebreaker__profiler__counters__fw3_data__2 fw3_data$2(
         .d(fw3_data$2$d),
         .q(fw3_data$2$q),
         .clock(fw3_data$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw3_data$3 fw3_data$3(
+    hwprof_board_icebreaker__profiler__counters__fw3_data__3 fw3_data$3(
         .d(fw3_data$3$d),
         .q(fw3_data$3$q),
         .clock(fw3_data$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw3_floor$0 fw3_floor$0(
+    hwprof_board_icebreaker__profiler__counters__fw3_floor__0 fw3_floor$0(
         .d(fw3_floor$0$d),
         .q(fw3_floor$0$q),
         .clock(fw3_floor$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw3_floor$1 fw3_floor$1(
+    hwprof_board_icebreaker__profiler__counters__fw3_floor__1 fw3_floor$1(
         .d(fw3_floor$1$d),
         .q(fw3_floor$1$q),
         .clock(fw3_floor$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw3_floor$2 fw3_floor$2(
+    hwprof_board_icebreaker__profiler__counters__fw3_floor__2 fw3_floor$2(
         .d(fw3_floor$2$d),
         .q(fw3_floor$2$q),
         .clock(fw3_floor$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$fw3_floor$3 fw3_floor$3(
+    hwprof_board_icebreaker__profiler__counters__fw3_floor__3 fw3_floor$3(
         .d(fw3_floor$3$d),
         .q(fw3_floor$3$q),
         .clock(fw3_floor$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$was_clearing0 was_clearing0(
+    hwprof_board_icebreaker__profiler__counters__was_clearing0 was_clearing0(
         .d(was_clearing0$d),
         .q(was_clearing0$q),
         .clock(was_clearing0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$was_clearing1 was_clearing1(
+    hwprof_board_icebreaker__profiler__counters__was_clearing1 was_clearing1(
         .d(was_clearing1$d),
         .q(was_clearing1$q),
         .clock(was_clearing1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$cu cu(
+    hwprof_board_icebreaker__profiler__counters__cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
         .c$2(cu$c$2),
@@ -6601,42 +6601,42 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
         .inc$2(cu$inc$2),
         .inc$3(cu$inc$3)
     );
-    hwprof_board_icebreaker$profiler$counters$min_r$0 min_r$0(
+    hwprof_board_icebreaker__profiler__counters__min_r__0 min_r$0(
         .d(min_r$0$d),
         .q(min_r$0$q),
         .clock(min_r$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$min_r$1 min_r$1(
+    hwprof_board_icebreaker__profiler__counters__min_r__1 min_r$1(
         .d(min_r$1$d),
         .q(min_r$1$q),
         .clock(min_r$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$min_r$2 min_r$2(
+    hwprof_board_icebreaker__profiler__counters__min_r__2 min_r$2(
         .d(min_r$2$d),
         .q(min_r$2$q),
         .clock(min_r$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$min_r$3 min_r$3(
+    hwprof_board_icebreaker__profiler__counters__min_r__3 min_r$3(
         .d(min_r$3$d),
         .q(min_r$3$q),
         .clock(min_r$3$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$inc_r$0 inc_r$0(
+    hwprof_board_icebreaker__profiler__counters__inc_r__0 inc_r$0(
         .d(inc_r$0$d),
         .q(inc_r$0$q),
         .clock(inc_r$0$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$inc_r$1 inc_r$1(
+    hwprof_board_icebreaker__profiler__counters__inc_r__1 inc_r$1(
         .d(inc_r$1$d),
         .q(inc_r$1$q),
         .clock(inc_r$1$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$inc_r$2 inc_r$2(
+    hwprof_board_icebreaker__profiler__counters__inc_r__2 inc_r$2(
         .d(inc_r$2$d),
         .q(inc_r$2$q),
         .clock(inc_r$2$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$inc_r$3 inc_r$3(
+    hwprof_board_icebreaker__profiler__counters__inc_r__3 inc_r$3(
         .d(inc_r$3$d),
         .q(inc_r$3$q),
         .clock(inc_r$3$clock)
@@ -7394,7 +7394,7 @@ module hwprof_board_icebreaker$profiler$counters(clock,reset,read_index$0,read_i
 endmodule // top$profiler$counters
 
 
-module hwprof_board_icebreaker$profiler$counters$bank0$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__counters__bank0__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7421,7 +7421,7 @@ module hwprof_board_icebreaker$profiler$counters$bank0$0(read_address,read_clock
 endmodule // top$profiler$counters$bank0$0
 
 
-module hwprof_board_icebreaker$profiler$counters$bank0$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__counters__bank0__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7448,7 +7448,7 @@ module hwprof_board_icebreaker$profiler$counters$bank0$1(read_address,read_clock
 endmodule // top$profiler$counters$bank0$1
 
 
-module hwprof_board_icebreaker$profiler$counters$bank0$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__counters__bank0__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7475,7 +7475,7 @@ module hwprof_board_icebreaker$profiler$counters$bank0$2(read_address,read_clock
 endmodule // top$profiler$counters$bank0$2
 
 
-module hwprof_board_icebreaker$profiler$counters$bank0$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__counters__bank0__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7502,7 +7502,7 @@ module hwprof_board_icebreaker$profiler$counters$bank0$3(read_address,read_clock
 endmodule // top$profiler$counters$bank0$3
 
 
-module hwprof_board_icebreaker$profiler$counters$bank1$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__counters__bank1__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7529,7 +7529,7 @@ module hwprof_board_icebreaker$profiler$counters$bank1$0(read_address,read_clock
 endmodule // top$profiler$counters$bank1$0
 
 
-module hwprof_board_icebreaker$profiler$counters$bank1$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__counters__bank1__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7556,7 +7556,7 @@ module hwprof_board_icebreaker$profiler$counters$bank1$1(read_address,read_clock
 endmodule // top$profiler$counters$bank1$1
 
 
-module hwprof_board_icebreaker$profiler$counters$bank1$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__counters__bank1__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7583,7 +7583,7 @@ module hwprof_board_icebreaker$profiler$counters$bank1$2(read_address,read_clock
 endmodule // top$profiler$counters$bank1$2
 
 
-module hwprof_board_icebreaker$profiler$counters$bank1$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_icebreaker__profiler__counters__bank1__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7610,7 +7610,7 @@ module hwprof_board_icebreaker$profiler$counters$bank1$3(read_address,read_clock
 endmodule // top$profiler$counters$bank1$3
 
 
-module hwprof_board_icebreaker$profiler$counters$clear0(clock,start,busy,address);
+module hwprof_board_icebreaker__profiler__counters__clear0(clock,start,busy,address);
     
     // Module arguments
     input wire  clock;
@@ -7631,12 +7631,12 @@ module hwprof_board_icebreaker$profiler$counters$clear0(clock,start,busy,address
     reg  next_address$clock;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$counters$clear0$running running(
+    hwprof_board_icebreaker__profiler__counters__clear0__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$clear0$next_address next_address(
+    hwprof_board_icebreaker__profiler__counters__clear0__next_address next_address(
         .d(next_address$d),
         .q(next_address$q),
         .clock(next_address$clock)
@@ -7658,14 +7658,14 @@ module hwprof_board_icebreaker$profiler$counters$clear0(clock,start,busy,address
         end
         if (start) begin
             running$d = 1'b1;
-            next_address$d = 32'h0;
+            next_address$d = 20'h0;
         end
     end
     
 endmodule // top$profiler$counters$clear0
 
 
-module hwprof_board_icebreaker$profiler$counters$clear0$next_address(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__clear0__next_address(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -7684,7 +7684,7 @@ module hwprof_board_icebreaker$profiler$counters$clear0$next_address(d,q,clock);
 endmodule // top$profiler$counters$clear0$next_address
 
 
-module hwprof_board_icebreaker$profiler$counters$clear0$running(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__clear0__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7703,7 +7703,7 @@ module hwprof_board_icebreaker$profiler$counters$clear0$running(d,q,clock);
 endmodule // top$profiler$counters$clear0$running
 
 
-module hwprof_board_icebreaker$profiler$counters$clear1(clock,start,busy,address);
+module hwprof_board_icebreaker__profiler__counters__clear1(clock,start,busy,address);
     
     // Module arguments
     input wire  clock;
@@ -7724,12 +7724,12 @@ module hwprof_board_icebreaker$profiler$counters$clear1(clock,start,busy,address
     reg  next_address$clock;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$counters$clear1$running running(
+    hwprof_board_icebreaker__profiler__counters__clear1__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
     );
-    hwprof_board_icebreaker$profiler$counters$clear1$next_address next_address(
+    hwprof_board_icebreaker__profiler__counters__clear1__next_address next_address(
         .d(next_address$d),
         .q(next_address$q),
         .clock(next_address$clock)
@@ -7751,14 +7751,14 @@ module hwprof_board_icebreaker$profiler$counters$clear1(clock,start,busy,address
         end
         if (start) begin
             running$d = 1'b1;
-            next_address$d = 32'h0;
+            next_address$d = 20'h0;
         end
     end
     
 endmodule // top$profiler$counters$clear1
 
 
-module hwprof_board_icebreaker$profiler$counters$clear1$next_address(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__clear1__next_address(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -7777,7 +7777,7 @@ module hwprof_board_icebreaker$profiler$counters$clear1$next_address(d,q,clock);
 endmodule // top$profiler$counters$clear1$next_address
 
 
-module hwprof_board_icebreaker$profiler$counters$clear1$running(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__clear1__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7796,7 +7796,7 @@ module hwprof_board_icebreaker$profiler$counters$clear1$running(d,q,clock);
 endmodule // top$profiler$counters$clear1$running
 
 
-module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
+module hwprof_board_icebreaker__profiler__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
     
     // Module arguments
     input wire  [23:0] c$0;
@@ -8138,7 +8138,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
     reg  [255:0] le;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$counters$cu$floor_gather floor_gather(
+    hwprof_board_icebreaker__profiler__counters__cu__floor_gather floor_gather(
         .bits$0(floor_gather$bits$0),
         .bits$1(floor_gather$bits$1),
         .bits$2(floor_gather$bits$2),
@@ -8157,7 +8157,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
         .bits$15(floor_gather$bits$15),
         .word(floor_gather$word)
     );
-    hwprof_board_icebreaker$profiler$counters$cu$le_gather le_gather(
+    hwprof_board_icebreaker__profiler__counters__cu__le_gather le_gather(
         .bits$0(le_gather$bits$0),
         .bits$1(le_gather$bits$1),
         .bits$2(le_gather$bits$2),
@@ -8820,7 +8820,7 @@ module hwprof_board_icebreaker$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floo
 endmodule // top$profiler$counters$cu
 
 
-module hwprof_board_icebreaker$profiler$counters$cu$floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
+module hwprof_board_icebreaker__profiler__counters__cu__floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
     
     // Module arguments
     input wire  bits$0;
@@ -8846,7 +8846,7 @@ module hwprof_board_icebreaker$profiler$counters$cu$floor_gather(bits$0,bits$1,b
 endmodule // top$profiler$counters$cu$floor_gather
 
 
-module hwprof_board_icebreaker$profiler$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
+module hwprof_board_icebreaker__profiler__counters__cu__le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
     
     // Module arguments
     input wire  bits$0;
@@ -9112,7 +9112,7 @@ module hwprof_board_icebreaker$profiler$counters$cu$le_gather(bits$0,bits$1,bits
 endmodule // top$profiler$counters$cu$le_gather
 
 
-module hwprof_board_icebreaker$profiler$counters$fw2_data$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw2_data__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9131,7 +9131,7 @@ module hwprof_board_icebreaker$profiler$counters$fw2_data$0(d,q,clock);
 endmodule // top$profiler$counters$fw2_data$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw2_data$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw2_data__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9150,7 +9150,7 @@ module hwprof_board_icebreaker$profiler$counters$fw2_data$1(d,q,clock);
 endmodule // top$profiler$counters$fw2_data$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw2_data$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw2_data__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9169,7 +9169,7 @@ module hwprof_board_icebreaker$profiler$counters$fw2_data$2(d,q,clock);
 endmodule // top$profiler$counters$fw2_data$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw2_data$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw2_data__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9188,7 +9188,7 @@ module hwprof_board_icebreaker$profiler$counters$fw2_data$3(d,q,clock);
 endmodule // top$profiler$counters$fw2_data$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw2_floor$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw2_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9207,7 +9207,7 @@ module hwprof_board_icebreaker$profiler$counters$fw2_floor$0(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw2_floor$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw2_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9226,7 +9226,7 @@ module hwprof_board_icebreaker$profiler$counters$fw2_floor$1(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw2_floor$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw2_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9245,7 +9245,7 @@ module hwprof_board_icebreaker$profiler$counters$fw2_floor$2(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw2_floor$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw2_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9264,7 +9264,7 @@ module hwprof_board_icebreaker$profiler$counters$fw2_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw3_data$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw3_data__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9283,7 +9283,7 @@ module hwprof_board_icebreaker$profiler$counters$fw3_data$0(d,q,clock);
 endmodule // top$profiler$counters$fw3_data$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw3_data$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw3_data__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9302,7 +9302,7 @@ module hwprof_board_icebreaker$profiler$counters$fw3_data$1(d,q,clock);
 endmodule // top$profiler$counters$fw3_data$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw3_data$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw3_data__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9321,7 +9321,7 @@ module hwprof_board_icebreaker$profiler$counters$fw3_data$2(d,q,clock);
 endmodule // top$profiler$counters$fw3_data$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw3_data$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw3_data__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9340,7 +9340,7 @@ module hwprof_board_icebreaker$profiler$counters$fw3_data$3(d,q,clock);
 endmodule // top$profiler$counters$fw3_data$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw3_floor$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw3_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9359,7 +9359,7 @@ module hwprof_board_icebreaker$profiler$counters$fw3_floor$0(d,q,clock);
 endmodule // top$profiler$counters$fw3_floor$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw3_floor$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw3_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9378,7 +9378,7 @@ module hwprof_board_icebreaker$profiler$counters$fw3_floor$1(d,q,clock);
 endmodule // top$profiler$counters$fw3_floor$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw3_floor$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw3_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9397,7 +9397,7 @@ module hwprof_board_icebreaker$profiler$counters$fw3_floor$2(d,q,clock);
 endmodule // top$profiler$counters$fw3_floor$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw3_floor$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw3_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9416,7 +9416,7 @@ module hwprof_board_icebreaker$profiler$counters$fw3_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw3_floor$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_c$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_c__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9435,7 +9435,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_c$0(d,q,clock);
 endmodule // top$profiler$counters$fw_c$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_c$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_c__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9454,7 +9454,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_c$1(d,q,clock);
 endmodule // top$profiler$counters$fw_c$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_c$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_c__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9473,7 +9473,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_c$2(d,q,clock);
 endmodule // top$profiler$counters$fw_c$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_c$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_c__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9492,7 +9492,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_c$3(d,q,clock);
 endmodule // top$profiler$counters$fw_c$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_cfloor$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_cfloor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9511,7 +9511,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_cfloor$0(d,q,clock);
 endmodule // top$profiler$counters$fw_cfloor$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_cfloor$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_cfloor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9530,7 +9530,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_cfloor$1(d,q,clock);
 endmodule // top$profiler$counters$fw_cfloor$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_cfloor$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_cfloor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9549,7 +9549,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_cfloor$2(d,q,clock);
 endmodule // top$profiler$counters$fw_cfloor$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_cfloor$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_cfloor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9568,7 +9568,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_cfloor$3(d,q,clock);
 endmodule // top$profiler$counters$fw_cfloor$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_data$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_data__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9587,7 +9587,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_data$0(d,q,clock);
 endmodule // top$profiler$counters$fw_data$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_data$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_data__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9606,7 +9606,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_data$1(d,q,clock);
 endmodule // top$profiler$counters$fw_data$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_data$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_data__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9625,7 +9625,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_data$2(d,q,clock);
 endmodule // top$profiler$counters$fw_data$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_data$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_data__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9644,7 +9644,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_data$3(d,q,clock);
 endmodule // top$profiler$counters$fw_data$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_floor$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9663,7 +9663,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_floor$0(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_floor$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9682,7 +9682,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_floor$1(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_floor$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9701,7 +9701,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_floor$2(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_floor$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9720,7 +9720,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_inc$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_inc__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9739,7 +9739,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_inc$0(d,q,clock);
 endmodule // top$profiler$counters$fw_inc$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_inc$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_inc__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9758,7 +9758,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_inc$1(d,q,clock);
 endmodule // top$profiler$counters$fw_inc$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_inc$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_inc__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9777,7 +9777,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_inc$2(d,q,clock);
 endmodule // top$profiler$counters$fw_inc$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_inc$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_inc__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -9796,7 +9796,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_inc$3(d,q,clock);
 endmodule // top$profiler$counters$fw_inc$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_incfloor$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_incfloor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9815,7 +9815,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_incfloor$0(d,q,clock);
 endmodule // top$profiler$counters$fw_incfloor$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_incfloor$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_incfloor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9834,7 +9834,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_incfloor$1(d,q,clock);
 endmodule // top$profiler$counters$fw_incfloor$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_incfloor$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_incfloor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9853,7 +9853,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_incfloor$2(d,q,clock);
 endmodule // top$profiler$counters$fw_incfloor$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_incfloor$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_incfloor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9872,7 +9872,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_incfloor$3(d,q,clock);
 endmodule // top$profiler$counters$fw_incfloor$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_pick$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_pick__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9891,7 +9891,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_pick$0(d,q,clock);
 endmodule // top$profiler$counters$fw_pick$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_pick$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_pick__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9910,7 +9910,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_pick$1(d,q,clock);
 endmodule // top$profiler$counters$fw_pick$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_pick$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_pick__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9929,7 +9929,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_pick$2(d,q,clock);
 endmodule // top$profiler$counters$fw_pick$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_pick$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_pick__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9948,7 +9948,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_pick$3(d,q,clock);
 endmodule // top$profiler$counters$fw_pick$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_same$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_same__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9967,7 +9967,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_same$0(d,q,clock);
 endmodule // top$profiler$counters$fw_same$0
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_same$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_same__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9986,7 +9986,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_same$1(d,q,clock);
 endmodule // top$profiler$counters$fw_same$1
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_same$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_same__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10005,7 +10005,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_same$2(d,q,clock);
 endmodule // top$profiler$counters$fw_same$2
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_same$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_same__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10024,7 +10024,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_same$3(d,q,clock);
 endmodule // top$profiler$counters$fw_same$3
 
 
-module hwprof_board_icebreaker$profiler$counters$fw_upd(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__fw_upd(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10043,7 +10043,7 @@ module hwprof_board_icebreaker$profiler$counters$fw_upd(d,q,clock);
 endmodule // top$profiler$counters$fw_upd
 
 
-module hwprof_board_icebreaker$profiler$counters$inc_r$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__inc_r__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -10062,7 +10062,7 @@ module hwprof_board_icebreaker$profiler$counters$inc_r$0(d,q,clock);
 endmodule // top$profiler$counters$inc_r$0
 
 
-module hwprof_board_icebreaker$profiler$counters$inc_r$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__inc_r__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -10081,7 +10081,7 @@ module hwprof_board_icebreaker$profiler$counters$inc_r$1(d,q,clock);
 endmodule // top$profiler$counters$inc_r$1
 
 
-module hwprof_board_icebreaker$profiler$counters$inc_r$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__inc_r__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -10100,7 +10100,7 @@ module hwprof_board_icebreaker$profiler$counters$inc_r$2(d,q,clock);
 endmodule // top$profiler$counters$inc_r$2
 
 
-module hwprof_board_icebreaker$profiler$counters$inc_r$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__inc_r__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -10119,7 +10119,7 @@ module hwprof_board_icebreaker$profiler$counters$inc_r$3(d,q,clock);
 endmodule // top$profiler$counters$inc_r$3
 
 
-module hwprof_board_icebreaker$profiler$counters$m_bank(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10138,7 +10138,7 @@ module hwprof_board_icebreaker$profiler$counters$m_bank(d,q,clock);
 endmodule // top$profiler$counters$m_bank
 
 
-module hwprof_board_icebreaker$profiler$counters$m_index$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10157,7 +10157,7 @@ module hwprof_board_icebreaker$profiler$counters$m_index$0(d,q,clock);
 endmodule // top$profiler$counters$m_index$0
 
 
-module hwprof_board_icebreaker$profiler$counters$m_index$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10176,7 +10176,7 @@ module hwprof_board_icebreaker$profiler$counters$m_index$1(d,q,clock);
 endmodule // top$profiler$counters$m_index$1
 
 
-module hwprof_board_icebreaker$profiler$counters$m_index$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10195,7 +10195,7 @@ module hwprof_board_icebreaker$profiler$counters$m_index$2(d,q,clock);
 endmodule // top$profiler$counters$m_index$2
 
 
-module hwprof_board_icebreaker$profiler$counters$m_index$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10214,7 +10214,7 @@ module hwprof_board_icebreaker$profiler$counters$m_index$3(d,q,clock);
 endmodule // top$profiler$counters$m_index$3
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same2$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same2__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10233,7 +10233,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same2$0(d,q,clock);
 endmodule // top$profiler$counters$m_same2$0
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same2$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same2__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10252,7 +10252,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same2$1(d,q,clock);
 endmodule // top$profiler$counters$m_same2$1
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same2$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same2__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10271,7 +10271,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same2$2(d,q,clock);
 endmodule // top$profiler$counters$m_same2$2
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same2$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same2__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10290,7 +10290,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same2$3(d,q,clock);
 endmodule // top$profiler$counters$m_same2$3
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same3$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same3__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10309,7 +10309,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same3$0(d,q,clock);
 endmodule // top$profiler$counters$m_same3$0
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same3$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same3__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10328,7 +10328,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same3$1(d,q,clock);
 endmodule // top$profiler$counters$m_same3$1
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same3$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same3__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10347,7 +10347,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same3$2(d,q,clock);
 endmodule // top$profiler$counters$m_same3$2
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same3$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same3__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10366,7 +10366,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same3$3(d,q,clock);
 endmodule // top$profiler$counters$m_same3$3
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same4$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same4__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10385,7 +10385,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same4$0(d,q,clock);
 endmodule // top$profiler$counters$m_same4$0
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same4$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same4__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10404,7 +10404,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same4$1(d,q,clock);
 endmodule // top$profiler$counters$m_same4$1
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same4$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same4__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10423,7 +10423,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same4$2(d,q,clock);
 endmodule // top$profiler$counters$m_same4$2
 
 
-module hwprof_board_icebreaker$profiler$counters$m_same4$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__m_same4__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10442,7 +10442,7 @@ module hwprof_board_icebreaker$profiler$counters$m_same4$3(d,q,clock);
 endmodule // top$profiler$counters$m_same4$3
 
 
-module hwprof_board_icebreaker$profiler$counters$min_r$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__min_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10461,7 +10461,7 @@ module hwprof_board_icebreaker$profiler$counters$min_r$0(d,q,clock);
 endmodule // top$profiler$counters$min_r$0
 
 
-module hwprof_board_icebreaker$profiler$counters$min_r$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__min_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10480,7 +10480,7 @@ module hwprof_board_icebreaker$profiler$counters$min_r$1(d,q,clock);
 endmodule // top$profiler$counters$min_r$1
 
 
-module hwprof_board_icebreaker$profiler$counters$min_r$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__min_r__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10499,7 +10499,7 @@ module hwprof_board_icebreaker$profiler$counters$min_r$2(d,q,clock);
 endmodule // top$profiler$counters$min_r$2
 
 
-module hwprof_board_icebreaker$profiler$counters$min_r$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__min_r__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10518,7 +10518,7 @@ module hwprof_board_icebreaker$profiler$counters$min_r$3(d,q,clock);
 endmodule // top$profiler$counters$min_r$3
 
 
-module hwprof_board_icebreaker$profiler$counters$p_index$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__p_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10537,7 +10537,7 @@ module hwprof_board_icebreaker$profiler$counters$p_index$0(d,q,clock);
 endmodule // top$profiler$counters$p_index$0
 
 
-module hwprof_board_icebreaker$profiler$counters$p_index$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__p_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10556,7 +10556,7 @@ module hwprof_board_icebreaker$profiler$counters$p_index$1(d,q,clock);
 endmodule // top$profiler$counters$p_index$1
 
 
-module hwprof_board_icebreaker$profiler$counters$p_index$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__p_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10575,7 +10575,7 @@ module hwprof_board_icebreaker$profiler$counters$p_index$2(d,q,clock);
 endmodule // top$profiler$counters$p_index$2
 
 
-module hwprof_board_icebreaker$profiler$counters$p_index$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__p_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10594,7 +10594,7 @@ module hwprof_board_icebreaker$profiler$counters$p_index$3(d,q,clock);
 endmodule // top$profiler$counters$p_index$3
 
 
-module hwprof_board_icebreaker$profiler$counters$r_c$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__r_c__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -10613,7 +10613,7 @@ module hwprof_board_icebreaker$profiler$counters$r_c$0(d,q,clock);
 endmodule // top$profiler$counters$r_c$0
 
 
-module hwprof_board_icebreaker$profiler$counters$r_c$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__r_c__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -10632,7 +10632,7 @@ module hwprof_board_icebreaker$profiler$counters$r_c$1(d,q,clock);
 endmodule // top$profiler$counters$r_c$1
 
 
-module hwprof_board_icebreaker$profiler$counters$r_c$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__r_c__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -10651,7 +10651,7 @@ module hwprof_board_icebreaker$profiler$counters$r_c$2(d,q,clock);
 endmodule // top$profiler$counters$r_c$2
 
 
-module hwprof_board_icebreaker$profiler$counters$r_c$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__r_c__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -10670,7 +10670,7 @@ module hwprof_board_icebreaker$profiler$counters$r_c$3(d,q,clock);
 endmodule // top$profiler$counters$r_c$3
 
 
-module hwprof_board_icebreaker$profiler$counters$r_floor$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__r_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10689,7 +10689,7 @@ module hwprof_board_icebreaker$profiler$counters$r_floor$0(d,q,clock);
 endmodule // top$profiler$counters$r_floor$0
 
 
-module hwprof_board_icebreaker$profiler$counters$r_floor$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__r_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10708,7 +10708,7 @@ module hwprof_board_icebreaker$profiler$counters$r_floor$1(d,q,clock);
 endmodule // top$profiler$counters$r_floor$1
 
 
-module hwprof_board_icebreaker$profiler$counters$r_floor$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__r_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10727,7 +10727,7 @@ module hwprof_board_icebreaker$profiler$counters$r_floor$2(d,q,clock);
 endmodule // top$profiler$counters$r_floor$2
 
 
-module hwprof_board_icebreaker$profiler$counters$r_floor$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__r_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10746,7 +10746,7 @@ module hwprof_board_icebreaker$profiler$counters$r_floor$3(d,q,clock);
 endmodule // top$profiler$counters$r_floor$3
 
 
-module hwprof_board_icebreaker$profiler$counters$s1_bank(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__s1_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10765,7 +10765,7 @@ module hwprof_board_icebreaker$profiler$counters$s1_bank(d,q,clock);
 endmodule // top$profiler$counters$s1_bank
 
 
-module hwprof_board_icebreaker$profiler$counters$s1_index$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__s1_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10784,7 +10784,7 @@ module hwprof_board_icebreaker$profiler$counters$s1_index$0(d,q,clock);
 endmodule // top$profiler$counters$s1_index$0
 
 
-module hwprof_board_icebreaker$profiler$counters$s1_index$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__s1_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10803,7 +10803,7 @@ module hwprof_board_icebreaker$profiler$counters$s1_index$1(d,q,clock);
 endmodule // top$profiler$counters$s1_index$1
 
 
-module hwprof_board_icebreaker$profiler$counters$s1_index$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__s1_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10822,7 +10822,7 @@ module hwprof_board_icebreaker$profiler$counters$s1_index$2(d,q,clock);
 endmodule // top$profiler$counters$s1_index$2
 
 
-module hwprof_board_icebreaker$profiler$counters$s1_index$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__s1_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10841,7 +10841,7 @@ module hwprof_board_icebreaker$profiler$counters$s1_index$3(d,q,clock);
 endmodule // top$profiler$counters$s1_index$3
 
 
-module hwprof_board_icebreaker$profiler$counters$w_bank(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__w_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10860,7 +10860,7 @@ module hwprof_board_icebreaker$profiler$counters$w_bank(d,q,clock);
 endmodule // top$profiler$counters$w_bank
 
 
-module hwprof_board_icebreaker$profiler$counters$w_index$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__w_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10879,7 +10879,7 @@ module hwprof_board_icebreaker$profiler$counters$w_index$0(d,q,clock);
 endmodule // top$profiler$counters$w_index$0
 
 
-module hwprof_board_icebreaker$profiler$counters$w_index$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__w_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10898,7 +10898,7 @@ module hwprof_board_icebreaker$profiler$counters$w_index$1(d,q,clock);
 endmodule // top$profiler$counters$w_index$1
 
 
-module hwprof_board_icebreaker$profiler$counters$w_index$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__w_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10917,7 +10917,7 @@ module hwprof_board_icebreaker$profiler$counters$w_index$2(d,q,clock);
 endmodule // top$profiler$counters$w_index$2
 
 
-module hwprof_board_icebreaker$profiler$counters$w_index$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__w_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10936,7 +10936,7 @@ module hwprof_board_icebreaker$profiler$counters$w_index$3(d,q,clock);
 endmodule // top$profiler$counters$w_index$3
 
 
-module hwprof_board_icebreaker$profiler$counters$w_last(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__w_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10955,7 +10955,7 @@ module hwprof_board_icebreaker$profiler$counters$w_last(d,q,clock);
 endmodule // top$profiler$counters$w_last
 
 
-module hwprof_board_icebreaker$profiler$counters$w_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__w_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10974,7 +10974,7 @@ module hwprof_board_icebreaker$profiler$counters$w_valid(d,q,clock);
 endmodule // top$profiler$counters$w_valid
 
 
-module hwprof_board_icebreaker$profiler$counters$was_clearing0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__was_clearing0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10993,7 +10993,7 @@ module hwprof_board_icebreaker$profiler$counters$was_clearing0(d,q,clock);
 endmodule // top$profiler$counters$was_clearing0
 
 
-module hwprof_board_icebreaker$profiler$counters$was_clearing1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__was_clearing1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11012,7 +11012,7 @@ module hwprof_board_icebreaker$profiler$counters$was_clearing1(d,q,clock);
 endmodule // top$profiler$counters$was_clearing1
 
 
-module hwprof_board_icebreaker$profiler$counters$wx_bank(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__wx_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11031,7 +11031,7 @@ module hwprof_board_icebreaker$profiler$counters$wx_bank(d,q,clock);
 endmodule // top$profiler$counters$wx_bank
 
 
-module hwprof_board_icebreaker$profiler$counters$wx_index$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__wx_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11050,7 +11050,7 @@ module hwprof_board_icebreaker$profiler$counters$wx_index$0(d,q,clock);
 endmodule // top$profiler$counters$wx_index$0
 
 
-module hwprof_board_icebreaker$profiler$counters$wx_index$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__wx_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11069,7 +11069,7 @@ module hwprof_board_icebreaker$profiler$counters$wx_index$1(d,q,clock);
 endmodule // top$profiler$counters$wx_index$1
 
 
-module hwprof_board_icebreaker$profiler$counters$wx_index$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__wx_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11088,7 +11088,7 @@ module hwprof_board_icebreaker$profiler$counters$wx_index$2(d,q,clock);
 endmodule // top$profiler$counters$wx_index$2
 
 
-module hwprof_board_icebreaker$profiler$counters$wx_index$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__wx_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11107,7 +11107,7 @@ module hwprof_board_icebreaker$profiler$counters$wx_index$3(d,q,clock);
 endmodule // top$profiler$counters$wx_index$3
 
 
-module hwprof_board_icebreaker$profiler$counters$wx_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__counters__wx_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11126,7 +11126,7 @@ module hwprof_board_icebreaker$profiler$counters$wx_valid(d,q,clock);
 endmodule // top$profiler$counters$wx_valid
 
 
-module hwprof_board_icebreaker$profiler$d_last(d,q,clock);
+module hwprof_board_icebreaker__profiler__d_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11145,7 +11145,7 @@ module hwprof_board_icebreaker$profiler$d_last(d,q,clock);
 endmodule // top$profiler$d_last
 
 
-module hwprof_board_icebreaker$profiler$d_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__d_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11164,7 +11164,7 @@ module hwprof_board_icebreaker$profiler$d_valid(d,q,clock);
 endmodule // top$profiler$d_valid
 
 
-module hwprof_board_icebreaker$profiler$f_a(d,q,clock);
+module hwprof_board_icebreaker__profiler__f_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11183,7 +11183,7 @@ module hwprof_board_icebreaker$profiler$f_a(d,q,clock);
 endmodule // top$profiler$f_a
 
 
-module hwprof_board_icebreaker$profiler$f_b(d,q,clock);
+module hwprof_board_icebreaker__profiler__f_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11202,7 +11202,7 @@ module hwprof_board_icebreaker$profiler$f_b(d,q,clock);
 endmodule // top$profiler$f_b
 
 
-module hwprof_board_icebreaker$profiler$f_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__f_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11221,7 +11221,7 @@ module hwprof_board_icebreaker$profiler$f_valid(d,q,clock);
 endmodule // top$profiler$f_valid
 
 
-module hwprof_board_icebreaker$profiler$g_a(d,q,clock);
+module hwprof_board_icebreaker__profiler__g_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11240,7 +11240,7 @@ module hwprof_board_icebreaker$profiler$g_a(d,q,clock);
 endmodule // top$profiler$g_a
 
 
-module hwprof_board_icebreaker$profiler$g_b(d,q,clock);
+module hwprof_board_icebreaker__profiler__g_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11259,7 +11259,7 @@ module hwprof_board_icebreaker$profiler$g_b(d,q,clock);
 endmodule // top$profiler$g_b
 
 
-module hwprof_board_icebreaker$profiler$g_index$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__g_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11278,7 +11278,7 @@ module hwprof_board_icebreaker$profiler$g_index$0(d,q,clock);
 endmodule // top$profiler$g_index$0
 
 
-module hwprof_board_icebreaker$profiler$g_index$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__g_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11297,7 +11297,7 @@ module hwprof_board_icebreaker$profiler$g_index$1(d,q,clock);
 endmodule // top$profiler$g_index$1
 
 
-module hwprof_board_icebreaker$profiler$g_index$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__g_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11316,7 +11316,7 @@ module hwprof_board_icebreaker$profiler$g_index$2(d,q,clock);
 endmodule // top$profiler$g_index$2
 
 
-module hwprof_board_icebreaker$profiler$g_index$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__g_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11335,7 +11335,7 @@ module hwprof_board_icebreaker$profiler$g_index$3(d,q,clock);
 endmodule // top$profiler$g_index$3
 
 
-module hwprof_board_icebreaker$profiler$g_set(d,q,clock);
+module hwprof_board_icebreaker__profiler__g_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11354,7 +11354,7 @@ module hwprof_board_icebreaker$profiler$g_set(d,q,clock);
 endmodule // top$profiler$g_set
 
 
-module hwprof_board_icebreaker$profiler$g_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__g_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11373,7 +11373,7 @@ module hwprof_board_icebreaker$profiler$g_valid(d,q,clock);
 endmodule // top$profiler$g_valid
 
 
-module hwprof_board_icebreaker$profiler$h_a(d,q,clock);
+module hwprof_board_icebreaker__profiler__h_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11392,7 +11392,7 @@ module hwprof_board_icebreaker$profiler$h_a(d,q,clock);
 endmodule // top$profiler$h_a
 
 
-module hwprof_board_icebreaker$profiler$h_b(d,q,clock);
+module hwprof_board_icebreaker__profiler__h_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11411,7 +11411,7 @@ module hwprof_board_icebreaker$profiler$h_b(d,q,clock);
 endmodule // top$profiler$h_b
 
 
-module hwprof_board_icebreaker$profiler$h_index$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__h_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11430,7 +11430,7 @@ module hwprof_board_icebreaker$profiler$h_index$0(d,q,clock);
 endmodule // top$profiler$h_index$0
 
 
-module hwprof_board_icebreaker$profiler$h_index$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__h_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11449,7 +11449,7 @@ module hwprof_board_icebreaker$profiler$h_index$1(d,q,clock);
 endmodule // top$profiler$h_index$1
 
 
-module hwprof_board_icebreaker$profiler$h_index$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__h_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11468,7 +11468,7 @@ module hwprof_board_icebreaker$profiler$h_index$2(d,q,clock);
 endmodule // top$profiler$h_index$2
 
 
-module hwprof_board_icebreaker$profiler$h_index$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__h_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11487,7 +11487,7 @@ module hwprof_board_icebreaker$profiler$h_index$3(d,q,clock);
 endmodule // top$profiler$h_index$3
 
 
-module hwprof_board_icebreaker$profiler$h_set(d,q,clock);
+module hwprof_board_icebreaker__profiler__h_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11506,7 +11506,7 @@ module hwprof_board_icebreaker$profiler$h_set(d,q,clock);
 endmodule // top$profiler$h_set
 
 
-module hwprof_board_icebreaker$profiler$h_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__h_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11525,7 +11525,7 @@ module hwprof_board_icebreaker$profiler$h_valid(d,q,clock);
 endmodule // top$profiler$h_valid
 
 
-module hwprof_board_icebreaker$profiler$hash(a,b,index$0,index$1,index$2,index$3);
+module hwprof_board_icebreaker__profiler__hash(a,b,index$0,index$1,index$2,index$3);
     
     // Module arguments
     input wire  [63:0] a;
@@ -11550,22 +11550,22 @@ module hwprof_board_icebreaker$profiler$hash(a,b,index$0,index$1,index$2,index$3
     wire  [19:0] tables$3$index;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$0 tables$0(
+    hwprof_board_icebreaker__profiler__hash__tables__0 tables$0(
         .a(tables$0$a),
         .b(tables$0$b),
         .index(tables$0$index)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1 tables$1(
+    hwprof_board_icebreaker__profiler__hash__tables__1 tables$1(
         .a(tables$1$a),
         .b(tables$1$b),
         .index(tables$1$index)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2 tables$2(
+    hwprof_board_icebreaker__profiler__hash__tables__2 tables$2(
         .a(tables$2$a),
         .b(tables$2$b),
         .index(tables$2$index)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3 tables$3(
+    hwprof_board_icebreaker__profiler__hash__tables__3 tables$3(
         .a(tables$3$a),
         .b(tables$3$b),
         .index(tables$3$index)
@@ -11590,7 +11590,7 @@ module hwprof_board_icebreaker$profiler$hash(a,b,index$0,index$1,index$2,index$3
 endmodule // top$profiler$hash
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0(a,b,index);
+module hwprof_board_icebreaker__profiler__hash__tables__0(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -11638,71 +11638,71 @@ module hwprof_board_icebreaker$profiler$hash$tables$0(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$0 rom_a$0(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$1 rom_a$1(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$2 rom_a$2(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$3 rom_a$3(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$4 rom_a$4(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$5 rom_a$5(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$6 rom_a$6(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$7 rom_a$7(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$0 rom_b$0(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$1 rom_b$1(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$2 rom_b$2(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$3 rom_b$3(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$4 rom_b$4(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$5 rom_b$5(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$6 rom_b$6(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$7 rom_b$7(
+    hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$0$parity parity(
+    hwprof_board_icebreaker__profiler__hash__tables__0__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -11734,7 +11734,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0(a,b,index);
 endmodule // top$profiler$hash$tables$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$parity(a,b,index);
+module hwprof_board_icebreaker__profiler__hash__tables__0__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -11807,7 +11807,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$0$parity$bits bits(
+    hwprof_board_icebreaker__profiler__hash__tables__0__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -11859,7 +11859,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$parity(a,b,index);
 endmodule // top$profiler$hash$tables$0$parity
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_icebreaker__profiler__hash__tables__0__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -11889,7 +11889,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$parity$bits(bits$0,bits$1,
 endmodule // top$profiler$hash$tables$0$parity$bits
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$0(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11905,7 +11905,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$0(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$1(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11921,7 +11921,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$1(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$2(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11937,7 +11937,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$2(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$3(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11953,7 +11953,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$3(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$4(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11969,7 +11969,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$4(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$4
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$5(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11985,7 +11985,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$5(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$5
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$6(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12001,7 +12001,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$6(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$6
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$7(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12017,7 +12017,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_a$7(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$7
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$0(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12033,7 +12033,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$0(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$1(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12049,7 +12049,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$1(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$2(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12065,7 +12065,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$2(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$3(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12081,7 +12081,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$3(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$4(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12097,7 +12097,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$4(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$4
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$5(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12113,7 +12113,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$5(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$5
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$6(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12129,7 +12129,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$6(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$6
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$7(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__0__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12145,7 +12145,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$0$rom_b$7(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$7
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1(a,b,index);
+module hwprof_board_icebreaker__profiler__hash__tables__1(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12193,71 +12193,71 @@ module hwprof_board_icebreaker$profiler$hash$tables$1(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$0 rom_a$0(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$1 rom_a$1(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$2 rom_a$2(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$3 rom_a$3(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$4 rom_a$4(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$5 rom_a$5(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$6 rom_a$6(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$7 rom_a$7(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$0 rom_b$0(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$1 rom_b$1(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$2 rom_b$2(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$3 rom_b$3(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$4 rom_b$4(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$5 rom_b$5(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$6 rom_b$6(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$7 rom_b$7(
+    hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$1$parity parity(
+    hwprof_board_icebreaker__profiler__hash__tables__1__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -12289,7 +12289,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1(a,b,index);
 endmodule // top$profiler$hash$tables$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$parity(a,b,index);
+module hwprof_board_icebreaker__profiler__hash__tables__1__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12362,7 +12362,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$1$parity$bits bits(
+    hwprof_board_icebreaker__profiler__hash__tables__1__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -12414,7 +12414,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$parity(a,b,index);
 endmodule // top$profiler$hash$tables$1$parity
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_icebreaker__profiler__hash__tables__1__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -12444,7 +12444,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$parity$bits(bits$0,bits$1,
 endmodule // top$profiler$hash$tables$1$parity$bits
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$0(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12460,7 +12460,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$0(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$1(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12476,7 +12476,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$1(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$2(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12492,7 +12492,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$2(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$3(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12508,7 +12508,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$3(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$4(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12524,7 +12524,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$4(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$4
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$5(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12540,7 +12540,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$5(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$5
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$6(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12556,7 +12556,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$6(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$6
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$7(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12572,7 +12572,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_a$7(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$7
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$0(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12588,7 +12588,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$0(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$1(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12604,7 +12604,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$1(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$2(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12620,7 +12620,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$2(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$3(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12636,7 +12636,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$3(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$4(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12652,7 +12652,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$4(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$4
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$5(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12668,7 +12668,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$5(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$5
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$6(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12684,7 +12684,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$6(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$6
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$7(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__1__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12700,7 +12700,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$1$rom_b$7(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$7
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2(a,b,index);
+module hwprof_board_icebreaker__profiler__hash__tables__2(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12748,71 +12748,71 @@ module hwprof_board_icebreaker$profiler$hash$tables$2(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$0 rom_a$0(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$1 rom_a$1(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$2 rom_a$2(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$3 rom_a$3(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$4 rom_a$4(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$5 rom_a$5(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$6 rom_a$6(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$7 rom_a$7(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$0 rom_b$0(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$1 rom_b$1(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$2 rom_b$2(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$3 rom_b$3(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$4 rom_b$4(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$5 rom_b$5(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$6 rom_b$6(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$7 rom_b$7(
+    hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$2$parity parity(
+    hwprof_board_icebreaker__profiler__hash__tables__2__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -12844,7 +12844,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2(a,b,index);
 endmodule // top$profiler$hash$tables$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$parity(a,b,index);
+module hwprof_board_icebreaker__profiler__hash__tables__2__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12917,7 +12917,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$2$parity$bits bits(
+    hwprof_board_icebreaker__profiler__hash__tables__2__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -12969,7 +12969,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$parity(a,b,index);
 endmodule // top$profiler$hash$tables$2$parity
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_icebreaker__profiler__hash__tables__2__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -12999,7 +12999,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$parity$bits(bits$0,bits$1,
 endmodule // top$profiler$hash$tables$2$parity$bits
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$0(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13015,7 +13015,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$0(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$1(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13031,7 +13031,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$1(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$2(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13047,7 +13047,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$2(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$3(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13063,7 +13063,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$3(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$4(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13079,7 +13079,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$4(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$4
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$5(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13095,7 +13095,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$5(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$5
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$6(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13111,7 +13111,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$6(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$6
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$7(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13127,7 +13127,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_a$7(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$7
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$0(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13143,7 +13143,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$0(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$1(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13159,7 +13159,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$1(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$2(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13175,7 +13175,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$2(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$3(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13191,7 +13191,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$3(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$4(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13207,7 +13207,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$4(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$4
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$5(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13223,7 +13223,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$5(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$5
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$6(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13239,7 +13239,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$6(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$6
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$7(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__2__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13255,7 +13255,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$2$rom_b$7(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$7
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3(a,b,index);
+module hwprof_board_icebreaker__profiler__hash__tables__3(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -13303,71 +13303,71 @@ module hwprof_board_icebreaker$profiler$hash$tables$3(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$0 rom_a$0(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$1 rom_a$1(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$2 rom_a$2(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$3 rom_a$3(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$4 rom_a$4(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$5 rom_a$5(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$6 rom_a$6(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$7 rom_a$7(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$0 rom_b$0(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$1 rom_b$1(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$2 rom_b$2(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$3 rom_b$3(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$4 rom_b$4(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$5 rom_b$5(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$6 rom_b$6(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$7 rom_b$7(
+    hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_board_icebreaker$profiler$hash$tables$3$parity parity(
+    hwprof_board_icebreaker__profiler__hash__tables__3__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -13399,7 +13399,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3(a,b,index);
 endmodule // top$profiler$hash$tables$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$parity(a,b,index);
+module hwprof_board_icebreaker__profiler__hash__tables__3__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -13472,7 +13472,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$hash$tables$3$parity$bits bits(
+    hwprof_board_icebreaker__profiler__hash__tables__3__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -13524,7 +13524,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$parity(a,b,index);
 endmodule // top$profiler$hash$tables$3$parity
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_icebreaker__profiler__hash__tables__3__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -13554,7 +13554,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$parity$bits(bits$0,bits$1,
 endmodule // top$profiler$hash$tables$3$parity$bits
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$0(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13570,7 +13570,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$0(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$1(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13586,7 +13586,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$1(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$2(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13602,7 +13602,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$2(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$3(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13618,7 +13618,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$3(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$4(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13634,7 +13634,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$4(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$4
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$5(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13650,7 +13650,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$5(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$5
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$6(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13666,7 +13666,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$6(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$6
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$7(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13682,7 +13682,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_a$7(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$7
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$0(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13698,7 +13698,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$0(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$0
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$1(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13714,7 +13714,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$1(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$1
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$2(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13730,7 +13730,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$2(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$2
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$3(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13746,7 +13746,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$3(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$3
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$4(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13762,7 +13762,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$4(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$4
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$5(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13778,7 +13778,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$5(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$5
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$6(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13794,7 +13794,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$6(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$6
 
 
-module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$7(address,data);
+module hwprof_board_icebreaker__profiler__hash__tables__3__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13810,7 +13810,7 @@ module hwprof_board_icebreaker$profiler$hash$tables$3$rom_b$7(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$7
 
 
-module hwprof_board_icebreaker$profiler$r_index$0(d,q,clock);
+module hwprof_board_icebreaker__profiler__r_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -13829,7 +13829,7 @@ module hwprof_board_icebreaker$profiler$r_index$0(d,q,clock);
 endmodule // top$profiler$r_index$0
 
 
-module hwprof_board_icebreaker$profiler$r_index$1(d,q,clock);
+module hwprof_board_icebreaker__profiler__r_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -13848,7 +13848,7 @@ module hwprof_board_icebreaker$profiler$r_index$1(d,q,clock);
 endmodule // top$profiler$r_index$1
 
 
-module hwprof_board_icebreaker$profiler$r_index$2(d,q,clock);
+module hwprof_board_icebreaker__profiler__r_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -13867,7 +13867,7 @@ module hwprof_board_icebreaker$profiler$r_index$2(d,q,clock);
 endmodule // top$profiler$r_index$2
 
 
-module hwprof_board_icebreaker$profiler$r_index$3(d,q,clock);
+module hwprof_board_icebreaker__profiler__r_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -13886,7 +13886,7 @@ module hwprof_board_icebreaker$profiler$r_index$3(d,q,clock);
 endmodule // top$profiler$r_index$3
 
 
-module hwprof_board_icebreaker$profiler$r_set(d,q,clock);
+module hwprof_board_icebreaker__profiler__r_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -13905,7 +13905,7 @@ module hwprof_board_icebreaker$profiler$r_set(d,q,clock);
 endmodule // top$profiler$r_set
 
 
-module hwprof_board_icebreaker$profiler$r_tag(d,q,clock);
+module hwprof_board_icebreaker__profiler__r_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -13924,7 +13924,7 @@ module hwprof_board_icebreaker$profiler$r_tag(d,q,clock);
 endmodule // top$profiler$r_tag
 
 
-module hwprof_board_icebreaker$profiler$r_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__r_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -13943,7 +13943,7 @@ module hwprof_board_icebreaker$profiler$r_valid(d,q,clock);
 endmodule // top$profiler$r_valid
 
 
-module hwprof_board_icebreaker$profiler$ready(d,q,clock);
+module hwprof_board_icebreaker__profiler__ready(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -13962,7 +13962,7 @@ module hwprof_board_icebreaker$profiler$ready(d,q,clock);
 endmodule // top$profiler$ready
 
 
-module hwprof_board_icebreaker$profiler$s_a(d,q,clock);
+module hwprof_board_icebreaker__profiler__s_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -13981,7 +13981,7 @@ module hwprof_board_icebreaker$profiler$s_a(d,q,clock);
 endmodule // top$profiler$s_a
 
 
-module hwprof_board_icebreaker$profiler$s_b(d,q,clock);
+module hwprof_board_icebreaker__profiler__s_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -14000,7 +14000,7 @@ module hwprof_board_icebreaker$profiler$s_b(d,q,clock);
 endmodule // top$profiler$s_b
 
 
-module hwprof_board_icebreaker$profiler$s_valid(d,q,clock);
+module hwprof_board_icebreaker__profiler__s_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14019,7 +14019,7 @@ module hwprof_board_icebreaker$profiler$s_valid(d,q,clock);
 endmodule // top$profiler$s_valid
 
 
-module hwprof_board_icebreaker$profiler$set_hash(a,b,index);
+module hwprof_board_icebreaker__profiler__set_hash(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -14092,7 +14092,7 @@ module hwprof_board_icebreaker$profiler$set_hash(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_icebreaker$profiler$set_hash$bits bits(
+    hwprof_board_icebreaker__profiler__set_hash__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -14144,7 +14144,7 @@ module hwprof_board_icebreaker$profiler$set_hash(a,b,index);
 endmodule // top$profiler$set_hash
 
 
-module hwprof_board_icebreaker$profiler$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_icebreaker__profiler__set_hash__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -14174,7 +14174,7 @@ module hwprof_board_icebreaker$profiler$set_hash$bits(bits$0,bits$1,bits$2,bits$
 endmodule // top$profiler$set_hash$bits
 
 
-module hwprof_board_icebreaker$profiler$stale(d,q,clock);
+module hwprof_board_icebreaker__profiler__stale(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14193,7 +14193,7 @@ module hwprof_board_icebreaker$profiler$stale(d,q,clock);
 endmodule // top$profiler$stale
 
 
-module hwprof_board_icebreaker$profiler$tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
+module hwprof_board_icebreaker__profiler__tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
     
     // Module arguments
     input wire  clock;
@@ -14216,7 +14216,7 @@ module hwprof_board_icebreaker$profiler$tab(clock,a,b,read,load,index$0,index$1,
 endmodule // top$profiler$tab
 
 
-module hwprof_board_icebreaker$reset_q(d,q,clock);
+module hwprof_board_icebreaker__reset_q(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14235,7 +14235,7 @@ module hwprof_board_icebreaker$reset_q(d,q,clock);
 endmodule // top$reset_q
 
 
-module hwprof_board_icebreaker$source(clock,reset,ready,valid,a,b);
+module hwprof_board_icebreaker__source(clock,reset,ready,valid,a,b);
     
     // Module arguments
     input wire  clock;
@@ -14265,12 +14265,12 @@ module hwprof_board_icebreaker$source(clock,reset,ready,valid,a,b);
     reg  [31:0] idx;
     
     // Sub module instances
-    hwprof_board_icebreaker$source$state state(
+    hwprof_board_icebreaker__source__state state(
         .d(state$d),
         .q(state$q),
         .clock(state$clock)
     );
-    hwprof_board_icebreaker$source$running running(
+    hwprof_board_icebreaker__source__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
@@ -14309,7 +14309,7 @@ module hwprof_board_icebreaker$source(clock,reset,ready,valid,a,b);
 endmodule // top$source
 
 
-module hwprof_board_icebreaker$source$running(d,q,clock);
+module hwprof_board_icebreaker__source__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14328,7 +14328,7 @@ module hwprof_board_icebreaker$source$running(d,q,clock);
 endmodule // top$source$running
 
 
-module hwprof_board_icebreaker$source$state(d,q,clock);
+module hwprof_board_icebreaker__source__state(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -14347,7 +14347,7 @@ module hwprof_board_icebreaker$source$state(d,q,clock);
 endmodule // top$source$state
 
 
-module hwprof_board_icebreaker$uart(clock,reset,data,valid,ready,tx);
+module hwprof_board_icebreaker__uart(clock,reset,data,valid,ready,tx);
     
     // Module arguments
     input wire  clock;
@@ -14374,17 +14374,17 @@ module hwprof_board_icebreaker$uart(clock,reset,data,valid,ready,tx);
     reg  tick$clock;
     
     // Sub module instances
-    hwprof_board_icebreaker$uart$shift shift(
+    hwprof_board_icebreaker__uart__shift shift(
         .d(shift$d),
         .q(shift$q),
         .clock(shift$clock)
     );
-    hwprof_board_icebreaker$uart$bits_left bits_left(
+    hwprof_board_icebreaker__uart__bits_left bits_left(
         .d(bits_left$d),
         .q(bits_left$q),
         .clock(bits_left$clock)
     );
-    hwprof_board_icebreaker$uart$tick tick(
+    hwprof_board_icebreaker__uart__tick tick(
         .d(tick$d),
         .q(tick$q),
         .clock(tick$clock)
@@ -14398,34 +14398,34 @@ module hwprof_board_icebreaker$uart(clock,reset,data,valid,ready,tx);
         shift$d = shift$q;
         bits_left$d = bits_left$q;
         tick$d = tick$q;
-        ready = bits_left$q == 32'h0;
+        ready = bits_left$q == 4'h0;
         tx = shift$q[32'h0];
-        if (bits_left$q == 32'h0) begin
+        if (bits_left$q == 4'h0) begin
             if (valid) begin
                 shift$d = (((data) & 10'h3ff) << 32'h1) | stop_fill;
-                bits_left$d = 32'ha;
+                bits_left$d = 4'ha;
                 tick$d = period_m1;
             end
         end
-        else if (tick$q == 32'h0) begin
+        else if (tick$q == 16'h0) begin
             shift$d = (shift$q >> 32'h1) | stop_fill;
-            bits_left$d = bits_left$q - 32'h1;
+            bits_left$d = bits_left$q - 4'h1;
             tick$d = period_m1;
         end
         else begin
-            tick$d = tick$q - 32'h1;
+            tick$d = tick$q - 16'h1;
         end
         if (reset) begin
             shift$d = idle_frame;
-            bits_left$d = 32'h0;
-            tick$d = 32'h0;
+            bits_left$d = 4'h0;
+            tick$d = 16'h0;
         end
     end
     
 endmodule // top$uart
 
 
-module hwprof_board_icebreaker$uart$bits_left(d,q,clock);
+module hwprof_board_icebreaker__uart__bits_left(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
@@ -14444,7 +14444,7 @@ module hwprof_board_icebreaker$uart$bits_left(d,q,clock);
 endmodule // top$uart$bits_left
 
 
-module hwprof_board_icebreaker$uart$shift(d,q,clock);
+module hwprof_board_icebreaker__uart__shift(d,q,clock);
     
     // Module arguments
     input wire  [9:0] d;
@@ -14463,7 +14463,7 @@ module hwprof_board_icebreaker$uart$shift(d,q,clock);
 endmodule // top$uart$shift
 
 
-module hwprof_board_icebreaker$uart$tick(d,q,clock);
+module hwprof_board_icebreaker__uart__tick(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;

@@ -73,12 +73,12 @@ module hwprof_board_ulx3s(clk,btn_n,uart_tx,led);
     reg  clock;
     
     // Sub module instances
-    hwprof_board_ulx3s$pll pll(
+    hwprof_board_ulx3s__pll pll(
         .osc(pll$osc),
         .clock(pll$clock),
         .locked(pll$locked)
     );
-    hwprof_board_ulx3s$source source(
+    hwprof_board_ulx3s__source source(
         .clock(source$clock),
         .reset(source$reset),
         .ready(source$ready),
@@ -86,7 +86,7 @@ module hwprof_board_ulx3s(clk,btn_n,uart_tx,led);
         .a(source$a),
         .b(source$b)
     );
-    hwprof_board_ulx3s$profiler profiler(
+    hwprof_board_ulx3s__profiler profiler(
         .clock(profiler$clock),
         .reset(profiler$reset),
         .in_valid(profiler$in_valid),
@@ -101,7 +101,7 @@ module hwprof_board_ulx3s(clk,btn_n,uart_tx,led);
         .out_count(profiler$out_count),
         .out_last(profiler$out_last)
     );
-    hwprof_board_ulx3s$format format(
+    hwprof_board_ulx3s__format format(
         .clock(format$clock),
         .reset(format$reset),
         .in_valid(format$in_valid),
@@ -115,7 +115,7 @@ module hwprof_board_ulx3s(clk,btn_n,uart_tx,led);
         .out_ready(format$out_ready),
         .out_data(format$out_data)
     );
-    hwprof_board_ulx3s$uart uart(
+    hwprof_board_ulx3s__uart uart(
         .clock(uart$clock),
         .reset(uart$reset),
         .data(uart$data),
@@ -123,27 +123,27 @@ module hwprof_board_ulx3s(clk,btn_n,uart_tx,led);
         .ready(uart$ready),
         .tx(uart$tx)
     );
-    hwprof_board_ulx3s$por por(
+    hwprof_board_ulx3s__por por(
         .d(por$d),
         .q(por$q),
         .clock(por$clock)
     );
-    hwprof_board_ulx3s$lock_sync lock_sync(
+    hwprof_board_ulx3s__lock_sync lock_sync(
         .d(lock_sync$d),
         .q(lock_sync$q),
         .clock(lock_sync$clock)
     );
-    hwprof_board_ulx3s$btn_sync btn_sync(
+    hwprof_board_ulx3s__btn_sync btn_sync(
         .d(btn_sync$d),
         .q(btn_sync$q),
         .clock(btn_sync$clock)
     );
-    hwprof_board_ulx3s$led_q led_q(
+    hwprof_board_ulx3s__led_q led_q(
         .d(led_q$d),
         .q(led_q$q),
         .clock(led_q$clock)
     );
-    hwprof_board_ulx3s$reset_q reset_q(
+    hwprof_board_ulx3s__reset_q reset_q(
         .d(reset_q$d),
         .q(reset_q$q),
         .clock(reset_q$clock)
@@ -169,10 +169,10 @@ module hwprof_board_ulx3s(clk,btn_n,uart_tx,led);
         uart$clock = clock;
         lock_sync$d = (lock_sync$q << 32'h1) | ((pll$locked) & 2'h3);
         if (~lock_sync$q[32'h1]) begin
-            por$d = 32'h0;
+            por$d = 4'h0;
         end
         else if (~&por$q) begin
-            por$d = por$q + 32'h1;
+            por$d = por$q + 4'h1;
         end
         btn_sync$d = (btn_sync$q << 32'h1) | ((btn_n) & 2'h3);
         reset_q$d = ~&por$q | ~btn_sync$q[32'h1];
@@ -204,7 +204,7 @@ module hwprof_board_ulx3s(clk,btn_n,uart_tx,led);
 endmodule // top
 
 
-module hwprof_board_ulx3s$btn_sync(d,q,clock);
+module hwprof_board_ulx3s__btn_sync(d,q,clock);
     
     // Module arguments
     input wire  [1:0] d;
@@ -223,7 +223,7 @@ module hwprof_board_ulx3s$btn_sync(d,q,clock);
 endmodule // top$btn_sync
 
 
-module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,in_b,in_count,in_last,out_valid,out_ready,out_data);
+module hwprof_board_ulx3s__format(clock,reset,in_valid,in_ready,in_interval,in_a,in_b,in_count,in_last,out_valid,out_ready,out_data);
     
     // Module arguments
     input wire  clock;
@@ -315,82 +315,82 @@ module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,
     reg  take;
     
     // Sub module instances
-    hwprof_board_ulx3s$format$state state(
+    hwprof_board_ulx3s__format__state state(
         .d(state$d),
         .q(state$q),
         .clock(state$clock)
     );
-    hwprof_board_ulx3s$format$pos pos(
+    hwprof_board_ulx3s__format__pos pos(
         .d(pos$d),
         .q(pos$q),
         .clock(pos$clock)
     );
-    hwprof_board_ulx3s$format$iv iv(
+    hwprof_board_ulx3s__format__iv iv(
         .d(iv$d),
         .q(iv$q),
         .clock(iv$clock)
     );
-    hwprof_board_ulx3s$format$iv_keep iv_keep(
+    hwprof_board_ulx3s__format__iv_keep iv_keep(
         .d(iv_keep$d),
         .q(iv_keep$q),
         .clock(iv_keep$clock)
     );
-    hwprof_board_ulx3s$format$ka ka(
+    hwprof_board_ulx3s__format__ka ka(
         .d(ka$d),
         .q(ka$q),
         .clock(ka$clock)
     );
-    hwprof_board_ulx3s$format$kb kb(
+    hwprof_board_ulx3s__format__kb kb(
         .d(kb$d),
         .q(kb$q),
         .clock(kb$clock)
     );
-    hwprof_board_ulx3s$format$cnt cnt(
+    hwprof_board_ulx3s__format__cnt cnt(
         .d(cnt$d),
         .q(cnt$q),
         .clock(cnt$clock)
     );
-    hwprof_board_ulx3s$format$last last(
+    hwprof_board_ulx3s__format__last last(
         .d(last$d),
         .q(last$q),
         .clock(last$clock)
     );
-    hwprof_board_ulx3s$format$o_valid o_valid(
+    hwprof_board_ulx3s__format__o_valid o_valid(
         .d(o_valid$d),
         .q(o_valid$q),
         .clock(o_valid$clock)
     );
-    hwprof_board_ulx3s$format$o_data o_data(
+    hwprof_board_ulx3s__format__o_data o_data(
         .d(o_data$d),
         .q(o_data$q),
         .clock(o_data$clock)
     );
-    hwprof_board_ulx3s$format$f_iv f_iv(
+    hwprof_board_ulx3s__format__f_iv f_iv(
         .d(f_iv$d),
         .q(f_iv$q),
         .clock(f_iv$clock)
     );
-    hwprof_board_ulx3s$format$f_a f_a(
+    hwprof_board_ulx3s__format__f_a f_a(
         .d(f_a$d),
         .q(f_a$q),
         .clock(f_a$clock)
     );
-    hwprof_board_ulx3s$format$f_b f_b(
+    hwprof_board_ulx3s__format__f_b f_b(
         .d(f_b$d),
         .q(f_b$q),
         .clock(f_b$clock)
     );
-    hwprof_board_ulx3s$format$f_c f_c(
+    hwprof_board_ulx3s__format__f_c f_c(
         .d(f_c$d),
         .q(f_c$q),
         .clock(f_c$clock)
     );
-    hwprof_board_ulx3s$format$fixed fixed(
+    hwprof_board_ulx3s__format__fixed fixed(
         .d(fixed$d),
         .q(fixed$q),
         .clock(fixed$clock)
     );
-    hwprof_board_ulx3s$format$f_lf f_lf(
+    hwprof_board_ulx3s__format__f_lf f_lf(
         .d(f_lf$d),
         .q(f_lf$q),
         .clock(f_lf$clock)
@@ -468,7 +468,7 @@ module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,
                         kb$d = in_b << b_align;
                         cnt$d = in_count;
                         last$d = in_last;
-                        pos$d = 32'h0;
+                        pos$d = 8'h0;
                         if (in_last & (in_count == 32'h0)) begin
                             state$d = FormatState$End;
                         end
@@ -480,7 +480,7 @@ module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,
             FormatState$Entry:
                 begin
                     if (take) begin
-                        pos$d = pos$q + 32'h1;
+                        pos$d = pos$q + 8'h1;
                         if (f_iv$q) begin
                             iv$d = iv$q << 32'h4;
                         end
@@ -494,7 +494,7 @@ module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,
                             cnt$d = cnt$q << 32'h4;
                         end
                         if (f_lf$q) begin
-                            pos$d = 32'h0;
+                            pos$d = 8'h0;
                             iv$d = iv_keep$q;
                             if (last$q) begin
                                 state$d = FormatState$End;
@@ -508,7 +508,7 @@ module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,
             FormatState$End:
                 begin
                     if (take) begin
-                        pos$d = pos$q + 32'h1;
+                        pos$d = pos$q + 8'h1;
                         if (f_iv$q) begin
                             iv$d = iv$q << 32'h4;
                         end
@@ -519,39 +519,39 @@ module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,
                 end
         endcase
         if (take) begin
-            f_iv$d = pos$q < 32'h7;
+            f_iv$d = pos$q < 8'h7;
             f_a$d = 1'b0;
             f_b$d = 1'b0;
             f_c$d = 1'b0;
-            fixed$d = 32'h20;
+            fixed$d = 8'h20;
             f_lf$d = 1'b0;
             if (state$q == FormatState$Entry) begin
                 f_a$d = (pos$q >= before_a) & (pos$q < before_sp2);
                 f_b$d = (pos$q >= before_b) & (pos$q < before_sp3);
                 f_c$d = (pos$q >= before_c) & (pos$q < before_cr);
                 if (pos$q == before_cr) begin
-                    fixed$d = 32'hd;
+                    fixed$d = 8'hd;
                 end
                 if (pos$q == before_lf) begin
-                    fixed$d = 32'ha;
+                    fixed$d = 8'ha;
                     f_lf$d = 1'b1;
                 end
             end
             else begin
-                if (pos$q == 32'h8) begin
-                    fixed$d = 32'h65;
+                if (pos$q == 8'h8) begin
+                    fixed$d = 8'h65;
                 end
-                if (pos$q == 32'h9) begin
-                    fixed$d = 32'h6e;
+                if (pos$q == 8'h9) begin
+                    fixed$d = 8'h6e;
                 end
-                if (pos$q == 32'ha) begin
-                    fixed$d = 32'h64;
+                if (pos$q == 8'ha) begin
+                    fixed$d = 8'h64;
                 end
-                if (pos$q == 32'hb) begin
-                    fixed$d = 32'hd;
+                if (pos$q == 8'hb) begin
+                    fixed$d = 8'hd;
                 end
-                if (pos$q == 32'hc) begin
-                    fixed$d = 32'ha;
+                if (pos$q == 8'hc) begin
+                    fixed$d = 8'ha;
                     f_lf$d = 1'b1;
                 end
             end
@@ -561,7 +561,7 @@ module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,
             f_a$d = 1'b0;
             f_b$d = 1'b0;
             f_c$d = 1'b0;
-            fixed$d = 32'h20;
+            fixed$d = 8'h20;
             f_lf$d = 1'b0;
         end
         if (reset) begin
@@ -573,7 +573,7 @@ module hwprof_board_ulx3s$format(clock,reset,in_valid,in_ready,in_interval,in_a,
 endmodule // top$format
 
 
-module hwprof_board_ulx3s$format$cnt(d,q,clock);
+module hwprof_board_ulx3s__format__cnt(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -592,7 +592,7 @@ module hwprof_board_ulx3s$format$cnt(d,q,clock);
 endmodule // top$format$cnt
 
 
-module hwprof_board_ulx3s$format$f_a(d,q,clock);
+module hwprof_board_ulx3s__format__f_a(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -611,7 +611,7 @@ module hwprof_board_ulx3s$format$f_a(d,q,clock);
 endmodule // top$format$f_a
 
 
-module hwprof_board_ulx3s$format$f_b(d,q,clock);
+module hwprof_board_ulx3s__format__f_b(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -630,7 +630,7 @@ module hwprof_board_ulx3s$format$f_b(d,q,clock);
 endmodule // top$format$f_b
 
 
-module hwprof_board_ulx3s$format$f_c(d,q,clock);
+module hwprof_board_ulx3s__format__f_c(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -649,7 +649,7 @@ module hwprof_board_ulx3s$format$f_c(d,q,clock);
 endmodule // top$format$f_c
 
 
-module hwprof_board_ulx3s$format$f_iv(d,q,clock);
+module hwprof_board_ulx3s__format__f_iv(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -668,7 +668,7 @@ module hwprof_board_ulx3s$format$f_iv(d,q,clock);
 endmodule // top$format$f_iv
 
 
-module hwprof_board_ulx3s$format$f_lf(d,q,clock);
+module hwprof_board_ulx3s__format__f_lf(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -687,7 +687,7 @@ module hwprof_board_ulx3s$format$f_lf(d,q,clock);
 endmodule // top$format$f_lf
 
 
-module hwprof_board_ulx3s$format$fixed(d,q,clock);
+module hwprof_board_ulx3s__format__fixed(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -706,7 +706,7 @@ module hwprof_board_ulx3s$format$fixed(d,q,clock);
 endmodule // top$format$fixed
 
 
-module hwprof_board_ulx3s$format$iv(d,q,clock);
+module hwprof_board_ulx3s__format__iv(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -725,7 +725,7 @@ module hwprof_board_ulx3s$format$iv(d,q,clock);
 endmodule // top$format$iv
 
 
-module hwprof_board_ulx3s$format$iv_keep(d,q,clock);
+module hwprof_board_ulx3s__format__iv_keep(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -744,7 +744,7 @@ module hwprof_board_ulx3s$format$iv_keep(d,q,clock);
 endmodule // top$format$iv_keep
 
 
-module hwprof_board_ulx3s$format$ka(d,q,clock);
+module hwprof_board_ulx3s__format__ka(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -763,7 +763,7 @@ module hwprof_board_ulx3s$format$ka(d,q,clock);
 endmodule // top$format$ka
 
 
-module hwprof_board_ulx3s$format$kb(d,q,clock);
+module hwprof_board_ulx3s__format__kb(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -782,7 +782,7 @@ module hwprof_board_ulx3s$format$kb(d,q,clock);
 endmodule // top$format$kb
 
 
-module hwprof_board_ulx3s$format$last(d,q,clock);
+module hwprof_board_ulx3s__format__last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -801,7 +801,7 @@ module hwprof_board_ulx3s$format$last(d,q,clock);
 endmodule // top$format$last
 
 
-module hwprof_board_ulx3s$format$o_data(d,q,clock);
+module hwprof_board_ulx3s__format__o_data(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -820,7 +820,7 @@ module hwprof_board_ulx3s$format$o_data(d,q,clock);
 endmodule // top$format$o_data
 
 
-module hwprof_board_ulx3s$format$o_valid(d,q,clock);
+module hwprof_board_ulx3s__format__o_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -839,7 +839,7 @@ module hwprof_board_ulx3s$format$o_valid(d,q,clock);
 endmodule // top$format$o_valid
 
 
-module hwprof_board_ulx3s$format$pos(d,q,clock);
+module hwprof_board_ulx3s__format__pos(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -858,7 +858,7 @@ module hwprof_board_ulx3s$format$pos(d,q,clock);
 endmodule // top$format$pos
 
 
-module hwprof_board_ulx3s$format$state(d,q,clock);
+module hwprof_board_ulx3s__format__state(d,q,clock);
     
     // Module arguments
     input wire  [1:0] d;
@@ -872,7 +872,7 @@ module hwprof_board_ulx3s$format$state(d,q,clock);
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 2'h0;
     end
     
     always @(posedge clock) begin
@@ -882,7 +882,7 @@ module hwprof_board_ulx3s$format$state(d,q,clock);
 endmodule // top$format$state
 
 
-module hwprof_board_ulx3s$led_q(d,q,clock);
+module hwprof_board_ulx3s__led_q(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -901,7 +901,7 @@ module hwprof_board_ulx3s$led_q(d,q,clock);
 endmodule // top$led_q
 
 
-module hwprof_board_ulx3s$lock_sync(d,q,clock);
+module hwprof_board_ulx3s__lock_sync(d,q,clock);
     
     // Module arguments
     input wire  [1:0] d;
@@ -922,7 +922,7 @@ endmodule // top$lock_sync
 // v-- Setting output parameters to net type for wrapped code.
 
 
-module hwprof_board_ulx3s$pll(osc,clock,locked);
+module hwprof_board_ulx3s__pll(osc,clock,locked);
     
     // Module arguments
     input wire  osc;
@@ -940,7 +940,7 @@ module hwprof_board_ulx3s$pll(osc,clock,locked);
 endmodule // top$pll
 
 
-module hwprof_board_ulx3s$por(d,q,clock);
+module hwprof_board_ulx3s__por(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
@@ -959,7 +959,7 @@ module hwprof_board_ulx3s$por(d,q,clock);
 endmodule // top$por
 
 
-module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last);
+module hwprof_board_ulx3s__profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last);
     
     // Module arguments
     input wire  clock;
@@ -1196,7 +1196,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
     reg  [95:0] o_tag;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash hash(
+    hwprof_board_ulx3s__profiler__hash hash(
         .a(hash$a),
         .b(hash$b),
         .index$0(hash$index$0),
@@ -1204,7 +1204,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .index$2(hash$index$2),
         .index$3(hash$index$3)
     );
-    hwprof_board_ulx3s$profiler$tab tab(
+    hwprof_board_ulx3s__profiler__tab tab(
         .clock(tab$clock),
         .a(tab$a),
         .b(tab$b),
@@ -1215,12 +1215,12 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .index$2(tab$index$2),
         .index$3(tab$index$3)
     );
-    hwprof_board_ulx3s$profiler$set_hash set_hash(
+    hwprof_board_ulx3s__profiler__set_hash set_hash(
         .a(set_hash$a),
         .b(set_hash$b),
         .index(set_hash$index)
     );
-    hwprof_board_ulx3s$profiler$counters counters(
+    hwprof_board_ulx3s__profiler__counters counters(
         .clock(counters$clock),
         .reset(counters$reset),
         .read_index$0(counters$read_index$0),
@@ -1238,7 +1238,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
     );
-    hwprof_board_ulx3s$profiler$acc acc(
+    hwprof_board_ulx3s__profiler__acc acc(
         .clock(acc$clock),
         .reset(acc$reset),
         .lookup_offer(acc$lookup_offer),
@@ -1262,7 +1262,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .report_last(acc$report_last),
         .report_busy(acc$report_busy)
     );
-    hwprof_board_ulx3s$profiler$control control(
+    hwprof_board_ulx3s__profiler__control control(
         .clock(control$clock),
         .reset(control$reset),
         .accept(control$accept),
@@ -1271,182 +1271,182 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
         .finish(control$finish),
         .interval(control$interval)
     );
-    hwprof_board_ulx3s$profiler$s_valid s_valid(
+    hwprof_board_ulx3s__profiler__s_valid s_valid(
         .d(s_valid$d),
         .q(s_valid$q),
         .clock(s_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$s_a s_a(
+    hwprof_board_ulx3s__profiler__s_a s_a(
         .d(s_a$d),
         .q(s_a$q),
         .clock(s_a$clock)
     );
-    hwprof_board_ulx3s$profiler$s_b s_b(
+    hwprof_board_ulx3s__profiler__s_b s_b(
         .d(s_b$d),
         .q(s_b$q),
         .clock(s_b$clock)
     );
-    hwprof_board_ulx3s$profiler$ready ready(
+    hwprof_board_ulx3s__profiler__ready ready(
         .d(ready$d),
         .q(ready$q),
         .clock(ready$clock)
     );
-    hwprof_board_ulx3s$profiler$h_valid h_valid(
+    hwprof_board_ulx3s__profiler__h_valid h_valid(
         .d(h_valid$d),
         .q(h_valid$q),
         .clock(h_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$h_a h_a(
+    hwprof_board_ulx3s__profiler__h_a h_a(
         .d(h_a$d),
         .q(h_a$q),
         .clock(h_a$clock)
     );
-    hwprof_board_ulx3s$profiler$h_b h_b(
+    hwprof_board_ulx3s__profiler__h_b h_b(
         .d(h_b$d),
         .q(h_b$q),
         .clock(h_b$clock)
     );
-    hwprof_board_ulx3s$profiler$h_index$0 h_index$0(
+    hwprof_board_ulx3s__profiler__h_index__0 h_index$0(
         .d(h_index$0$d),
         .q(h_index$0$q),
         .clock(h_index$0$clock)
     );
-    hwprof_board_ulx3s$profiler$h_index$1 h_index$1(
+    hwprof_board_ulx3s__profiler__h_index__1 h_index$1(
         .d(h_index$1$d),
         .q(h_index$1$q),
         .clock(h_index$1$clock)
     );
-    hwprof_board_ulx3s$profiler$h_index$2 h_index$2(
+    hwprof_board_ulx3s__profiler__h_index__2 h_index$2(
         .d(h_index$2$d),
         .q(h_index$2$q),
         .clock(h_index$2$clock)
     );
-    hwprof_board_ulx3s$profiler$h_index$3 h_index$3(
+    hwprof_board_ulx3s__profiler__h_index__3 h_index$3(
         .d(h_index$3$d),
         .q(h_index$3$q),
         .clock(h_index$3$clock)
     );
-    hwprof_board_ulx3s$profiler$h_set h_set(
+    hwprof_board_ulx3s__profiler__h_set h_set(
         .d(h_set$d),
         .q(h_set$q),
         .clock(h_set$clock)
     );
-    hwprof_board_ulx3s$profiler$r_valid r_valid(
+    hwprof_board_ulx3s__profiler__r_valid r_valid(
         .d(r_valid$d),
         .q(r_valid$q),
         .clock(r_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$r_tag r_tag(
+    hwprof_board_ulx3s__profiler__r_tag r_tag(
         .d(r_tag$d),
         .q(r_tag$q),
         .clock(r_tag$clock)
     );
-    hwprof_board_ulx3s$profiler$r_index$0 r_index$0(
+    hwprof_board_ulx3s__profiler__r_index__0 r_index$0(
         .d(r_index$0$d),
         .q(r_index$0$q),
         .clock(r_index$0$clock)
     );
-    hwprof_board_ulx3s$profiler$r_index$1 r_index$1(
+    hwprof_board_ulx3s__profiler__r_index__1 r_index$1(
         .d(r_index$1$d),
         .q(r_index$1$q),
         .clock(r_index$1$clock)
     );
-    hwprof_board_ulx3s$profiler$r_index$2 r_index$2(
+    hwprof_board_ulx3s__profiler__r_index__2 r_index$2(
         .d(r_index$2$d),
         .q(r_index$2$q),
         .clock(r_index$2$clock)
     );
-    hwprof_board_ulx3s$profiler$r_index$3 r_index$3(
+    hwprof_board_ulx3s__profiler__r_index__3 r_index$3(
         .d(r_index$3$d),
         .q(r_index$3$q),
         .clock(r_index$3$clock)
     );
-    hwprof_board_ulx3s$profiler$r_set r_set(
+    hwprof_board_ulx3s__profiler__r_set r_set(
         .d(r_set$d),
         .q(r_set$q),
         .clock(r_set$clock)
     );
-    hwprof_board_ulx3s$profiler$g_valid g_valid(
+    hwprof_board_ulx3s__profiler__g_valid g_valid(
         .d(g_valid$d),
         .q(g_valid$q),
         .clock(g_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$g_a g_a(
+    hwprof_board_ulx3s__profiler__g_a g_a(
         .d(g_a$d),
         .q(g_a$q),
         .clock(g_a$clock)
     );
-    hwprof_board_ulx3s$profiler$g_b g_b(
+    hwprof_board_ulx3s__profiler__g_b g_b(
         .d(g_b$d),
         .q(g_b$q),
         .clock(g_b$clock)
     );
-    hwprof_board_ulx3s$profiler$g_index$0 g_index$0(
+    hwprof_board_ulx3s__profiler__g_index__0 g_index$0(
         .d(g_index$0$d),
         .q(g_index$0$q),
         .clock(g_index$0$clock)
     );
-    hwprof_board_ulx3s$profiler$g_index$1 g_index$1(
+    hwprof_board_ulx3s__profiler__g_index__1 g_index$1(
         .d(g_index$1$d),
         .q(g_index$1$q),
         .clock(g_index$1$clock)
     );
-    hwprof_board_ulx3s$profiler$g_index$2 g_index$2(
+    hwprof_board_ulx3s__profiler__g_index__2 g_index$2(
         .d(g_index$2$d),
         .q(g_index$2$q),
         .clock(g_index$2$clock)
     );
-    hwprof_board_ulx3s$profiler$g_index$3 g_index$3(
+    hwprof_board_ulx3s__profiler__g_index__3 g_index$3(
         .d(g_index$3$d),
         .q(g_index$3$q),
         .clock(g_index$3$clock)
     );
-    hwprof_board_ulx3s$profiler$g_set g_set(
+    hwprof_board_ulx3s__profiler__g_set g_set(
         .d(g_set$d),
         .q(g_set$q),
         .clock(g_set$clock)
     );
-    hwprof_board_ulx3s$profiler$f_valid f_valid(
+    hwprof_board_ulx3s__profiler__f_valid f_valid(
         .d(f_valid$d),
         .q(f_valid$q),
         .clock(f_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$f_a f_a(
+    hwprof_board_ulx3s__profiler__f_a f_a(
         .d(f_a$d),
         .q(f_a$q),
         .clock(f_a$clock)
     );
-    hwprof_board_ulx3s$profiler$f_b f_b(
+    hwprof_board_ulx3s__profiler__f_b f_b(
         .d(f_b$d),
         .q(f_b$q),
         .clock(f_b$clock)
     );
-    hwprof_board_ulx3s$profiler$stale stale(
+    hwprof_board_ulx3s__profiler__stale stale(
         .d(stale$d),
         .q(stale$q),
         .clock(stale$clock)
     );
-    hwprof_board_ulx3s$profiler$c_valid c_valid(
+    hwprof_board_ulx3s__profiler__c_valid c_valid(
         .d(c_valid$d),
         .q(c_valid$q),
         .clock(c_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$c_last c_last(
+    hwprof_board_ulx3s__profiler__c_last c_last(
         .d(c_last$d),
         .q(c_last$q),
         .clock(c_last$clock)
     );
-    hwprof_board_ulx3s$profiler$d_valid d_valid(
+    hwprof_board_ulx3s__profiler__d_valid d_valid(
         .d(d_valid$d),
         .q(d_valid$q),
         .clock(d_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$d_last d_last(
+    hwprof_board_ulx3s__profiler__d_last d_last(
         .d(d_last$d),
         .q(d_last$q),
         .clock(d_last$clock)
     );
-    hwprof_board_ulx3s$profiler$busy_r busy_r(
+    hwprof_board_ulx3s__profiler__busy_r busy_r(
         .d(busy_r$d),
         .q(busy_r$q),
         .clock(busy_r$clock)
@@ -1770,7 +1770,7 @@ module hwprof_board_ulx3s$profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_v
 endmodule // top$profiler
 
 
-module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_board_ulx3s__profiler__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -2229,7 +2229,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
     reg  [15:0] rc;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$acc$tags$0 tags$0(
+    hwprof_board_ulx3s__profiler__acc__tags__0 tags$0(
         .read_address(tags$0$read_address),
         .read_clock(tags$0$read_clock),
         .read_data(tags$0$read_data),
@@ -2238,7 +2238,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .write_data(tags$0$write_data),
         .write_enable(tags$0$write_enable)
     );
-    hwprof_board_ulx3s$profiler$acc$tags$1 tags$1(
+    hwprof_board_ulx3s__profiler__acc__tags__1 tags$1(
         .read_address(tags$1$read_address),
         .read_clock(tags$1$read_clock),
         .read_data(tags$1$read_data),
@@ -2247,7 +2247,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .write_data(tags$1$write_data),
         .write_enable(tags$1$write_enable)
     );
-    hwprof_board_ulx3s$profiler$acc$metas$0 metas$0(
+    hwprof_board_ulx3s__profiler__acc__metas__0 metas$0(
         .read_address(metas$0$read_address),
         .read_clock(metas$0$read_clock),
         .read_data(metas$0$read_data),
@@ -2256,7 +2256,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .write_data(metas$0$write_data),
         .write_enable(metas$0$write_enable)
     );
-    hwprof_board_ulx3s$profiler$acc$metas$1 metas$1(
+    hwprof_board_ulx3s__profiler__acc__metas__1 metas$1(
         .read_address(metas$1$read_address),
         .read_clock(metas$1$read_clock),
         .read_data(metas$1$read_data),
@@ -2265,7 +2265,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .write_data(metas$1$write_data),
         .write_enable(metas$1$write_enable)
     );
-    hwprof_board_ulx3s$profiler$acc$epochs epochs(
+    hwprof_board_ulx3s__profiler__acc__epochs epochs(
         .clock(epochs$clock),
         .reset(epochs$reset),
         .d_set(epochs$d_set),
@@ -2289,397 +2289,397 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .any_pend(epochs$any_pend),
         .rolling(epochs$rolling)
     );
-    hwprof_board_ulx3s$profiler$acc$c_op c_op(
+    hwprof_board_ulx3s__profiler__acc__c_op c_op(
         .d(c_op$d),
         .q(c_op$q),
         .clock(c_op$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$c_set c_set(
+    hwprof_board_ulx3s__profiler__acc__c_set c_set(
         .d(c_set$d),
         .q(c_set$q),
         .clock(c_set$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$c_tag c_tag(
+    hwprof_board_ulx3s__profiler__acc__c_tag c_tag(
         .d(c_tag$d),
         .q(c_tag$q),
         .clock(c_tag$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$d_op d_op(
+    hwprof_board_ulx3s__profiler__acc__d_op d_op(
         .d(d_op$d),
         .q(d_op$q),
         .clock(d_op$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$d_set d_set(
+    hwprof_board_ulx3s__profiler__acc__d_set d_set(
         .d(d_set$d),
         .q(d_set$q),
         .clock(d_set$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$d_tag d_tag(
+    hwprof_board_ulx3s__profiler__acc__d_tag d_tag(
         .d(d_tag$d),
         .q(d_tag$q),
         .clock(d_tag$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag$0 ram_tag$0(
+    hwprof_board_ulx3s__profiler__acc__ram_tag__0 ram_tag$0(
         .d(ram_tag$0$d),
         .q(ram_tag$0$q),
         .clock(ram_tag$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag$1 ram_tag$1(
+    hwprof_board_ulx3s__profiler__acc__ram_tag__1 ram_tag$1(
         .d(ram_tag$1$d),
         .q(ram_tag$1$q),
         .clock(ram_tag$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$0 ram_tag_part$0(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__0 ram_tag_part$0(
         .d(ram_tag_part$0$d),
         .q(ram_tag_part$0$q),
         .clock(ram_tag_part$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$1 ram_tag_part$1(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__1 ram_tag_part$1(
         .d(ram_tag_part$1$d),
         .q(ram_tag_part$1$q),
         .clock(ram_tag_part$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$2 ram_tag_part$2(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__2 ram_tag_part$2(
         .d(ram_tag_part$2$d),
         .q(ram_tag_part$2$q),
         .clock(ram_tag_part$2$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$3 ram_tag_part$3(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__3 ram_tag_part$3(
         .d(ram_tag_part$3$d),
         .q(ram_tag_part$3$q),
         .clock(ram_tag_part$3$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$4 ram_tag_part$4(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__4 ram_tag_part$4(
         .d(ram_tag_part$4$d),
         .q(ram_tag_part$4$q),
         .clock(ram_tag_part$4$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$5 ram_tag_part$5(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__5 ram_tag_part$5(
         .d(ram_tag_part$5$d),
         .q(ram_tag_part$5$q),
         .clock(ram_tag_part$5$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$6 ram_tag_part$6(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__6 ram_tag_part$6(
         .d(ram_tag_part$6$d),
         .q(ram_tag_part$6$q),
         .clock(ram_tag_part$6$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$7 ram_tag_part$7(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__7 ram_tag_part$7(
         .d(ram_tag_part$7$d),
         .q(ram_tag_part$7$q),
         .clock(ram_tag_part$7$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$8 ram_tag_part$8(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__8 ram_tag_part$8(
         .d(ram_tag_part$8$d),
         .q(ram_tag_part$8$q),
         .clock(ram_tag_part$8$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$9 ram_tag_part$9(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__9 ram_tag_part$9(
         .d(ram_tag_part$9$d),
         .q(ram_tag_part$9$q),
         .clock(ram_tag_part$9$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$10 ram_tag_part$10(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__10 ram_tag_part$10(
         .d(ram_tag_part$10$d),
         .q(ram_tag_part$10$q),
         .clock(ram_tag_part$10$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$11 ram_tag_part$11(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__11 ram_tag_part$11(
         .d(ram_tag_part$11$d),
         .q(ram_tag_part$11$q),
         .clock(ram_tag_part$11$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$12 ram_tag_part$12(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__12 ram_tag_part$12(
         .d(ram_tag_part$12$d),
         .q(ram_tag_part$12$q),
         .clock(ram_tag_part$12$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$13 ram_tag_part$13(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__13 ram_tag_part$13(
         .d(ram_tag_part$13$d),
         .q(ram_tag_part$13$q),
         .clock(ram_tag_part$13$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$14 ram_tag_part$14(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__14 ram_tag_part$14(
         .d(ram_tag_part$14$d),
         .q(ram_tag_part$14$q),
         .clock(ram_tag_part$14$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$15 ram_tag_part$15(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__15 ram_tag_part$15(
         .d(ram_tag_part$15$d),
         .q(ram_tag_part$15$q),
         .clock(ram_tag_part$15$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$16 ram_tag_part$16(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__16 ram_tag_part$16(
         .d(ram_tag_part$16$d),
         .q(ram_tag_part$16$q),
         .clock(ram_tag_part$16$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$17 ram_tag_part$17(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__17 ram_tag_part$17(
         .d(ram_tag_part$17$d),
         .q(ram_tag_part$17$q),
         .clock(ram_tag_part$17$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$18 ram_tag_part$18(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__18 ram_tag_part$18(
         .d(ram_tag_part$18$d),
         .q(ram_tag_part$18$q),
         .clock(ram_tag_part$18$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$19 ram_tag_part$19(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__19 ram_tag_part$19(
         .d(ram_tag_part$19$d),
         .q(ram_tag_part$19$q),
         .clock(ram_tag_part$19$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$20 ram_tag_part$20(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__20 ram_tag_part$20(
         .d(ram_tag_part$20$d),
         .q(ram_tag_part$20$q),
         .clock(ram_tag_part$20$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$21 ram_tag_part$21(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__21 ram_tag_part$21(
         .d(ram_tag_part$21$d),
         .q(ram_tag_part$21$q),
         .clock(ram_tag_part$21$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$22 ram_tag_part$22(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__22 ram_tag_part$22(
         .d(ram_tag_part$22$d),
         .q(ram_tag_part$22$q),
         .clock(ram_tag_part$22$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ram_tag_part$23 ram_tag_part$23(
+    hwprof_board_ulx3s__profiler__acc__ram_tag_part__23 ram_tag_part$23(
         .d(ram_tag_part$23$d),
         .q(ram_tag_part$23$q),
         .clock(ram_tag_part$23$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$scan_set scan_set(
+    hwprof_board_ulx3s__profiler__acc__scan_set scan_set(
         .d(scan_set$d),
         .q(scan_set$q),
         .clock(scan_set$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_valid fw_valid(
+    hwprof_board_ulx3s__profiler__acc__fw_valid fw_valid(
         .d(fw_valid$d),
         .q(fw_valid$q),
         .clock(fw_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_set fw_set(
+    hwprof_board_ulx3s__profiler__acc__fw_set fw_set(
         .d(fw_set$d),
         .q(fw_set$q),
         .clock(fw_set$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_tag fw2_tag(
+    hwprof_board_ulx3s__profiler__acc__fw2_tag fw2_tag(
         .d(fw2_tag$d),
         .q(fw2_tag$q),
         .clock(fw2_tag$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_word$0 fw2_word$0(
+    hwprof_board_ulx3s__profiler__acc__fw2_word__0 fw2_word$0(
         .d(fw2_word$0$d),
         .q(fw2_word$0$q),
         .clock(fw2_word$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_word$1 fw2_word$1(
+    hwprof_board_ulx3s__profiler__acc__fw2_word__1 fw2_word$1(
         .d(fw2_word$1$d),
         .q(fw2_word$1$q),
         .clock(fw2_word$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ahead1 ahead1(
+    hwprof_board_ulx3s__profiler__acc__ahead1 ahead1(
         .d(ahead1$d),
         .q(ahead1$q),
         .clock(ahead1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$key1 key1(
+    hwprof_board_ulx3s__profiler__acc__key1 key1(
         .d(key1$d),
         .q(key1$q),
         .clock(key1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ahead2_alloc$0 ahead2_alloc$0(
+    hwprof_board_ulx3s__profiler__acc__ahead2_alloc__0 ahead2_alloc$0(
         .d(ahead2_alloc$0$d),
         .q(ahead2_alloc$0$q),
         .clock(ahead2_alloc$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ahead2_alloc$1 ahead2_alloc$1(
+    hwprof_board_ulx3s__profiler__acc__ahead2_alloc__1 ahead2_alloc$1(
         .d(ahead2_alloc$1$d),
         .q(ahead2_alloc$1$q),
         .clock(ahead2_alloc$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ahead3_alloc$0 ahead3_alloc$0(
+    hwprof_board_ulx3s__profiler__acc__ahead3_alloc__0 ahead3_alloc$0(
         .d(ahead3_alloc$0$d),
         .q(ahead3_alloc$0$q),
         .clock(ahead3_alloc$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$ahead3_alloc$1 ahead3_alloc$1(
+    hwprof_board_ulx3s__profiler__acc__ahead3_alloc__1 ahead3_alloc$1(
         .d(ahead3_alloc$1$d),
         .q(ahead3_alloc$1$q),
         .clock(ahead3_alloc$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_eq$0 fw_eq$0(
+    hwprof_board_ulx3s__profiler__acc__fw_eq__0 fw_eq$0(
         .d(fw_eq$0$d),
         .q(fw_eq$0$q),
         .clock(fw_eq$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_eq$1 fw_eq$1(
+    hwprof_board_ulx3s__profiler__acc__fw_eq__1 fw_eq$1(
         .d(fw_eq$1$d),
         .q(fw_eq$1$q),
         .clock(fw_eq$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_alloc$0 fw2_alloc$0(
+    hwprof_board_ulx3s__profiler__acc__fw2_alloc__0 fw2_alloc$0(
         .d(fw2_alloc$0$d),
         .q(fw2_alloc$0$q),
         .clock(fw2_alloc$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_alloc$1 fw2_alloc$1(
+    hwprof_board_ulx3s__profiler__acc__fw2_alloc__1 fw2_alloc$1(
         .d(fw2_alloc$1$d),
         .q(fw2_alloc$1$q),
         .clock(fw2_alloc$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw3_tag fw3_tag(
+    hwprof_board_ulx3s__profiler__acc__fw3_tag fw3_tag(
         .d(fw3_tag$d),
         .q(fw3_tag$q),
         .clock(fw3_tag$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_alloc$0 fw_alloc$0(
+    hwprof_board_ulx3s__profiler__acc__fw_alloc__0 fw_alloc$0(
         .d(fw_alloc$0$d),
         .q(fw_alloc$0$q),
         .clock(fw_alloc$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_alloc$1 fw_alloc$1(
+    hwprof_board_ulx3s__profiler__acc__fw_alloc__1 fw_alloc$1(
         .d(fw_alloc$1$d),
         .q(fw_alloc$1$q),
         .clock(fw_alloc$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_tag fw_tag(
+    hwprof_board_ulx3s__profiler__acc__fw_tag fw_tag(
         .d(fw_tag$d),
         .q(fw_tag$q),
         .clock(fw_tag$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_meta$0 fw_meta$0(
+    hwprof_board_ulx3s__profiler__acc__fw_meta__0 fw_meta$0(
         .d(fw_meta$0$d),
         .q(fw_meta$0$q),
         .clock(fw_meta$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_meta$1 fw_meta$1(
+    hwprof_board_ulx3s__profiler__acc__fw_meta__1 fw_meta$1(
         .d(fw_meta$1$d),
         .q(fw_meta$1$q),
         .clock(fw_meta$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$st_valid$0 st_valid$0(
+    hwprof_board_ulx3s__profiler__acc__st_valid__0 st_valid$0(
         .d(st_valid$0$d),
         .q(st_valid$0$q),
         .clock(st_valid$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$st_valid$1 st_valid$1(
+    hwprof_board_ulx3s__profiler__acc__st_valid__1 st_valid$1(
         .d(st_valid$1$d),
         .q(st_valid$1$q),
         .clock(st_valid$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$st_tag$0 st_tag$0(
+    hwprof_board_ulx3s__profiler__acc__st_tag__0 st_tag$0(
         .d(st_tag$0$d),
         .q(st_tag$0$q),
         .clock(st_tag$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$st_tag$1 st_tag$1(
+    hwprof_board_ulx3s__profiler__acc__st_tag__1 st_tag$1(
         .d(st_tag$1$d),
         .q(st_tag$1$q),
         .clock(st_tag$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$st_count$0 st_count$0(
+    hwprof_board_ulx3s__profiler__acc__st_count__0 st_count$0(
         .d(st_count$0$d),
         .q(st_count$0$q),
         .clock(st_count$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$st_count$1 st_count$1(
+    hwprof_board_ulx3s__profiler__acc__st_count__1 st_count$1(
         .d(st_count$1$d),
         .q(st_count$1$q),
         .clock(st_count$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$term term(
+    hwprof_board_ulx3s__profiler__acc__term term(
         .d(term$d),
         .q(term$q),
         .clock(term$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$rep_interval rep_interval(
+    hwprof_board_ulx3s__profiler__acc__rep_interval rep_interval(
         .d(rep_interval$d),
         .q(rep_interval$q),
         .clock(rep_interval$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$c_same2 c_same2(
+    hwprof_board_ulx3s__profiler__acc__c_same2 c_same2(
         .d(c_same2$d),
         .q(c_same2$q),
         .clock(c_same2$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$c_same3 c_same3(
+    hwprof_board_ulx3s__profiler__acc__c_same3 c_same3(
         .d(c_same3$d),
         .q(c_same3$q),
         .clock(c_same3$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$r_meta$0 r_meta$0(
+    hwprof_board_ulx3s__profiler__acc__r_meta__0 r_meta$0(
         .d(r_meta$0$d),
         .q(r_meta$0$q),
         .clock(r_meta$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$r_meta$1 r_meta$1(
+    hwprof_board_ulx3s__profiler__acc__r_meta__1 r_meta$1(
         .d(r_meta$1$d),
         .q(r_meta$1$q),
         .clock(r_meta$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$r_ge$0 r_ge$0(
+    hwprof_board_ulx3s__profiler__acc__r_ge__0 r_ge$0(
         .d(r_ge$0$d),
         .q(r_ge$0$q),
         .clock(r_ge$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$r_ge$1 r_ge$1(
+    hwprof_board_ulx3s__profiler__acc__r_ge__1 r_ge$1(
         .d(r_ge$1$d),
         .q(r_ge$1$q),
         .clock(r_ge$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$r_floor$0 r_floor$0(
+    hwprof_board_ulx3s__profiler__acc__r_floor__0 r_floor$0(
         .d(r_floor$0$d),
         .q(r_floor$0$q),
         .clock(r_floor$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$r_floor$1 r_floor$1(
+    hwprof_board_ulx3s__profiler__acc__r_floor__1 r_floor$1(
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_ge_r$0 fw_ge_r$0(
+    hwprof_board_ulx3s__profiler__acc__fw_ge_r__0 fw_ge_r$0(
         .d(fw_ge_r$0$d),
         .q(fw_ge_r$0$q),
         .clock(fw_ge_r$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_ge_r$1 fw_ge_r$1(
+    hwprof_board_ulx3s__profiler__acc__fw_ge_r__1 fw_ge_r$1(
         .d(fw_ge_r$1$d),
         .q(fw_ge_r$1$q),
         .clock(fw_ge_r$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_floor_r$0 fw_floor_r$0(
+    hwprof_board_ulx3s__profiler__acc__fw_floor_r__0 fw_floor_r$0(
         .d(fw_floor_r$0$d),
         .q(fw_floor_r$0$q),
         .clock(fw_floor_r$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw_floor_r$1 fw_floor_r$1(
+    hwprof_board_ulx3s__profiler__acc__fw_floor_r__1 fw_floor_r$1(
         .d(fw_floor_r$1$d),
         .q(fw_floor_r$1$q),
         .clock(fw_floor_r$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_ge$0 fw2_ge$0(
+    hwprof_board_ulx3s__profiler__acc__fw2_ge__0 fw2_ge$0(
         .d(fw2_ge$0$d),
         .q(fw2_ge$0$q),
         .clock(fw2_ge$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_ge$1 fw2_ge$1(
+    hwprof_board_ulx3s__profiler__acc__fw2_ge__1 fw2_ge$1(
         .d(fw2_ge$1$d),
         .q(fw2_ge$1$q),
         .clock(fw2_ge$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_floor$0 fw2_floor$0(
+    hwprof_board_ulx3s__profiler__acc__fw2_floor__0 fw2_floor$0(
         .d(fw2_floor$0$d),
         .q(fw2_floor$0$q),
         .clock(fw2_floor$0$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$fw2_floor$1 fw2_floor$1(
+    hwprof_board_ulx3s__profiler__acc__fw2_floor__1 fw2_floor$1(
         .d(fw2_floor$1$d),
         .q(fw2_floor$1$q),
         .clock(fw2_floor$1$clock)
     );
-    hwprof_board_ulx3s$profiler$acc$hits hits(
+    hwprof_board_ulx3s__profiler__acc__hits hits(
         .bits$0(hits$bits$0),
         .bits$1(hits$bits$1),
         .first$0(hits$first$0),
@@ -2687,7 +2687,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .any(hits$any),
         .many(hits$many)
     );
-    hwprof_board_ulx3s$profiler$acc$empty empty(
+    hwprof_board_ulx3s__profiler__acc__empty empty(
         .bits$0(empty$bits$0),
         .bits$1(empty$bits$1),
         .first$0(empty$first$0),
@@ -2695,7 +2695,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .any(empty$any),
         .many(empty$many)
     );
-    hwprof_board_ulx3s$profiler$acc$repl repl(
+    hwprof_board_ulx3s__profiler__acc__repl repl(
         .bits$0(repl$bits$0),
         .bits$1(repl$bits$1),
         .first$0(repl$first$0),
@@ -2703,7 +2703,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .any(repl$any),
         .many(repl$many)
     );
-    hwprof_board_ulx3s$profiler$acc$smallest smallest(
+    hwprof_board_ulx3s__profiler__acc__smallest smallest(
         .bits$0(smallest$bits$0),
         .bits$1(smallest$bits$1),
         .first$0(smallest$first$0),
@@ -2711,7 +2711,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         .any(smallest$any),
         .many(smallest$many)
     );
-    hwprof_board_ulx3s$profiler$acc$staged staged(
+    hwprof_board_ulx3s__profiler__acc__staged staged(
         .bits$0(staged$bits$0),
         .bits$1(staged$bits$1),
         .first$0(staged$first$0),
@@ -3311,7 +3311,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         if (scan_advance) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
-                scan_set$d = 32'h0;
+                scan_set$d = 20'h0;
             end
         end
         staged$bits$0 = st_valid$0$q;
@@ -3320,7 +3320,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
         report_valid = staged$any | (term$q & ~epochs$any_pend & ~epochs$rolling);
         report_last = ~staged$any;
         report_interval = rep_interval$q;
-        report_tag = 32'h0;
+        report_tag = 96'h0;
         rc = zero_c;
         if (staged$first$0) begin
             report_tag = st_tag$0$q;
@@ -3377,7 +3377,7 @@ module hwprof_board_ulx3s$profiler$acc(clock,reset,lookup_offer,lookup,lookup_se
 endmodule // top$profiler$acc
 
 
-module hwprof_board_ulx3s$profiler$acc$ahead1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ahead1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3396,7 +3396,7 @@ module hwprof_board_ulx3s$profiler$acc$ahead1(d,q,clock);
 endmodule // top$profiler$acc$ahead1
 
 
-module hwprof_board_ulx3s$profiler$acc$ahead2_alloc$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ahead2_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3415,7 +3415,7 @@ module hwprof_board_ulx3s$profiler$acc$ahead2_alloc$0(d,q,clock);
 endmodule // top$profiler$acc$ahead2_alloc$0
 
 
-module hwprof_board_ulx3s$profiler$acc$ahead2_alloc$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ahead2_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3434,7 +3434,7 @@ module hwprof_board_ulx3s$profiler$acc$ahead2_alloc$1(d,q,clock);
 endmodule // top$profiler$acc$ahead2_alloc$1
 
 
-module hwprof_board_ulx3s$profiler$acc$ahead3_alloc$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ahead3_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3453,7 +3453,7 @@ module hwprof_board_ulx3s$profiler$acc$ahead3_alloc$0(d,q,clock);
 endmodule // top$profiler$acc$ahead3_alloc$0
 
 
-module hwprof_board_ulx3s$profiler$acc$ahead3_alloc$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ahead3_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3472,7 +3472,7 @@ module hwprof_board_ulx3s$profiler$acc$ahead3_alloc$1(d,q,clock);
 endmodule // top$profiler$acc$ahead3_alloc$1
 
 
-module hwprof_board_ulx3s$profiler$acc$c_op(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__c_op(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3491,7 +3491,7 @@ module hwprof_board_ulx3s$profiler$acc$c_op(d,q,clock);
 endmodule // top$profiler$acc$c_op
 
 
-module hwprof_board_ulx3s$profiler$acc$c_same2(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__c_same2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3510,7 +3510,7 @@ module hwprof_board_ulx3s$profiler$acc$c_same2(d,q,clock);
 endmodule // top$profiler$acc$c_same2
 
 
-module hwprof_board_ulx3s$profiler$acc$c_same3(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__c_same3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3529,7 +3529,7 @@ module hwprof_board_ulx3s$profiler$acc$c_same3(d,q,clock);
 endmodule // top$profiler$acc$c_same3
 
 
-module hwprof_board_ulx3s$profiler$acc$c_set(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__c_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -3548,7 +3548,7 @@ module hwprof_board_ulx3s$profiler$acc$c_set(d,q,clock);
 endmodule // top$profiler$acc$c_set
 
 
-module hwprof_board_ulx3s$profiler$acc$c_tag(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__c_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3567,7 +3567,7 @@ module hwprof_board_ulx3s$profiler$acc$c_tag(d,q,clock);
 endmodule // top$profiler$acc$c_tag
 
 
-module hwprof_board_ulx3s$profiler$acc$d_op(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__d_op(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3586,7 +3586,7 @@ module hwprof_board_ulx3s$profiler$acc$d_op(d,q,clock);
 endmodule // top$profiler$acc$d_op
 
 
-module hwprof_board_ulx3s$profiler$acc$d_set(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__d_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -3605,7 +3605,7 @@ module hwprof_board_ulx3s$profiler$acc$d_set(d,q,clock);
 endmodule // top$profiler$acc$d_set
 
 
-module hwprof_board_ulx3s$profiler$acc$d_tag(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__d_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3624,7 +3624,7 @@ module hwprof_board_ulx3s$profiler$acc$d_tag(d,q,clock);
 endmodule // top$profiler$acc$d_tag
 
 
-module hwprof_board_ulx3s$profiler$acc$empty(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_ulx3s__profiler__acc__empty(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -3647,7 +3647,7 @@ module hwprof_board_ulx3s$profiler$acc$empty(bits$0,bits$1,first$0,first$1,any,m
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_board_ulx3s__profiler__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -3765,7 +3765,7 @@ module hwprof_board_ulx3s$profiler$acc$epochs(clock,reset,d_set,lookup_set,scan_
 endmodule // top$profiler$acc$epochs
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_alloc$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3784,7 +3784,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_alloc$0(d,q,clock);
 endmodule // top$profiler$acc$fw2_alloc$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_alloc$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3803,7 +3803,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_alloc$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_alloc$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_floor$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3822,7 +3822,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_floor$0(d,q,clock);
 endmodule // top$profiler$acc$fw2_floor$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_floor$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3841,7 +3841,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_floor$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_floor$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_ge$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_ge__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3860,7 +3860,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_ge$0(d,q,clock);
 endmodule // top$profiler$acc$fw2_ge$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_ge$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_ge__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3879,7 +3879,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_ge$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_ge$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_tag(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3898,7 +3898,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_tag(d,q,clock);
 endmodule // top$profiler$acc$fw2_tag
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_word$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_word__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -3917,7 +3917,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_word$0(d,q,clock);
 endmodule // top$profiler$acc$fw2_word$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw2_word$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw2_word__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -3936,7 +3936,7 @@ module hwprof_board_ulx3s$profiler$acc$fw2_word$1(d,q,clock);
 endmodule // top$profiler$acc$fw2_word$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw3_tag(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw3_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3955,7 +3955,7 @@ module hwprof_board_ulx3s$profiler$acc$fw3_tag(d,q,clock);
 endmodule // top$profiler$acc$fw3_tag
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_alloc$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3974,7 +3974,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_alloc$0(d,q,clock);
 endmodule // top$profiler$acc$fw_alloc$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_alloc$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3993,7 +3993,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_alloc$1(d,q,clock);
 endmodule // top$profiler$acc$fw_alloc$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_eq$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_eq__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4012,7 +4012,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_eq$0(d,q,clock);
 endmodule // top$profiler$acc$fw_eq$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_eq$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_eq__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4031,7 +4031,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_eq$1(d,q,clock);
 endmodule // top$profiler$acc$fw_eq$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_floor_r$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_floor_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4050,7 +4050,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_floor_r$0(d,q,clock);
 endmodule // top$profiler$acc$fw_floor_r$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_floor_r$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_floor_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4069,7 +4069,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_floor_r$1(d,q,clock);
 endmodule // top$profiler$acc$fw_floor_r$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_ge_r$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_ge_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4088,7 +4088,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_ge_r$0(d,q,clock);
 endmodule // top$profiler$acc$fw_ge_r$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_ge_r$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_ge_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4107,7 +4107,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_ge_r$1(d,q,clock);
 endmodule // top$profiler$acc$fw_ge_r$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_meta$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_meta__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -4126,7 +4126,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_meta$0(d,q,clock);
 endmodule // top$profiler$acc$fw_meta$0
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_meta$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_meta__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -4145,7 +4145,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_meta$1(d,q,clock);
 endmodule // top$profiler$acc$fw_meta$1
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_set(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -4164,7 +4164,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_set(d,q,clock);
 endmodule // top$profiler$acc$fw_set
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_tag(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -4183,7 +4183,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_tag(d,q,clock);
 endmodule // top$profiler$acc$fw_tag
 
 
-module hwprof_board_ulx3s$profiler$acc$fw_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__fw_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4202,7 +4202,7 @@ module hwprof_board_ulx3s$profiler$acc$fw_valid(d,q,clock);
 endmodule // top$profiler$acc$fw_valid
 
 
-module hwprof_board_ulx3s$profiler$acc$hits(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_ulx3s__profiler__acc__hits(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -4225,7 +4225,7 @@ module hwprof_board_ulx3s$profiler$acc$hits(bits$0,bits$1,first$0,first$1,any,ma
 endmodule // top$profiler$acc$hits
 
 
-module hwprof_board_ulx3s$profiler$acc$key1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__key1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4244,7 +4244,7 @@ module hwprof_board_ulx3s$profiler$acc$key1(d,q,clock);
 endmodule // top$profiler$acc$key1
 
 
-module hwprof_board_ulx3s$profiler$acc$metas$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__acc__metas__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -4271,7 +4271,7 @@ module hwprof_board_ulx3s$profiler$acc$metas$0(read_address,read_clock,read_data
 endmodule // top$profiler$acc$metas$0
 
 
-module hwprof_board_ulx3s$profiler$acc$metas$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__acc__metas__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -4298,7 +4298,7 @@ module hwprof_board_ulx3s$profiler$acc$metas$1(read_address,read_clock,read_data
 endmodule // top$profiler$acc$metas$1
 
 
-module hwprof_board_ulx3s$profiler$acc$r_floor$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__r_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4317,7 +4317,7 @@ module hwprof_board_ulx3s$profiler$acc$r_floor$0(d,q,clock);
 endmodule // top$profiler$acc$r_floor$0
 
 
-module hwprof_board_ulx3s$profiler$acc$r_floor$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__r_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4336,7 +4336,7 @@ module hwprof_board_ulx3s$profiler$acc$r_floor$1(d,q,clock);
 endmodule // top$profiler$acc$r_floor$1
 
 
-module hwprof_board_ulx3s$profiler$acc$r_ge$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__r_ge__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4355,7 +4355,7 @@ module hwprof_board_ulx3s$profiler$acc$r_ge$0(d,q,clock);
 endmodule // top$profiler$acc$r_ge$0
 
 
-module hwprof_board_ulx3s$profiler$acc$r_ge$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__r_ge__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4374,7 +4374,7 @@ module hwprof_board_ulx3s$profiler$acc$r_ge$1(d,q,clock);
 endmodule // top$profiler$acc$r_ge$1
 
 
-module hwprof_board_ulx3s$profiler$acc$r_meta$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__r_meta__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -4393,7 +4393,7 @@ module hwprof_board_ulx3s$profiler$acc$r_meta$0(d,q,clock);
 endmodule // top$profiler$acc$r_meta$0
 
 
-module hwprof_board_ulx3s$profiler$acc$r_meta$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__r_meta__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -4412,7 +4412,7 @@ module hwprof_board_ulx3s$profiler$acc$r_meta$1(d,q,clock);
 endmodule // top$profiler$acc$r_meta$1
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag__0(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -4431,7 +4431,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag$0(d,q,clock);
 endmodule // top$profiler$acc$ram_tag$0
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag__1(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -4450,7 +4450,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag$1(d,q,clock);
 endmodule // top$profiler$acc$ram_tag$1
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4469,7 +4469,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$0(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$0
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4488,7 +4488,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$1(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$1
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$10(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__10(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4507,7 +4507,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$10(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$10
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$11(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__11(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4526,7 +4526,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$11(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$11
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$12(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__12(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4545,7 +4545,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$12(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$12
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$13(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__13(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4564,7 +4564,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$13(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$13
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$14(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__14(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4583,7 +4583,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$14(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$14
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$15(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__15(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4602,7 +4602,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$15(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$15
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$16(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__16(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4621,7 +4621,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$16(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$16
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$17(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__17(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4640,7 +4640,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$17(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$17
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$18(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__18(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4659,7 +4659,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$18(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$18
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$19(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__19(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4678,7 +4678,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$19(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$19
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4697,7 +4697,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$2(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$2
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$20(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__20(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4716,7 +4716,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$20(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$20
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$21(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__21(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4735,7 +4735,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$21(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$21
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$22(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__22(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4754,7 +4754,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$22(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$22
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$23(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__23(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4773,7 +4773,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$23(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$23
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4792,7 +4792,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$3(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$3
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$4(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__4(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4811,7 +4811,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$4(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$4
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$5(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__5(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4830,7 +4830,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$5(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$5
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$6(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__6(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4849,7 +4849,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$6(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$6
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$7(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__7(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4868,7 +4868,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$7(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$7
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$8(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__8(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4887,7 +4887,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$8(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$8
 
 
-module hwprof_board_ulx3s$profiler$acc$ram_tag_part$9(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__ram_tag_part__9(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4906,7 +4906,7 @@ module hwprof_board_ulx3s$profiler$acc$ram_tag_part$9(d,q,clock);
 endmodule // top$profiler$acc$ram_tag_part$9
 
 
-module hwprof_board_ulx3s$profiler$acc$rep_interval(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__rep_interval(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -4925,7 +4925,7 @@ module hwprof_board_ulx3s$profiler$acc$rep_interval(d,q,clock);
 endmodule // top$profiler$acc$rep_interval
 
 
-module hwprof_board_ulx3s$profiler$acc$repl(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_ulx3s__profiler__acc__repl(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -4948,7 +4948,7 @@ module hwprof_board_ulx3s$profiler$acc$repl(bits$0,bits$1,first$0,first$1,any,ma
 endmodule // top$profiler$acc$repl
 
 
-module hwprof_board_ulx3s$profiler$acc$scan_set(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__scan_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -4967,7 +4967,7 @@ module hwprof_board_ulx3s$profiler$acc$scan_set(d,q,clock);
 endmodule // top$profiler$acc$scan_set
 
 
-module hwprof_board_ulx3s$profiler$acc$smallest(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_ulx3s__profiler__acc__smallest(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -4990,7 +4990,7 @@ module hwprof_board_ulx3s$profiler$acc$smallest(bits$0,bits$1,first$0,first$1,an
 endmodule // top$profiler$acc$smallest
 
 
-module hwprof_board_ulx3s$profiler$acc$st_count$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__st_count__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -5009,7 +5009,7 @@ module hwprof_board_ulx3s$profiler$acc$st_count$0(d,q,clock);
 endmodule // top$profiler$acc$st_count$0
 
 
-module hwprof_board_ulx3s$profiler$acc$st_count$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__st_count__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -5028,7 +5028,7 @@ module hwprof_board_ulx3s$profiler$acc$st_count$1(d,q,clock);
 endmodule // top$profiler$acc$st_count$1
 
 
-module hwprof_board_ulx3s$profiler$acc$st_tag$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__st_tag__0(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -5047,7 +5047,7 @@ module hwprof_board_ulx3s$profiler$acc$st_tag$0(d,q,clock);
 endmodule // top$profiler$acc$st_tag$0
 
 
-module hwprof_board_ulx3s$profiler$acc$st_tag$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__st_tag__1(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -5066,7 +5066,7 @@ module hwprof_board_ulx3s$profiler$acc$st_tag$1(d,q,clock);
 endmodule // top$profiler$acc$st_tag$1
 
 
-module hwprof_board_ulx3s$profiler$acc$st_valid$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__st_valid__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5085,7 +5085,7 @@ module hwprof_board_ulx3s$profiler$acc$st_valid$0(d,q,clock);
 endmodule // top$profiler$acc$st_valid$0
 
 
-module hwprof_board_ulx3s$profiler$acc$st_valid$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__st_valid__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5104,7 +5104,7 @@ module hwprof_board_ulx3s$profiler$acc$st_valid$1(d,q,clock);
 endmodule // top$profiler$acc$st_valid$1
 
 
-module hwprof_board_ulx3s$profiler$acc$staged(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_board_ulx3s__profiler__acc__staged(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -5127,7 +5127,7 @@ module hwprof_board_ulx3s$profiler$acc$staged(bits$0,bits$1,first$0,first$1,any,
 endmodule // top$profiler$acc$staged
 
 
-module hwprof_board_ulx3s$profiler$acc$tags$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -5154,7 +5154,7 @@ module hwprof_board_ulx3s$profiler$acc$tags$0(read_address,read_clock,read_data,
 endmodule // top$profiler$acc$tags$0
 
 
-module hwprof_board_ulx3s$profiler$acc$tags$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__acc__tags__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -5181,7 +5181,7 @@ module hwprof_board_ulx3s$profiler$acc$tags$1(read_address,read_clock,read_data,
 endmodule // top$profiler$acc$tags$1
 
 
-module hwprof_board_ulx3s$profiler$acc$term(d,q,clock);
+module hwprof_board_ulx3s__profiler__acc__term(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5200,7 +5200,7 @@ module hwprof_board_ulx3s$profiler$acc$term(d,q,clock);
 endmodule // top$profiler$acc$term
 
 
-module hwprof_board_ulx3s$profiler$busy_r(d,q,clock);
+module hwprof_board_ulx3s__profiler__busy_r(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5219,7 +5219,7 @@ module hwprof_board_ulx3s$profiler$busy_r(d,q,clock);
 endmodule // top$profiler$busy_r
 
 
-module hwprof_board_ulx3s$profiler$c_last(d,q,clock);
+module hwprof_board_ulx3s__profiler__c_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5238,7 +5238,7 @@ module hwprof_board_ulx3s$profiler$c_last(d,q,clock);
 endmodule // top$profiler$c_last
 
 
-module hwprof_board_ulx3s$profiler$c_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__c_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5257,7 +5257,7 @@ module hwprof_board_ulx3s$profiler$c_valid(d,q,clock);
 endmodule // top$profiler$c_valid
 
 
-module hwprof_board_ulx3s$profiler$control(clock,reset,accept,last,bank,finish,interval);
+module hwprof_board_ulx3s__profiler__control(clock,reset,accept,last,bank,finish,interval);
     
     // Module arguments
     input wire  clock;
@@ -5296,27 +5296,27 @@ module hwprof_board_ulx3s$profiler$control(clock,reset,accept,last,bank,finish,i
     reg  pre;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$control$in_count in_count(
+    hwprof_board_ulx3s__profiler__control__in_count in_count(
         .d(in_count$d),
         .q(in_count$q),
         .clock(in_count$clock)
     );
-    hwprof_board_ulx3s$profiler$control$at_last at_last(
+    hwprof_board_ulx3s__profiler__control__at_last at_last(
         .d(at_last$d),
         .q(at_last$q),
         .clock(at_last$clock)
     );
-    hwprof_board_ulx3s$profiler$control$at_pre at_pre(
+    hwprof_board_ulx3s__profiler__control__at_pre at_pre(
         .d(at_pre$d),
         .q(at_pre$q),
         .clock(at_pre$clock)
     );
-    hwprof_board_ulx3s$profiler$control$parity parity(
+    hwprof_board_ulx3s__profiler__control__parity parity(
         .d(parity$d),
         .q(parity$q),
         .clock(parity$clock)
     );
-    hwprof_board_ulx3s$profiler$control$number number(
+    hwprof_board_ulx3s__profiler__control__number number(
         .d(number$d),
         .q(number$q),
         .clock(number$clock)
@@ -5340,7 +5340,7 @@ module hwprof_board_ulx3s$profiler$control(clock,reset,accept,last,bank,finish,i
         interval = number$q;
         if (accept) begin
             if (last) begin
-                in_count$d = 32'h0;
+                in_count$d = 41'h0;
                 at_last$d = 1'b0;
                 at_pre$d = 1'b0;
                 parity$d = ~parity$q;
@@ -5355,7 +5355,7 @@ module hwprof_board_ulx3s$profiler$control(clock,reset,accept,last,bank,finish,i
             number$d = number$q + one32;
         end
         if (reset) begin
-            in_count$d = 32'h0;
+            in_count$d = 41'h0;
             at_last$d = 1'b0;
             at_pre$d = 1'b0;
             parity$d = 1'b0;
@@ -5366,7 +5366,7 @@ module hwprof_board_ulx3s$profiler$control(clock,reset,accept,last,bank,finish,i
 endmodule // top$profiler$control
 
 
-module hwprof_board_ulx3s$profiler$control$at_last(d,q,clock);
+module hwprof_board_ulx3s__profiler__control__at_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5385,7 +5385,7 @@ module hwprof_board_ulx3s$profiler$control$at_last(d,q,clock);
 endmodule // top$profiler$control$at_last
 
 
-module hwprof_board_ulx3s$profiler$control$at_pre(d,q,clock);
+module hwprof_board_ulx3s__profiler__control__at_pre(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5404,7 +5404,7 @@ module hwprof_board_ulx3s$profiler$control$at_pre(d,q,clock);
 endmodule // top$profiler$control$at_pre
 
 
-module hwprof_board_ulx3s$profiler$control$in_count(d,q,clock);
+module hwprof_board_ulx3s__profiler__control__in_count(d,q,clock);
     
     // Module arguments
     input wire  [40:0] d;
@@ -5423,7 +5423,7 @@ module hwprof_board_ulx3s$profiler$control$in_count(d,q,clock);
 endmodule // top$profiler$control$in_count
 
 
-module hwprof_board_ulx3s$profiler$control$number(d,q,clock);
+module hwprof_board_ulx3s__profiler__control__number(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -5442,7 +5442,7 @@ module hwprof_board_ulx3s$profiler$control$number(d,q,clock);
 endmodule // top$profiler$control$number
 
 
-module hwprof_board_ulx3s$profiler$control$parity(d,q,clock);
+module hwprof_board_ulx3s__profiler__control__parity(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5461,7 +5461,7 @@ module hwprof_board_ulx3s$profiler$control$parity(d,q,clock);
 endmodule // top$profiler$control$parity
 
 
-module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
+module hwprof_board_ulx3s__profiler__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -6000,7 +6000,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
     reg  [15:0] min_all_w;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$counters$bank0$0 bank0$0(
+    hwprof_board_ulx3s__profiler__counters__bank0__0 bank0$0(
         .read_address(bank0$0$read_address),
         .read_clock(bank0$0$read_clock),
         .read_data(bank0$0$read_data),
@@ -6009,7 +6009,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .write_data(bank0$0$write_data),
         .write_enable(bank0$0$write_enable)
     );
-    hwprof_board_ulx3s$profiler$counters$bank0$1 bank0$1(
+    hwprof_board_ulx3s__profiler__counters__bank0__1 bank0$1(
         .read_address(bank0$1$read_address),
         .read_clock(bank0$1$read_clock),
         .read_data(bank0$1$read_data),
@@ -6018,7 +6018,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .write_data(bank0$1$write_data),
         .write_enable(bank0$1$write_enable)
     );
-    hwprof_board_ulx3s$profiler$counters$bank0$2 bank0$2(
+    hwprof_board_ulx3s__profiler__counters__bank0__2 bank0$2(
         .read_address(bank0$2$read_address),
         .read_clock(bank0$2$read_clock),
         .read_data(bank0$2$read_data),
@@ -6027,7 +6027,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .write_data(bank0$2$write_data),
         .write_enable(bank0$2$write_enable)
     );
-    hwprof_board_ulx3s$profiler$counters$bank0$3 bank0$3(
+    hwprof_board_ulx3s__profiler__counters__bank0__3 bank0$3(
         .read_address(bank0$3$read_address),
         .read_clock(bank0$3$read_clock),
         .read_data(bank0$3$read_data),
@@ -6036,7 +6036,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .write_data(bank0$3$write_data),
         .write_enable(bank0$3$write_enable)
     );
-    hwprof_board_ulx3s$profiler$counters$bank1$0 bank1$0(
+    hwprof_board_ulx3s__profiler__counters__bank1__0 bank1$0(
         .read_address(bank1$0$read_address),
         .read_clock(bank1$0$read_clock),
         .read_data(bank1$0$read_data),
@@ -6045,7 +6045,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .write_data(bank1$0$write_data),
         .write_enable(bank1$0$write_enable)
     );
-    hwprof_board_ulx3s$profiler$counters$bank1$1 bank1$1(
+    hwprof_board_ulx3s__profiler__counters__bank1__1 bank1$1(
         .read_address(bank1$1$read_address),
         .read_clock(bank1$1$read_clock),
         .read_data(bank1$1$read_data),
@@ -6054,7 +6054,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .write_data(bank1$1$write_data),
         .write_enable(bank1$1$write_enable)
     );
-    hwprof_board_ulx3s$profiler$counters$bank1$2 bank1$2(
+    hwprof_board_ulx3s__profiler__counters__bank1__2 bank1$2(
         .read_address(bank1$2$read_address),
         .read_clock(bank1$2$read_clock),
         .read_data(bank1$2$read_data),
@@ -6063,7 +6063,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .write_data(bank1$2$write_data),
         .write_enable(bank1$2$write_enable)
     );
-    hwprof_board_ulx3s$profiler$counters$bank1$3 bank1$3(
+    hwprof_board_ulx3s__profiler__counters__bank1__3 bank1$3(
         .read_address(bank1$3$read_address),
         .read_clock(bank1$3$read_clock),
         .read_data(bank1$3$read_data),
@@ -6072,509 +6072,509 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .write_data(bank1$3$write_data),
         .write_enable(bank1$3$write_enable)
     );
-    hwprof_board_ulx3s$profiler$counters$s1_index$0 s1_index$0(
+    hwprof_board_ulx3s__profiler__counters__s1_index__0 s1_index$0(
         .d(s1_index$0$d),
         .q(s1_index$0$q),
         .clock(s1_index$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$s1_index$1 s1_index$1(
+    hwprof_board_ulx3s__profiler__counters__s1_index__1 s1_index$1(
         .d(s1_index$1$d),
         .q(s1_index$1$q),
         .clock(s1_index$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$s1_index$2 s1_index$2(
+    hwprof_board_ulx3s__profiler__counters__s1_index__2 s1_index$2(
         .d(s1_index$2$d),
         .q(s1_index$2$q),
         .clock(s1_index$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$s1_index$3 s1_index$3(
+    hwprof_board_ulx3s__profiler__counters__s1_index__3 s1_index$3(
         .d(s1_index$3$d),
         .q(s1_index$3$q),
         .clock(s1_index$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$s1_bank s1_bank(
+    hwprof_board_ulx3s__profiler__counters__s1_bank s1_bank(
         .d(s1_bank$d),
         .q(s1_bank$q),
         .clock(s1_bank$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_same$0 fw_same$0(
+    hwprof_board_ulx3s__profiler__counters__fw_same__0 fw_same$0(
         .d(fw_same$0$d),
         .q(fw_same$0$q),
         .clock(fw_same$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_same$1 fw_same$1(
+    hwprof_board_ulx3s__profiler__counters__fw_same__1 fw_same$1(
         .d(fw_same$1$d),
         .q(fw_same$1$q),
         .clock(fw_same$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_same$2 fw_same$2(
+    hwprof_board_ulx3s__profiler__counters__fw_same__2 fw_same$2(
         .d(fw_same$2$d),
         .q(fw_same$2$q),
         .clock(fw_same$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_same$3 fw_same$3(
+    hwprof_board_ulx3s__profiler__counters__fw_same__3 fw_same$3(
         .d(fw_same$3$d),
         .q(fw_same$3$q),
         .clock(fw_same$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_c$0 fw_c$0(
+    hwprof_board_ulx3s__profiler__counters__fw_c__0 fw_c$0(
         .d(fw_c$0$d),
         .q(fw_c$0$q),
         .clock(fw_c$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_c$1 fw_c$1(
+    hwprof_board_ulx3s__profiler__counters__fw_c__1 fw_c$1(
         .d(fw_c$1$d),
         .q(fw_c$1$q),
         .clock(fw_c$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_c$2 fw_c$2(
+    hwprof_board_ulx3s__profiler__counters__fw_c__2 fw_c$2(
         .d(fw_c$2$d),
         .q(fw_c$2$q),
         .clock(fw_c$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_c$3 fw_c$3(
+    hwprof_board_ulx3s__profiler__counters__fw_c__3 fw_c$3(
         .d(fw_c$3$d),
         .q(fw_c$3$q),
         .clock(fw_c$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_data$0 fw_data$0(
+    hwprof_board_ulx3s__profiler__counters__fw_data__0 fw_data$0(
         .d(fw_data$0$d),
         .q(fw_data$0$q),
         .clock(fw_data$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_data$1 fw_data$1(
+    hwprof_board_ulx3s__profiler__counters__fw_data__1 fw_data$1(
         .d(fw_data$1$d),
         .q(fw_data$1$q),
         .clock(fw_data$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_data$2 fw_data$2(
+    hwprof_board_ulx3s__profiler__counters__fw_data__2 fw_data$2(
         .d(fw_data$2$d),
         .q(fw_data$2$q),
         .clock(fw_data$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_data$3 fw_data$3(
+    hwprof_board_ulx3s__profiler__counters__fw_data__3 fw_data$3(
         .d(fw_data$3$d),
         .q(fw_data$3$q),
         .clock(fw_data$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_floor$0 fw_floor$0(
+    hwprof_board_ulx3s__profiler__counters__fw_floor__0 fw_floor$0(
         .d(fw_floor$0$d),
         .q(fw_floor$0$q),
         .clock(fw_floor$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_floor$1 fw_floor$1(
+    hwprof_board_ulx3s__profiler__counters__fw_floor__1 fw_floor$1(
         .d(fw_floor$1$d),
         .q(fw_floor$1$q),
         .clock(fw_floor$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_floor$2 fw_floor$2(
+    hwprof_board_ulx3s__profiler__counters__fw_floor__2 fw_floor$2(
         .d(fw_floor$2$d),
         .q(fw_floor$2$q),
         .clock(fw_floor$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_floor$3 fw_floor$3(
+    hwprof_board_ulx3s__profiler__counters__fw_floor__3 fw_floor$3(
         .d(fw_floor$3$d),
         .q(fw_floor$3$q),
         .clock(fw_floor$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_cfloor$0 fw_cfloor$0(
+    hwprof_board_ulx3s__profiler__counters__fw_cfloor__0 fw_cfloor$0(
         .d(fw_cfloor$0$d),
         .q(fw_cfloor$0$q),
         .clock(fw_cfloor$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_cfloor$1 fw_cfloor$1(
+    hwprof_board_ulx3s__profiler__counters__fw_cfloor__1 fw_cfloor$1(
         .d(fw_cfloor$1$d),
         .q(fw_cfloor$1$q),
         .clock(fw_cfloor$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_cfloor$2 fw_cfloor$2(
+    hwprof_board_ulx3s__profiler__counters__fw_cfloor__2 fw_cfloor$2(
         .d(fw_cfloor$2$d),
         .q(fw_cfloor$2$q),
         .clock(fw_cfloor$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_cfloor$3 fw_cfloor$3(
+    hwprof_board_ulx3s__profiler__counters__fw_cfloor__3 fw_cfloor$3(
         .d(fw_cfloor$3$d),
         .q(fw_cfloor$3$q),
         .clock(fw_cfloor$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_inc$0 fw_inc$0(
+    hwprof_board_ulx3s__profiler__counters__fw_inc__0 fw_inc$0(
         .d(fw_inc$0$d),
         .q(fw_inc$0$q),
         .clock(fw_inc$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_inc$1 fw_inc$1(
+    hwprof_board_ulx3s__profiler__counters__fw_inc__1 fw_inc$1(
         .d(fw_inc$1$d),
         .q(fw_inc$1$q),
         .clock(fw_inc$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_inc$2 fw_inc$2(
+    hwprof_board_ulx3s__profiler__counters__fw_inc__2 fw_inc$2(
         .d(fw_inc$2$d),
         .q(fw_inc$2$q),
         .clock(fw_inc$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_inc$3 fw_inc$3(
+    hwprof_board_ulx3s__profiler__counters__fw_inc__3 fw_inc$3(
         .d(fw_inc$3$d),
         .q(fw_inc$3$q),
         .clock(fw_inc$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_incfloor$0 fw_incfloor$0(
+    hwprof_board_ulx3s__profiler__counters__fw_incfloor__0 fw_incfloor$0(
         .d(fw_incfloor$0$d),
         .q(fw_incfloor$0$q),
         .clock(fw_incfloor$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_incfloor$1 fw_incfloor$1(
+    hwprof_board_ulx3s__profiler__counters__fw_incfloor__1 fw_incfloor$1(
         .d(fw_incfloor$1$d),
         .q(fw_incfloor$1$q),
         .clock(fw_incfloor$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_incfloor$2 fw_incfloor$2(
+    hwprof_board_ulx3s__profiler__counters__fw_incfloor__2 fw_incfloor$2(
         .d(fw_incfloor$2$d),
         .q(fw_incfloor$2$q),
         .clock(fw_incfloor$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_incfloor$3 fw_incfloor$3(
+    hwprof_board_ulx3s__profiler__counters__fw_incfloor__3 fw_incfloor$3(
         .d(fw_incfloor$3$d),
         .q(fw_incfloor$3$q),
         .clock(fw_incfloor$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_upd fw_upd(
+    hwprof_board_ulx3s__profiler__counters__fw_upd fw_upd(
         .d(fw_upd$d),
         .q(fw_upd$q),
         .clock(fw_upd$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_pick$0 fw_pick$0(
+    hwprof_board_ulx3s__profiler__counters__fw_pick__0 fw_pick$0(
         .d(fw_pick$0$d),
         .q(fw_pick$0$q),
         .clock(fw_pick$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_pick$1 fw_pick$1(
+    hwprof_board_ulx3s__profiler__counters__fw_pick__1 fw_pick$1(
         .d(fw_pick$1$d),
         .q(fw_pick$1$q),
         .clock(fw_pick$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_pick$2 fw_pick$2(
+    hwprof_board_ulx3s__profiler__counters__fw_pick__2 fw_pick$2(
         .d(fw_pick$2$d),
         .q(fw_pick$2$q),
         .clock(fw_pick$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw_pick$3 fw_pick$3(
+    hwprof_board_ulx3s__profiler__counters__fw_pick__3 fw_pick$3(
         .d(fw_pick$3$d),
         .q(fw_pick$3$q),
         .clock(fw_pick$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$clear0 clear0(
+    hwprof_board_ulx3s__profiler__counters__clear0 clear0(
         .clock(clear0$clock),
         .start(clear0$start),
         .busy(clear0$busy),
         .address(clear0$address)
     );
-    hwprof_board_ulx3s$profiler$counters$clear1 clear1(
+    hwprof_board_ulx3s__profiler__counters__clear1 clear1(
         .clock(clear1$clock),
         .start(clear1$start),
         .busy(clear1$busy),
         .address(clear1$address)
     );
-    hwprof_board_ulx3s$profiler$counters$m_index$0 m_index$0(
+    hwprof_board_ulx3s__profiler__counters__m_index__0 m_index$0(
         .d(m_index$0$d),
         .q(m_index$0$q),
         .clock(m_index$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_index$1 m_index$1(
+    hwprof_board_ulx3s__profiler__counters__m_index__1 m_index$1(
         .d(m_index$1$d),
         .q(m_index$1$q),
         .clock(m_index$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_index$2 m_index$2(
+    hwprof_board_ulx3s__profiler__counters__m_index__2 m_index$2(
         .d(m_index$2$d),
         .q(m_index$2$q),
         .clock(m_index$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_index$3 m_index$3(
+    hwprof_board_ulx3s__profiler__counters__m_index__3 m_index$3(
         .d(m_index$3$d),
         .q(m_index$3$q),
         .clock(m_index$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_bank m_bank(
+    hwprof_board_ulx3s__profiler__counters__m_bank m_bank(
         .d(m_bank$d),
         .q(m_bank$q),
         .clock(m_bank$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same2$0 m_same2$0(
+    hwprof_board_ulx3s__profiler__counters__m_same2__0 m_same2$0(
         .d(m_same2$0$d),
         .q(m_same2$0$q),
         .clock(m_same2$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same2$1 m_same2$1(
+    hwprof_board_ulx3s__profiler__counters__m_same2__1 m_same2$1(
         .d(m_same2$1$d),
         .q(m_same2$1$q),
         .clock(m_same2$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same2$2 m_same2$2(
+    hwprof_board_ulx3s__profiler__counters__m_same2__2 m_same2$2(
         .d(m_same2$2$d),
         .q(m_same2$2$q),
         .clock(m_same2$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same2$3 m_same2$3(
+    hwprof_board_ulx3s__profiler__counters__m_same2__3 m_same2$3(
         .d(m_same2$3$d),
         .q(m_same2$3$q),
         .clock(m_same2$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same3$0 m_same3$0(
+    hwprof_board_ulx3s__profiler__counters__m_same3__0 m_same3$0(
         .d(m_same3$0$d),
         .q(m_same3$0$q),
         .clock(m_same3$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same3$1 m_same3$1(
+    hwprof_board_ulx3s__profiler__counters__m_same3__1 m_same3$1(
         .d(m_same3$1$d),
         .q(m_same3$1$q),
         .clock(m_same3$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same3$2 m_same3$2(
+    hwprof_board_ulx3s__profiler__counters__m_same3__2 m_same3$2(
         .d(m_same3$2$d),
         .q(m_same3$2$q),
         .clock(m_same3$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same3$3 m_same3$3(
+    hwprof_board_ulx3s__profiler__counters__m_same3__3 m_same3$3(
         .d(m_same3$3$d),
         .q(m_same3$3$q),
         .clock(m_same3$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$w_valid w_valid(
+    hwprof_board_ulx3s__profiler__counters__w_valid w_valid(
         .d(w_valid$d),
         .q(w_valid$q),
         .clock(w_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$w_bank w_bank(
+    hwprof_board_ulx3s__profiler__counters__w_bank w_bank(
         .d(w_bank$d),
         .q(w_bank$q),
         .clock(w_bank$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$w_last w_last(
+    hwprof_board_ulx3s__profiler__counters__w_last w_last(
         .d(w_last$d),
         .q(w_last$q),
         .clock(w_last$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$w_index$0 w_index$0(
+    hwprof_board_ulx3s__profiler__counters__w_index__0 w_index$0(
         .d(w_index$0$d),
         .q(w_index$0$q),
         .clock(w_index$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$w_index$1 w_index$1(
+    hwprof_board_ulx3s__profiler__counters__w_index__1 w_index$1(
         .d(w_index$1$d),
         .q(w_index$1$q),
         .clock(w_index$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$w_index$2 w_index$2(
+    hwprof_board_ulx3s__profiler__counters__w_index__2 w_index$2(
         .d(w_index$2$d),
         .q(w_index$2$q),
         .clock(w_index$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$w_index$3 w_index$3(
+    hwprof_board_ulx3s__profiler__counters__w_index__3 w_index$3(
         .d(w_index$3$d),
         .q(w_index$3$q),
         .clock(w_index$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw2_data$0 fw2_data$0(
+    hwprof_board_ulx3s__profiler__counters__fw2_data__0 fw2_data$0(
         .d(fw2_data$0$d),
         .q(fw2_data$0$q),
         .clock(fw2_data$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw2_data$1 fw2_data$1(
+    hwprof_board_ulx3s__profiler__counters__fw2_data__1 fw2_data$1(
         .d(fw2_data$1$d),
         .q(fw2_data$1$q),
         .clock(fw2_data$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw2_data$2 fw2_data$2(
+    hwprof_board_ulx3s__profiler__counters__fw2_data__2 fw2_data$2(
         .d(fw2_data$2$d),
         .q(fw2_data$2$q),
         .clock(fw2_data$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw2_data$3 fw2_data$3(
+    hwprof_board_ulx3s__profiler__counters__fw2_data__3 fw2_data$3(
         .d(fw2_data$3$d),
         .q(fw2_data$3$q),
         .clock(fw2_data$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw2_floor$0 fw2_floor$0(
+    hwprof_board_ulx3s__profiler__counters__fw2_floor__0 fw2_floor$0(
         .d(fw2_floor$0$d),
         .q(fw2_floor$0$q),
         .clock(fw2_floor$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw2_floor$1 fw2_floor$1(
+    hwprof_board_ulx3s__profiler__counters__fw2_floor__1 fw2_floor$1(
         .d(fw2_floor$1$d),
         .q(fw2_floor$1$q),
         .clock(fw2_floor$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw2_floor$2 fw2_floor$2(
+    hwprof_board_ulx3s__profiler__counters__fw2_floor__2 fw2_floor$2(
         .d(fw2_floor$2$d),
         .q(fw2_floor$2$q),
         .clock(fw2_floor$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw2_floor$3 fw2_floor$3(
+    hwprof_board_ulx3s__profiler__counters__fw2_floor__3 fw2_floor$3(
         .d(fw2_floor$3$d),
         .q(fw2_floor$3$q),
         .clock(fw2_floor$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$r_c$0 r_c$0(
+    hwprof_board_ulx3s__profiler__counters__r_c__0 r_c$0(
         .d(r_c$0$d),
         .q(r_c$0$q),
         .clock(r_c$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$r_c$1 r_c$1(
+    hwprof_board_ulx3s__profiler__counters__r_c__1 r_c$1(
         .d(r_c$1$d),
         .q(r_c$1$q),
         .clock(r_c$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$r_c$2 r_c$2(
+    hwprof_board_ulx3s__profiler__counters__r_c__2 r_c$2(
         .d(r_c$2$d),
         .q(r_c$2$q),
         .clock(r_c$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$r_c$3 r_c$3(
+    hwprof_board_ulx3s__profiler__counters__r_c__3 r_c$3(
         .d(r_c$3$d),
         .q(r_c$3$q),
         .clock(r_c$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$r_floor$0 r_floor$0(
+    hwprof_board_ulx3s__profiler__counters__r_floor__0 r_floor$0(
         .d(r_floor$0$d),
         .q(r_floor$0$q),
         .clock(r_floor$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$r_floor$1 r_floor$1(
+    hwprof_board_ulx3s__profiler__counters__r_floor__1 r_floor$1(
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$r_floor$2 r_floor$2(
+    hwprof_board_ulx3s__profiler__counters__r_floor__2 r_floor$2(
         .d(r_floor$2$d),
         .q(r_floor$2$q),
         .clock(r_floor$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$r_floor$3 r_floor$3(
+    hwprof_board_ulx3s__profiler__counters__r_floor__3 r_floor$3(
         .d(r_floor$3$d),
         .q(r_floor$3$q),
         .clock(r_floor$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$p_index$0 p_index$0(
+    hwprof_board_ulx3s__profiler__counters__p_index__0 p_index$0(
         .d(p_index$0$d),
         .q(p_index$0$q),
         .clock(p_index$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$p_index$1 p_index$1(
+    hwprof_board_ulx3s__profiler__counters__p_index__1 p_index$1(
         .d(p_index$1$d),
         .q(p_index$1$q),
         .clock(p_index$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$p_index$2 p_index$2(
+    hwprof_board_ulx3s__profiler__counters__p_index__2 p_index$2(
         .d(p_index$2$d),
         .q(p_index$2$q),
         .clock(p_index$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$p_index$3 p_index$3(
+    hwprof_board_ulx3s__profiler__counters__p_index__3 p_index$3(
         .d(p_index$3$d),
         .q(p_index$3$q),
         .clock(p_index$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$wx_valid wx_valid(
+    hwprof_board_ulx3s__profiler__counters__wx_valid wx_valid(
         .d(wx_valid$d),
         .q(wx_valid$q),
         .clock(wx_valid$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$wx_bank wx_bank(
+    hwprof_board_ulx3s__profiler__counters__wx_bank wx_bank(
         .d(wx_bank$d),
         .q(wx_bank$q),
         .clock(wx_bank$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$wx_index$0 wx_index$0(
+    hwprof_board_ulx3s__profiler__counters__wx_index__0 wx_index$0(
         .d(wx_index$0$d),
         .q(wx_index$0$q),
         .clock(wx_index$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$wx_index$1 wx_index$1(
+    hwprof_board_ulx3s__profiler__counters__wx_index__1 wx_index$1(
         .d(wx_index$1$d),
         .q(wx_index$1$q),
         .clock(wx_index$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$wx_index$2 wx_index$2(
+    hwprof_board_ulx3s__profiler__counters__wx_index__2 wx_index$2(
         .d(wx_index$2$d),
         .q(wx_index$2$q),
         .clock(wx_index$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$wx_index$3 wx_index$3(
+    hwprof_board_ulx3s__profiler__counters__wx_index__3 wx_index$3(
         .d(wx_index$3$d),
         .q(wx_index$3$q),
         .clock(wx_index$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same4$0 m_same4$0(
+    hwprof_board_ulx3s__profiler__counters__m_same4__0 m_same4$0(
         .d(m_same4$0$d),
         .q(m_same4$0$q),
         .clock(m_same4$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same4$1 m_same4$1(
+    hwprof_board_ulx3s__profiler__counters__m_same4__1 m_same4$1(
         .d(m_same4$1$d),
         .q(m_same4$1$q),
         .clock(m_same4$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same4$2 m_same4$2(
+    hwprof_board_ulx3s__profiler__counters__m_same4__2 m_same4$2(
         .d(m_same4$2$d),
         .q(m_same4$2$q),
         .clock(m_same4$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$m_same4$3 m_same4$3(
+    hwprof_board_ulx3s__profiler__counters__m_same4__3 m_same4$3(
         .d(m_same4$3$d),
         .q(m_same4$3$q),
         .clock(m_same4$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw3_data$0 fw3_data$0(
+    hwprof_board_ulx3s__profiler__counters__fw3_data__0 fw3_data$0(
         .d(fw3_data$0$d),
         .q(fw3_data$0$q),
         .clock(fw3_data$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw3_data$1 fw3_data$1(
+    hwprof_board_ulx3s__profiler__counters__fw3_data__1 fw3_data$1(
         .d(fw3_data$1$d),
         .q(fw3_data$1$q),
         .clock(fw3_data$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw3_data$2 fw3_data$2(
+    hwprof_board_ulx3s__profiler__counters__fw3_data__2 fw3_data$2(
         .d(fw3_data$2$d),
         .q(fw3_data$2$q),
         .clock(fw3_data$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw3_data$3 fw3_data$3(
+    hwprof_board_ulx3s__profiler__counters__fw3_data__3 fw3_data$3(
         .d(fw3_data$3$d),
         .q(fw3_data$3$q),
         .clock(fw3_data$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw3_floor$0 fw3_floor$0(
+    hwprof_board_ulx3s__profiler__counters__fw3_floor__0 fw3_floor$0(
         .d(fw3_floor$0$d),
         .q(fw3_floor$0$q),
         .clock(fw3_floor$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw3_floor$1 fw3_floor$1(
+    hwprof_board_ulx3s__profiler__counters__fw3_floor__1 fw3_floor$1(
         .d(fw3_floor$1$d),
         .q(fw3_floor$1$q),
         .clock(fw3_floor$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw3_floor$2 fw3_floor$2(
+    hwprof_board_ulx3s__profiler__counters__fw3_floor__2 fw3_floor$2(
         .d(fw3_floor$2$d),
         .q(fw3_floor$2$q),
         .clock(fw3_floor$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$fw3_floor$3 fw3_floor$3(
+    hwprof_board_ulx3s__profiler__counters__fw3_floor__3 fw3_floor$3(
         .d(fw3_floor$3$d),
         .q(fw3_floor$3$q),
         .clock(fw3_floor$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$was_clearing0 was_clearing0(
+    hwprof_board_ulx3s__profiler__counters__was_clearing0 was_clearing0(
         .d(was_clearing0$d),
         .q(was_clearing0$q),
         .clock(was_clearing0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$was_clearing1 was_clearing1(
+    hwprof_board_ulx3s__profiler__counters__was_clearing1 was_clearing1(
         .d(was_clearing1$d),
         .q(was_clearing1$q),
         .clock(was_clearing1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$cu cu(
+    hwprof_board_ulx3s__profiler__counters__cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
         .c$2(cu$c$2),
@@ -6603,42 +6603,42 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
         .inc$2(cu$inc$2),
         .inc$3(cu$inc$3)
     );
-    hwprof_board_ulx3s$profiler$counters$min_r$0 min_r$0(
+    hwprof_board_ulx3s__profiler__counters__min_r__0 min_r$0(
         .d(min_r$0$d),
         .q(min_r$0$q),
         .clock(min_r$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$min_r$1 min_r$1(
+    hwprof_board_ulx3s__profiler__counters__min_r__1 min_r$1(
         .d(min_r$1$d),
         .q(min_r$1$q),
         .clock(min_r$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$min_r$2 min_r$2(
+    hwprof_board_ulx3s__profiler__counters__min_r__2 min_r$2(
         .d(min_r$2$d),
         .q(min_r$2$q),
         .clock(min_r$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$min_r$3 min_r$3(
+    hwprof_board_ulx3s__profiler__counters__min_r__3 min_r$3(
         .d(min_r$3$d),
         .q(min_r$3$q),
         .clock(min_r$3$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$inc_r$0 inc_r$0(
+    hwprof_board_ulx3s__profiler__counters__inc_r__0 inc_r$0(
         .d(inc_r$0$d),
         .q(inc_r$0$q),
         .clock(inc_r$0$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$inc_r$1 inc_r$1(
+    hwprof_board_ulx3s__profiler__counters__inc_r__1 inc_r$1(
         .d(inc_r$1$d),
         .q(inc_r$1$q),
         .clock(inc_r$1$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$inc_r$2 inc_r$2(
+    hwprof_board_ulx3s__profiler__counters__inc_r__2 inc_r$2(
         .d(inc_r$2$d),
         .q(inc_r$2$q),
         .clock(inc_r$2$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$inc_r$3 inc_r$3(
+    hwprof_board_ulx3s__profiler__counters__inc_r__3 inc_r$3(
         .d(inc_r$3$d),
         .q(inc_r$3$q),
         .clock(inc_r$3$clock)
@@ -7396,7 +7396,7 @@ module hwprof_board_ulx3s$profiler$counters(clock,reset,read_index$0,read_index$
 endmodule // top$profiler$counters
 
 
-module hwprof_board_ulx3s$profiler$counters$bank0$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__counters__bank0__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7486,7 +7486,7 @@ module hwprof_board_ulx3s$profiler$counters$bank0$0(read_address,read_clock,read
 endmodule // top$profiler$counters$bank0$0
 
 
-module hwprof_board_ulx3s$profiler$counters$bank0$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__counters__bank0__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7576,7 +7576,7 @@ module hwprof_board_ulx3s$profiler$counters$bank0$1(read_address,read_clock,read
 endmodule // top$profiler$counters$bank0$1
 
 
-module hwprof_board_ulx3s$profiler$counters$bank0$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__counters__bank0__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7666,7 +7666,7 @@ module hwprof_board_ulx3s$profiler$counters$bank0$2(read_address,read_clock,read
 endmodule // top$profiler$counters$bank0$2
 
 
-module hwprof_board_ulx3s$profiler$counters$bank0$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__counters__bank0__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7756,7 +7756,7 @@ module hwprof_board_ulx3s$profiler$counters$bank0$3(read_address,read_clock,read
 endmodule // top$profiler$counters$bank0$3
 
 
-module hwprof_board_ulx3s$profiler$counters$bank1$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__counters__bank1__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7846,7 +7846,7 @@ module hwprof_board_ulx3s$profiler$counters$bank1$0(read_address,read_clock,read
 endmodule // top$profiler$counters$bank1$0
 
 
-module hwprof_board_ulx3s$profiler$counters$bank1$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__counters__bank1__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7936,7 +7936,7 @@ module hwprof_board_ulx3s$profiler$counters$bank1$1(read_address,read_clock,read
 endmodule // top$profiler$counters$bank1$1
 
 
-module hwprof_board_ulx3s$profiler$counters$bank1$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__counters__bank1__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -8026,7 +8026,7 @@ module hwprof_board_ulx3s$profiler$counters$bank1$2(read_address,read_clock,read
 endmodule // top$profiler$counters$bank1$2
 
 
-module hwprof_board_ulx3s$profiler$counters$bank1$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_board_ulx3s__profiler__counters__bank1__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -8116,7 +8116,7 @@ module hwprof_board_ulx3s$profiler$counters$bank1$3(read_address,read_clock,read
 endmodule // top$profiler$counters$bank1$3
 
 
-module hwprof_board_ulx3s$profiler$counters$clear0(clock,start,busy,address);
+module hwprof_board_ulx3s__profiler__counters__clear0(clock,start,busy,address);
     
     // Module arguments
     input wire  clock;
@@ -8137,12 +8137,12 @@ module hwprof_board_ulx3s$profiler$counters$clear0(clock,start,busy,address);
     reg  next_address$clock;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$counters$clear0$running running(
+    hwprof_board_ulx3s__profiler__counters__clear0__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$clear0$next_address next_address(
+    hwprof_board_ulx3s__profiler__counters__clear0__next_address next_address(
         .d(next_address$d),
         .q(next_address$q),
         .clock(next_address$clock)
@@ -8164,14 +8164,14 @@ module hwprof_board_ulx3s$profiler$counters$clear0(clock,start,busy,address);
         end
         if (start) begin
             running$d = 1'b1;
-            next_address$d = 32'h0;
+            next_address$d = 20'h0;
         end
     end
     
 endmodule // top$profiler$counters$clear0
 
 
-module hwprof_board_ulx3s$profiler$counters$clear0$next_address(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__clear0__next_address(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -8190,7 +8190,7 @@ module hwprof_board_ulx3s$profiler$counters$clear0$next_address(d,q,clock);
 endmodule // top$profiler$counters$clear0$next_address
 
 
-module hwprof_board_ulx3s$profiler$counters$clear0$running(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__clear0__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8209,7 +8209,7 @@ module hwprof_board_ulx3s$profiler$counters$clear0$running(d,q,clock);
 endmodule // top$profiler$counters$clear0$running
 
 
-module hwprof_board_ulx3s$profiler$counters$clear1(clock,start,busy,address);
+module hwprof_board_ulx3s__profiler__counters__clear1(clock,start,busy,address);
     
     // Module arguments
     input wire  clock;
@@ -8230,12 +8230,12 @@ module hwprof_board_ulx3s$profiler$counters$clear1(clock,start,busy,address);
     reg  next_address$clock;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$counters$clear1$running running(
+    hwprof_board_ulx3s__profiler__counters__clear1__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
     );
-    hwprof_board_ulx3s$profiler$counters$clear1$next_address next_address(
+    hwprof_board_ulx3s__profiler__counters__clear1__next_address next_address(
         .d(next_address$d),
         .q(next_address$q),
         .clock(next_address$clock)
@@ -8257,14 +8257,14 @@ module hwprof_board_ulx3s$profiler$counters$clear1(clock,start,busy,address);
         end
         if (start) begin
             running$d = 1'b1;
-            next_address$d = 32'h0;
+            next_address$d = 20'h0;
         end
     end
     
 endmodule // top$profiler$counters$clear1
 
 
-module hwprof_board_ulx3s$profiler$counters$clear1$next_address(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__clear1__next_address(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -8283,7 +8283,7 @@ module hwprof_board_ulx3s$profiler$counters$clear1$next_address(d,q,clock);
 endmodule // top$profiler$counters$clear1$next_address
 
 
-module hwprof_board_ulx3s$profiler$counters$clear1$running(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__clear1__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8302,7 +8302,7 @@ module hwprof_board_ulx3s$profiler$counters$clear1$running(d,q,clock);
 endmodule // top$profiler$counters$clear1$running
 
 
-module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
+module hwprof_board_ulx3s__profiler__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
     
     // Module arguments
     input wire  [15:0] c$0;
@@ -8644,7 +8644,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
     reg  [255:0] le;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$counters$cu$floor_gather floor_gather(
+    hwprof_board_ulx3s__profiler__counters__cu__floor_gather floor_gather(
         .bits$0(floor_gather$bits$0),
         .bits$1(floor_gather$bits$1),
         .bits$2(floor_gather$bits$2),
@@ -8663,7 +8663,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
         .bits$15(floor_gather$bits$15),
         .word(floor_gather$word)
     );
-    hwprof_board_ulx3s$profiler$counters$cu$le_gather le_gather(
+    hwprof_board_ulx3s__profiler__counters__cu__le_gather le_gather(
         .bits$0(le_gather$bits$0),
         .bits$1(le_gather$bits$1),
         .bits$2(le_gather$bits$2),
@@ -9326,7 +9326,7 @@ module hwprof_board_ulx3s$profiler$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,f
 endmodule // top$profiler$counters$cu
 
 
-module hwprof_board_ulx3s$profiler$counters$cu$floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
+module hwprof_board_ulx3s__profiler__counters__cu__floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
     
     // Module arguments
     input wire  bits$0;
@@ -9352,7 +9352,7 @@ module hwprof_board_ulx3s$profiler$counters$cu$floor_gather(bits$0,bits$1,bits$2
 endmodule // top$profiler$counters$cu$floor_gather
 
 
-module hwprof_board_ulx3s$profiler$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
+module hwprof_board_ulx3s__profiler__counters__cu__le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
     
     // Module arguments
     input wire  bits$0;
@@ -9618,7 +9618,7 @@ module hwprof_board_ulx3s$profiler$counters$cu$le_gather(bits$0,bits$1,bits$2,bi
 endmodule // top$profiler$counters$cu$le_gather
 
 
-module hwprof_board_ulx3s$profiler$counters$fw2_data$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw2_data__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9637,7 +9637,7 @@ module hwprof_board_ulx3s$profiler$counters$fw2_data$0(d,q,clock);
 endmodule // top$profiler$counters$fw2_data$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw2_data$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw2_data__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9656,7 +9656,7 @@ module hwprof_board_ulx3s$profiler$counters$fw2_data$1(d,q,clock);
 endmodule // top$profiler$counters$fw2_data$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw2_data$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw2_data__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9675,7 +9675,7 @@ module hwprof_board_ulx3s$profiler$counters$fw2_data$2(d,q,clock);
 endmodule // top$profiler$counters$fw2_data$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw2_data$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw2_data__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9694,7 +9694,7 @@ module hwprof_board_ulx3s$profiler$counters$fw2_data$3(d,q,clock);
 endmodule // top$profiler$counters$fw2_data$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw2_floor$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw2_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9713,7 +9713,7 @@ module hwprof_board_ulx3s$profiler$counters$fw2_floor$0(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw2_floor$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw2_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9732,7 +9732,7 @@ module hwprof_board_ulx3s$profiler$counters$fw2_floor$1(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw2_floor$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw2_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9751,7 +9751,7 @@ module hwprof_board_ulx3s$profiler$counters$fw2_floor$2(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw2_floor$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw2_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9770,7 +9770,7 @@ module hwprof_board_ulx3s$profiler$counters$fw2_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw2_floor$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw3_data$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw3_data__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9789,7 +9789,7 @@ module hwprof_board_ulx3s$profiler$counters$fw3_data$0(d,q,clock);
 endmodule // top$profiler$counters$fw3_data$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw3_data$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw3_data__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9808,7 +9808,7 @@ module hwprof_board_ulx3s$profiler$counters$fw3_data$1(d,q,clock);
 endmodule // top$profiler$counters$fw3_data$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw3_data$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw3_data__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9827,7 +9827,7 @@ module hwprof_board_ulx3s$profiler$counters$fw3_data$2(d,q,clock);
 endmodule // top$profiler$counters$fw3_data$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw3_data$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw3_data__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9846,7 +9846,7 @@ module hwprof_board_ulx3s$profiler$counters$fw3_data$3(d,q,clock);
 endmodule // top$profiler$counters$fw3_data$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw3_floor$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw3_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9865,7 +9865,7 @@ module hwprof_board_ulx3s$profiler$counters$fw3_floor$0(d,q,clock);
 endmodule // top$profiler$counters$fw3_floor$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw3_floor$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw3_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9884,7 +9884,7 @@ module hwprof_board_ulx3s$profiler$counters$fw3_floor$1(d,q,clock);
 endmodule // top$profiler$counters$fw3_floor$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw3_floor$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw3_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9903,7 +9903,7 @@ module hwprof_board_ulx3s$profiler$counters$fw3_floor$2(d,q,clock);
 endmodule // top$profiler$counters$fw3_floor$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw3_floor$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw3_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9922,7 +9922,7 @@ module hwprof_board_ulx3s$profiler$counters$fw3_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw3_floor$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_c$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_c__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9941,7 +9941,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_c$0(d,q,clock);
 endmodule // top$profiler$counters$fw_c$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_c$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_c__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9960,7 +9960,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_c$1(d,q,clock);
 endmodule // top$profiler$counters$fw_c$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_c$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_c__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9979,7 +9979,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_c$2(d,q,clock);
 endmodule // top$profiler$counters$fw_c$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_c$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_c__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9998,7 +9998,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_c$3(d,q,clock);
 endmodule // top$profiler$counters$fw_c$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_cfloor$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_cfloor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10017,7 +10017,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_cfloor$0(d,q,clock);
 endmodule // top$profiler$counters$fw_cfloor$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_cfloor$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_cfloor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10036,7 +10036,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_cfloor$1(d,q,clock);
 endmodule // top$profiler$counters$fw_cfloor$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_cfloor$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_cfloor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10055,7 +10055,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_cfloor$2(d,q,clock);
 endmodule // top$profiler$counters$fw_cfloor$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_cfloor$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_cfloor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10074,7 +10074,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_cfloor$3(d,q,clock);
 endmodule // top$profiler$counters$fw_cfloor$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_data$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_data__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10093,7 +10093,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_data$0(d,q,clock);
 endmodule // top$profiler$counters$fw_data$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_data$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_data__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10112,7 +10112,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_data$1(d,q,clock);
 endmodule // top$profiler$counters$fw_data$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_data$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_data__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10131,7 +10131,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_data$2(d,q,clock);
 endmodule // top$profiler$counters$fw_data$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_data$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_data__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10150,7 +10150,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_data$3(d,q,clock);
 endmodule // top$profiler$counters$fw_data$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_floor$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10169,7 +10169,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_floor$0(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_floor$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10188,7 +10188,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_floor$1(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_floor$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10207,7 +10207,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_floor$2(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_floor$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10226,7 +10226,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_floor$3(d,q,clock);
 endmodule // top$profiler$counters$fw_floor$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_inc$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_inc__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10245,7 +10245,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_inc$0(d,q,clock);
 endmodule // top$profiler$counters$fw_inc$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_inc$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_inc__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10264,7 +10264,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_inc$1(d,q,clock);
 endmodule // top$profiler$counters$fw_inc$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_inc$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_inc__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10283,7 +10283,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_inc$2(d,q,clock);
 endmodule // top$profiler$counters$fw_inc$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_inc$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_inc__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10302,7 +10302,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_inc$3(d,q,clock);
 endmodule // top$profiler$counters$fw_inc$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_incfloor$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_incfloor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10321,7 +10321,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_incfloor$0(d,q,clock);
 endmodule // top$profiler$counters$fw_incfloor$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_incfloor$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_incfloor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10340,7 +10340,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_incfloor$1(d,q,clock);
 endmodule // top$profiler$counters$fw_incfloor$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_incfloor$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_incfloor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10359,7 +10359,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_incfloor$2(d,q,clock);
 endmodule // top$profiler$counters$fw_incfloor$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_incfloor$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_incfloor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10378,7 +10378,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_incfloor$3(d,q,clock);
 endmodule // top$profiler$counters$fw_incfloor$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_pick$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_pick__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10397,7 +10397,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_pick$0(d,q,clock);
 endmodule // top$profiler$counters$fw_pick$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_pick$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_pick__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10416,7 +10416,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_pick$1(d,q,clock);
 endmodule // top$profiler$counters$fw_pick$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_pick$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_pick__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10435,7 +10435,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_pick$2(d,q,clock);
 endmodule // top$profiler$counters$fw_pick$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_pick$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_pick__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10454,7 +10454,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_pick$3(d,q,clock);
 endmodule // top$profiler$counters$fw_pick$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_same$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_same__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10473,7 +10473,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_same$0(d,q,clock);
 endmodule // top$profiler$counters$fw_same$0
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_same$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_same__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10492,7 +10492,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_same$1(d,q,clock);
 endmodule // top$profiler$counters$fw_same$1
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_same$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_same__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10511,7 +10511,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_same$2(d,q,clock);
 endmodule // top$profiler$counters$fw_same$2
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_same$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_same__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10530,7 +10530,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_same$3(d,q,clock);
 endmodule // top$profiler$counters$fw_same$3
 
 
-module hwprof_board_ulx3s$profiler$counters$fw_upd(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__fw_upd(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10549,7 +10549,7 @@ module hwprof_board_ulx3s$profiler$counters$fw_upd(d,q,clock);
 endmodule // top$profiler$counters$fw_upd
 
 
-module hwprof_board_ulx3s$profiler$counters$inc_r$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__inc_r__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10568,7 +10568,7 @@ module hwprof_board_ulx3s$profiler$counters$inc_r$0(d,q,clock);
 endmodule // top$profiler$counters$inc_r$0
 
 
-module hwprof_board_ulx3s$profiler$counters$inc_r$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__inc_r__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10587,7 +10587,7 @@ module hwprof_board_ulx3s$profiler$counters$inc_r$1(d,q,clock);
 endmodule // top$profiler$counters$inc_r$1
 
 
-module hwprof_board_ulx3s$profiler$counters$inc_r$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__inc_r__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10606,7 +10606,7 @@ module hwprof_board_ulx3s$profiler$counters$inc_r$2(d,q,clock);
 endmodule // top$profiler$counters$inc_r$2
 
 
-module hwprof_board_ulx3s$profiler$counters$inc_r$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__inc_r__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -10625,7 +10625,7 @@ module hwprof_board_ulx3s$profiler$counters$inc_r$3(d,q,clock);
 endmodule // top$profiler$counters$inc_r$3
 
 
-module hwprof_board_ulx3s$profiler$counters$m_bank(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10644,7 +10644,7 @@ module hwprof_board_ulx3s$profiler$counters$m_bank(d,q,clock);
 endmodule // top$profiler$counters$m_bank
 
 
-module hwprof_board_ulx3s$profiler$counters$m_index$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10663,7 +10663,7 @@ module hwprof_board_ulx3s$profiler$counters$m_index$0(d,q,clock);
 endmodule // top$profiler$counters$m_index$0
 
 
-module hwprof_board_ulx3s$profiler$counters$m_index$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10682,7 +10682,7 @@ module hwprof_board_ulx3s$profiler$counters$m_index$1(d,q,clock);
 endmodule // top$profiler$counters$m_index$1
 
 
-module hwprof_board_ulx3s$profiler$counters$m_index$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10701,7 +10701,7 @@ module hwprof_board_ulx3s$profiler$counters$m_index$2(d,q,clock);
 endmodule // top$profiler$counters$m_index$2
 
 
-module hwprof_board_ulx3s$profiler$counters$m_index$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10720,7 +10720,7 @@ module hwprof_board_ulx3s$profiler$counters$m_index$3(d,q,clock);
 endmodule // top$profiler$counters$m_index$3
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same2$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same2__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10739,7 +10739,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same2$0(d,q,clock);
 endmodule // top$profiler$counters$m_same2$0
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same2$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same2__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10758,7 +10758,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same2$1(d,q,clock);
 endmodule // top$profiler$counters$m_same2$1
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same2$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same2__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10777,7 +10777,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same2$2(d,q,clock);
 endmodule // top$profiler$counters$m_same2$2
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same2$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same2__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10796,7 +10796,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same2$3(d,q,clock);
 endmodule // top$profiler$counters$m_same2$3
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same3$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same3__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10815,7 +10815,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same3$0(d,q,clock);
 endmodule // top$profiler$counters$m_same3$0
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same3$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same3__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10834,7 +10834,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same3$1(d,q,clock);
 endmodule // top$profiler$counters$m_same3$1
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same3$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same3__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10853,7 +10853,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same3$2(d,q,clock);
 endmodule // top$profiler$counters$m_same3$2
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same3$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same3__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10872,7 +10872,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same3$3(d,q,clock);
 endmodule // top$profiler$counters$m_same3$3
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same4$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same4__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10891,7 +10891,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same4$0(d,q,clock);
 endmodule // top$profiler$counters$m_same4$0
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same4$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same4__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10910,7 +10910,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same4$1(d,q,clock);
 endmodule // top$profiler$counters$m_same4$1
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same4$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same4__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10929,7 +10929,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same4$2(d,q,clock);
 endmodule // top$profiler$counters$m_same4$2
 
 
-module hwprof_board_ulx3s$profiler$counters$m_same4$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__m_same4__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10948,7 +10948,7 @@ module hwprof_board_ulx3s$profiler$counters$m_same4$3(d,q,clock);
 endmodule // top$profiler$counters$m_same4$3
 
 
-module hwprof_board_ulx3s$profiler$counters$min_r$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__min_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10967,7 +10967,7 @@ module hwprof_board_ulx3s$profiler$counters$min_r$0(d,q,clock);
 endmodule // top$profiler$counters$min_r$0
 
 
-module hwprof_board_ulx3s$profiler$counters$min_r$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__min_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10986,7 +10986,7 @@ module hwprof_board_ulx3s$profiler$counters$min_r$1(d,q,clock);
 endmodule // top$profiler$counters$min_r$1
 
 
-module hwprof_board_ulx3s$profiler$counters$min_r$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__min_r__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11005,7 +11005,7 @@ module hwprof_board_ulx3s$profiler$counters$min_r$2(d,q,clock);
 endmodule // top$profiler$counters$min_r$2
 
 
-module hwprof_board_ulx3s$profiler$counters$min_r$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__min_r__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11024,7 +11024,7 @@ module hwprof_board_ulx3s$profiler$counters$min_r$3(d,q,clock);
 endmodule // top$profiler$counters$min_r$3
 
 
-module hwprof_board_ulx3s$profiler$counters$p_index$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__p_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11043,7 +11043,7 @@ module hwprof_board_ulx3s$profiler$counters$p_index$0(d,q,clock);
 endmodule // top$profiler$counters$p_index$0
 
 
-module hwprof_board_ulx3s$profiler$counters$p_index$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__p_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11062,7 +11062,7 @@ module hwprof_board_ulx3s$profiler$counters$p_index$1(d,q,clock);
 endmodule // top$profiler$counters$p_index$1
 
 
-module hwprof_board_ulx3s$profiler$counters$p_index$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__p_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11081,7 +11081,7 @@ module hwprof_board_ulx3s$profiler$counters$p_index$2(d,q,clock);
 endmodule // top$profiler$counters$p_index$2
 
 
-module hwprof_board_ulx3s$profiler$counters$p_index$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__p_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11100,7 +11100,7 @@ module hwprof_board_ulx3s$profiler$counters$p_index$3(d,q,clock);
 endmodule // top$profiler$counters$p_index$3
 
 
-module hwprof_board_ulx3s$profiler$counters$r_c$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__r_c__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -11119,7 +11119,7 @@ module hwprof_board_ulx3s$profiler$counters$r_c$0(d,q,clock);
 endmodule // top$profiler$counters$r_c$0
 
 
-module hwprof_board_ulx3s$profiler$counters$r_c$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__r_c__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -11138,7 +11138,7 @@ module hwprof_board_ulx3s$profiler$counters$r_c$1(d,q,clock);
 endmodule // top$profiler$counters$r_c$1
 
 
-module hwprof_board_ulx3s$profiler$counters$r_c$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__r_c__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -11157,7 +11157,7 @@ module hwprof_board_ulx3s$profiler$counters$r_c$2(d,q,clock);
 endmodule // top$profiler$counters$r_c$2
 
 
-module hwprof_board_ulx3s$profiler$counters$r_c$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__r_c__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -11176,7 +11176,7 @@ module hwprof_board_ulx3s$profiler$counters$r_c$3(d,q,clock);
 endmodule // top$profiler$counters$r_c$3
 
 
-module hwprof_board_ulx3s$profiler$counters$r_floor$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__r_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11195,7 +11195,7 @@ module hwprof_board_ulx3s$profiler$counters$r_floor$0(d,q,clock);
 endmodule // top$profiler$counters$r_floor$0
 
 
-module hwprof_board_ulx3s$profiler$counters$r_floor$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__r_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11214,7 +11214,7 @@ module hwprof_board_ulx3s$profiler$counters$r_floor$1(d,q,clock);
 endmodule // top$profiler$counters$r_floor$1
 
 
-module hwprof_board_ulx3s$profiler$counters$r_floor$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__r_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11233,7 +11233,7 @@ module hwprof_board_ulx3s$profiler$counters$r_floor$2(d,q,clock);
 endmodule // top$profiler$counters$r_floor$2
 
 
-module hwprof_board_ulx3s$profiler$counters$r_floor$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__r_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11252,7 +11252,7 @@ module hwprof_board_ulx3s$profiler$counters$r_floor$3(d,q,clock);
 endmodule // top$profiler$counters$r_floor$3
 
 
-module hwprof_board_ulx3s$profiler$counters$s1_bank(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__s1_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11271,7 +11271,7 @@ module hwprof_board_ulx3s$profiler$counters$s1_bank(d,q,clock);
 endmodule // top$profiler$counters$s1_bank
 
 
-module hwprof_board_ulx3s$profiler$counters$s1_index$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__s1_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11290,7 +11290,7 @@ module hwprof_board_ulx3s$profiler$counters$s1_index$0(d,q,clock);
 endmodule // top$profiler$counters$s1_index$0
 
 
-module hwprof_board_ulx3s$profiler$counters$s1_index$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__s1_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11309,7 +11309,7 @@ module hwprof_board_ulx3s$profiler$counters$s1_index$1(d,q,clock);
 endmodule // top$profiler$counters$s1_index$1
 
 
-module hwprof_board_ulx3s$profiler$counters$s1_index$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__s1_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11328,7 +11328,7 @@ module hwprof_board_ulx3s$profiler$counters$s1_index$2(d,q,clock);
 endmodule // top$profiler$counters$s1_index$2
 
 
-module hwprof_board_ulx3s$profiler$counters$s1_index$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__s1_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11347,7 +11347,7 @@ module hwprof_board_ulx3s$profiler$counters$s1_index$3(d,q,clock);
 endmodule // top$profiler$counters$s1_index$3
 
 
-module hwprof_board_ulx3s$profiler$counters$w_bank(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__w_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11366,7 +11366,7 @@ module hwprof_board_ulx3s$profiler$counters$w_bank(d,q,clock);
 endmodule // top$profiler$counters$w_bank
 
 
-module hwprof_board_ulx3s$profiler$counters$w_index$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__w_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11385,7 +11385,7 @@ module hwprof_board_ulx3s$profiler$counters$w_index$0(d,q,clock);
 endmodule // top$profiler$counters$w_index$0
 
 
-module hwprof_board_ulx3s$profiler$counters$w_index$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__w_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11404,7 +11404,7 @@ module hwprof_board_ulx3s$profiler$counters$w_index$1(d,q,clock);
 endmodule // top$profiler$counters$w_index$1
 
 
-module hwprof_board_ulx3s$profiler$counters$w_index$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__w_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11423,7 +11423,7 @@ module hwprof_board_ulx3s$profiler$counters$w_index$2(d,q,clock);
 endmodule // top$profiler$counters$w_index$2
 
 
-module hwprof_board_ulx3s$profiler$counters$w_index$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__w_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11442,7 +11442,7 @@ module hwprof_board_ulx3s$profiler$counters$w_index$3(d,q,clock);
 endmodule // top$profiler$counters$w_index$3
 
 
-module hwprof_board_ulx3s$profiler$counters$w_last(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__w_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11461,7 +11461,7 @@ module hwprof_board_ulx3s$profiler$counters$w_last(d,q,clock);
 endmodule // top$profiler$counters$w_last
 
 
-module hwprof_board_ulx3s$profiler$counters$w_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__w_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11480,7 +11480,7 @@ module hwprof_board_ulx3s$profiler$counters$w_valid(d,q,clock);
 endmodule // top$profiler$counters$w_valid
 
 
-module hwprof_board_ulx3s$profiler$counters$was_clearing0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__was_clearing0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11499,7 +11499,7 @@ module hwprof_board_ulx3s$profiler$counters$was_clearing0(d,q,clock);
 endmodule // top$profiler$counters$was_clearing0
 
 
-module hwprof_board_ulx3s$profiler$counters$was_clearing1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__was_clearing1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11518,7 +11518,7 @@ module hwprof_board_ulx3s$profiler$counters$was_clearing1(d,q,clock);
 endmodule // top$profiler$counters$was_clearing1
 
 
-module hwprof_board_ulx3s$profiler$counters$wx_bank(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__wx_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11537,7 +11537,7 @@ module hwprof_board_ulx3s$profiler$counters$wx_bank(d,q,clock);
 endmodule // top$profiler$counters$wx_bank
 
 
-module hwprof_board_ulx3s$profiler$counters$wx_index$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__wx_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11556,7 +11556,7 @@ module hwprof_board_ulx3s$profiler$counters$wx_index$0(d,q,clock);
 endmodule // top$profiler$counters$wx_index$0
 
 
-module hwprof_board_ulx3s$profiler$counters$wx_index$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__wx_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11575,7 +11575,7 @@ module hwprof_board_ulx3s$profiler$counters$wx_index$1(d,q,clock);
 endmodule // top$profiler$counters$wx_index$1
 
 
-module hwprof_board_ulx3s$profiler$counters$wx_index$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__wx_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11594,7 +11594,7 @@ module hwprof_board_ulx3s$profiler$counters$wx_index$2(d,q,clock);
 endmodule // top$profiler$counters$wx_index$2
 
 
-module hwprof_board_ulx3s$profiler$counters$wx_index$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__wx_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11613,7 +11613,7 @@ module hwprof_board_ulx3s$profiler$counters$wx_index$3(d,q,clock);
 endmodule // top$profiler$counters$wx_index$3
 
 
-module hwprof_board_ulx3s$profiler$counters$wx_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__counters__wx_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11632,7 +11632,7 @@ module hwprof_board_ulx3s$profiler$counters$wx_valid(d,q,clock);
 endmodule // top$profiler$counters$wx_valid
 
 
-module hwprof_board_ulx3s$profiler$d_last(d,q,clock);
+module hwprof_board_ulx3s__profiler__d_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11651,7 +11651,7 @@ module hwprof_board_ulx3s$profiler$d_last(d,q,clock);
 endmodule // top$profiler$d_last
 
 
-module hwprof_board_ulx3s$profiler$d_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__d_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11670,7 +11670,7 @@ module hwprof_board_ulx3s$profiler$d_valid(d,q,clock);
 endmodule // top$profiler$d_valid
 
 
-module hwprof_board_ulx3s$profiler$f_a(d,q,clock);
+module hwprof_board_ulx3s__profiler__f_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11689,7 +11689,7 @@ module hwprof_board_ulx3s$profiler$f_a(d,q,clock);
 endmodule // top$profiler$f_a
 
 
-module hwprof_board_ulx3s$profiler$f_b(d,q,clock);
+module hwprof_board_ulx3s__profiler__f_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11708,7 +11708,7 @@ module hwprof_board_ulx3s$profiler$f_b(d,q,clock);
 endmodule // top$profiler$f_b
 
 
-module hwprof_board_ulx3s$profiler$f_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__f_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11727,7 +11727,7 @@ module hwprof_board_ulx3s$profiler$f_valid(d,q,clock);
 endmodule // top$profiler$f_valid
 
 
-module hwprof_board_ulx3s$profiler$g_a(d,q,clock);
+module hwprof_board_ulx3s__profiler__g_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11746,7 +11746,7 @@ module hwprof_board_ulx3s$profiler$g_a(d,q,clock);
 endmodule // top$profiler$g_a
 
 
-module hwprof_board_ulx3s$profiler$g_b(d,q,clock);
+module hwprof_board_ulx3s__profiler__g_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11765,7 +11765,7 @@ module hwprof_board_ulx3s$profiler$g_b(d,q,clock);
 endmodule // top$profiler$g_b
 
 
-module hwprof_board_ulx3s$profiler$g_index$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__g_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11784,7 +11784,7 @@ module hwprof_board_ulx3s$profiler$g_index$0(d,q,clock);
 endmodule // top$profiler$g_index$0
 
 
-module hwprof_board_ulx3s$profiler$g_index$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__g_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11803,7 +11803,7 @@ module hwprof_board_ulx3s$profiler$g_index$1(d,q,clock);
 endmodule // top$profiler$g_index$1
 
 
-module hwprof_board_ulx3s$profiler$g_index$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__g_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11822,7 +11822,7 @@ module hwprof_board_ulx3s$profiler$g_index$2(d,q,clock);
 endmodule // top$profiler$g_index$2
 
 
-module hwprof_board_ulx3s$profiler$g_index$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__g_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11841,7 +11841,7 @@ module hwprof_board_ulx3s$profiler$g_index$3(d,q,clock);
 endmodule // top$profiler$g_index$3
 
 
-module hwprof_board_ulx3s$profiler$g_set(d,q,clock);
+module hwprof_board_ulx3s__profiler__g_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11860,7 +11860,7 @@ module hwprof_board_ulx3s$profiler$g_set(d,q,clock);
 endmodule // top$profiler$g_set
 
 
-module hwprof_board_ulx3s$profiler$g_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__g_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11879,7 +11879,7 @@ module hwprof_board_ulx3s$profiler$g_valid(d,q,clock);
 endmodule // top$profiler$g_valid
 
 
-module hwprof_board_ulx3s$profiler$h_a(d,q,clock);
+module hwprof_board_ulx3s__profiler__h_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11898,7 +11898,7 @@ module hwprof_board_ulx3s$profiler$h_a(d,q,clock);
 endmodule // top$profiler$h_a
 
 
-module hwprof_board_ulx3s$profiler$h_b(d,q,clock);
+module hwprof_board_ulx3s__profiler__h_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -11917,7 +11917,7 @@ module hwprof_board_ulx3s$profiler$h_b(d,q,clock);
 endmodule // top$profiler$h_b
 
 
-module hwprof_board_ulx3s$profiler$h_index$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__h_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11936,7 +11936,7 @@ module hwprof_board_ulx3s$profiler$h_index$0(d,q,clock);
 endmodule // top$profiler$h_index$0
 
 
-module hwprof_board_ulx3s$profiler$h_index$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__h_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11955,7 +11955,7 @@ module hwprof_board_ulx3s$profiler$h_index$1(d,q,clock);
 endmodule // top$profiler$h_index$1
 
 
-module hwprof_board_ulx3s$profiler$h_index$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__h_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11974,7 +11974,7 @@ module hwprof_board_ulx3s$profiler$h_index$2(d,q,clock);
 endmodule // top$profiler$h_index$2
 
 
-module hwprof_board_ulx3s$profiler$h_index$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__h_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11993,7 +11993,7 @@ module hwprof_board_ulx3s$profiler$h_index$3(d,q,clock);
 endmodule // top$profiler$h_index$3
 
 
-module hwprof_board_ulx3s$profiler$h_set(d,q,clock);
+module hwprof_board_ulx3s__profiler__h_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -12012,7 +12012,7 @@ module hwprof_board_ulx3s$profiler$h_set(d,q,clock);
 endmodule // top$profiler$h_set
 
 
-module hwprof_board_ulx3s$profiler$h_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__h_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -12031,7 +12031,7 @@ module hwprof_board_ulx3s$profiler$h_valid(d,q,clock);
 endmodule // top$profiler$h_valid
 
 
-module hwprof_board_ulx3s$profiler$hash(a,b,index$0,index$1,index$2,index$3);
+module hwprof_board_ulx3s__profiler__hash(a,b,index$0,index$1,index$2,index$3);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12056,22 +12056,22 @@ module hwprof_board_ulx3s$profiler$hash(a,b,index$0,index$1,index$2,index$3);
     wire  [19:0] tables$3$index;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$0 tables$0(
+    hwprof_board_ulx3s__profiler__hash__tables__0 tables$0(
         .a(tables$0$a),
         .b(tables$0$b),
         .index(tables$0$index)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1 tables$1(
+    hwprof_board_ulx3s__profiler__hash__tables__1 tables$1(
         .a(tables$1$a),
         .b(tables$1$b),
         .index(tables$1$index)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2 tables$2(
+    hwprof_board_ulx3s__profiler__hash__tables__2 tables$2(
         .a(tables$2$a),
         .b(tables$2$b),
         .index(tables$2$index)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3 tables$3(
+    hwprof_board_ulx3s__profiler__hash__tables__3 tables$3(
         .a(tables$3$a),
         .b(tables$3$b),
         .index(tables$3$index)
@@ -12096,7 +12096,7 @@ module hwprof_board_ulx3s$profiler$hash(a,b,index$0,index$1,index$2,index$3);
 endmodule // top$profiler$hash
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0(a,b,index);
+module hwprof_board_ulx3s__profiler__hash__tables__0(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12144,71 +12144,71 @@ module hwprof_board_ulx3s$profiler$hash$tables$0(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$0 rom_a$0(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$1 rom_a$1(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$2 rom_a$2(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$3 rom_a$3(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$4 rom_a$4(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$5 rom_a$5(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$6 rom_a$6(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$7 rom_a$7(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$0 rom_b$0(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$1 rom_b$1(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$2 rom_b$2(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$3 rom_b$3(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$4 rom_b$4(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$5 rom_b$5(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$6 rom_b$6(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$7 rom_b$7(
+    hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$0$parity parity(
+    hwprof_board_ulx3s__profiler__hash__tables__0__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -12240,7 +12240,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0(a,b,index);
 endmodule // top$profiler$hash$tables$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$parity(a,b,index);
+module hwprof_board_ulx3s__profiler__hash__tables__0__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12313,7 +12313,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$0$parity$bits bits(
+    hwprof_board_ulx3s__profiler__hash__tables__0__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -12365,7 +12365,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$parity(a,b,index);
 endmodule // top$profiler$hash$tables$0$parity
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_ulx3s__profiler__hash__tables__0__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -12395,7 +12395,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$parity$bits(bits$0,bits$1,bits$
 endmodule // top$profiler$hash$tables$0$parity$bits
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$0(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12411,7 +12411,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$0(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$1(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12427,7 +12427,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$1(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$2(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12443,7 +12443,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$2(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$3(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12459,7 +12459,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$3(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$4(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12475,7 +12475,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$4(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$4
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$5(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12491,7 +12491,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$5(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$5
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$6(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12507,7 +12507,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$6(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$6
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$7(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12523,7 +12523,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_a$7(address,data);
 endmodule // top$profiler$hash$tables$0$rom_a$7
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$0(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12539,7 +12539,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$0(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$1(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12555,7 +12555,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$1(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$2(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12571,7 +12571,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$2(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$3(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12587,7 +12587,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$3(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$4(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12603,7 +12603,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$4(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$4
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$5(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12619,7 +12619,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$5(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$5
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$6(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12635,7 +12635,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$6(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$6
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$7(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__0__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12651,7 +12651,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$0$rom_b$7(address,data);
 endmodule // top$profiler$hash$tables$0$rom_b$7
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1(a,b,index);
+module hwprof_board_ulx3s__profiler__hash__tables__1(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12699,71 +12699,71 @@ module hwprof_board_ulx3s$profiler$hash$tables$1(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$0 rom_a$0(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$1 rom_a$1(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$2 rom_a$2(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$3 rom_a$3(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$4 rom_a$4(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$5 rom_a$5(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$6 rom_a$6(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$7 rom_a$7(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$0 rom_b$0(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$1 rom_b$1(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$2 rom_b$2(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$3 rom_b$3(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$4 rom_b$4(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$5 rom_b$5(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$6 rom_b$6(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$7 rom_b$7(
+    hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$1$parity parity(
+    hwprof_board_ulx3s__profiler__hash__tables__1__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -12795,7 +12795,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1(a,b,index);
 endmodule // top$profiler$hash$tables$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$parity(a,b,index);
+module hwprof_board_ulx3s__profiler__hash__tables__1__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12868,7 +12868,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$1$parity$bits bits(
+    hwprof_board_ulx3s__profiler__hash__tables__1__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -12920,7 +12920,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$parity(a,b,index);
 endmodule // top$profiler$hash$tables$1$parity
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_ulx3s__profiler__hash__tables__1__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -12950,7 +12950,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$parity$bits(bits$0,bits$1,bits$
 endmodule // top$profiler$hash$tables$1$parity$bits
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$0(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12966,7 +12966,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$0(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$1(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12982,7 +12982,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$1(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$2(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12998,7 +12998,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$2(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$3(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13014,7 +13014,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$3(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$4(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13030,7 +13030,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$4(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$4
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$5(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13046,7 +13046,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$5(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$5
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$6(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13062,7 +13062,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$6(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$6
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$7(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13078,7 +13078,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_a$7(address,data);
 endmodule // top$profiler$hash$tables$1$rom_a$7
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$0(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13094,7 +13094,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$0(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$1(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13110,7 +13110,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$1(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$2(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13126,7 +13126,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$2(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$3(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13142,7 +13142,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$3(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$4(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13158,7 +13158,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$4(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$4
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$5(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13174,7 +13174,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$5(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$5
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$6(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13190,7 +13190,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$6(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$6
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$7(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__1__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13206,7 +13206,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$1$rom_b$7(address,data);
 endmodule // top$profiler$hash$tables$1$rom_b$7
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2(a,b,index);
+module hwprof_board_ulx3s__profiler__hash__tables__2(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -13254,71 +13254,71 @@ module hwprof_board_ulx3s$profiler$hash$tables$2(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$0 rom_a$0(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$1 rom_a$1(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$2 rom_a$2(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$3 rom_a$3(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$4 rom_a$4(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$5 rom_a$5(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$6 rom_a$6(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$7 rom_a$7(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$0 rom_b$0(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$1 rom_b$1(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$2 rom_b$2(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$3 rom_b$3(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$4 rom_b$4(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$5 rom_b$5(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$6 rom_b$6(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$7 rom_b$7(
+    hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$2$parity parity(
+    hwprof_board_ulx3s__profiler__hash__tables__2__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -13350,7 +13350,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2(a,b,index);
 endmodule // top$profiler$hash$tables$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$parity(a,b,index);
+module hwprof_board_ulx3s__profiler__hash__tables__2__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -13423,7 +13423,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$2$parity$bits bits(
+    hwprof_board_ulx3s__profiler__hash__tables__2__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -13475,7 +13475,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$parity(a,b,index);
 endmodule // top$profiler$hash$tables$2$parity
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_ulx3s__profiler__hash__tables__2__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -13505,7 +13505,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$parity$bits(bits$0,bits$1,bits$
 endmodule // top$profiler$hash$tables$2$parity$bits
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$0(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13521,7 +13521,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$0(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$1(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13537,7 +13537,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$1(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$2(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13553,7 +13553,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$2(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$3(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13569,7 +13569,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$3(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$4(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13585,7 +13585,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$4(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$4
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$5(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13601,7 +13601,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$5(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$5
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$6(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13617,7 +13617,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$6(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$6
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$7(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13633,7 +13633,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_a$7(address,data);
 endmodule // top$profiler$hash$tables$2$rom_a$7
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$0(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13649,7 +13649,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$0(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$1(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13665,7 +13665,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$1(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$2(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13681,7 +13681,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$2(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$3(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13697,7 +13697,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$3(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$4(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13713,7 +13713,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$4(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$4
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$5(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13729,7 +13729,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$5(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$5
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$6(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13745,7 +13745,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$6(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$6
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$7(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__2__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -13761,7 +13761,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$2$rom_b$7(address,data);
 endmodule // top$profiler$hash$tables$2$rom_b$7
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3(a,b,index);
+module hwprof_board_ulx3s__profiler__hash__tables__3(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -13809,71 +13809,71 @@ module hwprof_board_ulx3s$profiler$hash$tables$3(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$0 rom_a$0(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$1 rom_a$1(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$2 rom_a$2(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$3 rom_a$3(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$4 rom_a$4(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$5 rom_a$5(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$6 rom_a$6(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$7 rom_a$7(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$0 rom_b$0(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$1 rom_b$1(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$2 rom_b$2(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$3 rom_b$3(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$4 rom_b$4(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$5 rom_b$5(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$6 rom_b$6(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$7 rom_b$7(
+    hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_board_ulx3s$profiler$hash$tables$3$parity parity(
+    hwprof_board_ulx3s__profiler__hash__tables__3__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -13905,7 +13905,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3(a,b,index);
 endmodule // top$profiler$hash$tables$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$parity(a,b,index);
+module hwprof_board_ulx3s__profiler__hash__tables__3__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -13978,7 +13978,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$hash$tables$3$parity$bits bits(
+    hwprof_board_ulx3s__profiler__hash__tables__3__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -14030,7 +14030,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$parity(a,b,index);
 endmodule // top$profiler$hash$tables$3$parity
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_ulx3s__profiler__hash__tables__3__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -14060,7 +14060,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$parity$bits(bits$0,bits$1,bits$
 endmodule // top$profiler$hash$tables$3$parity$bits
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$0(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14076,7 +14076,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$0(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$1(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14092,7 +14092,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$1(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$2(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14108,7 +14108,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$2(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$3(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14124,7 +14124,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$3(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$4(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14140,7 +14140,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$4(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$4
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$5(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14156,7 +14156,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$5(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$5
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$6(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14172,7 +14172,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$6(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$6
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$7(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14188,7 +14188,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_a$7(address,data);
 endmodule // top$profiler$hash$tables$3$rom_a$7
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$0(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14204,7 +14204,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$0(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$0
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$1(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14220,7 +14220,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$1(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$1
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$2(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14236,7 +14236,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$2(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$2
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$3(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14252,7 +14252,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$3(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$3
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$4(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14268,7 +14268,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$4(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$4
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$5(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14284,7 +14284,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$5(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$5
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$6(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14300,7 +14300,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$6(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$6
 
 
-module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$7(address,data);
+module hwprof_board_ulx3s__profiler__hash__tables__3__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -14316,7 +14316,7 @@ module hwprof_board_ulx3s$profiler$hash$tables$3$rom_b$7(address,data);
 endmodule // top$profiler$hash$tables$3$rom_b$7
 
 
-module hwprof_board_ulx3s$profiler$r_index$0(d,q,clock);
+module hwprof_board_ulx3s__profiler__r_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -14335,7 +14335,7 @@ module hwprof_board_ulx3s$profiler$r_index$0(d,q,clock);
 endmodule // top$profiler$r_index$0
 
 
-module hwprof_board_ulx3s$profiler$r_index$1(d,q,clock);
+module hwprof_board_ulx3s__profiler__r_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -14354,7 +14354,7 @@ module hwprof_board_ulx3s$profiler$r_index$1(d,q,clock);
 endmodule // top$profiler$r_index$1
 
 
-module hwprof_board_ulx3s$profiler$r_index$2(d,q,clock);
+module hwprof_board_ulx3s__profiler__r_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -14373,7 +14373,7 @@ module hwprof_board_ulx3s$profiler$r_index$2(d,q,clock);
 endmodule // top$profiler$r_index$2
 
 
-module hwprof_board_ulx3s$profiler$r_index$3(d,q,clock);
+module hwprof_board_ulx3s__profiler__r_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -14392,7 +14392,7 @@ module hwprof_board_ulx3s$profiler$r_index$3(d,q,clock);
 endmodule // top$profiler$r_index$3
 
 
-module hwprof_board_ulx3s$profiler$r_set(d,q,clock);
+module hwprof_board_ulx3s__profiler__r_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -14411,7 +14411,7 @@ module hwprof_board_ulx3s$profiler$r_set(d,q,clock);
 endmodule // top$profiler$r_set
 
 
-module hwprof_board_ulx3s$profiler$r_tag(d,q,clock);
+module hwprof_board_ulx3s__profiler__r_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -14430,7 +14430,7 @@ module hwprof_board_ulx3s$profiler$r_tag(d,q,clock);
 endmodule // top$profiler$r_tag
 
 
-module hwprof_board_ulx3s$profiler$r_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__r_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14449,7 +14449,7 @@ module hwprof_board_ulx3s$profiler$r_valid(d,q,clock);
 endmodule // top$profiler$r_valid
 
 
-module hwprof_board_ulx3s$profiler$ready(d,q,clock);
+module hwprof_board_ulx3s__profiler__ready(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14468,7 +14468,7 @@ module hwprof_board_ulx3s$profiler$ready(d,q,clock);
 endmodule // top$profiler$ready
 
 
-module hwprof_board_ulx3s$profiler$s_a(d,q,clock);
+module hwprof_board_ulx3s__profiler__s_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -14487,7 +14487,7 @@ module hwprof_board_ulx3s$profiler$s_a(d,q,clock);
 endmodule // top$profiler$s_a
 
 
-module hwprof_board_ulx3s$profiler$s_b(d,q,clock);
+module hwprof_board_ulx3s__profiler__s_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -14506,7 +14506,7 @@ module hwprof_board_ulx3s$profiler$s_b(d,q,clock);
 endmodule // top$profiler$s_b
 
 
-module hwprof_board_ulx3s$profiler$s_valid(d,q,clock);
+module hwprof_board_ulx3s__profiler__s_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14525,7 +14525,7 @@ module hwprof_board_ulx3s$profiler$s_valid(d,q,clock);
 endmodule // top$profiler$s_valid
 
 
-module hwprof_board_ulx3s$profiler$set_hash(a,b,index);
+module hwprof_board_ulx3s__profiler__set_hash(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -14598,7 +14598,7 @@ module hwprof_board_ulx3s$profiler$set_hash(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_board_ulx3s$profiler$set_hash$bits bits(
+    hwprof_board_ulx3s__profiler__set_hash__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -14650,7 +14650,7 @@ module hwprof_board_ulx3s$profiler$set_hash(a,b,index);
 endmodule // top$profiler$set_hash
 
 
-module hwprof_board_ulx3s$profiler$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_board_ulx3s__profiler__set_hash__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -14680,7 +14680,7 @@ module hwprof_board_ulx3s$profiler$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bit
 endmodule // top$profiler$set_hash$bits
 
 
-module hwprof_board_ulx3s$profiler$stale(d,q,clock);
+module hwprof_board_ulx3s__profiler__stale(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14699,7 +14699,7 @@ module hwprof_board_ulx3s$profiler$stale(d,q,clock);
 endmodule // top$profiler$stale
 
 
-module hwprof_board_ulx3s$profiler$tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
+module hwprof_board_ulx3s__profiler__tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
     
     // Module arguments
     input wire  clock;
@@ -14722,7 +14722,7 @@ module hwprof_board_ulx3s$profiler$tab(clock,a,b,read,load,index$0,index$1,index
 endmodule // top$profiler$tab
 
 
-module hwprof_board_ulx3s$reset_q(d,q,clock);
+module hwprof_board_ulx3s__reset_q(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14741,7 +14741,7 @@ module hwprof_board_ulx3s$reset_q(d,q,clock);
 endmodule // top$reset_q
 
 
-module hwprof_board_ulx3s$source(clock,reset,ready,valid,a,b);
+module hwprof_board_ulx3s__source(clock,reset,ready,valid,a,b);
     
     // Module arguments
     input wire  clock;
@@ -14771,12 +14771,12 @@ module hwprof_board_ulx3s$source(clock,reset,ready,valid,a,b);
     reg  [31:0] idx;
     
     // Sub module instances
-    hwprof_board_ulx3s$source$state state(
+    hwprof_board_ulx3s__source__state state(
         .d(state$d),
         .q(state$q),
         .clock(state$clock)
     );
-    hwprof_board_ulx3s$source$running running(
+    hwprof_board_ulx3s__source__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
@@ -14815,7 +14815,7 @@ module hwprof_board_ulx3s$source(clock,reset,ready,valid,a,b);
 endmodule // top$source
 
 
-module hwprof_board_ulx3s$source$running(d,q,clock);
+module hwprof_board_ulx3s__source__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14834,7 +14834,7 @@ module hwprof_board_ulx3s$source$running(d,q,clock);
 endmodule // top$source$running
 
 
-module hwprof_board_ulx3s$source$state(d,q,clock);
+module hwprof_board_ulx3s__source__state(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -14853,7 +14853,7 @@ module hwprof_board_ulx3s$source$state(d,q,clock);
 endmodule // top$source$state
 
 
-module hwprof_board_ulx3s$uart(clock,reset,data,valid,ready,tx);
+module hwprof_board_ulx3s__uart(clock,reset,data,valid,ready,tx);
     
     // Module arguments
     input wire  clock;
@@ -14880,17 +14880,17 @@ module hwprof_board_ulx3s$uart(clock,reset,data,valid,ready,tx);
     reg  tick$clock;
     
     // Sub module instances
-    hwprof_board_ulx3s$uart$shift shift(
+    hwprof_board_ulx3s__uart__shift shift(
         .d(shift$d),
         .q(shift$q),
         .clock(shift$clock)
     );
-    hwprof_board_ulx3s$uart$bits_left bits_left(
+    hwprof_board_ulx3s__uart__bits_left bits_left(
         .d(bits_left$d),
         .q(bits_left$q),
         .clock(bits_left$clock)
     );
-    hwprof_board_ulx3s$uart$tick tick(
+    hwprof_board_ulx3s__uart__tick tick(
         .d(tick$d),
         .q(tick$q),
         .clock(tick$clock)
@@ -14904,34 +14904,34 @@ module hwprof_board_ulx3s$uart(clock,reset,data,valid,ready,tx);
         shift$d = shift$q;
         bits_left$d = bits_left$q;
         tick$d = tick$q;
-        ready = bits_left$q == 32'h0;
+        ready = bits_left$q == 4'h0;
         tx = shift$q[32'h0];
-        if (bits_left$q == 32'h0) begin
+        if (bits_left$q == 4'h0) begin
             if (valid) begin
                 shift$d = (((data) & 10'h3ff) << 32'h1) | stop_fill;
-                bits_left$d = 32'ha;
+                bits_left$d = 4'ha;
                 tick$d = period_m1;
             end
         end
-        else if (tick$q == 32'h0) begin
+        else if (tick$q == 16'h0) begin
             shift$d = (shift$q >> 32'h1) | stop_fill;
-            bits_left$d = bits_left$q - 32'h1;
+            bits_left$d = bits_left$q - 4'h1;
             tick$d = period_m1;
         end
         else begin
-            tick$d = tick$q - 32'h1;
+            tick$d = tick$q - 16'h1;
         end
         if (reset) begin
             shift$d = idle_frame;
-            bits_left$d = 32'h0;
-            tick$d = 32'h0;
+            bits_left$d = 4'h0;
+            tick$d = 16'h0;
         end
     end
     
 endmodule // top$uart
 
 
-module hwprof_board_ulx3s$uart$bits_left(d,q,clock);
+module hwprof_board_ulx3s__uart__bits_left(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
@@ -14950,7 +14950,7 @@ module hwprof_board_ulx3s$uart$bits_left(d,q,clock);
 endmodule // top$uart$bits_left
 
 
-module hwprof_board_ulx3s$uart$shift(d,q,clock);
+module hwprof_board_ulx3s__uart__shift(d,q,clock);
     
     // Module arguments
     input wire  [9:0] d;
@@ -14969,7 +14969,7 @@ module hwprof_board_ulx3s$uart$shift(d,q,clock);
 endmodule // top$uart$shift
 
 
-module hwprof_board_ulx3s$uart$tick(d,q,clock);
+module hwprof_board_ulx3s__uart__tick(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;

@@ -240,7 +240,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  [95:0] o_tag;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash hash(
+    hwprof_paper_10k_bram__hash hash(
         .a(hash$a),
         .b(hash$b),
         .index$0(hash$index$0),
@@ -248,7 +248,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .index$2(hash$index$2),
         .index$3(hash$index$3)
     );
-    hwprof_paper_10k_bram$tab tab(
+    hwprof_paper_10k_bram__tab tab(
         .clock(tab$clock),
         .a(tab$a),
         .b(tab$b),
@@ -259,12 +259,12 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .index$2(tab$index$2),
         .index$3(tab$index$3)
     );
-    hwprof_paper_10k_bram$set_hash set_hash(
+    hwprof_paper_10k_bram__set_hash set_hash(
         .a(set_hash$a),
         .b(set_hash$b),
         .index(set_hash$index)
     );
-    hwprof_paper_10k_bram$counters counters(
+    hwprof_paper_10k_bram__counters counters(
         .clock(counters$clock),
         .reset(counters$reset),
         .read_index$0(counters$read_index$0),
@@ -282,7 +282,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
     );
-    hwprof_paper_10k_bram$acc acc(
+    hwprof_paper_10k_bram__acc acc(
         .clock(acc$clock),
         .reset(acc$reset),
         .lookup_offer(acc$lookup_offer),
@@ -306,7 +306,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .report_last(acc$report_last),
         .report_busy(acc$report_busy)
     );
-    hwprof_paper_10k_bram$control control(
+    hwprof_paper_10k_bram__control control(
         .clock(control$clock),
         .reset(control$reset),
         .accept(control$accept),
@@ -315,182 +315,182 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .finish(control$finish),
         .interval(control$interval)
     );
-    hwprof_paper_10k_bram$s_valid s_valid(
+    hwprof_paper_10k_bram__s_valid s_valid(
         .d(s_valid$d),
         .q(s_valid$q),
         .clock(s_valid$clock)
     );
-    hwprof_paper_10k_bram$s_a s_a(
+    hwprof_paper_10k_bram__s_a s_a(
         .d(s_a$d),
         .q(s_a$q),
         .clock(s_a$clock)
     );
-    hwprof_paper_10k_bram$s_b s_b(
+    hwprof_paper_10k_bram__s_b s_b(
         .d(s_b$d),
         .q(s_b$q),
         .clock(s_b$clock)
     );
-    hwprof_paper_10k_bram$ready ready(
+    hwprof_paper_10k_bram__ready ready(
         .d(ready$d),
         .q(ready$q),
         .clock(ready$clock)
     );
-    hwprof_paper_10k_bram$h_valid h_valid(
+    hwprof_paper_10k_bram__h_valid h_valid(
         .d(h_valid$d),
         .q(h_valid$q),
         .clock(h_valid$clock)
     );
-    hwprof_paper_10k_bram$h_a h_a(
+    hwprof_paper_10k_bram__h_a h_a(
         .d(h_a$d),
         .q(h_a$q),
         .clock(h_a$clock)
     );
-    hwprof_paper_10k_bram$h_b h_b(
+    hwprof_paper_10k_bram__h_b h_b(
         .d(h_b$d),
         .q(h_b$q),
         .clock(h_b$clock)
     );
-    hwprof_paper_10k_bram$h_index$0 h_index$0(
+    hwprof_paper_10k_bram__h_index__0 h_index$0(
         .d(h_index$0$d),
         .q(h_index$0$q),
         .clock(h_index$0$clock)
     );
-    hwprof_paper_10k_bram$h_index$1 h_index$1(
+    hwprof_paper_10k_bram__h_index__1 h_index$1(
         .d(h_index$1$d),
         .q(h_index$1$q),
         .clock(h_index$1$clock)
     );
-    hwprof_paper_10k_bram$h_index$2 h_index$2(
+    hwprof_paper_10k_bram__h_index__2 h_index$2(
         .d(h_index$2$d),
         .q(h_index$2$q),
         .clock(h_index$2$clock)
     );
-    hwprof_paper_10k_bram$h_index$3 h_index$3(
+    hwprof_paper_10k_bram__h_index__3 h_index$3(
         .d(h_index$3$d),
         .q(h_index$3$q),
         .clock(h_index$3$clock)
     );
-    hwprof_paper_10k_bram$h_set h_set(
+    hwprof_paper_10k_bram__h_set h_set(
         .d(h_set$d),
         .q(h_set$q),
         .clock(h_set$clock)
     );
-    hwprof_paper_10k_bram$r_valid r_valid(
+    hwprof_paper_10k_bram__r_valid r_valid(
         .d(r_valid$d),
         .q(r_valid$q),
         .clock(r_valid$clock)
     );
-    hwprof_paper_10k_bram$r_tag r_tag(
+    hwprof_paper_10k_bram__r_tag r_tag(
         .d(r_tag$d),
         .q(r_tag$q),
         .clock(r_tag$clock)
     );
-    hwprof_paper_10k_bram$r_index$0 r_index$0(
+    hwprof_paper_10k_bram__r_index__0 r_index$0(
         .d(r_index$0$d),
         .q(r_index$0$q),
         .clock(r_index$0$clock)
     );
-    hwprof_paper_10k_bram$r_index$1 r_index$1(
+    hwprof_paper_10k_bram__r_index__1 r_index$1(
         .d(r_index$1$d),
         .q(r_index$1$q),
         .clock(r_index$1$clock)
     );
-    hwprof_paper_10k_bram$r_index$2 r_index$2(
+    hwprof_paper_10k_bram__r_index__2 r_index$2(
         .d(r_index$2$d),
         .q(r_index$2$q),
         .clock(r_index$2$clock)
     );
-    hwprof_paper_10k_bram$r_index$3 r_index$3(
+    hwprof_paper_10k_bram__r_index__3 r_index$3(
         .d(r_index$3$d),
         .q(r_index$3$q),
         .clock(r_index$3$clock)
     );
-    hwprof_paper_10k_bram$r_set r_set(
+    hwprof_paper_10k_bram__r_set r_set(
         .d(r_set$d),
         .q(r_set$q),
         .clock(r_set$clock)
     );
-    hwprof_paper_10k_bram$g_valid g_valid(
+    hwprof_paper_10k_bram__g_valid g_valid(
         .d(g_valid$d),
         .q(g_valid$q),
         .clock(g_valid$clock)
     );
-    hwprof_paper_10k_bram$g_a g_a(
+    hwprof_paper_10k_bram__g_a g_a(
         .d(g_a$d),
         .q(g_a$q),
         .clock(g_a$clock)
     );
-    hwprof_paper_10k_bram$g_b g_b(
+    hwprof_paper_10k_bram__g_b g_b(
         .d(g_b$d),
         .q(g_b$q),
         .clock(g_b$clock)
     );
-    hwprof_paper_10k_bram$g_index$0 g_index$0(
+    hwprof_paper_10k_bram__g_index__0 g_index$0(
         .d(g_index$0$d),
         .q(g_index$0$q),
         .clock(g_index$0$clock)
     );
-    hwprof_paper_10k_bram$g_index$1 g_index$1(
+    hwprof_paper_10k_bram__g_index__1 g_index$1(
         .d(g_index$1$d),
         .q(g_index$1$q),
         .clock(g_index$1$clock)
     );
-    hwprof_paper_10k_bram$g_index$2 g_index$2(
+    hwprof_paper_10k_bram__g_index__2 g_index$2(
         .d(g_index$2$d),
         .q(g_index$2$q),
         .clock(g_index$2$clock)
     );
-    hwprof_paper_10k_bram$g_index$3 g_index$3(
+    hwprof_paper_10k_bram__g_index__3 g_index$3(
         .d(g_index$3$d),
         .q(g_index$3$q),
         .clock(g_index$3$clock)
     );
-    hwprof_paper_10k_bram$g_set g_set(
+    hwprof_paper_10k_bram__g_set g_set(
         .d(g_set$d),
         .q(g_set$q),
         .clock(g_set$clock)
     );
-    hwprof_paper_10k_bram$f_valid f_valid(
+    hwprof_paper_10k_bram__f_valid f_valid(
         .d(f_valid$d),
         .q(f_valid$q),
         .clock(f_valid$clock)
     );
-    hwprof_paper_10k_bram$f_a f_a(
+    hwprof_paper_10k_bram__f_a f_a(
         .d(f_a$d),
         .q(f_a$q),
         .clock(f_a$clock)
     );
-    hwprof_paper_10k_bram$f_b f_b(
+    hwprof_paper_10k_bram__f_b f_b(
         .d(f_b$d),
         .q(f_b$q),
         .clock(f_b$clock)
     );
-    hwprof_paper_10k_bram$stale stale(
+    hwprof_paper_10k_bram__stale stale(
         .d(stale$d),
         .q(stale$q),
         .clock(stale$clock)
     );
-    hwprof_paper_10k_bram$c_valid c_valid(
+    hwprof_paper_10k_bram__c_valid c_valid(
         .d(c_valid$d),
         .q(c_valid$q),
         .clock(c_valid$clock)
     );
-    hwprof_paper_10k_bram$c_last c_last(
+    hwprof_paper_10k_bram__c_last c_last(
         .d(c_last$d),
         .q(c_last$q),
         .clock(c_last$clock)
     );
-    hwprof_paper_10k_bram$d_valid d_valid(
+    hwprof_paper_10k_bram__d_valid d_valid(
         .d(d_valid$d),
         .q(d_valid$q),
         .clock(d_valid$clock)
     );
-    hwprof_paper_10k_bram$d_last d_last(
+    hwprof_paper_10k_bram__d_last d_last(
         .d(d_last$d),
         .q(d_last$q),
         .clock(d_last$clock)
     );
-    hwprof_paper_10k_bram$busy_r busy_r(
+    hwprof_paper_10k_bram__busy_r busy_r(
         .d(busy_r$d),
         .q(busy_r$q),
         .clock(busy_r$clock)
@@ -814,7 +814,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
 endmodule // top
 
 
-module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -1273,7 +1273,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  [15:0] rc;
     
     // Sub module instances
-    hwprof_paper_10k_bram$acc$tags$0 tags$0(
+    hwprof_paper_10k_bram__acc__tags__0 tags$0(
         .read_address(tags$0$read_address),
         .read_clock(tags$0$read_clock),
         .read_data(tags$0$read_data),
@@ -1282,7 +1282,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .write_data(tags$0$write_data),
         .write_enable(tags$0$write_enable)
     );
-    hwprof_paper_10k_bram$acc$tags$1 tags$1(
+    hwprof_paper_10k_bram__acc__tags__1 tags$1(
         .read_address(tags$1$read_address),
         .read_clock(tags$1$read_clock),
         .read_data(tags$1$read_data),
@@ -1291,7 +1291,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .write_data(tags$1$write_data),
         .write_enable(tags$1$write_enable)
     );
-    hwprof_paper_10k_bram$acc$metas$0 metas$0(
+    hwprof_paper_10k_bram__acc__metas__0 metas$0(
         .read_address(metas$0$read_address),
         .read_clock(metas$0$read_clock),
         .read_data(metas$0$read_data),
@@ -1300,7 +1300,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .write_data(metas$0$write_data),
         .write_enable(metas$0$write_enable)
     );
-    hwprof_paper_10k_bram$acc$metas$1 metas$1(
+    hwprof_paper_10k_bram__acc__metas__1 metas$1(
         .read_address(metas$1$read_address),
         .read_clock(metas$1$read_clock),
         .read_data(metas$1$read_data),
@@ -1309,7 +1309,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .write_data(metas$1$write_data),
         .write_enable(metas$1$write_enable)
     );
-    hwprof_paper_10k_bram$acc$epochs epochs(
+    hwprof_paper_10k_bram__acc__epochs epochs(
         .clock(epochs$clock),
         .reset(epochs$reset),
         .d_set(epochs$d_set),
@@ -1333,397 +1333,397 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .any_pend(epochs$any_pend),
         .rolling(epochs$rolling)
     );
-    hwprof_paper_10k_bram$acc$c_op c_op(
+    hwprof_paper_10k_bram__acc__c_op c_op(
         .d(c_op$d),
         .q(c_op$q),
         .clock(c_op$clock)
     );
-    hwprof_paper_10k_bram$acc$c_set c_set(
+    hwprof_paper_10k_bram__acc__c_set c_set(
         .d(c_set$d),
         .q(c_set$q),
         .clock(c_set$clock)
     );
-    hwprof_paper_10k_bram$acc$c_tag c_tag(
+    hwprof_paper_10k_bram__acc__c_tag c_tag(
         .d(c_tag$d),
         .q(c_tag$q),
         .clock(c_tag$clock)
     );
-    hwprof_paper_10k_bram$acc$d_op d_op(
+    hwprof_paper_10k_bram__acc__d_op d_op(
         .d(d_op$d),
         .q(d_op$q),
         .clock(d_op$clock)
     );
-    hwprof_paper_10k_bram$acc$d_set d_set(
+    hwprof_paper_10k_bram__acc__d_set d_set(
         .d(d_set$d),
         .q(d_set$q),
         .clock(d_set$clock)
     );
-    hwprof_paper_10k_bram$acc$d_tag d_tag(
+    hwprof_paper_10k_bram__acc__d_tag d_tag(
         .d(d_tag$d),
         .q(d_tag$q),
         .clock(d_tag$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag$0 ram_tag$0(
+    hwprof_paper_10k_bram__acc__ram_tag__0 ram_tag$0(
         .d(ram_tag$0$d),
         .q(ram_tag$0$q),
         .clock(ram_tag$0$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag$1 ram_tag$1(
+    hwprof_paper_10k_bram__acc__ram_tag__1 ram_tag$1(
         .d(ram_tag$1$d),
         .q(ram_tag$1$q),
         .clock(ram_tag$1$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$0 ram_tag_part$0(
+    hwprof_paper_10k_bram__acc__ram_tag_part__0 ram_tag_part$0(
         .d(ram_tag_part$0$d),
         .q(ram_tag_part$0$q),
         .clock(ram_tag_part$0$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$1 ram_tag_part$1(
+    hwprof_paper_10k_bram__acc__ram_tag_part__1 ram_tag_part$1(
         .d(ram_tag_part$1$d),
         .q(ram_tag_part$1$q),
         .clock(ram_tag_part$1$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$2 ram_tag_part$2(
+    hwprof_paper_10k_bram__acc__ram_tag_part__2 ram_tag_part$2(
         .d(ram_tag_part$2$d),
         .q(ram_tag_part$2$q),
         .clock(ram_tag_part$2$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$3 ram_tag_part$3(
+    hwprof_paper_10k_bram__acc__ram_tag_part__3 ram_tag_part$3(
         .d(ram_tag_part$3$d),
         .q(ram_tag_part$3$q),
         .clock(ram_tag_part$3$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$4 ram_tag_part$4(
+    hwprof_paper_10k_bram__acc__ram_tag_part__4 ram_tag_part$4(
         .d(ram_tag_part$4$d),
         .q(ram_tag_part$4$q),
         .clock(ram_tag_part$4$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$5 ram_tag_part$5(
+    hwprof_paper_10k_bram__acc__ram_tag_part__5 ram_tag_part$5(
         .d(ram_tag_part$5$d),
         .q(ram_tag_part$5$q),
         .clock(ram_tag_part$5$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$6 ram_tag_part$6(
+    hwprof_paper_10k_bram__acc__ram_tag_part__6 ram_tag_part$6(
         .d(ram_tag_part$6$d),
         .q(ram_tag_part$6$q),
         .clock(ram_tag_part$6$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$7 ram_tag_part$7(
+    hwprof_paper_10k_bram__acc__ram_tag_part__7 ram_tag_part$7(
         .d(ram_tag_part$7$d),
         .q(ram_tag_part$7$q),
         .clock(ram_tag_part$7$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$8 ram_tag_part$8(
+    hwprof_paper_10k_bram__acc__ram_tag_part__8 ram_tag_part$8(
         .d(ram_tag_part$8$d),
         .q(ram_tag_part$8$q),
         .clock(ram_tag_part$8$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$9 ram_tag_part$9(
+    hwprof_paper_10k_bram__acc__ram_tag_part__9 ram_tag_part$9(
         .d(ram_tag_part$9$d),
         .q(ram_tag_part$9$q),
         .clock(ram_tag_part$9$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$10 ram_tag_part$10(
+    hwprof_paper_10k_bram__acc__ram_tag_part__10 ram_tag_part$10(
         .d(ram_tag_part$10$d),
         .q(ram_tag_part$10$q),
         .clock(ram_tag_part$10$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$11 ram_tag_part$11(
+    hwprof_paper_10k_bram__acc__ram_tag_part__11 ram_tag_part$11(
         .d(ram_tag_part$11$d),
         .q(ram_tag_part$11$q),
         .clock(ram_tag_part$11$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$12 ram_tag_part$12(
+    hwprof_paper_10k_bram__acc__ram_tag_part__12 ram_tag_part$12(
         .d(ram_tag_part$12$d),
         .q(ram_tag_part$12$q),
         .clock(ram_tag_part$12$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$13 ram_tag_part$13(
+    hwprof_paper_10k_bram__acc__ram_tag_part__13 ram_tag_part$13(
         .d(ram_tag_part$13$d),
         .q(ram_tag_part$13$q),
         .clock(ram_tag_part$13$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$14 ram_tag_part$14(
+    hwprof_paper_10k_bram__acc__ram_tag_part__14 ram_tag_part$14(
         .d(ram_tag_part$14$d),
         .q(ram_tag_part$14$q),
         .clock(ram_tag_part$14$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$15 ram_tag_part$15(
+    hwprof_paper_10k_bram__acc__ram_tag_part__15 ram_tag_part$15(
         .d(ram_tag_part$15$d),
         .q(ram_tag_part$15$q),
         .clock(ram_tag_part$15$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$16 ram_tag_part$16(
+    hwprof_paper_10k_bram__acc__ram_tag_part__16 ram_tag_part$16(
         .d(ram_tag_part$16$d),
         .q(ram_tag_part$16$q),
         .clock(ram_tag_part$16$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$17 ram_tag_part$17(
+    hwprof_paper_10k_bram__acc__ram_tag_part__17 ram_tag_part$17(
         .d(ram_tag_part$17$d),
         .q(ram_tag_part$17$q),
         .clock(ram_tag_part$17$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$18 ram_tag_part$18(
+    hwprof_paper_10k_bram__acc__ram_tag_part__18 ram_tag_part$18(
         .d(ram_tag_part$18$d),
         .q(ram_tag_part$18$q),
         .clock(ram_tag_part$18$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$19 ram_tag_part$19(
+    hwprof_paper_10k_bram__acc__ram_tag_part__19 ram_tag_part$19(
         .d(ram_tag_part$19$d),
         .q(ram_tag_part$19$q),
         .clock(ram_tag_part$19$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$20 ram_tag_part$20(
+    hwprof_paper_10k_bram__acc__ram_tag_part__20 ram_tag_part$20(
         .d(ram_tag_part$20$d),
         .q(ram_tag_part$20$q),
         .clock(ram_tag_part$20$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$21 ram_tag_part$21(
+    hwprof_paper_10k_bram__acc__ram_tag_part__21 ram_tag_part$21(
         .d(ram_tag_part$21$d),
         .q(ram_tag_part$21$q),
         .clock(ram_tag_part$21$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$22 ram_tag_part$22(
+    hwprof_paper_10k_bram__acc__ram_tag_part__22 ram_tag_part$22(
         .d(ram_tag_part$22$d),
         .q(ram_tag_part$22$q),
         .clock(ram_tag_part$22$clock)
     );
-    hwprof_paper_10k_bram$acc$ram_tag_part$23 ram_tag_part$23(
+    hwprof_paper_10k_bram__acc__ram_tag_part__23 ram_tag_part$23(
         .d(ram_tag_part$23$d),
         .q(ram_tag_part$23$q),
         .clock(ram_tag_part$23$clock)
     );
-    hwprof_paper_10k_bram$acc$scan_set scan_set(
+    hwprof_paper_10k_bram__acc__scan_set scan_set(
         .d(scan_set$d),
         .q(scan_set$q),
         .clock(scan_set$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_valid fw_valid(
+    hwprof_paper_10k_bram__acc__fw_valid fw_valid(
         .d(fw_valid$d),
         .q(fw_valid$q),
         .clock(fw_valid$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_set fw_set(
+    hwprof_paper_10k_bram__acc__fw_set fw_set(
         .d(fw_set$d),
         .q(fw_set$q),
         .clock(fw_set$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_tag fw2_tag(
+    hwprof_paper_10k_bram__acc__fw2_tag fw2_tag(
         .d(fw2_tag$d),
         .q(fw2_tag$q),
         .clock(fw2_tag$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_word$0 fw2_word$0(
+    hwprof_paper_10k_bram__acc__fw2_word__0 fw2_word$0(
         .d(fw2_word$0$d),
         .q(fw2_word$0$q),
         .clock(fw2_word$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_word$1 fw2_word$1(
+    hwprof_paper_10k_bram__acc__fw2_word__1 fw2_word$1(
         .d(fw2_word$1$d),
         .q(fw2_word$1$q),
         .clock(fw2_word$1$clock)
     );
-    hwprof_paper_10k_bram$acc$ahead1 ahead1(
+    hwprof_paper_10k_bram__acc__ahead1 ahead1(
         .d(ahead1$d),
         .q(ahead1$q),
         .clock(ahead1$clock)
     );
-    hwprof_paper_10k_bram$acc$key1 key1(
+    hwprof_paper_10k_bram__acc__key1 key1(
         .d(key1$d),
         .q(key1$q),
         .clock(key1$clock)
     );
-    hwprof_paper_10k_bram$acc$ahead2_alloc$0 ahead2_alloc$0(
+    hwprof_paper_10k_bram__acc__ahead2_alloc__0 ahead2_alloc$0(
         .d(ahead2_alloc$0$d),
         .q(ahead2_alloc$0$q),
         .clock(ahead2_alloc$0$clock)
     );
-    hwprof_paper_10k_bram$acc$ahead2_alloc$1 ahead2_alloc$1(
+    hwprof_paper_10k_bram__acc__ahead2_alloc__1 ahead2_alloc$1(
         .d(ahead2_alloc$1$d),
         .q(ahead2_alloc$1$q),
         .clock(ahead2_alloc$1$clock)
     );
-    hwprof_paper_10k_bram$acc$ahead3_alloc$0 ahead3_alloc$0(
+    hwprof_paper_10k_bram__acc__ahead3_alloc__0 ahead3_alloc$0(
         .d(ahead3_alloc$0$d),
         .q(ahead3_alloc$0$q),
         .clock(ahead3_alloc$0$clock)
     );
-    hwprof_paper_10k_bram$acc$ahead3_alloc$1 ahead3_alloc$1(
+    hwprof_paper_10k_bram__acc__ahead3_alloc__1 ahead3_alloc$1(
         .d(ahead3_alloc$1$d),
         .q(ahead3_alloc$1$q),
         .clock(ahead3_alloc$1$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_eq$0 fw_eq$0(
+    hwprof_paper_10k_bram__acc__fw_eq__0 fw_eq$0(
         .d(fw_eq$0$d),
         .q(fw_eq$0$q),
         .clock(fw_eq$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_eq$1 fw_eq$1(
+    hwprof_paper_10k_bram__acc__fw_eq__1 fw_eq$1(
         .d(fw_eq$1$d),
         .q(fw_eq$1$q),
         .clock(fw_eq$1$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_alloc$0 fw2_alloc$0(
+    hwprof_paper_10k_bram__acc__fw2_alloc__0 fw2_alloc$0(
         .d(fw2_alloc$0$d),
         .q(fw2_alloc$0$q),
         .clock(fw2_alloc$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_alloc$1 fw2_alloc$1(
+    hwprof_paper_10k_bram__acc__fw2_alloc__1 fw2_alloc$1(
         .d(fw2_alloc$1$d),
         .q(fw2_alloc$1$q),
         .clock(fw2_alloc$1$clock)
     );
-    hwprof_paper_10k_bram$acc$fw3_tag fw3_tag(
+    hwprof_paper_10k_bram__acc__fw3_tag fw3_tag(
         .d(fw3_tag$d),
         .q(fw3_tag$q),
         .clock(fw3_tag$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_alloc$0 fw_alloc$0(
+    hwprof_paper_10k_bram__acc__fw_alloc__0 fw_alloc$0(
         .d(fw_alloc$0$d),
         .q(fw_alloc$0$q),
         .clock(fw_alloc$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_alloc$1 fw_alloc$1(
+    hwprof_paper_10k_bram__acc__fw_alloc__1 fw_alloc$1(
         .d(fw_alloc$1$d),
         .q(fw_alloc$1$q),
         .clock(fw_alloc$1$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_tag fw_tag(
+    hwprof_paper_10k_bram__acc__fw_tag fw_tag(
         .d(fw_tag$d),
         .q(fw_tag$q),
         .clock(fw_tag$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_meta$0 fw_meta$0(
+    hwprof_paper_10k_bram__acc__fw_meta__0 fw_meta$0(
         .d(fw_meta$0$d),
         .q(fw_meta$0$q),
         .clock(fw_meta$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_meta$1 fw_meta$1(
+    hwprof_paper_10k_bram__acc__fw_meta__1 fw_meta$1(
         .d(fw_meta$1$d),
         .q(fw_meta$1$q),
         .clock(fw_meta$1$clock)
     );
-    hwprof_paper_10k_bram$acc$st_valid$0 st_valid$0(
+    hwprof_paper_10k_bram__acc__st_valid__0 st_valid$0(
         .d(st_valid$0$d),
         .q(st_valid$0$q),
         .clock(st_valid$0$clock)
     );
-    hwprof_paper_10k_bram$acc$st_valid$1 st_valid$1(
+    hwprof_paper_10k_bram__acc__st_valid__1 st_valid$1(
         .d(st_valid$1$d),
         .q(st_valid$1$q),
         .clock(st_valid$1$clock)
     );
-    hwprof_paper_10k_bram$acc$st_tag$0 st_tag$0(
+    hwprof_paper_10k_bram__acc__st_tag__0 st_tag$0(
         .d(st_tag$0$d),
         .q(st_tag$0$q),
         .clock(st_tag$0$clock)
     );
-    hwprof_paper_10k_bram$acc$st_tag$1 st_tag$1(
+    hwprof_paper_10k_bram__acc__st_tag__1 st_tag$1(
         .d(st_tag$1$d),
         .q(st_tag$1$q),
         .clock(st_tag$1$clock)
     );
-    hwprof_paper_10k_bram$acc$st_count$0 st_count$0(
+    hwprof_paper_10k_bram__acc__st_count__0 st_count$0(
         .d(st_count$0$d),
         .q(st_count$0$q),
         .clock(st_count$0$clock)
     );
-    hwprof_paper_10k_bram$acc$st_count$1 st_count$1(
+    hwprof_paper_10k_bram__acc__st_count__1 st_count$1(
         .d(st_count$1$d),
         .q(st_count$1$q),
         .clock(st_count$1$clock)
     );
-    hwprof_paper_10k_bram$acc$term term(
+    hwprof_paper_10k_bram__acc__term term(
         .d(term$d),
         .q(term$q),
         .clock(term$clock)
     );
-    hwprof_paper_10k_bram$acc$rep_interval rep_interval(
+    hwprof_paper_10k_bram__acc__rep_interval rep_interval(
         .d(rep_interval$d),
         .q(rep_interval$q),
         .clock(rep_interval$clock)
     );
-    hwprof_paper_10k_bram$acc$c_same2 c_same2(
+    hwprof_paper_10k_bram__acc__c_same2 c_same2(
         .d(c_same2$d),
         .q(c_same2$q),
         .clock(c_same2$clock)
     );
-    hwprof_paper_10k_bram$acc$c_same3 c_same3(
+    hwprof_paper_10k_bram__acc__c_same3 c_same3(
         .d(c_same3$d),
         .q(c_same3$q),
         .clock(c_same3$clock)
     );
-    hwprof_paper_10k_bram$acc$r_meta$0 r_meta$0(
+    hwprof_paper_10k_bram__acc__r_meta__0 r_meta$0(
         .d(r_meta$0$d),
         .q(r_meta$0$q),
         .clock(r_meta$0$clock)
     );
-    hwprof_paper_10k_bram$acc$r_meta$1 r_meta$1(
+    hwprof_paper_10k_bram__acc__r_meta__1 r_meta$1(
         .d(r_meta$1$d),
         .q(r_meta$1$q),
         .clock(r_meta$1$clock)
     );
-    hwprof_paper_10k_bram$acc$r_ge$0 r_ge$0(
+    hwprof_paper_10k_bram__acc__r_ge__0 r_ge$0(
         .d(r_ge$0$d),
         .q(r_ge$0$q),
         .clock(r_ge$0$clock)
     );
-    hwprof_paper_10k_bram$acc$r_ge$1 r_ge$1(
+    hwprof_paper_10k_bram__acc__r_ge__1 r_ge$1(
         .d(r_ge$1$d),
         .q(r_ge$1$q),
         .clock(r_ge$1$clock)
     );
-    hwprof_paper_10k_bram$acc$r_floor$0 r_floor$0(
+    hwprof_paper_10k_bram__acc__r_floor__0 r_floor$0(
         .d(r_floor$0$d),
         .q(r_floor$0$q),
         .clock(r_floor$0$clock)
     );
-    hwprof_paper_10k_bram$acc$r_floor$1 r_floor$1(
+    hwprof_paper_10k_bram__acc__r_floor__1 r_floor$1(
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_ge_r$0 fw_ge_r$0(
+    hwprof_paper_10k_bram__acc__fw_ge_r__0 fw_ge_r$0(
         .d(fw_ge_r$0$d),
         .q(fw_ge_r$0$q),
         .clock(fw_ge_r$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_ge_r$1 fw_ge_r$1(
+    hwprof_paper_10k_bram__acc__fw_ge_r__1 fw_ge_r$1(
         .d(fw_ge_r$1$d),
         .q(fw_ge_r$1$q),
         .clock(fw_ge_r$1$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_floor_r$0 fw_floor_r$0(
+    hwprof_paper_10k_bram__acc__fw_floor_r__0 fw_floor_r$0(
         .d(fw_floor_r$0$d),
         .q(fw_floor_r$0$q),
         .clock(fw_floor_r$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw_floor_r$1 fw_floor_r$1(
+    hwprof_paper_10k_bram__acc__fw_floor_r__1 fw_floor_r$1(
         .d(fw_floor_r$1$d),
         .q(fw_floor_r$1$q),
         .clock(fw_floor_r$1$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_ge$0 fw2_ge$0(
+    hwprof_paper_10k_bram__acc__fw2_ge__0 fw2_ge$0(
         .d(fw2_ge$0$d),
         .q(fw2_ge$0$q),
         .clock(fw2_ge$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_ge$1 fw2_ge$1(
+    hwprof_paper_10k_bram__acc__fw2_ge__1 fw2_ge$1(
         .d(fw2_ge$1$d),
         .q(fw2_ge$1$q),
         .clock(fw2_ge$1$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_floor$0 fw2_floor$0(
+    hwprof_paper_10k_bram__acc__fw2_floor__0 fw2_floor$0(
         .d(fw2_floor$0$d),
         .q(fw2_floor$0$q),
         .clock(fw2_floor$0$clock)
     );
-    hwprof_paper_10k_bram$acc$fw2_floor$1 fw2_floor$1(
+    hwprof_paper_10k_bram__acc__fw2_floor__1 fw2_floor$1(
         .d(fw2_floor$1$d),
         .q(fw2_floor$1$q),
         .clock(fw2_floor$1$clock)
     );
-    hwprof_paper_10k_bram$acc$hits hits(
+    hwprof_paper_10k_bram__acc__hits hits(
         .bits$0(hits$bits$0),
         .bits$1(hits$bits$1),
         .first$0(hits$first$0),
@@ -1731,7 +1731,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .any(hits$any),
         .many(hits$many)
     );
-    hwprof_paper_10k_bram$acc$empty empty(
+    hwprof_paper_10k_bram__acc__empty empty(
         .bits$0(empty$bits$0),
         .bits$1(empty$bits$1),
         .first$0(empty$first$0),
@@ -1739,7 +1739,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .any(empty$any),
         .many(empty$many)
     );
-    hwprof_paper_10k_bram$acc$repl repl(
+    hwprof_paper_10k_bram__acc__repl repl(
         .bits$0(repl$bits$0),
         .bits$1(repl$bits$1),
         .first$0(repl$first$0),
@@ -1747,7 +1747,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .any(repl$any),
         .many(repl$many)
     );
-    hwprof_paper_10k_bram$acc$smallest smallest(
+    hwprof_paper_10k_bram__acc__smallest smallest(
         .bits$0(smallest$bits$0),
         .bits$1(smallest$bits$1),
         .first$0(smallest$first$0),
@@ -1755,7 +1755,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .any(smallest$any),
         .many(smallest$many)
     );
-    hwprof_paper_10k_bram$acc$staged staged(
+    hwprof_paper_10k_bram__acc__staged staged(
         .bits$0(staged$bits$0),
         .bits$1(staged$bits$1),
         .first$0(staged$first$0),
@@ -2355,7 +2355,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         if (scan_advance) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
-                scan_set$d = 32'h0;
+                scan_set$d = 20'h0;
             end
         end
         staged$bits$0 = st_valid$0$q;
@@ -2364,7 +2364,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
         report_valid = staged$any | (term$q & ~epochs$any_pend & ~epochs$rolling);
         report_last = ~staged$any;
         report_interval = rep_interval$q;
-        report_tag = 32'h0;
+        report_tag = 96'h0;
         rc = zero_c;
         if (staged$first$0) begin
             report_tag = st_tag$0$q;
@@ -2421,7 +2421,7 @@ module hwprof_paper_10k_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,look
 endmodule // top$acc
 
 
-module hwprof_paper_10k_bram$acc$ahead1(d,q,clock);
+module hwprof_paper_10k_bram__acc__ahead1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2440,7 +2440,7 @@ module hwprof_paper_10k_bram$acc$ahead1(d,q,clock);
 endmodule // top$acc$ahead1
 
 
-module hwprof_paper_10k_bram$acc$ahead2_alloc$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__ahead2_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2459,7 +2459,7 @@ module hwprof_paper_10k_bram$acc$ahead2_alloc$0(d,q,clock);
 endmodule // top$acc$ahead2_alloc$0
 
 
-module hwprof_paper_10k_bram$acc$ahead2_alloc$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__ahead2_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2478,7 +2478,7 @@ module hwprof_paper_10k_bram$acc$ahead2_alloc$1(d,q,clock);
 endmodule // top$acc$ahead2_alloc$1
 
 
-module hwprof_paper_10k_bram$acc$ahead3_alloc$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__ahead3_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2497,7 +2497,7 @@ module hwprof_paper_10k_bram$acc$ahead3_alloc$0(d,q,clock);
 endmodule // top$acc$ahead3_alloc$0
 
 
-module hwprof_paper_10k_bram$acc$ahead3_alloc$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__ahead3_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2516,7 +2516,7 @@ module hwprof_paper_10k_bram$acc$ahead3_alloc$1(d,q,clock);
 endmodule // top$acc$ahead3_alloc$1
 
 
-module hwprof_paper_10k_bram$acc$c_op(d,q,clock);
+module hwprof_paper_10k_bram__acc__c_op(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2535,7 +2535,7 @@ module hwprof_paper_10k_bram$acc$c_op(d,q,clock);
 endmodule // top$acc$c_op
 
 
-module hwprof_paper_10k_bram$acc$c_same2(d,q,clock);
+module hwprof_paper_10k_bram__acc__c_same2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2554,7 +2554,7 @@ module hwprof_paper_10k_bram$acc$c_same2(d,q,clock);
 endmodule // top$acc$c_same2
 
 
-module hwprof_paper_10k_bram$acc$c_same3(d,q,clock);
+module hwprof_paper_10k_bram__acc__c_same3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2573,7 +2573,7 @@ module hwprof_paper_10k_bram$acc$c_same3(d,q,clock);
 endmodule // top$acc$c_same3
 
 
-module hwprof_paper_10k_bram$acc$c_set(d,q,clock);
+module hwprof_paper_10k_bram__acc__c_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -2592,7 +2592,7 @@ module hwprof_paper_10k_bram$acc$c_set(d,q,clock);
 endmodule // top$acc$c_set
 
 
-module hwprof_paper_10k_bram$acc$c_tag(d,q,clock);
+module hwprof_paper_10k_bram__acc__c_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -2611,7 +2611,7 @@ module hwprof_paper_10k_bram$acc$c_tag(d,q,clock);
 endmodule // top$acc$c_tag
 
 
-module hwprof_paper_10k_bram$acc$d_op(d,q,clock);
+module hwprof_paper_10k_bram__acc__d_op(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2630,7 +2630,7 @@ module hwprof_paper_10k_bram$acc$d_op(d,q,clock);
 endmodule // top$acc$d_op
 
 
-module hwprof_paper_10k_bram$acc$d_set(d,q,clock);
+module hwprof_paper_10k_bram__acc__d_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -2649,7 +2649,7 @@ module hwprof_paper_10k_bram$acc$d_set(d,q,clock);
 endmodule // top$acc$d_set
 
 
-module hwprof_paper_10k_bram$acc$d_tag(d,q,clock);
+module hwprof_paper_10k_bram__acc__d_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -2668,7 +2668,7 @@ module hwprof_paper_10k_bram$acc$d_tag(d,q,clock);
 endmodule // top$acc$d_tag
 
 
-module hwprof_paper_10k_bram$acc$empty(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_paper_10k_bram__acc__empty(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -2691,7 +2691,7 @@ module hwprof_paper_10k_bram$acc$empty(bits$0,bits$1,first$0,first$1,any,many);
 endmodule // top$acc$empty
 
 
-module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_paper_10k_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -2809,7 +2809,7 @@ module hwprof_paper_10k_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sc
 endmodule // top$acc$epochs
 
 
-module hwprof_paper_10k_bram$acc$fw2_alloc$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2828,7 +2828,7 @@ module hwprof_paper_10k_bram$acc$fw2_alloc$0(d,q,clock);
 endmodule // top$acc$fw2_alloc$0
 
 
-module hwprof_paper_10k_bram$acc$fw2_alloc$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2847,7 +2847,7 @@ module hwprof_paper_10k_bram$acc$fw2_alloc$1(d,q,clock);
 endmodule // top$acc$fw2_alloc$1
 
 
-module hwprof_paper_10k_bram$acc$fw2_floor$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2866,7 +2866,7 @@ module hwprof_paper_10k_bram$acc$fw2_floor$0(d,q,clock);
 endmodule // top$acc$fw2_floor$0
 
 
-module hwprof_paper_10k_bram$acc$fw2_floor$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2885,7 +2885,7 @@ module hwprof_paper_10k_bram$acc$fw2_floor$1(d,q,clock);
 endmodule // top$acc$fw2_floor$1
 
 
-module hwprof_paper_10k_bram$acc$fw2_ge$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_ge__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2904,7 +2904,7 @@ module hwprof_paper_10k_bram$acc$fw2_ge$0(d,q,clock);
 endmodule // top$acc$fw2_ge$0
 
 
-module hwprof_paper_10k_bram$acc$fw2_ge$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_ge__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2923,7 +2923,7 @@ module hwprof_paper_10k_bram$acc$fw2_ge$1(d,q,clock);
 endmodule // top$acc$fw2_ge$1
 
 
-module hwprof_paper_10k_bram$acc$fw2_tag(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -2942,7 +2942,7 @@ module hwprof_paper_10k_bram$acc$fw2_tag(d,q,clock);
 endmodule // top$acc$fw2_tag
 
 
-module hwprof_paper_10k_bram$acc$fw2_word$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_word__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -2961,7 +2961,7 @@ module hwprof_paper_10k_bram$acc$fw2_word$0(d,q,clock);
 endmodule // top$acc$fw2_word$0
 
 
-module hwprof_paper_10k_bram$acc$fw2_word$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw2_word__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -2980,7 +2980,7 @@ module hwprof_paper_10k_bram$acc$fw2_word$1(d,q,clock);
 endmodule // top$acc$fw2_word$1
 
 
-module hwprof_paper_10k_bram$acc$fw3_tag(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw3_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -2999,7 +2999,7 @@ module hwprof_paper_10k_bram$acc$fw3_tag(d,q,clock);
 endmodule // top$acc$fw3_tag
 
 
-module hwprof_paper_10k_bram$acc$fw_alloc$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3018,7 +3018,7 @@ module hwprof_paper_10k_bram$acc$fw_alloc$0(d,q,clock);
 endmodule // top$acc$fw_alloc$0
 
 
-module hwprof_paper_10k_bram$acc$fw_alloc$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3037,7 +3037,7 @@ module hwprof_paper_10k_bram$acc$fw_alloc$1(d,q,clock);
 endmodule // top$acc$fw_alloc$1
 
 
-module hwprof_paper_10k_bram$acc$fw_eq$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_eq__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3056,7 +3056,7 @@ module hwprof_paper_10k_bram$acc$fw_eq$0(d,q,clock);
 endmodule // top$acc$fw_eq$0
 
 
-module hwprof_paper_10k_bram$acc$fw_eq$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_eq__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3075,7 +3075,7 @@ module hwprof_paper_10k_bram$acc$fw_eq$1(d,q,clock);
 endmodule // top$acc$fw_eq$1
 
 
-module hwprof_paper_10k_bram$acc$fw_floor_r$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_floor_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3094,7 +3094,7 @@ module hwprof_paper_10k_bram$acc$fw_floor_r$0(d,q,clock);
 endmodule // top$acc$fw_floor_r$0
 
 
-module hwprof_paper_10k_bram$acc$fw_floor_r$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_floor_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3113,7 +3113,7 @@ module hwprof_paper_10k_bram$acc$fw_floor_r$1(d,q,clock);
 endmodule // top$acc$fw_floor_r$1
 
 
-module hwprof_paper_10k_bram$acc$fw_ge_r$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_ge_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3132,7 +3132,7 @@ module hwprof_paper_10k_bram$acc$fw_ge_r$0(d,q,clock);
 endmodule // top$acc$fw_ge_r$0
 
 
-module hwprof_paper_10k_bram$acc$fw_ge_r$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_ge_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3151,7 +3151,7 @@ module hwprof_paper_10k_bram$acc$fw_ge_r$1(d,q,clock);
 endmodule // top$acc$fw_ge_r$1
 
 
-module hwprof_paper_10k_bram$acc$fw_meta$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_meta__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -3170,7 +3170,7 @@ module hwprof_paper_10k_bram$acc$fw_meta$0(d,q,clock);
 endmodule // top$acc$fw_meta$0
 
 
-module hwprof_paper_10k_bram$acc$fw_meta$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_meta__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -3189,7 +3189,7 @@ module hwprof_paper_10k_bram$acc$fw_meta$1(d,q,clock);
 endmodule // top$acc$fw_meta$1
 
 
-module hwprof_paper_10k_bram$acc$fw_set(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -3208,7 +3208,7 @@ module hwprof_paper_10k_bram$acc$fw_set(d,q,clock);
 endmodule // top$acc$fw_set
 
 
-module hwprof_paper_10k_bram$acc$fw_tag(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3227,7 +3227,7 @@ module hwprof_paper_10k_bram$acc$fw_tag(d,q,clock);
 endmodule // top$acc$fw_tag
 
 
-module hwprof_paper_10k_bram$acc$fw_valid(d,q,clock);
+module hwprof_paper_10k_bram__acc__fw_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3246,7 +3246,7 @@ module hwprof_paper_10k_bram$acc$fw_valid(d,q,clock);
 endmodule // top$acc$fw_valid
 
 
-module hwprof_paper_10k_bram$acc$hits(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_paper_10k_bram__acc__hits(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -3269,7 +3269,7 @@ module hwprof_paper_10k_bram$acc$hits(bits$0,bits$1,first$0,first$1,any,many);
 endmodule // top$acc$hits
 
 
-module hwprof_paper_10k_bram$acc$key1(d,q,clock);
+module hwprof_paper_10k_bram__acc__key1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3288,7 +3288,7 @@ module hwprof_paper_10k_bram$acc$key1(d,q,clock);
 endmodule // top$acc$key1
 
 
-module hwprof_paper_10k_bram$acc$metas$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__acc__metas__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -3315,7 +3315,7 @@ module hwprof_paper_10k_bram$acc$metas$0(read_address,read_clock,read_data,write
 endmodule // top$acc$metas$0
 
 
-module hwprof_paper_10k_bram$acc$metas$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__acc__metas__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -3342,7 +3342,7 @@ module hwprof_paper_10k_bram$acc$metas$1(read_address,read_clock,read_data,write
 endmodule // top$acc$metas$1
 
 
-module hwprof_paper_10k_bram$acc$r_floor$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__r_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3361,7 +3361,7 @@ module hwprof_paper_10k_bram$acc$r_floor$0(d,q,clock);
 endmodule // top$acc$r_floor$0
 
 
-module hwprof_paper_10k_bram$acc$r_floor$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__r_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3380,7 +3380,7 @@ module hwprof_paper_10k_bram$acc$r_floor$1(d,q,clock);
 endmodule // top$acc$r_floor$1
 
 
-module hwprof_paper_10k_bram$acc$r_ge$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__r_ge__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3399,7 +3399,7 @@ module hwprof_paper_10k_bram$acc$r_ge$0(d,q,clock);
 endmodule // top$acc$r_ge$0
 
 
-module hwprof_paper_10k_bram$acc$r_ge$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__r_ge__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3418,7 +3418,7 @@ module hwprof_paper_10k_bram$acc$r_ge$1(d,q,clock);
 endmodule // top$acc$r_ge$1
 
 
-module hwprof_paper_10k_bram$acc$r_meta$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__r_meta__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -3437,7 +3437,7 @@ module hwprof_paper_10k_bram$acc$r_meta$0(d,q,clock);
 endmodule // top$acc$r_meta$0
 
 
-module hwprof_paper_10k_bram$acc$r_meta$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__r_meta__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -3456,7 +3456,7 @@ module hwprof_paper_10k_bram$acc$r_meta$1(d,q,clock);
 endmodule // top$acc$r_meta$1
 
 
-module hwprof_paper_10k_bram$acc$ram_tag$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag__0(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3475,7 +3475,7 @@ module hwprof_paper_10k_bram$acc$ram_tag$0(d,q,clock);
 endmodule // top$acc$ram_tag$0
 
 
-module hwprof_paper_10k_bram$acc$ram_tag$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag__1(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -3494,7 +3494,7 @@ module hwprof_paper_10k_bram$acc$ram_tag$1(d,q,clock);
 endmodule // top$acc$ram_tag$1
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3513,7 +3513,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$0(d,q,clock);
 endmodule // top$acc$ram_tag_part$0
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3532,7 +3532,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$1(d,q,clock);
 endmodule // top$acc$ram_tag_part$1
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$10(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__10(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3551,7 +3551,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$10(d,q,clock);
 endmodule // top$acc$ram_tag_part$10
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$11(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__11(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3570,7 +3570,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$11(d,q,clock);
 endmodule // top$acc$ram_tag_part$11
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$12(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__12(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3589,7 +3589,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$12(d,q,clock);
 endmodule // top$acc$ram_tag_part$12
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$13(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__13(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3608,7 +3608,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$13(d,q,clock);
 endmodule // top$acc$ram_tag_part$13
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$14(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__14(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3627,7 +3627,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$14(d,q,clock);
 endmodule // top$acc$ram_tag_part$14
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$15(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__15(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3646,7 +3646,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$15(d,q,clock);
 endmodule // top$acc$ram_tag_part$15
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$16(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__16(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3665,7 +3665,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$16(d,q,clock);
 endmodule // top$acc$ram_tag_part$16
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$17(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__17(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3684,7 +3684,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$17(d,q,clock);
 endmodule // top$acc$ram_tag_part$17
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$18(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__18(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3703,7 +3703,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$18(d,q,clock);
 endmodule // top$acc$ram_tag_part$18
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$19(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__19(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3722,7 +3722,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$19(d,q,clock);
 endmodule // top$acc$ram_tag_part$19
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$2(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3741,7 +3741,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$2(d,q,clock);
 endmodule // top$acc$ram_tag_part$2
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$20(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__20(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3760,7 +3760,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$20(d,q,clock);
 endmodule // top$acc$ram_tag_part$20
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$21(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__21(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3779,7 +3779,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$21(d,q,clock);
 endmodule // top$acc$ram_tag_part$21
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$22(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__22(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3798,7 +3798,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$22(d,q,clock);
 endmodule // top$acc$ram_tag_part$22
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$23(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__23(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3817,7 +3817,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$23(d,q,clock);
 endmodule // top$acc$ram_tag_part$23
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$3(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3836,7 +3836,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$3(d,q,clock);
 endmodule // top$acc$ram_tag_part$3
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$4(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__4(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3855,7 +3855,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$4(d,q,clock);
 endmodule // top$acc$ram_tag_part$4
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$5(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__5(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3874,7 +3874,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$5(d,q,clock);
 endmodule // top$acc$ram_tag_part$5
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$6(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__6(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3893,7 +3893,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$6(d,q,clock);
 endmodule // top$acc$ram_tag_part$6
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$7(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__7(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3912,7 +3912,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$7(d,q,clock);
 endmodule // top$acc$ram_tag_part$7
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$8(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__8(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3931,7 +3931,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$8(d,q,clock);
 endmodule // top$acc$ram_tag_part$8
 
 
-module hwprof_paper_10k_bram$acc$ram_tag_part$9(d,q,clock);
+module hwprof_paper_10k_bram__acc__ram_tag_part__9(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3950,7 +3950,7 @@ module hwprof_paper_10k_bram$acc$ram_tag_part$9(d,q,clock);
 endmodule // top$acc$ram_tag_part$9
 
 
-module hwprof_paper_10k_bram$acc$rep_interval(d,q,clock);
+module hwprof_paper_10k_bram__acc__rep_interval(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -3969,7 +3969,7 @@ module hwprof_paper_10k_bram$acc$rep_interval(d,q,clock);
 endmodule // top$acc$rep_interval
 
 
-module hwprof_paper_10k_bram$acc$repl(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_paper_10k_bram__acc__repl(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -3992,7 +3992,7 @@ module hwprof_paper_10k_bram$acc$repl(bits$0,bits$1,first$0,first$1,any,many);
 endmodule // top$acc$repl
 
 
-module hwprof_paper_10k_bram$acc$scan_set(d,q,clock);
+module hwprof_paper_10k_bram__acc__scan_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -4011,7 +4011,7 @@ module hwprof_paper_10k_bram$acc$scan_set(d,q,clock);
 endmodule // top$acc$scan_set
 
 
-module hwprof_paper_10k_bram$acc$smallest(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_paper_10k_bram__acc__smallest(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -4034,7 +4034,7 @@ module hwprof_paper_10k_bram$acc$smallest(bits$0,bits$1,first$0,first$1,any,many
 endmodule // top$acc$smallest
 
 
-module hwprof_paper_10k_bram$acc$st_count$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__st_count__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -4053,7 +4053,7 @@ module hwprof_paper_10k_bram$acc$st_count$0(d,q,clock);
 endmodule // top$acc$st_count$0
 
 
-module hwprof_paper_10k_bram$acc$st_count$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__st_count__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -4072,7 +4072,7 @@ module hwprof_paper_10k_bram$acc$st_count$1(d,q,clock);
 endmodule // top$acc$st_count$1
 
 
-module hwprof_paper_10k_bram$acc$st_tag$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__st_tag__0(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -4091,7 +4091,7 @@ module hwprof_paper_10k_bram$acc$st_tag$0(d,q,clock);
 endmodule // top$acc$st_tag$0
 
 
-module hwprof_paper_10k_bram$acc$st_tag$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__st_tag__1(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -4110,7 +4110,7 @@ module hwprof_paper_10k_bram$acc$st_tag$1(d,q,clock);
 endmodule // top$acc$st_tag$1
 
 
-module hwprof_paper_10k_bram$acc$st_valid$0(d,q,clock);
+module hwprof_paper_10k_bram__acc__st_valid__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4129,7 +4129,7 @@ module hwprof_paper_10k_bram$acc$st_valid$0(d,q,clock);
 endmodule // top$acc$st_valid$0
 
 
-module hwprof_paper_10k_bram$acc$st_valid$1(d,q,clock);
+module hwprof_paper_10k_bram__acc__st_valid__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4148,7 +4148,7 @@ module hwprof_paper_10k_bram$acc$st_valid$1(d,q,clock);
 endmodule // top$acc$st_valid$1
 
 
-module hwprof_paper_10k_bram$acc$staged(bits$0,bits$1,first$0,first$1,any,many);
+module hwprof_paper_10k_bram__acc__staged(bits$0,bits$1,first$0,first$1,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -4171,7 +4171,7 @@ module hwprof_paper_10k_bram$acc$staged(bits$0,bits$1,first$0,first$1,any,many);
 endmodule // top$acc$staged
 
 
-module hwprof_paper_10k_bram$acc$tags$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -4198,7 +4198,7 @@ module hwprof_paper_10k_bram$acc$tags$0(read_address,read_clock,read_data,write_
 endmodule // top$acc$tags$0
 
 
-module hwprof_paper_10k_bram$acc$tags$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__acc__tags__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -4225,7 +4225,7 @@ module hwprof_paper_10k_bram$acc$tags$1(read_address,read_clock,read_data,write_
 endmodule // top$acc$tags$1
 
 
-module hwprof_paper_10k_bram$acc$term(d,q,clock);
+module hwprof_paper_10k_bram__acc__term(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4244,7 +4244,7 @@ module hwprof_paper_10k_bram$acc$term(d,q,clock);
 endmodule // top$acc$term
 
 
-module hwprof_paper_10k_bram$busy_r(d,q,clock);
+module hwprof_paper_10k_bram__busy_r(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4263,7 +4263,7 @@ module hwprof_paper_10k_bram$busy_r(d,q,clock);
 endmodule // top$busy_r
 
 
-module hwprof_paper_10k_bram$c_last(d,q,clock);
+module hwprof_paper_10k_bram__c_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4282,7 +4282,7 @@ module hwprof_paper_10k_bram$c_last(d,q,clock);
 endmodule // top$c_last
 
 
-module hwprof_paper_10k_bram$c_valid(d,q,clock);
+module hwprof_paper_10k_bram__c_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4301,7 +4301,7 @@ module hwprof_paper_10k_bram$c_valid(d,q,clock);
 endmodule // top$c_valid
 
 
-module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interval);
+module hwprof_paper_10k_bram__control(clock,reset,accept,last,bank,finish,interval);
     
     // Module arguments
     input wire  clock;
@@ -4340,27 +4340,27 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
     reg  pre;
     
     // Sub module instances
-    hwprof_paper_10k_bram$control$in_count in_count(
+    hwprof_paper_10k_bram__control__in_count in_count(
         .d(in_count$d),
         .q(in_count$q),
         .clock(in_count$clock)
     );
-    hwprof_paper_10k_bram$control$at_last at_last(
+    hwprof_paper_10k_bram__control__at_last at_last(
         .d(at_last$d),
         .q(at_last$q),
         .clock(at_last$clock)
     );
-    hwprof_paper_10k_bram$control$at_pre at_pre(
+    hwprof_paper_10k_bram__control__at_pre at_pre(
         .d(at_pre$d),
         .q(at_pre$q),
         .clock(at_pre$clock)
     );
-    hwprof_paper_10k_bram$control$parity parity(
+    hwprof_paper_10k_bram__control__parity parity(
         .d(parity$d),
         .q(parity$q),
         .clock(parity$clock)
     );
-    hwprof_paper_10k_bram$control$number number(
+    hwprof_paper_10k_bram__control__number number(
         .d(number$d),
         .q(number$q),
         .clock(number$clock)
@@ -4384,7 +4384,7 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
         interval = number$q;
         if (accept) begin
             if (last) begin
-                in_count$d = 32'h0;
+                in_count$d = 41'h0;
                 at_last$d = 1'b0;
                 at_pre$d = 1'b0;
                 parity$d = ~parity$q;
@@ -4399,7 +4399,7 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
             number$d = number$q + one32;
         end
         if (reset) begin
-            in_count$d = 32'h0;
+            in_count$d = 41'h0;
             at_last$d = 1'b0;
             at_pre$d = 1'b0;
             parity$d = 1'b0;
@@ -4410,7 +4410,7 @@ module hwprof_paper_10k_bram$control(clock,reset,accept,last,bank,finish,interva
 endmodule // top$control
 
 
-module hwprof_paper_10k_bram$control$at_last(d,q,clock);
+module hwprof_paper_10k_bram__control__at_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4429,7 +4429,7 @@ module hwprof_paper_10k_bram$control$at_last(d,q,clock);
 endmodule // top$control$at_last
 
 
-module hwprof_paper_10k_bram$control$at_pre(d,q,clock);
+module hwprof_paper_10k_bram__control__at_pre(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4448,7 +4448,7 @@ module hwprof_paper_10k_bram$control$at_pre(d,q,clock);
 endmodule // top$control$at_pre
 
 
-module hwprof_paper_10k_bram$control$in_count(d,q,clock);
+module hwprof_paper_10k_bram__control__in_count(d,q,clock);
     
     // Module arguments
     input wire  [40:0] d;
@@ -4467,7 +4467,7 @@ module hwprof_paper_10k_bram$control$in_count(d,q,clock);
 endmodule // top$control$in_count
 
 
-module hwprof_paper_10k_bram$control$number(d,q,clock);
+module hwprof_paper_10k_bram__control__number(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -4486,7 +4486,7 @@ module hwprof_paper_10k_bram$control$number(d,q,clock);
 endmodule // top$control$number
 
 
-module hwprof_paper_10k_bram$control$parity(d,q,clock);
+module hwprof_paper_10k_bram__control__parity(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4505,7 +4505,7 @@ module hwprof_paper_10k_bram$control$parity(d,q,clock);
 endmodule // top$control$parity
 
 
-module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
+module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -5044,7 +5044,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
     reg  [15:0] min_all_w;
     
     // Sub module instances
-    hwprof_paper_10k_bram$counters$bank0$0 bank0$0(
+    hwprof_paper_10k_bram__counters__bank0__0 bank0$0(
         .read_address(bank0$0$read_address),
         .read_clock(bank0$0$read_clock),
         .read_data(bank0$0$read_data),
@@ -5053,7 +5053,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .write_data(bank0$0$write_data),
         .write_enable(bank0$0$write_enable)
     );
-    hwprof_paper_10k_bram$counters$bank0$1 bank0$1(
+    hwprof_paper_10k_bram__counters__bank0__1 bank0$1(
         .read_address(bank0$1$read_address),
         .read_clock(bank0$1$read_clock),
         .read_data(bank0$1$read_data),
@@ -5062,7 +5062,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .write_data(bank0$1$write_data),
         .write_enable(bank0$1$write_enable)
     );
-    hwprof_paper_10k_bram$counters$bank0$2 bank0$2(
+    hwprof_paper_10k_bram__counters__bank0__2 bank0$2(
         .read_address(bank0$2$read_address),
         .read_clock(bank0$2$read_clock),
         .read_data(bank0$2$read_data),
@@ -5071,7 +5071,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .write_data(bank0$2$write_data),
         .write_enable(bank0$2$write_enable)
     );
-    hwprof_paper_10k_bram$counters$bank0$3 bank0$3(
+    hwprof_paper_10k_bram__counters__bank0__3 bank0$3(
         .read_address(bank0$3$read_address),
         .read_clock(bank0$3$read_clock),
         .read_data(bank0$3$read_data),
@@ -5080,7 +5080,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .write_data(bank0$3$write_data),
         .write_enable(bank0$3$write_enable)
     );
-    hwprof_paper_10k_bram$counters$bank1$0 bank1$0(
+    hwprof_paper_10k_bram__counters__bank1__0 bank1$0(
         .read_address(bank1$0$read_address),
         .read_clock(bank1$0$read_clock),
         .read_data(bank1$0$read_data),
@@ -5089,7 +5089,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .write_data(bank1$0$write_data),
         .write_enable(bank1$0$write_enable)
     );
-    hwprof_paper_10k_bram$counters$bank1$1 bank1$1(
+    hwprof_paper_10k_bram__counters__bank1__1 bank1$1(
         .read_address(bank1$1$read_address),
         .read_clock(bank1$1$read_clock),
         .read_data(bank1$1$read_data),
@@ -5098,7 +5098,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .write_data(bank1$1$write_data),
         .write_enable(bank1$1$write_enable)
     );
-    hwprof_paper_10k_bram$counters$bank1$2 bank1$2(
+    hwprof_paper_10k_bram__counters__bank1__2 bank1$2(
         .read_address(bank1$2$read_address),
         .read_clock(bank1$2$read_clock),
         .read_data(bank1$2$read_data),
@@ -5107,7 +5107,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .write_data(bank1$2$write_data),
         .write_enable(bank1$2$write_enable)
     );
-    hwprof_paper_10k_bram$counters$bank1$3 bank1$3(
+    hwprof_paper_10k_bram__counters__bank1__3 bank1$3(
         .read_address(bank1$3$read_address),
         .read_clock(bank1$3$read_clock),
         .read_data(bank1$3$read_data),
@@ -5116,509 +5116,509 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .write_data(bank1$3$write_data),
         .write_enable(bank1$3$write_enable)
     );
-    hwprof_paper_10k_bram$counters$s1_index$0 s1_index$0(
+    hwprof_paper_10k_bram__counters__s1_index__0 s1_index$0(
         .d(s1_index$0$d),
         .q(s1_index$0$q),
         .clock(s1_index$0$clock)
     );
-    hwprof_paper_10k_bram$counters$s1_index$1 s1_index$1(
+    hwprof_paper_10k_bram__counters__s1_index__1 s1_index$1(
         .d(s1_index$1$d),
         .q(s1_index$1$q),
         .clock(s1_index$1$clock)
     );
-    hwprof_paper_10k_bram$counters$s1_index$2 s1_index$2(
+    hwprof_paper_10k_bram__counters__s1_index__2 s1_index$2(
         .d(s1_index$2$d),
         .q(s1_index$2$q),
         .clock(s1_index$2$clock)
     );
-    hwprof_paper_10k_bram$counters$s1_index$3 s1_index$3(
+    hwprof_paper_10k_bram__counters__s1_index__3 s1_index$3(
         .d(s1_index$3$d),
         .q(s1_index$3$q),
         .clock(s1_index$3$clock)
     );
-    hwprof_paper_10k_bram$counters$s1_bank s1_bank(
+    hwprof_paper_10k_bram__counters__s1_bank s1_bank(
         .d(s1_bank$d),
         .q(s1_bank$q),
         .clock(s1_bank$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_same$0 fw_same$0(
+    hwprof_paper_10k_bram__counters__fw_same__0 fw_same$0(
         .d(fw_same$0$d),
         .q(fw_same$0$q),
         .clock(fw_same$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_same$1 fw_same$1(
+    hwprof_paper_10k_bram__counters__fw_same__1 fw_same$1(
         .d(fw_same$1$d),
         .q(fw_same$1$q),
         .clock(fw_same$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_same$2 fw_same$2(
+    hwprof_paper_10k_bram__counters__fw_same__2 fw_same$2(
         .d(fw_same$2$d),
         .q(fw_same$2$q),
         .clock(fw_same$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_same$3 fw_same$3(
+    hwprof_paper_10k_bram__counters__fw_same__3 fw_same$3(
         .d(fw_same$3$d),
         .q(fw_same$3$q),
         .clock(fw_same$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_c$0 fw_c$0(
+    hwprof_paper_10k_bram__counters__fw_c__0 fw_c$0(
         .d(fw_c$0$d),
         .q(fw_c$0$q),
         .clock(fw_c$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_c$1 fw_c$1(
+    hwprof_paper_10k_bram__counters__fw_c__1 fw_c$1(
         .d(fw_c$1$d),
         .q(fw_c$1$q),
         .clock(fw_c$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_c$2 fw_c$2(
+    hwprof_paper_10k_bram__counters__fw_c__2 fw_c$2(
         .d(fw_c$2$d),
         .q(fw_c$2$q),
         .clock(fw_c$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_c$3 fw_c$3(
+    hwprof_paper_10k_bram__counters__fw_c__3 fw_c$3(
         .d(fw_c$3$d),
         .q(fw_c$3$q),
         .clock(fw_c$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_data$0 fw_data$0(
+    hwprof_paper_10k_bram__counters__fw_data__0 fw_data$0(
         .d(fw_data$0$d),
         .q(fw_data$0$q),
         .clock(fw_data$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_data$1 fw_data$1(
+    hwprof_paper_10k_bram__counters__fw_data__1 fw_data$1(
         .d(fw_data$1$d),
         .q(fw_data$1$q),
         .clock(fw_data$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_data$2 fw_data$2(
+    hwprof_paper_10k_bram__counters__fw_data__2 fw_data$2(
         .d(fw_data$2$d),
         .q(fw_data$2$q),
         .clock(fw_data$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_data$3 fw_data$3(
+    hwprof_paper_10k_bram__counters__fw_data__3 fw_data$3(
         .d(fw_data$3$d),
         .q(fw_data$3$q),
         .clock(fw_data$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_floor$0 fw_floor$0(
+    hwprof_paper_10k_bram__counters__fw_floor__0 fw_floor$0(
         .d(fw_floor$0$d),
         .q(fw_floor$0$q),
         .clock(fw_floor$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_floor$1 fw_floor$1(
+    hwprof_paper_10k_bram__counters__fw_floor__1 fw_floor$1(
         .d(fw_floor$1$d),
         .q(fw_floor$1$q),
         .clock(fw_floor$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_floor$2 fw_floor$2(
+    hwprof_paper_10k_bram__counters__fw_floor__2 fw_floor$2(
         .d(fw_floor$2$d),
         .q(fw_floor$2$q),
         .clock(fw_floor$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_floor$3 fw_floor$3(
+    hwprof_paper_10k_bram__counters__fw_floor__3 fw_floor$3(
         .d(fw_floor$3$d),
         .q(fw_floor$3$q),
         .clock(fw_floor$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_cfloor$0 fw_cfloor$0(
+    hwprof_paper_10k_bram__counters__fw_cfloor__0 fw_cfloor$0(
         .d(fw_cfloor$0$d),
         .q(fw_cfloor$0$q),
         .clock(fw_cfloor$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_cfloor$1 fw_cfloor$1(
+    hwprof_paper_10k_bram__counters__fw_cfloor__1 fw_cfloor$1(
         .d(fw_cfloor$1$d),
         .q(fw_cfloor$1$q),
         .clock(fw_cfloor$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_cfloor$2 fw_cfloor$2(
+    hwprof_paper_10k_bram__counters__fw_cfloor__2 fw_cfloor$2(
         .d(fw_cfloor$2$d),
         .q(fw_cfloor$2$q),
         .clock(fw_cfloor$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_cfloor$3 fw_cfloor$3(
+    hwprof_paper_10k_bram__counters__fw_cfloor__3 fw_cfloor$3(
         .d(fw_cfloor$3$d),
         .q(fw_cfloor$3$q),
         .clock(fw_cfloor$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_inc$0 fw_inc$0(
+    hwprof_paper_10k_bram__counters__fw_inc__0 fw_inc$0(
         .d(fw_inc$0$d),
         .q(fw_inc$0$q),
         .clock(fw_inc$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_inc$1 fw_inc$1(
+    hwprof_paper_10k_bram__counters__fw_inc__1 fw_inc$1(
         .d(fw_inc$1$d),
         .q(fw_inc$1$q),
         .clock(fw_inc$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_inc$2 fw_inc$2(
+    hwprof_paper_10k_bram__counters__fw_inc__2 fw_inc$2(
         .d(fw_inc$2$d),
         .q(fw_inc$2$q),
         .clock(fw_inc$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_inc$3 fw_inc$3(
+    hwprof_paper_10k_bram__counters__fw_inc__3 fw_inc$3(
         .d(fw_inc$3$d),
         .q(fw_inc$3$q),
         .clock(fw_inc$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_incfloor$0 fw_incfloor$0(
+    hwprof_paper_10k_bram__counters__fw_incfloor__0 fw_incfloor$0(
         .d(fw_incfloor$0$d),
         .q(fw_incfloor$0$q),
         .clock(fw_incfloor$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_incfloor$1 fw_incfloor$1(
+    hwprof_paper_10k_bram__counters__fw_incfloor__1 fw_incfloor$1(
         .d(fw_incfloor$1$d),
         .q(fw_incfloor$1$q),
         .clock(fw_incfloor$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_incfloor$2 fw_incfloor$2(
+    hwprof_paper_10k_bram__counters__fw_incfloor__2 fw_incfloor$2(
         .d(fw_incfloor$2$d),
         .q(fw_incfloor$2$q),
         .clock(fw_incfloor$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_incfloor$3 fw_incfloor$3(
+    hwprof_paper_10k_bram__counters__fw_incfloor__3 fw_incfloor$3(
         .d(fw_incfloor$3$d),
         .q(fw_incfloor$3$q),
         .clock(fw_incfloor$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_upd fw_upd(
+    hwprof_paper_10k_bram__counters__fw_upd fw_upd(
         .d(fw_upd$d),
         .q(fw_upd$q),
         .clock(fw_upd$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_pick$0 fw_pick$0(
+    hwprof_paper_10k_bram__counters__fw_pick__0 fw_pick$0(
         .d(fw_pick$0$d),
         .q(fw_pick$0$q),
         .clock(fw_pick$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_pick$1 fw_pick$1(
+    hwprof_paper_10k_bram__counters__fw_pick__1 fw_pick$1(
         .d(fw_pick$1$d),
         .q(fw_pick$1$q),
         .clock(fw_pick$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_pick$2 fw_pick$2(
+    hwprof_paper_10k_bram__counters__fw_pick__2 fw_pick$2(
         .d(fw_pick$2$d),
         .q(fw_pick$2$q),
         .clock(fw_pick$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw_pick$3 fw_pick$3(
+    hwprof_paper_10k_bram__counters__fw_pick__3 fw_pick$3(
         .d(fw_pick$3$d),
         .q(fw_pick$3$q),
         .clock(fw_pick$3$clock)
     );
-    hwprof_paper_10k_bram$counters$clear0 clear0(
+    hwprof_paper_10k_bram__counters__clear0 clear0(
         .clock(clear0$clock),
         .start(clear0$start),
         .busy(clear0$busy),
         .address(clear0$address)
     );
-    hwprof_paper_10k_bram$counters$clear1 clear1(
+    hwprof_paper_10k_bram__counters__clear1 clear1(
         .clock(clear1$clock),
         .start(clear1$start),
         .busy(clear1$busy),
         .address(clear1$address)
     );
-    hwprof_paper_10k_bram$counters$m_index$0 m_index$0(
+    hwprof_paper_10k_bram__counters__m_index__0 m_index$0(
         .d(m_index$0$d),
         .q(m_index$0$q),
         .clock(m_index$0$clock)
     );
-    hwprof_paper_10k_bram$counters$m_index$1 m_index$1(
+    hwprof_paper_10k_bram__counters__m_index__1 m_index$1(
         .d(m_index$1$d),
         .q(m_index$1$q),
         .clock(m_index$1$clock)
     );
-    hwprof_paper_10k_bram$counters$m_index$2 m_index$2(
+    hwprof_paper_10k_bram__counters__m_index__2 m_index$2(
         .d(m_index$2$d),
         .q(m_index$2$q),
         .clock(m_index$2$clock)
     );
-    hwprof_paper_10k_bram$counters$m_index$3 m_index$3(
+    hwprof_paper_10k_bram__counters__m_index__3 m_index$3(
         .d(m_index$3$d),
         .q(m_index$3$q),
         .clock(m_index$3$clock)
     );
-    hwprof_paper_10k_bram$counters$m_bank m_bank(
+    hwprof_paper_10k_bram__counters__m_bank m_bank(
         .d(m_bank$d),
         .q(m_bank$q),
         .clock(m_bank$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same2$0 m_same2$0(
+    hwprof_paper_10k_bram__counters__m_same2__0 m_same2$0(
         .d(m_same2$0$d),
         .q(m_same2$0$q),
         .clock(m_same2$0$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same2$1 m_same2$1(
+    hwprof_paper_10k_bram__counters__m_same2__1 m_same2$1(
         .d(m_same2$1$d),
         .q(m_same2$1$q),
         .clock(m_same2$1$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same2$2 m_same2$2(
+    hwprof_paper_10k_bram__counters__m_same2__2 m_same2$2(
         .d(m_same2$2$d),
         .q(m_same2$2$q),
         .clock(m_same2$2$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same2$3 m_same2$3(
+    hwprof_paper_10k_bram__counters__m_same2__3 m_same2$3(
         .d(m_same2$3$d),
         .q(m_same2$3$q),
         .clock(m_same2$3$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same3$0 m_same3$0(
+    hwprof_paper_10k_bram__counters__m_same3__0 m_same3$0(
         .d(m_same3$0$d),
         .q(m_same3$0$q),
         .clock(m_same3$0$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same3$1 m_same3$1(
+    hwprof_paper_10k_bram__counters__m_same3__1 m_same3$1(
         .d(m_same3$1$d),
         .q(m_same3$1$q),
         .clock(m_same3$1$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same3$2 m_same3$2(
+    hwprof_paper_10k_bram__counters__m_same3__2 m_same3$2(
         .d(m_same3$2$d),
         .q(m_same3$2$q),
         .clock(m_same3$2$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same3$3 m_same3$3(
+    hwprof_paper_10k_bram__counters__m_same3__3 m_same3$3(
         .d(m_same3$3$d),
         .q(m_same3$3$q),
         .clock(m_same3$3$clock)
     );
-    hwprof_paper_10k_bram$counters$w_valid w_valid(
+    hwprof_paper_10k_bram__counters__w_valid w_valid(
         .d(w_valid$d),
         .q(w_valid$q),
         .clock(w_valid$clock)
     );
-    hwprof_paper_10k_bram$counters$w_bank w_bank(
+    hwprof_paper_10k_bram__counters__w_bank w_bank(
         .d(w_bank$d),
         .q(w_bank$q),
         .clock(w_bank$clock)
     );
-    hwprof_paper_10k_bram$counters$w_last w_last(
+    hwprof_paper_10k_bram__counters__w_last w_last(
         .d(w_last$d),
         .q(w_last$q),
         .clock(w_last$clock)
     );
-    hwprof_paper_10k_bram$counters$w_index$0 w_index$0(
+    hwprof_paper_10k_bram__counters__w_index__0 w_index$0(
         .d(w_index$0$d),
         .q(w_index$0$q),
         .clock(w_index$0$clock)
     );
-    hwprof_paper_10k_bram$counters$w_index$1 w_index$1(
+    hwprof_paper_10k_bram__counters__w_index__1 w_index$1(
         .d(w_index$1$d),
         .q(w_index$1$q),
         .clock(w_index$1$clock)
     );
-    hwprof_paper_10k_bram$counters$w_index$2 w_index$2(
+    hwprof_paper_10k_bram__counters__w_index__2 w_index$2(
         .d(w_index$2$d),
         .q(w_index$2$q),
         .clock(w_index$2$clock)
     );
-    hwprof_paper_10k_bram$counters$w_index$3 w_index$3(
+    hwprof_paper_10k_bram__counters__w_index__3 w_index$3(
         .d(w_index$3$d),
         .q(w_index$3$q),
         .clock(w_index$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw2_data$0 fw2_data$0(
+    hwprof_paper_10k_bram__counters__fw2_data__0 fw2_data$0(
         .d(fw2_data$0$d),
         .q(fw2_data$0$q),
         .clock(fw2_data$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw2_data$1 fw2_data$1(
+    hwprof_paper_10k_bram__counters__fw2_data__1 fw2_data$1(
         .d(fw2_data$1$d),
         .q(fw2_data$1$q),
         .clock(fw2_data$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw2_data$2 fw2_data$2(
+    hwprof_paper_10k_bram__counters__fw2_data__2 fw2_data$2(
         .d(fw2_data$2$d),
         .q(fw2_data$2$q),
         .clock(fw2_data$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw2_data$3 fw2_data$3(
+    hwprof_paper_10k_bram__counters__fw2_data__3 fw2_data$3(
         .d(fw2_data$3$d),
         .q(fw2_data$3$q),
         .clock(fw2_data$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw2_floor$0 fw2_floor$0(
+    hwprof_paper_10k_bram__counters__fw2_floor__0 fw2_floor$0(
         .d(fw2_floor$0$d),
         .q(fw2_floor$0$q),
         .clock(fw2_floor$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw2_floor$1 fw2_floor$1(
+    hwprof_paper_10k_bram__counters__fw2_floor__1 fw2_floor$1(
         .d(fw2_floor$1$d),
         .q(fw2_floor$1$q),
         .clock(fw2_floor$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw2_floor$2 fw2_floor$2(
+    hwprof_paper_10k_bram__counters__fw2_floor__2 fw2_floor$2(
         .d(fw2_floor$2$d),
         .q(fw2_floor$2$q),
         .clock(fw2_floor$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw2_floor$3 fw2_floor$3(
+    hwprof_paper_10k_bram__counters__fw2_floor__3 fw2_floor$3(
         .d(fw2_floor$3$d),
         .q(fw2_floor$3$q),
         .clock(fw2_floor$3$clock)
     );
-    hwprof_paper_10k_bram$counters$r_c$0 r_c$0(
+    hwprof_paper_10k_bram__counters__r_c__0 r_c$0(
         .d(r_c$0$d),
         .q(r_c$0$q),
         .clock(r_c$0$clock)
     );
-    hwprof_paper_10k_bram$counters$r_c$1 r_c$1(
+    hwprof_paper_10k_bram__counters__r_c__1 r_c$1(
         .d(r_c$1$d),
         .q(r_c$1$q),
         .clock(r_c$1$clock)
     );
-    hwprof_paper_10k_bram$counters$r_c$2 r_c$2(
+    hwprof_paper_10k_bram__counters__r_c__2 r_c$2(
         .d(r_c$2$d),
         .q(r_c$2$q),
         .clock(r_c$2$clock)
     );
-    hwprof_paper_10k_bram$counters$r_c$3 r_c$3(
+    hwprof_paper_10k_bram__counters__r_c__3 r_c$3(
         .d(r_c$3$d),
         .q(r_c$3$q),
         .clock(r_c$3$clock)
     );
-    hwprof_paper_10k_bram$counters$r_floor$0 r_floor$0(
+    hwprof_paper_10k_bram__counters__r_floor__0 r_floor$0(
         .d(r_floor$0$d),
         .q(r_floor$0$q),
         .clock(r_floor$0$clock)
     );
-    hwprof_paper_10k_bram$counters$r_floor$1 r_floor$1(
+    hwprof_paper_10k_bram__counters__r_floor__1 r_floor$1(
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
-    hwprof_paper_10k_bram$counters$r_floor$2 r_floor$2(
+    hwprof_paper_10k_bram__counters__r_floor__2 r_floor$2(
         .d(r_floor$2$d),
         .q(r_floor$2$q),
         .clock(r_floor$2$clock)
     );
-    hwprof_paper_10k_bram$counters$r_floor$3 r_floor$3(
+    hwprof_paper_10k_bram__counters__r_floor__3 r_floor$3(
         .d(r_floor$3$d),
         .q(r_floor$3$q),
         .clock(r_floor$3$clock)
     );
-    hwprof_paper_10k_bram$counters$p_index$0 p_index$0(
+    hwprof_paper_10k_bram__counters__p_index__0 p_index$0(
         .d(p_index$0$d),
         .q(p_index$0$q),
         .clock(p_index$0$clock)
     );
-    hwprof_paper_10k_bram$counters$p_index$1 p_index$1(
+    hwprof_paper_10k_bram__counters__p_index__1 p_index$1(
         .d(p_index$1$d),
         .q(p_index$1$q),
         .clock(p_index$1$clock)
     );
-    hwprof_paper_10k_bram$counters$p_index$2 p_index$2(
+    hwprof_paper_10k_bram__counters__p_index__2 p_index$2(
         .d(p_index$2$d),
         .q(p_index$2$q),
         .clock(p_index$2$clock)
     );
-    hwprof_paper_10k_bram$counters$p_index$3 p_index$3(
+    hwprof_paper_10k_bram__counters__p_index__3 p_index$3(
         .d(p_index$3$d),
         .q(p_index$3$q),
         .clock(p_index$3$clock)
     );
-    hwprof_paper_10k_bram$counters$wx_valid wx_valid(
+    hwprof_paper_10k_bram__counters__wx_valid wx_valid(
         .d(wx_valid$d),
         .q(wx_valid$q),
         .clock(wx_valid$clock)
     );
-    hwprof_paper_10k_bram$counters$wx_bank wx_bank(
+    hwprof_paper_10k_bram__counters__wx_bank wx_bank(
         .d(wx_bank$d),
         .q(wx_bank$q),
         .clock(wx_bank$clock)
     );
-    hwprof_paper_10k_bram$counters$wx_index$0 wx_index$0(
+    hwprof_paper_10k_bram__counters__wx_index__0 wx_index$0(
         .d(wx_index$0$d),
         .q(wx_index$0$q),
         .clock(wx_index$0$clock)
     );
-    hwprof_paper_10k_bram$counters$wx_index$1 wx_index$1(
+    hwprof_paper_10k_bram__counters__wx_index__1 wx_index$1(
         .d(wx_index$1$d),
         .q(wx_index$1$q),
         .clock(wx_index$1$clock)
     );
-    hwprof_paper_10k_bram$counters$wx_index$2 wx_index$2(
+    hwprof_paper_10k_bram__counters__wx_index__2 wx_index$2(
         .d(wx_index$2$d),
         .q(wx_index$2$q),
         .clock(wx_index$2$clock)
     );
-    hwprof_paper_10k_bram$counters$wx_index$3 wx_index$3(
+    hwprof_paper_10k_bram__counters__wx_index__3 wx_index$3(
         .d(wx_index$3$d),
         .q(wx_index$3$q),
         .clock(wx_index$3$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same4$0 m_same4$0(
+    hwprof_paper_10k_bram__counters__m_same4__0 m_same4$0(
         .d(m_same4$0$d),
         .q(m_same4$0$q),
         .clock(m_same4$0$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same4$1 m_same4$1(
+    hwprof_paper_10k_bram__counters__m_same4__1 m_same4$1(
         .d(m_same4$1$d),
         .q(m_same4$1$q),
         .clock(m_same4$1$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same4$2 m_same4$2(
+    hwprof_paper_10k_bram__counters__m_same4__2 m_same4$2(
         .d(m_same4$2$d),
         .q(m_same4$2$q),
         .clock(m_same4$2$clock)
     );
-    hwprof_paper_10k_bram$counters$m_same4$3 m_same4$3(
+    hwprof_paper_10k_bram__counters__m_same4__3 m_same4$3(
         .d(m_same4$3$d),
         .q(m_same4$3$q),
         .clock(m_same4$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw3_data$0 fw3_data$0(
+    hwprof_paper_10k_bram__counters__fw3_data__0 fw3_data$0(
         .d(fw3_data$0$d),
         .q(fw3_data$0$q),
         .clock(fw3_data$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw3_data$1 fw3_data$1(
+    hwprof_paper_10k_bram__counters__fw3_data__1 fw3_data$1(
         .d(fw3_data$1$d),
         .q(fw3_data$1$q),
         .clock(fw3_data$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw3_data$2 fw3_data$2(
+    hwprof_paper_10k_bram__counters__fw3_data__2 fw3_data$2(
         .d(fw3_data$2$d),
         .q(fw3_data$2$q),
         .clock(fw3_data$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw3_data$3 fw3_data$3(
+    hwprof_paper_10k_bram__counters__fw3_data__3 fw3_data$3(
         .d(fw3_data$3$d),
         .q(fw3_data$3$q),
         .clock(fw3_data$3$clock)
     );
-    hwprof_paper_10k_bram$counters$fw3_floor$0 fw3_floor$0(
+    hwprof_paper_10k_bram__counters__fw3_floor__0 fw3_floor$0(
         .d(fw3_floor$0$d),
         .q(fw3_floor$0$q),
         .clock(fw3_floor$0$clock)
     );
-    hwprof_paper_10k_bram$counters$fw3_floor$1 fw3_floor$1(
+    hwprof_paper_10k_bram__counters__fw3_floor__1 fw3_floor$1(
         .d(fw3_floor$1$d),
         .q(fw3_floor$1$q),
         .clock(fw3_floor$1$clock)
     );
-    hwprof_paper_10k_bram$counters$fw3_floor$2 fw3_floor$2(
+    hwprof_paper_10k_bram__counters__fw3_floor__2 fw3_floor$2(
         .d(fw3_floor$2$d),
         .q(fw3_floor$2$q),
         .clock(fw3_floor$2$clock)
     );
-    hwprof_paper_10k_bram$counters$fw3_floor$3 fw3_floor$3(
+    hwprof_paper_10k_bram__counters__fw3_floor__3 fw3_floor$3(
         .d(fw3_floor$3$d),
         .q(fw3_floor$3$q),
         .clock(fw3_floor$3$clock)
     );
-    hwprof_paper_10k_bram$counters$was_clearing0 was_clearing0(
+    hwprof_paper_10k_bram__counters__was_clearing0 was_clearing0(
         .d(was_clearing0$d),
         .q(was_clearing0$q),
         .clock(was_clearing0$clock)
     );
-    hwprof_paper_10k_bram$counters$was_clearing1 was_clearing1(
+    hwprof_paper_10k_bram__counters__was_clearing1 was_clearing1(
         .d(was_clearing1$d),
         .q(was_clearing1$q),
         .clock(was_clearing1$clock)
     );
-    hwprof_paper_10k_bram$counters$cu cu(
+    hwprof_paper_10k_bram__counters__cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
         .c$2(cu$c$2),
@@ -5647,42 +5647,42 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
         .inc$2(cu$inc$2),
         .inc$3(cu$inc$3)
     );
-    hwprof_paper_10k_bram$counters$min_r$0 min_r$0(
+    hwprof_paper_10k_bram__counters__min_r__0 min_r$0(
         .d(min_r$0$d),
         .q(min_r$0$q),
         .clock(min_r$0$clock)
     );
-    hwprof_paper_10k_bram$counters$min_r$1 min_r$1(
+    hwprof_paper_10k_bram__counters__min_r__1 min_r$1(
         .d(min_r$1$d),
         .q(min_r$1$q),
         .clock(min_r$1$clock)
     );
-    hwprof_paper_10k_bram$counters$min_r$2 min_r$2(
+    hwprof_paper_10k_bram__counters__min_r__2 min_r$2(
         .d(min_r$2$d),
         .q(min_r$2$q),
         .clock(min_r$2$clock)
     );
-    hwprof_paper_10k_bram$counters$min_r$3 min_r$3(
+    hwprof_paper_10k_bram__counters__min_r__3 min_r$3(
         .d(min_r$3$d),
         .q(min_r$3$q),
         .clock(min_r$3$clock)
     );
-    hwprof_paper_10k_bram$counters$inc_r$0 inc_r$0(
+    hwprof_paper_10k_bram__counters__inc_r__0 inc_r$0(
         .d(inc_r$0$d),
         .q(inc_r$0$q),
         .clock(inc_r$0$clock)
     );
-    hwprof_paper_10k_bram$counters$inc_r$1 inc_r$1(
+    hwprof_paper_10k_bram__counters__inc_r__1 inc_r$1(
         .d(inc_r$1$d),
         .q(inc_r$1$q),
         .clock(inc_r$1$clock)
     );
-    hwprof_paper_10k_bram$counters$inc_r$2 inc_r$2(
+    hwprof_paper_10k_bram__counters__inc_r__2 inc_r$2(
         .d(inc_r$2$d),
         .q(inc_r$2$q),
         .clock(inc_r$2$clock)
     );
-    hwprof_paper_10k_bram$counters$inc_r$3 inc_r$3(
+    hwprof_paper_10k_bram__counters__inc_r__3 inc_r$3(
         .d(inc_r$3$d),
         .q(inc_r$3$q),
         .clock(inc_r$3$clock)
@@ -6440,7 +6440,7 @@ module hwprof_paper_10k_bram$counters(clock,reset,read_index$0,read_index$1,read
 endmodule // top$counters
 
 
-module hwprof_paper_10k_bram$counters$bank0$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__counters__bank0__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6467,7 +6467,7 @@ module hwprof_paper_10k_bram$counters$bank0$0(read_address,read_clock,read_data,
 endmodule // top$counters$bank0$0
 
 
-module hwprof_paper_10k_bram$counters$bank0$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__counters__bank0__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6494,7 +6494,7 @@ module hwprof_paper_10k_bram$counters$bank0$1(read_address,read_clock,read_data,
 endmodule // top$counters$bank0$1
 
 
-module hwprof_paper_10k_bram$counters$bank0$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__counters__bank0__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6521,7 +6521,7 @@ module hwprof_paper_10k_bram$counters$bank0$2(read_address,read_clock,read_data,
 endmodule // top$counters$bank0$2
 
 
-module hwprof_paper_10k_bram$counters$bank0$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__counters__bank0__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6548,7 +6548,7 @@ module hwprof_paper_10k_bram$counters$bank0$3(read_address,read_clock,read_data,
 endmodule // top$counters$bank0$3
 
 
-module hwprof_paper_10k_bram$counters$bank1$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__counters__bank1__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6575,7 +6575,7 @@ module hwprof_paper_10k_bram$counters$bank1$0(read_address,read_clock,read_data,
 endmodule // top$counters$bank1$0
 
 
-module hwprof_paper_10k_bram$counters$bank1$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__counters__bank1__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6602,7 +6602,7 @@ module hwprof_paper_10k_bram$counters$bank1$1(read_address,read_clock,read_data,
 endmodule // top$counters$bank1$1
 
 
-module hwprof_paper_10k_bram$counters$bank1$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__counters__bank1__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6629,7 +6629,7 @@ module hwprof_paper_10k_bram$counters$bank1$2(read_address,read_clock,read_data,
 endmodule // top$counters$bank1$2
 
 
-module hwprof_paper_10k_bram$counters$bank1$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_10k_bram__counters__bank1__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6656,7 +6656,7 @@ module hwprof_paper_10k_bram$counters$bank1$3(read_address,read_clock,read_data,
 endmodule // top$counters$bank1$3
 
 
-module hwprof_paper_10k_bram$counters$clear0(clock,start,busy,address);
+module hwprof_paper_10k_bram__counters__clear0(clock,start,busy,address);
     
     // Module arguments
     input wire  clock;
@@ -6677,12 +6677,12 @@ module hwprof_paper_10k_bram$counters$clear0(clock,start,busy,address);
     reg  next_address$clock;
     
     // Sub module instances
-    hwprof_paper_10k_bram$counters$clear0$running running(
+    hwprof_paper_10k_bram__counters__clear0__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
     );
-    hwprof_paper_10k_bram$counters$clear0$next_address next_address(
+    hwprof_paper_10k_bram__counters__clear0__next_address next_address(
         .d(next_address$d),
         .q(next_address$q),
         .clock(next_address$clock)
@@ -6704,14 +6704,14 @@ module hwprof_paper_10k_bram$counters$clear0(clock,start,busy,address);
         end
         if (start) begin
             running$d = 1'b1;
-            next_address$d = 32'h0;
+            next_address$d = 20'h0;
         end
     end
     
 endmodule // top$counters$clear0
 
 
-module hwprof_paper_10k_bram$counters$clear0$next_address(d,q,clock);
+module hwprof_paper_10k_bram__counters__clear0__next_address(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -6730,7 +6730,7 @@ module hwprof_paper_10k_bram$counters$clear0$next_address(d,q,clock);
 endmodule // top$counters$clear0$next_address
 
 
-module hwprof_paper_10k_bram$counters$clear0$running(d,q,clock);
+module hwprof_paper_10k_bram__counters__clear0__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6749,7 +6749,7 @@ module hwprof_paper_10k_bram$counters$clear0$running(d,q,clock);
 endmodule // top$counters$clear0$running
 
 
-module hwprof_paper_10k_bram$counters$clear1(clock,start,busy,address);
+module hwprof_paper_10k_bram__counters__clear1(clock,start,busy,address);
     
     // Module arguments
     input wire  clock;
@@ -6770,12 +6770,12 @@ module hwprof_paper_10k_bram$counters$clear1(clock,start,busy,address);
     reg  next_address$clock;
     
     // Sub module instances
-    hwprof_paper_10k_bram$counters$clear1$running running(
+    hwprof_paper_10k_bram__counters__clear1__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
     );
-    hwprof_paper_10k_bram$counters$clear1$next_address next_address(
+    hwprof_paper_10k_bram__counters__clear1__next_address next_address(
         .d(next_address$d),
         .q(next_address$q),
         .clock(next_address$clock)
@@ -6797,14 +6797,14 @@ module hwprof_paper_10k_bram$counters$clear1(clock,start,busy,address);
         end
         if (start) begin
             running$d = 1'b1;
-            next_address$d = 32'h0;
+            next_address$d = 20'h0;
         end
     end
     
 endmodule // top$counters$clear1
 
 
-module hwprof_paper_10k_bram$counters$clear1$next_address(d,q,clock);
+module hwprof_paper_10k_bram__counters__clear1__next_address(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -6823,7 +6823,7 @@ module hwprof_paper_10k_bram$counters$clear1$next_address(d,q,clock);
 endmodule // top$counters$clear1$next_address
 
 
-module hwprof_paper_10k_bram$counters$clear1$running(d,q,clock);
+module hwprof_paper_10k_bram__counters__clear1__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6842,7 +6842,7 @@ module hwprof_paper_10k_bram$counters$clear1$running(d,q,clock);
 endmodule // top$counters$clear1$running
 
 
-module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
+module hwprof_paper_10k_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
     
     // Module arguments
     input wire  [15:0] c$0;
@@ -7184,7 +7184,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2
     reg  [255:0] le;
     
     // Sub module instances
-    hwprof_paper_10k_bram$counters$cu$floor_gather floor_gather(
+    hwprof_paper_10k_bram__counters__cu__floor_gather floor_gather(
         .bits$0(floor_gather$bits$0),
         .bits$1(floor_gather$bits$1),
         .bits$2(floor_gather$bits$2),
@@ -7203,7 +7203,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2
         .bits$15(floor_gather$bits$15),
         .word(floor_gather$word)
     );
-    hwprof_paper_10k_bram$counters$cu$le_gather le_gather(
+    hwprof_paper_10k_bram__counters__cu__le_gather le_gather(
         .bits$0(le_gather$bits$0),
         .bits$1(le_gather$bits$1),
         .bits$2(le_gather$bits$2),
@@ -7866,7 +7866,7 @@ module hwprof_paper_10k_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2
 endmodule // top$counters$cu
 
 
-module hwprof_paper_10k_bram$counters$cu$floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
+module hwprof_paper_10k_bram__counters__cu__floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
     
     // Module arguments
     input wire  bits$0;
@@ -7892,7 +7892,7 @@ module hwprof_paper_10k_bram$counters$cu$floor_gather(bits$0,bits$1,bits$2,bits$
 endmodule // top$counters$cu$floor_gather
 
 
-module hwprof_paper_10k_bram$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
+module hwprof_paper_10k_bram__counters__cu__le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
     
     // Module arguments
     input wire  bits$0;
@@ -8158,7 +8158,7 @@ module hwprof_paper_10k_bram$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,b
 endmodule // top$counters$cu$le_gather
 
 
-module hwprof_paper_10k_bram$counters$fw2_data$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw2_data__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8177,7 +8177,7 @@ module hwprof_paper_10k_bram$counters$fw2_data$0(d,q,clock);
 endmodule // top$counters$fw2_data$0
 
 
-module hwprof_paper_10k_bram$counters$fw2_data$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw2_data__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8196,7 +8196,7 @@ module hwprof_paper_10k_bram$counters$fw2_data$1(d,q,clock);
 endmodule // top$counters$fw2_data$1
 
 
-module hwprof_paper_10k_bram$counters$fw2_data$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw2_data__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8215,7 +8215,7 @@ module hwprof_paper_10k_bram$counters$fw2_data$2(d,q,clock);
 endmodule // top$counters$fw2_data$2
 
 
-module hwprof_paper_10k_bram$counters$fw2_data$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw2_data__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8234,7 +8234,7 @@ module hwprof_paper_10k_bram$counters$fw2_data$3(d,q,clock);
 endmodule // top$counters$fw2_data$3
 
 
-module hwprof_paper_10k_bram$counters$fw2_floor$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw2_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8253,7 +8253,7 @@ module hwprof_paper_10k_bram$counters$fw2_floor$0(d,q,clock);
 endmodule // top$counters$fw2_floor$0
 
 
-module hwprof_paper_10k_bram$counters$fw2_floor$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw2_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8272,7 +8272,7 @@ module hwprof_paper_10k_bram$counters$fw2_floor$1(d,q,clock);
 endmodule // top$counters$fw2_floor$1
 
 
-module hwprof_paper_10k_bram$counters$fw2_floor$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw2_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8291,7 +8291,7 @@ module hwprof_paper_10k_bram$counters$fw2_floor$2(d,q,clock);
 endmodule // top$counters$fw2_floor$2
 
 
-module hwprof_paper_10k_bram$counters$fw2_floor$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw2_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8310,7 +8310,7 @@ module hwprof_paper_10k_bram$counters$fw2_floor$3(d,q,clock);
 endmodule // top$counters$fw2_floor$3
 
 
-module hwprof_paper_10k_bram$counters$fw3_data$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw3_data__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8329,7 +8329,7 @@ module hwprof_paper_10k_bram$counters$fw3_data$0(d,q,clock);
 endmodule // top$counters$fw3_data$0
 
 
-module hwprof_paper_10k_bram$counters$fw3_data$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw3_data__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8348,7 +8348,7 @@ module hwprof_paper_10k_bram$counters$fw3_data$1(d,q,clock);
 endmodule // top$counters$fw3_data$1
 
 
-module hwprof_paper_10k_bram$counters$fw3_data$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw3_data__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8367,7 +8367,7 @@ module hwprof_paper_10k_bram$counters$fw3_data$2(d,q,clock);
 endmodule // top$counters$fw3_data$2
 
 
-module hwprof_paper_10k_bram$counters$fw3_data$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw3_data__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8386,7 +8386,7 @@ module hwprof_paper_10k_bram$counters$fw3_data$3(d,q,clock);
 endmodule // top$counters$fw3_data$3
 
 
-module hwprof_paper_10k_bram$counters$fw3_floor$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw3_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8405,7 +8405,7 @@ module hwprof_paper_10k_bram$counters$fw3_floor$0(d,q,clock);
 endmodule // top$counters$fw3_floor$0
 
 
-module hwprof_paper_10k_bram$counters$fw3_floor$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw3_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8424,7 +8424,7 @@ module hwprof_paper_10k_bram$counters$fw3_floor$1(d,q,clock);
 endmodule // top$counters$fw3_floor$1
 
 
-module hwprof_paper_10k_bram$counters$fw3_floor$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw3_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8443,7 +8443,7 @@ module hwprof_paper_10k_bram$counters$fw3_floor$2(d,q,clock);
 endmodule // top$counters$fw3_floor$2
 
 
-module hwprof_paper_10k_bram$counters$fw3_floor$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw3_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8462,7 +8462,7 @@ module hwprof_paper_10k_bram$counters$fw3_floor$3(d,q,clock);
 endmodule // top$counters$fw3_floor$3
 
 
-module hwprof_paper_10k_bram$counters$fw_c$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_c__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8481,7 +8481,7 @@ module hwprof_paper_10k_bram$counters$fw_c$0(d,q,clock);
 endmodule // top$counters$fw_c$0
 
 
-module hwprof_paper_10k_bram$counters$fw_c$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_c__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8500,7 +8500,7 @@ module hwprof_paper_10k_bram$counters$fw_c$1(d,q,clock);
 endmodule // top$counters$fw_c$1
 
 
-module hwprof_paper_10k_bram$counters$fw_c$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_c__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8519,7 +8519,7 @@ module hwprof_paper_10k_bram$counters$fw_c$2(d,q,clock);
 endmodule // top$counters$fw_c$2
 
 
-module hwprof_paper_10k_bram$counters$fw_c$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_c__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8538,7 +8538,7 @@ module hwprof_paper_10k_bram$counters$fw_c$3(d,q,clock);
 endmodule // top$counters$fw_c$3
 
 
-module hwprof_paper_10k_bram$counters$fw_cfloor$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_cfloor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8557,7 +8557,7 @@ module hwprof_paper_10k_bram$counters$fw_cfloor$0(d,q,clock);
 endmodule // top$counters$fw_cfloor$0
 
 
-module hwprof_paper_10k_bram$counters$fw_cfloor$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_cfloor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8576,7 +8576,7 @@ module hwprof_paper_10k_bram$counters$fw_cfloor$1(d,q,clock);
 endmodule // top$counters$fw_cfloor$1
 
 
-module hwprof_paper_10k_bram$counters$fw_cfloor$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_cfloor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8595,7 +8595,7 @@ module hwprof_paper_10k_bram$counters$fw_cfloor$2(d,q,clock);
 endmodule // top$counters$fw_cfloor$2
 
 
-module hwprof_paper_10k_bram$counters$fw_cfloor$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_cfloor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8614,7 +8614,7 @@ module hwprof_paper_10k_bram$counters$fw_cfloor$3(d,q,clock);
 endmodule // top$counters$fw_cfloor$3
 
 
-module hwprof_paper_10k_bram$counters$fw_data$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_data__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8633,7 +8633,7 @@ module hwprof_paper_10k_bram$counters$fw_data$0(d,q,clock);
 endmodule // top$counters$fw_data$0
 
 
-module hwprof_paper_10k_bram$counters$fw_data$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_data__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8652,7 +8652,7 @@ module hwprof_paper_10k_bram$counters$fw_data$1(d,q,clock);
 endmodule // top$counters$fw_data$1
 
 
-module hwprof_paper_10k_bram$counters$fw_data$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_data__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8671,7 +8671,7 @@ module hwprof_paper_10k_bram$counters$fw_data$2(d,q,clock);
 endmodule // top$counters$fw_data$2
 
 
-module hwprof_paper_10k_bram$counters$fw_data$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_data__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8690,7 +8690,7 @@ module hwprof_paper_10k_bram$counters$fw_data$3(d,q,clock);
 endmodule // top$counters$fw_data$3
 
 
-module hwprof_paper_10k_bram$counters$fw_floor$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8709,7 +8709,7 @@ module hwprof_paper_10k_bram$counters$fw_floor$0(d,q,clock);
 endmodule // top$counters$fw_floor$0
 
 
-module hwprof_paper_10k_bram$counters$fw_floor$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8728,7 +8728,7 @@ module hwprof_paper_10k_bram$counters$fw_floor$1(d,q,clock);
 endmodule // top$counters$fw_floor$1
 
 
-module hwprof_paper_10k_bram$counters$fw_floor$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8747,7 +8747,7 @@ module hwprof_paper_10k_bram$counters$fw_floor$2(d,q,clock);
 endmodule // top$counters$fw_floor$2
 
 
-module hwprof_paper_10k_bram$counters$fw_floor$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8766,7 +8766,7 @@ module hwprof_paper_10k_bram$counters$fw_floor$3(d,q,clock);
 endmodule // top$counters$fw_floor$3
 
 
-module hwprof_paper_10k_bram$counters$fw_inc$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_inc__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8785,7 +8785,7 @@ module hwprof_paper_10k_bram$counters$fw_inc$0(d,q,clock);
 endmodule // top$counters$fw_inc$0
 
 
-module hwprof_paper_10k_bram$counters$fw_inc$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_inc__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8804,7 +8804,7 @@ module hwprof_paper_10k_bram$counters$fw_inc$1(d,q,clock);
 endmodule // top$counters$fw_inc$1
 
 
-module hwprof_paper_10k_bram$counters$fw_inc$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_inc__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8823,7 +8823,7 @@ module hwprof_paper_10k_bram$counters$fw_inc$2(d,q,clock);
 endmodule // top$counters$fw_inc$2
 
 
-module hwprof_paper_10k_bram$counters$fw_inc$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_inc__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -8842,7 +8842,7 @@ module hwprof_paper_10k_bram$counters$fw_inc$3(d,q,clock);
 endmodule // top$counters$fw_inc$3
 
 
-module hwprof_paper_10k_bram$counters$fw_incfloor$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_incfloor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8861,7 +8861,7 @@ module hwprof_paper_10k_bram$counters$fw_incfloor$0(d,q,clock);
 endmodule // top$counters$fw_incfloor$0
 
 
-module hwprof_paper_10k_bram$counters$fw_incfloor$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_incfloor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8880,7 +8880,7 @@ module hwprof_paper_10k_bram$counters$fw_incfloor$1(d,q,clock);
 endmodule // top$counters$fw_incfloor$1
 
 
-module hwprof_paper_10k_bram$counters$fw_incfloor$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_incfloor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8899,7 +8899,7 @@ module hwprof_paper_10k_bram$counters$fw_incfloor$2(d,q,clock);
 endmodule // top$counters$fw_incfloor$2
 
 
-module hwprof_paper_10k_bram$counters$fw_incfloor$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_incfloor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8918,7 +8918,7 @@ module hwprof_paper_10k_bram$counters$fw_incfloor$3(d,q,clock);
 endmodule // top$counters$fw_incfloor$3
 
 
-module hwprof_paper_10k_bram$counters$fw_pick$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_pick__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8937,7 +8937,7 @@ module hwprof_paper_10k_bram$counters$fw_pick$0(d,q,clock);
 endmodule // top$counters$fw_pick$0
 
 
-module hwprof_paper_10k_bram$counters$fw_pick$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_pick__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8956,7 +8956,7 @@ module hwprof_paper_10k_bram$counters$fw_pick$1(d,q,clock);
 endmodule // top$counters$fw_pick$1
 
 
-module hwprof_paper_10k_bram$counters$fw_pick$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_pick__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8975,7 +8975,7 @@ module hwprof_paper_10k_bram$counters$fw_pick$2(d,q,clock);
 endmodule // top$counters$fw_pick$2
 
 
-module hwprof_paper_10k_bram$counters$fw_pick$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_pick__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8994,7 +8994,7 @@ module hwprof_paper_10k_bram$counters$fw_pick$3(d,q,clock);
 endmodule // top$counters$fw_pick$3
 
 
-module hwprof_paper_10k_bram$counters$fw_same$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_same__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9013,7 +9013,7 @@ module hwprof_paper_10k_bram$counters$fw_same$0(d,q,clock);
 endmodule // top$counters$fw_same$0
 
 
-module hwprof_paper_10k_bram$counters$fw_same$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_same__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9032,7 +9032,7 @@ module hwprof_paper_10k_bram$counters$fw_same$1(d,q,clock);
 endmodule // top$counters$fw_same$1
 
 
-module hwprof_paper_10k_bram$counters$fw_same$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_same__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9051,7 +9051,7 @@ module hwprof_paper_10k_bram$counters$fw_same$2(d,q,clock);
 endmodule // top$counters$fw_same$2
 
 
-module hwprof_paper_10k_bram$counters$fw_same$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_same__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9070,7 +9070,7 @@ module hwprof_paper_10k_bram$counters$fw_same$3(d,q,clock);
 endmodule // top$counters$fw_same$3
 
 
-module hwprof_paper_10k_bram$counters$fw_upd(d,q,clock);
+module hwprof_paper_10k_bram__counters__fw_upd(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9089,7 +9089,7 @@ module hwprof_paper_10k_bram$counters$fw_upd(d,q,clock);
 endmodule // top$counters$fw_upd
 
 
-module hwprof_paper_10k_bram$counters$inc_r$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__inc_r__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9108,7 +9108,7 @@ module hwprof_paper_10k_bram$counters$inc_r$0(d,q,clock);
 endmodule // top$counters$inc_r$0
 
 
-module hwprof_paper_10k_bram$counters$inc_r$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__inc_r__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9127,7 +9127,7 @@ module hwprof_paper_10k_bram$counters$inc_r$1(d,q,clock);
 endmodule // top$counters$inc_r$1
 
 
-module hwprof_paper_10k_bram$counters$inc_r$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__inc_r__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9146,7 +9146,7 @@ module hwprof_paper_10k_bram$counters$inc_r$2(d,q,clock);
 endmodule // top$counters$inc_r$2
 
 
-module hwprof_paper_10k_bram$counters$inc_r$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__inc_r__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9165,7 +9165,7 @@ module hwprof_paper_10k_bram$counters$inc_r$3(d,q,clock);
 endmodule // top$counters$inc_r$3
 
 
-module hwprof_paper_10k_bram$counters$m_bank(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9184,7 +9184,7 @@ module hwprof_paper_10k_bram$counters$m_bank(d,q,clock);
 endmodule // top$counters$m_bank
 
 
-module hwprof_paper_10k_bram$counters$m_index$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9203,7 +9203,7 @@ module hwprof_paper_10k_bram$counters$m_index$0(d,q,clock);
 endmodule // top$counters$m_index$0
 
 
-module hwprof_paper_10k_bram$counters$m_index$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9222,7 +9222,7 @@ module hwprof_paper_10k_bram$counters$m_index$1(d,q,clock);
 endmodule // top$counters$m_index$1
 
 
-module hwprof_paper_10k_bram$counters$m_index$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9241,7 +9241,7 @@ module hwprof_paper_10k_bram$counters$m_index$2(d,q,clock);
 endmodule // top$counters$m_index$2
 
 
-module hwprof_paper_10k_bram$counters$m_index$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9260,7 +9260,7 @@ module hwprof_paper_10k_bram$counters$m_index$3(d,q,clock);
 endmodule // top$counters$m_index$3
 
 
-module hwprof_paper_10k_bram$counters$m_same2$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same2__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9279,7 +9279,7 @@ module hwprof_paper_10k_bram$counters$m_same2$0(d,q,clock);
 endmodule // top$counters$m_same2$0
 
 
-module hwprof_paper_10k_bram$counters$m_same2$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same2__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9298,7 +9298,7 @@ module hwprof_paper_10k_bram$counters$m_same2$1(d,q,clock);
 endmodule // top$counters$m_same2$1
 
 
-module hwprof_paper_10k_bram$counters$m_same2$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same2__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9317,7 +9317,7 @@ module hwprof_paper_10k_bram$counters$m_same2$2(d,q,clock);
 endmodule // top$counters$m_same2$2
 
 
-module hwprof_paper_10k_bram$counters$m_same2$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same2__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9336,7 +9336,7 @@ module hwprof_paper_10k_bram$counters$m_same2$3(d,q,clock);
 endmodule // top$counters$m_same2$3
 
 
-module hwprof_paper_10k_bram$counters$m_same3$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same3__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9355,7 +9355,7 @@ module hwprof_paper_10k_bram$counters$m_same3$0(d,q,clock);
 endmodule // top$counters$m_same3$0
 
 
-module hwprof_paper_10k_bram$counters$m_same3$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same3__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9374,7 +9374,7 @@ module hwprof_paper_10k_bram$counters$m_same3$1(d,q,clock);
 endmodule // top$counters$m_same3$1
 
 
-module hwprof_paper_10k_bram$counters$m_same3$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same3__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9393,7 +9393,7 @@ module hwprof_paper_10k_bram$counters$m_same3$2(d,q,clock);
 endmodule // top$counters$m_same3$2
 
 
-module hwprof_paper_10k_bram$counters$m_same3$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same3__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9412,7 +9412,7 @@ module hwprof_paper_10k_bram$counters$m_same3$3(d,q,clock);
 endmodule // top$counters$m_same3$3
 
 
-module hwprof_paper_10k_bram$counters$m_same4$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same4__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9431,7 +9431,7 @@ module hwprof_paper_10k_bram$counters$m_same4$0(d,q,clock);
 endmodule // top$counters$m_same4$0
 
 
-module hwprof_paper_10k_bram$counters$m_same4$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same4__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9450,7 +9450,7 @@ module hwprof_paper_10k_bram$counters$m_same4$1(d,q,clock);
 endmodule // top$counters$m_same4$1
 
 
-module hwprof_paper_10k_bram$counters$m_same4$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same4__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9469,7 +9469,7 @@ module hwprof_paper_10k_bram$counters$m_same4$2(d,q,clock);
 endmodule // top$counters$m_same4$2
 
 
-module hwprof_paper_10k_bram$counters$m_same4$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__m_same4__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9488,7 +9488,7 @@ module hwprof_paper_10k_bram$counters$m_same4$3(d,q,clock);
 endmodule // top$counters$m_same4$3
 
 
-module hwprof_paper_10k_bram$counters$min_r$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__min_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9507,7 +9507,7 @@ module hwprof_paper_10k_bram$counters$min_r$0(d,q,clock);
 endmodule // top$counters$min_r$0
 
 
-module hwprof_paper_10k_bram$counters$min_r$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__min_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9526,7 +9526,7 @@ module hwprof_paper_10k_bram$counters$min_r$1(d,q,clock);
 endmodule // top$counters$min_r$1
 
 
-module hwprof_paper_10k_bram$counters$min_r$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__min_r__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9545,7 +9545,7 @@ module hwprof_paper_10k_bram$counters$min_r$2(d,q,clock);
 endmodule // top$counters$min_r$2
 
 
-module hwprof_paper_10k_bram$counters$min_r$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__min_r__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9564,7 +9564,7 @@ module hwprof_paper_10k_bram$counters$min_r$3(d,q,clock);
 endmodule // top$counters$min_r$3
 
 
-module hwprof_paper_10k_bram$counters$p_index$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__p_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9583,7 +9583,7 @@ module hwprof_paper_10k_bram$counters$p_index$0(d,q,clock);
 endmodule // top$counters$p_index$0
 
 
-module hwprof_paper_10k_bram$counters$p_index$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__p_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9602,7 +9602,7 @@ module hwprof_paper_10k_bram$counters$p_index$1(d,q,clock);
 endmodule // top$counters$p_index$1
 
 
-module hwprof_paper_10k_bram$counters$p_index$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__p_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9621,7 +9621,7 @@ module hwprof_paper_10k_bram$counters$p_index$2(d,q,clock);
 endmodule // top$counters$p_index$2
 
 
-module hwprof_paper_10k_bram$counters$p_index$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__p_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9640,7 +9640,7 @@ module hwprof_paper_10k_bram$counters$p_index$3(d,q,clock);
 endmodule // top$counters$p_index$3
 
 
-module hwprof_paper_10k_bram$counters$r_c$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__r_c__0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9659,7 +9659,7 @@ module hwprof_paper_10k_bram$counters$r_c$0(d,q,clock);
 endmodule // top$counters$r_c$0
 
 
-module hwprof_paper_10k_bram$counters$r_c$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__r_c__1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9678,7 +9678,7 @@ module hwprof_paper_10k_bram$counters$r_c$1(d,q,clock);
 endmodule // top$counters$r_c$1
 
 
-module hwprof_paper_10k_bram$counters$r_c$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__r_c__2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9697,7 +9697,7 @@ module hwprof_paper_10k_bram$counters$r_c$2(d,q,clock);
 endmodule // top$counters$r_c$2
 
 
-module hwprof_paper_10k_bram$counters$r_c$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__r_c__3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9716,7 +9716,7 @@ module hwprof_paper_10k_bram$counters$r_c$3(d,q,clock);
 endmodule // top$counters$r_c$3
 
 
-module hwprof_paper_10k_bram$counters$r_floor$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__r_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9735,7 +9735,7 @@ module hwprof_paper_10k_bram$counters$r_floor$0(d,q,clock);
 endmodule // top$counters$r_floor$0
 
 
-module hwprof_paper_10k_bram$counters$r_floor$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__r_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9754,7 +9754,7 @@ module hwprof_paper_10k_bram$counters$r_floor$1(d,q,clock);
 endmodule // top$counters$r_floor$1
 
 
-module hwprof_paper_10k_bram$counters$r_floor$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__r_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9773,7 +9773,7 @@ module hwprof_paper_10k_bram$counters$r_floor$2(d,q,clock);
 endmodule // top$counters$r_floor$2
 
 
-module hwprof_paper_10k_bram$counters$r_floor$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__r_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9792,7 +9792,7 @@ module hwprof_paper_10k_bram$counters$r_floor$3(d,q,clock);
 endmodule // top$counters$r_floor$3
 
 
-module hwprof_paper_10k_bram$counters$s1_bank(d,q,clock);
+module hwprof_paper_10k_bram__counters__s1_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9811,7 +9811,7 @@ module hwprof_paper_10k_bram$counters$s1_bank(d,q,clock);
 endmodule // top$counters$s1_bank
 
 
-module hwprof_paper_10k_bram$counters$s1_index$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__s1_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9830,7 +9830,7 @@ module hwprof_paper_10k_bram$counters$s1_index$0(d,q,clock);
 endmodule // top$counters$s1_index$0
 
 
-module hwprof_paper_10k_bram$counters$s1_index$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__s1_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9849,7 +9849,7 @@ module hwprof_paper_10k_bram$counters$s1_index$1(d,q,clock);
 endmodule // top$counters$s1_index$1
 
 
-module hwprof_paper_10k_bram$counters$s1_index$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__s1_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9868,7 +9868,7 @@ module hwprof_paper_10k_bram$counters$s1_index$2(d,q,clock);
 endmodule // top$counters$s1_index$2
 
 
-module hwprof_paper_10k_bram$counters$s1_index$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__s1_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9887,7 +9887,7 @@ module hwprof_paper_10k_bram$counters$s1_index$3(d,q,clock);
 endmodule // top$counters$s1_index$3
 
 
-module hwprof_paper_10k_bram$counters$w_bank(d,q,clock);
+module hwprof_paper_10k_bram__counters__w_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9906,7 +9906,7 @@ module hwprof_paper_10k_bram$counters$w_bank(d,q,clock);
 endmodule // top$counters$w_bank
 
 
-module hwprof_paper_10k_bram$counters$w_index$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__w_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9925,7 +9925,7 @@ module hwprof_paper_10k_bram$counters$w_index$0(d,q,clock);
 endmodule // top$counters$w_index$0
 
 
-module hwprof_paper_10k_bram$counters$w_index$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__w_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9944,7 +9944,7 @@ module hwprof_paper_10k_bram$counters$w_index$1(d,q,clock);
 endmodule // top$counters$w_index$1
 
 
-module hwprof_paper_10k_bram$counters$w_index$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__w_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9963,7 +9963,7 @@ module hwprof_paper_10k_bram$counters$w_index$2(d,q,clock);
 endmodule // top$counters$w_index$2
 
 
-module hwprof_paper_10k_bram$counters$w_index$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__w_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -9982,7 +9982,7 @@ module hwprof_paper_10k_bram$counters$w_index$3(d,q,clock);
 endmodule // top$counters$w_index$3
 
 
-module hwprof_paper_10k_bram$counters$w_last(d,q,clock);
+module hwprof_paper_10k_bram__counters__w_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10001,7 +10001,7 @@ module hwprof_paper_10k_bram$counters$w_last(d,q,clock);
 endmodule // top$counters$w_last
 
 
-module hwprof_paper_10k_bram$counters$w_valid(d,q,clock);
+module hwprof_paper_10k_bram__counters__w_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10020,7 +10020,7 @@ module hwprof_paper_10k_bram$counters$w_valid(d,q,clock);
 endmodule // top$counters$w_valid
 
 
-module hwprof_paper_10k_bram$counters$was_clearing0(d,q,clock);
+module hwprof_paper_10k_bram__counters__was_clearing0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10039,7 +10039,7 @@ module hwprof_paper_10k_bram$counters$was_clearing0(d,q,clock);
 endmodule // top$counters$was_clearing0
 
 
-module hwprof_paper_10k_bram$counters$was_clearing1(d,q,clock);
+module hwprof_paper_10k_bram__counters__was_clearing1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10058,7 +10058,7 @@ module hwprof_paper_10k_bram$counters$was_clearing1(d,q,clock);
 endmodule // top$counters$was_clearing1
 
 
-module hwprof_paper_10k_bram$counters$wx_bank(d,q,clock);
+module hwprof_paper_10k_bram__counters__wx_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10077,7 +10077,7 @@ module hwprof_paper_10k_bram$counters$wx_bank(d,q,clock);
 endmodule // top$counters$wx_bank
 
 
-module hwprof_paper_10k_bram$counters$wx_index$0(d,q,clock);
+module hwprof_paper_10k_bram__counters__wx_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10096,7 +10096,7 @@ module hwprof_paper_10k_bram$counters$wx_index$0(d,q,clock);
 endmodule // top$counters$wx_index$0
 
 
-module hwprof_paper_10k_bram$counters$wx_index$1(d,q,clock);
+module hwprof_paper_10k_bram__counters__wx_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10115,7 +10115,7 @@ module hwprof_paper_10k_bram$counters$wx_index$1(d,q,clock);
 endmodule // top$counters$wx_index$1
 
 
-module hwprof_paper_10k_bram$counters$wx_index$2(d,q,clock);
+module hwprof_paper_10k_bram__counters__wx_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10134,7 +10134,7 @@ module hwprof_paper_10k_bram$counters$wx_index$2(d,q,clock);
 endmodule // top$counters$wx_index$2
 
 
-module hwprof_paper_10k_bram$counters$wx_index$3(d,q,clock);
+module hwprof_paper_10k_bram__counters__wx_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10153,7 +10153,7 @@ module hwprof_paper_10k_bram$counters$wx_index$3(d,q,clock);
 endmodule // top$counters$wx_index$3
 
 
-module hwprof_paper_10k_bram$counters$wx_valid(d,q,clock);
+module hwprof_paper_10k_bram__counters__wx_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10172,7 +10172,7 @@ module hwprof_paper_10k_bram$counters$wx_valid(d,q,clock);
 endmodule // top$counters$wx_valid
 
 
-module hwprof_paper_10k_bram$d_last(d,q,clock);
+module hwprof_paper_10k_bram__d_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10191,7 +10191,7 @@ module hwprof_paper_10k_bram$d_last(d,q,clock);
 endmodule // top$d_last
 
 
-module hwprof_paper_10k_bram$d_valid(d,q,clock);
+module hwprof_paper_10k_bram__d_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10210,7 +10210,7 @@ module hwprof_paper_10k_bram$d_valid(d,q,clock);
 endmodule // top$d_valid
 
 
-module hwprof_paper_10k_bram$f_a(d,q,clock);
+module hwprof_paper_10k_bram__f_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -10229,7 +10229,7 @@ module hwprof_paper_10k_bram$f_a(d,q,clock);
 endmodule // top$f_a
 
 
-module hwprof_paper_10k_bram$f_b(d,q,clock);
+module hwprof_paper_10k_bram__f_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -10248,7 +10248,7 @@ module hwprof_paper_10k_bram$f_b(d,q,clock);
 endmodule // top$f_b
 
 
-module hwprof_paper_10k_bram$f_valid(d,q,clock);
+module hwprof_paper_10k_bram__f_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10267,7 +10267,7 @@ module hwprof_paper_10k_bram$f_valid(d,q,clock);
 endmodule // top$f_valid
 
 
-module hwprof_paper_10k_bram$g_a(d,q,clock);
+module hwprof_paper_10k_bram__g_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -10286,7 +10286,7 @@ module hwprof_paper_10k_bram$g_a(d,q,clock);
 endmodule // top$g_a
 
 
-module hwprof_paper_10k_bram$g_b(d,q,clock);
+module hwprof_paper_10k_bram__g_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -10305,7 +10305,7 @@ module hwprof_paper_10k_bram$g_b(d,q,clock);
 endmodule // top$g_b
 
 
-module hwprof_paper_10k_bram$g_index$0(d,q,clock);
+module hwprof_paper_10k_bram__g_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10324,7 +10324,7 @@ module hwprof_paper_10k_bram$g_index$0(d,q,clock);
 endmodule // top$g_index$0
 
 
-module hwprof_paper_10k_bram$g_index$1(d,q,clock);
+module hwprof_paper_10k_bram__g_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10343,7 +10343,7 @@ module hwprof_paper_10k_bram$g_index$1(d,q,clock);
 endmodule // top$g_index$1
 
 
-module hwprof_paper_10k_bram$g_index$2(d,q,clock);
+module hwprof_paper_10k_bram__g_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10362,7 +10362,7 @@ module hwprof_paper_10k_bram$g_index$2(d,q,clock);
 endmodule // top$g_index$2
 
 
-module hwprof_paper_10k_bram$g_index$3(d,q,clock);
+module hwprof_paper_10k_bram__g_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10381,7 +10381,7 @@ module hwprof_paper_10k_bram$g_index$3(d,q,clock);
 endmodule // top$g_index$3
 
 
-module hwprof_paper_10k_bram$g_set(d,q,clock);
+module hwprof_paper_10k_bram__g_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10400,7 +10400,7 @@ module hwprof_paper_10k_bram$g_set(d,q,clock);
 endmodule // top$g_set
 
 
-module hwprof_paper_10k_bram$g_valid(d,q,clock);
+module hwprof_paper_10k_bram__g_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10419,7 +10419,7 @@ module hwprof_paper_10k_bram$g_valid(d,q,clock);
 endmodule // top$g_valid
 
 
-module hwprof_paper_10k_bram$h_a(d,q,clock);
+module hwprof_paper_10k_bram__h_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -10438,7 +10438,7 @@ module hwprof_paper_10k_bram$h_a(d,q,clock);
 endmodule // top$h_a
 
 
-module hwprof_paper_10k_bram$h_b(d,q,clock);
+module hwprof_paper_10k_bram__h_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -10457,7 +10457,7 @@ module hwprof_paper_10k_bram$h_b(d,q,clock);
 endmodule // top$h_b
 
 
-module hwprof_paper_10k_bram$h_index$0(d,q,clock);
+module hwprof_paper_10k_bram__h_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10476,7 +10476,7 @@ module hwprof_paper_10k_bram$h_index$0(d,q,clock);
 endmodule // top$h_index$0
 
 
-module hwprof_paper_10k_bram$h_index$1(d,q,clock);
+module hwprof_paper_10k_bram__h_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10495,7 +10495,7 @@ module hwprof_paper_10k_bram$h_index$1(d,q,clock);
 endmodule // top$h_index$1
 
 
-module hwprof_paper_10k_bram$h_index$2(d,q,clock);
+module hwprof_paper_10k_bram__h_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10514,7 +10514,7 @@ module hwprof_paper_10k_bram$h_index$2(d,q,clock);
 endmodule // top$h_index$2
 
 
-module hwprof_paper_10k_bram$h_index$3(d,q,clock);
+module hwprof_paper_10k_bram__h_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10533,7 +10533,7 @@ module hwprof_paper_10k_bram$h_index$3(d,q,clock);
 endmodule // top$h_index$3
 
 
-module hwprof_paper_10k_bram$h_set(d,q,clock);
+module hwprof_paper_10k_bram__h_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -10552,7 +10552,7 @@ module hwprof_paper_10k_bram$h_set(d,q,clock);
 endmodule // top$h_set
 
 
-module hwprof_paper_10k_bram$h_valid(d,q,clock);
+module hwprof_paper_10k_bram__h_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10571,7 +10571,7 @@ module hwprof_paper_10k_bram$h_valid(d,q,clock);
 endmodule // top$h_valid
 
 
-module hwprof_paper_10k_bram$hash(a,b,index$0,index$1,index$2,index$3);
+module hwprof_paper_10k_bram__hash(a,b,index$0,index$1,index$2,index$3);
     
     // Module arguments
     input wire  [63:0] a;
@@ -10596,22 +10596,22 @@ module hwprof_paper_10k_bram$hash(a,b,index$0,index$1,index$2,index$3);
     wire  [19:0] tables$3$index;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$0 tables$0(
+    hwprof_paper_10k_bram__hash__tables__0 tables$0(
         .a(tables$0$a),
         .b(tables$0$b),
         .index(tables$0$index)
     );
-    hwprof_paper_10k_bram$hash$tables$1 tables$1(
+    hwprof_paper_10k_bram__hash__tables__1 tables$1(
         .a(tables$1$a),
         .b(tables$1$b),
         .index(tables$1$index)
     );
-    hwprof_paper_10k_bram$hash$tables$2 tables$2(
+    hwprof_paper_10k_bram__hash__tables__2 tables$2(
         .a(tables$2$a),
         .b(tables$2$b),
         .index(tables$2$index)
     );
-    hwprof_paper_10k_bram$hash$tables$3 tables$3(
+    hwprof_paper_10k_bram__hash__tables__3 tables$3(
         .a(tables$3$a),
         .b(tables$3$b),
         .index(tables$3$index)
@@ -10636,7 +10636,7 @@ module hwprof_paper_10k_bram$hash(a,b,index$0,index$1,index$2,index$3);
 endmodule // top$hash
 
 
-module hwprof_paper_10k_bram$hash$tables$0(a,b,index);
+module hwprof_paper_10k_bram__hash__tables__0(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -10684,71 +10684,71 @@ module hwprof_paper_10k_bram$hash$tables$0(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$0$rom_a$0 rom_a$0(
+    hwprof_paper_10k_bram__hash__tables__0__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_a$1 rom_a$1(
+    hwprof_paper_10k_bram__hash__tables__0__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_a$2 rom_a$2(
+    hwprof_paper_10k_bram__hash__tables__0__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_a$3 rom_a$3(
+    hwprof_paper_10k_bram__hash__tables__0__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_a$4 rom_a$4(
+    hwprof_paper_10k_bram__hash__tables__0__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_a$5 rom_a$5(
+    hwprof_paper_10k_bram__hash__tables__0__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_a$6 rom_a$6(
+    hwprof_paper_10k_bram__hash__tables__0__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_a$7 rom_a$7(
+    hwprof_paper_10k_bram__hash__tables__0__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_b$0 rom_b$0(
+    hwprof_paper_10k_bram__hash__tables__0__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_b$1 rom_b$1(
+    hwprof_paper_10k_bram__hash__tables__0__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_b$2 rom_b$2(
+    hwprof_paper_10k_bram__hash__tables__0__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_b$3 rom_b$3(
+    hwprof_paper_10k_bram__hash__tables__0__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_b$4 rom_b$4(
+    hwprof_paper_10k_bram__hash__tables__0__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_b$5 rom_b$5(
+    hwprof_paper_10k_bram__hash__tables__0__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_b$6 rom_b$6(
+    hwprof_paper_10k_bram__hash__tables__0__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$rom_b$7 rom_b$7(
+    hwprof_paper_10k_bram__hash__tables__0__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_paper_10k_bram$hash$tables$0$parity parity(
+    hwprof_paper_10k_bram__hash__tables__0__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -10780,7 +10780,7 @@ module hwprof_paper_10k_bram$hash$tables$0(a,b,index);
 endmodule // top$hash$tables$0
 
 
-module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
+module hwprof_paper_10k_bram__hash__tables__0__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -10853,7 +10853,7 @@ module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$0$parity$bits bits(
+    hwprof_paper_10k_bram__hash__tables__0__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -10905,7 +10905,7 @@ module hwprof_paper_10k_bram$hash$tables$0$parity(a,b,index);
 endmodule // top$hash$tables$0$parity
 
 
-module hwprof_paper_10k_bram$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_10k_bram__hash__tables__0__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -10935,7 +10935,7 @@ module hwprof_paper_10k_bram$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits
 endmodule // top$hash$tables$0$parity$bits
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_a$0(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -10951,7 +10951,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$0(address,data);
 endmodule // top$hash$tables$0$rom_a$0
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_a$1(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -10967,7 +10967,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$1(address,data);
 endmodule // top$hash$tables$0$rom_a$1
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_a$2(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -10983,7 +10983,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$2(address,data);
 endmodule // top$hash$tables$0$rom_a$2
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_a$3(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -10999,7 +10999,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$3(address,data);
 endmodule // top$hash$tables$0$rom_a$3
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_a$4(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11015,7 +11015,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$4(address,data);
 endmodule // top$hash$tables$0$rom_a$4
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_a$5(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11031,7 +11031,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$5(address,data);
 endmodule // top$hash$tables$0$rom_a$5
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_a$6(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11047,7 +11047,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$6(address,data);
 endmodule // top$hash$tables$0$rom_a$6
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_a$7(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11063,7 +11063,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_a$7(address,data);
 endmodule // top$hash$tables$0$rom_a$7
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_b$0(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11079,7 +11079,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$0(address,data);
 endmodule // top$hash$tables$0$rom_b$0
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_b$1(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11095,7 +11095,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$1(address,data);
 endmodule // top$hash$tables$0$rom_b$1
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_b$2(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11111,7 +11111,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$2(address,data);
 endmodule // top$hash$tables$0$rom_b$2
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_b$3(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11127,7 +11127,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$3(address,data);
 endmodule // top$hash$tables$0$rom_b$3
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_b$4(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11143,7 +11143,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$4(address,data);
 endmodule // top$hash$tables$0$rom_b$4
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_b$5(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11159,7 +11159,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$5(address,data);
 endmodule // top$hash$tables$0$rom_b$5
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_b$6(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11175,7 +11175,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$6(address,data);
 endmodule // top$hash$tables$0$rom_b$6
 
 
-module hwprof_paper_10k_bram$hash$tables$0$rom_b$7(address,data);
+module hwprof_paper_10k_bram__hash__tables__0__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11191,7 +11191,7 @@ module hwprof_paper_10k_bram$hash$tables$0$rom_b$7(address,data);
 endmodule // top$hash$tables$0$rom_b$7
 
 
-module hwprof_paper_10k_bram$hash$tables$1(a,b,index);
+module hwprof_paper_10k_bram__hash__tables__1(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -11239,71 +11239,71 @@ module hwprof_paper_10k_bram$hash$tables$1(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$1$rom_a$0 rom_a$0(
+    hwprof_paper_10k_bram__hash__tables__1__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_a$1 rom_a$1(
+    hwprof_paper_10k_bram__hash__tables__1__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_a$2 rom_a$2(
+    hwprof_paper_10k_bram__hash__tables__1__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_a$3 rom_a$3(
+    hwprof_paper_10k_bram__hash__tables__1__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_a$4 rom_a$4(
+    hwprof_paper_10k_bram__hash__tables__1__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_a$5 rom_a$5(
+    hwprof_paper_10k_bram__hash__tables__1__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_a$6 rom_a$6(
+    hwprof_paper_10k_bram__hash__tables__1__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_a$7 rom_a$7(
+    hwprof_paper_10k_bram__hash__tables__1__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_b$0 rom_b$0(
+    hwprof_paper_10k_bram__hash__tables__1__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_b$1 rom_b$1(
+    hwprof_paper_10k_bram__hash__tables__1__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_b$2 rom_b$2(
+    hwprof_paper_10k_bram__hash__tables__1__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_b$3 rom_b$3(
+    hwprof_paper_10k_bram__hash__tables__1__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_b$4 rom_b$4(
+    hwprof_paper_10k_bram__hash__tables__1__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_b$5 rom_b$5(
+    hwprof_paper_10k_bram__hash__tables__1__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_b$6 rom_b$6(
+    hwprof_paper_10k_bram__hash__tables__1__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$rom_b$7 rom_b$7(
+    hwprof_paper_10k_bram__hash__tables__1__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_paper_10k_bram$hash$tables$1$parity parity(
+    hwprof_paper_10k_bram__hash__tables__1__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -11335,7 +11335,7 @@ module hwprof_paper_10k_bram$hash$tables$1(a,b,index);
 endmodule // top$hash$tables$1
 
 
-module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
+module hwprof_paper_10k_bram__hash__tables__1__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -11408,7 +11408,7 @@ module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$1$parity$bits bits(
+    hwprof_paper_10k_bram__hash__tables__1__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -11460,7 +11460,7 @@ module hwprof_paper_10k_bram$hash$tables$1$parity(a,b,index);
 endmodule // top$hash$tables$1$parity
 
 
-module hwprof_paper_10k_bram$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_10k_bram__hash__tables__1__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -11490,7 +11490,7 @@ module hwprof_paper_10k_bram$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits
 endmodule // top$hash$tables$1$parity$bits
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_a$0(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11506,7 +11506,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$0(address,data);
 endmodule // top$hash$tables$1$rom_a$0
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_a$1(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11522,7 +11522,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$1(address,data);
 endmodule // top$hash$tables$1$rom_a$1
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_a$2(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11538,7 +11538,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$2(address,data);
 endmodule // top$hash$tables$1$rom_a$2
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_a$3(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11554,7 +11554,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$3(address,data);
 endmodule // top$hash$tables$1$rom_a$3
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_a$4(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11570,7 +11570,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$4(address,data);
 endmodule // top$hash$tables$1$rom_a$4
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_a$5(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11586,7 +11586,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$5(address,data);
 endmodule // top$hash$tables$1$rom_a$5
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_a$6(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11602,7 +11602,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$6(address,data);
 endmodule // top$hash$tables$1$rom_a$6
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_a$7(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11618,7 +11618,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_a$7(address,data);
 endmodule // top$hash$tables$1$rom_a$7
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_b$0(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11634,7 +11634,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$0(address,data);
 endmodule // top$hash$tables$1$rom_b$0
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_b$1(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11650,7 +11650,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$1(address,data);
 endmodule // top$hash$tables$1$rom_b$1
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_b$2(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11666,7 +11666,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$2(address,data);
 endmodule // top$hash$tables$1$rom_b$2
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_b$3(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11682,7 +11682,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$3(address,data);
 endmodule // top$hash$tables$1$rom_b$3
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_b$4(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11698,7 +11698,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$4(address,data);
 endmodule // top$hash$tables$1$rom_b$4
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_b$5(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11714,7 +11714,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$5(address,data);
 endmodule // top$hash$tables$1$rom_b$5
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_b$6(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11730,7 +11730,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$6(address,data);
 endmodule // top$hash$tables$1$rom_b$6
 
 
-module hwprof_paper_10k_bram$hash$tables$1$rom_b$7(address,data);
+module hwprof_paper_10k_bram__hash__tables__1__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -11746,7 +11746,7 @@ module hwprof_paper_10k_bram$hash$tables$1$rom_b$7(address,data);
 endmodule // top$hash$tables$1$rom_b$7
 
 
-module hwprof_paper_10k_bram$hash$tables$2(a,b,index);
+module hwprof_paper_10k_bram__hash__tables__2(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -11794,71 +11794,71 @@ module hwprof_paper_10k_bram$hash$tables$2(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$2$rom_a$0 rom_a$0(
+    hwprof_paper_10k_bram__hash__tables__2__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_a$1 rom_a$1(
+    hwprof_paper_10k_bram__hash__tables__2__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_a$2 rom_a$2(
+    hwprof_paper_10k_bram__hash__tables__2__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_a$3 rom_a$3(
+    hwprof_paper_10k_bram__hash__tables__2__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_a$4 rom_a$4(
+    hwprof_paper_10k_bram__hash__tables__2__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_a$5 rom_a$5(
+    hwprof_paper_10k_bram__hash__tables__2__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_a$6 rom_a$6(
+    hwprof_paper_10k_bram__hash__tables__2__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_a$7 rom_a$7(
+    hwprof_paper_10k_bram__hash__tables__2__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_b$0 rom_b$0(
+    hwprof_paper_10k_bram__hash__tables__2__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_b$1 rom_b$1(
+    hwprof_paper_10k_bram__hash__tables__2__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_b$2 rom_b$2(
+    hwprof_paper_10k_bram__hash__tables__2__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_b$3 rom_b$3(
+    hwprof_paper_10k_bram__hash__tables__2__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_b$4 rom_b$4(
+    hwprof_paper_10k_bram__hash__tables__2__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_b$5 rom_b$5(
+    hwprof_paper_10k_bram__hash__tables__2__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_b$6 rom_b$6(
+    hwprof_paper_10k_bram__hash__tables__2__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$rom_b$7 rom_b$7(
+    hwprof_paper_10k_bram__hash__tables__2__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_paper_10k_bram$hash$tables$2$parity parity(
+    hwprof_paper_10k_bram__hash__tables__2__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -11890,7 +11890,7 @@ module hwprof_paper_10k_bram$hash$tables$2(a,b,index);
 endmodule // top$hash$tables$2
 
 
-module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
+module hwprof_paper_10k_bram__hash__tables__2__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -11963,7 +11963,7 @@ module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$2$parity$bits bits(
+    hwprof_paper_10k_bram__hash__tables__2__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -12015,7 +12015,7 @@ module hwprof_paper_10k_bram$hash$tables$2$parity(a,b,index);
 endmodule // top$hash$tables$2$parity
 
 
-module hwprof_paper_10k_bram$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_10k_bram__hash__tables__2__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -12045,7 +12045,7 @@ module hwprof_paper_10k_bram$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits
 endmodule // top$hash$tables$2$parity$bits
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_a$0(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12061,7 +12061,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$0(address,data);
 endmodule // top$hash$tables$2$rom_a$0
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_a$1(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12077,7 +12077,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$1(address,data);
 endmodule // top$hash$tables$2$rom_a$1
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_a$2(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12093,7 +12093,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$2(address,data);
 endmodule // top$hash$tables$2$rom_a$2
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_a$3(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12109,7 +12109,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$3(address,data);
 endmodule // top$hash$tables$2$rom_a$3
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_a$4(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12125,7 +12125,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$4(address,data);
 endmodule // top$hash$tables$2$rom_a$4
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_a$5(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12141,7 +12141,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$5(address,data);
 endmodule // top$hash$tables$2$rom_a$5
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_a$6(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12157,7 +12157,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$6(address,data);
 endmodule // top$hash$tables$2$rom_a$6
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_a$7(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12173,7 +12173,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_a$7(address,data);
 endmodule // top$hash$tables$2$rom_a$7
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_b$0(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12189,7 +12189,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$0(address,data);
 endmodule // top$hash$tables$2$rom_b$0
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_b$1(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12205,7 +12205,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$1(address,data);
 endmodule // top$hash$tables$2$rom_b$1
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_b$2(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12221,7 +12221,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$2(address,data);
 endmodule // top$hash$tables$2$rom_b$2
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_b$3(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12237,7 +12237,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$3(address,data);
 endmodule // top$hash$tables$2$rom_b$3
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_b$4(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12253,7 +12253,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$4(address,data);
 endmodule // top$hash$tables$2$rom_b$4
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_b$5(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12269,7 +12269,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$5(address,data);
 endmodule // top$hash$tables$2$rom_b$5
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_b$6(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12285,7 +12285,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$6(address,data);
 endmodule // top$hash$tables$2$rom_b$6
 
 
-module hwprof_paper_10k_bram$hash$tables$2$rom_b$7(address,data);
+module hwprof_paper_10k_bram__hash__tables__2__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12301,7 +12301,7 @@ module hwprof_paper_10k_bram$hash$tables$2$rom_b$7(address,data);
 endmodule // top$hash$tables$2$rom_b$7
 
 
-module hwprof_paper_10k_bram$hash$tables$3(a,b,index);
+module hwprof_paper_10k_bram__hash__tables__3(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12349,71 +12349,71 @@ module hwprof_paper_10k_bram$hash$tables$3(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$3$rom_a$0 rom_a$0(
+    hwprof_paper_10k_bram__hash__tables__3__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_a$1 rom_a$1(
+    hwprof_paper_10k_bram__hash__tables__3__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_a$2 rom_a$2(
+    hwprof_paper_10k_bram__hash__tables__3__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_a$3 rom_a$3(
+    hwprof_paper_10k_bram__hash__tables__3__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_a$4 rom_a$4(
+    hwprof_paper_10k_bram__hash__tables__3__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_a$5 rom_a$5(
+    hwprof_paper_10k_bram__hash__tables__3__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_a$6 rom_a$6(
+    hwprof_paper_10k_bram__hash__tables__3__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_a$7 rom_a$7(
+    hwprof_paper_10k_bram__hash__tables__3__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_b$0 rom_b$0(
+    hwprof_paper_10k_bram__hash__tables__3__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_b$1 rom_b$1(
+    hwprof_paper_10k_bram__hash__tables__3__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_b$2 rom_b$2(
+    hwprof_paper_10k_bram__hash__tables__3__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_b$3 rom_b$3(
+    hwprof_paper_10k_bram__hash__tables__3__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_b$4 rom_b$4(
+    hwprof_paper_10k_bram__hash__tables__3__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_b$5 rom_b$5(
+    hwprof_paper_10k_bram__hash__tables__3__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_b$6 rom_b$6(
+    hwprof_paper_10k_bram__hash__tables__3__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$rom_b$7 rom_b$7(
+    hwprof_paper_10k_bram__hash__tables__3__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_paper_10k_bram$hash$tables$3$parity parity(
+    hwprof_paper_10k_bram__hash__tables__3__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -12445,7 +12445,7 @@ module hwprof_paper_10k_bram$hash$tables$3(a,b,index);
 endmodule // top$hash$tables$3
 
 
-module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
+module hwprof_paper_10k_bram__hash__tables__3__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -12518,7 +12518,7 @@ module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_10k_bram$hash$tables$3$parity$bits bits(
+    hwprof_paper_10k_bram__hash__tables__3__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -12570,7 +12570,7 @@ module hwprof_paper_10k_bram$hash$tables$3$parity(a,b,index);
 endmodule // top$hash$tables$3$parity
 
 
-module hwprof_paper_10k_bram$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_10k_bram__hash__tables__3__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -12600,7 +12600,7 @@ module hwprof_paper_10k_bram$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits
 endmodule // top$hash$tables$3$parity$bits
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_a$0(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12616,7 +12616,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$0(address,data);
 endmodule // top$hash$tables$3$rom_a$0
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_a$1(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12632,7 +12632,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$1(address,data);
 endmodule // top$hash$tables$3$rom_a$1
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_a$2(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12648,7 +12648,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$2(address,data);
 endmodule // top$hash$tables$3$rom_a$2
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_a$3(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12664,7 +12664,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$3(address,data);
 endmodule // top$hash$tables$3$rom_a$3
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_a$4(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12680,7 +12680,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$4(address,data);
 endmodule // top$hash$tables$3$rom_a$4
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_a$5(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12696,7 +12696,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$5(address,data);
 endmodule // top$hash$tables$3$rom_a$5
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_a$6(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12712,7 +12712,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$6(address,data);
 endmodule // top$hash$tables$3$rom_a$6
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_a$7(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12728,7 +12728,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_a$7(address,data);
 endmodule // top$hash$tables$3$rom_a$7
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_b$0(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12744,7 +12744,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$0(address,data);
 endmodule // top$hash$tables$3$rom_b$0
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_b$1(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12760,7 +12760,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$1(address,data);
 endmodule // top$hash$tables$3$rom_b$1
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_b$2(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12776,7 +12776,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$2(address,data);
 endmodule // top$hash$tables$3$rom_b$2
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_b$3(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12792,7 +12792,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$3(address,data);
 endmodule // top$hash$tables$3$rom_b$3
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_b$4(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12808,7 +12808,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$4(address,data);
 endmodule // top$hash$tables$3$rom_b$4
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_b$5(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12824,7 +12824,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$5(address,data);
 endmodule // top$hash$tables$3$rom_b$5
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_b$6(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12840,7 +12840,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$6(address,data);
 endmodule // top$hash$tables$3$rom_b$6
 
 
-module hwprof_paper_10k_bram$hash$tables$3$rom_b$7(address,data);
+module hwprof_paper_10k_bram__hash__tables__3__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -12856,7 +12856,7 @@ module hwprof_paper_10k_bram$hash$tables$3$rom_b$7(address,data);
 endmodule // top$hash$tables$3$rom_b$7
 
 
-module hwprof_paper_10k_bram$r_index$0(d,q,clock);
+module hwprof_paper_10k_bram__r_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -12875,7 +12875,7 @@ module hwprof_paper_10k_bram$r_index$0(d,q,clock);
 endmodule // top$r_index$0
 
 
-module hwprof_paper_10k_bram$r_index$1(d,q,clock);
+module hwprof_paper_10k_bram__r_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -12894,7 +12894,7 @@ module hwprof_paper_10k_bram$r_index$1(d,q,clock);
 endmodule // top$r_index$1
 
 
-module hwprof_paper_10k_bram$r_index$2(d,q,clock);
+module hwprof_paper_10k_bram__r_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -12913,7 +12913,7 @@ module hwprof_paper_10k_bram$r_index$2(d,q,clock);
 endmodule // top$r_index$2
 
 
-module hwprof_paper_10k_bram$r_index$3(d,q,clock);
+module hwprof_paper_10k_bram__r_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -12932,7 +12932,7 @@ module hwprof_paper_10k_bram$r_index$3(d,q,clock);
 endmodule // top$r_index$3
 
 
-module hwprof_paper_10k_bram$r_set(d,q,clock);
+module hwprof_paper_10k_bram__r_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -12951,7 +12951,7 @@ module hwprof_paper_10k_bram$r_set(d,q,clock);
 endmodule // top$r_set
 
 
-module hwprof_paper_10k_bram$r_tag(d,q,clock);
+module hwprof_paper_10k_bram__r_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -12970,7 +12970,7 @@ module hwprof_paper_10k_bram$r_tag(d,q,clock);
 endmodule // top$r_tag
 
 
-module hwprof_paper_10k_bram$r_valid(d,q,clock);
+module hwprof_paper_10k_bram__r_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -12989,7 +12989,7 @@ module hwprof_paper_10k_bram$r_valid(d,q,clock);
 endmodule // top$r_valid
 
 
-module hwprof_paper_10k_bram$ready(d,q,clock);
+module hwprof_paper_10k_bram__ready(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -13008,7 +13008,7 @@ module hwprof_paper_10k_bram$ready(d,q,clock);
 endmodule // top$ready
 
 
-module hwprof_paper_10k_bram$s_a(d,q,clock);
+module hwprof_paper_10k_bram__s_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -13027,7 +13027,7 @@ module hwprof_paper_10k_bram$s_a(d,q,clock);
 endmodule // top$s_a
 
 
-module hwprof_paper_10k_bram$s_b(d,q,clock);
+module hwprof_paper_10k_bram__s_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -13046,7 +13046,7 @@ module hwprof_paper_10k_bram$s_b(d,q,clock);
 endmodule // top$s_b
 
 
-module hwprof_paper_10k_bram$s_valid(d,q,clock);
+module hwprof_paper_10k_bram__s_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -13065,7 +13065,7 @@ module hwprof_paper_10k_bram$s_valid(d,q,clock);
 endmodule // top$s_valid
 
 
-module hwprof_paper_10k_bram$set_hash(a,b,index);
+module hwprof_paper_10k_bram__set_hash(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -13138,7 +13138,7 @@ module hwprof_paper_10k_bram$set_hash(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_10k_bram$set_hash$bits bits(
+    hwprof_paper_10k_bram__set_hash__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -13190,7 +13190,7 @@ module hwprof_paper_10k_bram$set_hash(a,b,index);
 endmodule // top$set_hash
 
 
-module hwprof_paper_10k_bram$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_10k_bram__set_hash__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -13220,7 +13220,7 @@ module hwprof_paper_10k_bram$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bi
 endmodule // top$set_hash$bits
 
 
-module hwprof_paper_10k_bram$stale(d,q,clock);
+module hwprof_paper_10k_bram__stale(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -13239,7 +13239,7 @@ module hwprof_paper_10k_bram$stale(d,q,clock);
 endmodule // top$stale
 
 
-module hwprof_paper_10k_bram$tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
+module hwprof_paper_10k_bram__tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
     
     // Module arguments
     input wire  clock;

@@ -241,7 +241,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
     reg  [95:0] o_tag;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash hash(
+    hwprof_paper_1m_bram__hash hash(
         .a(hash$a),
         .b(hash$b),
         .index$0(hash$index$0),
@@ -249,7 +249,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .index$2(hash$index$2),
         .index$3(hash$index$3)
     );
-    hwprof_paper_1m_bram$tab tab(
+    hwprof_paper_1m_bram__tab tab(
         .clock(tab$clock),
         .a(tab$a),
         .b(tab$b),
@@ -260,12 +260,12 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .index$2(tab$index$2),
         .index$3(tab$index$3)
     );
-    hwprof_paper_1m_bram$set_hash set_hash(
+    hwprof_paper_1m_bram__set_hash set_hash(
         .a(set_hash$a),
         .b(set_hash$b),
         .index(set_hash$index)
     );
-    hwprof_paper_1m_bram$counters counters(
+    hwprof_paper_1m_bram__counters counters(
         .clock(counters$clock),
         .reset(counters$reset),
         .read_index$0(counters$read_index$0),
@@ -283,7 +283,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
     );
-    hwprof_paper_1m_bram$acc acc(
+    hwprof_paper_1m_bram__acc acc(
         .clock(acc$clock),
         .reset(acc$reset),
         .lookup_offer(acc$lookup_offer),
@@ -307,7 +307,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .report_last(acc$report_last),
         .report_busy(acc$report_busy)
     );
-    hwprof_paper_1m_bram$control control(
+    hwprof_paper_1m_bram__control control(
         .clock(control$clock),
         .reset(control$reset),
         .accept(control$accept),
@@ -316,182 +316,182 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .finish(control$finish),
         .interval(control$interval)
     );
-    hwprof_paper_1m_bram$s_valid s_valid(
+    hwprof_paper_1m_bram__s_valid s_valid(
         .d(s_valid$d),
         .q(s_valid$q),
         .clock(s_valid$clock)
     );
-    hwprof_paper_1m_bram$s_a s_a(
+    hwprof_paper_1m_bram__s_a s_a(
         .d(s_a$d),
         .q(s_a$q),
         .clock(s_a$clock)
     );
-    hwprof_paper_1m_bram$s_b s_b(
+    hwprof_paper_1m_bram__s_b s_b(
         .d(s_b$d),
         .q(s_b$q),
         .clock(s_b$clock)
     );
-    hwprof_paper_1m_bram$ready ready(
+    hwprof_paper_1m_bram__ready ready(
         .d(ready$d),
         .q(ready$q),
         .clock(ready$clock)
     );
-    hwprof_paper_1m_bram$h_valid h_valid(
+    hwprof_paper_1m_bram__h_valid h_valid(
         .d(h_valid$d),
         .q(h_valid$q),
         .clock(h_valid$clock)
     );
-    hwprof_paper_1m_bram$h_a h_a(
+    hwprof_paper_1m_bram__h_a h_a(
         .d(h_a$d),
         .q(h_a$q),
         .clock(h_a$clock)
     );
-    hwprof_paper_1m_bram$h_b h_b(
+    hwprof_paper_1m_bram__h_b h_b(
         .d(h_b$d),
         .q(h_b$q),
         .clock(h_b$clock)
     );
-    hwprof_paper_1m_bram$h_index$0 h_index$0(
+    hwprof_paper_1m_bram__h_index__0 h_index$0(
         .d(h_index$0$d),
         .q(h_index$0$q),
         .clock(h_index$0$clock)
     );
-    hwprof_paper_1m_bram$h_index$1 h_index$1(
+    hwprof_paper_1m_bram__h_index__1 h_index$1(
         .d(h_index$1$d),
         .q(h_index$1$q),
         .clock(h_index$1$clock)
     );
-    hwprof_paper_1m_bram$h_index$2 h_index$2(
+    hwprof_paper_1m_bram__h_index__2 h_index$2(
         .d(h_index$2$d),
         .q(h_index$2$q),
         .clock(h_index$2$clock)
     );
-    hwprof_paper_1m_bram$h_index$3 h_index$3(
+    hwprof_paper_1m_bram__h_index__3 h_index$3(
         .d(h_index$3$d),
         .q(h_index$3$q),
         .clock(h_index$3$clock)
     );
-    hwprof_paper_1m_bram$h_set h_set(
+    hwprof_paper_1m_bram__h_set h_set(
         .d(h_set$d),
         .q(h_set$q),
         .clock(h_set$clock)
     );
-    hwprof_paper_1m_bram$r_valid r_valid(
+    hwprof_paper_1m_bram__r_valid r_valid(
         .d(r_valid$d),
         .q(r_valid$q),
         .clock(r_valid$clock)
     );
-    hwprof_paper_1m_bram$r_tag r_tag(
+    hwprof_paper_1m_bram__r_tag r_tag(
         .d(r_tag$d),
         .q(r_tag$q),
         .clock(r_tag$clock)
     );
-    hwprof_paper_1m_bram$r_index$0 r_index$0(
+    hwprof_paper_1m_bram__r_index__0 r_index$0(
         .d(r_index$0$d),
         .q(r_index$0$q),
         .clock(r_index$0$clock)
     );
-    hwprof_paper_1m_bram$r_index$1 r_index$1(
+    hwprof_paper_1m_bram__r_index__1 r_index$1(
         .d(r_index$1$d),
         .q(r_index$1$q),
         .clock(r_index$1$clock)
     );
-    hwprof_paper_1m_bram$r_index$2 r_index$2(
+    hwprof_paper_1m_bram__r_index__2 r_index$2(
         .d(r_index$2$d),
         .q(r_index$2$q),
         .clock(r_index$2$clock)
     );
-    hwprof_paper_1m_bram$r_index$3 r_index$3(
+    hwprof_paper_1m_bram__r_index__3 r_index$3(
         .d(r_index$3$d),
         .q(r_index$3$q),
         .clock(r_index$3$clock)
     );
-    hwprof_paper_1m_bram$r_set r_set(
+    hwprof_paper_1m_bram__r_set r_set(
         .d(r_set$d),
         .q(r_set$q),
         .clock(r_set$clock)
     );
-    hwprof_paper_1m_bram$g_valid g_valid(
+    hwprof_paper_1m_bram__g_valid g_valid(
         .d(g_valid$d),
         .q(g_valid$q),
         .clock(g_valid$clock)
     );
-    hwprof_paper_1m_bram$g_a g_a(
+    hwprof_paper_1m_bram__g_a g_a(
         .d(g_a$d),
         .q(g_a$q),
         .clock(g_a$clock)
     );
-    hwprof_paper_1m_bram$g_b g_b(
+    hwprof_paper_1m_bram__g_b g_b(
         .d(g_b$d),
         .q(g_b$q),
         .clock(g_b$clock)
     );
-    hwprof_paper_1m_bram$g_index$0 g_index$0(
+    hwprof_paper_1m_bram__g_index__0 g_index$0(
         .d(g_index$0$d),
         .q(g_index$0$q),
         .clock(g_index$0$clock)
     );
-    hwprof_paper_1m_bram$g_index$1 g_index$1(
+    hwprof_paper_1m_bram__g_index__1 g_index$1(
         .d(g_index$1$d),
         .q(g_index$1$q),
         .clock(g_index$1$clock)
     );
-    hwprof_paper_1m_bram$g_index$2 g_index$2(
+    hwprof_paper_1m_bram__g_index__2 g_index$2(
         .d(g_index$2$d),
         .q(g_index$2$q),
         .clock(g_index$2$clock)
     );
-    hwprof_paper_1m_bram$g_index$3 g_index$3(
+    hwprof_paper_1m_bram__g_index__3 g_index$3(
         .d(g_index$3$d),
         .q(g_index$3$q),
         .clock(g_index$3$clock)
     );
-    hwprof_paper_1m_bram$g_set g_set(
+    hwprof_paper_1m_bram__g_set g_set(
         .d(g_set$d),
         .q(g_set$q),
         .clock(g_set$clock)
     );
-    hwprof_paper_1m_bram$f_valid f_valid(
+    hwprof_paper_1m_bram__f_valid f_valid(
         .d(f_valid$d),
         .q(f_valid$q),
         .clock(f_valid$clock)
     );
-    hwprof_paper_1m_bram$f_a f_a(
+    hwprof_paper_1m_bram__f_a f_a(
         .d(f_a$d),
         .q(f_a$q),
         .clock(f_a$clock)
     );
-    hwprof_paper_1m_bram$f_b f_b(
+    hwprof_paper_1m_bram__f_b f_b(
         .d(f_b$d),
         .q(f_b$q),
         .clock(f_b$clock)
     );
-    hwprof_paper_1m_bram$stale stale(
+    hwprof_paper_1m_bram__stale stale(
         .d(stale$d),
         .q(stale$q),
         .clock(stale$clock)
     );
-    hwprof_paper_1m_bram$c_valid c_valid(
+    hwprof_paper_1m_bram__c_valid c_valid(
         .d(c_valid$d),
         .q(c_valid$q),
         .clock(c_valid$clock)
     );
-    hwprof_paper_1m_bram$c_last c_last(
+    hwprof_paper_1m_bram__c_last c_last(
         .d(c_last$d),
         .q(c_last$q),
         .clock(c_last$clock)
     );
-    hwprof_paper_1m_bram$d_valid d_valid(
+    hwprof_paper_1m_bram__d_valid d_valid(
         .d(d_valid$d),
         .q(d_valid$q),
         .clock(d_valid$clock)
     );
-    hwprof_paper_1m_bram$d_last d_last(
+    hwprof_paper_1m_bram__d_last d_last(
         .d(d_last$d),
         .q(d_last$q),
         .clock(d_last$clock)
     );
-    hwprof_paper_1m_bram$busy_r busy_r(
+    hwprof_paper_1m_bram__busy_r busy_r(
         .d(busy_r$d),
         .q(busy_r$q),
         .clock(busy_r$clock)
@@ -815,7 +815,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
 endmodule // top
 
 
-module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -2018,7 +2018,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
     reg  [23:0] rc;
     
     // Sub module instances
-    hwprof_paper_1m_bram$acc$tags$0 tags$0(
+    hwprof_paper_1m_bram__acc__tags__0 tags$0(
         .read_address(tags$0$read_address),
         .read_clock(tags$0$read_clock),
         .read_data(tags$0$read_data),
@@ -2027,7 +2027,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .write_data(tags$0$write_data),
         .write_enable(tags$0$write_enable)
     );
-    hwprof_paper_1m_bram$acc$tags$1 tags$1(
+    hwprof_paper_1m_bram__acc__tags__1 tags$1(
         .read_address(tags$1$read_address),
         .read_clock(tags$1$read_clock),
         .read_data(tags$1$read_data),
@@ -2036,7 +2036,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .write_data(tags$1$write_data),
         .write_enable(tags$1$write_enable)
     );
-    hwprof_paper_1m_bram$acc$tags$2 tags$2(
+    hwprof_paper_1m_bram__acc__tags__2 tags$2(
         .read_address(tags$2$read_address),
         .read_clock(tags$2$read_clock),
         .read_data(tags$2$read_data),
@@ -2045,7 +2045,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .write_data(tags$2$write_data),
         .write_enable(tags$2$write_enable)
     );
-    hwprof_paper_1m_bram$acc$tags$3 tags$3(
+    hwprof_paper_1m_bram__acc__tags__3 tags$3(
         .read_address(tags$3$read_address),
         .read_clock(tags$3$read_clock),
         .read_data(tags$3$read_data),
@@ -2054,7 +2054,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .write_data(tags$3$write_data),
         .write_enable(tags$3$write_enable)
     );
-    hwprof_paper_1m_bram$acc$metas$0 metas$0(
+    hwprof_paper_1m_bram__acc__metas__0 metas$0(
         .read_address(metas$0$read_address),
         .read_clock(metas$0$read_clock),
         .read_data(metas$0$read_data),
@@ -2063,7 +2063,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .write_data(metas$0$write_data),
         .write_enable(metas$0$write_enable)
     );
-    hwprof_paper_1m_bram$acc$metas$1 metas$1(
+    hwprof_paper_1m_bram__acc__metas__1 metas$1(
         .read_address(metas$1$read_address),
         .read_clock(metas$1$read_clock),
         .read_data(metas$1$read_data),
@@ -2072,7 +2072,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .write_data(metas$1$write_data),
         .write_enable(metas$1$write_enable)
     );
-    hwprof_paper_1m_bram$acc$metas$2 metas$2(
+    hwprof_paper_1m_bram__acc__metas__2 metas$2(
         .read_address(metas$2$read_address),
         .read_clock(metas$2$read_clock),
         .read_data(metas$2$read_data),
@@ -2081,7 +2081,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .write_data(metas$2$write_data),
         .write_enable(metas$2$write_enable)
     );
-    hwprof_paper_1m_bram$acc$metas$3 metas$3(
+    hwprof_paper_1m_bram__acc__metas__3 metas$3(
         .read_address(metas$3$read_address),
         .read_clock(metas$3$read_clock),
         .read_data(metas$3$read_data),
@@ -2090,7 +2090,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .write_data(metas$3$write_data),
         .write_enable(metas$3$write_enable)
     );
-    hwprof_paper_1m_bram$acc$epochs epochs(
+    hwprof_paper_1m_bram__acc__epochs epochs(
         .clock(epochs$clock),
         .reset(epochs$reset),
         .d_set(epochs$d_set),
@@ -2116,1417 +2116,1417 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .any_pend(epochs$any_pend),
         .rolling(epochs$rolling)
     );
-    hwprof_paper_1m_bram$acc$c_op c_op(
+    hwprof_paper_1m_bram__acc__c_op c_op(
         .d(c_op$d),
         .q(c_op$q),
         .clock(c_op$clock)
     );
-    hwprof_paper_1m_bram$acc$c_set c_set(
+    hwprof_paper_1m_bram__acc__c_set c_set(
         .d(c_set$d),
         .q(c_set$q),
         .clock(c_set$clock)
     );
-    hwprof_paper_1m_bram$acc$c_tag c_tag(
+    hwprof_paper_1m_bram__acc__c_tag c_tag(
         .d(c_tag$d),
         .q(c_tag$q),
         .clock(c_tag$clock)
     );
-    hwprof_paper_1m_bram$acc$d_op d_op(
+    hwprof_paper_1m_bram__acc__d_op d_op(
         .d(d_op$d),
         .q(d_op$q),
         .clock(d_op$clock)
     );
-    hwprof_paper_1m_bram$acc$d_set d_set(
+    hwprof_paper_1m_bram__acc__d_set d_set(
         .d(d_set$d),
         .q(d_set$q),
         .clock(d_set$clock)
     );
-    hwprof_paper_1m_bram$acc$d_tag d_tag(
+    hwprof_paper_1m_bram__acc__d_tag d_tag(
         .d(d_tag$d),
         .q(d_tag$q),
         .clock(d_tag$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag$0 ram_tag$0(
+    hwprof_paper_1m_bram__acc__ram_tag__0 ram_tag$0(
         .d(ram_tag$0$d),
         .q(ram_tag$0$q),
         .clock(ram_tag$0$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag$1 ram_tag$1(
+    hwprof_paper_1m_bram__acc__ram_tag__1 ram_tag$1(
         .d(ram_tag$1$d),
         .q(ram_tag$1$q),
         .clock(ram_tag$1$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag$2 ram_tag$2(
+    hwprof_paper_1m_bram__acc__ram_tag__2 ram_tag$2(
         .d(ram_tag$2$d),
         .q(ram_tag$2$q),
         .clock(ram_tag$2$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag$3 ram_tag$3(
+    hwprof_paper_1m_bram__acc__ram_tag__3 ram_tag$3(
         .d(ram_tag$3$d),
         .q(ram_tag$3$q),
         .clock(ram_tag$3$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$0 ram_tag_part$0(
+    hwprof_paper_1m_bram__acc__ram_tag_part__0 ram_tag_part$0(
         .d(ram_tag_part$0$d),
         .q(ram_tag_part$0$q),
         .clock(ram_tag_part$0$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$1 ram_tag_part$1(
+    hwprof_paper_1m_bram__acc__ram_tag_part__1 ram_tag_part$1(
         .d(ram_tag_part$1$d),
         .q(ram_tag_part$1$q),
         .clock(ram_tag_part$1$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$2 ram_tag_part$2(
+    hwprof_paper_1m_bram__acc__ram_tag_part__2 ram_tag_part$2(
         .d(ram_tag_part$2$d),
         .q(ram_tag_part$2$q),
         .clock(ram_tag_part$2$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$3 ram_tag_part$3(
+    hwprof_paper_1m_bram__acc__ram_tag_part__3 ram_tag_part$3(
         .d(ram_tag_part$3$d),
         .q(ram_tag_part$3$q),
         .clock(ram_tag_part$3$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$4 ram_tag_part$4(
+    hwprof_paper_1m_bram__acc__ram_tag_part__4 ram_tag_part$4(
         .d(ram_tag_part$4$d),
         .q(ram_tag_part$4$q),
         .clock(ram_tag_part$4$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$5 ram_tag_part$5(
+    hwprof_paper_1m_bram__acc__ram_tag_part__5 ram_tag_part$5(
         .d(ram_tag_part$5$d),
         .q(ram_tag_part$5$q),
         .clock(ram_tag_part$5$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$6 ram_tag_part$6(
+    hwprof_paper_1m_bram__acc__ram_tag_part__6 ram_tag_part$6(
         .d(ram_tag_part$6$d),
         .q(ram_tag_part$6$q),
         .clock(ram_tag_part$6$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$7 ram_tag_part$7(
+    hwprof_paper_1m_bram__acc__ram_tag_part__7 ram_tag_part$7(
         .d(ram_tag_part$7$d),
         .q(ram_tag_part$7$q),
         .clock(ram_tag_part$7$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$8 ram_tag_part$8(
+    hwprof_paper_1m_bram__acc__ram_tag_part__8 ram_tag_part$8(
         .d(ram_tag_part$8$d),
         .q(ram_tag_part$8$q),
         .clock(ram_tag_part$8$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$9 ram_tag_part$9(
+    hwprof_paper_1m_bram__acc__ram_tag_part__9 ram_tag_part$9(
         .d(ram_tag_part$9$d),
         .q(ram_tag_part$9$q),
         .clock(ram_tag_part$9$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$10 ram_tag_part$10(
+    hwprof_paper_1m_bram__acc__ram_tag_part__10 ram_tag_part$10(
         .d(ram_tag_part$10$d),
         .q(ram_tag_part$10$q),
         .clock(ram_tag_part$10$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$11 ram_tag_part$11(
+    hwprof_paper_1m_bram__acc__ram_tag_part__11 ram_tag_part$11(
         .d(ram_tag_part$11$d),
         .q(ram_tag_part$11$q),
         .clock(ram_tag_part$11$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$12 ram_tag_part$12(
+    hwprof_paper_1m_bram__acc__ram_tag_part__12 ram_tag_part$12(
         .d(ram_tag_part$12$d),
         .q(ram_tag_part$12$q),
         .clock(ram_tag_part$12$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$13 ram_tag_part$13(
+    hwprof_paper_1m_bram__acc__ram_tag_part__13 ram_tag_part$13(
         .d(ram_tag_part$13$d),
         .q(ram_tag_part$13$q),
         .clock(ram_tag_part$13$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$14 ram_tag_part$14(
+    hwprof_paper_1m_bram__acc__ram_tag_part__14 ram_tag_part$14(
         .d(ram_tag_part$14$d),
         .q(ram_tag_part$14$q),
         .clock(ram_tag_part$14$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$15 ram_tag_part$15(
+    hwprof_paper_1m_bram__acc__ram_tag_part__15 ram_tag_part$15(
         .d(ram_tag_part$15$d),
         .q(ram_tag_part$15$q),
         .clock(ram_tag_part$15$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$16 ram_tag_part$16(
+    hwprof_paper_1m_bram__acc__ram_tag_part__16 ram_tag_part$16(
         .d(ram_tag_part$16$d),
         .q(ram_tag_part$16$q),
         .clock(ram_tag_part$16$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$17 ram_tag_part$17(
+    hwprof_paper_1m_bram__acc__ram_tag_part__17 ram_tag_part$17(
         .d(ram_tag_part$17$d),
         .q(ram_tag_part$17$q),
         .clock(ram_tag_part$17$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$18 ram_tag_part$18(
+    hwprof_paper_1m_bram__acc__ram_tag_part__18 ram_tag_part$18(
         .d(ram_tag_part$18$d),
         .q(ram_tag_part$18$q),
         .clock(ram_tag_part$18$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$19 ram_tag_part$19(
+    hwprof_paper_1m_bram__acc__ram_tag_part__19 ram_tag_part$19(
         .d(ram_tag_part$19$d),
         .q(ram_tag_part$19$q),
         .clock(ram_tag_part$19$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$20 ram_tag_part$20(
+    hwprof_paper_1m_bram__acc__ram_tag_part__20 ram_tag_part$20(
         .d(ram_tag_part$20$d),
         .q(ram_tag_part$20$q),
         .clock(ram_tag_part$20$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$21 ram_tag_part$21(
+    hwprof_paper_1m_bram__acc__ram_tag_part__21 ram_tag_part$21(
         .d(ram_tag_part$21$d),
         .q(ram_tag_part$21$q),
         .clock(ram_tag_part$21$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$22 ram_tag_part$22(
+    hwprof_paper_1m_bram__acc__ram_tag_part__22 ram_tag_part$22(
         .d(ram_tag_part$22$d),
         .q(ram_tag_part$22$q),
         .clock(ram_tag_part$22$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$23 ram_tag_part$23(
+    hwprof_paper_1m_bram__acc__ram_tag_part__23 ram_tag_part$23(
         .d(ram_tag_part$23$d),
         .q(ram_tag_part$23$q),
         .clock(ram_tag_part$23$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$24 ram_tag_part$24(
+    hwprof_paper_1m_bram__acc__ram_tag_part__24 ram_tag_part$24(
         .d(ram_tag_part$24$d),
         .q(ram_tag_part$24$q),
         .clock(ram_tag_part$24$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$25 ram_tag_part$25(
+    hwprof_paper_1m_bram__acc__ram_tag_part__25 ram_tag_part$25(
         .d(ram_tag_part$25$d),
         .q(ram_tag_part$25$q),
         .clock(ram_tag_part$25$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$26 ram_tag_part$26(
+    hwprof_paper_1m_bram__acc__ram_tag_part__26 ram_tag_part$26(
         .d(ram_tag_part$26$d),
         .q(ram_tag_part$26$q),
         .clock(ram_tag_part$26$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$27 ram_tag_part$27(
+    hwprof_paper_1m_bram__acc__ram_tag_part__27 ram_tag_part$27(
         .d(ram_tag_part$27$d),
         .q(ram_tag_part$27$q),
         .clock(ram_tag_part$27$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$28 ram_tag_part$28(
+    hwprof_paper_1m_bram__acc__ram_tag_part__28 ram_tag_part$28(
         .d(ram_tag_part$28$d),
         .q(ram_tag_part$28$q),
         .clock(ram_tag_part$28$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$29 ram_tag_part$29(
+    hwprof_paper_1m_bram__acc__ram_tag_part__29 ram_tag_part$29(
         .d(ram_tag_part$29$d),
         .q(ram_tag_part$29$q),
         .clock(ram_tag_part$29$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$30 ram_tag_part$30(
+    hwprof_paper_1m_bram__acc__ram_tag_part__30 ram_tag_part$30(
         .d(ram_tag_part$30$d),
         .q(ram_tag_part$30$q),
         .clock(ram_tag_part$30$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$31 ram_tag_part$31(
+    hwprof_paper_1m_bram__acc__ram_tag_part__31 ram_tag_part$31(
         .d(ram_tag_part$31$d),
         .q(ram_tag_part$31$q),
         .clock(ram_tag_part$31$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$32 ram_tag_part$32(
+    hwprof_paper_1m_bram__acc__ram_tag_part__32 ram_tag_part$32(
         .d(ram_tag_part$32$d),
         .q(ram_tag_part$32$q),
         .clock(ram_tag_part$32$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$33 ram_tag_part$33(
+    hwprof_paper_1m_bram__acc__ram_tag_part__33 ram_tag_part$33(
         .d(ram_tag_part$33$d),
         .q(ram_tag_part$33$q),
         .clock(ram_tag_part$33$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$34 ram_tag_part$34(
+    hwprof_paper_1m_bram__acc__ram_tag_part__34 ram_tag_part$34(
         .d(ram_tag_part$34$d),
         .q(ram_tag_part$34$q),
         .clock(ram_tag_part$34$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$35 ram_tag_part$35(
+    hwprof_paper_1m_bram__acc__ram_tag_part__35 ram_tag_part$35(
         .d(ram_tag_part$35$d),
         .q(ram_tag_part$35$q),
         .clock(ram_tag_part$35$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$36 ram_tag_part$36(
+    hwprof_paper_1m_bram__acc__ram_tag_part__36 ram_tag_part$36(
         .d(ram_tag_part$36$d),
         .q(ram_tag_part$36$q),
         .clock(ram_tag_part$36$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$37 ram_tag_part$37(
+    hwprof_paper_1m_bram__acc__ram_tag_part__37 ram_tag_part$37(
         .d(ram_tag_part$37$d),
         .q(ram_tag_part$37$q),
         .clock(ram_tag_part$37$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$38 ram_tag_part$38(
+    hwprof_paper_1m_bram__acc__ram_tag_part__38 ram_tag_part$38(
         .d(ram_tag_part$38$d),
         .q(ram_tag_part$38$q),
         .clock(ram_tag_part$38$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$39 ram_tag_part$39(
+    hwprof_paper_1m_bram__acc__ram_tag_part__39 ram_tag_part$39(
         .d(ram_tag_part$39$d),
         .q(ram_tag_part$39$q),
         .clock(ram_tag_part$39$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$40 ram_tag_part$40(
+    hwprof_paper_1m_bram__acc__ram_tag_part__40 ram_tag_part$40(
         .d(ram_tag_part$40$d),
         .q(ram_tag_part$40$q),
         .clock(ram_tag_part$40$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$41 ram_tag_part$41(
+    hwprof_paper_1m_bram__acc__ram_tag_part__41 ram_tag_part$41(
         .d(ram_tag_part$41$d),
         .q(ram_tag_part$41$q),
         .clock(ram_tag_part$41$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$42 ram_tag_part$42(
+    hwprof_paper_1m_bram__acc__ram_tag_part__42 ram_tag_part$42(
         .d(ram_tag_part$42$d),
         .q(ram_tag_part$42$q),
         .clock(ram_tag_part$42$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$43 ram_tag_part$43(
+    hwprof_paper_1m_bram__acc__ram_tag_part__43 ram_tag_part$43(
         .d(ram_tag_part$43$d),
         .q(ram_tag_part$43$q),
         .clock(ram_tag_part$43$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$44 ram_tag_part$44(
+    hwprof_paper_1m_bram__acc__ram_tag_part__44 ram_tag_part$44(
         .d(ram_tag_part$44$d),
         .q(ram_tag_part$44$q),
         .clock(ram_tag_part$44$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$45 ram_tag_part$45(
+    hwprof_paper_1m_bram__acc__ram_tag_part__45 ram_tag_part$45(
         .d(ram_tag_part$45$d),
         .q(ram_tag_part$45$q),
         .clock(ram_tag_part$45$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$46 ram_tag_part$46(
+    hwprof_paper_1m_bram__acc__ram_tag_part__46 ram_tag_part$46(
         .d(ram_tag_part$46$d),
         .q(ram_tag_part$46$q),
         .clock(ram_tag_part$46$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$47 ram_tag_part$47(
+    hwprof_paper_1m_bram__acc__ram_tag_part__47 ram_tag_part$47(
         .d(ram_tag_part$47$d),
         .q(ram_tag_part$47$q),
         .clock(ram_tag_part$47$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$48 ram_tag_part$48(
+    hwprof_paper_1m_bram__acc__ram_tag_part__48 ram_tag_part$48(
         .d(ram_tag_part$48$d),
         .q(ram_tag_part$48$q),
         .clock(ram_tag_part$48$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$49 ram_tag_part$49(
+    hwprof_paper_1m_bram__acc__ram_tag_part__49 ram_tag_part$49(
         .d(ram_tag_part$49$d),
         .q(ram_tag_part$49$q),
         .clock(ram_tag_part$49$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$50 ram_tag_part$50(
+    hwprof_paper_1m_bram__acc__ram_tag_part__50 ram_tag_part$50(
         .d(ram_tag_part$50$d),
         .q(ram_tag_part$50$q),
         .clock(ram_tag_part$50$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$51 ram_tag_part$51(
+    hwprof_paper_1m_bram__acc__ram_tag_part__51 ram_tag_part$51(
         .d(ram_tag_part$51$d),
         .q(ram_tag_part$51$q),
         .clock(ram_tag_part$51$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$52 ram_tag_part$52(
+    hwprof_paper_1m_bram__acc__ram_tag_part__52 ram_tag_part$52(
         .d(ram_tag_part$52$d),
         .q(ram_tag_part$52$q),
         .clock(ram_tag_part$52$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$53 ram_tag_part$53(
+    hwprof_paper_1m_bram__acc__ram_tag_part__53 ram_tag_part$53(
         .d(ram_tag_part$53$d),
         .q(ram_tag_part$53$q),
         .clock(ram_tag_part$53$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$54 ram_tag_part$54(
+    hwprof_paper_1m_bram__acc__ram_tag_part__54 ram_tag_part$54(
         .d(ram_tag_part$54$d),
         .q(ram_tag_part$54$q),
         .clock(ram_tag_part$54$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$55 ram_tag_part$55(
+    hwprof_paper_1m_bram__acc__ram_tag_part__55 ram_tag_part$55(
         .d(ram_tag_part$55$d),
         .q(ram_tag_part$55$q),
         .clock(ram_tag_part$55$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$56 ram_tag_part$56(
+    hwprof_paper_1m_bram__acc__ram_tag_part__56 ram_tag_part$56(
         .d(ram_tag_part$56$d),
         .q(ram_tag_part$56$q),
         .clock(ram_tag_part$56$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$57 ram_tag_part$57(
+    hwprof_paper_1m_bram__acc__ram_tag_part__57 ram_tag_part$57(
         .d(ram_tag_part$57$d),
         .q(ram_tag_part$57$q),
         .clock(ram_tag_part$57$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$58 ram_tag_part$58(
+    hwprof_paper_1m_bram__acc__ram_tag_part__58 ram_tag_part$58(
         .d(ram_tag_part$58$d),
         .q(ram_tag_part$58$q),
         .clock(ram_tag_part$58$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$59 ram_tag_part$59(
+    hwprof_paper_1m_bram__acc__ram_tag_part__59 ram_tag_part$59(
         .d(ram_tag_part$59$d),
         .q(ram_tag_part$59$q),
         .clock(ram_tag_part$59$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$60 ram_tag_part$60(
+    hwprof_paper_1m_bram__acc__ram_tag_part__60 ram_tag_part$60(
         .d(ram_tag_part$60$d),
         .q(ram_tag_part$60$q),
         .clock(ram_tag_part$60$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$61 ram_tag_part$61(
+    hwprof_paper_1m_bram__acc__ram_tag_part__61 ram_tag_part$61(
         .d(ram_tag_part$61$d),
         .q(ram_tag_part$61$q),
         .clock(ram_tag_part$61$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$62 ram_tag_part$62(
+    hwprof_paper_1m_bram__acc__ram_tag_part__62 ram_tag_part$62(
         .d(ram_tag_part$62$d),
         .q(ram_tag_part$62$q),
         .clock(ram_tag_part$62$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$63 ram_tag_part$63(
+    hwprof_paper_1m_bram__acc__ram_tag_part__63 ram_tag_part$63(
         .d(ram_tag_part$63$d),
         .q(ram_tag_part$63$q),
         .clock(ram_tag_part$63$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$64 ram_tag_part$64(
+    hwprof_paper_1m_bram__acc__ram_tag_part__64 ram_tag_part$64(
         .d(ram_tag_part$64$d),
         .q(ram_tag_part$64$q),
         .clock(ram_tag_part$64$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$65 ram_tag_part$65(
+    hwprof_paper_1m_bram__acc__ram_tag_part__65 ram_tag_part$65(
         .d(ram_tag_part$65$d),
         .q(ram_tag_part$65$q),
         .clock(ram_tag_part$65$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$66 ram_tag_part$66(
+    hwprof_paper_1m_bram__acc__ram_tag_part__66 ram_tag_part$66(
         .d(ram_tag_part$66$d),
         .q(ram_tag_part$66$q),
         .clock(ram_tag_part$66$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$67 ram_tag_part$67(
+    hwprof_paper_1m_bram__acc__ram_tag_part__67 ram_tag_part$67(
         .d(ram_tag_part$67$d),
         .q(ram_tag_part$67$q),
         .clock(ram_tag_part$67$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$68 ram_tag_part$68(
+    hwprof_paper_1m_bram__acc__ram_tag_part__68 ram_tag_part$68(
         .d(ram_tag_part$68$d),
         .q(ram_tag_part$68$q),
         .clock(ram_tag_part$68$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$69 ram_tag_part$69(
+    hwprof_paper_1m_bram__acc__ram_tag_part__69 ram_tag_part$69(
         .d(ram_tag_part$69$d),
         .q(ram_tag_part$69$q),
         .clock(ram_tag_part$69$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$70 ram_tag_part$70(
+    hwprof_paper_1m_bram__acc__ram_tag_part__70 ram_tag_part$70(
         .d(ram_tag_part$70$d),
         .q(ram_tag_part$70$q),
         .clock(ram_tag_part$70$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$71 ram_tag_part$71(
+    hwprof_paper_1m_bram__acc__ram_tag_part__71 ram_tag_part$71(
         .d(ram_tag_part$71$d),
         .q(ram_tag_part$71$q),
         .clock(ram_tag_part$71$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$72 ram_tag_part$72(
+    hwprof_paper_1m_bram__acc__ram_tag_part__72 ram_tag_part$72(
         .d(ram_tag_part$72$d),
         .q(ram_tag_part$72$q),
         .clock(ram_tag_part$72$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$73 ram_tag_part$73(
+    hwprof_paper_1m_bram__acc__ram_tag_part__73 ram_tag_part$73(
         .d(ram_tag_part$73$d),
         .q(ram_tag_part$73$q),
         .clock(ram_tag_part$73$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$74 ram_tag_part$74(
+    hwprof_paper_1m_bram__acc__ram_tag_part__74 ram_tag_part$74(
         .d(ram_tag_part$74$d),
         .q(ram_tag_part$74$q),
         .clock(ram_tag_part$74$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$75 ram_tag_part$75(
+    hwprof_paper_1m_bram__acc__ram_tag_part__75 ram_tag_part$75(
         .d(ram_tag_part$75$d),
         .q(ram_tag_part$75$q),
         .clock(ram_tag_part$75$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$76 ram_tag_part$76(
+    hwprof_paper_1m_bram__acc__ram_tag_part__76 ram_tag_part$76(
         .d(ram_tag_part$76$d),
         .q(ram_tag_part$76$q),
         .clock(ram_tag_part$76$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$77 ram_tag_part$77(
+    hwprof_paper_1m_bram__acc__ram_tag_part__77 ram_tag_part$77(
         .d(ram_tag_part$77$d),
         .q(ram_tag_part$77$q),
         .clock(ram_tag_part$77$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$78 ram_tag_part$78(
+    hwprof_paper_1m_bram__acc__ram_tag_part__78 ram_tag_part$78(
         .d(ram_tag_part$78$d),
         .q(ram_tag_part$78$q),
         .clock(ram_tag_part$78$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$79 ram_tag_part$79(
+    hwprof_paper_1m_bram__acc__ram_tag_part__79 ram_tag_part$79(
         .d(ram_tag_part$79$d),
         .q(ram_tag_part$79$q),
         .clock(ram_tag_part$79$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$80 ram_tag_part$80(
+    hwprof_paper_1m_bram__acc__ram_tag_part__80 ram_tag_part$80(
         .d(ram_tag_part$80$d),
         .q(ram_tag_part$80$q),
         .clock(ram_tag_part$80$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$81 ram_tag_part$81(
+    hwprof_paper_1m_bram__acc__ram_tag_part__81 ram_tag_part$81(
         .d(ram_tag_part$81$d),
         .q(ram_tag_part$81$q),
         .clock(ram_tag_part$81$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$82 ram_tag_part$82(
+    hwprof_paper_1m_bram__acc__ram_tag_part__82 ram_tag_part$82(
         .d(ram_tag_part$82$d),
         .q(ram_tag_part$82$q),
         .clock(ram_tag_part$82$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$83 ram_tag_part$83(
+    hwprof_paper_1m_bram__acc__ram_tag_part__83 ram_tag_part$83(
         .d(ram_tag_part$83$d),
         .q(ram_tag_part$83$q),
         .clock(ram_tag_part$83$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$84 ram_tag_part$84(
+    hwprof_paper_1m_bram__acc__ram_tag_part__84 ram_tag_part$84(
         .d(ram_tag_part$84$d),
         .q(ram_tag_part$84$q),
         .clock(ram_tag_part$84$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$85 ram_tag_part$85(
+    hwprof_paper_1m_bram__acc__ram_tag_part__85 ram_tag_part$85(
         .d(ram_tag_part$85$d),
         .q(ram_tag_part$85$q),
         .clock(ram_tag_part$85$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$86 ram_tag_part$86(
+    hwprof_paper_1m_bram__acc__ram_tag_part__86 ram_tag_part$86(
         .d(ram_tag_part$86$d),
         .q(ram_tag_part$86$q),
         .clock(ram_tag_part$86$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$87 ram_tag_part$87(
+    hwprof_paper_1m_bram__acc__ram_tag_part__87 ram_tag_part$87(
         .d(ram_tag_part$87$d),
         .q(ram_tag_part$87$q),
         .clock(ram_tag_part$87$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$88 ram_tag_part$88(
+    hwprof_paper_1m_bram__acc__ram_tag_part__88 ram_tag_part$88(
         .d(ram_tag_part$88$d),
         .q(ram_tag_part$88$q),
         .clock(ram_tag_part$88$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$89 ram_tag_part$89(
+    hwprof_paper_1m_bram__acc__ram_tag_part__89 ram_tag_part$89(
         .d(ram_tag_part$89$d),
         .q(ram_tag_part$89$q),
         .clock(ram_tag_part$89$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$90 ram_tag_part$90(
+    hwprof_paper_1m_bram__acc__ram_tag_part__90 ram_tag_part$90(
         .d(ram_tag_part$90$d),
         .q(ram_tag_part$90$q),
         .clock(ram_tag_part$90$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$91 ram_tag_part$91(
+    hwprof_paper_1m_bram__acc__ram_tag_part__91 ram_tag_part$91(
         .d(ram_tag_part$91$d),
         .q(ram_tag_part$91$q),
         .clock(ram_tag_part$91$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$92 ram_tag_part$92(
+    hwprof_paper_1m_bram__acc__ram_tag_part__92 ram_tag_part$92(
         .d(ram_tag_part$92$d),
         .q(ram_tag_part$92$q),
         .clock(ram_tag_part$92$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$93 ram_tag_part$93(
+    hwprof_paper_1m_bram__acc__ram_tag_part__93 ram_tag_part$93(
         .d(ram_tag_part$93$d),
         .q(ram_tag_part$93$q),
         .clock(ram_tag_part$93$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$94 ram_tag_part$94(
+    hwprof_paper_1m_bram__acc__ram_tag_part__94 ram_tag_part$94(
         .d(ram_tag_part$94$d),
         .q(ram_tag_part$94$q),
         .clock(ram_tag_part$94$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$95 ram_tag_part$95(
+    hwprof_paper_1m_bram__acc__ram_tag_part__95 ram_tag_part$95(
         .d(ram_tag_part$95$d),
         .q(ram_tag_part$95$q),
         .clock(ram_tag_part$95$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$96 ram_tag_part$96(
+    hwprof_paper_1m_bram__acc__ram_tag_part__96 ram_tag_part$96(
         .d(ram_tag_part$96$d),
         .q(ram_tag_part$96$q),
         .clock(ram_tag_part$96$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$97 ram_tag_part$97(
+    hwprof_paper_1m_bram__acc__ram_tag_part__97 ram_tag_part$97(
         .d(ram_tag_part$97$d),
         .q(ram_tag_part$97$q),
         .clock(ram_tag_part$97$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$98 ram_tag_part$98(
+    hwprof_paper_1m_bram__acc__ram_tag_part__98 ram_tag_part$98(
         .d(ram_tag_part$98$d),
         .q(ram_tag_part$98$q),
         .clock(ram_tag_part$98$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$99 ram_tag_part$99(
+    hwprof_paper_1m_bram__acc__ram_tag_part__99 ram_tag_part$99(
         .d(ram_tag_part$99$d),
         .q(ram_tag_part$99$q),
         .clock(ram_tag_part$99$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$100 ram_tag_part$100(
+    hwprof_paper_1m_bram__acc__ram_tag_part__100 ram_tag_part$100(
         .d(ram_tag_part$100$d),
         .q(ram_tag_part$100$q),
         .clock(ram_tag_part$100$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$101 ram_tag_part$101(
+    hwprof_paper_1m_bram__acc__ram_tag_part__101 ram_tag_part$101(
         .d(ram_tag_part$101$d),
         .q(ram_tag_part$101$q),
         .clock(ram_tag_part$101$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$102 ram_tag_part$102(
+    hwprof_paper_1m_bram__acc__ram_tag_part__102 ram_tag_part$102(
         .d(ram_tag_part$102$d),
         .q(ram_tag_part$102$q),
         .clock(ram_tag_part$102$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$103 ram_tag_part$103(
+    hwprof_paper_1m_bram__acc__ram_tag_part__103 ram_tag_part$103(
         .d(ram_tag_part$103$d),
         .q(ram_tag_part$103$q),
         .clock(ram_tag_part$103$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$104 ram_tag_part$104(
+    hwprof_paper_1m_bram__acc__ram_tag_part__104 ram_tag_part$104(
         .d(ram_tag_part$104$d),
         .q(ram_tag_part$104$q),
         .clock(ram_tag_part$104$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$105 ram_tag_part$105(
+    hwprof_paper_1m_bram__acc__ram_tag_part__105 ram_tag_part$105(
         .d(ram_tag_part$105$d),
         .q(ram_tag_part$105$q),
         .clock(ram_tag_part$105$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$106 ram_tag_part$106(
+    hwprof_paper_1m_bram__acc__ram_tag_part__106 ram_tag_part$106(
         .d(ram_tag_part$106$d),
         .q(ram_tag_part$106$q),
         .clock(ram_tag_part$106$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$107 ram_tag_part$107(
+    hwprof_paper_1m_bram__acc__ram_tag_part__107 ram_tag_part$107(
         .d(ram_tag_part$107$d),
         .q(ram_tag_part$107$q),
         .clock(ram_tag_part$107$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$108 ram_tag_part$108(
+    hwprof_paper_1m_bram__acc__ram_tag_part__108 ram_tag_part$108(
         .d(ram_tag_part$108$d),
         .q(ram_tag_part$108$q),
         .clock(ram_tag_part$108$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$109 ram_tag_part$109(
+    hwprof_paper_1m_bram__acc__ram_tag_part__109 ram_tag_part$109(
         .d(ram_tag_part$109$d),
         .q(ram_tag_part$109$q),
         .clock(ram_tag_part$109$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$110 ram_tag_part$110(
+    hwprof_paper_1m_bram__acc__ram_tag_part__110 ram_tag_part$110(
         .d(ram_tag_part$110$d),
         .q(ram_tag_part$110$q),
         .clock(ram_tag_part$110$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$111 ram_tag_part$111(
+    hwprof_paper_1m_bram__acc__ram_tag_part__111 ram_tag_part$111(
         .d(ram_tag_part$111$d),
         .q(ram_tag_part$111$q),
         .clock(ram_tag_part$111$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$112 ram_tag_part$112(
+    hwprof_paper_1m_bram__acc__ram_tag_part__112 ram_tag_part$112(
         .d(ram_tag_part$112$d),
         .q(ram_tag_part$112$q),
         .clock(ram_tag_part$112$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$113 ram_tag_part$113(
+    hwprof_paper_1m_bram__acc__ram_tag_part__113 ram_tag_part$113(
         .d(ram_tag_part$113$d),
         .q(ram_tag_part$113$q),
         .clock(ram_tag_part$113$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$114 ram_tag_part$114(
+    hwprof_paper_1m_bram__acc__ram_tag_part__114 ram_tag_part$114(
         .d(ram_tag_part$114$d),
         .q(ram_tag_part$114$q),
         .clock(ram_tag_part$114$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$115 ram_tag_part$115(
+    hwprof_paper_1m_bram__acc__ram_tag_part__115 ram_tag_part$115(
         .d(ram_tag_part$115$d),
         .q(ram_tag_part$115$q),
         .clock(ram_tag_part$115$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$116 ram_tag_part$116(
+    hwprof_paper_1m_bram__acc__ram_tag_part__116 ram_tag_part$116(
         .d(ram_tag_part$116$d),
         .q(ram_tag_part$116$q),
         .clock(ram_tag_part$116$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$117 ram_tag_part$117(
+    hwprof_paper_1m_bram__acc__ram_tag_part__117 ram_tag_part$117(
         .d(ram_tag_part$117$d),
         .q(ram_tag_part$117$q),
         .clock(ram_tag_part$117$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$118 ram_tag_part$118(
+    hwprof_paper_1m_bram__acc__ram_tag_part__118 ram_tag_part$118(
         .d(ram_tag_part$118$d),
         .q(ram_tag_part$118$q),
         .clock(ram_tag_part$118$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$119 ram_tag_part$119(
+    hwprof_paper_1m_bram__acc__ram_tag_part__119 ram_tag_part$119(
         .d(ram_tag_part$119$d),
         .q(ram_tag_part$119$q),
         .clock(ram_tag_part$119$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$120 ram_tag_part$120(
+    hwprof_paper_1m_bram__acc__ram_tag_part__120 ram_tag_part$120(
         .d(ram_tag_part$120$d),
         .q(ram_tag_part$120$q),
         .clock(ram_tag_part$120$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$121 ram_tag_part$121(
+    hwprof_paper_1m_bram__acc__ram_tag_part__121 ram_tag_part$121(
         .d(ram_tag_part$121$d),
         .q(ram_tag_part$121$q),
         .clock(ram_tag_part$121$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$122 ram_tag_part$122(
+    hwprof_paper_1m_bram__acc__ram_tag_part__122 ram_tag_part$122(
         .d(ram_tag_part$122$d),
         .q(ram_tag_part$122$q),
         .clock(ram_tag_part$122$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$123 ram_tag_part$123(
+    hwprof_paper_1m_bram__acc__ram_tag_part__123 ram_tag_part$123(
         .d(ram_tag_part$123$d),
         .q(ram_tag_part$123$q),
         .clock(ram_tag_part$123$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$124 ram_tag_part$124(
+    hwprof_paper_1m_bram__acc__ram_tag_part__124 ram_tag_part$124(
         .d(ram_tag_part$124$d),
         .q(ram_tag_part$124$q),
         .clock(ram_tag_part$124$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$125 ram_tag_part$125(
+    hwprof_paper_1m_bram__acc__ram_tag_part__125 ram_tag_part$125(
         .d(ram_tag_part$125$d),
         .q(ram_tag_part$125$q),
         .clock(ram_tag_part$125$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$126 ram_tag_part$126(
+    hwprof_paper_1m_bram__acc__ram_tag_part__126 ram_tag_part$126(
         .d(ram_tag_part$126$d),
         .q(ram_tag_part$126$q),
         .clock(ram_tag_part$126$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$127 ram_tag_part$127(
+    hwprof_paper_1m_bram__acc__ram_tag_part__127 ram_tag_part$127(
         .d(ram_tag_part$127$d),
         .q(ram_tag_part$127$q),
         .clock(ram_tag_part$127$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$128 ram_tag_part$128(
+    hwprof_paper_1m_bram__acc__ram_tag_part__128 ram_tag_part$128(
         .d(ram_tag_part$128$d),
         .q(ram_tag_part$128$q),
         .clock(ram_tag_part$128$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$129 ram_tag_part$129(
+    hwprof_paper_1m_bram__acc__ram_tag_part__129 ram_tag_part$129(
         .d(ram_tag_part$129$d),
         .q(ram_tag_part$129$q),
         .clock(ram_tag_part$129$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$130 ram_tag_part$130(
+    hwprof_paper_1m_bram__acc__ram_tag_part__130 ram_tag_part$130(
         .d(ram_tag_part$130$d),
         .q(ram_tag_part$130$q),
         .clock(ram_tag_part$130$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$131 ram_tag_part$131(
+    hwprof_paper_1m_bram__acc__ram_tag_part__131 ram_tag_part$131(
         .d(ram_tag_part$131$d),
         .q(ram_tag_part$131$q),
         .clock(ram_tag_part$131$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$132 ram_tag_part$132(
+    hwprof_paper_1m_bram__acc__ram_tag_part__132 ram_tag_part$132(
         .d(ram_tag_part$132$d),
         .q(ram_tag_part$132$q),
         .clock(ram_tag_part$132$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$133 ram_tag_part$133(
+    hwprof_paper_1m_bram__acc__ram_tag_part__133 ram_tag_part$133(
         .d(ram_tag_part$133$d),
         .q(ram_tag_part$133$q),
         .clock(ram_tag_part$133$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$134 ram_tag_part$134(
+    hwprof_paper_1m_bram__acc__ram_tag_part__134 ram_tag_part$134(
         .d(ram_tag_part$134$d),
         .q(ram_tag_part$134$q),
         .clock(ram_tag_part$134$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$135 ram_tag_part$135(
+    hwprof_paper_1m_bram__acc__ram_tag_part__135 ram_tag_part$135(
         .d(ram_tag_part$135$d),
         .q(ram_tag_part$135$q),
         .clock(ram_tag_part$135$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$136 ram_tag_part$136(
+    hwprof_paper_1m_bram__acc__ram_tag_part__136 ram_tag_part$136(
         .d(ram_tag_part$136$d),
         .q(ram_tag_part$136$q),
         .clock(ram_tag_part$136$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$137 ram_tag_part$137(
+    hwprof_paper_1m_bram__acc__ram_tag_part__137 ram_tag_part$137(
         .d(ram_tag_part$137$d),
         .q(ram_tag_part$137$q),
         .clock(ram_tag_part$137$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$138 ram_tag_part$138(
+    hwprof_paper_1m_bram__acc__ram_tag_part__138 ram_tag_part$138(
         .d(ram_tag_part$138$d),
         .q(ram_tag_part$138$q),
         .clock(ram_tag_part$138$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$139 ram_tag_part$139(
+    hwprof_paper_1m_bram__acc__ram_tag_part__139 ram_tag_part$139(
         .d(ram_tag_part$139$d),
         .q(ram_tag_part$139$q),
         .clock(ram_tag_part$139$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$140 ram_tag_part$140(
+    hwprof_paper_1m_bram__acc__ram_tag_part__140 ram_tag_part$140(
         .d(ram_tag_part$140$d),
         .q(ram_tag_part$140$q),
         .clock(ram_tag_part$140$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$141 ram_tag_part$141(
+    hwprof_paper_1m_bram__acc__ram_tag_part__141 ram_tag_part$141(
         .d(ram_tag_part$141$d),
         .q(ram_tag_part$141$q),
         .clock(ram_tag_part$141$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$142 ram_tag_part$142(
+    hwprof_paper_1m_bram__acc__ram_tag_part__142 ram_tag_part$142(
         .d(ram_tag_part$142$d),
         .q(ram_tag_part$142$q),
         .clock(ram_tag_part$142$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$143 ram_tag_part$143(
+    hwprof_paper_1m_bram__acc__ram_tag_part__143 ram_tag_part$143(
         .d(ram_tag_part$143$d),
         .q(ram_tag_part$143$q),
         .clock(ram_tag_part$143$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$144 ram_tag_part$144(
+    hwprof_paper_1m_bram__acc__ram_tag_part__144 ram_tag_part$144(
         .d(ram_tag_part$144$d),
         .q(ram_tag_part$144$q),
         .clock(ram_tag_part$144$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$145 ram_tag_part$145(
+    hwprof_paper_1m_bram__acc__ram_tag_part__145 ram_tag_part$145(
         .d(ram_tag_part$145$d),
         .q(ram_tag_part$145$q),
         .clock(ram_tag_part$145$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$146 ram_tag_part$146(
+    hwprof_paper_1m_bram__acc__ram_tag_part__146 ram_tag_part$146(
         .d(ram_tag_part$146$d),
         .q(ram_tag_part$146$q),
         .clock(ram_tag_part$146$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$147 ram_tag_part$147(
+    hwprof_paper_1m_bram__acc__ram_tag_part__147 ram_tag_part$147(
         .d(ram_tag_part$147$d),
         .q(ram_tag_part$147$q),
         .clock(ram_tag_part$147$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$148 ram_tag_part$148(
+    hwprof_paper_1m_bram__acc__ram_tag_part__148 ram_tag_part$148(
         .d(ram_tag_part$148$d),
         .q(ram_tag_part$148$q),
         .clock(ram_tag_part$148$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$149 ram_tag_part$149(
+    hwprof_paper_1m_bram__acc__ram_tag_part__149 ram_tag_part$149(
         .d(ram_tag_part$149$d),
         .q(ram_tag_part$149$q),
         .clock(ram_tag_part$149$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$150 ram_tag_part$150(
+    hwprof_paper_1m_bram__acc__ram_tag_part__150 ram_tag_part$150(
         .d(ram_tag_part$150$d),
         .q(ram_tag_part$150$q),
         .clock(ram_tag_part$150$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$151 ram_tag_part$151(
+    hwprof_paper_1m_bram__acc__ram_tag_part__151 ram_tag_part$151(
         .d(ram_tag_part$151$d),
         .q(ram_tag_part$151$q),
         .clock(ram_tag_part$151$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$152 ram_tag_part$152(
+    hwprof_paper_1m_bram__acc__ram_tag_part__152 ram_tag_part$152(
         .d(ram_tag_part$152$d),
         .q(ram_tag_part$152$q),
         .clock(ram_tag_part$152$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$153 ram_tag_part$153(
+    hwprof_paper_1m_bram__acc__ram_tag_part__153 ram_tag_part$153(
         .d(ram_tag_part$153$d),
         .q(ram_tag_part$153$q),
         .clock(ram_tag_part$153$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$154 ram_tag_part$154(
+    hwprof_paper_1m_bram__acc__ram_tag_part__154 ram_tag_part$154(
         .d(ram_tag_part$154$d),
         .q(ram_tag_part$154$q),
         .clock(ram_tag_part$154$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$155 ram_tag_part$155(
+    hwprof_paper_1m_bram__acc__ram_tag_part__155 ram_tag_part$155(
         .d(ram_tag_part$155$d),
         .q(ram_tag_part$155$q),
         .clock(ram_tag_part$155$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$156 ram_tag_part$156(
+    hwprof_paper_1m_bram__acc__ram_tag_part__156 ram_tag_part$156(
         .d(ram_tag_part$156$d),
         .q(ram_tag_part$156$q),
         .clock(ram_tag_part$156$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$157 ram_tag_part$157(
+    hwprof_paper_1m_bram__acc__ram_tag_part__157 ram_tag_part$157(
         .d(ram_tag_part$157$d),
         .q(ram_tag_part$157$q),
         .clock(ram_tag_part$157$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$158 ram_tag_part$158(
+    hwprof_paper_1m_bram__acc__ram_tag_part__158 ram_tag_part$158(
         .d(ram_tag_part$158$d),
         .q(ram_tag_part$158$q),
         .clock(ram_tag_part$158$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$159 ram_tag_part$159(
+    hwprof_paper_1m_bram__acc__ram_tag_part__159 ram_tag_part$159(
         .d(ram_tag_part$159$d),
         .q(ram_tag_part$159$q),
         .clock(ram_tag_part$159$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$160 ram_tag_part$160(
+    hwprof_paper_1m_bram__acc__ram_tag_part__160 ram_tag_part$160(
         .d(ram_tag_part$160$d),
         .q(ram_tag_part$160$q),
         .clock(ram_tag_part$160$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$161 ram_tag_part$161(
+    hwprof_paper_1m_bram__acc__ram_tag_part__161 ram_tag_part$161(
         .d(ram_tag_part$161$d),
         .q(ram_tag_part$161$q),
         .clock(ram_tag_part$161$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$162 ram_tag_part$162(
+    hwprof_paper_1m_bram__acc__ram_tag_part__162 ram_tag_part$162(
         .d(ram_tag_part$162$d),
         .q(ram_tag_part$162$q),
         .clock(ram_tag_part$162$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$163 ram_tag_part$163(
+    hwprof_paper_1m_bram__acc__ram_tag_part__163 ram_tag_part$163(
         .d(ram_tag_part$163$d),
         .q(ram_tag_part$163$q),
         .clock(ram_tag_part$163$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$164 ram_tag_part$164(
+    hwprof_paper_1m_bram__acc__ram_tag_part__164 ram_tag_part$164(
         .d(ram_tag_part$164$d),
         .q(ram_tag_part$164$q),
         .clock(ram_tag_part$164$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$165 ram_tag_part$165(
+    hwprof_paper_1m_bram__acc__ram_tag_part__165 ram_tag_part$165(
         .d(ram_tag_part$165$d),
         .q(ram_tag_part$165$q),
         .clock(ram_tag_part$165$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$166 ram_tag_part$166(
+    hwprof_paper_1m_bram__acc__ram_tag_part__166 ram_tag_part$166(
         .d(ram_tag_part$166$d),
         .q(ram_tag_part$166$q),
         .clock(ram_tag_part$166$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$167 ram_tag_part$167(
+    hwprof_paper_1m_bram__acc__ram_tag_part__167 ram_tag_part$167(
         .d(ram_tag_part$167$d),
         .q(ram_tag_part$167$q),
         .clock(ram_tag_part$167$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$168 ram_tag_part$168(
+    hwprof_paper_1m_bram__acc__ram_tag_part__168 ram_tag_part$168(
         .d(ram_tag_part$168$d),
         .q(ram_tag_part$168$q),
         .clock(ram_tag_part$168$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$169 ram_tag_part$169(
+    hwprof_paper_1m_bram__acc__ram_tag_part__169 ram_tag_part$169(
         .d(ram_tag_part$169$d),
         .q(ram_tag_part$169$q),
         .clock(ram_tag_part$169$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$170 ram_tag_part$170(
+    hwprof_paper_1m_bram__acc__ram_tag_part__170 ram_tag_part$170(
         .d(ram_tag_part$170$d),
         .q(ram_tag_part$170$q),
         .clock(ram_tag_part$170$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$171 ram_tag_part$171(
+    hwprof_paper_1m_bram__acc__ram_tag_part__171 ram_tag_part$171(
         .d(ram_tag_part$171$d),
         .q(ram_tag_part$171$q),
         .clock(ram_tag_part$171$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$172 ram_tag_part$172(
+    hwprof_paper_1m_bram__acc__ram_tag_part__172 ram_tag_part$172(
         .d(ram_tag_part$172$d),
         .q(ram_tag_part$172$q),
         .clock(ram_tag_part$172$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$173 ram_tag_part$173(
+    hwprof_paper_1m_bram__acc__ram_tag_part__173 ram_tag_part$173(
         .d(ram_tag_part$173$d),
         .q(ram_tag_part$173$q),
         .clock(ram_tag_part$173$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$174 ram_tag_part$174(
+    hwprof_paper_1m_bram__acc__ram_tag_part__174 ram_tag_part$174(
         .d(ram_tag_part$174$d),
         .q(ram_tag_part$174$q),
         .clock(ram_tag_part$174$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$175 ram_tag_part$175(
+    hwprof_paper_1m_bram__acc__ram_tag_part__175 ram_tag_part$175(
         .d(ram_tag_part$175$d),
         .q(ram_tag_part$175$q),
         .clock(ram_tag_part$175$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$176 ram_tag_part$176(
+    hwprof_paper_1m_bram__acc__ram_tag_part__176 ram_tag_part$176(
         .d(ram_tag_part$176$d),
         .q(ram_tag_part$176$q),
         .clock(ram_tag_part$176$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$177 ram_tag_part$177(
+    hwprof_paper_1m_bram__acc__ram_tag_part__177 ram_tag_part$177(
         .d(ram_tag_part$177$d),
         .q(ram_tag_part$177$q),
         .clock(ram_tag_part$177$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$178 ram_tag_part$178(
+    hwprof_paper_1m_bram__acc__ram_tag_part__178 ram_tag_part$178(
         .d(ram_tag_part$178$d),
         .q(ram_tag_part$178$q),
         .clock(ram_tag_part$178$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$179 ram_tag_part$179(
+    hwprof_paper_1m_bram__acc__ram_tag_part__179 ram_tag_part$179(
         .d(ram_tag_part$179$d),
         .q(ram_tag_part$179$q),
         .clock(ram_tag_part$179$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$180 ram_tag_part$180(
+    hwprof_paper_1m_bram__acc__ram_tag_part__180 ram_tag_part$180(
         .d(ram_tag_part$180$d),
         .q(ram_tag_part$180$q),
         .clock(ram_tag_part$180$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$181 ram_tag_part$181(
+    hwprof_paper_1m_bram__acc__ram_tag_part__181 ram_tag_part$181(
         .d(ram_tag_part$181$d),
         .q(ram_tag_part$181$q),
         .clock(ram_tag_part$181$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$182 ram_tag_part$182(
+    hwprof_paper_1m_bram__acc__ram_tag_part__182 ram_tag_part$182(
         .d(ram_tag_part$182$d),
         .q(ram_tag_part$182$q),
         .clock(ram_tag_part$182$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$183 ram_tag_part$183(
+    hwprof_paper_1m_bram__acc__ram_tag_part__183 ram_tag_part$183(
         .d(ram_tag_part$183$d),
         .q(ram_tag_part$183$q),
         .clock(ram_tag_part$183$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$184 ram_tag_part$184(
+    hwprof_paper_1m_bram__acc__ram_tag_part__184 ram_tag_part$184(
         .d(ram_tag_part$184$d),
         .q(ram_tag_part$184$q),
         .clock(ram_tag_part$184$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$185 ram_tag_part$185(
+    hwprof_paper_1m_bram__acc__ram_tag_part__185 ram_tag_part$185(
         .d(ram_tag_part$185$d),
         .q(ram_tag_part$185$q),
         .clock(ram_tag_part$185$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$186 ram_tag_part$186(
+    hwprof_paper_1m_bram__acc__ram_tag_part__186 ram_tag_part$186(
         .d(ram_tag_part$186$d),
         .q(ram_tag_part$186$q),
         .clock(ram_tag_part$186$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$187 ram_tag_part$187(
+    hwprof_paper_1m_bram__acc__ram_tag_part__187 ram_tag_part$187(
         .d(ram_tag_part$187$d),
         .q(ram_tag_part$187$q),
         .clock(ram_tag_part$187$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$188 ram_tag_part$188(
+    hwprof_paper_1m_bram__acc__ram_tag_part__188 ram_tag_part$188(
         .d(ram_tag_part$188$d),
         .q(ram_tag_part$188$q),
         .clock(ram_tag_part$188$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$189 ram_tag_part$189(
+    hwprof_paper_1m_bram__acc__ram_tag_part__189 ram_tag_part$189(
         .d(ram_tag_part$189$d),
         .q(ram_tag_part$189$q),
         .clock(ram_tag_part$189$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$190 ram_tag_part$190(
+    hwprof_paper_1m_bram__acc__ram_tag_part__190 ram_tag_part$190(
         .d(ram_tag_part$190$d),
         .q(ram_tag_part$190$q),
         .clock(ram_tag_part$190$clock)
     );
-    hwprof_paper_1m_bram$acc$ram_tag_part$191 ram_tag_part$191(
+    hwprof_paper_1m_bram__acc__ram_tag_part__191 ram_tag_part$191(
         .d(ram_tag_part$191$d),
         .q(ram_tag_part$191$q),
         .clock(ram_tag_part$191$clock)
     );
-    hwprof_paper_1m_bram$acc$scan_set scan_set(
+    hwprof_paper_1m_bram__acc__scan_set scan_set(
         .d(scan_set$d),
         .q(scan_set$q),
         .clock(scan_set$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_valid fw_valid(
+    hwprof_paper_1m_bram__acc__fw_valid fw_valid(
         .d(fw_valid$d),
         .q(fw_valid$q),
         .clock(fw_valid$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_set fw_set(
+    hwprof_paper_1m_bram__acc__fw_set fw_set(
         .d(fw_set$d),
         .q(fw_set$q),
         .clock(fw_set$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_tag fw2_tag(
+    hwprof_paper_1m_bram__acc__fw2_tag fw2_tag(
         .d(fw2_tag$d),
         .q(fw2_tag$q),
         .clock(fw2_tag$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_word$0 fw2_word$0(
+    hwprof_paper_1m_bram__acc__fw2_word__0 fw2_word$0(
         .d(fw2_word$0$d),
         .q(fw2_word$0$q),
         .clock(fw2_word$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_word$1 fw2_word$1(
+    hwprof_paper_1m_bram__acc__fw2_word__1 fw2_word$1(
         .d(fw2_word$1$d),
         .q(fw2_word$1$q),
         .clock(fw2_word$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_word$2 fw2_word$2(
+    hwprof_paper_1m_bram__acc__fw2_word__2 fw2_word$2(
         .d(fw2_word$2$d),
         .q(fw2_word$2$q),
         .clock(fw2_word$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_word$3 fw2_word$3(
+    hwprof_paper_1m_bram__acc__fw2_word__3 fw2_word$3(
         .d(fw2_word$3$d),
         .q(fw2_word$3$q),
         .clock(fw2_word$3$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead1 ahead1(
+    hwprof_paper_1m_bram__acc__ahead1 ahead1(
         .d(ahead1$d),
         .q(ahead1$q),
         .clock(ahead1$clock)
     );
-    hwprof_paper_1m_bram$acc$key1 key1(
+    hwprof_paper_1m_bram__acc__key1 key1(
         .d(key1$d),
         .q(key1$q),
         .clock(key1$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead2_alloc$0 ahead2_alloc$0(
+    hwprof_paper_1m_bram__acc__ahead2_alloc__0 ahead2_alloc$0(
         .d(ahead2_alloc$0$d),
         .q(ahead2_alloc$0$q),
         .clock(ahead2_alloc$0$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead2_alloc$1 ahead2_alloc$1(
+    hwprof_paper_1m_bram__acc__ahead2_alloc__1 ahead2_alloc$1(
         .d(ahead2_alloc$1$d),
         .q(ahead2_alloc$1$q),
         .clock(ahead2_alloc$1$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead2_alloc$2 ahead2_alloc$2(
+    hwprof_paper_1m_bram__acc__ahead2_alloc__2 ahead2_alloc$2(
         .d(ahead2_alloc$2$d),
         .q(ahead2_alloc$2$q),
         .clock(ahead2_alloc$2$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead2_alloc$3 ahead2_alloc$3(
+    hwprof_paper_1m_bram__acc__ahead2_alloc__3 ahead2_alloc$3(
         .d(ahead2_alloc$3$d),
         .q(ahead2_alloc$3$q),
         .clock(ahead2_alloc$3$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead3_alloc$0 ahead3_alloc$0(
+    hwprof_paper_1m_bram__acc__ahead3_alloc__0 ahead3_alloc$0(
         .d(ahead3_alloc$0$d),
         .q(ahead3_alloc$0$q),
         .clock(ahead3_alloc$0$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead3_alloc$1 ahead3_alloc$1(
+    hwprof_paper_1m_bram__acc__ahead3_alloc__1 ahead3_alloc$1(
         .d(ahead3_alloc$1$d),
         .q(ahead3_alloc$1$q),
         .clock(ahead3_alloc$1$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead3_alloc$2 ahead3_alloc$2(
+    hwprof_paper_1m_bram__acc__ahead3_alloc__2 ahead3_alloc$2(
         .d(ahead3_alloc$2$d),
         .q(ahead3_alloc$2$q),
         .clock(ahead3_alloc$2$clock)
     );
-    hwprof_paper_1m_bram$acc$ahead3_alloc$3 ahead3_alloc$3(
+    hwprof_paper_1m_bram__acc__ahead3_alloc__3 ahead3_alloc$3(
         .d(ahead3_alloc$3$d),
         .q(ahead3_alloc$3$q),
         .clock(ahead3_alloc$3$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_eq$0 fw_eq$0(
+    hwprof_paper_1m_bram__acc__fw_eq__0 fw_eq$0(
         .d(fw_eq$0$d),
         .q(fw_eq$0$q),
         .clock(fw_eq$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_eq$1 fw_eq$1(
+    hwprof_paper_1m_bram__acc__fw_eq__1 fw_eq$1(
         .d(fw_eq$1$d),
         .q(fw_eq$1$q),
         .clock(fw_eq$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_eq$2 fw_eq$2(
+    hwprof_paper_1m_bram__acc__fw_eq__2 fw_eq$2(
         .d(fw_eq$2$d),
         .q(fw_eq$2$q),
         .clock(fw_eq$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_eq$3 fw_eq$3(
+    hwprof_paper_1m_bram__acc__fw_eq__3 fw_eq$3(
         .d(fw_eq$3$d),
         .q(fw_eq$3$q),
         .clock(fw_eq$3$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_alloc$0 fw2_alloc$0(
+    hwprof_paper_1m_bram__acc__fw2_alloc__0 fw2_alloc$0(
         .d(fw2_alloc$0$d),
         .q(fw2_alloc$0$q),
         .clock(fw2_alloc$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_alloc$1 fw2_alloc$1(
+    hwprof_paper_1m_bram__acc__fw2_alloc__1 fw2_alloc$1(
         .d(fw2_alloc$1$d),
         .q(fw2_alloc$1$q),
         .clock(fw2_alloc$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_alloc$2 fw2_alloc$2(
+    hwprof_paper_1m_bram__acc__fw2_alloc__2 fw2_alloc$2(
         .d(fw2_alloc$2$d),
         .q(fw2_alloc$2$q),
         .clock(fw2_alloc$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_alloc$3 fw2_alloc$3(
+    hwprof_paper_1m_bram__acc__fw2_alloc__3 fw2_alloc$3(
         .d(fw2_alloc$3$d),
         .q(fw2_alloc$3$q),
         .clock(fw2_alloc$3$clock)
     );
-    hwprof_paper_1m_bram$acc$fw3_tag fw3_tag(
+    hwprof_paper_1m_bram__acc__fw3_tag fw3_tag(
         .d(fw3_tag$d),
         .q(fw3_tag$q),
         .clock(fw3_tag$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_alloc$0 fw_alloc$0(
+    hwprof_paper_1m_bram__acc__fw_alloc__0 fw_alloc$0(
         .d(fw_alloc$0$d),
         .q(fw_alloc$0$q),
         .clock(fw_alloc$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_alloc$1 fw_alloc$1(
+    hwprof_paper_1m_bram__acc__fw_alloc__1 fw_alloc$1(
         .d(fw_alloc$1$d),
         .q(fw_alloc$1$q),
         .clock(fw_alloc$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_alloc$2 fw_alloc$2(
+    hwprof_paper_1m_bram__acc__fw_alloc__2 fw_alloc$2(
         .d(fw_alloc$2$d),
         .q(fw_alloc$2$q),
         .clock(fw_alloc$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_alloc$3 fw_alloc$3(
+    hwprof_paper_1m_bram__acc__fw_alloc__3 fw_alloc$3(
         .d(fw_alloc$3$d),
         .q(fw_alloc$3$q),
         .clock(fw_alloc$3$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_tag fw_tag(
+    hwprof_paper_1m_bram__acc__fw_tag fw_tag(
         .d(fw_tag$d),
         .q(fw_tag$q),
         .clock(fw_tag$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_meta$0 fw_meta$0(
+    hwprof_paper_1m_bram__acc__fw_meta__0 fw_meta$0(
         .d(fw_meta$0$d),
         .q(fw_meta$0$q),
         .clock(fw_meta$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_meta$1 fw_meta$1(
+    hwprof_paper_1m_bram__acc__fw_meta__1 fw_meta$1(
         .d(fw_meta$1$d),
         .q(fw_meta$1$q),
         .clock(fw_meta$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_meta$2 fw_meta$2(
+    hwprof_paper_1m_bram__acc__fw_meta__2 fw_meta$2(
         .d(fw_meta$2$d),
         .q(fw_meta$2$q),
         .clock(fw_meta$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_meta$3 fw_meta$3(
+    hwprof_paper_1m_bram__acc__fw_meta__3 fw_meta$3(
         .d(fw_meta$3$d),
         .q(fw_meta$3$q),
         .clock(fw_meta$3$clock)
     );
-    hwprof_paper_1m_bram$acc$st_valid$0 st_valid$0(
+    hwprof_paper_1m_bram__acc__st_valid__0 st_valid$0(
         .d(st_valid$0$d),
         .q(st_valid$0$q),
         .clock(st_valid$0$clock)
     );
-    hwprof_paper_1m_bram$acc$st_valid$1 st_valid$1(
+    hwprof_paper_1m_bram__acc__st_valid__1 st_valid$1(
         .d(st_valid$1$d),
         .q(st_valid$1$q),
         .clock(st_valid$1$clock)
     );
-    hwprof_paper_1m_bram$acc$st_valid$2 st_valid$2(
+    hwprof_paper_1m_bram__acc__st_valid__2 st_valid$2(
         .d(st_valid$2$d),
         .q(st_valid$2$q),
         .clock(st_valid$2$clock)
     );
-    hwprof_paper_1m_bram$acc$st_valid$3 st_valid$3(
+    hwprof_paper_1m_bram__acc__st_valid__3 st_valid$3(
         .d(st_valid$3$d),
         .q(st_valid$3$q),
         .clock(st_valid$3$clock)
     );
-    hwprof_paper_1m_bram$acc$st_tag$0 st_tag$0(
+    hwprof_paper_1m_bram__acc__st_tag__0 st_tag$0(
         .d(st_tag$0$d),
         .q(st_tag$0$q),
         .clock(st_tag$0$clock)
     );
-    hwprof_paper_1m_bram$acc$st_tag$1 st_tag$1(
+    hwprof_paper_1m_bram__acc__st_tag__1 st_tag$1(
         .d(st_tag$1$d),
         .q(st_tag$1$q),
         .clock(st_tag$1$clock)
     );
-    hwprof_paper_1m_bram$acc$st_tag$2 st_tag$2(
+    hwprof_paper_1m_bram__acc__st_tag__2 st_tag$2(
         .d(st_tag$2$d),
         .q(st_tag$2$q),
         .clock(st_tag$2$clock)
     );
-    hwprof_paper_1m_bram$acc$st_tag$3 st_tag$3(
+    hwprof_paper_1m_bram__acc__st_tag__3 st_tag$3(
         .d(st_tag$3$d),
         .q(st_tag$3$q),
         .clock(st_tag$3$clock)
     );
-    hwprof_paper_1m_bram$acc$st_count$0 st_count$0(
+    hwprof_paper_1m_bram__acc__st_count__0 st_count$0(
         .d(st_count$0$d),
         .q(st_count$0$q),
         .clock(st_count$0$clock)
     );
-    hwprof_paper_1m_bram$acc$st_count$1 st_count$1(
+    hwprof_paper_1m_bram__acc__st_count__1 st_count$1(
         .d(st_count$1$d),
         .q(st_count$1$q),
         .clock(st_count$1$clock)
     );
-    hwprof_paper_1m_bram$acc$st_count$2 st_count$2(
+    hwprof_paper_1m_bram__acc__st_count__2 st_count$2(
         .d(st_count$2$d),
         .q(st_count$2$q),
         .clock(st_count$2$clock)
     );
-    hwprof_paper_1m_bram$acc$st_count$3 st_count$3(
+    hwprof_paper_1m_bram__acc__st_count__3 st_count$3(
         .d(st_count$3$d),
         .q(st_count$3$q),
         .clock(st_count$3$clock)
     );
-    hwprof_paper_1m_bram$acc$term term(
+    hwprof_paper_1m_bram__acc__term term(
         .d(term$d),
         .q(term$q),
         .clock(term$clock)
     );
-    hwprof_paper_1m_bram$acc$rep_interval rep_interval(
+    hwprof_paper_1m_bram__acc__rep_interval rep_interval(
         .d(rep_interval$d),
         .q(rep_interval$q),
         .clock(rep_interval$clock)
     );
-    hwprof_paper_1m_bram$acc$c_same2 c_same2(
+    hwprof_paper_1m_bram__acc__c_same2 c_same2(
         .d(c_same2$d),
         .q(c_same2$q),
         .clock(c_same2$clock)
     );
-    hwprof_paper_1m_bram$acc$c_same3 c_same3(
+    hwprof_paper_1m_bram__acc__c_same3 c_same3(
         .d(c_same3$d),
         .q(c_same3$q),
         .clock(c_same3$clock)
     );
-    hwprof_paper_1m_bram$acc$r_meta$0 r_meta$0(
+    hwprof_paper_1m_bram__acc__r_meta__0 r_meta$0(
         .d(r_meta$0$d),
         .q(r_meta$0$q),
         .clock(r_meta$0$clock)
     );
-    hwprof_paper_1m_bram$acc$r_meta$1 r_meta$1(
+    hwprof_paper_1m_bram__acc__r_meta__1 r_meta$1(
         .d(r_meta$1$d),
         .q(r_meta$1$q),
         .clock(r_meta$1$clock)
     );
-    hwprof_paper_1m_bram$acc$r_meta$2 r_meta$2(
+    hwprof_paper_1m_bram__acc__r_meta__2 r_meta$2(
         .d(r_meta$2$d),
         .q(r_meta$2$q),
         .clock(r_meta$2$clock)
     );
-    hwprof_paper_1m_bram$acc$r_meta$3 r_meta$3(
+    hwprof_paper_1m_bram__acc__r_meta__3 r_meta$3(
         .d(r_meta$3$d),
         .q(r_meta$3$q),
         .clock(r_meta$3$clock)
     );
-    hwprof_paper_1m_bram$acc$r_ge$0 r_ge$0(
+    hwprof_paper_1m_bram__acc__r_ge__0 r_ge$0(
         .d(r_ge$0$d),
         .q(r_ge$0$q),
         .clock(r_ge$0$clock)
     );
-    hwprof_paper_1m_bram$acc$r_ge$1 r_ge$1(
+    hwprof_paper_1m_bram__acc__r_ge__1 r_ge$1(
         .d(r_ge$1$d),
         .q(r_ge$1$q),
         .clock(r_ge$1$clock)
     );
-    hwprof_paper_1m_bram$acc$r_ge$2 r_ge$2(
+    hwprof_paper_1m_bram__acc__r_ge__2 r_ge$2(
         .d(r_ge$2$d),
         .q(r_ge$2$q),
         .clock(r_ge$2$clock)
     );
-    hwprof_paper_1m_bram$acc$r_ge$3 r_ge$3(
+    hwprof_paper_1m_bram__acc__r_ge__3 r_ge$3(
         .d(r_ge$3$d),
         .q(r_ge$3$q),
         .clock(r_ge$3$clock)
     );
-    hwprof_paper_1m_bram$acc$r_floor$0 r_floor$0(
+    hwprof_paper_1m_bram__acc__r_floor__0 r_floor$0(
         .d(r_floor$0$d),
         .q(r_floor$0$q),
         .clock(r_floor$0$clock)
     );
-    hwprof_paper_1m_bram$acc$r_floor$1 r_floor$1(
+    hwprof_paper_1m_bram__acc__r_floor__1 r_floor$1(
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
-    hwprof_paper_1m_bram$acc$r_floor$2 r_floor$2(
+    hwprof_paper_1m_bram__acc__r_floor__2 r_floor$2(
         .d(r_floor$2$d),
         .q(r_floor$2$q),
         .clock(r_floor$2$clock)
     );
-    hwprof_paper_1m_bram$acc$r_floor$3 r_floor$3(
+    hwprof_paper_1m_bram__acc__r_floor__3 r_floor$3(
         .d(r_floor$3$d),
         .q(r_floor$3$q),
         .clock(r_floor$3$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_ge_r$0 fw_ge_r$0(
+    hwprof_paper_1m_bram__acc__fw_ge_r__0 fw_ge_r$0(
         .d(fw_ge_r$0$d),
         .q(fw_ge_r$0$q),
         .clock(fw_ge_r$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_ge_r$1 fw_ge_r$1(
+    hwprof_paper_1m_bram__acc__fw_ge_r__1 fw_ge_r$1(
         .d(fw_ge_r$1$d),
         .q(fw_ge_r$1$q),
         .clock(fw_ge_r$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_ge_r$2 fw_ge_r$2(
+    hwprof_paper_1m_bram__acc__fw_ge_r__2 fw_ge_r$2(
         .d(fw_ge_r$2$d),
         .q(fw_ge_r$2$q),
         .clock(fw_ge_r$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_ge_r$3 fw_ge_r$3(
+    hwprof_paper_1m_bram__acc__fw_ge_r__3 fw_ge_r$3(
         .d(fw_ge_r$3$d),
         .q(fw_ge_r$3$q),
         .clock(fw_ge_r$3$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_floor_r$0 fw_floor_r$0(
+    hwprof_paper_1m_bram__acc__fw_floor_r__0 fw_floor_r$0(
         .d(fw_floor_r$0$d),
         .q(fw_floor_r$0$q),
         .clock(fw_floor_r$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_floor_r$1 fw_floor_r$1(
+    hwprof_paper_1m_bram__acc__fw_floor_r__1 fw_floor_r$1(
         .d(fw_floor_r$1$d),
         .q(fw_floor_r$1$q),
         .clock(fw_floor_r$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_floor_r$2 fw_floor_r$2(
+    hwprof_paper_1m_bram__acc__fw_floor_r__2 fw_floor_r$2(
         .d(fw_floor_r$2$d),
         .q(fw_floor_r$2$q),
         .clock(fw_floor_r$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw_floor_r$3 fw_floor_r$3(
+    hwprof_paper_1m_bram__acc__fw_floor_r__3 fw_floor_r$3(
         .d(fw_floor_r$3$d),
         .q(fw_floor_r$3$q),
         .clock(fw_floor_r$3$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_ge$0 fw2_ge$0(
+    hwprof_paper_1m_bram__acc__fw2_ge__0 fw2_ge$0(
         .d(fw2_ge$0$d),
         .q(fw2_ge$0$q),
         .clock(fw2_ge$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_ge$1 fw2_ge$1(
+    hwprof_paper_1m_bram__acc__fw2_ge__1 fw2_ge$1(
         .d(fw2_ge$1$d),
         .q(fw2_ge$1$q),
         .clock(fw2_ge$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_ge$2 fw2_ge$2(
+    hwprof_paper_1m_bram__acc__fw2_ge__2 fw2_ge$2(
         .d(fw2_ge$2$d),
         .q(fw2_ge$2$q),
         .clock(fw2_ge$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_ge$3 fw2_ge$3(
+    hwprof_paper_1m_bram__acc__fw2_ge__3 fw2_ge$3(
         .d(fw2_ge$3$d),
         .q(fw2_ge$3$q),
         .clock(fw2_ge$3$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_floor$0 fw2_floor$0(
+    hwprof_paper_1m_bram__acc__fw2_floor__0 fw2_floor$0(
         .d(fw2_floor$0$d),
         .q(fw2_floor$0$q),
         .clock(fw2_floor$0$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_floor$1 fw2_floor$1(
+    hwprof_paper_1m_bram__acc__fw2_floor__1 fw2_floor$1(
         .d(fw2_floor$1$d),
         .q(fw2_floor$1$q),
         .clock(fw2_floor$1$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_floor$2 fw2_floor$2(
+    hwprof_paper_1m_bram__acc__fw2_floor__2 fw2_floor$2(
         .d(fw2_floor$2$d),
         .q(fw2_floor$2$q),
         .clock(fw2_floor$2$clock)
     );
-    hwprof_paper_1m_bram$acc$fw2_floor$3 fw2_floor$3(
+    hwprof_paper_1m_bram__acc__fw2_floor__3 fw2_floor$3(
         .d(fw2_floor$3$d),
         .q(fw2_floor$3$q),
         .clock(fw2_floor$3$clock)
     );
-    hwprof_paper_1m_bram$acc$hits hits(
+    hwprof_paper_1m_bram__acc__hits hits(
         .bits$0(hits$bits$0),
         .bits$1(hits$bits$1),
         .bits$2(hits$bits$2),
@@ -3538,7 +3538,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .any(hits$any),
         .many(hits$many)
     );
-    hwprof_paper_1m_bram$acc$empty empty(
+    hwprof_paper_1m_bram__acc__empty empty(
         .bits$0(empty$bits$0),
         .bits$1(empty$bits$1),
         .bits$2(empty$bits$2),
@@ -3550,7 +3550,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .any(empty$any),
         .many(empty$many)
     );
-    hwprof_paper_1m_bram$acc$repl repl(
+    hwprof_paper_1m_bram__acc__repl repl(
         .bits$0(repl$bits$0),
         .bits$1(repl$bits$1),
         .bits$2(repl$bits$2),
@@ -3562,7 +3562,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .any(repl$any),
         .many(repl$many)
     );
-    hwprof_paper_1m_bram$acc$smallest smallest(
+    hwprof_paper_1m_bram__acc__smallest smallest(
         .bits$0(smallest$bits$0),
         .bits$1(smallest$bits$1),
         .bits$2(smallest$bits$2),
@@ -3574,7 +3574,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         .any(smallest$any),
         .many(smallest$many)
     );
-    hwprof_paper_1m_bram$acc$staged staged(
+    hwprof_paper_1m_bram__acc__staged staged(
         .bits$0(staged$bits$0),
         .bits$1(staged$bits$1),
         .bits$2(staged$bits$2),
@@ -5428,7 +5428,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         if (scan_advance) begin
             scan_set$d = scan_set$q + set_one;
             if (scan_set$q == last_set) begin
-                scan_set$d = 32'h0;
+                scan_set$d = 20'h0;
             end
         end
         staged$bits$0 = st_valid$0$q;
@@ -5439,7 +5439,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
         report_valid = staged$any | (term$q & ~epochs$any_pend & ~epochs$rolling);
         report_last = ~staged$any;
         report_interval = rep_interval$q;
-        report_tag = 32'h0;
+        report_tag = 96'h0;
         rc = zero_c;
         if (staged$first$0) begin
             report_tag = st_tag$0$q;
@@ -5520,7 +5520,7 @@ module hwprof_paper_1m_bram$acc(clock,reset,lookup_offer,lookup,lookup_set,looku
 endmodule // top$acc
 
 
-module hwprof_paper_1m_bram$acc$ahead1(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5539,7 +5539,7 @@ module hwprof_paper_1m_bram$acc$ahead1(d,q,clock);
 endmodule // top$acc$ahead1
 
 
-module hwprof_paper_1m_bram$acc$ahead2_alloc$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead2_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5558,7 +5558,7 @@ module hwprof_paper_1m_bram$acc$ahead2_alloc$0(d,q,clock);
 endmodule // top$acc$ahead2_alloc$0
 
 
-module hwprof_paper_1m_bram$acc$ahead2_alloc$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead2_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5577,7 +5577,7 @@ module hwprof_paper_1m_bram$acc$ahead2_alloc$1(d,q,clock);
 endmodule // top$acc$ahead2_alloc$1
 
 
-module hwprof_paper_1m_bram$acc$ahead2_alloc$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead2_alloc__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5596,7 +5596,7 @@ module hwprof_paper_1m_bram$acc$ahead2_alloc$2(d,q,clock);
 endmodule // top$acc$ahead2_alloc$2
 
 
-module hwprof_paper_1m_bram$acc$ahead2_alloc$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead2_alloc__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5615,7 +5615,7 @@ module hwprof_paper_1m_bram$acc$ahead2_alloc$3(d,q,clock);
 endmodule // top$acc$ahead2_alloc$3
 
 
-module hwprof_paper_1m_bram$acc$ahead3_alloc$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead3_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5634,7 +5634,7 @@ module hwprof_paper_1m_bram$acc$ahead3_alloc$0(d,q,clock);
 endmodule // top$acc$ahead3_alloc$0
 
 
-module hwprof_paper_1m_bram$acc$ahead3_alloc$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead3_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5653,7 +5653,7 @@ module hwprof_paper_1m_bram$acc$ahead3_alloc$1(d,q,clock);
 endmodule // top$acc$ahead3_alloc$1
 
 
-module hwprof_paper_1m_bram$acc$ahead3_alloc$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead3_alloc__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5672,7 +5672,7 @@ module hwprof_paper_1m_bram$acc$ahead3_alloc$2(d,q,clock);
 endmodule // top$acc$ahead3_alloc$2
 
 
-module hwprof_paper_1m_bram$acc$ahead3_alloc$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__ahead3_alloc__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5691,7 +5691,7 @@ module hwprof_paper_1m_bram$acc$ahead3_alloc$3(d,q,clock);
 endmodule // top$acc$ahead3_alloc$3
 
 
-module hwprof_paper_1m_bram$acc$c_op(d,q,clock);
+module hwprof_paper_1m_bram__acc__c_op(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5710,7 +5710,7 @@ module hwprof_paper_1m_bram$acc$c_op(d,q,clock);
 endmodule // top$acc$c_op
 
 
-module hwprof_paper_1m_bram$acc$c_same2(d,q,clock);
+module hwprof_paper_1m_bram__acc__c_same2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5729,7 +5729,7 @@ module hwprof_paper_1m_bram$acc$c_same2(d,q,clock);
 endmodule // top$acc$c_same2
 
 
-module hwprof_paper_1m_bram$acc$c_same3(d,q,clock);
+module hwprof_paper_1m_bram__acc__c_same3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5748,7 +5748,7 @@ module hwprof_paper_1m_bram$acc$c_same3(d,q,clock);
 endmodule // top$acc$c_same3
 
 
-module hwprof_paper_1m_bram$acc$c_set(d,q,clock);
+module hwprof_paper_1m_bram__acc__c_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -5767,7 +5767,7 @@ module hwprof_paper_1m_bram$acc$c_set(d,q,clock);
 endmodule // top$acc$c_set
 
 
-module hwprof_paper_1m_bram$acc$c_tag(d,q,clock);
+module hwprof_paper_1m_bram__acc__c_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -5786,7 +5786,7 @@ module hwprof_paper_1m_bram$acc$c_tag(d,q,clock);
 endmodule // top$acc$c_tag
 
 
-module hwprof_paper_1m_bram$acc$d_op(d,q,clock);
+module hwprof_paper_1m_bram__acc__d_op(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -5805,7 +5805,7 @@ module hwprof_paper_1m_bram$acc$d_op(d,q,clock);
 endmodule // top$acc$d_op
 
 
-module hwprof_paper_1m_bram$acc$d_set(d,q,clock);
+module hwprof_paper_1m_bram__acc__d_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -5824,7 +5824,7 @@ module hwprof_paper_1m_bram$acc$d_set(d,q,clock);
 endmodule // top$acc$d_set
 
 
-module hwprof_paper_1m_bram$acc$d_tag(d,q,clock);
+module hwprof_paper_1m_bram__acc__d_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -5843,7 +5843,7 @@ module hwprof_paper_1m_bram$acc$d_tag(d,q,clock);
 endmodule // top$acc$d_tag
 
 
-module hwprof_paper_1m_bram$acc$empty(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+module hwprof_paper_1m_bram__acc__empty(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -5872,7 +5872,7 @@ module hwprof_paper_1m_bram$acc$empty(bits$0,bits$1,bits$2,bits$3,first$0,first$
 endmodule // top$acc$empty
 
 
-module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,hot$2,hot$3,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_paper_1m_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,hot$2,hot$3,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -6099,7 +6099,7 @@ module hwprof_paper_1m_bram$acc$epochs(clock,reset,d_set,lookup_set,scan_set,sca
 endmodule // top$acc$epochs
 
 
-module hwprof_paper_1m_bram$acc$fw2_alloc$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6118,7 +6118,7 @@ module hwprof_paper_1m_bram$acc$fw2_alloc$0(d,q,clock);
 endmodule // top$acc$fw2_alloc$0
 
 
-module hwprof_paper_1m_bram$acc$fw2_alloc$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6137,7 +6137,7 @@ module hwprof_paper_1m_bram$acc$fw2_alloc$1(d,q,clock);
 endmodule // top$acc$fw2_alloc$1
 
 
-module hwprof_paper_1m_bram$acc$fw2_alloc$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_alloc__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6156,7 +6156,7 @@ module hwprof_paper_1m_bram$acc$fw2_alloc$2(d,q,clock);
 endmodule // top$acc$fw2_alloc$2
 
 
-module hwprof_paper_1m_bram$acc$fw2_alloc$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_alloc__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6175,7 +6175,7 @@ module hwprof_paper_1m_bram$acc$fw2_alloc$3(d,q,clock);
 endmodule // top$acc$fw2_alloc$3
 
 
-module hwprof_paper_1m_bram$acc$fw2_floor$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6194,7 +6194,7 @@ module hwprof_paper_1m_bram$acc$fw2_floor$0(d,q,clock);
 endmodule // top$acc$fw2_floor$0
 
 
-module hwprof_paper_1m_bram$acc$fw2_floor$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6213,7 +6213,7 @@ module hwprof_paper_1m_bram$acc$fw2_floor$1(d,q,clock);
 endmodule // top$acc$fw2_floor$1
 
 
-module hwprof_paper_1m_bram$acc$fw2_floor$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6232,7 +6232,7 @@ module hwprof_paper_1m_bram$acc$fw2_floor$2(d,q,clock);
 endmodule // top$acc$fw2_floor$2
 
 
-module hwprof_paper_1m_bram$acc$fw2_floor$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6251,7 +6251,7 @@ module hwprof_paper_1m_bram$acc$fw2_floor$3(d,q,clock);
 endmodule // top$acc$fw2_floor$3
 
 
-module hwprof_paper_1m_bram$acc$fw2_ge$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_ge__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6270,7 +6270,7 @@ module hwprof_paper_1m_bram$acc$fw2_ge$0(d,q,clock);
 endmodule // top$acc$fw2_ge$0
 
 
-module hwprof_paper_1m_bram$acc$fw2_ge$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_ge__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6289,7 +6289,7 @@ module hwprof_paper_1m_bram$acc$fw2_ge$1(d,q,clock);
 endmodule // top$acc$fw2_ge$1
 
 
-module hwprof_paper_1m_bram$acc$fw2_ge$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_ge__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6308,7 +6308,7 @@ module hwprof_paper_1m_bram$acc$fw2_ge$2(d,q,clock);
 endmodule // top$acc$fw2_ge$2
 
 
-module hwprof_paper_1m_bram$acc$fw2_ge$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_ge__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6327,7 +6327,7 @@ module hwprof_paper_1m_bram$acc$fw2_ge$3(d,q,clock);
 endmodule // top$acc$fw2_ge$3
 
 
-module hwprof_paper_1m_bram$acc$fw2_tag(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -6346,7 +6346,7 @@ module hwprof_paper_1m_bram$acc$fw2_tag(d,q,clock);
 endmodule // top$acc$fw2_tag
 
 
-module hwprof_paper_1m_bram$acc$fw2_word$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_word__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -6365,7 +6365,7 @@ module hwprof_paper_1m_bram$acc$fw2_word$0(d,q,clock);
 endmodule // top$acc$fw2_word$0
 
 
-module hwprof_paper_1m_bram$acc$fw2_word$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_word__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -6384,7 +6384,7 @@ module hwprof_paper_1m_bram$acc$fw2_word$1(d,q,clock);
 endmodule // top$acc$fw2_word$1
 
 
-module hwprof_paper_1m_bram$acc$fw2_word$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_word__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -6403,7 +6403,7 @@ module hwprof_paper_1m_bram$acc$fw2_word$2(d,q,clock);
 endmodule // top$acc$fw2_word$2
 
 
-module hwprof_paper_1m_bram$acc$fw2_word$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw2_word__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -6422,7 +6422,7 @@ module hwprof_paper_1m_bram$acc$fw2_word$3(d,q,clock);
 endmodule // top$acc$fw2_word$3
 
 
-module hwprof_paper_1m_bram$acc$fw3_tag(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw3_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -6441,7 +6441,7 @@ module hwprof_paper_1m_bram$acc$fw3_tag(d,q,clock);
 endmodule // top$acc$fw3_tag
 
 
-module hwprof_paper_1m_bram$acc$fw_alloc$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_alloc__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6460,7 +6460,7 @@ module hwprof_paper_1m_bram$acc$fw_alloc$0(d,q,clock);
 endmodule // top$acc$fw_alloc$0
 
 
-module hwprof_paper_1m_bram$acc$fw_alloc$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_alloc__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6479,7 +6479,7 @@ module hwprof_paper_1m_bram$acc$fw_alloc$1(d,q,clock);
 endmodule // top$acc$fw_alloc$1
 
 
-module hwprof_paper_1m_bram$acc$fw_alloc$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_alloc__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6498,7 +6498,7 @@ module hwprof_paper_1m_bram$acc$fw_alloc$2(d,q,clock);
 endmodule // top$acc$fw_alloc$2
 
 
-module hwprof_paper_1m_bram$acc$fw_alloc$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_alloc__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6517,7 +6517,7 @@ module hwprof_paper_1m_bram$acc$fw_alloc$3(d,q,clock);
 endmodule // top$acc$fw_alloc$3
 
 
-module hwprof_paper_1m_bram$acc$fw_eq$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_eq__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6536,7 +6536,7 @@ module hwprof_paper_1m_bram$acc$fw_eq$0(d,q,clock);
 endmodule // top$acc$fw_eq$0
 
 
-module hwprof_paper_1m_bram$acc$fw_eq$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_eq__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6555,7 +6555,7 @@ module hwprof_paper_1m_bram$acc$fw_eq$1(d,q,clock);
 endmodule // top$acc$fw_eq$1
 
 
-module hwprof_paper_1m_bram$acc$fw_eq$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_eq__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6574,7 +6574,7 @@ module hwprof_paper_1m_bram$acc$fw_eq$2(d,q,clock);
 endmodule // top$acc$fw_eq$2
 
 
-module hwprof_paper_1m_bram$acc$fw_eq$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_eq__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6593,7 +6593,7 @@ module hwprof_paper_1m_bram$acc$fw_eq$3(d,q,clock);
 endmodule // top$acc$fw_eq$3
 
 
-module hwprof_paper_1m_bram$acc$fw_floor_r$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_floor_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6612,7 +6612,7 @@ module hwprof_paper_1m_bram$acc$fw_floor_r$0(d,q,clock);
 endmodule // top$acc$fw_floor_r$0
 
 
-module hwprof_paper_1m_bram$acc$fw_floor_r$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_floor_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6631,7 +6631,7 @@ module hwprof_paper_1m_bram$acc$fw_floor_r$1(d,q,clock);
 endmodule // top$acc$fw_floor_r$1
 
 
-module hwprof_paper_1m_bram$acc$fw_floor_r$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_floor_r__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6650,7 +6650,7 @@ module hwprof_paper_1m_bram$acc$fw_floor_r$2(d,q,clock);
 endmodule // top$acc$fw_floor_r$2
 
 
-module hwprof_paper_1m_bram$acc$fw_floor_r$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_floor_r__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6669,7 +6669,7 @@ module hwprof_paper_1m_bram$acc$fw_floor_r$3(d,q,clock);
 endmodule // top$acc$fw_floor_r$3
 
 
-module hwprof_paper_1m_bram$acc$fw_ge_r$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_ge_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6688,7 +6688,7 @@ module hwprof_paper_1m_bram$acc$fw_ge_r$0(d,q,clock);
 endmodule // top$acc$fw_ge_r$0
 
 
-module hwprof_paper_1m_bram$acc$fw_ge_r$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_ge_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6707,7 +6707,7 @@ module hwprof_paper_1m_bram$acc$fw_ge_r$1(d,q,clock);
 endmodule // top$acc$fw_ge_r$1
 
 
-module hwprof_paper_1m_bram$acc$fw_ge_r$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_ge_r__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6726,7 +6726,7 @@ module hwprof_paper_1m_bram$acc$fw_ge_r$2(d,q,clock);
 endmodule // top$acc$fw_ge_r$2
 
 
-module hwprof_paper_1m_bram$acc$fw_ge_r$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_ge_r__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6745,7 +6745,7 @@ module hwprof_paper_1m_bram$acc$fw_ge_r$3(d,q,clock);
 endmodule // top$acc$fw_ge_r$3
 
 
-module hwprof_paper_1m_bram$acc$fw_meta$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_meta__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -6764,7 +6764,7 @@ module hwprof_paper_1m_bram$acc$fw_meta$0(d,q,clock);
 endmodule // top$acc$fw_meta$0
 
 
-module hwprof_paper_1m_bram$acc$fw_meta$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_meta__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -6783,7 +6783,7 @@ module hwprof_paper_1m_bram$acc$fw_meta$1(d,q,clock);
 endmodule // top$acc$fw_meta$1
 
 
-module hwprof_paper_1m_bram$acc$fw_meta$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_meta__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -6802,7 +6802,7 @@ module hwprof_paper_1m_bram$acc$fw_meta$2(d,q,clock);
 endmodule // top$acc$fw_meta$2
 
 
-module hwprof_paper_1m_bram$acc$fw_meta$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_meta__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -6821,7 +6821,7 @@ module hwprof_paper_1m_bram$acc$fw_meta$3(d,q,clock);
 endmodule // top$acc$fw_meta$3
 
 
-module hwprof_paper_1m_bram$acc$fw_set(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -6840,7 +6840,7 @@ module hwprof_paper_1m_bram$acc$fw_set(d,q,clock);
 endmodule // top$acc$fw_set
 
 
-module hwprof_paper_1m_bram$acc$fw_tag(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -6859,7 +6859,7 @@ module hwprof_paper_1m_bram$acc$fw_tag(d,q,clock);
 endmodule // top$acc$fw_tag
 
 
-module hwprof_paper_1m_bram$acc$fw_valid(d,q,clock);
+module hwprof_paper_1m_bram__acc__fw_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6878,7 +6878,7 @@ module hwprof_paper_1m_bram$acc$fw_valid(d,q,clock);
 endmodule // top$acc$fw_valid
 
 
-module hwprof_paper_1m_bram$acc$hits(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+module hwprof_paper_1m_bram__acc__hits(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -6907,7 +6907,7 @@ module hwprof_paper_1m_bram$acc$hits(bits$0,bits$1,bits$2,bits$3,first$0,first$1
 endmodule // top$acc$hits
 
 
-module hwprof_paper_1m_bram$acc$key1(d,q,clock);
+module hwprof_paper_1m_bram__acc__key1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6926,7 +6926,7 @@ module hwprof_paper_1m_bram$acc$key1(d,q,clock);
 endmodule // top$acc$key1
 
 
-module hwprof_paper_1m_bram$acc$metas$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__acc__metas__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6953,7 +6953,7 @@ module hwprof_paper_1m_bram$acc$metas$0(read_address,read_clock,read_data,write_
 endmodule // top$acc$metas$0
 
 
-module hwprof_paper_1m_bram$acc$metas$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__acc__metas__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -6980,7 +6980,7 @@ module hwprof_paper_1m_bram$acc$metas$1(read_address,read_clock,read_data,write_
 endmodule // top$acc$metas$1
 
 
-module hwprof_paper_1m_bram$acc$metas$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__acc__metas__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7007,7 +7007,7 @@ module hwprof_paper_1m_bram$acc$metas$2(read_address,read_clock,read_data,write_
 endmodule // top$acc$metas$2
 
 
-module hwprof_paper_1m_bram$acc$metas$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__acc__metas__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -7034,7 +7034,7 @@ module hwprof_paper_1m_bram$acc$metas$3(read_address,read_clock,read_data,write_
 endmodule // top$acc$metas$3
 
 
-module hwprof_paper_1m_bram$acc$r_floor$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7053,7 +7053,7 @@ module hwprof_paper_1m_bram$acc$r_floor$0(d,q,clock);
 endmodule // top$acc$r_floor$0
 
 
-module hwprof_paper_1m_bram$acc$r_floor$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7072,7 +7072,7 @@ module hwprof_paper_1m_bram$acc$r_floor$1(d,q,clock);
 endmodule // top$acc$r_floor$1
 
 
-module hwprof_paper_1m_bram$acc$r_floor$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7091,7 +7091,7 @@ module hwprof_paper_1m_bram$acc$r_floor$2(d,q,clock);
 endmodule // top$acc$r_floor$2
 
 
-module hwprof_paper_1m_bram$acc$r_floor$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7110,7 +7110,7 @@ module hwprof_paper_1m_bram$acc$r_floor$3(d,q,clock);
 endmodule // top$acc$r_floor$3
 
 
-module hwprof_paper_1m_bram$acc$r_ge$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_ge__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7129,7 +7129,7 @@ module hwprof_paper_1m_bram$acc$r_ge$0(d,q,clock);
 endmodule // top$acc$r_ge$0
 
 
-module hwprof_paper_1m_bram$acc$r_ge$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_ge__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7148,7 +7148,7 @@ module hwprof_paper_1m_bram$acc$r_ge$1(d,q,clock);
 endmodule // top$acc$r_ge$1
 
 
-module hwprof_paper_1m_bram$acc$r_ge$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_ge__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7167,7 +7167,7 @@ module hwprof_paper_1m_bram$acc$r_ge$2(d,q,clock);
 endmodule // top$acc$r_ge$2
 
 
-module hwprof_paper_1m_bram$acc$r_ge$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_ge__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7186,7 +7186,7 @@ module hwprof_paper_1m_bram$acc$r_ge$3(d,q,clock);
 endmodule // top$acc$r_ge$3
 
 
-module hwprof_paper_1m_bram$acc$r_meta$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_meta__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -7205,7 +7205,7 @@ module hwprof_paper_1m_bram$acc$r_meta$0(d,q,clock);
 endmodule // top$acc$r_meta$0
 
 
-module hwprof_paper_1m_bram$acc$r_meta$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_meta__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -7224,7 +7224,7 @@ module hwprof_paper_1m_bram$acc$r_meta$1(d,q,clock);
 endmodule // top$acc$r_meta$1
 
 
-module hwprof_paper_1m_bram$acc$r_meta$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_meta__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -7243,7 +7243,7 @@ module hwprof_paper_1m_bram$acc$r_meta$2(d,q,clock);
 endmodule // top$acc$r_meta$2
 
 
-module hwprof_paper_1m_bram$acc$r_meta$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__r_meta__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -7262,7 +7262,7 @@ module hwprof_paper_1m_bram$acc$r_meta$3(d,q,clock);
 endmodule // top$acc$r_meta$3
 
 
-module hwprof_paper_1m_bram$acc$ram_tag$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag__0(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -7281,7 +7281,7 @@ module hwprof_paper_1m_bram$acc$ram_tag$0(d,q,clock);
 endmodule // top$acc$ram_tag$0
 
 
-module hwprof_paper_1m_bram$acc$ram_tag$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag__1(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -7300,7 +7300,7 @@ module hwprof_paper_1m_bram$acc$ram_tag$1(d,q,clock);
 endmodule // top$acc$ram_tag$1
 
 
-module hwprof_paper_1m_bram$acc$ram_tag$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag__2(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -7319,7 +7319,7 @@ module hwprof_paper_1m_bram$acc$ram_tag$2(d,q,clock);
 endmodule // top$acc$ram_tag$2
 
 
-module hwprof_paper_1m_bram$acc$ram_tag$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag__3(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -7338,7 +7338,7 @@ module hwprof_paper_1m_bram$acc$ram_tag$3(d,q,clock);
 endmodule // top$acc$ram_tag$3
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7357,7 +7357,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$0(d,q,clock);
 endmodule // top$acc$ram_tag_part$0
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7376,7 +7376,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$1(d,q,clock);
 endmodule // top$acc$ram_tag_part$1
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$10(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__10(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7395,7 +7395,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$10(d,q,clock);
 endmodule // top$acc$ram_tag_part$10
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$100(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__100(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7414,7 +7414,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$100(d,q,clock);
 endmodule // top$acc$ram_tag_part$100
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$101(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__101(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7433,7 +7433,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$101(d,q,clock);
 endmodule // top$acc$ram_tag_part$101
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$102(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__102(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7452,7 +7452,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$102(d,q,clock);
 endmodule // top$acc$ram_tag_part$102
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$103(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__103(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7471,7 +7471,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$103(d,q,clock);
 endmodule // top$acc$ram_tag_part$103
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$104(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__104(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7490,7 +7490,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$104(d,q,clock);
 endmodule // top$acc$ram_tag_part$104
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$105(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__105(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7509,7 +7509,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$105(d,q,clock);
 endmodule // top$acc$ram_tag_part$105
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$106(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__106(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7528,7 +7528,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$106(d,q,clock);
 endmodule // top$acc$ram_tag_part$106
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$107(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__107(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7547,7 +7547,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$107(d,q,clock);
 endmodule // top$acc$ram_tag_part$107
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$108(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__108(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7566,7 +7566,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$108(d,q,clock);
 endmodule // top$acc$ram_tag_part$108
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$109(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__109(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7585,7 +7585,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$109(d,q,clock);
 endmodule // top$acc$ram_tag_part$109
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$11(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__11(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7604,7 +7604,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$11(d,q,clock);
 endmodule // top$acc$ram_tag_part$11
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$110(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__110(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7623,7 +7623,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$110(d,q,clock);
 endmodule // top$acc$ram_tag_part$110
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$111(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__111(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7642,7 +7642,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$111(d,q,clock);
 endmodule // top$acc$ram_tag_part$111
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$112(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__112(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7661,7 +7661,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$112(d,q,clock);
 endmodule // top$acc$ram_tag_part$112
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$113(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__113(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7680,7 +7680,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$113(d,q,clock);
 endmodule // top$acc$ram_tag_part$113
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$114(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__114(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7699,7 +7699,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$114(d,q,clock);
 endmodule // top$acc$ram_tag_part$114
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$115(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__115(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7718,7 +7718,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$115(d,q,clock);
 endmodule // top$acc$ram_tag_part$115
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$116(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__116(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7737,7 +7737,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$116(d,q,clock);
 endmodule // top$acc$ram_tag_part$116
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$117(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__117(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7756,7 +7756,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$117(d,q,clock);
 endmodule // top$acc$ram_tag_part$117
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$118(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__118(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7775,7 +7775,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$118(d,q,clock);
 endmodule // top$acc$ram_tag_part$118
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$119(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__119(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7794,7 +7794,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$119(d,q,clock);
 endmodule // top$acc$ram_tag_part$119
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$12(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__12(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7813,7 +7813,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$12(d,q,clock);
 endmodule // top$acc$ram_tag_part$12
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$120(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__120(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7832,7 +7832,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$120(d,q,clock);
 endmodule // top$acc$ram_tag_part$120
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$121(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__121(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7851,7 +7851,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$121(d,q,clock);
 endmodule // top$acc$ram_tag_part$121
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$122(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__122(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7870,7 +7870,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$122(d,q,clock);
 endmodule // top$acc$ram_tag_part$122
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$123(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__123(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7889,7 +7889,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$123(d,q,clock);
 endmodule // top$acc$ram_tag_part$123
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$124(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__124(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7908,7 +7908,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$124(d,q,clock);
 endmodule // top$acc$ram_tag_part$124
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$125(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__125(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7927,7 +7927,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$125(d,q,clock);
 endmodule // top$acc$ram_tag_part$125
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$126(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__126(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7946,7 +7946,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$126(d,q,clock);
 endmodule // top$acc$ram_tag_part$126
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$127(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__127(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7965,7 +7965,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$127(d,q,clock);
 endmodule // top$acc$ram_tag_part$127
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$128(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__128(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7984,7 +7984,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$128(d,q,clock);
 endmodule // top$acc$ram_tag_part$128
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$129(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__129(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8003,7 +8003,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$129(d,q,clock);
 endmodule // top$acc$ram_tag_part$129
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$13(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__13(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8022,7 +8022,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$13(d,q,clock);
 endmodule // top$acc$ram_tag_part$13
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$130(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__130(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8041,7 +8041,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$130(d,q,clock);
 endmodule // top$acc$ram_tag_part$130
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$131(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__131(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8060,7 +8060,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$131(d,q,clock);
 endmodule // top$acc$ram_tag_part$131
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$132(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__132(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8079,7 +8079,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$132(d,q,clock);
 endmodule // top$acc$ram_tag_part$132
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$133(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__133(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8098,7 +8098,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$133(d,q,clock);
 endmodule // top$acc$ram_tag_part$133
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$134(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__134(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8117,7 +8117,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$134(d,q,clock);
 endmodule // top$acc$ram_tag_part$134
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$135(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__135(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8136,7 +8136,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$135(d,q,clock);
 endmodule // top$acc$ram_tag_part$135
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$136(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__136(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8155,7 +8155,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$136(d,q,clock);
 endmodule // top$acc$ram_tag_part$136
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$137(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__137(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8174,7 +8174,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$137(d,q,clock);
 endmodule // top$acc$ram_tag_part$137
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$138(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__138(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8193,7 +8193,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$138(d,q,clock);
 endmodule // top$acc$ram_tag_part$138
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$139(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__139(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8212,7 +8212,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$139(d,q,clock);
 endmodule // top$acc$ram_tag_part$139
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$14(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__14(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8231,7 +8231,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$14(d,q,clock);
 endmodule // top$acc$ram_tag_part$14
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$140(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__140(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8250,7 +8250,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$140(d,q,clock);
 endmodule // top$acc$ram_tag_part$140
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$141(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__141(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8269,7 +8269,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$141(d,q,clock);
 endmodule // top$acc$ram_tag_part$141
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$142(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__142(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8288,7 +8288,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$142(d,q,clock);
 endmodule // top$acc$ram_tag_part$142
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$143(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__143(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8307,7 +8307,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$143(d,q,clock);
 endmodule // top$acc$ram_tag_part$143
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$144(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__144(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8326,7 +8326,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$144(d,q,clock);
 endmodule // top$acc$ram_tag_part$144
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$145(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__145(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8345,7 +8345,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$145(d,q,clock);
 endmodule // top$acc$ram_tag_part$145
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$146(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__146(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8364,7 +8364,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$146(d,q,clock);
 endmodule // top$acc$ram_tag_part$146
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$147(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__147(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8383,7 +8383,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$147(d,q,clock);
 endmodule // top$acc$ram_tag_part$147
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$148(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__148(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8402,7 +8402,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$148(d,q,clock);
 endmodule // top$acc$ram_tag_part$148
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$149(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__149(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8421,7 +8421,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$149(d,q,clock);
 endmodule // top$acc$ram_tag_part$149
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$15(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__15(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8440,7 +8440,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$15(d,q,clock);
 endmodule // top$acc$ram_tag_part$15
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$150(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__150(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8459,7 +8459,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$150(d,q,clock);
 endmodule // top$acc$ram_tag_part$150
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$151(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__151(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8478,7 +8478,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$151(d,q,clock);
 endmodule // top$acc$ram_tag_part$151
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$152(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__152(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8497,7 +8497,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$152(d,q,clock);
 endmodule // top$acc$ram_tag_part$152
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$153(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__153(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8516,7 +8516,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$153(d,q,clock);
 endmodule // top$acc$ram_tag_part$153
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$154(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__154(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8535,7 +8535,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$154(d,q,clock);
 endmodule // top$acc$ram_tag_part$154
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$155(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__155(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8554,7 +8554,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$155(d,q,clock);
 endmodule // top$acc$ram_tag_part$155
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$156(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__156(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8573,7 +8573,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$156(d,q,clock);
 endmodule // top$acc$ram_tag_part$156
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$157(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__157(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8592,7 +8592,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$157(d,q,clock);
 endmodule // top$acc$ram_tag_part$157
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$158(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__158(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8611,7 +8611,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$158(d,q,clock);
 endmodule // top$acc$ram_tag_part$158
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$159(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__159(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8630,7 +8630,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$159(d,q,clock);
 endmodule // top$acc$ram_tag_part$159
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$16(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__16(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8649,7 +8649,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$16(d,q,clock);
 endmodule // top$acc$ram_tag_part$16
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$160(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__160(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8668,7 +8668,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$160(d,q,clock);
 endmodule // top$acc$ram_tag_part$160
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$161(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__161(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8687,7 +8687,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$161(d,q,clock);
 endmodule // top$acc$ram_tag_part$161
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$162(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__162(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8706,7 +8706,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$162(d,q,clock);
 endmodule // top$acc$ram_tag_part$162
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$163(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__163(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8725,7 +8725,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$163(d,q,clock);
 endmodule // top$acc$ram_tag_part$163
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$164(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__164(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8744,7 +8744,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$164(d,q,clock);
 endmodule // top$acc$ram_tag_part$164
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$165(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__165(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8763,7 +8763,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$165(d,q,clock);
 endmodule // top$acc$ram_tag_part$165
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$166(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__166(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8782,7 +8782,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$166(d,q,clock);
 endmodule // top$acc$ram_tag_part$166
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$167(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__167(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8801,7 +8801,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$167(d,q,clock);
 endmodule // top$acc$ram_tag_part$167
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$168(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__168(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8820,7 +8820,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$168(d,q,clock);
 endmodule // top$acc$ram_tag_part$168
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$169(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__169(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8839,7 +8839,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$169(d,q,clock);
 endmodule // top$acc$ram_tag_part$169
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$17(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__17(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8858,7 +8858,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$17(d,q,clock);
 endmodule // top$acc$ram_tag_part$17
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$170(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__170(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8877,7 +8877,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$170(d,q,clock);
 endmodule // top$acc$ram_tag_part$170
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$171(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__171(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8896,7 +8896,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$171(d,q,clock);
 endmodule // top$acc$ram_tag_part$171
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$172(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__172(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8915,7 +8915,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$172(d,q,clock);
 endmodule // top$acc$ram_tag_part$172
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$173(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__173(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8934,7 +8934,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$173(d,q,clock);
 endmodule // top$acc$ram_tag_part$173
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$174(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__174(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8953,7 +8953,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$174(d,q,clock);
 endmodule // top$acc$ram_tag_part$174
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$175(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__175(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8972,7 +8972,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$175(d,q,clock);
 endmodule // top$acc$ram_tag_part$175
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$176(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__176(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -8991,7 +8991,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$176(d,q,clock);
 endmodule // top$acc$ram_tag_part$176
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$177(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__177(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9010,7 +9010,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$177(d,q,clock);
 endmodule // top$acc$ram_tag_part$177
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$178(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__178(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9029,7 +9029,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$178(d,q,clock);
 endmodule // top$acc$ram_tag_part$178
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$179(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__179(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9048,7 +9048,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$179(d,q,clock);
 endmodule // top$acc$ram_tag_part$179
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$18(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__18(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9067,7 +9067,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$18(d,q,clock);
 endmodule // top$acc$ram_tag_part$18
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$180(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__180(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9086,7 +9086,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$180(d,q,clock);
 endmodule // top$acc$ram_tag_part$180
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$181(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__181(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9105,7 +9105,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$181(d,q,clock);
 endmodule // top$acc$ram_tag_part$181
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$182(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__182(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9124,7 +9124,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$182(d,q,clock);
 endmodule // top$acc$ram_tag_part$182
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$183(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__183(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9143,7 +9143,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$183(d,q,clock);
 endmodule // top$acc$ram_tag_part$183
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$184(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__184(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9162,7 +9162,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$184(d,q,clock);
 endmodule // top$acc$ram_tag_part$184
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$185(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__185(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9181,7 +9181,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$185(d,q,clock);
 endmodule // top$acc$ram_tag_part$185
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$186(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__186(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9200,7 +9200,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$186(d,q,clock);
 endmodule // top$acc$ram_tag_part$186
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$187(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__187(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9219,7 +9219,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$187(d,q,clock);
 endmodule // top$acc$ram_tag_part$187
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$188(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__188(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9238,7 +9238,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$188(d,q,clock);
 endmodule // top$acc$ram_tag_part$188
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$189(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__189(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9257,7 +9257,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$189(d,q,clock);
 endmodule // top$acc$ram_tag_part$189
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$19(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__19(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9276,7 +9276,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$19(d,q,clock);
 endmodule // top$acc$ram_tag_part$19
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$190(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__190(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9295,7 +9295,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$190(d,q,clock);
 endmodule // top$acc$ram_tag_part$190
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$191(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__191(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9314,7 +9314,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$191(d,q,clock);
 endmodule // top$acc$ram_tag_part$191
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9333,7 +9333,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$2(d,q,clock);
 endmodule // top$acc$ram_tag_part$2
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$20(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__20(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9352,7 +9352,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$20(d,q,clock);
 endmodule // top$acc$ram_tag_part$20
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$21(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__21(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9371,7 +9371,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$21(d,q,clock);
 endmodule // top$acc$ram_tag_part$21
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$22(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__22(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9390,7 +9390,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$22(d,q,clock);
 endmodule // top$acc$ram_tag_part$22
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$23(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__23(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9409,7 +9409,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$23(d,q,clock);
 endmodule // top$acc$ram_tag_part$23
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$24(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__24(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9428,7 +9428,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$24(d,q,clock);
 endmodule // top$acc$ram_tag_part$24
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$25(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__25(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9447,7 +9447,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$25(d,q,clock);
 endmodule // top$acc$ram_tag_part$25
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$26(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__26(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9466,7 +9466,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$26(d,q,clock);
 endmodule // top$acc$ram_tag_part$26
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$27(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__27(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9485,7 +9485,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$27(d,q,clock);
 endmodule // top$acc$ram_tag_part$27
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$28(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__28(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9504,7 +9504,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$28(d,q,clock);
 endmodule // top$acc$ram_tag_part$28
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$29(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__29(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9523,7 +9523,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$29(d,q,clock);
 endmodule // top$acc$ram_tag_part$29
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9542,7 +9542,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$3(d,q,clock);
 endmodule // top$acc$ram_tag_part$3
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$30(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__30(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9561,7 +9561,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$30(d,q,clock);
 endmodule // top$acc$ram_tag_part$30
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$31(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__31(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9580,7 +9580,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$31(d,q,clock);
 endmodule // top$acc$ram_tag_part$31
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$32(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__32(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9599,7 +9599,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$32(d,q,clock);
 endmodule // top$acc$ram_tag_part$32
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$33(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__33(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9618,7 +9618,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$33(d,q,clock);
 endmodule // top$acc$ram_tag_part$33
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$34(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__34(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9637,7 +9637,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$34(d,q,clock);
 endmodule // top$acc$ram_tag_part$34
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$35(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__35(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9656,7 +9656,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$35(d,q,clock);
 endmodule // top$acc$ram_tag_part$35
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$36(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__36(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9675,7 +9675,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$36(d,q,clock);
 endmodule // top$acc$ram_tag_part$36
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$37(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__37(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9694,7 +9694,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$37(d,q,clock);
 endmodule // top$acc$ram_tag_part$37
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$38(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__38(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9713,7 +9713,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$38(d,q,clock);
 endmodule // top$acc$ram_tag_part$38
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$39(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__39(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9732,7 +9732,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$39(d,q,clock);
 endmodule // top$acc$ram_tag_part$39
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$4(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__4(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9751,7 +9751,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$4(d,q,clock);
 endmodule // top$acc$ram_tag_part$4
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$40(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__40(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9770,7 +9770,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$40(d,q,clock);
 endmodule // top$acc$ram_tag_part$40
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$41(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__41(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9789,7 +9789,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$41(d,q,clock);
 endmodule // top$acc$ram_tag_part$41
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$42(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__42(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9808,7 +9808,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$42(d,q,clock);
 endmodule // top$acc$ram_tag_part$42
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$43(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__43(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9827,7 +9827,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$43(d,q,clock);
 endmodule // top$acc$ram_tag_part$43
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$44(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__44(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9846,7 +9846,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$44(d,q,clock);
 endmodule // top$acc$ram_tag_part$44
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$45(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__45(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9865,7 +9865,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$45(d,q,clock);
 endmodule // top$acc$ram_tag_part$45
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$46(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__46(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9884,7 +9884,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$46(d,q,clock);
 endmodule // top$acc$ram_tag_part$46
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$47(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__47(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9903,7 +9903,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$47(d,q,clock);
 endmodule // top$acc$ram_tag_part$47
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$48(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__48(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9922,7 +9922,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$48(d,q,clock);
 endmodule // top$acc$ram_tag_part$48
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$49(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__49(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9941,7 +9941,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$49(d,q,clock);
 endmodule // top$acc$ram_tag_part$49
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$5(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__5(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9960,7 +9960,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$5(d,q,clock);
 endmodule // top$acc$ram_tag_part$5
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$50(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__50(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9979,7 +9979,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$50(d,q,clock);
 endmodule // top$acc$ram_tag_part$50
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$51(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__51(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9998,7 +9998,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$51(d,q,clock);
 endmodule // top$acc$ram_tag_part$51
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$52(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__52(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10017,7 +10017,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$52(d,q,clock);
 endmodule // top$acc$ram_tag_part$52
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$53(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__53(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10036,7 +10036,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$53(d,q,clock);
 endmodule // top$acc$ram_tag_part$53
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$54(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__54(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10055,7 +10055,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$54(d,q,clock);
 endmodule // top$acc$ram_tag_part$54
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$55(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__55(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10074,7 +10074,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$55(d,q,clock);
 endmodule // top$acc$ram_tag_part$55
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$56(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__56(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10093,7 +10093,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$56(d,q,clock);
 endmodule // top$acc$ram_tag_part$56
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$57(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__57(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10112,7 +10112,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$57(d,q,clock);
 endmodule // top$acc$ram_tag_part$57
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$58(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__58(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10131,7 +10131,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$58(d,q,clock);
 endmodule // top$acc$ram_tag_part$58
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$59(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__59(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10150,7 +10150,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$59(d,q,clock);
 endmodule // top$acc$ram_tag_part$59
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$6(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__6(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10169,7 +10169,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$6(d,q,clock);
 endmodule // top$acc$ram_tag_part$6
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$60(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__60(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10188,7 +10188,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$60(d,q,clock);
 endmodule // top$acc$ram_tag_part$60
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$61(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__61(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10207,7 +10207,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$61(d,q,clock);
 endmodule // top$acc$ram_tag_part$61
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$62(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__62(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10226,7 +10226,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$62(d,q,clock);
 endmodule // top$acc$ram_tag_part$62
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$63(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__63(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10245,7 +10245,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$63(d,q,clock);
 endmodule // top$acc$ram_tag_part$63
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$64(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__64(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10264,7 +10264,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$64(d,q,clock);
 endmodule // top$acc$ram_tag_part$64
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$65(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__65(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10283,7 +10283,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$65(d,q,clock);
 endmodule // top$acc$ram_tag_part$65
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$66(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__66(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10302,7 +10302,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$66(d,q,clock);
 endmodule // top$acc$ram_tag_part$66
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$67(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__67(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10321,7 +10321,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$67(d,q,clock);
 endmodule // top$acc$ram_tag_part$67
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$68(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__68(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10340,7 +10340,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$68(d,q,clock);
 endmodule // top$acc$ram_tag_part$68
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$69(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__69(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10359,7 +10359,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$69(d,q,clock);
 endmodule // top$acc$ram_tag_part$69
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$7(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__7(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10378,7 +10378,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$7(d,q,clock);
 endmodule // top$acc$ram_tag_part$7
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$70(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__70(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10397,7 +10397,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$70(d,q,clock);
 endmodule // top$acc$ram_tag_part$70
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$71(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__71(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10416,7 +10416,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$71(d,q,clock);
 endmodule // top$acc$ram_tag_part$71
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$72(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__72(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10435,7 +10435,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$72(d,q,clock);
 endmodule // top$acc$ram_tag_part$72
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$73(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__73(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10454,7 +10454,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$73(d,q,clock);
 endmodule // top$acc$ram_tag_part$73
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$74(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__74(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10473,7 +10473,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$74(d,q,clock);
 endmodule // top$acc$ram_tag_part$74
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$75(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__75(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10492,7 +10492,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$75(d,q,clock);
 endmodule // top$acc$ram_tag_part$75
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$76(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__76(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10511,7 +10511,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$76(d,q,clock);
 endmodule // top$acc$ram_tag_part$76
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$77(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__77(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10530,7 +10530,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$77(d,q,clock);
 endmodule // top$acc$ram_tag_part$77
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$78(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__78(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10549,7 +10549,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$78(d,q,clock);
 endmodule // top$acc$ram_tag_part$78
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$79(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__79(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10568,7 +10568,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$79(d,q,clock);
 endmodule // top$acc$ram_tag_part$79
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$8(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__8(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10587,7 +10587,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$8(d,q,clock);
 endmodule // top$acc$ram_tag_part$8
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$80(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__80(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10606,7 +10606,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$80(d,q,clock);
 endmodule // top$acc$ram_tag_part$80
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$81(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__81(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10625,7 +10625,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$81(d,q,clock);
 endmodule // top$acc$ram_tag_part$81
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$82(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__82(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10644,7 +10644,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$82(d,q,clock);
 endmodule // top$acc$ram_tag_part$82
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$83(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__83(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10663,7 +10663,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$83(d,q,clock);
 endmodule // top$acc$ram_tag_part$83
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$84(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__84(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10682,7 +10682,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$84(d,q,clock);
 endmodule // top$acc$ram_tag_part$84
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$85(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__85(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10701,7 +10701,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$85(d,q,clock);
 endmodule // top$acc$ram_tag_part$85
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$86(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__86(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10720,7 +10720,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$86(d,q,clock);
 endmodule // top$acc$ram_tag_part$86
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$87(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__87(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10739,7 +10739,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$87(d,q,clock);
 endmodule // top$acc$ram_tag_part$87
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$88(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__88(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10758,7 +10758,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$88(d,q,clock);
 endmodule // top$acc$ram_tag_part$88
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$89(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__89(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10777,7 +10777,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$89(d,q,clock);
 endmodule // top$acc$ram_tag_part$89
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$9(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__9(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10796,7 +10796,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$9(d,q,clock);
 endmodule // top$acc$ram_tag_part$9
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$90(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__90(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10815,7 +10815,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$90(d,q,clock);
 endmodule // top$acc$ram_tag_part$90
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$91(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__91(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10834,7 +10834,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$91(d,q,clock);
 endmodule // top$acc$ram_tag_part$91
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$92(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__92(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10853,7 +10853,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$92(d,q,clock);
 endmodule // top$acc$ram_tag_part$92
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$93(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__93(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10872,7 +10872,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$93(d,q,clock);
 endmodule // top$acc$ram_tag_part$93
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$94(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__94(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10891,7 +10891,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$94(d,q,clock);
 endmodule // top$acc$ram_tag_part$94
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$95(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__95(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10910,7 +10910,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$95(d,q,clock);
 endmodule // top$acc$ram_tag_part$95
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$96(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__96(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10929,7 +10929,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$96(d,q,clock);
 endmodule // top$acc$ram_tag_part$96
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$97(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__97(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10948,7 +10948,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$97(d,q,clock);
 endmodule // top$acc$ram_tag_part$97
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$98(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__98(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10967,7 +10967,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$98(d,q,clock);
 endmodule // top$acc$ram_tag_part$98
 
 
-module hwprof_paper_1m_bram$acc$ram_tag_part$99(d,q,clock);
+module hwprof_paper_1m_bram__acc__ram_tag_part__99(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10986,7 +10986,7 @@ module hwprof_paper_1m_bram$acc$ram_tag_part$99(d,q,clock);
 endmodule // top$acc$ram_tag_part$99
 
 
-module hwprof_paper_1m_bram$acc$rep_interval(d,q,clock);
+module hwprof_paper_1m_bram__acc__rep_interval(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -11005,7 +11005,7 @@ module hwprof_paper_1m_bram$acc$rep_interval(d,q,clock);
 endmodule // top$acc$rep_interval
 
 
-module hwprof_paper_1m_bram$acc$repl(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+module hwprof_paper_1m_bram__acc__repl(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -11034,7 +11034,7 @@ module hwprof_paper_1m_bram$acc$repl(bits$0,bits$1,bits$2,bits$3,first$0,first$1
 endmodule // top$acc$repl
 
 
-module hwprof_paper_1m_bram$acc$scan_set(d,q,clock);
+module hwprof_paper_1m_bram__acc__scan_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -11053,7 +11053,7 @@ module hwprof_paper_1m_bram$acc$scan_set(d,q,clock);
 endmodule // top$acc$scan_set
 
 
-module hwprof_paper_1m_bram$acc$smallest(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+module hwprof_paper_1m_bram__acc__smallest(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -11082,7 +11082,7 @@ module hwprof_paper_1m_bram$acc$smallest(bits$0,bits$1,bits$2,bits$3,first$0,fir
 endmodule // top$acc$smallest
 
 
-module hwprof_paper_1m_bram$acc$st_count$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_count__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -11101,7 +11101,7 @@ module hwprof_paper_1m_bram$acc$st_count$0(d,q,clock);
 endmodule // top$acc$st_count$0
 
 
-module hwprof_paper_1m_bram$acc$st_count$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_count__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -11120,7 +11120,7 @@ module hwprof_paper_1m_bram$acc$st_count$1(d,q,clock);
 endmodule // top$acc$st_count$1
 
 
-module hwprof_paper_1m_bram$acc$st_count$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_count__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -11139,7 +11139,7 @@ module hwprof_paper_1m_bram$acc$st_count$2(d,q,clock);
 endmodule // top$acc$st_count$2
 
 
-module hwprof_paper_1m_bram$acc$st_count$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_count__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -11158,7 +11158,7 @@ module hwprof_paper_1m_bram$acc$st_count$3(d,q,clock);
 endmodule // top$acc$st_count$3
 
 
-module hwprof_paper_1m_bram$acc$st_tag$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_tag__0(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -11177,7 +11177,7 @@ module hwprof_paper_1m_bram$acc$st_tag$0(d,q,clock);
 endmodule // top$acc$st_tag$0
 
 
-module hwprof_paper_1m_bram$acc$st_tag$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_tag__1(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -11196,7 +11196,7 @@ module hwprof_paper_1m_bram$acc$st_tag$1(d,q,clock);
 endmodule // top$acc$st_tag$1
 
 
-module hwprof_paper_1m_bram$acc$st_tag$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_tag__2(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -11215,7 +11215,7 @@ module hwprof_paper_1m_bram$acc$st_tag$2(d,q,clock);
 endmodule // top$acc$st_tag$2
 
 
-module hwprof_paper_1m_bram$acc$st_tag$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_tag__3(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -11234,7 +11234,7 @@ module hwprof_paper_1m_bram$acc$st_tag$3(d,q,clock);
 endmodule // top$acc$st_tag$3
 
 
-module hwprof_paper_1m_bram$acc$st_valid$0(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_valid__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11253,7 +11253,7 @@ module hwprof_paper_1m_bram$acc$st_valid$0(d,q,clock);
 endmodule // top$acc$st_valid$0
 
 
-module hwprof_paper_1m_bram$acc$st_valid$1(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_valid__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11272,7 +11272,7 @@ module hwprof_paper_1m_bram$acc$st_valid$1(d,q,clock);
 endmodule // top$acc$st_valid$1
 
 
-module hwprof_paper_1m_bram$acc$st_valid$2(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_valid__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11291,7 +11291,7 @@ module hwprof_paper_1m_bram$acc$st_valid$2(d,q,clock);
 endmodule // top$acc$st_valid$2
 
 
-module hwprof_paper_1m_bram$acc$st_valid$3(d,q,clock);
+module hwprof_paper_1m_bram__acc__st_valid__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11310,7 +11310,7 @@ module hwprof_paper_1m_bram$acc$st_valid$3(d,q,clock);
 endmodule // top$acc$st_valid$3
 
 
-module hwprof_paper_1m_bram$acc$staged(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
+module hwprof_paper_1m_bram__acc__staged(bits$0,bits$1,bits$2,bits$3,first$0,first$1,first$2,first$3,any,many);
     
     // Module arguments
     input wire  bits$0;
@@ -11339,7 +11339,7 @@ module hwprof_paper_1m_bram$acc$staged(bits$0,bits$1,bits$2,bits$3,first$0,first
 endmodule // top$acc$staged
 
 
-module hwprof_paper_1m_bram$acc$tags$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -11366,7 +11366,7 @@ module hwprof_paper_1m_bram$acc$tags$0(read_address,read_clock,read_data,write_a
 endmodule // top$acc$tags$0
 
 
-module hwprof_paper_1m_bram$acc$tags$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__acc__tags__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -11393,7 +11393,7 @@ module hwprof_paper_1m_bram$acc$tags$1(read_address,read_clock,read_data,write_a
 endmodule // top$acc$tags$1
 
 
-module hwprof_paper_1m_bram$acc$tags$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__acc__tags__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -11420,7 +11420,7 @@ module hwprof_paper_1m_bram$acc$tags$2(read_address,read_clock,read_data,write_a
 endmodule // top$acc$tags$2
 
 
-module hwprof_paper_1m_bram$acc$tags$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__acc__tags__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -11447,7 +11447,7 @@ module hwprof_paper_1m_bram$acc$tags$3(read_address,read_clock,read_data,write_a
 endmodule // top$acc$tags$3
 
 
-module hwprof_paper_1m_bram$acc$term(d,q,clock);
+module hwprof_paper_1m_bram__acc__term(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11466,7 +11466,7 @@ module hwprof_paper_1m_bram$acc$term(d,q,clock);
 endmodule // top$acc$term
 
 
-module hwprof_paper_1m_bram$busy_r(d,q,clock);
+module hwprof_paper_1m_bram__busy_r(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11485,7 +11485,7 @@ module hwprof_paper_1m_bram$busy_r(d,q,clock);
 endmodule // top$busy_r
 
 
-module hwprof_paper_1m_bram$c_last(d,q,clock);
+module hwprof_paper_1m_bram__c_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11504,7 +11504,7 @@ module hwprof_paper_1m_bram$c_last(d,q,clock);
 endmodule // top$c_last
 
 
-module hwprof_paper_1m_bram$c_valid(d,q,clock);
+module hwprof_paper_1m_bram__c_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11523,7 +11523,7 @@ module hwprof_paper_1m_bram$c_valid(d,q,clock);
 endmodule // top$c_valid
 
 
-module hwprof_paper_1m_bram$control(clock,reset,accept,last,bank,finish,interval);
+module hwprof_paper_1m_bram__control(clock,reset,accept,last,bank,finish,interval);
     
     // Module arguments
     input wire  clock;
@@ -11562,27 +11562,27 @@ module hwprof_paper_1m_bram$control(clock,reset,accept,last,bank,finish,interval
     reg  pre;
     
     // Sub module instances
-    hwprof_paper_1m_bram$control$in_count in_count(
+    hwprof_paper_1m_bram__control__in_count in_count(
         .d(in_count$d),
         .q(in_count$q),
         .clock(in_count$clock)
     );
-    hwprof_paper_1m_bram$control$at_last at_last(
+    hwprof_paper_1m_bram__control__at_last at_last(
         .d(at_last$d),
         .q(at_last$q),
         .clock(at_last$clock)
     );
-    hwprof_paper_1m_bram$control$at_pre at_pre(
+    hwprof_paper_1m_bram__control__at_pre at_pre(
         .d(at_pre$d),
         .q(at_pre$q),
         .clock(at_pre$clock)
     );
-    hwprof_paper_1m_bram$control$parity parity(
+    hwprof_paper_1m_bram__control__parity parity(
         .d(parity$d),
         .q(parity$q),
         .clock(parity$clock)
     );
-    hwprof_paper_1m_bram$control$number number(
+    hwprof_paper_1m_bram__control__number number(
         .d(number$d),
         .q(number$q),
         .clock(number$clock)
@@ -11606,7 +11606,7 @@ module hwprof_paper_1m_bram$control(clock,reset,accept,last,bank,finish,interval
         interval = number$q;
         if (accept) begin
             if (last) begin
-                in_count$d = 32'h0;
+                in_count$d = 41'h0;
                 at_last$d = 1'b0;
                 at_pre$d = 1'b0;
                 parity$d = ~parity$q;
@@ -11621,7 +11621,7 @@ module hwprof_paper_1m_bram$control(clock,reset,accept,last,bank,finish,interval
             number$d = number$q + one32;
         end
         if (reset) begin
-            in_count$d = 32'h0;
+            in_count$d = 41'h0;
             at_last$d = 1'b0;
             at_pre$d = 1'b0;
             parity$d = 1'b0;
@@ -11632,7 +11632,7 @@ module hwprof_paper_1m_bram$control(clock,reset,accept,last,bank,finish,interval
 endmodule // top$control
 
 
-module hwprof_paper_1m_bram$control$at_last(d,q,clock);
+module hwprof_paper_1m_bram__control__at_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11651,7 +11651,7 @@ module hwprof_paper_1m_bram$control$at_last(d,q,clock);
 endmodule // top$control$at_last
 
 
-module hwprof_paper_1m_bram$control$at_pre(d,q,clock);
+module hwprof_paper_1m_bram__control__at_pre(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11670,7 +11670,7 @@ module hwprof_paper_1m_bram$control$at_pre(d,q,clock);
 endmodule // top$control$at_pre
 
 
-module hwprof_paper_1m_bram$control$in_count(d,q,clock);
+module hwprof_paper_1m_bram__control__in_count(d,q,clock);
     
     // Module arguments
     input wire  [40:0] d;
@@ -11689,7 +11689,7 @@ module hwprof_paper_1m_bram$control$in_count(d,q,clock);
 endmodule // top$control$in_count
 
 
-module hwprof_paper_1m_bram$control$number(d,q,clock);
+module hwprof_paper_1m_bram__control__number(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -11708,7 +11708,7 @@ module hwprof_paper_1m_bram$control$number(d,q,clock);
 endmodule // top$control$number
 
 
-module hwprof_paper_1m_bram$control$parity(d,q,clock);
+module hwprof_paper_1m_bram__control__parity(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -11727,7 +11727,7 @@ module hwprof_paper_1m_bram$control$parity(d,q,clock);
 endmodule // top$control$parity
 
 
-module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
+module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -12266,7 +12266,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
     reg  [23:0] min_all_w;
     
     // Sub module instances
-    hwprof_paper_1m_bram$counters$bank0$0 bank0$0(
+    hwprof_paper_1m_bram__counters__bank0__0 bank0$0(
         .read_address(bank0$0$read_address),
         .read_clock(bank0$0$read_clock),
         .read_data(bank0$0$read_data),
@@ -12275,7 +12275,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .write_data(bank0$0$write_data),
         .write_enable(bank0$0$write_enable)
     );
-    hwprof_paper_1m_bram$counters$bank0$1 bank0$1(
+    hwprof_paper_1m_bram__counters__bank0__1 bank0$1(
         .read_address(bank0$1$read_address),
         .read_clock(bank0$1$read_clock),
         .read_data(bank0$1$read_data),
@@ -12284,7 +12284,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .write_data(bank0$1$write_data),
         .write_enable(bank0$1$write_enable)
     );
-    hwprof_paper_1m_bram$counters$bank0$2 bank0$2(
+    hwprof_paper_1m_bram__counters__bank0__2 bank0$2(
         .read_address(bank0$2$read_address),
         .read_clock(bank0$2$read_clock),
         .read_data(bank0$2$read_data),
@@ -12293,7 +12293,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .write_data(bank0$2$write_data),
         .write_enable(bank0$2$write_enable)
     );
-    hwprof_paper_1m_bram$counters$bank0$3 bank0$3(
+    hwprof_paper_1m_bram__counters__bank0__3 bank0$3(
         .read_address(bank0$3$read_address),
         .read_clock(bank0$3$read_clock),
         .read_data(bank0$3$read_data),
@@ -12302,7 +12302,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .write_data(bank0$3$write_data),
         .write_enable(bank0$3$write_enable)
     );
-    hwprof_paper_1m_bram$counters$bank1$0 bank1$0(
+    hwprof_paper_1m_bram__counters__bank1__0 bank1$0(
         .read_address(bank1$0$read_address),
         .read_clock(bank1$0$read_clock),
         .read_data(bank1$0$read_data),
@@ -12311,7 +12311,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .write_data(bank1$0$write_data),
         .write_enable(bank1$0$write_enable)
     );
-    hwprof_paper_1m_bram$counters$bank1$1 bank1$1(
+    hwprof_paper_1m_bram__counters__bank1__1 bank1$1(
         .read_address(bank1$1$read_address),
         .read_clock(bank1$1$read_clock),
         .read_data(bank1$1$read_data),
@@ -12320,7 +12320,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .write_data(bank1$1$write_data),
         .write_enable(bank1$1$write_enable)
     );
-    hwprof_paper_1m_bram$counters$bank1$2 bank1$2(
+    hwprof_paper_1m_bram__counters__bank1__2 bank1$2(
         .read_address(bank1$2$read_address),
         .read_clock(bank1$2$read_clock),
         .read_data(bank1$2$read_data),
@@ -12329,7 +12329,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .write_data(bank1$2$write_data),
         .write_enable(bank1$2$write_enable)
     );
-    hwprof_paper_1m_bram$counters$bank1$3 bank1$3(
+    hwprof_paper_1m_bram__counters__bank1__3 bank1$3(
         .read_address(bank1$3$read_address),
         .read_clock(bank1$3$read_clock),
         .read_data(bank1$3$read_data),
@@ -12338,509 +12338,509 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .write_data(bank1$3$write_data),
         .write_enable(bank1$3$write_enable)
     );
-    hwprof_paper_1m_bram$counters$s1_index$0 s1_index$0(
+    hwprof_paper_1m_bram__counters__s1_index__0 s1_index$0(
         .d(s1_index$0$d),
         .q(s1_index$0$q),
         .clock(s1_index$0$clock)
     );
-    hwprof_paper_1m_bram$counters$s1_index$1 s1_index$1(
+    hwprof_paper_1m_bram__counters__s1_index__1 s1_index$1(
         .d(s1_index$1$d),
         .q(s1_index$1$q),
         .clock(s1_index$1$clock)
     );
-    hwprof_paper_1m_bram$counters$s1_index$2 s1_index$2(
+    hwprof_paper_1m_bram__counters__s1_index__2 s1_index$2(
         .d(s1_index$2$d),
         .q(s1_index$2$q),
         .clock(s1_index$2$clock)
     );
-    hwprof_paper_1m_bram$counters$s1_index$3 s1_index$3(
+    hwprof_paper_1m_bram__counters__s1_index__3 s1_index$3(
         .d(s1_index$3$d),
         .q(s1_index$3$q),
         .clock(s1_index$3$clock)
     );
-    hwprof_paper_1m_bram$counters$s1_bank s1_bank(
+    hwprof_paper_1m_bram__counters__s1_bank s1_bank(
         .d(s1_bank$d),
         .q(s1_bank$q),
         .clock(s1_bank$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_same$0 fw_same$0(
+    hwprof_paper_1m_bram__counters__fw_same__0 fw_same$0(
         .d(fw_same$0$d),
         .q(fw_same$0$q),
         .clock(fw_same$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_same$1 fw_same$1(
+    hwprof_paper_1m_bram__counters__fw_same__1 fw_same$1(
         .d(fw_same$1$d),
         .q(fw_same$1$q),
         .clock(fw_same$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_same$2 fw_same$2(
+    hwprof_paper_1m_bram__counters__fw_same__2 fw_same$2(
         .d(fw_same$2$d),
         .q(fw_same$2$q),
         .clock(fw_same$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_same$3 fw_same$3(
+    hwprof_paper_1m_bram__counters__fw_same__3 fw_same$3(
         .d(fw_same$3$d),
         .q(fw_same$3$q),
         .clock(fw_same$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_c$0 fw_c$0(
+    hwprof_paper_1m_bram__counters__fw_c__0 fw_c$0(
         .d(fw_c$0$d),
         .q(fw_c$0$q),
         .clock(fw_c$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_c$1 fw_c$1(
+    hwprof_paper_1m_bram__counters__fw_c__1 fw_c$1(
         .d(fw_c$1$d),
         .q(fw_c$1$q),
         .clock(fw_c$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_c$2 fw_c$2(
+    hwprof_paper_1m_bram__counters__fw_c__2 fw_c$2(
         .d(fw_c$2$d),
         .q(fw_c$2$q),
         .clock(fw_c$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_c$3 fw_c$3(
+    hwprof_paper_1m_bram__counters__fw_c__3 fw_c$3(
         .d(fw_c$3$d),
         .q(fw_c$3$q),
         .clock(fw_c$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_data$0 fw_data$0(
+    hwprof_paper_1m_bram__counters__fw_data__0 fw_data$0(
         .d(fw_data$0$d),
         .q(fw_data$0$q),
         .clock(fw_data$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_data$1 fw_data$1(
+    hwprof_paper_1m_bram__counters__fw_data__1 fw_data$1(
         .d(fw_data$1$d),
         .q(fw_data$1$q),
         .clock(fw_data$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_data$2 fw_data$2(
+    hwprof_paper_1m_bram__counters__fw_data__2 fw_data$2(
         .d(fw_data$2$d),
         .q(fw_data$2$q),
         .clock(fw_data$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_data$3 fw_data$3(
+    hwprof_paper_1m_bram__counters__fw_data__3 fw_data$3(
         .d(fw_data$3$d),
         .q(fw_data$3$q),
         .clock(fw_data$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_floor$0 fw_floor$0(
+    hwprof_paper_1m_bram__counters__fw_floor__0 fw_floor$0(
         .d(fw_floor$0$d),
         .q(fw_floor$0$q),
         .clock(fw_floor$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_floor$1 fw_floor$1(
+    hwprof_paper_1m_bram__counters__fw_floor__1 fw_floor$1(
         .d(fw_floor$1$d),
         .q(fw_floor$1$q),
         .clock(fw_floor$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_floor$2 fw_floor$2(
+    hwprof_paper_1m_bram__counters__fw_floor__2 fw_floor$2(
         .d(fw_floor$2$d),
         .q(fw_floor$2$q),
         .clock(fw_floor$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_floor$3 fw_floor$3(
+    hwprof_paper_1m_bram__counters__fw_floor__3 fw_floor$3(
         .d(fw_floor$3$d),
         .q(fw_floor$3$q),
         .clock(fw_floor$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_cfloor$0 fw_cfloor$0(
+    hwprof_paper_1m_bram__counters__fw_cfloor__0 fw_cfloor$0(
         .d(fw_cfloor$0$d),
         .q(fw_cfloor$0$q),
         .clock(fw_cfloor$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_cfloor$1 fw_cfloor$1(
+    hwprof_paper_1m_bram__counters__fw_cfloor__1 fw_cfloor$1(
         .d(fw_cfloor$1$d),
         .q(fw_cfloor$1$q),
         .clock(fw_cfloor$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_cfloor$2 fw_cfloor$2(
+    hwprof_paper_1m_bram__counters__fw_cfloor__2 fw_cfloor$2(
         .d(fw_cfloor$2$d),
         .q(fw_cfloor$2$q),
         .clock(fw_cfloor$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_cfloor$3 fw_cfloor$3(
+    hwprof_paper_1m_bram__counters__fw_cfloor__3 fw_cfloor$3(
         .d(fw_cfloor$3$d),
         .q(fw_cfloor$3$q),
         .clock(fw_cfloor$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_inc$0 fw_inc$0(
+    hwprof_paper_1m_bram__counters__fw_inc__0 fw_inc$0(
         .d(fw_inc$0$d),
         .q(fw_inc$0$q),
         .clock(fw_inc$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_inc$1 fw_inc$1(
+    hwprof_paper_1m_bram__counters__fw_inc__1 fw_inc$1(
         .d(fw_inc$1$d),
         .q(fw_inc$1$q),
         .clock(fw_inc$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_inc$2 fw_inc$2(
+    hwprof_paper_1m_bram__counters__fw_inc__2 fw_inc$2(
         .d(fw_inc$2$d),
         .q(fw_inc$2$q),
         .clock(fw_inc$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_inc$3 fw_inc$3(
+    hwprof_paper_1m_bram__counters__fw_inc__3 fw_inc$3(
         .d(fw_inc$3$d),
         .q(fw_inc$3$q),
         .clock(fw_inc$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_incfloor$0 fw_incfloor$0(
+    hwprof_paper_1m_bram__counters__fw_incfloor__0 fw_incfloor$0(
         .d(fw_incfloor$0$d),
         .q(fw_incfloor$0$q),
         .clock(fw_incfloor$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_incfloor$1 fw_incfloor$1(
+    hwprof_paper_1m_bram__counters__fw_incfloor__1 fw_incfloor$1(
         .d(fw_incfloor$1$d),
         .q(fw_incfloor$1$q),
         .clock(fw_incfloor$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_incfloor$2 fw_incfloor$2(
+    hwprof_paper_1m_bram__counters__fw_incfloor__2 fw_incfloor$2(
         .d(fw_incfloor$2$d),
         .q(fw_incfloor$2$q),
         .clock(fw_incfloor$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_incfloor$3 fw_incfloor$3(
+    hwprof_paper_1m_bram__counters__fw_incfloor__3 fw_incfloor$3(
         .d(fw_incfloor$3$d),
         .q(fw_incfloor$3$q),
         .clock(fw_incfloor$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_upd fw_upd(
+    hwprof_paper_1m_bram__counters__fw_upd fw_upd(
         .d(fw_upd$d),
         .q(fw_upd$q),
         .clock(fw_upd$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_pick$0 fw_pick$0(
+    hwprof_paper_1m_bram__counters__fw_pick__0 fw_pick$0(
         .d(fw_pick$0$d),
         .q(fw_pick$0$q),
         .clock(fw_pick$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_pick$1 fw_pick$1(
+    hwprof_paper_1m_bram__counters__fw_pick__1 fw_pick$1(
         .d(fw_pick$1$d),
         .q(fw_pick$1$q),
         .clock(fw_pick$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_pick$2 fw_pick$2(
+    hwprof_paper_1m_bram__counters__fw_pick__2 fw_pick$2(
         .d(fw_pick$2$d),
         .q(fw_pick$2$q),
         .clock(fw_pick$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw_pick$3 fw_pick$3(
+    hwprof_paper_1m_bram__counters__fw_pick__3 fw_pick$3(
         .d(fw_pick$3$d),
         .q(fw_pick$3$q),
         .clock(fw_pick$3$clock)
     );
-    hwprof_paper_1m_bram$counters$clear0 clear0(
+    hwprof_paper_1m_bram__counters__clear0 clear0(
         .clock(clear0$clock),
         .start(clear0$start),
         .busy(clear0$busy),
         .address(clear0$address)
     );
-    hwprof_paper_1m_bram$counters$clear1 clear1(
+    hwprof_paper_1m_bram__counters__clear1 clear1(
         .clock(clear1$clock),
         .start(clear1$start),
         .busy(clear1$busy),
         .address(clear1$address)
     );
-    hwprof_paper_1m_bram$counters$m_index$0 m_index$0(
+    hwprof_paper_1m_bram__counters__m_index__0 m_index$0(
         .d(m_index$0$d),
         .q(m_index$0$q),
         .clock(m_index$0$clock)
     );
-    hwprof_paper_1m_bram$counters$m_index$1 m_index$1(
+    hwprof_paper_1m_bram__counters__m_index__1 m_index$1(
         .d(m_index$1$d),
         .q(m_index$1$q),
         .clock(m_index$1$clock)
     );
-    hwprof_paper_1m_bram$counters$m_index$2 m_index$2(
+    hwprof_paper_1m_bram__counters__m_index__2 m_index$2(
         .d(m_index$2$d),
         .q(m_index$2$q),
         .clock(m_index$2$clock)
     );
-    hwprof_paper_1m_bram$counters$m_index$3 m_index$3(
+    hwprof_paper_1m_bram__counters__m_index__3 m_index$3(
         .d(m_index$3$d),
         .q(m_index$3$q),
         .clock(m_index$3$clock)
     );
-    hwprof_paper_1m_bram$counters$m_bank m_bank(
+    hwprof_paper_1m_bram__counters__m_bank m_bank(
         .d(m_bank$d),
         .q(m_bank$q),
         .clock(m_bank$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same2$0 m_same2$0(
+    hwprof_paper_1m_bram__counters__m_same2__0 m_same2$0(
         .d(m_same2$0$d),
         .q(m_same2$0$q),
         .clock(m_same2$0$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same2$1 m_same2$1(
+    hwprof_paper_1m_bram__counters__m_same2__1 m_same2$1(
         .d(m_same2$1$d),
         .q(m_same2$1$q),
         .clock(m_same2$1$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same2$2 m_same2$2(
+    hwprof_paper_1m_bram__counters__m_same2__2 m_same2$2(
         .d(m_same2$2$d),
         .q(m_same2$2$q),
         .clock(m_same2$2$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same2$3 m_same2$3(
+    hwprof_paper_1m_bram__counters__m_same2__3 m_same2$3(
         .d(m_same2$3$d),
         .q(m_same2$3$q),
         .clock(m_same2$3$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same3$0 m_same3$0(
+    hwprof_paper_1m_bram__counters__m_same3__0 m_same3$0(
         .d(m_same3$0$d),
         .q(m_same3$0$q),
         .clock(m_same3$0$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same3$1 m_same3$1(
+    hwprof_paper_1m_bram__counters__m_same3__1 m_same3$1(
         .d(m_same3$1$d),
         .q(m_same3$1$q),
         .clock(m_same3$1$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same3$2 m_same3$2(
+    hwprof_paper_1m_bram__counters__m_same3__2 m_same3$2(
         .d(m_same3$2$d),
         .q(m_same3$2$q),
         .clock(m_same3$2$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same3$3 m_same3$3(
+    hwprof_paper_1m_bram__counters__m_same3__3 m_same3$3(
         .d(m_same3$3$d),
         .q(m_same3$3$q),
         .clock(m_same3$3$clock)
     );
-    hwprof_paper_1m_bram$counters$w_valid w_valid(
+    hwprof_paper_1m_bram__counters__w_valid w_valid(
         .d(w_valid$d),
         .q(w_valid$q),
         .clock(w_valid$clock)
     );
-    hwprof_paper_1m_bram$counters$w_bank w_bank(
+    hwprof_paper_1m_bram__counters__w_bank w_bank(
         .d(w_bank$d),
         .q(w_bank$q),
         .clock(w_bank$clock)
     );
-    hwprof_paper_1m_bram$counters$w_last w_last(
+    hwprof_paper_1m_bram__counters__w_last w_last(
         .d(w_last$d),
         .q(w_last$q),
         .clock(w_last$clock)
     );
-    hwprof_paper_1m_bram$counters$w_index$0 w_index$0(
+    hwprof_paper_1m_bram__counters__w_index__0 w_index$0(
         .d(w_index$0$d),
         .q(w_index$0$q),
         .clock(w_index$0$clock)
     );
-    hwprof_paper_1m_bram$counters$w_index$1 w_index$1(
+    hwprof_paper_1m_bram__counters__w_index__1 w_index$1(
         .d(w_index$1$d),
         .q(w_index$1$q),
         .clock(w_index$1$clock)
     );
-    hwprof_paper_1m_bram$counters$w_index$2 w_index$2(
+    hwprof_paper_1m_bram__counters__w_index__2 w_index$2(
         .d(w_index$2$d),
         .q(w_index$2$q),
         .clock(w_index$2$clock)
     );
-    hwprof_paper_1m_bram$counters$w_index$3 w_index$3(
+    hwprof_paper_1m_bram__counters__w_index__3 w_index$3(
         .d(w_index$3$d),
         .q(w_index$3$q),
         .clock(w_index$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw2_data$0 fw2_data$0(
+    hwprof_paper_1m_bram__counters__fw2_data__0 fw2_data$0(
         .d(fw2_data$0$d),
         .q(fw2_data$0$q),
         .clock(fw2_data$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw2_data$1 fw2_data$1(
+    hwprof_paper_1m_bram__counters__fw2_data__1 fw2_data$1(
         .d(fw2_data$1$d),
         .q(fw2_data$1$q),
         .clock(fw2_data$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw2_data$2 fw2_data$2(
+    hwprof_paper_1m_bram__counters__fw2_data__2 fw2_data$2(
         .d(fw2_data$2$d),
         .q(fw2_data$2$q),
         .clock(fw2_data$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw2_data$3 fw2_data$3(
+    hwprof_paper_1m_bram__counters__fw2_data__3 fw2_data$3(
         .d(fw2_data$3$d),
         .q(fw2_data$3$q),
         .clock(fw2_data$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw2_floor$0 fw2_floor$0(
+    hwprof_paper_1m_bram__counters__fw2_floor__0 fw2_floor$0(
         .d(fw2_floor$0$d),
         .q(fw2_floor$0$q),
         .clock(fw2_floor$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw2_floor$1 fw2_floor$1(
+    hwprof_paper_1m_bram__counters__fw2_floor__1 fw2_floor$1(
         .d(fw2_floor$1$d),
         .q(fw2_floor$1$q),
         .clock(fw2_floor$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw2_floor$2 fw2_floor$2(
+    hwprof_paper_1m_bram__counters__fw2_floor__2 fw2_floor$2(
         .d(fw2_floor$2$d),
         .q(fw2_floor$2$q),
         .clock(fw2_floor$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw2_floor$3 fw2_floor$3(
+    hwprof_paper_1m_bram__counters__fw2_floor__3 fw2_floor$3(
         .d(fw2_floor$3$d),
         .q(fw2_floor$3$q),
         .clock(fw2_floor$3$clock)
     );
-    hwprof_paper_1m_bram$counters$r_c$0 r_c$0(
+    hwprof_paper_1m_bram__counters__r_c__0 r_c$0(
         .d(r_c$0$d),
         .q(r_c$0$q),
         .clock(r_c$0$clock)
     );
-    hwprof_paper_1m_bram$counters$r_c$1 r_c$1(
+    hwprof_paper_1m_bram__counters__r_c__1 r_c$1(
         .d(r_c$1$d),
         .q(r_c$1$q),
         .clock(r_c$1$clock)
     );
-    hwprof_paper_1m_bram$counters$r_c$2 r_c$2(
+    hwprof_paper_1m_bram__counters__r_c__2 r_c$2(
         .d(r_c$2$d),
         .q(r_c$2$q),
         .clock(r_c$2$clock)
     );
-    hwprof_paper_1m_bram$counters$r_c$3 r_c$3(
+    hwprof_paper_1m_bram__counters__r_c__3 r_c$3(
         .d(r_c$3$d),
         .q(r_c$3$q),
         .clock(r_c$3$clock)
     );
-    hwprof_paper_1m_bram$counters$r_floor$0 r_floor$0(
+    hwprof_paper_1m_bram__counters__r_floor__0 r_floor$0(
         .d(r_floor$0$d),
         .q(r_floor$0$q),
         .clock(r_floor$0$clock)
     );
-    hwprof_paper_1m_bram$counters$r_floor$1 r_floor$1(
+    hwprof_paper_1m_bram__counters__r_floor__1 r_floor$1(
         .d(r_floor$1$d),
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
-    hwprof_paper_1m_bram$counters$r_floor$2 r_floor$2(
+    hwprof_paper_1m_bram__counters__r_floor__2 r_floor$2(
         .d(r_floor$2$d),
         .q(r_floor$2$q),
         .clock(r_floor$2$clock)
     );
-    hwprof_paper_1m_bram$counters$r_floor$3 r_floor$3(
+    hwprof_paper_1m_bram__counters__r_floor__3 r_floor$3(
         .d(r_floor$3$d),
         .q(r_floor$3$q),
         .clock(r_floor$3$clock)
     );
-    hwprof_paper_1m_bram$counters$p_index$0 p_index$0(
+    hwprof_paper_1m_bram__counters__p_index__0 p_index$0(
         .d(p_index$0$d),
         .q(p_index$0$q),
         .clock(p_index$0$clock)
     );
-    hwprof_paper_1m_bram$counters$p_index$1 p_index$1(
+    hwprof_paper_1m_bram__counters__p_index__1 p_index$1(
         .d(p_index$1$d),
         .q(p_index$1$q),
         .clock(p_index$1$clock)
     );
-    hwprof_paper_1m_bram$counters$p_index$2 p_index$2(
+    hwprof_paper_1m_bram__counters__p_index__2 p_index$2(
         .d(p_index$2$d),
         .q(p_index$2$q),
         .clock(p_index$2$clock)
     );
-    hwprof_paper_1m_bram$counters$p_index$3 p_index$3(
+    hwprof_paper_1m_bram__counters__p_index__3 p_index$3(
         .d(p_index$3$d),
         .q(p_index$3$q),
         .clock(p_index$3$clock)
     );
-    hwprof_paper_1m_bram$counters$wx_valid wx_valid(
+    hwprof_paper_1m_bram__counters__wx_valid wx_valid(
         .d(wx_valid$d),
         .q(wx_valid$q),
         .clock(wx_valid$clock)
     );
-    hwprof_paper_1m_bram$counters$wx_bank wx_bank(
+    hwprof_paper_1m_bram__counters__wx_bank wx_bank(
         .d(wx_bank$d),
         .q(wx_bank$q),
         .clock(wx_bank$clock)
     );
-    hwprof_paper_1m_bram$counters$wx_index$0 wx_index$0(
+    hwprof_paper_1m_bram__counters__wx_index__0 wx_index$0(
         .d(wx_index$0$d),
         .q(wx_index$0$q),
         .clock(wx_index$0$clock)
     );
-    hwprof_paper_1m_bram$counters$wx_index$1 wx_index$1(
+    hwprof_paper_1m_bram__counters__wx_index__1 wx_index$1(
         .d(wx_index$1$d),
         .q(wx_index$1$q),
         .clock(wx_index$1$clock)
     );
-    hwprof_paper_1m_bram$counters$wx_index$2 wx_index$2(
+    hwprof_paper_1m_bram__counters__wx_index__2 wx_index$2(
         .d(wx_index$2$d),
         .q(wx_index$2$q),
         .clock(wx_index$2$clock)
     );
-    hwprof_paper_1m_bram$counters$wx_index$3 wx_index$3(
+    hwprof_paper_1m_bram__counters__wx_index__3 wx_index$3(
         .d(wx_index$3$d),
         .q(wx_index$3$q),
         .clock(wx_index$3$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same4$0 m_same4$0(
+    hwprof_paper_1m_bram__counters__m_same4__0 m_same4$0(
         .d(m_same4$0$d),
         .q(m_same4$0$q),
         .clock(m_same4$0$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same4$1 m_same4$1(
+    hwprof_paper_1m_bram__counters__m_same4__1 m_same4$1(
         .d(m_same4$1$d),
         .q(m_same4$1$q),
         .clock(m_same4$1$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same4$2 m_same4$2(
+    hwprof_paper_1m_bram__counters__m_same4__2 m_same4$2(
         .d(m_same4$2$d),
         .q(m_same4$2$q),
         .clock(m_same4$2$clock)
     );
-    hwprof_paper_1m_bram$counters$m_same4$3 m_same4$3(
+    hwprof_paper_1m_bram__counters__m_same4__3 m_same4$3(
         .d(m_same4$3$d),
         .q(m_same4$3$q),
         .clock(m_same4$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw3_data$0 fw3_data$0(
+    hwprof_paper_1m_bram__counters__fw3_data__0 fw3_data$0(
         .d(fw3_data$0$d),
         .q(fw3_data$0$q),
         .clock(fw3_data$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw3_data$1 fw3_data$1(
+    hwprof_paper_1m_bram__counters__fw3_data__1 fw3_data$1(
         .d(fw3_data$1$d),
         .q(fw3_data$1$q),
         .clock(fw3_data$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw3_data$2 fw3_data$2(
+    hwprof_paper_1m_bram__counters__fw3_data__2 fw3_data$2(
         .d(fw3_data$2$d),
         .q(fw3_data$2$q),
         .clock(fw3_data$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw3_data$3 fw3_data$3(
+    hwprof_paper_1m_bram__counters__fw3_data__3 fw3_data$3(
         .d(fw3_data$3$d),
         .q(fw3_data$3$q),
         .clock(fw3_data$3$clock)
     );
-    hwprof_paper_1m_bram$counters$fw3_floor$0 fw3_floor$0(
+    hwprof_paper_1m_bram__counters__fw3_floor__0 fw3_floor$0(
         .d(fw3_floor$0$d),
         .q(fw3_floor$0$q),
         .clock(fw3_floor$0$clock)
     );
-    hwprof_paper_1m_bram$counters$fw3_floor$1 fw3_floor$1(
+    hwprof_paper_1m_bram__counters__fw3_floor__1 fw3_floor$1(
         .d(fw3_floor$1$d),
         .q(fw3_floor$1$q),
         .clock(fw3_floor$1$clock)
     );
-    hwprof_paper_1m_bram$counters$fw3_floor$2 fw3_floor$2(
+    hwprof_paper_1m_bram__counters__fw3_floor__2 fw3_floor$2(
         .d(fw3_floor$2$d),
         .q(fw3_floor$2$q),
         .clock(fw3_floor$2$clock)
     );
-    hwprof_paper_1m_bram$counters$fw3_floor$3 fw3_floor$3(
+    hwprof_paper_1m_bram__counters__fw3_floor__3 fw3_floor$3(
         .d(fw3_floor$3$d),
         .q(fw3_floor$3$q),
         .clock(fw3_floor$3$clock)
     );
-    hwprof_paper_1m_bram$counters$was_clearing0 was_clearing0(
+    hwprof_paper_1m_bram__counters__was_clearing0 was_clearing0(
         .d(was_clearing0$d),
         .q(was_clearing0$q),
         .clock(was_clearing0$clock)
     );
-    hwprof_paper_1m_bram$counters$was_clearing1 was_clearing1(
+    hwprof_paper_1m_bram__counters__was_clearing1 was_clearing1(
         .d(was_clearing1$d),
         .q(was_clearing1$q),
         .clock(was_clearing1$clock)
     );
-    hwprof_paper_1m_bram$counters$cu cu(
+    hwprof_paper_1m_bram__counters__cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
         .c$2(cu$c$2),
@@ -12869,42 +12869,42 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
         .inc$2(cu$inc$2),
         .inc$3(cu$inc$3)
     );
-    hwprof_paper_1m_bram$counters$min_r$0 min_r$0(
+    hwprof_paper_1m_bram__counters__min_r__0 min_r$0(
         .d(min_r$0$d),
         .q(min_r$0$q),
         .clock(min_r$0$clock)
     );
-    hwprof_paper_1m_bram$counters$min_r$1 min_r$1(
+    hwprof_paper_1m_bram__counters__min_r__1 min_r$1(
         .d(min_r$1$d),
         .q(min_r$1$q),
         .clock(min_r$1$clock)
     );
-    hwprof_paper_1m_bram$counters$min_r$2 min_r$2(
+    hwprof_paper_1m_bram__counters__min_r__2 min_r$2(
         .d(min_r$2$d),
         .q(min_r$2$q),
         .clock(min_r$2$clock)
     );
-    hwprof_paper_1m_bram$counters$min_r$3 min_r$3(
+    hwprof_paper_1m_bram__counters__min_r__3 min_r$3(
         .d(min_r$3$d),
         .q(min_r$3$q),
         .clock(min_r$3$clock)
     );
-    hwprof_paper_1m_bram$counters$inc_r$0 inc_r$0(
+    hwprof_paper_1m_bram__counters__inc_r__0 inc_r$0(
         .d(inc_r$0$d),
         .q(inc_r$0$q),
         .clock(inc_r$0$clock)
     );
-    hwprof_paper_1m_bram$counters$inc_r$1 inc_r$1(
+    hwprof_paper_1m_bram__counters__inc_r__1 inc_r$1(
         .d(inc_r$1$d),
         .q(inc_r$1$q),
         .clock(inc_r$1$clock)
     );
-    hwprof_paper_1m_bram$counters$inc_r$2 inc_r$2(
+    hwprof_paper_1m_bram__counters__inc_r__2 inc_r$2(
         .d(inc_r$2$d),
         .q(inc_r$2$q),
         .clock(inc_r$2$clock)
     );
-    hwprof_paper_1m_bram$counters$inc_r$3 inc_r$3(
+    hwprof_paper_1m_bram__counters__inc_r__3 inc_r$3(
         .d(inc_r$3$d),
         .q(inc_r$3$q),
         .clock(inc_r$3$clock)
@@ -13662,7 +13662,7 @@ module hwprof_paper_1m_bram$counters(clock,reset,read_index$0,read_index$1,read_
 endmodule // top$counters
 
 
-module hwprof_paper_1m_bram$counters$bank0$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__counters__bank0__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -13806,7 +13806,7 @@ module hwprof_paper_1m_bram$counters$bank0$0(read_address,read_clock,read_data,w
 endmodule // top$counters$bank0$0
 
 
-module hwprof_paper_1m_bram$counters$bank0$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__counters__bank0__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -13950,7 +13950,7 @@ module hwprof_paper_1m_bram$counters$bank0$1(read_address,read_clock,read_data,w
 endmodule // top$counters$bank0$1
 
 
-module hwprof_paper_1m_bram$counters$bank0$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__counters__bank0__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -14094,7 +14094,7 @@ module hwprof_paper_1m_bram$counters$bank0$2(read_address,read_clock,read_data,w
 endmodule // top$counters$bank0$2
 
 
-module hwprof_paper_1m_bram$counters$bank0$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__counters__bank0__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -14238,7 +14238,7 @@ module hwprof_paper_1m_bram$counters$bank0$3(read_address,read_clock,read_data,w
 endmodule // top$counters$bank0$3
 
 
-module hwprof_paper_1m_bram$counters$bank1$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__counters__bank1__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -14382,7 +14382,7 @@ module hwprof_paper_1m_bram$counters$bank1$0(read_address,read_clock,read_data,w
 endmodule // top$counters$bank1$0
 
 
-module hwprof_paper_1m_bram$counters$bank1$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__counters__bank1__1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -14526,7 +14526,7 @@ module hwprof_paper_1m_bram$counters$bank1$1(read_address,read_clock,read_data,w
 endmodule // top$counters$bank1$1
 
 
-module hwprof_paper_1m_bram$counters$bank1$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__counters__bank1__2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -14670,7 +14670,7 @@ module hwprof_paper_1m_bram$counters$bank1$2(read_address,read_clock,read_data,w
 endmodule // top$counters$bank1$2
 
 
-module hwprof_paper_1m_bram$counters$bank1$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module hwprof_paper_1m_bram__counters__bank1__3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [19:0] read_address;
@@ -14814,7 +14814,7 @@ module hwprof_paper_1m_bram$counters$bank1$3(read_address,read_clock,read_data,w
 endmodule // top$counters$bank1$3
 
 
-module hwprof_paper_1m_bram$counters$clear0(clock,start,busy,address);
+module hwprof_paper_1m_bram__counters__clear0(clock,start,busy,address);
     
     // Module arguments
     input wire  clock;
@@ -14835,12 +14835,12 @@ module hwprof_paper_1m_bram$counters$clear0(clock,start,busy,address);
     reg  next_address$clock;
     
     // Sub module instances
-    hwprof_paper_1m_bram$counters$clear0$running running(
+    hwprof_paper_1m_bram__counters__clear0__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
     );
-    hwprof_paper_1m_bram$counters$clear0$next_address next_address(
+    hwprof_paper_1m_bram__counters__clear0__next_address next_address(
         .d(next_address$d),
         .q(next_address$q),
         .clock(next_address$clock)
@@ -14862,14 +14862,14 @@ module hwprof_paper_1m_bram$counters$clear0(clock,start,busy,address);
         end
         if (start) begin
             running$d = 1'b1;
-            next_address$d = 32'h0;
+            next_address$d = 20'h0;
         end
     end
     
 endmodule // top$counters$clear0
 
 
-module hwprof_paper_1m_bram$counters$clear0$next_address(d,q,clock);
+module hwprof_paper_1m_bram__counters__clear0__next_address(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -14888,7 +14888,7 @@ module hwprof_paper_1m_bram$counters$clear0$next_address(d,q,clock);
 endmodule // top$counters$clear0$next_address
 
 
-module hwprof_paper_1m_bram$counters$clear0$running(d,q,clock);
+module hwprof_paper_1m_bram__counters__clear0__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14907,7 +14907,7 @@ module hwprof_paper_1m_bram$counters$clear0$running(d,q,clock);
 endmodule // top$counters$clear0$running
 
 
-module hwprof_paper_1m_bram$counters$clear1(clock,start,busy,address);
+module hwprof_paper_1m_bram__counters__clear1(clock,start,busy,address);
     
     // Module arguments
     input wire  clock;
@@ -14928,12 +14928,12 @@ module hwprof_paper_1m_bram$counters$clear1(clock,start,busy,address);
     reg  next_address$clock;
     
     // Sub module instances
-    hwprof_paper_1m_bram$counters$clear1$running running(
+    hwprof_paper_1m_bram__counters__clear1__running running(
         .d(running$d),
         .q(running$q),
         .clock(running$clock)
     );
-    hwprof_paper_1m_bram$counters$clear1$next_address next_address(
+    hwprof_paper_1m_bram__counters__clear1__next_address next_address(
         .d(next_address$d),
         .q(next_address$q),
         .clock(next_address$clock)
@@ -14955,14 +14955,14 @@ module hwprof_paper_1m_bram$counters$clear1(clock,start,busy,address);
         end
         if (start) begin
             running$d = 1'b1;
-            next_address$d = 32'h0;
+            next_address$d = 20'h0;
         end
     end
     
 endmodule // top$counters$clear1
 
 
-module hwprof_paper_1m_bram$counters$clear1$next_address(d,q,clock);
+module hwprof_paper_1m_bram__counters__clear1__next_address(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -14981,7 +14981,7 @@ module hwprof_paper_1m_bram$counters$clear1$next_address(d,q,clock);
 endmodule // top$counters$clear1$next_address
 
 
-module hwprof_paper_1m_bram$counters$clear1$running(d,q,clock);
+module hwprof_paper_1m_bram__counters__clear1__running(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -15000,7 +15000,7 @@ module hwprof_paper_1m_bram$counters$clear1$running(d,q,clock);
 endmodule // top$counters$clear1$running
 
 
-module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
+module hwprof_paper_1m_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
     
     // Module arguments
     input wire  [23:0] c$0;
@@ -15342,7 +15342,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,
     reg  [255:0] le;
     
     // Sub module instances
-    hwprof_paper_1m_bram$counters$cu$floor_gather floor_gather(
+    hwprof_paper_1m_bram__counters__cu__floor_gather floor_gather(
         .bits$0(floor_gather$bits$0),
         .bits$1(floor_gather$bits$1),
         .bits$2(floor_gather$bits$2),
@@ -15361,7 +15361,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,
         .bits$15(floor_gather$bits$15),
         .word(floor_gather$word)
     );
-    hwprof_paper_1m_bram$counters$cu$le_gather le_gather(
+    hwprof_paper_1m_bram__counters__cu__le_gather le_gather(
         .bits$0(le_gather$bits$0),
         .bits$1(le_gather$bits$1),
         .bits$2(le_gather$bits$2),
@@ -16024,7 +16024,7 @@ module hwprof_paper_1m_bram$counters$cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,
 endmodule // top$counters$cu
 
 
-module hwprof_paper_1m_bram$counters$cu$floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
+module hwprof_paper_1m_bram__counters__cu__floor_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,word);
     
     // Module arguments
     input wire  bits$0;
@@ -16050,7 +16050,7 @@ module hwprof_paper_1m_bram$counters$cu$floor_gather(bits$0,bits$1,bits$2,bits$3
 endmodule // top$counters$cu$floor_gather
 
 
-module hwprof_paper_1m_bram$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
+module hwprof_paper_1m_bram__counters__cu__le_gather(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,bits$20,bits$21,bits$22,bits$23,bits$24,bits$25,bits$26,bits$27,bits$28,bits$29,bits$30,bits$31,bits$32,bits$33,bits$34,bits$35,bits$36,bits$37,bits$38,bits$39,bits$40,bits$41,bits$42,bits$43,bits$44,bits$45,bits$46,bits$47,bits$48,bits$49,bits$50,bits$51,bits$52,bits$53,bits$54,bits$55,bits$56,bits$57,bits$58,bits$59,bits$60,bits$61,bits$62,bits$63,bits$64,bits$65,bits$66,bits$67,bits$68,bits$69,bits$70,bits$71,bits$72,bits$73,bits$74,bits$75,bits$76,bits$77,bits$78,bits$79,bits$80,bits$81,bits$82,bits$83,bits$84,bits$85,bits$86,bits$87,bits$88,bits$89,bits$90,bits$91,bits$92,bits$93,bits$94,bits$95,bits$96,bits$97,bits$98,bits$99,bits$100,bits$101,bits$102,bits$103,bits$104,bits$105,bits$106,bits$107,bits$108,bits$109,bits$110,bits$111,bits$112,bits$113,bits$114,bits$115,bits$116,bits$117,bits$118,bits$119,bits$120,bits$121,bits$122,bits$123,bits$124,bits$125,bits$126,bits$127,bits$128,bits$129,bits$130,bits$131,bits$132,bits$133,bits$134,bits$135,bits$136,bits$137,bits$138,bits$139,bits$140,bits$141,bits$142,bits$143,bits$144,bits$145,bits$146,bits$147,bits$148,bits$149,bits$150,bits$151,bits$152,bits$153,bits$154,bits$155,bits$156,bits$157,bits$158,bits$159,bits$160,bits$161,bits$162,bits$163,bits$164,bits$165,bits$166,bits$167,bits$168,bits$169,bits$170,bits$171,bits$172,bits$173,bits$174,bits$175,bits$176,bits$177,bits$178,bits$179,bits$180,bits$181,bits$182,bits$183,bits$184,bits$185,bits$186,bits$187,bits$188,bits$189,bits$190,bits$191,bits$192,bits$193,bits$194,bits$195,bits$196,bits$197,bits$198,bits$199,bits$200,bits$201,bits$202,bits$203,bits$204,bits$205,bits$206,bits$207,bits$208,bits$209,bits$210,bits$211,bits$212,bits$213,bits$214,bits$215,bits$216,bits$217,bits$218,bits$219,bits$220,bits$221,bits$222,bits$223,bits$224,bits$225,bits$226,bits$227,bits$228,bits$229,bits$230,bits$231,bits$232,bits$233,bits$234,bits$235,bits$236,bits$237,bits$238,bits$239,bits$240,bits$241,bits$242,bits$243,bits$244,bits$245,bits$246,bits$247,bits$248,bits$249,bits$250,bits$251,bits$252,bits$253,bits$254,bits$255,word);
     
     // Module arguments
     input wire  bits$0;
@@ -16316,7 +16316,7 @@ module hwprof_paper_1m_bram$counters$cu$le_gather(bits$0,bits$1,bits$2,bits$3,bi
 endmodule // top$counters$cu$le_gather
 
 
-module hwprof_paper_1m_bram$counters$fw2_data$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw2_data__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16335,7 +16335,7 @@ module hwprof_paper_1m_bram$counters$fw2_data$0(d,q,clock);
 endmodule // top$counters$fw2_data$0
 
 
-module hwprof_paper_1m_bram$counters$fw2_data$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw2_data__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16354,7 +16354,7 @@ module hwprof_paper_1m_bram$counters$fw2_data$1(d,q,clock);
 endmodule // top$counters$fw2_data$1
 
 
-module hwprof_paper_1m_bram$counters$fw2_data$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw2_data__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16373,7 +16373,7 @@ module hwprof_paper_1m_bram$counters$fw2_data$2(d,q,clock);
 endmodule // top$counters$fw2_data$2
 
 
-module hwprof_paper_1m_bram$counters$fw2_data$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw2_data__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16392,7 +16392,7 @@ module hwprof_paper_1m_bram$counters$fw2_data$3(d,q,clock);
 endmodule // top$counters$fw2_data$3
 
 
-module hwprof_paper_1m_bram$counters$fw2_floor$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw2_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16411,7 +16411,7 @@ module hwprof_paper_1m_bram$counters$fw2_floor$0(d,q,clock);
 endmodule // top$counters$fw2_floor$0
 
 
-module hwprof_paper_1m_bram$counters$fw2_floor$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw2_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16430,7 +16430,7 @@ module hwprof_paper_1m_bram$counters$fw2_floor$1(d,q,clock);
 endmodule // top$counters$fw2_floor$1
 
 
-module hwprof_paper_1m_bram$counters$fw2_floor$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw2_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16449,7 +16449,7 @@ module hwprof_paper_1m_bram$counters$fw2_floor$2(d,q,clock);
 endmodule // top$counters$fw2_floor$2
 
 
-module hwprof_paper_1m_bram$counters$fw2_floor$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw2_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16468,7 +16468,7 @@ module hwprof_paper_1m_bram$counters$fw2_floor$3(d,q,clock);
 endmodule // top$counters$fw2_floor$3
 
 
-module hwprof_paper_1m_bram$counters$fw3_data$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw3_data__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16487,7 +16487,7 @@ module hwprof_paper_1m_bram$counters$fw3_data$0(d,q,clock);
 endmodule // top$counters$fw3_data$0
 
 
-module hwprof_paper_1m_bram$counters$fw3_data$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw3_data__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16506,7 +16506,7 @@ module hwprof_paper_1m_bram$counters$fw3_data$1(d,q,clock);
 endmodule // top$counters$fw3_data$1
 
 
-module hwprof_paper_1m_bram$counters$fw3_data$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw3_data__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16525,7 +16525,7 @@ module hwprof_paper_1m_bram$counters$fw3_data$2(d,q,clock);
 endmodule // top$counters$fw3_data$2
 
 
-module hwprof_paper_1m_bram$counters$fw3_data$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw3_data__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16544,7 +16544,7 @@ module hwprof_paper_1m_bram$counters$fw3_data$3(d,q,clock);
 endmodule // top$counters$fw3_data$3
 
 
-module hwprof_paper_1m_bram$counters$fw3_floor$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw3_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16563,7 +16563,7 @@ module hwprof_paper_1m_bram$counters$fw3_floor$0(d,q,clock);
 endmodule // top$counters$fw3_floor$0
 
 
-module hwprof_paper_1m_bram$counters$fw3_floor$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw3_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16582,7 +16582,7 @@ module hwprof_paper_1m_bram$counters$fw3_floor$1(d,q,clock);
 endmodule // top$counters$fw3_floor$1
 
 
-module hwprof_paper_1m_bram$counters$fw3_floor$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw3_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16601,7 +16601,7 @@ module hwprof_paper_1m_bram$counters$fw3_floor$2(d,q,clock);
 endmodule // top$counters$fw3_floor$2
 
 
-module hwprof_paper_1m_bram$counters$fw3_floor$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw3_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16620,7 +16620,7 @@ module hwprof_paper_1m_bram$counters$fw3_floor$3(d,q,clock);
 endmodule // top$counters$fw3_floor$3
 
 
-module hwprof_paper_1m_bram$counters$fw_c$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_c__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16639,7 +16639,7 @@ module hwprof_paper_1m_bram$counters$fw_c$0(d,q,clock);
 endmodule // top$counters$fw_c$0
 
 
-module hwprof_paper_1m_bram$counters$fw_c$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_c__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16658,7 +16658,7 @@ module hwprof_paper_1m_bram$counters$fw_c$1(d,q,clock);
 endmodule // top$counters$fw_c$1
 
 
-module hwprof_paper_1m_bram$counters$fw_c$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_c__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16677,7 +16677,7 @@ module hwprof_paper_1m_bram$counters$fw_c$2(d,q,clock);
 endmodule // top$counters$fw_c$2
 
 
-module hwprof_paper_1m_bram$counters$fw_c$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_c__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16696,7 +16696,7 @@ module hwprof_paper_1m_bram$counters$fw_c$3(d,q,clock);
 endmodule // top$counters$fw_c$3
 
 
-module hwprof_paper_1m_bram$counters$fw_cfloor$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_cfloor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16715,7 +16715,7 @@ module hwprof_paper_1m_bram$counters$fw_cfloor$0(d,q,clock);
 endmodule // top$counters$fw_cfloor$0
 
 
-module hwprof_paper_1m_bram$counters$fw_cfloor$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_cfloor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16734,7 +16734,7 @@ module hwprof_paper_1m_bram$counters$fw_cfloor$1(d,q,clock);
 endmodule // top$counters$fw_cfloor$1
 
 
-module hwprof_paper_1m_bram$counters$fw_cfloor$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_cfloor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16753,7 +16753,7 @@ module hwprof_paper_1m_bram$counters$fw_cfloor$2(d,q,clock);
 endmodule // top$counters$fw_cfloor$2
 
 
-module hwprof_paper_1m_bram$counters$fw_cfloor$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_cfloor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16772,7 +16772,7 @@ module hwprof_paper_1m_bram$counters$fw_cfloor$3(d,q,clock);
 endmodule // top$counters$fw_cfloor$3
 
 
-module hwprof_paper_1m_bram$counters$fw_data$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_data__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16791,7 +16791,7 @@ module hwprof_paper_1m_bram$counters$fw_data$0(d,q,clock);
 endmodule // top$counters$fw_data$0
 
 
-module hwprof_paper_1m_bram$counters$fw_data$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_data__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16810,7 +16810,7 @@ module hwprof_paper_1m_bram$counters$fw_data$1(d,q,clock);
 endmodule // top$counters$fw_data$1
 
 
-module hwprof_paper_1m_bram$counters$fw_data$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_data__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16829,7 +16829,7 @@ module hwprof_paper_1m_bram$counters$fw_data$2(d,q,clock);
 endmodule // top$counters$fw_data$2
 
 
-module hwprof_paper_1m_bram$counters$fw_data$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_data__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16848,7 +16848,7 @@ module hwprof_paper_1m_bram$counters$fw_data$3(d,q,clock);
 endmodule // top$counters$fw_data$3
 
 
-module hwprof_paper_1m_bram$counters$fw_floor$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16867,7 +16867,7 @@ module hwprof_paper_1m_bram$counters$fw_floor$0(d,q,clock);
 endmodule // top$counters$fw_floor$0
 
 
-module hwprof_paper_1m_bram$counters$fw_floor$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16886,7 +16886,7 @@ module hwprof_paper_1m_bram$counters$fw_floor$1(d,q,clock);
 endmodule // top$counters$fw_floor$1
 
 
-module hwprof_paper_1m_bram$counters$fw_floor$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16905,7 +16905,7 @@ module hwprof_paper_1m_bram$counters$fw_floor$2(d,q,clock);
 endmodule // top$counters$fw_floor$2
 
 
-module hwprof_paper_1m_bram$counters$fw_floor$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16924,7 +16924,7 @@ module hwprof_paper_1m_bram$counters$fw_floor$3(d,q,clock);
 endmodule // top$counters$fw_floor$3
 
 
-module hwprof_paper_1m_bram$counters$fw_inc$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_inc__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16943,7 +16943,7 @@ module hwprof_paper_1m_bram$counters$fw_inc$0(d,q,clock);
 endmodule // top$counters$fw_inc$0
 
 
-module hwprof_paper_1m_bram$counters$fw_inc$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_inc__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16962,7 +16962,7 @@ module hwprof_paper_1m_bram$counters$fw_inc$1(d,q,clock);
 endmodule // top$counters$fw_inc$1
 
 
-module hwprof_paper_1m_bram$counters$fw_inc$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_inc__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -16981,7 +16981,7 @@ module hwprof_paper_1m_bram$counters$fw_inc$2(d,q,clock);
 endmodule // top$counters$fw_inc$2
 
 
-module hwprof_paper_1m_bram$counters$fw_inc$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_inc__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17000,7 +17000,7 @@ module hwprof_paper_1m_bram$counters$fw_inc$3(d,q,clock);
 endmodule // top$counters$fw_inc$3
 
 
-module hwprof_paper_1m_bram$counters$fw_incfloor$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_incfloor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17019,7 +17019,7 @@ module hwprof_paper_1m_bram$counters$fw_incfloor$0(d,q,clock);
 endmodule // top$counters$fw_incfloor$0
 
 
-module hwprof_paper_1m_bram$counters$fw_incfloor$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_incfloor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17038,7 +17038,7 @@ module hwprof_paper_1m_bram$counters$fw_incfloor$1(d,q,clock);
 endmodule // top$counters$fw_incfloor$1
 
 
-module hwprof_paper_1m_bram$counters$fw_incfloor$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_incfloor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17057,7 +17057,7 @@ module hwprof_paper_1m_bram$counters$fw_incfloor$2(d,q,clock);
 endmodule // top$counters$fw_incfloor$2
 
 
-module hwprof_paper_1m_bram$counters$fw_incfloor$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_incfloor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17076,7 +17076,7 @@ module hwprof_paper_1m_bram$counters$fw_incfloor$3(d,q,clock);
 endmodule // top$counters$fw_incfloor$3
 
 
-module hwprof_paper_1m_bram$counters$fw_pick$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_pick__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17095,7 +17095,7 @@ module hwprof_paper_1m_bram$counters$fw_pick$0(d,q,clock);
 endmodule // top$counters$fw_pick$0
 
 
-module hwprof_paper_1m_bram$counters$fw_pick$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_pick__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17114,7 +17114,7 @@ module hwprof_paper_1m_bram$counters$fw_pick$1(d,q,clock);
 endmodule // top$counters$fw_pick$1
 
 
-module hwprof_paper_1m_bram$counters$fw_pick$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_pick__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17133,7 +17133,7 @@ module hwprof_paper_1m_bram$counters$fw_pick$2(d,q,clock);
 endmodule // top$counters$fw_pick$2
 
 
-module hwprof_paper_1m_bram$counters$fw_pick$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_pick__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17152,7 +17152,7 @@ module hwprof_paper_1m_bram$counters$fw_pick$3(d,q,clock);
 endmodule // top$counters$fw_pick$3
 
 
-module hwprof_paper_1m_bram$counters$fw_same$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_same__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17171,7 +17171,7 @@ module hwprof_paper_1m_bram$counters$fw_same$0(d,q,clock);
 endmodule // top$counters$fw_same$0
 
 
-module hwprof_paper_1m_bram$counters$fw_same$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_same__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17190,7 +17190,7 @@ module hwprof_paper_1m_bram$counters$fw_same$1(d,q,clock);
 endmodule // top$counters$fw_same$1
 
 
-module hwprof_paper_1m_bram$counters$fw_same$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_same__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17209,7 +17209,7 @@ module hwprof_paper_1m_bram$counters$fw_same$2(d,q,clock);
 endmodule // top$counters$fw_same$2
 
 
-module hwprof_paper_1m_bram$counters$fw_same$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_same__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17228,7 +17228,7 @@ module hwprof_paper_1m_bram$counters$fw_same$3(d,q,clock);
 endmodule // top$counters$fw_same$3
 
 
-module hwprof_paper_1m_bram$counters$fw_upd(d,q,clock);
+module hwprof_paper_1m_bram__counters__fw_upd(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17247,7 +17247,7 @@ module hwprof_paper_1m_bram$counters$fw_upd(d,q,clock);
 endmodule // top$counters$fw_upd
 
 
-module hwprof_paper_1m_bram$counters$inc_r$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__inc_r__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17266,7 +17266,7 @@ module hwprof_paper_1m_bram$counters$inc_r$0(d,q,clock);
 endmodule // top$counters$inc_r$0
 
 
-module hwprof_paper_1m_bram$counters$inc_r$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__inc_r__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17285,7 +17285,7 @@ module hwprof_paper_1m_bram$counters$inc_r$1(d,q,clock);
 endmodule // top$counters$inc_r$1
 
 
-module hwprof_paper_1m_bram$counters$inc_r$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__inc_r__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17304,7 +17304,7 @@ module hwprof_paper_1m_bram$counters$inc_r$2(d,q,clock);
 endmodule // top$counters$inc_r$2
 
 
-module hwprof_paper_1m_bram$counters$inc_r$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__inc_r__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17323,7 +17323,7 @@ module hwprof_paper_1m_bram$counters$inc_r$3(d,q,clock);
 endmodule // top$counters$inc_r$3
 
 
-module hwprof_paper_1m_bram$counters$m_bank(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17342,7 +17342,7 @@ module hwprof_paper_1m_bram$counters$m_bank(d,q,clock);
 endmodule // top$counters$m_bank
 
 
-module hwprof_paper_1m_bram$counters$m_index$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17361,7 +17361,7 @@ module hwprof_paper_1m_bram$counters$m_index$0(d,q,clock);
 endmodule // top$counters$m_index$0
 
 
-module hwprof_paper_1m_bram$counters$m_index$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17380,7 +17380,7 @@ module hwprof_paper_1m_bram$counters$m_index$1(d,q,clock);
 endmodule // top$counters$m_index$1
 
 
-module hwprof_paper_1m_bram$counters$m_index$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17399,7 +17399,7 @@ module hwprof_paper_1m_bram$counters$m_index$2(d,q,clock);
 endmodule // top$counters$m_index$2
 
 
-module hwprof_paper_1m_bram$counters$m_index$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17418,7 +17418,7 @@ module hwprof_paper_1m_bram$counters$m_index$3(d,q,clock);
 endmodule // top$counters$m_index$3
 
 
-module hwprof_paper_1m_bram$counters$m_same2$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same2__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17437,7 +17437,7 @@ module hwprof_paper_1m_bram$counters$m_same2$0(d,q,clock);
 endmodule // top$counters$m_same2$0
 
 
-module hwprof_paper_1m_bram$counters$m_same2$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same2__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17456,7 +17456,7 @@ module hwprof_paper_1m_bram$counters$m_same2$1(d,q,clock);
 endmodule // top$counters$m_same2$1
 
 
-module hwprof_paper_1m_bram$counters$m_same2$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same2__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17475,7 +17475,7 @@ module hwprof_paper_1m_bram$counters$m_same2$2(d,q,clock);
 endmodule // top$counters$m_same2$2
 
 
-module hwprof_paper_1m_bram$counters$m_same2$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same2__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17494,7 +17494,7 @@ module hwprof_paper_1m_bram$counters$m_same2$3(d,q,clock);
 endmodule // top$counters$m_same2$3
 
 
-module hwprof_paper_1m_bram$counters$m_same3$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same3__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17513,7 +17513,7 @@ module hwprof_paper_1m_bram$counters$m_same3$0(d,q,clock);
 endmodule // top$counters$m_same3$0
 
 
-module hwprof_paper_1m_bram$counters$m_same3$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same3__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17532,7 +17532,7 @@ module hwprof_paper_1m_bram$counters$m_same3$1(d,q,clock);
 endmodule // top$counters$m_same3$1
 
 
-module hwprof_paper_1m_bram$counters$m_same3$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same3__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17551,7 +17551,7 @@ module hwprof_paper_1m_bram$counters$m_same3$2(d,q,clock);
 endmodule // top$counters$m_same3$2
 
 
-module hwprof_paper_1m_bram$counters$m_same3$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same3__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17570,7 +17570,7 @@ module hwprof_paper_1m_bram$counters$m_same3$3(d,q,clock);
 endmodule // top$counters$m_same3$3
 
 
-module hwprof_paper_1m_bram$counters$m_same4$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same4__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17589,7 +17589,7 @@ module hwprof_paper_1m_bram$counters$m_same4$0(d,q,clock);
 endmodule // top$counters$m_same4$0
 
 
-module hwprof_paper_1m_bram$counters$m_same4$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same4__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17608,7 +17608,7 @@ module hwprof_paper_1m_bram$counters$m_same4$1(d,q,clock);
 endmodule // top$counters$m_same4$1
 
 
-module hwprof_paper_1m_bram$counters$m_same4$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same4__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17627,7 +17627,7 @@ module hwprof_paper_1m_bram$counters$m_same4$2(d,q,clock);
 endmodule // top$counters$m_same4$2
 
 
-module hwprof_paper_1m_bram$counters$m_same4$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__m_same4__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17646,7 +17646,7 @@ module hwprof_paper_1m_bram$counters$m_same4$3(d,q,clock);
 endmodule // top$counters$m_same4$3
 
 
-module hwprof_paper_1m_bram$counters$min_r$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__min_r__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17665,7 +17665,7 @@ module hwprof_paper_1m_bram$counters$min_r$0(d,q,clock);
 endmodule // top$counters$min_r$0
 
 
-module hwprof_paper_1m_bram$counters$min_r$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__min_r__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17684,7 +17684,7 @@ module hwprof_paper_1m_bram$counters$min_r$1(d,q,clock);
 endmodule // top$counters$min_r$1
 
 
-module hwprof_paper_1m_bram$counters$min_r$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__min_r__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17703,7 +17703,7 @@ module hwprof_paper_1m_bram$counters$min_r$2(d,q,clock);
 endmodule // top$counters$min_r$2
 
 
-module hwprof_paper_1m_bram$counters$min_r$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__min_r__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17722,7 +17722,7 @@ module hwprof_paper_1m_bram$counters$min_r$3(d,q,clock);
 endmodule // top$counters$min_r$3
 
 
-module hwprof_paper_1m_bram$counters$p_index$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__p_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17741,7 +17741,7 @@ module hwprof_paper_1m_bram$counters$p_index$0(d,q,clock);
 endmodule // top$counters$p_index$0
 
 
-module hwprof_paper_1m_bram$counters$p_index$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__p_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17760,7 +17760,7 @@ module hwprof_paper_1m_bram$counters$p_index$1(d,q,clock);
 endmodule // top$counters$p_index$1
 
 
-module hwprof_paper_1m_bram$counters$p_index$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__p_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17779,7 +17779,7 @@ module hwprof_paper_1m_bram$counters$p_index$2(d,q,clock);
 endmodule // top$counters$p_index$2
 
 
-module hwprof_paper_1m_bram$counters$p_index$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__p_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17798,7 +17798,7 @@ module hwprof_paper_1m_bram$counters$p_index$3(d,q,clock);
 endmodule // top$counters$p_index$3
 
 
-module hwprof_paper_1m_bram$counters$r_c$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__r_c__0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17817,7 +17817,7 @@ module hwprof_paper_1m_bram$counters$r_c$0(d,q,clock);
 endmodule // top$counters$r_c$0
 
 
-module hwprof_paper_1m_bram$counters$r_c$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__r_c__1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17836,7 +17836,7 @@ module hwprof_paper_1m_bram$counters$r_c$1(d,q,clock);
 endmodule // top$counters$r_c$1
 
 
-module hwprof_paper_1m_bram$counters$r_c$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__r_c__2(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17855,7 +17855,7 @@ module hwprof_paper_1m_bram$counters$r_c$2(d,q,clock);
 endmodule // top$counters$r_c$2
 
 
-module hwprof_paper_1m_bram$counters$r_c$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__r_c__3(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -17874,7 +17874,7 @@ module hwprof_paper_1m_bram$counters$r_c$3(d,q,clock);
 endmodule // top$counters$r_c$3
 
 
-module hwprof_paper_1m_bram$counters$r_floor$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__r_floor__0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17893,7 +17893,7 @@ module hwprof_paper_1m_bram$counters$r_floor$0(d,q,clock);
 endmodule // top$counters$r_floor$0
 
 
-module hwprof_paper_1m_bram$counters$r_floor$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__r_floor__1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17912,7 +17912,7 @@ module hwprof_paper_1m_bram$counters$r_floor$1(d,q,clock);
 endmodule // top$counters$r_floor$1
 
 
-module hwprof_paper_1m_bram$counters$r_floor$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__r_floor__2(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17931,7 +17931,7 @@ module hwprof_paper_1m_bram$counters$r_floor$2(d,q,clock);
 endmodule // top$counters$r_floor$2
 
 
-module hwprof_paper_1m_bram$counters$r_floor$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__r_floor__3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17950,7 +17950,7 @@ module hwprof_paper_1m_bram$counters$r_floor$3(d,q,clock);
 endmodule // top$counters$r_floor$3
 
 
-module hwprof_paper_1m_bram$counters$s1_bank(d,q,clock);
+module hwprof_paper_1m_bram__counters__s1_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -17969,7 +17969,7 @@ module hwprof_paper_1m_bram$counters$s1_bank(d,q,clock);
 endmodule // top$counters$s1_bank
 
 
-module hwprof_paper_1m_bram$counters$s1_index$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__s1_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -17988,7 +17988,7 @@ module hwprof_paper_1m_bram$counters$s1_index$0(d,q,clock);
 endmodule // top$counters$s1_index$0
 
 
-module hwprof_paper_1m_bram$counters$s1_index$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__s1_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18007,7 +18007,7 @@ module hwprof_paper_1m_bram$counters$s1_index$1(d,q,clock);
 endmodule // top$counters$s1_index$1
 
 
-module hwprof_paper_1m_bram$counters$s1_index$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__s1_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18026,7 +18026,7 @@ module hwprof_paper_1m_bram$counters$s1_index$2(d,q,clock);
 endmodule // top$counters$s1_index$2
 
 
-module hwprof_paper_1m_bram$counters$s1_index$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__s1_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18045,7 +18045,7 @@ module hwprof_paper_1m_bram$counters$s1_index$3(d,q,clock);
 endmodule // top$counters$s1_index$3
 
 
-module hwprof_paper_1m_bram$counters$w_bank(d,q,clock);
+module hwprof_paper_1m_bram__counters__w_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18064,7 +18064,7 @@ module hwprof_paper_1m_bram$counters$w_bank(d,q,clock);
 endmodule // top$counters$w_bank
 
 
-module hwprof_paper_1m_bram$counters$w_index$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__w_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18083,7 +18083,7 @@ module hwprof_paper_1m_bram$counters$w_index$0(d,q,clock);
 endmodule // top$counters$w_index$0
 
 
-module hwprof_paper_1m_bram$counters$w_index$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__w_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18102,7 +18102,7 @@ module hwprof_paper_1m_bram$counters$w_index$1(d,q,clock);
 endmodule // top$counters$w_index$1
 
 
-module hwprof_paper_1m_bram$counters$w_index$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__w_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18121,7 +18121,7 @@ module hwprof_paper_1m_bram$counters$w_index$2(d,q,clock);
 endmodule // top$counters$w_index$2
 
 
-module hwprof_paper_1m_bram$counters$w_index$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__w_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18140,7 +18140,7 @@ module hwprof_paper_1m_bram$counters$w_index$3(d,q,clock);
 endmodule // top$counters$w_index$3
 
 
-module hwprof_paper_1m_bram$counters$w_last(d,q,clock);
+module hwprof_paper_1m_bram__counters__w_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18159,7 +18159,7 @@ module hwprof_paper_1m_bram$counters$w_last(d,q,clock);
 endmodule // top$counters$w_last
 
 
-module hwprof_paper_1m_bram$counters$w_valid(d,q,clock);
+module hwprof_paper_1m_bram__counters__w_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18178,7 +18178,7 @@ module hwprof_paper_1m_bram$counters$w_valid(d,q,clock);
 endmodule // top$counters$w_valid
 
 
-module hwprof_paper_1m_bram$counters$was_clearing0(d,q,clock);
+module hwprof_paper_1m_bram__counters__was_clearing0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18197,7 +18197,7 @@ module hwprof_paper_1m_bram$counters$was_clearing0(d,q,clock);
 endmodule // top$counters$was_clearing0
 
 
-module hwprof_paper_1m_bram$counters$was_clearing1(d,q,clock);
+module hwprof_paper_1m_bram__counters__was_clearing1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18216,7 +18216,7 @@ module hwprof_paper_1m_bram$counters$was_clearing1(d,q,clock);
 endmodule // top$counters$was_clearing1
 
 
-module hwprof_paper_1m_bram$counters$wx_bank(d,q,clock);
+module hwprof_paper_1m_bram__counters__wx_bank(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18235,7 +18235,7 @@ module hwprof_paper_1m_bram$counters$wx_bank(d,q,clock);
 endmodule // top$counters$wx_bank
 
 
-module hwprof_paper_1m_bram$counters$wx_index$0(d,q,clock);
+module hwprof_paper_1m_bram__counters__wx_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18254,7 +18254,7 @@ module hwprof_paper_1m_bram$counters$wx_index$0(d,q,clock);
 endmodule // top$counters$wx_index$0
 
 
-module hwprof_paper_1m_bram$counters$wx_index$1(d,q,clock);
+module hwprof_paper_1m_bram__counters__wx_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18273,7 +18273,7 @@ module hwprof_paper_1m_bram$counters$wx_index$1(d,q,clock);
 endmodule // top$counters$wx_index$1
 
 
-module hwprof_paper_1m_bram$counters$wx_index$2(d,q,clock);
+module hwprof_paper_1m_bram__counters__wx_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18292,7 +18292,7 @@ module hwprof_paper_1m_bram$counters$wx_index$2(d,q,clock);
 endmodule // top$counters$wx_index$2
 
 
-module hwprof_paper_1m_bram$counters$wx_index$3(d,q,clock);
+module hwprof_paper_1m_bram__counters__wx_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18311,7 +18311,7 @@ module hwprof_paper_1m_bram$counters$wx_index$3(d,q,clock);
 endmodule // top$counters$wx_index$3
 
 
-module hwprof_paper_1m_bram$counters$wx_valid(d,q,clock);
+module hwprof_paper_1m_bram__counters__wx_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18330,7 +18330,7 @@ module hwprof_paper_1m_bram$counters$wx_valid(d,q,clock);
 endmodule // top$counters$wx_valid
 
 
-module hwprof_paper_1m_bram$d_last(d,q,clock);
+module hwprof_paper_1m_bram__d_last(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18349,7 +18349,7 @@ module hwprof_paper_1m_bram$d_last(d,q,clock);
 endmodule // top$d_last
 
 
-module hwprof_paper_1m_bram$d_valid(d,q,clock);
+module hwprof_paper_1m_bram__d_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18368,7 +18368,7 @@ module hwprof_paper_1m_bram$d_valid(d,q,clock);
 endmodule // top$d_valid
 
 
-module hwprof_paper_1m_bram$f_a(d,q,clock);
+module hwprof_paper_1m_bram__f_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -18387,7 +18387,7 @@ module hwprof_paper_1m_bram$f_a(d,q,clock);
 endmodule // top$f_a
 
 
-module hwprof_paper_1m_bram$f_b(d,q,clock);
+module hwprof_paper_1m_bram__f_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -18406,7 +18406,7 @@ module hwprof_paper_1m_bram$f_b(d,q,clock);
 endmodule // top$f_b
 
 
-module hwprof_paper_1m_bram$f_valid(d,q,clock);
+module hwprof_paper_1m_bram__f_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18425,7 +18425,7 @@ module hwprof_paper_1m_bram$f_valid(d,q,clock);
 endmodule // top$f_valid
 
 
-module hwprof_paper_1m_bram$g_a(d,q,clock);
+module hwprof_paper_1m_bram__g_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -18444,7 +18444,7 @@ module hwprof_paper_1m_bram$g_a(d,q,clock);
 endmodule // top$g_a
 
 
-module hwprof_paper_1m_bram$g_b(d,q,clock);
+module hwprof_paper_1m_bram__g_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -18463,7 +18463,7 @@ module hwprof_paper_1m_bram$g_b(d,q,clock);
 endmodule // top$g_b
 
 
-module hwprof_paper_1m_bram$g_index$0(d,q,clock);
+module hwprof_paper_1m_bram__g_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18482,7 +18482,7 @@ module hwprof_paper_1m_bram$g_index$0(d,q,clock);
 endmodule // top$g_index$0
 
 
-module hwprof_paper_1m_bram$g_index$1(d,q,clock);
+module hwprof_paper_1m_bram__g_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18501,7 +18501,7 @@ module hwprof_paper_1m_bram$g_index$1(d,q,clock);
 endmodule // top$g_index$1
 
 
-module hwprof_paper_1m_bram$g_index$2(d,q,clock);
+module hwprof_paper_1m_bram__g_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18520,7 +18520,7 @@ module hwprof_paper_1m_bram$g_index$2(d,q,clock);
 endmodule // top$g_index$2
 
 
-module hwprof_paper_1m_bram$g_index$3(d,q,clock);
+module hwprof_paper_1m_bram__g_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18539,7 +18539,7 @@ module hwprof_paper_1m_bram$g_index$3(d,q,clock);
 endmodule // top$g_index$3
 
 
-module hwprof_paper_1m_bram$g_set(d,q,clock);
+module hwprof_paper_1m_bram__g_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18558,7 +18558,7 @@ module hwprof_paper_1m_bram$g_set(d,q,clock);
 endmodule // top$g_set
 
 
-module hwprof_paper_1m_bram$g_valid(d,q,clock);
+module hwprof_paper_1m_bram__g_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18577,7 +18577,7 @@ module hwprof_paper_1m_bram$g_valid(d,q,clock);
 endmodule // top$g_valid
 
 
-module hwprof_paper_1m_bram$h_a(d,q,clock);
+module hwprof_paper_1m_bram__h_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -18596,7 +18596,7 @@ module hwprof_paper_1m_bram$h_a(d,q,clock);
 endmodule // top$h_a
 
 
-module hwprof_paper_1m_bram$h_b(d,q,clock);
+module hwprof_paper_1m_bram__h_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -18615,7 +18615,7 @@ module hwprof_paper_1m_bram$h_b(d,q,clock);
 endmodule // top$h_b
 
 
-module hwprof_paper_1m_bram$h_index$0(d,q,clock);
+module hwprof_paper_1m_bram__h_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18634,7 +18634,7 @@ module hwprof_paper_1m_bram$h_index$0(d,q,clock);
 endmodule // top$h_index$0
 
 
-module hwprof_paper_1m_bram$h_index$1(d,q,clock);
+module hwprof_paper_1m_bram__h_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18653,7 +18653,7 @@ module hwprof_paper_1m_bram$h_index$1(d,q,clock);
 endmodule // top$h_index$1
 
 
-module hwprof_paper_1m_bram$h_index$2(d,q,clock);
+module hwprof_paper_1m_bram__h_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18672,7 +18672,7 @@ module hwprof_paper_1m_bram$h_index$2(d,q,clock);
 endmodule // top$h_index$2
 
 
-module hwprof_paper_1m_bram$h_index$3(d,q,clock);
+module hwprof_paper_1m_bram__h_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18691,7 +18691,7 @@ module hwprof_paper_1m_bram$h_index$3(d,q,clock);
 endmodule // top$h_index$3
 
 
-module hwprof_paper_1m_bram$h_set(d,q,clock);
+module hwprof_paper_1m_bram__h_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -18710,7 +18710,7 @@ module hwprof_paper_1m_bram$h_set(d,q,clock);
 endmodule // top$h_set
 
 
-module hwprof_paper_1m_bram$h_valid(d,q,clock);
+module hwprof_paper_1m_bram__h_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18729,7 +18729,7 @@ module hwprof_paper_1m_bram$h_valid(d,q,clock);
 endmodule // top$h_valid
 
 
-module hwprof_paper_1m_bram$hash(a,b,index$0,index$1,index$2,index$3);
+module hwprof_paper_1m_bram__hash(a,b,index$0,index$1,index$2,index$3);
     
     // Module arguments
     input wire  [63:0] a;
@@ -18754,22 +18754,22 @@ module hwprof_paper_1m_bram$hash(a,b,index$0,index$1,index$2,index$3);
     wire  [19:0] tables$3$index;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$0 tables$0(
+    hwprof_paper_1m_bram__hash__tables__0 tables$0(
         .a(tables$0$a),
         .b(tables$0$b),
         .index(tables$0$index)
     );
-    hwprof_paper_1m_bram$hash$tables$1 tables$1(
+    hwprof_paper_1m_bram__hash__tables__1 tables$1(
         .a(tables$1$a),
         .b(tables$1$b),
         .index(tables$1$index)
     );
-    hwprof_paper_1m_bram$hash$tables$2 tables$2(
+    hwprof_paper_1m_bram__hash__tables__2 tables$2(
         .a(tables$2$a),
         .b(tables$2$b),
         .index(tables$2$index)
     );
-    hwprof_paper_1m_bram$hash$tables$3 tables$3(
+    hwprof_paper_1m_bram__hash__tables__3 tables$3(
         .a(tables$3$a),
         .b(tables$3$b),
         .index(tables$3$index)
@@ -18794,7 +18794,7 @@ module hwprof_paper_1m_bram$hash(a,b,index$0,index$1,index$2,index$3);
 endmodule // top$hash
 
 
-module hwprof_paper_1m_bram$hash$tables$0(a,b,index);
+module hwprof_paper_1m_bram__hash__tables__0(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -18842,71 +18842,71 @@ module hwprof_paper_1m_bram$hash$tables$0(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$0$rom_a$0 rom_a$0(
+    hwprof_paper_1m_bram__hash__tables__0__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_a$1 rom_a$1(
+    hwprof_paper_1m_bram__hash__tables__0__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_a$2 rom_a$2(
+    hwprof_paper_1m_bram__hash__tables__0__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_a$3 rom_a$3(
+    hwprof_paper_1m_bram__hash__tables__0__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_a$4 rom_a$4(
+    hwprof_paper_1m_bram__hash__tables__0__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_a$5 rom_a$5(
+    hwprof_paper_1m_bram__hash__tables__0__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_a$6 rom_a$6(
+    hwprof_paper_1m_bram__hash__tables__0__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_a$7 rom_a$7(
+    hwprof_paper_1m_bram__hash__tables__0__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_b$0 rom_b$0(
+    hwprof_paper_1m_bram__hash__tables__0__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_b$1 rom_b$1(
+    hwprof_paper_1m_bram__hash__tables__0__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_b$2 rom_b$2(
+    hwprof_paper_1m_bram__hash__tables__0__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_b$3 rom_b$3(
+    hwprof_paper_1m_bram__hash__tables__0__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_b$4 rom_b$4(
+    hwprof_paper_1m_bram__hash__tables__0__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_b$5 rom_b$5(
+    hwprof_paper_1m_bram__hash__tables__0__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_b$6 rom_b$6(
+    hwprof_paper_1m_bram__hash__tables__0__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$rom_b$7 rom_b$7(
+    hwprof_paper_1m_bram__hash__tables__0__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_paper_1m_bram$hash$tables$0$parity parity(
+    hwprof_paper_1m_bram__hash__tables__0__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -18938,7 +18938,7 @@ module hwprof_paper_1m_bram$hash$tables$0(a,b,index);
 endmodule // top$hash$tables$0
 
 
-module hwprof_paper_1m_bram$hash$tables$0$parity(a,b,index);
+module hwprof_paper_1m_bram__hash__tables__0__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -19011,7 +19011,7 @@ module hwprof_paper_1m_bram$hash$tables$0$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$0$parity$bits bits(
+    hwprof_paper_1m_bram__hash__tables__0__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -19063,7 +19063,7 @@ module hwprof_paper_1m_bram$hash$tables$0$parity(a,b,index);
 endmodule // top$hash$tables$0$parity
 
 
-module hwprof_paper_1m_bram$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_1m_bram__hash__tables__0__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -19093,7 +19093,7 @@ module hwprof_paper_1m_bram$hash$tables$0$parity$bits(bits$0,bits$1,bits$2,bits$
 endmodule // top$hash$tables$0$parity$bits
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_a$0(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -19362,7 +19362,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_a$0(address,data);
 endmodule // top$hash$tables$0$rom_a$0
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_a$1(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -19631,7 +19631,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_a$1(address,data);
 endmodule // top$hash$tables$0$rom_a$1
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_a$2(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -19900,7 +19900,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_a$2(address,data);
 endmodule // top$hash$tables$0$rom_a$2
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_a$3(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -20169,7 +20169,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_a$3(address,data);
 endmodule // top$hash$tables$0$rom_a$3
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_a$4(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -20438,7 +20438,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_a$4(address,data);
 endmodule // top$hash$tables$0$rom_a$4
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_a$5(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -20707,7 +20707,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_a$5(address,data);
 endmodule // top$hash$tables$0$rom_a$5
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_a$6(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -20723,7 +20723,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_a$6(address,data);
 endmodule // top$hash$tables$0$rom_a$6
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_a$7(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -20739,7 +20739,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_a$7(address,data);
 endmodule // top$hash$tables$0$rom_a$7
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_b$0(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -21008,7 +21008,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_b$0(address,data);
 endmodule // top$hash$tables$0$rom_b$0
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_b$1(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -21277,7 +21277,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_b$1(address,data);
 endmodule // top$hash$tables$0$rom_b$1
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_b$2(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -21546,7 +21546,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_b$2(address,data);
 endmodule // top$hash$tables$0$rom_b$2
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_b$3(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -21815,7 +21815,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_b$3(address,data);
 endmodule // top$hash$tables$0$rom_b$3
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_b$4(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -22084,7 +22084,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_b$4(address,data);
 endmodule // top$hash$tables$0$rom_b$4
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_b$5(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -22353,7 +22353,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_b$5(address,data);
 endmodule // top$hash$tables$0$rom_b$5
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_b$6(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -22369,7 +22369,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_b$6(address,data);
 endmodule // top$hash$tables$0$rom_b$6
 
 
-module hwprof_paper_1m_bram$hash$tables$0$rom_b$7(address,data);
+module hwprof_paper_1m_bram__hash__tables__0__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -22385,7 +22385,7 @@ module hwprof_paper_1m_bram$hash$tables$0$rom_b$7(address,data);
 endmodule // top$hash$tables$0$rom_b$7
 
 
-module hwprof_paper_1m_bram$hash$tables$1(a,b,index);
+module hwprof_paper_1m_bram__hash__tables__1(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -22433,71 +22433,71 @@ module hwprof_paper_1m_bram$hash$tables$1(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$1$rom_a$0 rom_a$0(
+    hwprof_paper_1m_bram__hash__tables__1__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_a$1 rom_a$1(
+    hwprof_paper_1m_bram__hash__tables__1__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_a$2 rom_a$2(
+    hwprof_paper_1m_bram__hash__tables__1__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_a$3 rom_a$3(
+    hwprof_paper_1m_bram__hash__tables__1__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_a$4 rom_a$4(
+    hwprof_paper_1m_bram__hash__tables__1__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_a$5 rom_a$5(
+    hwprof_paper_1m_bram__hash__tables__1__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_a$6 rom_a$6(
+    hwprof_paper_1m_bram__hash__tables__1__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_a$7 rom_a$7(
+    hwprof_paper_1m_bram__hash__tables__1__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_b$0 rom_b$0(
+    hwprof_paper_1m_bram__hash__tables__1__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_b$1 rom_b$1(
+    hwprof_paper_1m_bram__hash__tables__1__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_b$2 rom_b$2(
+    hwprof_paper_1m_bram__hash__tables__1__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_b$3 rom_b$3(
+    hwprof_paper_1m_bram__hash__tables__1__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_b$4 rom_b$4(
+    hwprof_paper_1m_bram__hash__tables__1__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_b$5 rom_b$5(
+    hwprof_paper_1m_bram__hash__tables__1__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_b$6 rom_b$6(
+    hwprof_paper_1m_bram__hash__tables__1__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$rom_b$7 rom_b$7(
+    hwprof_paper_1m_bram__hash__tables__1__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_paper_1m_bram$hash$tables$1$parity parity(
+    hwprof_paper_1m_bram__hash__tables__1__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -22529,7 +22529,7 @@ module hwprof_paper_1m_bram$hash$tables$1(a,b,index);
 endmodule // top$hash$tables$1
 
 
-module hwprof_paper_1m_bram$hash$tables$1$parity(a,b,index);
+module hwprof_paper_1m_bram__hash__tables__1__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -22602,7 +22602,7 @@ module hwprof_paper_1m_bram$hash$tables$1$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$1$parity$bits bits(
+    hwprof_paper_1m_bram__hash__tables__1__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -22654,7 +22654,7 @@ module hwprof_paper_1m_bram$hash$tables$1$parity(a,b,index);
 endmodule // top$hash$tables$1$parity
 
 
-module hwprof_paper_1m_bram$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_1m_bram__hash__tables__1__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -22684,7 +22684,7 @@ module hwprof_paper_1m_bram$hash$tables$1$parity$bits(bits$0,bits$1,bits$2,bits$
 endmodule // top$hash$tables$1$parity$bits
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_a$0(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -22954,7 +22954,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_a$0(address,data);
 endmodule // top$hash$tables$1$rom_a$0
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_a$1(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -23224,7 +23224,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_a$1(address,data);
 endmodule // top$hash$tables$1$rom_a$1
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_a$2(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -23494,7 +23494,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_a$2(address,data);
 endmodule // top$hash$tables$1$rom_a$2
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_a$3(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -23764,7 +23764,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_a$3(address,data);
 endmodule // top$hash$tables$1$rom_a$3
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_a$4(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -24034,7 +24034,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_a$4(address,data);
 endmodule // top$hash$tables$1$rom_a$4
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_a$5(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -24304,7 +24304,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_a$5(address,data);
 endmodule // top$hash$tables$1$rom_a$5
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_a$6(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -24320,7 +24320,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_a$6(address,data);
 endmodule // top$hash$tables$1$rom_a$6
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_a$7(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -24336,7 +24336,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_a$7(address,data);
 endmodule // top$hash$tables$1$rom_a$7
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_b$0(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -24606,7 +24606,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_b$0(address,data);
 endmodule // top$hash$tables$1$rom_b$0
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_b$1(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -24876,7 +24876,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_b$1(address,data);
 endmodule // top$hash$tables$1$rom_b$1
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_b$2(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -25146,7 +25146,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_b$2(address,data);
 endmodule // top$hash$tables$1$rom_b$2
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_b$3(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -25416,7 +25416,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_b$3(address,data);
 endmodule // top$hash$tables$1$rom_b$3
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_b$4(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -25686,7 +25686,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_b$4(address,data);
 endmodule // top$hash$tables$1$rom_b$4
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_b$5(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -25956,7 +25956,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_b$5(address,data);
 endmodule // top$hash$tables$1$rom_b$5
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_b$6(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -25972,7 +25972,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_b$6(address,data);
 endmodule // top$hash$tables$1$rom_b$6
 
 
-module hwprof_paper_1m_bram$hash$tables$1$rom_b$7(address,data);
+module hwprof_paper_1m_bram__hash__tables__1__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -25988,7 +25988,7 @@ module hwprof_paper_1m_bram$hash$tables$1$rom_b$7(address,data);
 endmodule // top$hash$tables$1$rom_b$7
 
 
-module hwprof_paper_1m_bram$hash$tables$2(a,b,index);
+module hwprof_paper_1m_bram__hash__tables__2(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -26036,71 +26036,71 @@ module hwprof_paper_1m_bram$hash$tables$2(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$2$rom_a$0 rom_a$0(
+    hwprof_paper_1m_bram__hash__tables__2__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_a$1 rom_a$1(
+    hwprof_paper_1m_bram__hash__tables__2__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_a$2 rom_a$2(
+    hwprof_paper_1m_bram__hash__tables__2__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_a$3 rom_a$3(
+    hwprof_paper_1m_bram__hash__tables__2__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_a$4 rom_a$4(
+    hwprof_paper_1m_bram__hash__tables__2__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_a$5 rom_a$5(
+    hwprof_paper_1m_bram__hash__tables__2__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_a$6 rom_a$6(
+    hwprof_paper_1m_bram__hash__tables__2__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_a$7 rom_a$7(
+    hwprof_paper_1m_bram__hash__tables__2__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_b$0 rom_b$0(
+    hwprof_paper_1m_bram__hash__tables__2__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_b$1 rom_b$1(
+    hwprof_paper_1m_bram__hash__tables__2__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_b$2 rom_b$2(
+    hwprof_paper_1m_bram__hash__tables__2__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_b$3 rom_b$3(
+    hwprof_paper_1m_bram__hash__tables__2__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_b$4 rom_b$4(
+    hwprof_paper_1m_bram__hash__tables__2__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_b$5 rom_b$5(
+    hwprof_paper_1m_bram__hash__tables__2__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_b$6 rom_b$6(
+    hwprof_paper_1m_bram__hash__tables__2__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$rom_b$7 rom_b$7(
+    hwprof_paper_1m_bram__hash__tables__2__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_paper_1m_bram$hash$tables$2$parity parity(
+    hwprof_paper_1m_bram__hash__tables__2__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -26132,7 +26132,7 @@ module hwprof_paper_1m_bram$hash$tables$2(a,b,index);
 endmodule // top$hash$tables$2
 
 
-module hwprof_paper_1m_bram$hash$tables$2$parity(a,b,index);
+module hwprof_paper_1m_bram__hash__tables__2__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -26205,7 +26205,7 @@ module hwprof_paper_1m_bram$hash$tables$2$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$2$parity$bits bits(
+    hwprof_paper_1m_bram__hash__tables__2__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -26257,7 +26257,7 @@ module hwprof_paper_1m_bram$hash$tables$2$parity(a,b,index);
 endmodule // top$hash$tables$2$parity
 
 
-module hwprof_paper_1m_bram$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_1m_bram__hash__tables__2__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -26287,7 +26287,7 @@ module hwprof_paper_1m_bram$hash$tables$2$parity$bits(bits$0,bits$1,bits$2,bits$
 endmodule // top$hash$tables$2$parity$bits
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_a$0(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -26557,7 +26557,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_a$0(address,data);
 endmodule // top$hash$tables$2$rom_a$0
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_a$1(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -26827,7 +26827,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_a$1(address,data);
 endmodule // top$hash$tables$2$rom_a$1
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_a$2(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -27097,7 +27097,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_a$2(address,data);
 endmodule // top$hash$tables$2$rom_a$2
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_a$3(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -27367,7 +27367,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_a$3(address,data);
 endmodule // top$hash$tables$2$rom_a$3
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_a$4(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -27637,7 +27637,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_a$4(address,data);
 endmodule // top$hash$tables$2$rom_a$4
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_a$5(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -27907,7 +27907,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_a$5(address,data);
 endmodule // top$hash$tables$2$rom_a$5
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_a$6(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -27923,7 +27923,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_a$6(address,data);
 endmodule // top$hash$tables$2$rom_a$6
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_a$7(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -27939,7 +27939,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_a$7(address,data);
 endmodule // top$hash$tables$2$rom_a$7
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_b$0(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -28209,7 +28209,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_b$0(address,data);
 endmodule // top$hash$tables$2$rom_b$0
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_b$1(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -28479,7 +28479,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_b$1(address,data);
 endmodule // top$hash$tables$2$rom_b$1
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_b$2(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -28749,7 +28749,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_b$2(address,data);
 endmodule // top$hash$tables$2$rom_b$2
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_b$3(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -29019,7 +29019,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_b$3(address,data);
 endmodule // top$hash$tables$2$rom_b$3
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_b$4(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -29289,7 +29289,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_b$4(address,data);
 endmodule // top$hash$tables$2$rom_b$4
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_b$5(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -29559,7 +29559,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_b$5(address,data);
 endmodule // top$hash$tables$2$rom_b$5
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_b$6(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -29575,7 +29575,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_b$6(address,data);
 endmodule // top$hash$tables$2$rom_b$6
 
 
-module hwprof_paper_1m_bram$hash$tables$2$rom_b$7(address,data);
+module hwprof_paper_1m_bram__hash__tables__2__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -29591,7 +29591,7 @@ module hwprof_paper_1m_bram$hash$tables$2$rom_b$7(address,data);
 endmodule // top$hash$tables$2$rom_b$7
 
 
-module hwprof_paper_1m_bram$hash$tables$3(a,b,index);
+module hwprof_paper_1m_bram__hash__tables__3(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -29639,71 +29639,71 @@ module hwprof_paper_1m_bram$hash$tables$3(a,b,index);
     wire  [19:0] parity$index;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$3$rom_a$0 rom_a$0(
+    hwprof_paper_1m_bram__hash__tables__3__rom_a__0 rom_a$0(
         .address(rom_a$0$address),
         .data(rom_a$0$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_a$1 rom_a$1(
+    hwprof_paper_1m_bram__hash__tables__3__rom_a__1 rom_a$1(
         .address(rom_a$1$address),
         .data(rom_a$1$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_a$2 rom_a$2(
+    hwprof_paper_1m_bram__hash__tables__3__rom_a__2 rom_a$2(
         .address(rom_a$2$address),
         .data(rom_a$2$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_a$3 rom_a$3(
+    hwprof_paper_1m_bram__hash__tables__3__rom_a__3 rom_a$3(
         .address(rom_a$3$address),
         .data(rom_a$3$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_a$4 rom_a$4(
+    hwprof_paper_1m_bram__hash__tables__3__rom_a__4 rom_a$4(
         .address(rom_a$4$address),
         .data(rom_a$4$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_a$5 rom_a$5(
+    hwprof_paper_1m_bram__hash__tables__3__rom_a__5 rom_a$5(
         .address(rom_a$5$address),
         .data(rom_a$5$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_a$6 rom_a$6(
+    hwprof_paper_1m_bram__hash__tables__3__rom_a__6 rom_a$6(
         .address(rom_a$6$address),
         .data(rom_a$6$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_a$7 rom_a$7(
+    hwprof_paper_1m_bram__hash__tables__3__rom_a__7 rom_a$7(
         .address(rom_a$7$address),
         .data(rom_a$7$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_b$0 rom_b$0(
+    hwprof_paper_1m_bram__hash__tables__3__rom_b__0 rom_b$0(
         .address(rom_b$0$address),
         .data(rom_b$0$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_b$1 rom_b$1(
+    hwprof_paper_1m_bram__hash__tables__3__rom_b__1 rom_b$1(
         .address(rom_b$1$address),
         .data(rom_b$1$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_b$2 rom_b$2(
+    hwprof_paper_1m_bram__hash__tables__3__rom_b__2 rom_b$2(
         .address(rom_b$2$address),
         .data(rom_b$2$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_b$3 rom_b$3(
+    hwprof_paper_1m_bram__hash__tables__3__rom_b__3 rom_b$3(
         .address(rom_b$3$address),
         .data(rom_b$3$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_b$4 rom_b$4(
+    hwprof_paper_1m_bram__hash__tables__3__rom_b__4 rom_b$4(
         .address(rom_b$4$address),
         .data(rom_b$4$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_b$5 rom_b$5(
+    hwprof_paper_1m_bram__hash__tables__3__rom_b__5 rom_b$5(
         .address(rom_b$5$address),
         .data(rom_b$5$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_b$6 rom_b$6(
+    hwprof_paper_1m_bram__hash__tables__3__rom_b__6 rom_b$6(
         .address(rom_b$6$address),
         .data(rom_b$6$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$rom_b$7 rom_b$7(
+    hwprof_paper_1m_bram__hash__tables__3__rom_b__7 rom_b$7(
         .address(rom_b$7$address),
         .data(rom_b$7$data)
     );
-    hwprof_paper_1m_bram$hash$tables$3$parity parity(
+    hwprof_paper_1m_bram__hash__tables__3__parity parity(
         .a(parity$a),
         .b(parity$b),
         .index(parity$index)
@@ -29735,7 +29735,7 @@ module hwprof_paper_1m_bram$hash$tables$3(a,b,index);
 endmodule // top$hash$tables$3
 
 
-module hwprof_paper_1m_bram$hash$tables$3$parity(a,b,index);
+module hwprof_paper_1m_bram__hash__tables__3__parity(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -29808,7 +29808,7 @@ module hwprof_paper_1m_bram$hash$tables$3$parity(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_1m_bram$hash$tables$3$parity$bits bits(
+    hwprof_paper_1m_bram__hash__tables__3__parity__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -29860,7 +29860,7 @@ module hwprof_paper_1m_bram$hash$tables$3$parity(a,b,index);
 endmodule // top$hash$tables$3$parity
 
 
-module hwprof_paper_1m_bram$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_1m_bram__hash__tables__3__parity__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -29890,7 +29890,7 @@ module hwprof_paper_1m_bram$hash$tables$3$parity$bits(bits$0,bits$1,bits$2,bits$
 endmodule // top$hash$tables$3$parity$bits
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_a$0(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_a__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -30159,7 +30159,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_a$0(address,data);
 endmodule // top$hash$tables$3$rom_a$0
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_a$1(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_a__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -30428,7 +30428,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_a$1(address,data);
 endmodule // top$hash$tables$3$rom_a$1
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_a$2(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_a__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -30697,7 +30697,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_a$2(address,data);
 endmodule // top$hash$tables$3$rom_a$2
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_a$3(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_a__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -30966,7 +30966,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_a$3(address,data);
 endmodule // top$hash$tables$3$rom_a$3
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_a$4(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_a__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -31235,7 +31235,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_a$4(address,data);
 endmodule // top$hash$tables$3$rom_a$4
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_a$5(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_a__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -31504,7 +31504,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_a$5(address,data);
 endmodule // top$hash$tables$3$rom_a$5
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_a$6(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_a__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -31520,7 +31520,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_a$6(address,data);
 endmodule // top$hash$tables$3$rom_a$6
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_a$7(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_a__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -31536,7 +31536,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_a$7(address,data);
 endmodule // top$hash$tables$3$rom_a$7
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_b$0(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_b__0(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -31805,7 +31805,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_b$0(address,data);
 endmodule // top$hash$tables$3$rom_b$0
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_b$1(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_b__1(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -32074,7 +32074,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_b$1(address,data);
 endmodule // top$hash$tables$3$rom_b$1
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_b$2(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_b__2(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -32343,7 +32343,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_b$2(address,data);
 endmodule // top$hash$tables$3$rom_b$2
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_b$3(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_b__3(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -32612,7 +32612,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_b$3(address,data);
 endmodule // top$hash$tables$3$rom_b$3
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_b$4(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_b__4(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -32881,7 +32881,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_b$4(address,data);
 endmodule // top$hash$tables$3$rom_b$4
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_b$5(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_b__5(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -33150,7 +33150,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_b$5(address,data);
 endmodule // top$hash$tables$3$rom_b$5
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_b$6(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_b__6(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -33166,7 +33166,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_b$6(address,data);
 endmodule // top$hash$tables$3$rom_b$6
 
 
-module hwprof_paper_1m_bram$hash$tables$3$rom_b$7(address,data);
+module hwprof_paper_1m_bram__hash__tables__3__rom_b__7(address,data);
     
     // Module arguments
     input wire  [7:0] address;
@@ -33182,7 +33182,7 @@ module hwprof_paper_1m_bram$hash$tables$3$rom_b$7(address,data);
 endmodule // top$hash$tables$3$rom_b$7
 
 
-module hwprof_paper_1m_bram$r_index$0(d,q,clock);
+module hwprof_paper_1m_bram__r_index__0(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -33201,7 +33201,7 @@ module hwprof_paper_1m_bram$r_index$0(d,q,clock);
 endmodule // top$r_index$0
 
 
-module hwprof_paper_1m_bram$r_index$1(d,q,clock);
+module hwprof_paper_1m_bram__r_index__1(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -33220,7 +33220,7 @@ module hwprof_paper_1m_bram$r_index$1(d,q,clock);
 endmodule // top$r_index$1
 
 
-module hwprof_paper_1m_bram$r_index$2(d,q,clock);
+module hwprof_paper_1m_bram__r_index__2(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -33239,7 +33239,7 @@ module hwprof_paper_1m_bram$r_index$2(d,q,clock);
 endmodule // top$r_index$2
 
 
-module hwprof_paper_1m_bram$r_index$3(d,q,clock);
+module hwprof_paper_1m_bram__r_index__3(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -33258,7 +33258,7 @@ module hwprof_paper_1m_bram$r_index$3(d,q,clock);
 endmodule // top$r_index$3
 
 
-module hwprof_paper_1m_bram$r_set(d,q,clock);
+module hwprof_paper_1m_bram__r_set(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -33277,7 +33277,7 @@ module hwprof_paper_1m_bram$r_set(d,q,clock);
 endmodule // top$r_set
 
 
-module hwprof_paper_1m_bram$r_tag(d,q,clock);
+module hwprof_paper_1m_bram__r_tag(d,q,clock);
     
     // Module arguments
     input wire  [95:0] d;
@@ -33296,7 +33296,7 @@ module hwprof_paper_1m_bram$r_tag(d,q,clock);
 endmodule // top$r_tag
 
 
-module hwprof_paper_1m_bram$r_valid(d,q,clock);
+module hwprof_paper_1m_bram__r_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -33315,7 +33315,7 @@ module hwprof_paper_1m_bram$r_valid(d,q,clock);
 endmodule // top$r_valid
 
 
-module hwprof_paper_1m_bram$ready(d,q,clock);
+module hwprof_paper_1m_bram__ready(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -33334,7 +33334,7 @@ module hwprof_paper_1m_bram$ready(d,q,clock);
 endmodule // top$ready
 
 
-module hwprof_paper_1m_bram$s_a(d,q,clock);
+module hwprof_paper_1m_bram__s_a(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -33353,7 +33353,7 @@ module hwprof_paper_1m_bram$s_a(d,q,clock);
 endmodule // top$s_a
 
 
-module hwprof_paper_1m_bram$s_b(d,q,clock);
+module hwprof_paper_1m_bram__s_b(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -33372,7 +33372,7 @@ module hwprof_paper_1m_bram$s_b(d,q,clock);
 endmodule // top$s_b
 
 
-module hwprof_paper_1m_bram$s_valid(d,q,clock);
+module hwprof_paper_1m_bram__s_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -33391,7 +33391,7 @@ module hwprof_paper_1m_bram$s_valid(d,q,clock);
 endmodule // top$s_valid
 
 
-module hwprof_paper_1m_bram$set_hash(a,b,index);
+module hwprof_paper_1m_bram__set_hash(a,b,index);
     
     // Module arguments
     input wire  [63:0] a;
@@ -33464,7 +33464,7 @@ module hwprof_paper_1m_bram$set_hash(a,b,index);
     wire  [19:0] bits$word;
     
     // Sub module instances
-    hwprof_paper_1m_bram$set_hash$bits bits(
+    hwprof_paper_1m_bram__set_hash__bits bits(
         .bits$0(bits$bits$0),
         .bits$1(bits$bits$1),
         .bits$2(bits$bits$2),
@@ -33516,7 +33516,7 @@ module hwprof_paper_1m_bram$set_hash(a,b,index);
 endmodule // top$set_hash
 
 
-module hwprof_paper_1m_bram$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
+module hwprof_paper_1m_bram__set_hash__bits(bits$0,bits$1,bits$2,bits$3,bits$4,bits$5,bits$6,bits$7,bits$8,bits$9,bits$10,bits$11,bits$12,bits$13,bits$14,bits$15,bits$16,bits$17,bits$18,bits$19,word);
     
     // Module arguments
     input wire  bits$0;
@@ -33546,7 +33546,7 @@ module hwprof_paper_1m_bram$set_hash$bits(bits$0,bits$1,bits$2,bits$3,bits$4,bit
 endmodule // top$set_hash$bits
 
 
-module hwprof_paper_1m_bram$stale(d,q,clock);
+module hwprof_paper_1m_bram__stale(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -33565,7 +33565,7 @@ module hwprof_paper_1m_bram$stale(d,q,clock);
 endmodule // top$stale
 
 
-module hwprof_paper_1m_bram$tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
+module hwprof_paper_1m_bram__tab(clock,a,b,read,load,index$0,index$1,index$2,index$3);
     
     // Module arguments
     input wire  clock;

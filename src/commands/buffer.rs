@@ -24,7 +24,8 @@ pub struct BufferArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write the buffer's Verilog (top module hwprof_<config name>) to this file; lint it
-    /// with verilog_out/hwprof.vlt
+    /// with verilog_out/hwprof.vlt, whose waivers apply to files named hwprof_… (`hwprof verilog
+    /// --config` exports the buffer with its FuseSoC core)
     #[arg(long)]
     pub verilog: Option<PathBuf>,
 }

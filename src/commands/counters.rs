@@ -2,11 +2,12 @@
 //! and their area under Yosys.
 
 use super::progress::{log_step, Progress};
-use super::{print_json, write_error, CliError, CmdResult};
+use super::{check_writable_file, print_json, write_error, CliError, CmdResult};
 use hwprof_sim::eval::counter_study::{box_plot_svg, run_study, KindResult};
-use hwprof_sim::flow::counter_area::{bank_verilog, yosys_area, BankKind, BANK_SIZES};
+use hwprof_sim::flow::counter_area::{yosys_area, BankKind, BANK_SIZES};
 use hwprof_sim::flow::device::Family;
 use hwprof_sim::hwprof_hdl::export;
+use hwprof_sim::verify::ip::bank_files;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -67,7 +68,10 @@ pub struct VerilogArgs {
     /// Seed of the LFSR seeds.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Output Verilog file (top module hwprof_<kind>-bank-<events>)
+    /// Output Verilog file (top module hwprof_<kind>_bank_<events>; name it hwprof_… so that the
+    /// waivers, scoped to hwprof_* files, apply); beside it hwprof.vlt
+    /// (Verilator waivers), hwprof_<kind>_bank_<events>.core (FuseSoC: default, lint and sim
+    /// targets) and the sim target's self-checking testbench and data
     #[arg(short, long)]
     out: PathBuf,
     /// FPGA family the logic is mapped for: ice40 or ecp5 (the Morris counters decrement with
@@ -100,11 +104,21 @@ pub fn run(c: CountersCommand) -> CmdResult {
             check_events(a.events)?;
             let kind: BankKind = a.kind.into();
             let family = parse_family(&a.family)?;
-            let v = bank_verilog(kind, a.events, a.seed, family).map_err(CliError::failure)?;
-            let name = format!("{}-bank-{}", kind.name().to_lowercase(), a.events);
-            let what = format!("{} counter bank, {} events", kind.name(), a.events);
-            let v = export::package(&v, &name, &what, &format!("LFSR seeds from {}", a.seed));
-            std::fs::write(&a.out, v).map_err(|e| write_error(&a.out, e))
+            check_writable_file(&a.out)?;
+            let file = a
+                .out
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .ok_or_else(|| CliError::input(format!("-o {}: not a file", a.out.display())))?;
+            let files =
+                bank_files(kind, a.events, a.seed, family, &file).map_err(CliError::failure)?;
+            let dir = match a.out.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            export::write_files(&dir, &files)
+                .map(drop)
+                .map_err(|e| write_error(&a.out, e))
         }
         CountersCommand::Area(a) => area(a),
     }

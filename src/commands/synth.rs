@@ -237,13 +237,13 @@ fn design(a: &DesignArgs, target: Target) -> Result<Design, CliError> {
 }
 
 /// Whether a configuration file is the phase classifier's (it has a `[phase]` table).
-fn is_phase_config(path: &Path) -> bool {
+pub(super) fn is_phase_config(path: &Path) -> bool {
     std::fs::read_to_string(path)
         .is_ok_and(|t| hwprof_sim::hwprof_hdl::phase::PhaseConfig::is_phase_toml(&t))
 }
 
 /// Whether a configuration file is the profile buffer's (it has an `indexing` key).
-fn is_buffer_config(path: &Path) -> bool {
+pub(super) fn is_buffer_config(path: &Path) -> bool {
     std::fs::read_to_string(path).is_ok_and(|t| BufferConfig::is_buffer_toml(&t))
 }
 

@@ -1,4 +1,5 @@
-//! `hwprof verilog`: export the multi-hash profiler of a configuration for integration.
+//! `hwprof verilog`: export the block of a configuration for integration: the multi-hash
+//! profiler (and its wrappers and board tops), the phase classifier or the profile buffer.
 
 use super::{config_json, create_out_dir, load_config_for, print_json, CliError, CmdResult};
 use hwprof_sim::flow::device::{Board, Target};
@@ -10,12 +11,15 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct VerilogArgs {
-    /// Profiler configuration (TOML), e.g. configs/paper-10k-bram.toml
+    /// Configuration (TOML) of the block to export: a profiler's (e.g.
+    /// configs/paper-10k-bram.toml), the phase classifier's (a [phase] table, configs/phase.toml)
+    /// or the profile buffer's (an `indexing` key, configs/buffer-address-64.toml)
     #[arg(long)]
     pub config: PathBuf,
     /// Output directory (created): hwprof_<name>.v (top module hwprof_<name>, <name> from the
     /// config file name), hwprof.vlt (Verilator waivers), hwprof_<name>.core (FuseSoC: default
-    /// and lint targets)
+    /// and lint targets; for the phase classifier and the profile buffer also a sim target and
+    /// its self-checking testbench)
     #[arg(long)]
     pub out: PathBuf,
     /// Also write a self-checking testbench (tb_hwprof_<name>.v: a bundled event stream in, the
@@ -78,6 +82,16 @@ pub enum RvfiModeArg {
 }
 
 pub fn run(a: VerilogArgs) -> CmdResult {
+    let block = if super::synth::is_phase_config(&a.config) {
+        Some("the phase classifier")
+    } else if super::synth::is_buffer_config(&a.config) {
+        Some("the profile buffer")
+    } else {
+        None
+    };
+    if let Some(block) = block {
+        return run_block(&a, block);
+    }
     let board = a
         .board
         .as_deref()
@@ -120,8 +134,13 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 hwprof_sim::hwprof_hdl::tap::export::summary(&tap),
                 cfg.summary()
             );
-            let core =
-                hwprof_export::fusesoc_core(&format!("{name}_rvfi"), &description, &vfile, None);
+            let core = hwprof_export::fusesoc_core(
+                &format!("{name}_rvfi"),
+                &description,
+                &vfile,
+                &v,
+                None,
+            );
             hwprof_export::write_files(
                 &a.out,
                 &[
@@ -145,7 +164,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 cfg.summary()
             );
             let core =
-                hwprof_export::fusesoc_core(&format!("{name}_wb"), &description, &vfile, None);
+                hwprof_export::fusesoc_core(&format!("{name}_wb"), &description, &vfile, &v, None);
             let header = readout::c_header(&cfg, &name, depth);
             hwprof_export::write_files(
                 &a.out,
@@ -170,7 +189,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 .map_err(CliError::failure)?
                 .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
             let description = format!("hwprof board top for {}: {}", board.name(), cfg.summary());
-            let core = hwprof_export::fusesoc_core(&name, &description, &vfile, None);
+            let core = hwprof_export::fusesoc_core(&name, &description, &vfile, &v, None);
             hwprof_export::write_files(
                 &a.out,
                 &[
@@ -188,6 +207,40 @@ pub fn run(a: VerilogArgs) -> CmdResult {
             "board": a.board,
             "configuration": config_json(&cfg),
         }));
+    }
+    for p in written {
+        println!("{}", p.display());
+    }
+    Ok(())
+}
+
+/// Exports the phase classifier or the profile buffer (`block`) of `a.config`.
+fn run_block(a: &VerilogArgs, block: &str) -> CmdResult {
+    if a.board.is_some() || a.rvfi || a.wishbone || a.target.is_some() {
+        return Err(CliError::input(format!(
+            "config {} is {block}'s: --board, --rvfi, --wishbone and --target are the profiler's",
+            a.config.display()
+        )));
+    }
+    let name = a
+        .config
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "block".into());
+    let files = if super::synth::is_phase_config(&a.config) {
+        let cfg: hwprof_sim::hwprof_hdl::phase::PhaseConfig = super::load(&a.config)?;
+        on_rtl_thread(|| hwprof_sim::verify::ip::phase_files(&cfg, &name))
+            .map_err(CliError::failure)?
+            .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?
+    } else {
+        let cfg: hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig = super::load(&a.config)?;
+        on_rtl_thread(|| hwprof_sim::verify::ip::buffer_files(&cfg, &name))
+            .map_err(CliError::failure)?
+    };
+    create_out_dir(&a.out)?;
+    let written = hwprof_export::write_files(&a.out, &files).map_err(CliError::failure)?;
+    if a.json {
+        return print_json(&serde_json::json!({ "files": written }));
     }
     for p in written {
         println!("{}", p.display());

@@ -121,13 +121,23 @@ fn run(tool: &str, args: &[&str]) -> (bool, String) {
     (out.status.success(), text)
 }
 
-/// The top module of an exported file: the one declared `module hwprof_…(`, no `$` in its name.
+/// The top module of an exported file: the one declared that no other instantiates.
 fn top_module(v: &str) -> String {
-    v.lines()
+    let modules: Vec<String> = v
+        .lines()
         .filter_map(|l| l.strip_prefix("module "))
         .map(|l| l.split('(').next().unwrap().trim().to_string())
-        .find(|m| !m.contains('$'))
-        .expect("a top module")
+        .collect();
+    let instantiated = |m: &str| {
+        v.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix(m)
+                .is_some_and(|r| r.starts_with(' '))
+        })
+    };
+    let tops: Vec<_> = modules.iter().filter(|m| !instantiated(m)).collect();
+    assert_eq!(tops.len(), 1, "one top module: {tops:?}");
+    tops[0].clone()
 }
 
 #[test]
@@ -153,6 +163,16 @@ fn every_export_lints_clean_with_the_one_waiver_file() {
         "--out",
         dir,
     ]);
+    hwprof_ok(&["verilog", "--config", &small, "--rvfi", "--out", dir]);
+    hwprof_ok(&["verilog", "--config", &small, "--wishbone", "--out", dir]);
+    hwprof_ok(&["verilog", "--config", &preset("phase.toml"), "--out", dir]);
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &preset("buffer-address-256.toml"),
+        "--out",
+        dir,
+    ]);
     for k in ["morris", "float", "exact"] {
         hwprof_ok(&[
             "counters",
@@ -160,7 +180,7 @@ fn every_export_lints_clean_with_the_one_waiver_file() {
             "--kind",
             k,
             "-o",
-            &format!("{dir}/{k}.v"),
+            &format!("{dir}/hwprof_{k}_bank_29.v"),
         ]);
     }
     for b in [
@@ -168,7 +188,7 @@ fn every_export_lints_clean_with_the_one_waiver_file() {
         "buffer-compiler-64",
         "buffer-assoc4-64",
     ] {
-        let out = format!("{dir}/{b}.v");
+        let out = format!("{dir}/hwprof_{b}.v");
         hwprof_ok(&[
             "buffer",
             "--config",
@@ -191,7 +211,10 @@ fn every_export_lints_clean_with_the_one_waiver_file() {
         let path = d.join(&f);
         let path = path.to_str().unwrap();
         let (ok, log) = run("verilator", &["--lint-only", "-Wall", vlt, path]);
-        assert!(ok, "{f}: verilator -Wall with {vlt}:\n{log}");
+        assert!(
+            ok && !log.contains("%Warning"),
+            "{f}: verilator -Wall with {vlt}:\n{log}"
+        );
         // A board top's PLL is a vendor cell (instantiated under `SYNTHESIS`): Yosys reads its
         // family's cell library as black boxes.
         let lib = if text.contains("SB_PLL40_PAD") {
@@ -226,8 +249,65 @@ fn every_export_lints_clean_with_the_one_waiver_file() {
         ],
     );
     assert!(ok, "testbench: verilator -Wall with {vlt}:\n{log}");
-    assert_eq!(designs.len(), 9, "{designs:?}");
+    assert_eq!(designs.len(), 13, "{designs:?}");
     designs.sort();
     designs.dedup();
-    assert_eq!(designs.len(), 9, "every design has its own top module name");
+    assert_eq!(
+        designs.len(),
+        13,
+        "every design has its own top module name"
+    );
+}
+
+/// The waivers are scoped to hwprof's files: a width bug in the user's own file beside an export
+/// is still reported, and the export itself still lints clean.
+#[test]
+fn waivers_do_not_silence_the_users_code() {
+    let d = Scratch::new("user-code");
+    let small = d.write("small-2x16.toml", SMALL_CONFIG);
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &small,
+        "--out",
+        d.path().to_str().unwrap(),
+    ]);
+    let user = d.write(
+        "soc_top.v",
+        "module soc_top(input wire clock, input wire reset, input wire [15:0] pc, output wire [3:0] led);\n\
+         \x20 wire in_ready, out_valid, out_last;\n\
+         \x20 wire [31:0] out_interval, out_count;\n\
+         \x20 wire [63:0] out_a, out_b;\n\
+         \x20 // The planted bug: 32 bits into 4.\n\
+         \x20 assign led = out_count;\n\
+         \x20 hwprof_small_2x16 p(.clock(clock), .reset(reset), .in_valid(1'b1), .in_ready(in_ready),\n\
+         \x20   .in_a({48'd0, pc}), .in_b(64'd0), .out_valid(out_valid), .out_ready(1'b1),\n\
+         \x20   .out_interval(out_interval), .out_a(out_a), .out_b(out_b), .out_count(out_count),\n\
+         \x20   .out_last(out_last));\n\
+         endmodule\n",
+    );
+    let vlt = d.join("hwprof.vlt");
+    let dut = d.join("hwprof_small_2x16.v");
+    let (ok, log) = run(
+        "verilator",
+        &[
+            "--lint-only",
+            "-Wall",
+            "-Wno-UNUSEDSIGNAL",
+            vlt.to_str().unwrap(),
+            dut.to_str().unwrap(),
+            &user,
+            "--top-module",
+            "soc_top",
+        ],
+    );
+    assert!(!ok, "the width bug is reported:\n{log}");
+    let warnings: Vec<_> = log.lines().filter(|l| l.starts_with("%Warning")).collect();
+    assert!(
+        !warnings.is_empty()
+            && warnings
+                .iter()
+                .all(|l| l.contains("WIDTH") && l.contains("soc_top.v:6")),
+        "one warning, the planted one:\n{log}"
+    );
 }

@@ -22,6 +22,10 @@
 //!   decision, the entry's interval count and phase id, and the LRU update (3 clocks); the
 //!   signature write (B + 2 clocks, skipped for a hit on a leader); the run-length Markov
 //!   predictor (3 clocks); then one output record.
+//! - **Record port**: a record is held on `out_*` with `out_valid` until the clock `out_ready` is
+//!   high; the classification waits in its last step (Emit) while the record before it is still
+//!   held, so a stalled consumer stalls the classification and, through it, the next interval end
+//!   (below): no record is lost.
 //! - **Stall** (the only times `in_ready` is low): while the predictor table and the
 //!   accumulator banks clear after reset (`markov_entries` clocks, at least B), and while a classification is in progress (or an interval end is
 //!   in the hash, select, accumulate or write-back stage) and the interval's count is within one maximal weight (2^WEIGHT_BITS − 1)
@@ -74,8 +78,9 @@ pub struct PhaseClassifier<
     pub in_pc: Signal<In, Bits<64>>,
     /// Instructions the event stands for, saturated by the driver to WEIGHT_BITS.
     pub in_weight: Signal<In, Bits<WEIGHT_BITS>>,
-    /// One clock per closed interval: its record.
+    /// The record of a closed interval, held until taken (`out_valid & out_ready` at a clock).
     pub out_valid: Signal<Out, Bit>,
+    pub out_ready: Signal<In, Bit>,
     pub out_interval: Signal<Out, Bits<32>>,
     pub out_phase: Signal<Out, Bits<PHASE_ID_BITS>>,
     pub out_distance: Signal<Out, Bits<D>>,
@@ -396,6 +401,7 @@ impl<
             in_pc: Default::default(),
             in_weight: Default::default(),
             out_valid: Default::default(),
+            out_ready: Default::default(),
             out_interval: Default::default(),
             out_phase: Default::default(),
             out_distance: Default::default(),
@@ -753,7 +759,7 @@ impl<
             | bit_cast::<SA, LB>(self.st_b.q.val());
         self.markov.write_address.next = self.clear_addr.q.val();
         self.markov.write_data.next = 0.into();
-        self.o_valid.d.next = false;
+        self.o_valid.d.next = self.o_valid.q.val() & !self.out_ready.val();
         self.snap_clear.next = false;
         self.out_valid.next = self.o_valid.q.val();
         self.out_phase.next = self.o_phase.q.val();
@@ -1255,22 +1261,25 @@ impl<
                 self.state.d.next = PhaseState::Emit;
             }
             PhaseState::Emit => {
-                self.o_valid.d.next = true;
-                self.o_interval.d.next = self.interval_no.q.val();
-                self.o_phase.d.next = self.phase.q.val();
-                self.o_distance.d.next = self.best_d.q.val();
-                self.o_predicted.d.next = self.phase.q.val();
-                self.held.d.next = self.word.val();
-                if (self.word.val() & self.valid_flag.val()).any()
-                    & (self.word.val() & self.confident_flag.val()).any()
-                    & (self.word_phase.val().get_bits::<PHASE_ID_BITS>(0) == self.phase.q.val())
-                    & (self.word_run.val().get_bits::<RUN_BITS>(0) == self.mk_run.q.val())
-                {
-                    self.o_predicted.d.next = self.word.val().get_bits::<PHASE_ID_BITS>(0);
+                // Waits while the record before is held and not taken this clock.
+                if !self.o_valid.q.val() | self.out_ready.val() {
+                    self.o_valid.d.next = true;
+                    self.o_interval.d.next = self.interval_no.q.val();
+                    self.o_phase.d.next = self.phase.q.val();
+                    self.o_distance.d.next = self.best_d.q.val();
+                    self.o_predicted.d.next = self.phase.q.val();
+                    self.held.d.next = self.word.val();
+                    if (self.word.val() & self.valid_flag.val()).any()
+                        & (self.word.val() & self.confident_flag.val()).any()
+                        & (self.word_phase.val().get_bits::<PHASE_ID_BITS>(0) == self.phase.q.val())
+                        & (self.word_run.val().get_bits::<RUN_BITS>(0) == self.mk_run.q.val())
+                    {
+                        self.o_predicted.d.next = self.word.val().get_bits::<PHASE_ID_BITS>(0);
+                    }
+                    self.interval_no.d.next = self.interval_no.q.val() + 1;
+                    self.busy.d.next = false;
+                    self.state.d.next = PhaseState::Idle;
                 }
-                self.interval_no.d.next = self.interval_no.q.val() + 1;
-                self.busy.d.next = false;
-                self.state.d.next = PhaseState::Idle;
             }
         }
         // An interval end starts the classification of the snapshot (never while busy: in_ready).
@@ -1357,6 +1366,8 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 /// The ports of a classifier of any shape, for testbenches and exports.
 pub trait PhaseTop: Block + Send + 'static {
     fn drive(&mut self, reset: bool, valid: bool, pc: u64, weight: u64);
+    /// Whether the consumer takes the record offered this clock.
+    fn set_out_ready(&mut self, ready: bool);
     fn set_clock(&mut self, high: bool);
     fn ready(&self) -> bool;
     /// The output record if `out_valid`: (interval, phase, distance, predicted).
@@ -1381,6 +1392,9 @@ impl<
         self.in_valid.next = valid;
         self.in_pc.next = pc.to_bits();
         self.in_weight.next = weight.min(PhaseConfig::weight_max()).to_bits();
+    }
+    fn set_out_ready(&mut self, ready: bool) {
+        self.out_ready.next = ready;
     }
     fn set_clock(&mut self, high: bool) {
         self.clock.next = Clock { clk: high };

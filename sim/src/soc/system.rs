@@ -344,7 +344,7 @@ module hwprof_soc;
   wire [{im1}:0] p_out_phase, p_out_predicted;
   wire [{dm1}:0] p_out_distance;
   {phase} phase(.clock(prof_clock), .reset(prof_reset), .in_valid(p_valid), .in_ready(p_ready),
-    .in_pc({{32'd0, p_a}}), .in_weight(p_b[{wbm1}:0]), .out_valid(p_out_valid),
+    .in_pc({{32'd0, p_a}}), .in_weight(p_b[{wbm1}:0]), .out_valid(p_out_valid), .out_ready(1'b1),
     .out_interval(p_out_interval), .out_phase(p_out_phase), .out_distance(p_out_distance),
     .out_predicted(p_out_predicted));
   always @(posedge prof_clock) if (p_out_valid)

@@ -74,6 +74,11 @@ pub fn write_memh(
     width: usize,
     values: impl IntoIterator<Item = Vec<u64>>,
 ) -> std::io::Result<()> {
+    std::fs::write(path, memh(width, values))
+}
+
+/// The text of a `$readmemh` file (see [`write_memh`]).
+pub fn memh(width: usize, values: impl IntoIterator<Item = Vec<u64>>) -> String {
     let digits = width.div_ceil(4);
     let mut s = String::new();
     for limbs in values {
@@ -89,7 +94,7 @@ pub fn write_memh(
         s.push_str(&hex);
         s.push('\n');
     }
-    std::fs::write(path, s)
+    s
 }
 
 /// An external simulator of exported Verilog. Icarus is the reference cross-check; a Verilator

@@ -4,6 +4,7 @@
 pub mod counters;
 pub mod formal;
 pub mod icarus;
+pub mod ip;
 pub mod multihash;
 pub mod netlist;
 pub mod phase;

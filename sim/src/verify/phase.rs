@@ -1,7 +1,9 @@
 //! Verification of the phase classifier RTL against its model on the same event stream: the
 //! rust-hdl description under rust-hdl's simulator ([`cosim`]) and the exported Verilog under
 //! Icarus ([`icarus`]). Events are offered one per clock (held while `in_ready` is low); every
-//! output record is compared with the model's, in order. Adversarial streams: [`adversarial`].
+//! output record is compared with the model's, in order. The consumer of the records may stall at
+//! random ([`run_rust_hdl_stalling`], and always under Icarus): the records are the same, none
+//! lost. Adversarial streams: [`adversarial`].
 
 use crate::model::phase::{PhaseClassifier, PhaseRecord};
 use crate::verify::icarus::{self, SimDir};
@@ -34,24 +36,40 @@ pub fn mismatches(expected: &[PhaseRecord], got: &[PhaseRecord]) -> u64 {
 struct Run<'a> {
     events: &'a [(u64, u64)],
     tail: u64,
+    /// Seed of the consumer's stalls (`out_ready` low half the clocks); None: always ready.
+    stalls: Option<u32>,
+}
+
+/// xorshift32: the stalling consumer's random bits.
+fn xorshift(s: u32) -> u32 {
+    let s = s ^ (s << 13);
+    let s = s ^ (s >> 17);
+    s ^ (s << 5)
 }
 
 impl ShapeVisitor for Run<'_> {
     type Output = Result<Vec<PhaseRecord>, String>;
     fn visit<T: PhaseTop>(self, mut u: T) -> Self::Output {
         let mut out = vec![];
-        // One clock: inputs with the clock low, handshake sampled, rising edge, outputs sampled.
+        let mut random = self.stalls.unwrap_or(0) | 1;
+        let stalls = self.stalls.is_some();
+        // One clock: inputs with the clock low, both handshakes sampled, rising edge.
         let mut clock = |u: &mut T, reset: bool, ev: Option<(u64, u64)>| -> Result<bool, String> {
             let (pc, w) = ev.unwrap_or((0, 0));
+            random = xorshift(random);
+            let take = !stalls || random & 1 == 1;
             u.set_clock(false);
             u.drive(reset, ev.is_some(), pc, w);
+            u.set_out_ready(take);
             settle(u)?;
             let accepted = ev.is_some() && u.ready();
+            if take {
+                if let Some(r) = u.record() {
+                    out.push(record(r));
+                }
+            }
             u.set_clock(true);
             settle(u)?;
-            if let Some(r) = u.record() {
-                out.push(record(r));
-            }
             Ok(accepted)
         };
         clock(&mut u, true, None)?;
@@ -78,6 +96,25 @@ pub fn run_rust_hdl(cfg: &PhaseConfig, events: &[(u64, u64)]) -> Result<Vec<Phas
         Run {
             events,
             tail: classification_clocks(cfg),
+            stalls: None,
+        },
+    )?
+}
+
+/// [`run_rust_hdl`] with a consumer that takes a record only at random clocks (half of them, from
+/// `seed`), so that records wait and classifications behind them stall.
+pub fn run_rust_hdl_stalling(
+    cfg: &PhaseConfig,
+    events: &[(u64, u64)],
+    seed: u32,
+) -> Result<Vec<PhaseRecord>, String> {
+    with_shape(
+        cfg,
+        Run {
+            events,
+            // A waiting record adds a few clocks to the last classification.
+            tail: classification_clocks(cfg) + 256,
+            stalls: Some(seed),
         },
     )?
 }
@@ -92,7 +129,8 @@ pub fn cosim(
 }
 
 /// The Icarus testbench: events from `events.hex` (pc and weight per line), one offered per clock
-/// and held while `in_ready` is low; each record printed as `R interval phase distance predicted`.
+/// and held while `in_ready` is low; a consumer that takes records at random clocks (`out_ready`
+/// from an LFSR); each record taken printed as `R interval phase distance predicted`.
 pub fn testbench(cfg: &PhaseConfig, n: usize) -> String {
     let d = cfg.distance_bits();
     let w = WEIGHT_BITS;
@@ -108,18 +146,26 @@ module tb;
   reg [{wm1}:0] in_weight = 0;
   wire in_ready;
   wire out_valid;
+  reg out_ready = 1;
+  reg [15:0] lfsr = 16'hace1;
   wire [31:0] out_interval;
   wire [{idm1}:0] out_phase;
   wire [{dm1}:0] out_distance;
   wire [{idm1}:0] out_predicted;
   top dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_pc(in_pc),
-          .in_weight(in_weight), .out_valid(out_valid), .out_interval(out_interval),
+          .in_weight(in_weight), .out_valid(out_valid), .out_ready(out_ready), .out_interval(out_interval),
           .out_phase(out_phase), .out_distance(out_distance), .out_predicted(out_predicted));
   reg [{ewm1}:0] mem [0:{nm1}];
   integer i;
   reg accepted;
   always #5 clock = ~clock;
-  always @(negedge clock) if (out_valid) $display("R %0d %0d %0d %0d", out_interval, out_phase, out_distance, out_predicted);
+  // out_ready changes with the clock low and holds through the next rising edge, where the record
+  // on the outputs now is taken.
+  always @(negedge clock) begin
+    lfsr = {{lfsr[14:0], lfsr[15] ^ lfsr[13] ^ lfsr[12] ^ lfsr[10]}};
+    out_ready = lfsr[0];
+    if (out_valid && out_ready) $display("R %0d %0d %0d %0d", out_interval, out_phase, out_distance, out_predicted);
+  end
   initial begin
     $readmemh("events.hex", mem);
     @(posedge clock); #1 reset = 0;
@@ -131,7 +177,7 @@ module tb;
       if (accepted) i = i + 1;
     end
     in_valid = 0;
-    repeat ({tail}) @(posedge clock);
+    repeat ({tail} + 256) @(posedge clock);
     $finish;
   end
 endmodule
@@ -340,6 +386,8 @@ mod tests {
                 }
                 let got = run_rust_hdl(&cfg, &ev).unwrap();
                 assert_eq!(got, want, "{name} {extra}");
+                let got = run_rust_hdl_stalling(&cfg, &ev, 7).unwrap();
+                assert_eq!(got, want, "{name} {extra}: a stalling consumer");
             }
             assert_eq!(
                 joins,

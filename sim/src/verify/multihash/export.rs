@@ -189,11 +189,13 @@ pub fn files(
     let module = module_name(name);
     let [vfile, core, tbfile, expfile, startsfile] = file_names(name);
     let description = format!("hwprof multi-hash profiler: {}", cfg.summary());
+    let v = exported(cfg, name)?;
     if !with_testbench {
+        let core_text = export::fusesoc_core(name, &description, &vfile, &v, None);
         return Ok(vec![
-            (vfile.clone(), exported(cfg, name)?),
+            (vfile, v),
             (WAIVER_FILE.to_string(), export::waiver_file()),
-            (core, export::fusesoc_core(name, &description, &vfile, None)),
+            (core, core_text),
         ]);
     }
     let intervals = checked_intervals(cfg);
@@ -208,13 +210,11 @@ pub fn files(
         toplevel: format!("tb_{module}"),
         files: vec![tbfile.clone(), expfile.clone(), startsfile.clone()],
     };
+    let core_text = export::fusesoc_core(name, &description, &vfile, &v, Some(&sim));
     Ok(vec![
-        (vfile.clone(), exported(cfg, name)?),
+        (vfile, v),
         (WAIVER_FILE.to_string(), export::waiver_file()),
-        (
-            core,
-            export::fusesoc_core(name, &description, &vfile, Some(&sim)),
-        ),
+        (core, core_text),
         (tbfile, tb),
         (expfile, exp),
         (startsfile, starts),

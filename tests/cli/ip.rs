@@ -1,0 +1,97 @@
+//! Every block is IP: the profiler, its RVFI and Wishbone wrappers, the phase classifier, the
+//! profile buffer and a counter bank are exported with a FuseSoC core each, and FuseSoC (PyPI
+//! `fusesoc`, installed into .venv by scripts/venv.sh) runs every core's `lint` target (Verilator
+//! `-Wall` with the waivers). Small configurations keep it quick.
+
+use crate::common::*;
+use std::path::Path;
+use std::process::Command;
+
+const SMALL_PHASE: &str = "[phase]\ninterval = 600\nbuckets = 8\ncounter_bits = 8\nq_bits = 4\n\
+                           entries = 4\nthreshold = 6\nmarkov_entries = 8\n";
+const SMALL_BUFFER: &str =
+    "entries = 8\nindexing = \"set_associative\"\nways = 4\ntag_bits = 8\nsample_interval = 50\n";
+
+/// `fusesoc run --target TARGET` of core `hwprof:designs:CORE` found under `dir/cores`; its log.
+fn fusesoc(dir: &Path, target: &str, core: &str) -> String {
+    let out = Command::new(root().join(".venv/bin/fusesoc"))
+        .arg("--cores-root")
+        .arg(dir.join("cores"))
+        .args(["run", "--build-root"])
+        .arg(dir.join(format!("build/{core}-{target}")))
+        .args(["--target", target, &format!("hwprof:designs:{core}")])
+        .output()
+        .expect("fusesoc in .venv (scripts/venv.sh installs it)");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "fusesoc run --target {target} {core}:\n{log}"
+    );
+    log
+}
+
+#[test]
+fn every_block_runs_under_fusesoc() {
+    let venv = Command::new("bash")
+        .arg(root().join("scripts/venv.sh"))
+        .status()
+        .expect("bash");
+    assert!(venv.success(), "scripts/venv.sh");
+    let d = Scratch::new("fusesoc");
+    let small = d.write("small-2x16.toml", SMALL_CONFIG);
+    let phase = d.write("phase-small.toml", SMALL_PHASE);
+    let buffer = d.write("buffer-small.toml", SMALL_BUFFER);
+    let out = |sub: &str| d.join("cores").join(sub).to_str().unwrap().to_string();
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &small,
+        "--testbench",
+        "--out",
+        &out("profiler"),
+    ]);
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &small,
+        "--rvfi",
+        "--out",
+        &out("rvfi"),
+    ]);
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &small,
+        "--wishbone",
+        "--out",
+        &out("wb"),
+    ]);
+    hwprof_ok(&["verilog", "--config", &phase, "--out", &out("phase")]);
+    hwprof_ok(&["verilog", "--config", &buffer, "--out", &out("buffer")]);
+    std::fs::create_dir_all(out("bank")).unwrap();
+    hwprof_ok(&[
+        "counters",
+        "verilog",
+        "--kind",
+        "exact",
+        "-o",
+        &format!("{}/hwprof_exact_bank_29.v", out("bank")),
+    ]);
+    for core in [
+        "small_2x16",
+        "small_2x16_rvfi",
+        "small_2x16_wb",
+        "phase_small",
+        "buffer_small",
+        "exact_bank_29",
+    ] {
+        let log = fusesoc(d.path(), "lint", core);
+        assert!(!log.contains("%Warning"), "{core}: lint warnings:\n{log}");
+    }
+    // Not yet here: the sim targets under FuseSoC (a first run took 815 s and failed, cause not
+    // yet found); the phase and buffer testbenches pass under plain Icarus.
+}
