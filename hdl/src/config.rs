@@ -6,6 +6,7 @@
 //! | key | meaning | rule |
 //! |---|---|---|
 //! | `interval` | L, events per interval | 1 ..= 2^40 |
+//! | `max_interval` | the longest L the hardware can be set to at run time (the bus slave's `INTERVAL` register, [`crate::readout`]); the stored widths are sized for it. Default `interval` | `interval` ..= 2^40 |
 //! | `threshold` | T, the candidate threshold: an integer count, or a string `"p%"` giving T = ceil(L·p/100) | 1 ..= L |
 //! | `tables` | n, number of hash tables (n = 1 is the single-hash profiler) | 1 ..= 16 |
 //! | `entries` | counters per table | power of two, 2 ..= 2^20 |
@@ -114,6 +115,7 @@ struct AccumulatorFile {
 #[serde(deny_unknown_fields)]
 struct ProfilerFile {
     interval: u64,
+    max_interval: Option<u64>,
     threshold: ThresholdSpec,
     tables: u64,
     entries: u64,
@@ -180,6 +182,9 @@ impl AccumulatorConfig {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfilerConfig {
     pub interval: u64,
+    /// The longest L the hardware may be set to at run time; `None`: `interval`
+    /// ([`ProfilerConfig::max_interval`]).
+    pub max_interval: Option<u64>,
     /// T, resolved to a count.
     pub threshold: u64,
     pub tables: usize,
@@ -395,6 +400,7 @@ impl ConfigFile for ProfilerConfig {
             .map_or(counter_bits, |b| b.min(u32::MAX as u64) as u32);
         let cfg = ProfilerConfig {
             interval,
+            max_interval: file.max_interval,
             threshold,
             tables: file.tables as usize,
             entries: file.entries as usize,
@@ -446,6 +452,9 @@ impl ConfigFile for ProfilerConfig {
     fn check(&self, r: &Rules) -> Result<(), ConfigError> {
         let e = |field: &str, rule: String| r.fail(field, rule);
         r.in_range("interval", self.interval, 1..=MAX_INTERVAL)?;
+        if let Some(m) = self.max_interval {
+            r.in_range("max_interval", m, self.interval..=MAX_INTERVAL)?;
+        }
         if self.threshold == 0 {
             return e("threshold", "must be at least 1 (got 0)".into());
         }
@@ -629,6 +638,11 @@ impl ProfilerConfig {
         c
     }
 
+    /// The longest interval the hardware may be set to at run time: `max_interval`, or L.
+    pub fn max_interval(&self) -> u64 {
+        self.max_interval.unwrap_or(self.interval)
+    }
+
     /// log2(entries): the width of a table index.
     pub fn index_bits(&self) -> u32 {
         self.entries.trailing_zeros()
@@ -665,7 +679,7 @@ impl ProfilerConfig {
     /// A one-line summary such as `4x512x24b C1R0P1 tabulation L=10000 T=100 A=100`.
     pub fn summary(&self) -> String {
         format!(
-            "{}x{}x{}b C{}R{}P{} {} L={} T={} A={}{}{}{}{}",
+            "{}x{}x{}b C{}R{}P{} {} L={}{} T={} A={}{}{}{}{}",
             self.tables,
             self.entries,
             self.counter_bits,
@@ -677,6 +691,10 @@ impl ProfilerConfig {
                 HashKind::H3 => "h3",
             },
             self.interval,
+            match self.max_interval {
+                Some(m) if m > self.interval => format!(" (max {m})"),
+                _ => String::new(),
+            },
             self.threshold,
             self.accumulator.entries,
             if self.accumulator.count_bits != self.counter_bits {

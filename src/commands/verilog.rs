@@ -153,7 +153,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         None if a.wishbone => {
             use hwprof_sim::hwprof_hdl::readout;
             let depth = a.report_fifo.unwrap_or_else(|| readout::fifo_depth(&cfg));
-            readout::check_depth(&cfg, depth).map_err(CliError::input)?;
+            readout::check_slave(&cfg, depth).map_err(CliError::input)?;
             let v = on_rtl_thread(|| readout::exported(&cfg, &name, depth))
                 .map_err(CliError::failure)?
                 .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;

@@ -21,6 +21,7 @@ use crate::board::report_format::ReportFormat;
 use crate::board::uart::UartTx;
 use crate::config::{Organisation, ProfilerConfig};
 use crate::multihash::bram_profiler::BramProfiler;
+use crate::multihash::interval::INTERVAL_COUNT_BITS;
 use crate::multihash::profiler::MultiHashProfiler;
 use crate::multihash::widths::rtl_shape;
 use crate::multihash::{with_class, ClassVisitor};
@@ -90,6 +91,8 @@ macro_rules! board_top {
             /// The blocks' reset, from a flip-flop: its fan-out is the whole design.
             reset_q: DFF<Bit>,
             clock: Signal<Local, Clock>,
+            /// L: the board's settings are fixed.
+            length: Constant<Bits<INTERVAL_COUNT_BITS>>,
         }
 
         impl<const CB: usize> $name<CB> {
@@ -111,6 +114,7 @@ macro_rules! board_top {
                     led_q: Default::default(),
                     reset_q: Default::default(),
                     clock: Default::default(),
+                    length: Constant::new(cfg.interval.into()),
                 })
             }
         }
@@ -147,6 +151,8 @@ macro_rules! board_top {
                 self.source.ready.next = self.profiler.in_ready.val();
                 self.profiler.in_a.next = bit_cast::<64, 32>(self.source.a.val());
                 self.profiler.in_b.next = bit_cast::<64, 32>(self.source.b.val());
+                self.profiler.interval_length.next = self.length.val();
+                self.profiler.flush.next = false;
                 // Profiler report -> line formatter.
                 self.format.in_valid.next = self.profiler.out_valid.val();
                 self.profiler.out_ready.next = self.format.in_ready.val();

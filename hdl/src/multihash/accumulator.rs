@@ -30,7 +30,8 @@ macro_rules! accumulator {
             /// The event's counters' new minimum (min_k c'_k) is >= T (the counters compute it
             /// off the minimum's carry chains).
             pub candidate: Signal<In, Bit>,
-            /// The event is the last of its interval, numbered `interval`.
+            /// The interval numbered `interval` ends in this clock: with the `valid` event, its
+            /// last, or with no event (a flush).
             pub end_interval: Signal<In, Bit>,
             pub interval: Signal<In, Bits<32>>,
             /// The event's tuple holds an entry (**shielding**: its counters are not written).

@@ -169,10 +169,12 @@ profiler_top! {
         acc: FullyAssociativeAccumulator<CB>,
         control: IntervalControl,
         state: DFF<BaselineState>,
-        /// The event in flight: masked keys, and whether it is the last of its interval.
+        /// The event in flight: masked keys, and whether it is the last of its interval; or a
+        /// flush's empty slot (`key_null`, with `key_last`).
         key_a: DFF<Bits<64>>,
         key_b: DFF<Bits<64>>,
         key_last: DFF<Bit>,
+        key_null: DFF<Bit>,
         accept: Signal<Local, Bit>,
         idle: Signal<Local, Bit>,
         updating: Signal<Local, Bit>,
@@ -187,14 +189,15 @@ impl<const CB: usize> BaselineProfiler<CB> {
     /// The baseline hardware of `cfg` (fully associative), whose width class must be CB.
     pub fn new(cfg: &ProfilerConfig) -> Self {
         let w = widths_of_class::<CB>(cfg);
-        new_profiler_top!(BaselineProfiler {
+        new_profiler_top!(cfg, BaselineProfiler {
             counters: BaselineCounters::new(cfg),
             acc: FullyAssociativeAccumulator::for_config(cfg, &w),
-            control: IntervalControl::new(cfg.interval),
+            control: Default::default(),
             state: Default::default(),
             key_a: Default::default(),
             key_b: Default::default(),
             key_last: Default::default(),
+            key_null: Default::default(),
             accept: Default::default(),
             idle: Default::default(),
             updating: Default::default(),
@@ -209,12 +212,15 @@ impl<const CB: usize> BaselineProfiler<CB> {
 impl<const CB: usize> Logic for BaselineProfiler<CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, key_a, key_b, key_last);
+        dff_setup!(self, clock, state, key_a, key_b, key_last, key_null);
         self.counters.clock.next = self.clock.val();
         self.acc.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
         self.acc.reset.next = self.reset.val();
         self.control.reset.next = self.reset.val();
+        self.control.length.next = self.interval_length.val();
+        self.control.flush.next = self.flush.val();
+        self.flush_pending.next = self.control.flush_pending.val();
         // The event in flight: its counters from its registered keys, updated in Update
         // (docs/SPEC.md §4.2 step 2).
         self.counters.a.next = self.key_a.q.val();
@@ -225,23 +231,29 @@ impl<const CB: usize> Logic for BaselineProfiler<CB> {
             | bit_cast::<128, 64>(self.key_a.q.val());
         self.acc.new_min.next = self.counters.new_min.val();
         self.acc.candidate.next = self.counters.candidate.val();
-        self.acc.end_interval.next = self.key_last.q.val();
         self.acc.interval.next = self.control.interval.val();
         // The state machine. Signals into the accumulator and interval control are each
         // assigned once, from the state: a default-then-override would glitch them, and their
         // outputs feed back into this kernel (a zero-delay oscillation in event simulators).
         self.idle.next = self.state.q.val() == BaselineState::Idle;
         self.updating.next = self.state.q.val() == BaselineState::Update;
-        self.acc.valid.next = self.updating.val();
+        self.acc.valid.next = self.updating.val() & !self.key_null.q.val();
+        self.acc.end_interval.next = self.updating.val() & self.key_last.q.val();
         self.control.finish.next = self.updating.val() & self.key_last.q.val();
         // The accumulator holds one report: an interval cannot end while it is being sent.
+        self.control.end_ok.next = self.idle.val()
+            & !self.counters.clearing.val()
+            & !self.reset.val()
+            & !self.acc.report_busy.val();
         self.in_ready.next = self.idle.val()
             & !self.counters.clearing.val()
             & !self.reset.val()
+            & !self.control.flush_pending.val()
             & !(self.control.last.val() & self.acc.report_busy.val());
         self.accept.next = self.in_valid.val() & self.in_ready.val();
         self.control.accept.next = self.accept.val();
-        self.counters.write.next = self.updating.val() & !self.acc.hit.val();
+        self.counters.write.next =
+            self.updating.val() & !self.acc.hit.val() & !self.key_null.q.val();
         self.counters.clear_start.next =
             self.reset.val() | (self.updating.val() & self.key_last.q.val());
         match self.state.q.val() {
@@ -250,6 +262,12 @@ impl<const CB: usize> Logic for BaselineProfiler<CB> {
                     self.key_a.d.next = self.in_a.val() & self.a_mask.val();
                     self.key_b.d.next = self.in_b.val() & self.b_mask.val();
                     self.key_last.d.next = self.control.last.val();
+                    self.key_null.d.next = false;
+                    self.state.d.next = BaselineState::Read;
+                }
+                if self.control.null_end.val() {
+                    self.key_last.d.next = true;
+                    self.key_null.d.next = true;
                     self.state.d.next = BaselineState::Read;
                 }
             }
@@ -327,6 +345,7 @@ profiler_top! {
         key_a: DFF<Bits<64>>,
         key_b: DFF<Bits<64>>,
         key_last: DFF<Bit>,
+        key_null: DFF<Bit>,
         /// The report: its interval, the set being swept, and the way offered (one-hot).
         rep_interval: DFF<Bits<32>>,
         sweep_set: DFF<Bits<ADDRESS_BITS>>,
@@ -392,7 +411,7 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
             "2^k sets, count and state within CB bits"
         );
         let count_mask = (1u64 << w.count) - 1;
-        new_profiler_top!(SetBaselineProfiler {
+        new_profiler_top!(cfg, SetBaselineProfiler {
             counters: BaselineCounters::new(cfg),
             set_hash: ParityHash::new(&SetHash::new(cfg).q),
             tags: (0..ways)
@@ -401,11 +420,12 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
             metas: (0..ways)
                 .map(|_| TableRam::new(sets, w.count + 2))
                 .collect(),
-            control: IntervalControl::new(cfg.interval),
+            control: Default::default(),
             state: Default::default(),
             key_a: Default::default(),
             key_b: Default::default(),
             key_last: Default::default(),
+            key_null: Default::default(),
             rep_interval: Default::default(),
             sweep_set: Default::default(),
             sweep_way: vec_of(ways),
@@ -466,6 +486,7 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
             key_a,
             key_b,
             key_last,
+            key_null,
             rep_interval,
             sweep_set
         );
@@ -473,6 +494,9 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
         self.meta_clear.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
         self.control.reset.next = self.reset.val();
+        self.control.length.next = self.interval_length.val();
+        self.control.flush.next = self.flush.val();
+        self.flush_pending.next = self.control.flush_pending.val();
         // The event in flight: its counters and its set, from its registered keys.
         self.counters.a.next = self.key_a.q.val();
         self.counters.b.next = self.key_b.q.val();
@@ -504,8 +528,9 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
             self.valid[w].next = (self.metas[w].read_data.val() & self.valid_flag.val()).any();
             self.locked[w].next = (self.metas[w].read_data.val() & self.locked_flag.val()).any();
             self.count[w].next = self.metas[w].read_data.val() & self.count_mask.val();
-            self.hit_w[w].next =
-                self.valid[w].val() & (self.tags[w].read_data.val() == self.key_tag.val());
+            self.hit_w[w].next = self.valid[w].val()
+                & (self.tags[w].read_data.val() == self.key_tag.val())
+                & !self.key_null.q.val();
             self.reported[w].next =
                 self.valid[w].val() & (self.count[w].val() >= self.threshold.val());
             self.hits.bits[w].next = self.hit_w[w].val();
@@ -540,6 +565,7 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
         // Shielding, else the counter update (docs/SPEC.md §4.2 step 2) and a promotion.
         self.hit.next = self.hits.any.val();
         self.promoted.next = !self.hits.any.val()
+            & !self.key_null.q.val()
             & self.counters.candidate.val()
             & (self.empty.any.val() | self.repl.any.val());
         self.counters.promoted.next = self.promoted.val();
@@ -590,12 +616,16 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
             }
         }
         // Counters: written back on a miss, cleared after each interval and after reset.
-        self.counters.write.next = self.updating.val() & !self.hit.val();
+        self.counters.write.next = self.updating.val() & !self.hit.val() & !self.key_null.q.val();
         self.counters.clear_start.next =
             self.reset.val() | (self.updating.val() & self.key_last.q.val());
         self.meta_clear.start.next = self.reset.val();
         self.control.finish.next = self.updating.val() & self.key_last.q.val();
-        self.in_ready.next = self.idle.val() & !self.clearing.val() & !self.reset.val();
+        self.control.end_ok.next = self.idle.val() & !self.clearing.val() & !self.reset.val();
+        self.in_ready.next = self.idle.val()
+            & !self.clearing.val()
+            & !self.reset.val()
+            & !self.control.flush_pending.val();
         self.accept.next = self.in_valid.val() & self.in_ready.val();
         self.control.accept.next = self.accept.val();
         match self.state.q.val() {
@@ -604,6 +634,12 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
                     self.key_a.d.next = self.in_a.val() & self.a_mask.val();
                     self.key_b.d.next = self.in_b.val() & self.b_mask.val();
                     self.key_last.d.next = self.control.last.val();
+                    self.key_null.d.next = false;
+                    self.state.d.next = SetBaselineState::Read;
+                }
+                if self.control.null_end.val() {
+                    self.key_last.d.next = true;
+                    self.key_null.d.next = true;
                     self.state.d.next = SetBaselineState::Read;
                 }
             }

@@ -143,11 +143,12 @@ profiler_top! {
         read_index: Vec<Signal<Local, Bits<ADDRESS_BITS>>>,
         early_read: Constant<Bit>,
         stale: DFF<Bit>,
-        /// Stages C and D (see [`SetAssociativeAccumulator`]): an event, the last of its interval.
+        /// Stages C and D (see [`SetAssociativeAccumulator`]): an event; an interval's end (with
+        /// the event, its last, or with none after a flush).
         c_valid: DFF<Bit>,
-        c_last: DFF<Bit>,
+        c_end: DFF<Bit>,
         d_valid: DFF<Bit>,
-        d_last: DFF<Bit>,
+        d_end: DFF<Bit>,
         /// The masked input, and the event hashed into the first stage (the skid register's if
         /// full).
         a: Signal<Local, Bits<64>>,
@@ -186,7 +187,7 @@ impl<const CB: usize> BramProfiler<CB> {
     pub fn new(cfg: &ProfilerConfig) -> Self {
         let w = widths_of_class::<CB>(cfg);
         let acc = &cfg.accumulator;
-        new_profiler_top!(BramProfiler {
+        new_profiler_top!(cfg, BramProfiler {
             hash: HashUnit::new(&HashConstants::new(cfg)),
             tab: TabulationRam::new(&HashConstants::new(cfg), cfg.hash_block_ram),
             set_hash: ParityHash::new(&SetHash::new(cfg).q),
@@ -206,7 +207,7 @@ impl<const CB: usize> BramProfiler<CB> {
                 cfg.flag_rows,
                 cfg.narrow_tag_compare,
             ),
-            control: IntervalControl::new(cfg.interval),
+            control: Default::default(),
             s_valid: Default::default(),
             s_a: Default::default(),
             s_b: Default::default(),
@@ -245,9 +246,9 @@ impl<const CB: usize> BramProfiler<CB> {
             h_idx: vec_of(cfg.tables),
             early_read: Constant::new(cfg.counter_output_register),
             c_valid: Default::default(),
-            c_last: Default::default(),
+            c_end: Default::default(),
             d_valid: Default::default(),
-            d_last: Default::default(),
+            d_end: Default::default(),
             a: Default::default(),
             b: Default::default(),
             src_a: Default::default(),
@@ -274,7 +275,7 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s_valid, s_a, s_b, ready, h_valid, h_a, h_b, h_set, r_valid, r_tag, r_set,
-            c_valid, c_last, d_valid, d_last, busy_r, stale, g_valid, g_a, g_b, g_set, f_valid,
+            c_valid, c_end, d_valid, d_end, busy_r, stale, g_valid, g_a, g_b, g_set, f_valid,
             f_a, f_b
         );
         self.tab.clock.next = self.clock.val();
@@ -284,6 +285,9 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.counters.reset.next = self.reset.val();
         self.acc.reset.next = self.reset.val();
         self.control.reset.next = self.reset.val();
+        self.control.length.next = self.interval_length.val();
+        self.control.flush.next = self.flush.val();
+        self.flush_pending.next = self.control.flush_pending.val();
         for k in 0..self.h_index.len() {
             self.h_index[k].clock.next = self.clock.val();
             self.h_index[k].d.next = self.h_index[k].q.val();
@@ -325,8 +329,8 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         // state is a clock old here; the accept checks it again.
         self.offer.next = self.x_valid.val()
             & !self.reset.val()
-            & !(self.c_valid.q.val() & self.c_last.q.val())
-            & !(self.d_valid.q.val() & self.d_last.q.val())
+            & !self.c_end.q.val()
+            & !self.d_end.q.val()
             & !(self.control.last.val() & self.busy_r.q.val())
             & !self.clearing.val();
         self.busy_r.d.next = self.acc.report_busy.val();
@@ -340,9 +344,22 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.acc.lookup.next = self.accept.val();
         self.control.accept.next = self.accept.val();
         self.c_valid.d.next = self.accept.val();
-        self.c_last.d.next = self.control.last.val();
+        self.c_end.d.next =
+            (self.accept.val() & self.control.last.val()) | self.control.null_end.val();
         self.d_valid.d.next = self.c_valid.q.val();
-        self.d_last.d.next = self.c_last.q.val();
+        self.d_end.d.next = self.c_end.q.val();
+        // A flush's empty slot waits for every event taken before it to enter stage C, and for
+        // the conditions of an interval's last event.
+        self.control.end_ok.next = !(self.s_valid.q.val()
+            | self.f_valid.q.val()
+            | self.g_valid.q.val()
+            | self.h_valid.q.val()
+            | self.r_valid.q.val()
+            | self.c_end.q.val()
+            | self.d_end.q.val()
+            | self.busy_r.q.val()
+            | self.acc.report_busy.val()
+            | self.reset.val());
         // A refused event stays in stage 0, and so does its set: in stage H, or in the refused
         // slot (holding it, or taking stage H's), whose valid is then the accept's only load.
         self.r_valid.d.next = self.slot.val() & self.x_valid.val() & !self.accept.val();
@@ -373,9 +390,13 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         if self.f_stage.val() {
             self.entry_free.next = !self.f_valid.q.val() | self.hash_take.val();
         }
-        self.in_ready.next = self.ready.q.val() & !self.clearing.val();
+        self.in_ready.next =
+            self.ready.q.val() & !self.clearing.val() & !self.control.flush_pending.val();
         if self.slot.val() {
-            self.in_ready.next = self.entry_free.val() & !self.clearing.val() & !self.reset.val();
+            self.in_ready.next = self.entry_free.val()
+                & !self.clearing.val()
+                & !self.reset.val()
+                & !self.control.flush_pending.val();
         }
         self.in_fire.next = self.in_valid.val() & self.in_ready.val();
         self.a.next = self.in_a.val() & self.a_mask.val();
@@ -490,13 +511,13 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.acc.valid.next = self.d_valid.q.val();
         self.acc.alloc_min.next = self.counters.new_min_w.val();
         self.acc.candidate.next = self.counters.candidate.val();
-        self.acc.end_interval.next = self.d_last.q.val();
+        self.acc.end_interval.next = self.d_end.q.val();
         self.acc.interval.next = self.control.interval.val();
         self.counters.valid.next = self.d_valid.q.val();
         self.counters.update.next = self.d_valid.q.val() & !self.acc.hit.val();
         self.counters.promoted.next = self.acc.promoted.val();
-        self.counters.clear_start.next = self.d_valid.q.val() & self.d_last.q.val();
-        self.control.finish.next = self.d_valid.q.val() & self.d_last.q.val();
+        self.counters.clear_start.next = self.d_end.q.val();
+        self.control.finish.next = self.d_end.q.val();
         // Report stream: the tag unpacked into a and b.
         self.out_valid.next = self.acc.report_valid.val();
         self.acc.report_ready.next = self.out_ready.val();

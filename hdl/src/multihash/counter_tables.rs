@@ -102,7 +102,8 @@ pub struct CounterTables<const CB: usize> {
     /// were minimal (`min_r`) and their sat(c_k + 1) (`inc_r`) — so that the minimum's compares
     /// end at flip-flops and the rest is an AND-OR (every minimal table has the same value).
     pub new_min_w: Signal<Out, Bits<CB>>,
-    /// Stage 1: the event is the last of its interval; clear its bank from the next cycle on.
+    /// Stage 1: an interval ends (with its last event, or with a flush's empty slot, whose
+    /// `valid` is low): clear its bank from the next cycle on.
     pub clear_start: Signal<In, Bit>,
     /// Bank 0 / bank 1 is being cleared: no event of that bank may be accepted.
     pub clearing0: Signal<Out, Bit>,
@@ -414,7 +415,7 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.writes.next = self.valid.val() & !self.reset.val();
         self.w_valid.d.next = self.writes.val();
         self.w_bank.d.next = self.s1_bank.q.val();
-        self.w_last.d.next = self.writes.val() & self.clear_start.val();
+        self.w_last.d.next = self.clear_start.val() & !self.reset.val();
         // Which write the RAMs take, and when the written bank's clear starts: with the write
         // stage, the clear waits for the last event's write (and the bank reads as clearing
         // meanwhile, as it did when the clear started with the write).

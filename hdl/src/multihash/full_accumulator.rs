@@ -12,7 +12,7 @@
 //! - miss with `new_min` >= T: allocate the lowest-index empty entry, else the lowest-index
 //!   replaceable one (one-hot pick x & (~x + 1)); the entry becomes locked with tag and count
 //!   `new_min`; `promoted` reports success (it drives reset-on-promote).
-//! - the last event of an interval (`end_interval`): entries with count >= T are the report;
+//! - the end of an interval (`end_interval`, with its last event or, after a flush, none): entries with count >= T are the report;
 //!   they are **snapshotted** into the report buffer in the same clock edge, and the live table is
 //!   retained (**retaining**, P1: reported entries stay replaceable with count 0, others empty)
 //!   or emptied (P0), so the next interval's events continue at once.
@@ -217,7 +217,7 @@ impl<const CB: usize> Logic for FullyAssociativeAccumulator<CB> {
             self.rep_marker.d.next = false;
         }
         // Interval end: snapshot the report, then retain (P1) or empty (P0) the live table.
-        if self.valid.val() & self.end_interval.val() {
+        if self.end_interval.val() {
             self.rep_marker.d.next = !self.reported.any.val();
             self.rep_interval.d.next = self.interval.val();
             for i in 0..self.tag.len() {

@@ -1,28 +1,47 @@
 //! Interval control of the multi-hash profiler: counts accepted events, flags the last event of
-//! each interval of L events, and tracks the interval number and its counter bank (i mod 2).
+//! each interval of L events, ends an interval early on a **flush**, and tracks the interval
+//! number and its counter bank (i mod 2).
+//!
+//! **Settings.** L is the `length` input, read at reset and whenever an interval ends, so a new
+//! L applies from the next interval on; values outside 1 ..= 2^40 are not checked here (the bus
+//! slave refuses them). A `flush` pulse ends the open interval after the events accepted up to
+//! and including that clock: while it is pending (`flush_pending`) the top accepts no event, and
+//! as soon as the top's conditions for an interval's end hold (`end_ok`) the interval ends
+//! without an event (`null_end`: the top sends an empty slot marked as the interval's end down
+//! its pipeline). A flush while the open interval has no event does nothing.
 //!
 //! `last` comes from a flip-flop, not from a compare of the 41-bit count: it feeds stage 0's
 //! accept decision, which drives the RAM addresses and every stage-H enable. The count is compared
 //! a step ahead (`at_pre`: the next event is the last), and that flag moves into `at_last` when an
 //! event is accepted. Intervals of one and two events, whose flags would not start at zero, are
-//! constants and a toggle, so the power-on state is right without a reset.
+//! flags of L loaded with it.
 
 use rust_hdl::prelude::*;
 
-/// Width of the in-interval event counter: L <= 2^40 (`config::MAX_INTERVAL`).
+/// Width of the in-interval event counter and of `length`: L <= 2^40 (`config::MAX_INTERVAL`).
 pub const INTERVAL_COUNT_BITS: usize = 41;
 
 #[derive(LogicBlock)]
 pub struct IntervalControl {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
+    /// L of the intervals that start from now on.
+    pub length: Signal<In, Bits<INTERVAL_COUNT_BITS>>,
+    /// A pulse: end the open interval after the events accepted so far (this clock's included).
+    pub flush: Signal<In, Bit>,
+    /// The top could take an interval's last event now (no report blocks the interval's end).
+    pub end_ok: Signal<In, Bit>,
     /// Stage 0: an event is accepted this cycle.
     pub accept: Signal<In, Bit>,
     /// Stage 0: the event offered now would be the last of its interval.
     pub last: Signal<Out, Bit>,
+    /// A flush waits: the top must accept no event.
+    pub flush_pending: Signal<Out, Bit>,
+    /// Stage 0: the open interval ends now without an event (a flush).
+    pub null_end: Signal<Out, Bit>,
     /// Stage 0: the counter bank of the current input interval.
     pub bank: Signal<Out, Bit>,
-    /// Stage 1: the last event of an interval completes this cycle.
+    /// Stage 1: an interval's end (its last event, or a flush's empty slot) completes this cycle.
     pub finish: Signal<In, Bit>,
     /// The number of the interval being completed in stage 1 (wraps at 2^32).
     pub interval: Signal<Out, Bits<32>>,
@@ -32,24 +51,37 @@ pub struct IntervalControl {
     at_pre: DFF<Bit>,
     /// The event after the one offered now is the last.
     pre: Signal<Local, Bit>,
+    /// The open interval has accepted an event.
+    open: DFF<Bit>,
+    flush_p: DFF<Bit>,
+    /// The interval ends in stage 0 this clock.
+    ends: Signal<Local, Bit>,
     parity: DFF<Bit>,
     number: DFF<Bits<32>>,
-    /// L − 3, the count at which the next event is the one before the last (all ones, never
-    /// reached, when L < 3); L = 1; L = 2.
-    pre_pre_count: Constant<Bits<INTERVAL_COUNT_BITS>>,
-    single: Constant<Bit>,
-    pair: Constant<Bit>,
+    /// Of the open interval's L: L − 3, the count at which the next event is the one before the
+    /// last (all ones, never reached, when L < 3); L = 1; L = 2.
+    pre_pre_count: DFF<Bits<INTERVAL_COUNT_BITS>>,
+    single: DFF<Bit>,
+    pair: DFF<Bit>,
     one: Constant<Bits<INTERVAL_COUNT_BITS>>,
+    two: Constant<Bits<INTERVAL_COUNT_BITS>>,
+    three: Constant<Bits<INTERVAL_COUNT_BITS>>,
+    never: Constant<Bits<INTERVAL_COUNT_BITS>>,
     one32: Constant<Bits<32>>,
 }
 
-impl IntervalControl {
-    pub fn new(interval: u64) -> Self {
+impl Default for IntervalControl {
+    fn default() -> Self {
         IntervalControl {
             clock: Default::default(),
             reset: Default::default(),
+            length: Default::default(),
+            flush: Default::default(),
+            end_ok: Default::default(),
             accept: Default::default(),
             last: Default::default(),
+            flush_pending: Default::default(),
+            null_end: Default::default(),
             bank: Default::default(),
             finish: Default::default(),
             interval: Default::default(),
@@ -57,15 +89,18 @@ impl IntervalControl {
             at_last: Default::default(),
             at_pre: Default::default(),
             pre: Default::default(),
+            open: Default::default(),
+            flush_p: Default::default(),
+            ends: Default::default(),
             parity: Default::default(),
             number: Default::default(),
-            pre_pre_count: Constant::new(match interval.checked_sub(3) {
-                Some(c) => c.into(),
-                None => ((1u64 << INTERVAL_COUNT_BITS) - 1).into(),
-            }),
-            single: Constant::new(interval == 1),
-            pair: Constant::new(interval == 2),
+            pre_pre_count: Default::default(),
+            single: Default::default(),
+            pair: Default::default(),
             one: Constant::new(1.into()),
+            two: Constant::new(2.into()),
+            three: Constant::new(3.into()),
+            never: Constant::new(((1u64 << INTERVAL_COUNT_BITS) - 1).into()),
             one32: Constant::new(1.into()),
         }
     }
@@ -74,30 +109,56 @@ impl IntervalControl {
 impl Logic for IntervalControl {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_count, at_last, at_pre, parity, number);
-        self.last.next = self.at_last.q.val() | self.single.val();
-        self.pre.next = self.at_pre.q.val() | (self.pair.val() & !self.at_last.q.val());
+        dff_setup!(
+            self,
+            clock,
+            in_count,
+            at_last,
+            at_pre,
+            open,
+            flush_p,
+            parity,
+            number,
+            pre_pre_count,
+            single,
+            pair
+        );
+        self.last.next = self.at_last.q.val() | self.single.q.val();
+        self.pre.next = self.at_pre.q.val() | (self.pair.q.val() & !self.at_last.q.val());
         self.bank.next = self.parity.q.val();
         self.interval.next = self.number.q.val();
+        self.flush_pending.next = self.flush_p.q.val();
+        self.null_end.next = self.flush_p.q.val() & self.open.q.val() & self.end_ok.val();
+        self.ends.next = (self.accept.val() & self.last.val()) | self.null_end.val();
+        // A flush of an empty interval is done at once.
+        self.flush_p.d.next = (self.flush_p.q.val() & self.open.q.val() & !self.null_end.val())
+            | self.flush.val();
         if self.accept.val() {
-            if self.last.val() {
-                self.in_count.d.next = 0.into();
-                self.at_last.d.next = false;
-                self.at_pre.d.next = false;
-                self.parity.d.next = !self.parity.q.val();
-            } else {
-                self.in_count.d.next = self.in_count.q.val() + self.one.val();
-                self.at_last.d.next = self.pre.val();
-                self.at_pre.d.next = self.in_count.q.val() == self.pre_pre_count.val();
+            self.in_count.d.next = self.in_count.q.val() + self.one.val();
+            self.at_last.d.next = self.pre.val();
+            self.at_pre.d.next = self.in_count.q.val() == self.pre_pre_count.q.val();
+            self.open.d.next = true;
+        }
+        if self.ends.val() | self.reset.val() {
+            self.in_count.d.next = 0.into();
+            self.at_last.d.next = false;
+            self.at_pre.d.next = false;
+            self.open.d.next = false;
+            self.single.d.next = self.length.val() == self.one.val();
+            self.pair.d.next = self.length.val() == self.two.val();
+            self.pre_pre_count.d.next = self.never.val();
+            if self.length.val() >= self.three.val() {
+                self.pre_pre_count.d.next = self.length.val() - self.three.val();
             }
+        }
+        if self.ends.val() {
+            self.parity.d.next = !self.parity.q.val();
         }
         if self.finish.val() {
             self.number.d.next = self.number.q.val() + self.one32.val();
         }
         if self.reset.val() {
-            self.in_count.d.next = 0.into();
-            self.at_last.d.next = false;
-            self.at_pre.d.next = false;
+            self.flush_p.d.next = false;
             self.parity.d.next = false;
             self.number.d.next = 0.into();
         }

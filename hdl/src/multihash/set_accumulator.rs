@@ -889,8 +889,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         // ---- Per-set epochs.
         self.epochs.retire.next = self.d_op.q.val();
         self.epochs.touch.next = self.valid.val();
-        self.epochs.roll.next = self.valid.val() & self.end_interval.val();
-        if self.valid.val() & self.end_interval.val() {
+        self.epochs.roll.next = self.end_interval.val();
+        if self.end_interval.val() {
             self.term.d.next = true;
             self.rep_interval.d.next = self.interval.val();
         }

@@ -7,7 +7,13 @@
 //! - report output stream: `out_valid`, `out_ready`, `out_interval` (32 bits, wraps),
 //!   `out_a`, `out_b`, `out_count` (32 bits), `out_last` (last word of the interval's report).
 //!   Each interval's report is its entries in accumulator-entry order; an empty report is one
-//!   marker word with `out_count` = 0 and `out_last` = 1.
+//!   marker word with `out_count` = 0 and `out_last` = 1;
+//! - settings ([`super::interval`]): `interval_length` (41 bits), L of the intervals that start
+//!   from now on, 1 ..= `max_interval`; `flush`, a pulse that ends the open interval after the
+//!   events taken so far (that clock's included) and reports it, a no-op on an interval without
+//!   events; `flush_pending`, high from the clock after the pulse until the interval has ended
+//!   (no event is taken meanwhile). A profiler with fixed settings ties `interval_length` to L
+//!   and `flush` low ([`fixed_settings_ports`]).
 
 use rust_hdl::prelude::*;
 
@@ -22,7 +28,14 @@ pub trait ProfilerTop: Block {
     /// sets) is compared with the model entry-set by entry-set.
     const ENTRY_ORDER: bool;
     /// Sets every input port: the clock level, reset, the offered event (if any), `out_ready`.
+    /// Settings come from [`Self::set_length`] and [`Self::set_flush`] (L of the configuration,
+    /// no flush, until they are called).
     fn drive(&mut self, clock: bool, reset: bool, offer: Option<(u64, u64)>, out_ready: bool);
+    /// What `drive` sets `interval_length` to from now on.
+    fn set_length(&mut self, length: u64);
+    /// What `drive` sets `flush` to from now on (a testbench raises it for one clock).
+    fn set_flush(&mut self, flush: bool);
+    fn flush_pending(&self) -> bool;
     fn in_ready(&self) -> bool;
     /// The word on the report ports while `out_valid` is high.
     fn out_word(&self) -> Option<ReportWord>;
@@ -52,6 +65,17 @@ macro_rules! impl_profiler_top {
                 self.in_a.next = bits_u64::<64>(a);
                 self.in_b.next = bits_u64::<64>(b);
                 self.out_ready.next = out_ready;
+                self.interval_length.next = $crate::util::bits_u64(self._length);
+                self.flush.next = self._flush;
+            }
+            fn set_length(&mut self, length: u64) {
+                self._length = length;
+            }
+            fn set_flush(&mut self, flush: bool) {
+                self._flush = flush;
+            }
+            fn flush_pending(&self) -> bool {
+                self.flush_pending.val()
             }
             fn in_ready(&self) -> bool {
                 self.in_ready.val()
@@ -96,16 +120,22 @@ macro_rules! profiler_top {
             pub out_b: Signal<Out, Bits<64>>,
             pub out_count: Signal<Out, Bits<32>>,
             pub out_last: Signal<Out, Bit>,
+            pub interval_length: Signal<In, Bits<{ $crate::multihash::interval::INTERVAL_COUNT_BITS }>>,
+            pub flush: Signal<In, Bit>,
+            pub flush_pending: Signal<Out, Bit>,
+            /// What [`ProfilerTop::drive`] sets the settings ports to.
+            _length: u64,
+            _flush: bool,
             $($body)*
         }
     };
 }
 pub(crate) use profiler_top;
 
-/// A value of a top declared with [`profiler_top!`]: the standard ports unconnected, then the
-/// design's own fields as given.
+/// A value of a top declared with [`profiler_top!`] for the configuration `cfg`: the standard
+/// ports unconnected, then the design's own fields as given.
 macro_rules! new_profiler_top {
-    ($name:ident { $($body:tt)* }) => {
+    ($cfg:expr, $name:ident { $($body:tt)* }) => {
         $name {
             clock: Default::default(),
             reset: Default::default(),
@@ -120,8 +150,23 @@ macro_rules! new_profiler_top {
             out_b: Default::default(),
             out_count: Default::default(),
             out_last: Default::default(),
+            interval_length: Default::default(),
+            flush: Default::default(),
+            flush_pending: Default::default(),
+            _length: $cfg.interval,
+            _flush: false,
             $($body)*
         }
     };
 }
 pub(crate) use new_profiler_top;
+
+/// The settings ports of a profiler instance whose settings are fixed (Verilog, after the other
+/// ports): L of `cfg`, no flush.
+pub fn fixed_settings_ports(cfg: &crate::config::ProfilerConfig) -> String {
+    format!(
+        ".interval_length({}'d{}), .flush(1'b0), .flush_pending()",
+        super::interval::INTERVAL_COUNT_BITS,
+        cfg.interval
+    )
+}

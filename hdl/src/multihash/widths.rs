@@ -2,7 +2,8 @@
 //!
 //! **Stored widths.** A counter is cleared every interval and incremented at most once per event,
 //! so it never exceeds min(2^counter_bits − 1, L); an accumulator count likewise stays within
-//! min(2^count_bits − 1, L). The RAMs store ⌈log2(that + 1)⌉ bits — the same counts as the model,
+//! min(2^count_bits − 1, L). L here is the longest interval the hardware may be set to
+//! (`max_interval`). The RAMs store ⌈log2(that + 1)⌉ bits — the same counts as the model,
 //! bit for bit, with fewer block RAMs when L is short. The counting words (counters, counts,
 //! thresholds, their adders and comparators) are a const generic CB, one of [`WIDTH_CLASSES`]: the
 //! smallest class that holds what the configuration stores ([`storage_widths`]).
@@ -41,13 +42,13 @@ impl Widths {
     /// interval: not when 2^counter_bits − 1 >= L (a counter starts each interval at 0 and grows
     /// by at most one per event), and then the RTL has no saturation logic.
     pub fn counter_saturates(&self, cfg: &ProfilerConfig) -> bool {
-        cfg.counter_max() < cfg.interval
+        cfg.counter_max() < cfg.max_interval()
     }
 
     /// Whether an accumulator count can saturate within an interval, likewise (a count starts
     /// at most at the events seen so far and grows by at most one per event).
     pub fn count_saturates(&self, cfg: &ProfilerConfig) -> bool {
-        cfg.accumulator_count_max() < cfg.interval
+        cfg.accumulator_count_max() < cfg.max_interval()
     }
 }
 
@@ -67,7 +68,7 @@ pub fn storage_widths(cfg: &ProfilerConfig) -> Result<Widths, String> {
                 .into(),
         );
     }
-    let reach = |max: u64| max.min(cfg.interval);
+    let reach = |max: u64| max.min(cfg.max_interval());
     let counter = bits_for(reach(cfg.counter_max()));
     let count = bits_for(reach(cfg.accumulator_count_max()).max(cfg.threshold));
     let acc = &cfg.accumulator;

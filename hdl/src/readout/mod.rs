@@ -17,9 +17,15 @@
 //! discards them (the profiler's intervals do not advance). `CTRL.IRQ_ENABLE` routes `READY` to
 //! the `irq` output (level-sensitive, high while a word waits). `DROPPED` shows the `in_dropped`
 //! input: events an upstream tap lost (0 when nothing is connected).
+//!
+//! **Settings at run time.** `INTERVAL` sets L for the intervals that start after the write,
+//! within 1 ..= `MAX_INTERVAL` (the configuration's `max_interval`, for which the counters are
+//! sized); `CTRL.FLUSH` ends the open interval early and reports it — a program calls it before
+//! it reads its last, partial interval — and `CTRL.CLEAR` starts over. T is fixed when the
+//! Verilog is generated (`THRESHOLD` shows it).
 
 pub mod regs;
 pub mod wishbone;
 
 pub use regs::{c_header, markdown_table, registers, Access, Register};
-pub use wishbone::{check_depth, exported, fifo_depth, verilog, wrapper_name, MAX_FIFO_DEPTH};
+pub use wishbone::{check_slave, exported, fifo_depth, verilog, wrapper_name, MAX_FIFO_DEPTH};

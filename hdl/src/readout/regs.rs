@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 /// `ID`'s value: "hwpf" in ASCII.
 pub const ID: u32 = 0x6877_7066;
 /// The register map's version; a change of the map changes it.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// How software may access a register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,16 +138,21 @@ pub fn registers(cfg: &ProfilerConfig, depth: u32) -> Vec<Register> {
                 format!("32'd{}", cfg.a_bits | cfg.b_bits << 8),
             )
         },
-        ro(
-            "INTERVAL",
-            0x18,
-            "events per interval, L".into(),
-            c(cfg.interval),
-        ),
+        Register {
+            name: "INTERVAL",
+            offset: 0x18,
+            access: Access::Rw,
+            doc: "L, events per interval, for the intervals that start after the write (the open \
+                  one keeps its L); reset value the configuration's L. A write of all four bytes \
+                  within 1 ..= MAX_INTERVAL is taken, any other ignored: read back to check"
+                .into(),
+            fields: vec![],
+            read: "length".into(),
+        },
         ro(
             "THRESHOLD",
             0x1c,
-            "candidate threshold T, a count".into(),
+            "candidate threshold T, a count, fixed when the Verilog is generated".into(),
             c(cfg.threshold),
         ),
         Register {
@@ -163,19 +168,42 @@ pub fn registers(cfg: &ProfilerConfig, depth: u32) -> Vec<Register> {
                     "events reach the profiler (cleared: discarded)",
                 ),
                 field("IRQ_ENABLE", 1, 1, "`irq` is on (see IRQ_LEVEL)"),
+                field(
+                    "FLUSH",
+                    2,
+                    1,
+                    "write 1: end the open interval after the events taken so far and report it \
+                     (nothing if it has no event); STATUS.FLUSH_PENDING until it has ended. A \
+                     FLUSH written while one is pending is merged into it: wait for the bit to \
+                     clear between flushes. Reads 0",
+                ),
+                field(
+                    "CLEAR",
+                    3,
+                    1,
+                    "write 1: start over: the profiler's counts and every report word not yet \
+                     read are discarded, intervals are numbered from 0 again, the settings stay. \
+                     Reads 0",
+                ),
             ],
             read: "{30'd0, irq_enable, enable}".into(),
         },
         Register {
             fields: vec![
                 field("READY", 0, 1, "a report word is in the REPORT registers"),
+                field(
+                    "FLUSH_PENDING",
+                    1,
+                    1,
+                    "a FLUSH waits for its interval to end; no event is taken meanwhile",
+                ),
                 field("LEVEL", 16, 16, "report words waiting, the head included"),
             ],
             ..ro(
                 "STATUS",
                 0x24,
                 "report FIFO status".into(),
-                "{level, 15'd0, head_valid}".into(),
+                "{level, 14'd0, flush || flush_pending, head_valid}".into(),
             )
         },
         ro(
@@ -255,6 +283,12 @@ pub fn registers(cfg: &ProfilerConfig, depth: u32) -> Vec<Register> {
                 read: "{16'd0, irq_level}".into(),
             }
         },
+        ro(
+            "MAX_INTERVAL",
+            0x50,
+            "the largest L that INTERVAL takes (`max_interval`)".into(),
+            c(cfg.max_interval()),
+        ),
     ]
 }
 
@@ -347,6 +381,23 @@ static inline int {m}_read(uintptr_t base, {m}_word *w)
 	w->count = {up}_REG(base, {up}_REPORT_COUNT);
 	w->last = ({up}_REG(base, {up}_REPORT_POP) & {up}_REPORT_POP_LAST_MASK) != 0;
 	return 1;
+}}
+
+/* Ends the open interval now, so that its report follows (nothing if it has no event), and
+ * waits until it has ended. CTRL's other bits are kept. */
+static inline void {m}_flush(uintptr_t base)
+{{
+	uint32_t keep = {up}_REG(base, {up}_CTRL) & ({up}_CTRL_ENABLE_MASK | {up}_CTRL_IRQ_ENABLE_MASK);
+	{up}_REG(base, {up}_CTRL) = keep | {up}_CTRL_FLUSH_MASK;
+	while ({up}_REG(base, {up}_STATUS) & {up}_STATUS_FLUSH_PENDING_MASK)
+		;
+}}
+
+/* Sets L for the intervals that start from now on: 1 if taken, 0 if outside 1 ..= MAX_INTERVAL. */
+static inline int {m}_set_interval(uintptr_t base, uint32_t length)
+{{
+	{up}_REG(base, {up}_INTERVAL) = length;
+	return {up}_REG(base, {up}_INTERVAL) == length;
 }}
 
 #endif

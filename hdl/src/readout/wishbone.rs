@@ -5,11 +5,13 @@
 //! classic slave `wb_cyc`, `wb_stb`, `wb_we`, `wb_sel` (4), `wb_adr` (8: the byte offset; the bus
 //! decodes the base), `wb_dat_w`, `wb_dat_r`, `wb_ack`; `irq`. A cycle is acknowledged one clock
 //! after it is presented (`wb_ack` high for one clock, `wb_dat_r` valid with it); a write updates
-//! `CTRL` where `wb_sel[0]` is set, `IRQ_LEVEL` by byte lanes, and is ignored elsewhere.
+//! `CTRL` where `wb_sel[0]` is set, `IRQ_LEVEL` by byte lanes, `INTERVAL` with all four lanes
+//! and a value in 1 ..= `max_interval`, and is ignored elsewhere.
 
 use super::regs::registers;
 use crate::config::ProfilerConfig;
 use crate::export::module_name;
+use crate::multihash::interval::INTERVAL_COUNT_BITS;
 use std::fmt::Write as _;
 
 /// The slave's module name for the profiler design `name`.
@@ -28,10 +30,18 @@ pub fn fifo_depth(cfg: &ProfilerConfig) -> u32 {
 /// The largest depth: `STATUS.LEVEL` (16 bits) counts the FIFO and the head word.
 pub const MAX_FIFO_DEPTH: u32 = 1 << 15;
 
-/// Checks a report FIFO depth for `cfg`: a power of two from [`fifo_depth`] to
-/// [`MAX_FIFO_DEPTH`]. A deep FIFO holds a whole run's reports, so that software reads them
-/// after the profiled code instead of interrupting it.
-pub fn check_depth(cfg: &ProfilerConfig, depth: u32) -> Result<(), String> {
+/// Checks the slave's parameters for `cfg`: the report FIFO depth, a power of two from
+/// [`fifo_depth`] to [`MAX_FIFO_DEPTH`] (a deep FIFO holds a whole run's reports, so that
+/// software reads them after the profiled code instead of interrupting it); `max_interval`,
+/// which must fit the 32-bit `INTERVAL` register.
+pub fn check_slave(cfg: &ProfilerConfig, depth: u32) -> Result<(), String> {
+    if cfg.max_interval() > u32::MAX as u64 {
+        return Err(format!(
+            "max_interval = {}: the bus slave's INTERVAL register holds at most {} (2^32 - 1)",
+            cfg.max_interval(),
+            u32::MAX
+        ));
+    }
     let min = fifo_depth(cfg);
     if !depth.is_power_of_two() || depth < min || depth > MAX_FIFO_DEPTH {
         return Err(format!(
@@ -44,14 +54,14 @@ pub fn check_depth(cfg: &ProfilerConfig, depth: u32) -> Result<(), String> {
 }
 
 /// The slave `hwprof_<name>_wb` around the profiler module `hwprof_<profiler>`, exported
-/// elsewhere, with a report FIFO of `depth` words ([`check_depth`]). Deterministic.
+/// elsewhere, with a report FIFO of `depth` words ([`check_slave`]). Deterministic.
 pub fn verilog(cfg: &ProfilerConfig, name: &str, profiler: &str, depth: u32) -> String {
     let top = wrapper_name(name);
     let profiler = module_name(profiler);
     assert!(
-        check_depth(cfg, depth).is_ok(),
+        check_slave(cfg, depth).is_ok(),
         "{:?}",
-        check_depth(cfg, depth)
+        check_slave(cfg, depth)
     );
     let aw = depth.trailing_zeros();
     let (ab, bb) = (cfg.a_bits, cfg.b_bits);
@@ -104,6 +114,12 @@ module {top}(
 );
   reg enable, irq_enable;
   reg [15:0] irq_level;
+  // Settings: L of the next intervals; FLUSH and CLEAR are one-clock pulses.
+  reg [31:0] length;
+  reg flush, clear;
+  wire flush_pending;
+  // CLEAR starts over: the profiler and the report FIFO are reset, the settings kept.
+  wire restart = reset || clear;
   wire prof_in_ready;
   // Disabled, events are taken and discarded: the source is never held back.
   assign in_ready = enable ? prof_in_ready : 1'b1;
@@ -121,10 +137,11 @@ module {top}(
   reg [{am}:0] head_a;
   reg [{bm}:0] head_b;
   wire [15:0] level = {{{pad}'d0, stored}} + {{15'd0, head_valid}};
-  {profiler} profiler(.clock(clock), .reset(reset), .in_valid(in_valid && enable),
+  {profiler} profiler(.clock(clock), .reset(restart), .in_valid(in_valid && enable),
     .in_ready(prof_in_ready), .in_a(in_a), .in_b(in_b), .out_valid(out_valid),
     .out_ready(out_ready), .out_interval(out_interval), .out_a(out_a), .out_b(out_b),
-    .out_count(out_count), .out_last(out_last));
+    .out_count(out_count), .out_last(out_last), .interval_length({{{lpad}'d0, length}}),
+    .flush(flush), .flush_pending(flush_pending));
   wire access = wb_cyc && wb_stb && !wb_ack;
   wire pop = access && !wb_we && wb_adr == 8'h{pop:02x} && head_valid;
   wire load = (!head_valid || pop) && stored != {aw1}'d0;
@@ -135,7 +152,7 @@ module {top}(
   end
   // The head word is the RAM's registered read: valid from the clock after `load`.
   always @(posedge clock) begin
-    if (reset) begin
+    if (restart) begin
       wr <= {aw1}'d0;
       rd <= {aw1}'d0;
       head_valid <= 1'b0;
@@ -166,13 +183,24 @@ module {top}(
       enable <= 1'b1;
       irq_enable <= 1'b0;
       irq_level <= 16'd1;
+      length <= 32'd{length};
+      flush <= 1'b0;
+      clear <= 1'b0;
     end else begin
       wb_ack <= access;
       if (access) wb_dat_r <= read_value;
+      flush <= 1'b0;
+      clear <= 1'b0;
       if (access && wb_we && wb_adr == 8'h{ctrl:02x} && wb_sel[0]) begin
         enable <= wb_dat_w[0];
         irq_enable <= wb_dat_w[1];
+        flush <= wb_dat_w[2];
+        clear <= wb_dat_w[3];
       end
+      // L: a whole-word write within 1 ..= max_interval; anything else is ignored.
+      if (access && wb_we && wb_adr == 8'h{interval:02x} && wb_sel == 4'hf
+          && wb_dat_w != 32'd0 && wb_dat_w <= 32'd{max_interval})
+        length <= wb_dat_w;
       if (access && wb_we && wb_adr == 8'h{irq_level:02x}) begin
         if (wb_sel[0]) irq_level[7:0] <= wb_dat_w[7:0];
         if (wb_sel[1]) irq_level[15:8] <= wb_dat_w[15:8];
@@ -181,7 +209,7 @@ module {top}(
   end
   assign irq = irq_enable && head_valid && level >= irq_level;
   // Bits the slave ignores (Verilator's default --unused-regexp names such a wire).
-  wire unused = &{{1'b0, wb_sel[3:2], wb_dat_w[31:16]{unused_keys}}};
+  wire unused = &{{1'b0{unused_keys}}};
 endmodule
 "#,
         summary = cfg.summary(),
@@ -205,6 +233,14 @@ endmodule
         pad = 16 - (aw + 1),
         pop = pop_offset,
         ctrl = ctrl_offset,
+        interval = registers(cfg, depth)
+            .iter()
+            .find(|r| r.name == "INTERVAL")
+            .map(|r| r.offset)
+            .expect("the map has INTERVAL"),
+        length = cfg.interval,
+        max_interval = cfg.max_interval(),
+        lpad = INTERVAL_COUNT_BITS - 32,
         irq_level = irq_level_offset,
         a_hi = 32 + ab - 1,
         b_lo = 32 + ab,
@@ -217,7 +253,7 @@ endmodule
 /// The complete Verilog of `hwprof_<name>_wb`: the profiler of `cfg` and its slave.
 /// Deterministic; runs the RTL generator (call it on the RTL thread).
 pub fn exported(cfg: &ProfilerConfig, name: &str, depth: u32) -> Result<String, String> {
-    check_depth(cfg, depth)?;
+    check_slave(cfg, depth)?;
     let mut v = crate::multihash::export::exported(cfg, name)?;
     v.push_str(&verilog(cfg, name, name, depth));
     Ok(v)

@@ -122,7 +122,7 @@ module {top}(
   {profiler} profiler(.clock({prof_clock}), .reset({prof_reset}), .in_valid(ev_valid),
     .in_ready(ev_ready), .in_a({{32'd0, ev_a}}), .in_b({{32'd0, ev_b}}), .out_valid(out_valid),
     .out_ready(out_ready), .out_interval(out_interval), .out_a(out_a), .out_b(out_b),
-    .out_count(out_count), .out_last(out_last));
+    .out_count(out_count), .out_last(out_last), {settings});
   // Events lost before each event the profiler takes, summed (saturating).
   wire [32:0] dropped_sum = {{1'b0, out_dropped}} + {{17'd0, ev_lost}};
   always @(posedge {prof_clock}) begin
@@ -132,6 +132,7 @@ module {top}(
 endmodule
 "#,
         cfg_summary = cfg.summary(),
+        settings = crate::multihash::top::fixed_settings_ports(cfg),
         tap_summary = summary(tap),
     ));
     Ok(v)

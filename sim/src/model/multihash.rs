@@ -19,7 +19,12 @@
 //!    read as zero again; with **retaining** (P1) reported entries stay as replaceable with count 0,
 //!    all other entries are emptied.
 //!
-//! A trailing partial interval is never reported.
+//! A trailing partial interval is reported only when flushed.
+//!
+//! Settings at run time (the bus slave's registers, [`hwprof_hdl::readout`]):
+//! [`MultiHash::set_interval`] sets L for the intervals that start after the open one;
+//! [`MultiHash::flush`] ends the open interval now and reports it (nothing when it has no
+//! event); [`MultiHash::clear`] starts over with empty tables, interval numbers from 0.
 
 use crate::model::Tuple;
 use hwprof_hdl::config::{Organisation, ProfilerConfig, Replacement, MAX_TABLES};
@@ -58,6 +63,11 @@ impl IntervalClock {
     pub fn tick(&mut self, length: u64) -> bool {
         self.in_interval += 1;
         self.in_interval == length
+    }
+
+    /// Whether the open interval has seen an event.
+    pub fn is_open(&self) -> bool {
+        self.in_interval > 0
     }
 
     /// Closes the open interval with `entries` as its report and opens the next one.
@@ -313,6 +323,9 @@ pub struct MultiHash {
     pub counters: Vec<u32>,
     pub acc: Accumulator,
     clock: IntervalClock,
+    /// L of the open interval, and of the intervals after it.
+    length: u64,
+    next_length: u64,
     pub stats: ModelCounters,
     /// Hot copies of configuration values, read on every event.
     a_mask: u64,
@@ -332,6 +345,8 @@ impl MultiHash {
             counters: vec![0; cfg.tables * cfg.entries],
             acc: Accumulator::new(cfg),
             clock: IntervalClock::default(),
+            length: cfg.interval,
+            next_length: cfg.interval,
             stats: ModelCounters::default(),
             a_mask: cfg.a_mask(),
             b_mask: cfg.b_mask(),
@@ -380,7 +395,7 @@ impl MultiHash {
                 self.counters[k * cfg.entries + idx[k] as usize] = c[k];
             }
         }
-        self.clock.tick(cfg.interval).then(|| self.end_interval())
+        self.clock.tick(self.length).then(|| self.end_interval())
     }
 
     fn end_interval(&mut self) -> IntervalReport {
@@ -388,7 +403,40 @@ impl MultiHash {
             .acc
             .end_interval(self.cfg.threshold, self.cfg.retaining);
         self.counters.fill(0);
+        self.length = self.next_length;
         self.clock.close(entries)
+    }
+
+    /// Sets L for the intervals that start after the open one: 1 ..= `max_interval`, else an
+    /// error (and no change), as the bus slave ignores such a write.
+    pub fn set_interval(&mut self, length: u64) -> Result<(), String> {
+        let max = self.cfg.max_interval();
+        if !(1..=max).contains(&length) {
+            return Err(format!(
+                "interval length {length}: must be in 1..={max} (max_interval)"
+            ));
+        }
+        self.next_length = length;
+        Ok(())
+    }
+
+    /// L of the open interval.
+    pub fn interval_length(&self) -> u64 {
+        self.length
+    }
+
+    /// Ends the open interval now: its report, or None when it has no event.
+    pub fn flush(&mut self) -> Option<IntervalReport> {
+        self.clock.is_open().then(|| self.end_interval())
+    }
+
+    /// Starts over: empty tables and accumulator, the next interval numbered 0, with the L last
+    /// set.
+    pub fn clear(&mut self) {
+        let length = self.next_length;
+        *self = MultiHash::new(&self.cfg).expect("a validated configuration");
+        self.length = length;
+        self.next_length = length;
     }
 
     /// Runs a whole event stream; the reports of its complete intervals.

@@ -120,7 +120,7 @@ pub struct BoardSystem {
     /// [`Readout::Bus`] (the profiler's Wishbone slave on the CPU's bus, drained by the program,
     /// whose console is then the UART).
     pub readout: Readout,
-    /// With the bus readout: the slave's report FIFO in words ([`hwprof_hdl::readout::check_depth`]).
+    /// With the bus readout: the slave's report FIFO in words ([`hwprof_hdl::readout::check_slave`]).
     pub report_fifo: u32,
 }
 
@@ -130,7 +130,7 @@ impl BoardSystem {
         check_config(cfg, self.board, self.mode)?;
         match self.readout {
             Readout::Uart => Ok(()),
-            Readout::Bus => hwprof_hdl::readout::check_depth(cfg, self.report_fifo)
+            Readout::Bus => hwprof_hdl::readout::check_slave(cfg, self.report_fifo)
                 .map_err(|e| SocError::Input(format!("--report-fifo: {e}"))),
             Readout::Stream => Err(SocError::Input(
                 "--readout stream is the simulated system's (hwprof soc run); a board's reports \

@@ -89,7 +89,7 @@ pub struct RunOptions {
     /// system without the blocks, for the profile's cost in cycles.
     pub readout: Readout,
     /// With the bus readout: the slaves' report FIFO depth in words
-    /// ([`hwprof_hdl::readout::check_depth`]).
+    /// ([`hwprof_hdl::readout::check_slave`]).
     pub report_fifo: u32,
     /// Where to keep the program (`program.elf`) and the hardware's reports of both modes
     /// (`reports.jsonl`, with the exact counts of the reported tuples), for `hwprof report`.
@@ -532,7 +532,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         )));
     }
     if o.readout == Readout::Bus {
-        hwprof_hdl::readout::check_depth(&o.cfg, o.report_fifo).map_err(SocError::Input)?;
+        hwprof_hdl::readout::check_slave(&o.cfg, o.report_fifo).map_err(SocError::Input)?;
     }
     if o.readout == Readout::Uart {
         return Err(SocError::Input(

@@ -11,6 +11,7 @@ use crate::model::multihash::{IntervalReport, MultiHash};
 use hwprof_hdl::board::event_source::{DEFAULT_SEED, HOT_A, HOT_B, XORSHIFT};
 use hwprof_hdl::export::{self, module_name, SimTarget, WAIVER_FILE};
 use hwprof_hdl::multihash::export::exported;
+use hwprof_hdl::multihash::top::fixed_settings_ports;
 use hwprof_hdl::ProfilerConfig;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -66,6 +67,7 @@ fn expected_memh(reports: &[IntervalReport]) -> (String, String) {
 /// expected entries in all; `max_cycles` bounds the run.
 pub fn testbench(
     module: &str,
+    settings: &str,
     events: u64,
     intervals: u64,
     entries: u64,
@@ -102,7 +104,7 @@ module tb_{module};
   {module} dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready),
     .in_a({{32'd0, a32}}), .in_b({{32'd0, b32}}), .out_valid(out_valid), .out_ready(out_ready),
     .out_interval(out_interval), .out_a(out_a), .out_b(out_b), .out_count(out_count),
-    .out_last(out_last));
+    .out_last(out_last), {settings});
   reg [191:0] expected [0:{last_entry}];
   reg [31:0] starts [0:{intervals}];
   reg matched [0:{last_entry}];
@@ -204,7 +206,14 @@ pub fn files(
     let events = cfg.interval * intervals;
     let max_cycles =
         2 * events + cfg.entries as u64 * 4 + cfg.accumulator.entries as u64 * 8 + 1000;
-    let tb = testbench(&module, events, intervals, entries, max_cycles);
+    let tb = testbench(
+        &module,
+        &fixed_settings_ports(cfg),
+        events,
+        intervals,
+        entries,
+        max_cycles,
+    );
     let (exp, starts) = expected_memh(&reports);
     let sim = SimTarget {
         toplevel: format!("tb_{module}"),

@@ -9,6 +9,7 @@ use crate::model::multihash::{IntervalReport, MultiHash};
 use crate::verify::icarus::{run_timed, write_memh, SimDir};
 use crate::verify::multihash::cosim::{canonical, Assembler, Mismatch, ReadyPattern};
 use crate::verify::netlist::{self, Family};
+use hwprof_hdl::multihash::top::fixed_settings_ports;
 use hwprof_hdl::multihash::{entry_order, verilog_of, Design};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
@@ -28,8 +29,10 @@ pub struct IcarusResult {
     pub cycles_per_second: f64,
 }
 
-/// The testbench: module `tb` around the design's `top`.
+/// The testbench: module `tb` around the design's `top`, whose settings ports are connected
+/// as `settings` ([`fixed_settings_ports`]).
 pub fn testbench(
+    settings: &str,
     events: usize,
     expected_reports: usize,
     ready: ReadyPattern,
@@ -63,7 +66,7 @@ module tb;
   wire out_last;
   top dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_a(in_a),
           .in_b(in_b), .out_valid(out_valid), .out_ready(out_ready), .out_interval(out_interval),
-          .out_a(out_a), .out_b(out_b), .out_count(out_count), .out_last(out_last));
+          .out_a(out_a), .out_b(out_b), .out_count(out_count), .out_last(out_last), {settings});
   initial begin
     $readmemh("events_a.hex", a_mem);
     $readmemh("events_b.hex", b_mem);
@@ -198,7 +201,13 @@ fn run_cosim(
         + 1000;
     std::fs::write(
         dir.file("tb.v"),
-        testbench(events.len(), expected.len(), ready, max_cycles),
+        testbench(
+            &fixed_settings_ports(cfg),
+            events.len(),
+            expected.len(),
+            ready,
+            max_cycles,
+        ),
     )
     .map_err(io)?;
     let mut sources = match netlist {
