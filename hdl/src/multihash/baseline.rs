@@ -189,23 +189,26 @@ impl<const CB: usize> BaselineProfiler<CB> {
     /// The baseline hardware of `cfg` (fully associative), whose width class must be CB.
     pub fn new(cfg: &ProfilerConfig) -> Self {
         let w = widths_of_class::<CB>(cfg);
-        new_profiler_top!(cfg, BaselineProfiler {
-            counters: BaselineCounters::new(cfg),
-            acc: FullyAssociativeAccumulator::for_config(cfg, &w),
-            control: Default::default(),
-            state: Default::default(),
-            key_a: Default::default(),
-            key_b: Default::default(),
-            key_last: Default::default(),
-            key_null: Default::default(),
-            accept: Default::default(),
-            idle: Default::default(),
-            updating: Default::default(),
-            a_mask: Constant::new(cfg.a_mask().into()),
-            b_mask: Constant::new(cfg.b_mask().into()),
-            key_shift: Constant::new(64.into()),
-            _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
-        })
+        new_profiler_top!(
+            cfg,
+            BaselineProfiler {
+                counters: BaselineCounters::new(cfg),
+                acc: FullyAssociativeAccumulator::for_config(cfg, &w),
+                control: Default::default(),
+                state: Default::default(),
+                key_a: Default::default(),
+                key_b: Default::default(),
+                key_last: Default::default(),
+                key_null: Default::default(),
+                accept: Default::default(),
+                idle: Default::default(),
+                updating: Default::default(),
+                a_mask: Constant::new(cfg.a_mask().into()),
+                b_mask: Constant::new(cfg.b_mask().into()),
+                key_shift: Constant::new(64.into()),
+                _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
+            }
+        )
     }
 }
 
@@ -292,7 +295,11 @@ impl<const CB: usize> Logic for BaselineProfiler<CB> {
     }
 }
 
-impl_profiler_top!(BaselineProfiler<const CB>, entry_order = true);
+impl_profiler_top!(
+    BaselineProfiler<const CB>,
+    entry_order = true,
+    stages_before_accept = false
+);
 
 /// The set-associative baseline's state (see [`SetBaselineProfiler`]).
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -411,68 +418,71 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
             "2^k sets, count and state within CB bits"
         );
         let count_mask = (1u64 << w.count) - 1;
-        new_profiler_top!(cfg, SetBaselineProfiler {
-            counters: BaselineCounters::new(cfg),
-            set_hash: ParityHash::new(&SetHash::new(cfg).q),
-            tags: (0..ways)
-                .map(|_| TableRam::new(sets, (cfg.a_bits + cfg.b_bits) as usize))
-                .collect(),
-            metas: (0..ways)
-                .map(|_| TableRam::new(sets, w.count + 2))
-                .collect(),
-            control: Default::default(),
-            state: Default::default(),
-            key_a: Default::default(),
-            key_b: Default::default(),
-            key_last: Default::default(),
-            key_null: Default::default(),
-            rep_interval: Default::default(),
-            sweep_set: Default::default(),
-            sweep_way: vec_of(ways),
-            meta_clear: BankClear::new(sets),
-            accept: Default::default(),
-            clearing: Default::default(),
-            idle: Default::default(),
-            updating: Default::default(),
-            emitting: Default::default(),
-            key_tag: Default::default(),
-            valid: vec_of(ways),
-            locked: vec_of(ways),
-            count: vec_of(ways),
-            hit_w: vec_of(ways),
-            reported: vec_of(ways),
-            inc_count: vec_of(ways),
-            n_meta: vec_of(ways),
-            r_meta: vec_of(ways),
-            minimal: vec_of(ways),
-            hits: Priority::new(ways),
-            empty: Priority::new(ways),
-            repl: Priority::new(ways),
-            smallest: Priority::new(ways),
-            alloc: vec_of(ways),
-            hit: Default::default(),
-            promoted: Default::default(),
-            offer: Default::default(),
-            step: Default::default(),
-            last_way: Default::default(),
-            word_tag: Default::default(),
-            word_count: Default::default(),
-            threshold: Constant::new(cfg.threshold.into()),
-            count_max: Constant::new(w.count_max(cfg).into()),
-            count_mask: Constant::new(count_mask.into()),
-            locked_flag: Constant::new((1u64 << w.count).into()),
-            valid_flag: Constant::new((2u64 << w.count).into()),
-            replace_smallest: Constant::new(acc.replacement == Replacement::Smallest),
-            retaining: Constant::new(cfg.retaining),
-            last_set: Constant::new(bits_u64(sets as u64 - 1)),
-            a_mask: Constant::new(cfg.a_mask().into()),
-            b_mask: Constant::new(cfg.b_mask().into()),
-            b_shift: Constant::new(u64::from(cfg.a_bits).into()),
-            one_c: Constant::new(1.into()),
-            one_set: Constant::new(1.into()),
-            zero: Constant::new(0.into()),
-            _drain_bound: set_baseline_report_clocks(sets, ways) + cfg.entries as u64 + 64,
-        })
+        new_profiler_top!(
+            cfg,
+            SetBaselineProfiler {
+                counters: BaselineCounters::new(cfg),
+                set_hash: ParityHash::new(&SetHash::new(cfg).q),
+                tags: (0..ways)
+                    .map(|_| TableRam::new(sets, (cfg.a_bits + cfg.b_bits) as usize))
+                    .collect(),
+                metas: (0..ways)
+                    .map(|_| TableRam::new(sets, w.count + 2))
+                    .collect(),
+                control: Default::default(),
+                state: Default::default(),
+                key_a: Default::default(),
+                key_b: Default::default(),
+                key_last: Default::default(),
+                key_null: Default::default(),
+                rep_interval: Default::default(),
+                sweep_set: Default::default(),
+                sweep_way: vec_of(ways),
+                meta_clear: BankClear::new(sets),
+                accept: Default::default(),
+                clearing: Default::default(),
+                idle: Default::default(),
+                updating: Default::default(),
+                emitting: Default::default(),
+                key_tag: Default::default(),
+                valid: vec_of(ways),
+                locked: vec_of(ways),
+                count: vec_of(ways),
+                hit_w: vec_of(ways),
+                reported: vec_of(ways),
+                inc_count: vec_of(ways),
+                n_meta: vec_of(ways),
+                r_meta: vec_of(ways),
+                minimal: vec_of(ways),
+                hits: Priority::new(ways),
+                empty: Priority::new(ways),
+                repl: Priority::new(ways),
+                smallest: Priority::new(ways),
+                alloc: vec_of(ways),
+                hit: Default::default(),
+                promoted: Default::default(),
+                offer: Default::default(),
+                step: Default::default(),
+                last_way: Default::default(),
+                word_tag: Default::default(),
+                word_count: Default::default(),
+                threshold: Constant::new(cfg.threshold.into()),
+                count_max: Constant::new(w.count_max(cfg).into()),
+                count_mask: Constant::new(count_mask.into()),
+                locked_flag: Constant::new((1u64 << w.count).into()),
+                valid_flag: Constant::new((2u64 << w.count).into()),
+                replace_smallest: Constant::new(acc.replacement == Replacement::Smallest),
+                retaining: Constant::new(cfg.retaining),
+                last_set: Constant::new(bits_u64(sets as u64 - 1)),
+                a_mask: Constant::new(cfg.a_mask().into()),
+                b_mask: Constant::new(cfg.b_mask().into()),
+                b_shift: Constant::new(u64::from(cfg.a_bits).into()),
+                one_c: Constant::new(1.into()),
+                one_set: Constant::new(1.into()),
+                zero: Constant::new(0.into()),
+                _drain_bound: set_baseline_report_clocks(sets, ways) + cfg.entries as u64 + 64,
+            }
+        )
     }
 }
 
@@ -700,4 +710,8 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
     }
 }
 
-impl_profiler_top!(SetBaselineProfiler<const CB>, entry_order = true);
+impl_profiler_top!(
+    SetBaselineProfiler<const CB>,
+    entry_order = true,
+    stages_before_accept = false
+);

@@ -3,12 +3,13 @@
 //! number and its counter bank (i mod 2).
 //!
 //! **Settings.** L is the `length` input, read at reset and whenever an interval ends, so a new
-//! L applies from the next interval on; values outside 1 ..= 2^40 are not checked here (the bus
-//! slave refuses them). A `flush` pulse ends the open interval after the events accepted up to
-//! and including that clock: while it is pending (`flush_pending`) the top accepts no event, and
-//! as soon as the top's conditions for an interval's end hold (`end_ok`) the interval ends
-//! without an event (`null_end`: the top sends an empty slot marked as the interval's end down
-//! its pipeline). A flush while the open interval has no event does nothing.
+//! L applies from the interval after the open one; values outside 1 ..= 2^40 are not checked
+//! here (the bus slave refuses them). A `flush` pulse ends the open interval after the events
+//! taken up to and including that clock: while it is pending (`flush_pending`) the top takes no
+//! event, and as soon as the top could end an interval (`end_ok`: every event taken has been
+//! accepted, no report blocks the end) the interval ends without an event (`null_end`: the top
+//! sends an empty slot marked as the interval's end down its pipeline), or nothing happens if it
+//! has no event. So when `flush_pending` falls, no event is in flight before stage 0.
 //!
 //! `last` comes from a flip-flop, not from a compare of the 41-bit count: it feeds stage 0's
 //! accept decision, which drives the RAM addresses and every stage-H enable. The count is compared
@@ -130,9 +131,9 @@ impl Logic for IntervalControl {
         self.flush_pending.next = self.flush_p.q.val();
         self.null_end.next = self.flush_p.q.val() & self.open.q.val() & self.end_ok.val();
         self.ends.next = (self.accept.val() & self.last.val()) | self.null_end.val();
-        // A flush of an empty interval is done at once.
-        self.flush_p.d.next = (self.flush_p.q.val() & self.open.q.val() & !self.null_end.val())
-            | self.flush.val();
+        // A flush is done when the top could end an interval (every event taken before it has
+        // been accepted): with a null end, or with none if the interval has no event.
+        self.flush_p.d.next = (self.flush_p.q.val() & !self.end_ok.val()) | self.flush.val();
         if self.accept.val() {
             self.in_count.d.next = self.in_count.q.val() + self.one.val();
             self.at_last.d.next = self.pre.val();

@@ -67,22 +67,25 @@ impl<const CB: usize> MultiHashProfiler<CB> {
     /// The hardware of `cfg`, whose width class must be CB (see [`crate::multihash::with_design`]).
     pub fn new(cfg: &ProfilerConfig) -> Self {
         let w = widths_of_class::<CB>(cfg);
-        new_profiler_top!(cfg, MultiHashProfiler {
-            hash: HashUnit::new(&HashConstants::new(cfg)),
-            counters: CounterTables::for_config(cfg, &w),
-            acc: FullyAssociativeAccumulator::for_config(cfg, &w),
-            control: Default::default(),
-            s1_valid: Default::default(),
-            s1_key: Default::default(),
-            s1_end: Default::default(),
-            a: Default::default(),
-            b: Default::default(),
-            accept: Default::default(),
-            a_mask: Constant::new(cfg.a_mask().into()),
-            b_mask: Constant::new(cfg.b_mask().into()),
-            key_shift: Constant::new(64.into()),
-            _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
-        })
+        new_profiler_top!(
+            cfg,
+            MultiHashProfiler {
+                hash: HashUnit::new(&HashConstants::new(cfg)),
+                counters: CounterTables::for_config(cfg, &w),
+                acc: FullyAssociativeAccumulator::for_config(cfg, &w),
+                control: Default::default(),
+                s1_valid: Default::default(),
+                s1_key: Default::default(),
+                s1_end: Default::default(),
+                a: Default::default(),
+                b: Default::default(),
+                accept: Default::default(),
+                a_mask: Constant::new(cfg.a_mask().into()),
+                b_mask: Constant::new(cfg.b_mask().into()),
+                key_shift: Constant::new(64.into()),
+                _drain_bound: (cfg.accumulator.entries + cfg.entries) as u64 + 64,
+            }
+        )
     }
 }
 
@@ -144,4 +147,8 @@ impl<const CB: usize> Logic for MultiHashProfiler<CB> {
     }
 }
 
-impl_profiler_top!(MultiHashProfiler<const CB>, entry_order = true);
+impl_profiler_top!(
+    MultiHashProfiler<const CB>,
+    entry_order = true,
+    stages_before_accept = false
+);

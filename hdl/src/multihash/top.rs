@@ -27,6 +27,10 @@ pub trait ProfilerTop: Block {
     /// that reports entries in another order (the set-associative one: in the order it retires
     /// sets) is compared with the model entry-set by entry-set.
     const ENTRY_ORDER: bool;
+    /// Whether events taken at the input wait in stages before the one that accepts them into
+    /// an interval (the block-RAM profiler's skid, hash and refused-slot stages): a new
+    /// `interval_length` then reaches some of them before they end their interval.
+    const STAGES_BEFORE_ACCEPT: bool;
     /// Sets every input port: the clock level, reset, the offered event (if any), `out_ready`.
     /// Settings come from [`Self::set_length`] and [`Self::set_flush`] (L of the configuration,
     /// no flush, until they are called).
@@ -47,9 +51,10 @@ pub trait ProfilerTop: Block {
 /// Implements [`ProfilerTop`] for a top whose ports have the standard names and whose field
 /// `_drain_bound` holds [`ProfilerTop::drain_bound`].
 macro_rules! impl_profiler_top {
-    ($name:ident<$(const $g:ident),*>, entry_order = $eo:expr) => {
+    ($name:ident<$(const $g:ident),*>, entry_order = $eo:expr, stages_before_accept = $sb:expr) => {
         impl<$(const $g: usize),*> $crate::multihash::ProfilerTop for $name<$($g),*> {
             const ENTRY_ORDER: bool = $eo;
+            const STAGES_BEFORE_ACCEPT: bool = $sb;
             fn drive(
                 &mut self,
                 clock: bool,

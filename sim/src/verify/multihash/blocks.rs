@@ -292,52 +292,79 @@ fn counter_tables_forward_what_the_events_ahead_wrote() {
     }
 }
 
-/// Events accepted at random (about half the clocks), from power-on without a reset and again
-/// after a reset in the middle of an interval: before each clock `last` says whether the event
-/// offered is the L-th of its interval, `bank` is the interval's number mod 2, and `interval`
-/// counts the intervals finished (`finish` with every last event accepted).
+/// Events accepted at random (about half the clocks), after a reset and again after one in the
+/// middle of an interval, with L changed at random clocks (it applies from the next interval),
+/// flush pulses and `end_ok` at random: before each clock `last` says whether the event offered
+/// is the L-th of its interval, `flush_pending` and `null_end` follow a flush until an interval
+/// with events has ended (at once for an empty one), `bank` is the number of intervals ended mod
+/// 2, and `interval` counts the `finish` pulses.
 #[test]
 fn interval_control_flags_the_last_event_of_every_interval() {
     for interval in [1u64, 2, 3, 4, 7, 1000] {
-        let mut uut = IntervalControl::new(interval);
+        let mut uut = IntervalControl::default();
         uut.connect_all();
         let mut rng = ChaCha8Rng::seed_from_u64(interval);
-        let (mut accepted, mut finished, mut ends) = (0u64, 0u64, 0u64);
         let clock = |uut: &mut IntervalControl, high: bool| {
             uut.clock.next = Clock { clk: high };
             settle(uut).unwrap();
         };
-        let steps = 6 * interval.max(50) as usize;
+        // The reference: events in the open interval, its L, the L set, ends, finishes, a flush.
+        let (mut count, mut len, mut set, mut ended, mut finished, mut pending) =
+            (0u64, interval, interval, 0u64, 0u64, false);
+        let (mut lasts, mut nulls) = (0u64, 0u64);
+        let steps = 8 * interval.clamp(50, 400) as usize;
         for step in 0..steps {
-            let reset = step == steps / 2 + 1;
+            let reset = step < 2 || step == steps / 2 + 1;
+            if rng.gen_bool(0.02) {
+                set = match rng.gen_range(0..3) {
+                    0 => rng.gen_range(1..=3),
+                    _ => rng.gen_range(1..=2 * interval),
+                };
+            }
+            let flush = !reset && rng.gen_bool(0.03);
+            let end_ok = rng.gen_bool(0.7);
+            let accept = !reset && !pending && rng.gen_bool(0.5);
+            let last = count + 1 == len;
+            let null = pending && count > 0 && end_ok;
+            let ends = (accept && last) || null;
             uut.reset.next = reset;
-            let accept = !reset && rng.gen_bool(0.5);
-            let last = accepted % interval == interval - 1;
+            uut.length.next = set.into();
+            uut.flush.next = flush;
+            uut.end_ok.next = end_ok;
             uut.accept.next = accept;
-            uut.finish.next = accept && last;
+            uut.finish.next = ends;
             clock(&mut uut, false);
-            let what = format!("L {interval} step {step} after {accepted} events");
-            assert_eq!(uut.last.val(), last, "last: {what}");
-            assert_eq!(
-                uut.bank.val(),
-                (accepted / interval) % 2 == 1,
-                "bank: {what}"
-            );
-            assert_eq!(
-                uut.interval.val().index() as u64,
-                finished,
-                "interval: {what}"
-            );
+            if step >= 2 {
+                let what = format!("L {interval} step {step}: {count} of {len} events");
+                assert_eq!(uut.last.val(), last, "last: {what}");
+                assert_eq!(uut.flush_pending.val(), pending, "flush_pending: {what}");
+                assert_eq!(uut.null_end.val(), null, "null_end: {what}");
+                assert_eq!(uut.bank.val(), ended % 2 == 1, "bank: {what}");
+                assert_eq!(
+                    uut.interval.val().index() as u64,
+                    finished,
+                    "interval: {what}"
+                );
+            }
             clock(&mut uut, true);
             if reset {
-                (accepted, finished) = (0, 0);
-            } else if accept {
-                accepted += 1;
-                finished += last as u64;
-                ends += last as u64;
+                (count, len, ended, finished, pending) = (0, set, 0, 0, false);
+                continue;
+            }
+            pending = (pending && !end_ok) || flush;
+            count += accept as u64;
+            if ends {
+                (count, len) = (0, set);
+                ended += 1;
+                finished += 1;
+                lasts += (accept && last) as u64;
+                nulls += null as u64;
             }
         }
-        assert!(ends >= 2, "the stream ends intervals (L {interval})");
+        assert!(
+            lasts >= 2 && nulls >= 2,
+            "L {interval}: {lasts} last events, {nulls} flushes"
+        );
     }
 }
 

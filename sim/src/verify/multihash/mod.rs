@@ -10,5 +10,6 @@ pub mod export;
 pub mod icarus;
 #[cfg(test)]
 pub mod kit;
+pub mod settings;
 pub mod shapes;
 pub mod streams;
