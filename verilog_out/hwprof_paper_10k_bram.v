@@ -3,7 +3,7 @@
 // Lint with the waiver file beside it: verilator --lint-only -Wall hwprof.vlt <this file>
 
 
-module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last);
+module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last,interval_length,flush,flush_pending);
     
     // Module arguments
     input wire  clock;
@@ -19,6 +19,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     output reg  [63:0] out_b;
     output reg  [31:0] out_count;
     output reg  out_last;
+    input wire  [40:0] interval_length;
+    input wire  flush;
+    output reg  flush_pending;
     
     // Constant declarations
     localparam  slot = 1'b0;
@@ -88,8 +91,13 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     wire  acc$report_busy;
     reg  control$clock;
     reg  control$reset;
+    reg  [40:0] control$length;
+    reg  control$flush;
+    reg  control$end_ok;
     reg  control$accept;
     wire  control$last;
+    wire  control$flush_pending;
+    wire  control$null_end;
     wire  control$bank;
     reg  control$finish;
     wire  [31:0] control$interval;
@@ -189,15 +197,15 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  c_valid$d;
     wire  c_valid$q;
     reg  c_valid$clock;
-    reg  c_last$d;
-    wire  c_last$q;
-    reg  c_last$clock;
+    reg  c_end$d;
+    wire  c_end$q;
+    reg  c_end$clock;
     reg  d_valid$d;
     wire  d_valid$q;
     reg  d_valid$clock;
-    reg  d_last$d;
-    wire  d_last$q;
-    reg  d_last$clock;
+    reg  d_end$d;
+    wire  d_end$q;
+    reg  d_end$clock;
     reg  busy_r$d;
     wire  busy_r$q;
     reg  busy_r$clock;
@@ -309,8 +317,13 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     hwprof_paper_10k_bram__control control(
         .clock(control$clock),
         .reset(control$reset),
+        .length(control$length),
+        .flush(control$flush),
+        .end_ok(control$end_ok),
         .accept(control$accept),
         .last(control$last),
+        .flush_pending(control$flush_pending),
+        .null_end(control$null_end),
         .bank(control$bank),
         .finish(control$finish),
         .interval(control$interval)
@@ -475,20 +488,20 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .q(c_valid$q),
         .clock(c_valid$clock)
     );
-    hwprof_paper_10k_bram__c_last c_last(
-        .d(c_last$d),
-        .q(c_last$q),
-        .clock(c_last$clock)
+    hwprof_paper_10k_bram__c_end c_end(
+        .d(c_end$d),
+        .q(c_end$q),
+        .clock(c_end$clock)
     );
     hwprof_paper_10k_bram__d_valid d_valid(
         .d(d_valid$d),
         .q(d_valid$q),
         .clock(d_valid$clock)
     );
-    hwprof_paper_10k_bram__d_last d_last(
-        .d(d_last$d),
-        .q(d_last$q),
-        .clock(d_last$clock)
+    hwprof_paper_10k_bram__d_end d_end(
+        .d(d_end$d),
+        .q(d_end$q),
+        .clock(d_end$clock)
     );
     hwprof_paper_10k_bram__busy_r busy_r(
         .d(busy_r$d),
@@ -510,9 +523,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         r_tag$clock = clock;
         r_set$clock = clock;
         c_valid$clock = clock;
-        c_last$clock = clock;
+        c_end$clock = clock;
         d_valid$clock = clock;
-        d_last$clock = clock;
+        d_end$clock = clock;
         busy_r$clock = clock;
         stale$clock = clock;
         g_valid$clock = clock;
@@ -534,9 +547,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         r_tag$d = r_tag$q;
         r_set$d = r_set$q;
         c_valid$d = c_valid$q;
-        c_last$d = c_last$q;
+        c_end$d = c_end$q;
         d_valid$d = d_valid$q;
-        d_last$d = d_last$q;
+        d_end$d = d_end$q;
         busy_r$d = busy_r$q;
         stale$d = stale$q;
         g_valid$d = g_valid$q;
@@ -553,6 +566,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         counters$reset = reset;
         acc$reset = reset;
         control$reset = reset;
+        control$length = interval_length;
+        control$flush = flush;
+        flush_pending = control$flush_pending;
         h_index$0$clock = clock;
         h_index$0$d = h_index$0$q;
         g_index$0$clock = clock;
@@ -621,16 +637,17 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         acc$lookup_set = o_set;
         acc$lookup_tag = o_tag;
         counters$read_bank = control$bank;
-        offer = x_valid & ~reset & ~(c_valid$q & c_last$q) & ~(d_valid$q & d_last$q) & ~(control$last & busy_r$q) & ~clearing;
+        offer = x_valid & ~reset & ~c_end$q & ~d_end$q & ~(control$last & busy_r$q) & ~clearing;
         busy_r$d = acc$report_busy;
         accept = offer & ~stale$q & acc$lookup_ok & ~(control$last & acc$report_busy);
         acc$lookup_offer = offer;
         acc$lookup = accept;
         control$accept = accept;
         c_valid$d = accept;
-        c_last$d = control$last;
+        c_end$d = (accept & control$last) | control$null_end;
         d_valid$d = c_valid$q;
-        d_last$d = c_last$q;
+        d_end$d = c_end$q;
+        control$end_ok = ~(s_valid$q | f_valid$q | g_valid$q | h_valid$q | r_valid$q | c_end$q | d_end$q | busy_r$q | acc$report_busy | reset);
         r_valid$d = slot & x_valid & ~accept;
         acc$lookup_hold = x_valid & ~accept;
         h_take = ~h_valid$q | accept;
@@ -653,9 +670,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         if (f_stage) begin
             entry_free = ~f_valid$q | hash_take;
         end
-        in_ready = ready$q & ~clearing;
+        in_ready = ready$q & ~clearing & ~control$flush_pending;
         if (slot) begin
-            in_ready = entry_free & ~clearing & ~reset;
+            in_ready = entry_free & ~clearing & ~reset & ~control$flush_pending;
         end
         in_fire = in_valid & in_ready;
         a = in_a & a_mask;
@@ -795,13 +812,13 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         acc$valid = d_valid$q;
         acc$alloc_min = counters$new_min_w;
         acc$candidate = counters$candidate;
-        acc$end_interval = d_last$q;
+        acc$end_interval = d_end$q;
         acc$interval = control$interval;
         counters$valid = d_valid$q;
         counters$update = d_valid$q & ~acc$hit;
         counters$promoted = acc$promoted;
-        counters$clear_start = d_valid$q & d_last$q;
-        control$finish = d_valid$q & d_last$q;
+        counters$clear_start = d_end$q;
+        control$finish = d_end$q;
         out_valid = acc$report_valid;
         acc$report_ready = out_ready;
         out_interval = acc$report_interval;
@@ -2394,8 +2411,8 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         end
         epochs$retire = d_op$q;
         epochs$touch = valid;
-        epochs$roll = valid & end_interval;
-        if (valid & end_interval) begin
+        epochs$roll = end_interval;
+        if (end_interval) begin
             term$d = 1'b1;
             rep_interval$d = interval;
         end
@@ -4263,7 +4280,7 @@ module hwprof_paper_10k_bram__busy_r(d,q,clock);
 endmodule // top$busy_r
 
 
-module hwprof_paper_10k_bram__c_last(d,q,clock);
+module hwprof_paper_10k_bram__c_end(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -4279,7 +4296,7 @@ module hwprof_paper_10k_bram__c_last(d,q,clock);
        q <= d;
     end
           
-endmodule // top$c_last
+endmodule // top$c_end
 
 
 module hwprof_paper_10k_bram__c_valid(d,q,clock);
@@ -4301,22 +4318,27 @@ module hwprof_paper_10k_bram__c_valid(d,q,clock);
 endmodule // top$c_valid
 
 
-module hwprof_paper_10k_bram__control(clock,reset,accept,last,bank,finish,interval);
+module hwprof_paper_10k_bram__control(clock,reset,length,flush,end_ok,accept,last,flush_pending,null_end,bank,finish,interval);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
+    input wire  [40:0] length;
+    input wire  flush;
+    input wire  end_ok;
     input wire  accept;
     output reg  last;
+    output reg  flush_pending;
+    output reg  null_end;
     output reg  bank;
     input wire  finish;
     output reg  [31:0] interval;
     
     // Constant declarations
-    localparam  pre_pre_count = 41'h270d;
-    localparam  single = 1'b0;
-    localparam  pair = 1'b0;
     localparam  one = 41'h1;
+    localparam  two = 41'h2;
+    localparam  three = 41'h3;
+    localparam  never = 41'h1ffffffffff;
     localparam  one32 = 32'h1;
     
     // Stub signals
@@ -4329,15 +4351,31 @@ module hwprof_paper_10k_bram__control(clock,reset,accept,last,bank,finish,interv
     reg  at_pre$d;
     wire  at_pre$q;
     reg  at_pre$clock;
+    reg  open$d;
+    wire  open$q;
+    reg  open$clock;
+    reg  flush_p$d;
+    wire  flush_p$q;
+    reg  flush_p$clock;
     reg  parity$d;
     wire  parity$q;
     reg  parity$clock;
     reg  [31:0] number$d;
     wire  [31:0] number$q;
     reg  number$clock;
+    reg  [40:0] pre_pre_count$d;
+    wire  [40:0] pre_pre_count$q;
+    reg  pre_pre_count$clock;
+    reg  single$d;
+    wire  single$q;
+    reg  single$clock;
+    reg  pair$d;
+    wire  pair$q;
+    reg  pair$clock;
     
     // Local signals
     reg  pre;
+    reg  ends;
     
     // Sub module instances
     hwprof_paper_10k_bram__control__in_count in_count(
@@ -4355,6 +4393,16 @@ module hwprof_paper_10k_bram__control(clock,reset,accept,last,bank,finish,interv
         .q(at_pre$q),
         .clock(at_pre$clock)
     );
+    hwprof_paper_10k_bram__control__open open(
+        .d(open$d),
+        .q(open$q),
+        .clock(open$clock)
+    );
+    hwprof_paper_10k_bram__control__flush_p flush_p(
+        .d(flush_p$d),
+        .q(flush_p$q),
+        .clock(flush_p$clock)
+    );
     hwprof_paper_10k_bram__control__parity parity(
         .d(parity$d),
         .q(parity$q),
@@ -4365,43 +4413,78 @@ module hwprof_paper_10k_bram__control(clock,reset,accept,last,bank,finish,interv
         .q(number$q),
         .clock(number$clock)
     );
+    hwprof_paper_10k_bram__control__pre_pre_count pre_pre_count(
+        .d(pre_pre_count$d),
+        .q(pre_pre_count$q),
+        .clock(pre_pre_count$clock)
+    );
+    hwprof_paper_10k_bram__control__single single(
+        .d(single$d),
+        .q(single$q),
+        .clock(single$clock)
+    );
+    hwprof_paper_10k_bram__control__pair pair(
+        .d(pair$d),
+        .q(pair$q),
+        .clock(pair$clock)
+    );
     
     // Update code
     always @(*) begin
         in_count$clock = clock;
         at_last$clock = clock;
         at_pre$clock = clock;
+        open$clock = clock;
+        flush_p$clock = clock;
         parity$clock = clock;
         number$clock = clock;
+        pre_pre_count$clock = clock;
+        single$clock = clock;
+        pair$clock = clock;
         in_count$d = in_count$q;
         at_last$d = at_last$q;
         at_pre$d = at_pre$q;
+        open$d = open$q;
+        flush_p$d = flush_p$q;
         parity$d = parity$q;
         number$d = number$q;
-        last = at_last$q | single;
-        pre = at_pre$q | (pair & ~at_last$q);
+        pre_pre_count$d = pre_pre_count$q;
+        single$d = single$q;
+        pair$d = pair$q;
+        last = at_last$q | single$q;
+        pre = at_pre$q | (pair$q & ~at_last$q);
         bank = parity$q;
         interval = number$q;
+        flush_pending = flush_p$q;
+        null_end = flush_p$q & open$q & end_ok;
+        ends = (accept & last) | null_end;
+        flush_p$d = (flush_p$q & ~end_ok) | flush;
         if (accept) begin
-            if (last) begin
-                in_count$d = 41'h0;
-                at_last$d = 1'b0;
-                at_pre$d = 1'b0;
-                parity$d = ~parity$q;
+            in_count$d = in_count$q + one;
+            at_last$d = pre;
+            at_pre$d = in_count$q == pre_pre_count$q;
+            open$d = 1'b1;
+        end
+        if (ends | reset) begin
+            in_count$d = 41'h0;
+            at_last$d = 1'b0;
+            at_pre$d = 1'b0;
+            open$d = 1'b0;
+            single$d = length == one;
+            pair$d = length == two;
+            pre_pre_count$d = never;
+            if (length >= three) begin
+                pre_pre_count$d = length - three;
             end
-            else begin
-                in_count$d = in_count$q + one;
-                at_last$d = pre;
-                at_pre$d = in_count$q == pre_pre_count;
-            end
+        end
+        if (ends) begin
+            parity$d = ~parity$q;
         end
         if (finish) begin
             number$d = number$q + one32;
         end
         if (reset) begin
-            in_count$d = 41'h0;
-            at_last$d = 1'b0;
-            at_pre$d = 1'b0;
+            flush_p$d = 1'b0;
             parity$d = 1'b0;
             number$d = 32'h0;
         end
@@ -4448,6 +4531,25 @@ module hwprof_paper_10k_bram__control__at_pre(d,q,clock);
 endmodule // top$control$at_pre
 
 
+module hwprof_paper_10k_bram__control__flush_p(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$flush_p
+
+
 module hwprof_paper_10k_bram__control__in_count(d,q,clock);
     
     // Module arguments
@@ -4486,6 +4588,44 @@ module hwprof_paper_10k_bram__control__number(d,q,clock);
 endmodule // top$control$number
 
 
+module hwprof_paper_10k_bram__control__open(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$open
+
+
+module hwprof_paper_10k_bram__control__pair(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$pair
+
+
 module hwprof_paper_10k_bram__control__parity(d,q,clock);
     
     // Module arguments
@@ -4503,6 +4643,44 @@ module hwprof_paper_10k_bram__control__parity(d,q,clock);
     end
           
 endmodule // top$control$parity
+
+
+module hwprof_paper_10k_bram__control__pre_pre_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [40:0] d;
+    output reg  [40:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 41'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$pre_pre_count
+
+
+module hwprof_paper_10k_bram__control__single(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$single
 
 
 module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
@@ -5714,7 +5892,7 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         writes = valid & ~reset;
         w_valid$d = writes;
         w_bank$d = s1_bank$q;
-        w_last$d = writes & clear_start;
+        w_last$d = clear_start & ~reset;
         ram_write = valid;
         ram_bank = s1_bank$q;
         clear_now = clear_start;
@@ -10172,7 +10350,7 @@ module hwprof_paper_10k_bram__counters__wx_valid(d,q,clock);
 endmodule // top$counters$wx_valid
 
 
-module hwprof_paper_10k_bram__d_last(d,q,clock);
+module hwprof_paper_10k_bram__d_end(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10188,7 +10366,7 @@ module hwprof_paper_10k_bram__d_last(d,q,clock);
        q <= d;
     end
           
-endmodule // top$d_last
+endmodule // top$d_end
 
 
 module hwprof_paper_10k_bram__d_valid(d,q,clock);
