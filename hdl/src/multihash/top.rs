@@ -167,10 +167,12 @@ macro_rules! new_profiler_top {
 pub(crate) use new_profiler_top;
 
 /// The settings ports of a profiler instance whose settings are fixed (Verilog, after the other
-/// ports): L of `cfg`, no flush.
-pub fn fixed_settings_ports(cfg: &crate::config::ProfilerConfig) -> String {
+/// ports): L of `cfg`, no flush, `flush_pending` into the wire `unused` (a name Verilator's
+/// unused-signal lint passes over, containing "unused"), which the caller declares.
+pub fn fixed_settings_ports(cfg: &crate::config::ProfilerConfig, unused: &str) -> String {
+    assert!(unused.contains("unused"));
     format!(
-        ".interval_length({}'d{}), .flush(1'b0), .flush_pending()",
+        ".interval_length({}'d{}), .flush(1'b0), .flush_pending({unused})",
         super::interval::INTERVAL_COUNT_BITS,
         cfg.interval
     )

@@ -119,6 +119,7 @@ module {top}(
     .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata), .stall(stall), .dropped(dropped), .ev_clock({prof_clock}),
     .ev_reset({prof_reset}), .ev_valid(ev_valid), .ev_ready(ev_ready), .ev_a(ev_a), .ev_b(ev_b),
     .ev_lost(ev_lost));
+  wire unused_flush_pending;
   {profiler} profiler(.clock({prof_clock}), .reset({prof_reset}), .in_valid(ev_valid),
     .in_ready(ev_ready), .in_a({{32'd0, ev_a}}), .in_b({{32'd0, ev_b}}), .out_valid(out_valid),
     .out_ready(out_ready), .out_interval(out_interval), .out_a(out_a), .out_b(out_b),
@@ -132,7 +133,7 @@ module {top}(
 endmodule
 "#,
         cfg_summary = cfg.summary(),
-        settings = crate::multihash::top::fixed_settings_ports(cfg),
+        settings = crate::multihash::top::fixed_settings_ports(cfg, "unused_flush_pending"),
         tap_summary = summary(tap),
     ));
     Ok(v)

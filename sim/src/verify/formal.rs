@@ -122,7 +122,8 @@ pub fn miter(cfg: &ProfilerConfig, search: &Search) -> String {
         events, property, ..
     } = *search;
     let p_offer = if search.idle_input { "$anyseq" } else { "1" };
-    let settings = hwprof_hdl::multihash::top::fixed_settings_ports(cfg);
+    let p_settings = hwprof_hdl::multihash::top::fixed_settings_ports(cfg, "p_unused");
+    let b_settings = hwprof_hdl::multihash::top::fixed_settings_ports(cfg, "b_unused");
     let aw = cfg.a_bits;
     let bw = cfg.b_bits;
     let reports = events / cfg.interval;
@@ -169,14 +170,15 @@ module miter(input clock);
   wire p_in_ready, b_in_ready, p_out_valid, b_out_valid, p_out_last, b_out_last;
   wire [31:0] p_out_interval, b_out_interval, p_out_count, b_out_count;
   wire [63:0] p_out_a, b_out_a, p_out_b, b_out_b;
+  wire p_unused, b_unused;
   pipe p(.clock(clock), .reset(reset), .in_valid(p_in_valid), .in_ready(p_in_ready),
     .in_a({{{{(64-AW){{1'b0}}}}, p_key[AW-1:0]}}), .in_b({{{{(64-BW){{1'b0}}}}, p_key[KW-1:AW]}}),
     .out_valid(p_out_valid), .out_ready(p_ready), .out_interval(p_out_interval), .out_a(p_out_a),
-    .out_b(p_out_b), .out_count(p_out_count), .out_last(p_out_last), {settings});
+    .out_b(p_out_b), .out_count(p_out_count), .out_last(p_out_last), {p_settings});
   base b(.clock(clock), .reset(reset), .in_valid(b_in_valid), .in_ready(b_in_ready),
     .in_a({{{{(64-AW){{1'b0}}}}, b_key[AW-1:0]}}), .in_b({{{{(64-BW){{1'b0}}}}, b_key[KW-1:AW]}}),
     .out_valid(b_out_valid), .out_ready(b_ready), .out_interval(b_out_interval), .out_a(b_out_a),
-    .out_b(b_out_b), .out_count(b_out_count), .out_last(b_out_last), {settings});
+    .out_b(b_out_b), .out_count(b_out_count), .out_last(b_out_last), {b_settings});
   always @(posedge clock) begin
     if (p_in_valid && p_in_ready) p_ptr <= p_ptr + 1;
     if (b_in_valid && b_in_ready) b_ptr <= b_ptr + 1;

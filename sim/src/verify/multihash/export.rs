@@ -101,6 +101,7 @@ module tb_{module};
   wire [63:0] out_b;
   wire [31:0] out_count;
   wire out_last;
+  wire unused_flush_pending;
   {module} dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready),
     .in_a({{32'd0, a32}}), .in_b({{32'd0, b32}}), .out_valid(out_valid), .out_ready(out_ready),
     .out_interval(out_interval), .out_a(out_a), .out_b(out_b), .out_count(out_count),
@@ -208,7 +209,7 @@ pub fn files(
         2 * events + cfg.entries as u64 * 4 + cfg.accumulator.entries as u64 * 8 + 1000;
     let tb = testbench(
         &module,
-        &fixed_settings_ports(cfg),
+        &fixed_settings_ports(cfg, "unused_flush_pending"),
         events,
         intervals,
         entries,

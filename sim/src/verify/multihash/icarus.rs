@@ -64,6 +64,7 @@ module tb;
   wire [63:0] out_b;
   wire [31:0] out_count;
   wire out_last;
+  wire unused_flush_pending;
   top dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_a(in_a),
           .in_b(in_b), .out_valid(out_valid), .out_ready(out_ready), .out_interval(out_interval),
           .out_a(out_a), .out_b(out_b), .out_count(out_count), .out_last(out_last), {settings});
@@ -202,7 +203,7 @@ fn run_cosim(
     std::fs::write(
         dir.file("tb.v"),
         testbench(
-            &fixed_settings_ports(cfg),
+            &fixed_settings_ports(cfg, "unused_flush_pending"),
             events.len(),
             expected.len(),
             ready,
