@@ -211,9 +211,263 @@ endmodule
         })
         .collect::<Result<_, String>>()?;
     let words_text = std::fs::read_to_string(dir.file("words.txt")).map_err(|e| e.to_string())?;
+    let hardware = reports_of_words(&words_text)?;
+    let model = MultiHash::new(cfg)?.run(&taken);
+    Ok(ReadoutOutcome {
+        hardware,
+        model,
+        fed: events.len(),
+        taken: taken.len(),
+        registers: registers_read,
+        max_level: value("MAXLEVEL"),
+        depth,
+        irq_polls: value("IRQPOLLS") as u64,
+        irq_polls_at_watermark: value("IRQWATERMARK") as u64,
+    })
+}
+
+/// What a run with settings changed over the bus gave.
+#[derive(Debug, Clone)]
+pub struct SettingsOutcome {
+    /// The reports read over the bus.
+    pub hardware: Vec<IntervalReport>,
+    /// The model's reports of the operations the hardware took, in its order.
+    pub model: Vec<IntervalReport>,
+    /// Replays that ignore the flushes or set L one longer match the hardware (they must not).
+    pub wrong_replays_match: bool,
+    pub events: usize,
+    pub flushes: usize,
+    pub interval_writes: usize,
+    pub clears: usize,
+}
+
+/// Runs the slave of `cfg` on `events` while a bus master reads the reports and, at random
+/// points, writes `CTRL.FLUSH` with events flowing, writes a new L to `INTERVAL` (after a flush
+/// with the event source paused, so that it lands at a known event; an out-of-range write must
+/// be ignored) and once writes `CTRL.CLEAR` (after every report is read). The testbench logs the
+/// operations in the order the slave took them, which the model replays.
+pub fn run_settings(cfg: &ProfilerConfig, events: &[Tuple]) -> Result<SettingsOutcome, String> {
+    use super::multihash::settings::{replay, Op, Replay};
+    let name = "settings-test";
+    let dir = SimDir::new("readout-settings").map_err(|e| e.to_string())?;
+    let design = dir.file("design.v");
+    let cfg2 = cfg.clone();
+    let v = hwprof_hdl::util::on_rtl_thread(move || {
+        hwprof_hdl::multihash::export::exported(&cfg2, name)
+    })??;
+    let depth = readout::fifo_depth(cfg);
+    let slave = readout::verilog(cfg, name, name, depth);
+    std::fs::write(&design, format!("{v}{slave}")).map_err(|e| e.to_string())?;
+    icarus::write_memh(
+        &dir.file("events.memh"),
+        128,
+        events.iter().map(|&(a, b)| vec![b, a]),
+    )
+    .map_err(|e| e.to_string())?;
+    let regs = registers(cfg, depth);
+    let offset = |n: &str| regs.iter().find(|r| r.name == n).expect("register").offset;
+    let tb = format!(
+        r#"`timescale 1ns/1ps
+module tb;
+  localparam N = {n}, MAX = {max};
+  reg clock = 1'b0, reset = 1'b1;
+  always #5 clock = !clock;
+  reg [127:0] events [0:N-1];
+  initial $readmemh("events.memh", events);
+  integer next = 0;
+  reg pause = 1'b0;
+  wire in_valid = next < N && !pause;
+  wire in_ready;
+  wire [63:0] in_a = events[next < N ? next : 0][127:64];
+  wire [63:0] in_b = events[next < N ? next : 0][63:0];
+  reg wb_cyc = 1'b0, wb_stb = 1'b0, wb_we = 1'b0;
+  reg [3:0] wb_sel = 4'hf;
+  reg [7:0] wb_adr = 8'd0;
+  reg [31:0] wb_dat_w = 32'd0;
+  wire [31:0] wb_dat_r;
+  wire wb_ack, irq;
+  {top} dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_a(in_a),
+    .in_b(in_b), .in_dropped(32'd0), .wb_cyc(wb_cyc), .wb_stb(wb_stb), .wb_we(wb_we),
+    .wb_sel(wb_sel), .wb_adr(wb_adr), .wb_dat_w(wb_dat_w), .wb_dat_r(wb_dat_r), .wb_ack(wb_ack),
+    .irq(irq));
+  integer log_f, words_f;
+  reg [31:0] length_seen = {length};
+  // The operations in the order the slave took them: an event taken in the clock of a flush
+  // pulse comes before it.
+  always @(posedge clock) if (!reset) begin
+    if (in_valid && in_ready) begin
+      $fwrite(log_f, "E %h %h\n", in_a, in_b);
+      next <= next + 1;
+    end
+    if (dut.flush) $fwrite(log_f, "F\n");
+    if (dut.clear) $fwrite(log_f, "C\n");
+    if (dut.length != length_seen) begin
+      $fwrite(log_f, "L %0d\n", dut.length);
+      length_seen <= dut.length;
+    end
+  end
+  task automatic wb_read(input [7:0] adr, output [31:0] data);
+    begin
+      @(posedge clock);
+      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b0; wb_adr <= adr;
+      @(posedge clock);
+      while (!wb_ack) @(posedge clock);
+      data = wb_dat_r;
+      wb_cyc <= 1'b0; wb_stb <= 1'b0;
+    end
+  endtask
+  task automatic wb_write(input [7:0] adr, input [31:0] data);
+    begin
+      @(posedge clock);
+      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b1; wb_adr <= adr; wb_dat_w <= data;
+      @(posedge clock);
+      while (!wb_ack) @(posedge clock);
+      wb_cyc <= 1'b0; wb_stb <= 1'b0; wb_we <= 1'b0;
+    end
+  endtask
+  reg [31:0] lfsr = 32'h1f2e3d4c;
+  reg [31:0] d, st, iv, alo, ahi, blo, bhi, cnt, pop, newl;
+  integer idle, cleared = 0, flushes = 0, writes = 0, waited;
+  // One poll: STATUS, and the head word if there is one.
+  task automatic poll;
+    begin
+      wb_read(8'h{status:02x}, st);
+      if (st[0]) begin
+        wb_read(8'h{iv:02x}, iv);
+        wb_read(8'h{alo:02x}, alo);
+        wb_read(8'h{ahi:02x}, ahi);
+        wb_read(8'h{blo:02x}, blo);
+        wb_read(8'h{bhi:02x}, bhi);
+        wb_read(8'h{cnt:02x}, cnt);
+        wb_read(8'h{pop:02x}, pop);
+        $fwrite(words_f, "%h %h%h %h%h %h %h\n", iv, ahi, alo, bhi, blo, cnt, pop[0]);
+        idle = 0;
+      end else idle = idle + 1;
+    end
+  endtask
+  // FLUSH, then polls (the flush may wait for a report to leave) until it is no longer pending.
+  task automatic flush;
+    begin
+      wb_write(8'h{ctrl:02x}, 32'd5);
+      flushes = flushes + 1;
+      waited = 0;
+      poll;
+      while (st[1]) begin
+        poll;
+        waited = waited + 1;
+        if (waited > 2000) begin $display("FAIL flush pending for ever"); $finish; end
+      end
+    end
+  endtask
+  task automatic drain;
+    begin
+      idle = 0;
+      while (idle < 300) poll;
+    end
+  endtask
+  initial begin
+    log_f = $fopen("log.txt", "w");
+    words_f = $fopen("words.txt", "w");
+    repeat (3) @(posedge clock);
+    reset <= 1'b0;
+    while (next < N) begin
+      lfsr = lfsr ^ (lfsr << 13); lfsr = lfsr ^ (lfsr >> 17); lfsr = lfsr ^ (lfsr << 5);
+      if (lfsr % 100 < 3) flush;
+      else if (lfsr % 100 < 5) begin
+        pause <= 1'b1;
+        flush;
+        newl = (lfsr[11:8] < 4) ? 1 + (lfsr >> 16) % 4 : 1 + (lfsr >> 16) % MAX;
+        wb_write(8'h{interval:02x}, newl);
+        wb_read(8'h{interval:02x}, d);
+        if (d != newl) begin $display("FAIL INTERVAL %0d read back as %0d", newl, d); $finish; end
+        wb_write(8'h{interval:02x}, MAX + 1);
+        wb_write(8'h{interval:02x}, 0);
+        wb_read(8'h{interval:02x}, d);
+        if (d != newl) begin $display("FAIL an out-of-range INTERVAL was taken: %0d", d); $finish; end
+        writes = writes + 1;
+        pause <= 1'b0;
+      end else if (!cleared && next > N / 2) begin
+        pause <= 1'b1;
+        flush;
+        drain;
+        wb_write(8'h{ctrl:02x}, 32'd9);
+        wb_read(8'h{ctrl:02x}, d);
+        if (d != 1) begin $display("FAIL CTRL reads %0d after CLEAR", d); $finish; end
+        cleared = 1;
+        pause <= 1'b0;
+      end
+      poll;
+    end
+    flush;
+    drain;
+    $fclose(log_f);
+    $fclose(words_f);
+    $display("FLUSHES %0d", flushes);
+    $display("WRITES %0d", writes);
+    $display("DONE");
+    $finish;
+  end
+endmodule
+"#,
+        n = events.len(),
+        max = cfg.max_interval(),
+        length = cfg.interval,
+        top = readout::wrapper_name(name),
+        ctrl = offset("CTRL"),
+        status = offset("STATUS"),
+        interval = offset("INTERVAL"),
+        iv = offset("REPORT_INTERVAL"),
+        alo = offset("REPORT_A_LO"),
+        ahi = offset("REPORT_A_HI"),
+        blo = offset("REPORT_B_LO"),
+        bhi = offset("REPORT_B_HI"),
+        cnt = offset("REPORT_COUNT"),
+        pop = offset("REPORT_POP"),
+    );
+    let tbf = dir.file("tb.v");
+    std::fs::write(&tbf, tb).map_err(|e| e.to_string())?;
+    let out = icarus::run(&dir, &[design, tbf], "tb").map_err(|e| e.0)?;
+    if out.contains("FAIL") || !out.contains("DONE") {
+        return Err(format!("the testbench failed:\n{out}"));
+    }
+    let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|e| format!("{s:?}: {e}"));
+    let log_text = std::fs::read_to_string(dir.file("log.txt")).map_err(|e| e.to_string())?;
+    let log: Vec<Op> = log_text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            Ok(match f[..] {
+                ["E", a, b] => Op::Event((hex(a)?, hex(b)?)),
+                ["F"] => Op::Flush,
+                ["C"] => Op::Clear,
+                ["L", n] => Op::SetInterval(n.parse().map_err(|e| format!("{l:?}: {e}"))?),
+                _ => return Err(format!("log.txt: bad line {l:?}")),
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let words_text = std::fs::read_to_string(dir.file("words.txt")).map_err(|e| e.to_string())?;
+    let hardware = reports_of_words(&words_text)?;
+    let count = |f: fn(&Op) -> bool| log.iter().filter(|o| f(o)).count();
+    let wrong_replays_match = [Replay::NoFlush, Replay::LengthOffByOne]
+        .into_iter()
+        .any(|how| replay(cfg, &log, how).ok().as_ref() == Some(&hardware));
+    Ok(SettingsOutcome {
+        model: replay(cfg, &log, Replay::Faithful)?,
+        hardware,
+        wrong_replays_match,
+        events: count(|o| matches!(o, Op::Event(_))),
+        flushes: count(|o| matches!(o, Op::Flush)),
+        interval_writes: count(|o| matches!(o, Op::SetInterval(_))),
+        clears: count(|o| matches!(o, Op::Clear)),
+    })
+}
+
+/// The reports in the words a testbench wrote, one per line: interval, a, b, count (hex), last.
+fn reports_of_words(text: &str) -> Result<Vec<IntervalReport>, String> {
+    let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|e| format!("{s:?}: {e}"));
     let mut hardware = Vec::new();
     let mut open: Vec<ReportEntry> = Vec::new();
-    for l in words_text.lines() {
+    for l in text.lines() {
         let f: Vec<&str> = l.split_whitespace().collect();
         let [iv, a, b, count, last] = f[..] else {
             return Err(format!("words.txt: bad line {l:?}"));
@@ -233,18 +487,7 @@ endmodule
             });
         }
     }
-    let model = MultiHash::new(cfg)?.run(&taken);
-    Ok(ReadoutOutcome {
-        hardware,
-        model,
-        fed: events.len(),
-        taken: taken.len(),
-        registers: registers_read,
-        max_level: value("MAXLEVEL"),
-        depth,
-        irq_polls: value("IRQPOLLS") as u64,
-        irq_polls_at_watermark: value("IRQWATERMARK") as u64,
-    })
+    Ok(hardware)
 }
 
 #[cfg(test)]
@@ -290,5 +533,40 @@ mod tests {
         assert_eq!(reg("CTRL"), Some(1));
         assert_eq!(reg("FIFO_DEPTH"), Some(o.depth));
         assert_eq!(reg("IRQ_LEVEL"), Some(1));
+    }
+
+    /// FLUSH with events flowing, new L values (and refused ones) and a CLEAR over the bus: the
+    /// reports read are the model's given the operations in the slave's order.
+    #[test]
+    fn settings_changed_at_run_time_over_the_bus_match_the_model() {
+        for org in [
+            "organisation = \"set_associative\"\nentries = 16\nways = 2\n",
+            "entries = 8\n",
+        ] {
+            let cfg = ProfilerConfig::from_toml_str(
+                &format!(
+                    "interval = 200\nmax_interval = 300\nthreshold = 4\ntables = 2\nentries = 64\n\
+                     hash = \"h3\"\na_bits = 32\nb_bits = 20\n[accumulator]\n{org}"
+                ),
+                "settings-test.toml",
+            )
+            .unwrap();
+            let events = EventSourceModel::events(DEFAULT_SEED, 6000);
+            let o = run_settings(&cfg, &events).unwrap();
+            println!(
+                "{org:?}: {} events, {} reports, {} flushes, {} INTERVAL writes, {} clear",
+                o.events,
+                o.hardware.len(),
+                o.flushes,
+                o.interval_writes,
+                o.clears
+            );
+            assert_eq!(o.events, 6000);
+            assert!(o.flushes >= 20 && o.interval_writes >= 10 && o.clears == 1, "{org}");
+            assert!(o.model.len() >= 40, "{org}: {}", o.model.len());
+            assert_eq!(o.hardware.len(), o.model.len(), "{org}");
+            assert_eq!(mismatches(&o.hardware, &o.model), 0, "{org}");
+            assert!(!o.wrong_replays_match, "{org}");
+        }
     }
 }
