@@ -177,6 +177,7 @@ pub fn config_json(cfg: &ProfilerConfig) -> serde_json::Value {
     serde_json::json!({
         "summary": cfg.summary(),
         "interval": cfg.interval,
+        "max_interval": cfg.max_interval(),
         "threshold": cfg.threshold,
         "tables": cfg.tables,
         "entries": cfg.entries,
