@@ -26,7 +26,10 @@ use rand::{Rng, SeedableRng};
 /// comparison with the next line of `<module>_expected.txt`, `$finish` a check that no expected
 /// line is left and `PASS <lines>`; the data files it reads, `(old, new)`, are renamed.
 pub fn self_checking(tb: &str, module: &str, prefix: &str, data: &[(&str, &str)]) -> String {
+    // The testbench's own `$finish` becomes the checker's `done`, before the checker (whose
+    // `done` ends with the real `$finish`) goes in.
     let mut s = tb
+        .replace("$finish;", "done;")
         .replace(
             "module tb;\n",
             &format!(
@@ -36,8 +39,7 @@ pub fn self_checking(tb: &str, module: &str, prefix: &str, data: &[(&str, &str)]
                 checker(module)
             ),
         )
-        .replace("top dut(", &format!("{module} dut("))
-        .replace("$finish;", "done;");
+        .replace("top dut(", &format!("{module} dut("));
     for (old, new) in data {
         s = s.replace(&format!("\"{old}\""), &format!("\"{new}\""));
     }
