@@ -31,6 +31,45 @@ pub struct ReadoutOutcome {
     pub irq_polls_at_watermark: u64,
 }
 
+/// The testbench's bus: the master's registers, the slave `top` (with `in_dropped` tied to
+/// `dropped`) and the master's `wb_read` and `wb_write` tasks, one Wishbone cycle each.
+fn bus(top: &str, dropped: u32) -> String {
+    format!(
+        r#"  reg wb_cyc = 1'b0, wb_stb = 1'b0, wb_we = 1'b0;
+  reg [3:0] wb_sel = 4'hf;
+  reg [7:0] wb_adr = 8'd0;
+  reg [31:0] wb_dat_w = 32'd0;
+  wire [31:0] wb_dat_r;
+  wire wb_ack, irq;
+  {top} dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_a(in_a),
+    .in_b(in_b), .in_dropped(32'd{dropped}), .wb_cyc(wb_cyc), .wb_stb(wb_stb), .wb_we(wb_we),
+    .wb_sel(wb_sel), .wb_adr(wb_adr), .wb_dat_w(wb_dat_w), .wb_dat_r(wb_dat_r), .wb_ack(wb_ack),
+    .irq(irq));
+{TASKS}"#
+    )
+}
+
+const TASKS: &str = r#"  task automatic wb_read(input [7:0] adr, output [31:0] data);
+    begin
+      @(posedge clock);
+      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b0; wb_adr <= adr;
+      @(posedge clock);
+      while (!wb_ack) @(posedge clock);
+      data = wb_dat_r;
+      wb_cyc <= 1'b0; wb_stb <= 1'b0;
+    end
+  endtask
+  task automatic wb_write(input [7:0] adr, input [31:0] data);
+    begin
+      @(posedge clock);
+      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b1; wb_adr <= adr; wb_dat_w <= data;
+      @(posedge clock);
+      while (!wb_ack) @(posedge clock);
+      wb_cyc <= 1'b0; wb_stb <= 1'b0; wb_we <= 1'b0;
+    end
+  endtask
+"#;
+
 /// Runs the slave of `cfg` on `events` with a master whose gaps between polls are up to
 /// `max_gap` clocks.
 pub fn run(cfg: &ProfilerConfig, events: &[Tuple], max_gap: u32) -> Result<ReadoutOutcome, String> {
@@ -75,41 +114,12 @@ module tb;
   wire in_ready;
   wire [63:0] in_a = events[next < N ? next : 0][127:64];
   wire [63:0] in_b = events[next < N ? next : 0][63:0];
-  reg wb_cyc = 1'b0, wb_stb = 1'b0, wb_we = 1'b0;
-  reg [3:0] wb_sel = 4'hf;
-  reg [7:0] wb_adr = 8'd0;
-  reg [31:0] wb_dat_w = 32'd0;
-  wire [31:0] wb_dat_r;
-  wire wb_ack, irq;
-  {top} dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_a(in_a),
-    .in_b(in_b), .in_dropped(32'd7), .wb_cyc(wb_cyc), .wb_stb(wb_stb), .wb_we(wb_we),
-    .wb_sel(wb_sel), .wb_adr(wb_adr), .wb_dat_w(wb_dat_w), .wb_dat_r(wb_dat_r), .wb_ack(wb_ack),
-    .irq(irq));
-  integer taken_f, words_f;
+{bus}  integer taken_f, words_f;
   always @(posedge clock) if (!reset && in_valid && in_ready) begin
     // Taken by the profiler: the slave's own enable, as it was on this clock.
     if (dut.enable) $fwrite(taken_f, "%h %h\n", in_a, in_b);
     next <= next + 1;
   end
-  task automatic wb_read(input [7:0] adr, output [31:0] data);
-    begin
-      @(posedge clock);
-      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b0; wb_adr <= adr;
-      @(posedge clock);
-      while (!wb_ack) @(posedge clock);
-      data = wb_dat_r;
-      wb_cyc <= 1'b0; wb_stb <= 1'b0;
-    end
-  endtask
-  task automatic wb_write(input [7:0] adr, input [31:0] data);
-    begin
-      @(posedge clock);
-      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b1; wb_adr <= adr; wb_dat_w <= data;
-      @(posedge clock);
-      while (!wb_ack) @(posedge clock);
-      wb_cyc <= 1'b0; wb_stb <= 1'b0; wb_we <= 1'b0;
-    end
-  endtask
   reg [31:0] lfsr = 32'h2545f491;
   reg [31:0] d, st, iv, alo, ahi, blo, bhi, cnt, pop;
   integer idle = 0, gap, polls = 0, irq_polls = 0, max_level = 0, disabled_once = 0, was_irq;
@@ -170,7 +180,7 @@ module tb;
 endmodule
 "#,
         n = events.len(),
-        top = readout::wrapper_name(name),
+        bus = bus(&readout::wrapper_name(name), 7),
         gap = max_gap.max(1),
         ctrl = offset("CTRL"),
         status = offset("STATUS"),
@@ -280,17 +290,7 @@ module tb;
   wire in_ready;
   wire [63:0] in_a = events[next < N ? next : 0][127:64];
   wire [63:0] in_b = events[next < N ? next : 0][63:0];
-  reg wb_cyc = 1'b0, wb_stb = 1'b0, wb_we = 1'b0;
-  reg [3:0] wb_sel = 4'hf;
-  reg [7:0] wb_adr = 8'd0;
-  reg [31:0] wb_dat_w = 32'd0;
-  wire [31:0] wb_dat_r;
-  wire wb_ack, irq;
-  {top} dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready), .in_a(in_a),
-    .in_b(in_b), .in_dropped(32'd0), .wb_cyc(wb_cyc), .wb_stb(wb_stb), .wb_we(wb_we),
-    .wb_sel(wb_sel), .wb_adr(wb_adr), .wb_dat_w(wb_dat_w), .wb_dat_r(wb_dat_r), .wb_ack(wb_ack),
-    .irq(irq));
-  integer log_f, words_f;
+{bus}  integer log_f, words_f;
   reg [31:0] length_seen = {length};
   // The operations in the order the slave took them: an event taken in the clock of a flush
   // pulse comes before it.
@@ -306,25 +306,6 @@ module tb;
       length_seen <= dut.length;
     end
   end
-  task automatic wb_read(input [7:0] adr, output [31:0] data);
-    begin
-      @(posedge clock);
-      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b0; wb_adr <= adr;
-      @(posedge clock);
-      while (!wb_ack) @(posedge clock);
-      data = wb_dat_r;
-      wb_cyc <= 1'b0; wb_stb <= 1'b0;
-    end
-  endtask
-  task automatic wb_write(input [7:0] adr, input [31:0] data);
-    begin
-      @(posedge clock);
-      wb_cyc <= 1'b1; wb_stb <= 1'b1; wb_we <= 1'b1; wb_adr <= adr; wb_dat_w <= data;
-      @(posedge clock);
-      while (!wb_ack) @(posedge clock);
-      wb_cyc <= 1'b0; wb_stb <= 1'b0; wb_we <= 1'b0;
-    end
-  endtask
   reg [31:0] lfsr = 32'h1f2e3d4c;
   reg [31:0] d, st, iv, alo, ahi, blo, bhi, cnt, pop, newl;
   integer idle, cleared = 0, flushes = 0, writes = 0, waited;
@@ -412,7 +393,7 @@ endmodule
         n = events.len(),
         max = cfg.max_interval(),
         length = cfg.interval,
-        top = readout::wrapper_name(name),
+        bus = bus(&readout::wrapper_name(name), 0),
         ctrl = offset("CTRL"),
         status = offset("STATUS"),
         interval = offset("INTERVAL"),
@@ -562,7 +543,10 @@ mod tests {
                 o.clears
             );
             assert_eq!(o.events, 6000);
-            assert!(o.flushes >= 10 && o.interval_writes >= 5 && o.clears == 1, "{org}");
+            assert!(
+                o.flushes >= 10 && o.interval_writes >= 5 && o.clears == 1,
+                "{org}"
+            );
             assert!(o.model.len() >= 40, "{org}: {}", o.model.len());
             assert_eq!(o.hardware.len(), o.model.len(), "{org}");
             assert_eq!(mismatches(&o.hardware, &o.model), 0, "{org}");
