@@ -8,6 +8,7 @@
 //! | `interval` | L, events per interval | 1 ..= 2^40 |
 //! | `max_interval` | the longest L the hardware can be set to at run time (the bus slave's `INTERVAL` register, [`crate::readout`]); the stored widths are sized for it. Default `interval` | `interval` ..= 2^40 |
 //! | `threshold` | T, the candidate threshold: an integer count, or a string `"p%"` giving T = ceil(L·p/100) | 1 ..= L |
+//! | `max_threshold` | the largest T the hardware can be set to at run time (the bus slave's `THRESHOLD` register); the stored widths are sized for it. Default `threshold` | `threshold` ..= `max_interval`, and 2^counter_bits − 1 ≥ it |
 //! | `tables` | n, number of hash tables (n = 1 is the single-hash profiler) | 1 ..= 16 |
 //! | `entries` | counters per table | power of two, 2 ..= 2^20 |
 //! | `counter_bits` | width of every counter (tables and accumulator), saturating; default 24 | 1 ..= 32, and 2^bits − 1 ≥ T |
@@ -117,6 +118,7 @@ struct ProfilerFile {
     interval: u64,
     max_interval: Option<u64>,
     threshold: ThresholdSpec,
+    max_threshold: Option<u64>,
     tables: u64,
     entries: u64,
     counter_bits: Option<u64>,
@@ -187,6 +189,9 @@ pub struct ProfilerConfig {
     pub max_interval: Option<u64>,
     /// T, resolved to a count.
     pub threshold: u64,
+    /// The largest T the hardware may be set to at run time; `None`: `threshold`
+    /// ([`ProfilerConfig::max_threshold`]).
+    pub max_threshold: Option<u64>,
     pub tables: usize,
     pub entries: usize,
     pub counter_bits: u32,
@@ -402,6 +407,7 @@ impl ConfigFile for ProfilerConfig {
             interval,
             max_interval: file.max_interval,
             threshold,
+            max_threshold: file.max_threshold,
             tables: file.tables as usize,
             entries: file.entries as usize,
             counter_bits,
@@ -484,6 +490,19 @@ impl ConfigFile for ProfilerConfig {
                     self.threshold
                 ),
             );
+        }
+        if let Some(m) = self.max_threshold {
+            r.in_range("max_threshold", m, self.threshold..=self.max_interval())?;
+            if self.counter_max() < m {
+                return e(
+                    "max_threshold",
+                    format!(
+                        "{m} is above {}, where counter_bits = {} saturate: counters could never reach it",
+                        self.counter_max(),
+                        self.counter_bits
+                    ),
+                );
+            }
         }
         if self.reset_value > 0 && !self.reset_on_promote {
             return e(
@@ -643,6 +662,17 @@ impl ProfilerConfig {
         self.max_interval.unwrap_or(self.interval)
     }
 
+    /// The largest T the hardware may be set to at run time: `max_threshold`, or T.
+    pub fn max_threshold(&self) -> u64 {
+        self.max_threshold.unwrap_or(self.threshold)
+    }
+
+    /// The smallest T the hardware may be set to at run time: above `reset_value` (so a
+    /// promoted tuple's counters never promote the next tuple sharing them at once), at least 1.
+    pub fn min_threshold(&self) -> u64 {
+        self.reset_value + 1
+    }
+
     /// log2(entries): the width of a table index.
     pub fn index_bits(&self) -> u32 {
         self.entries.trailing_zeros()
@@ -679,7 +709,7 @@ impl ProfilerConfig {
     /// A one-line summary such as `4x512x24b C1R0P1 tabulation L=10000 T=100 A=100`.
     pub fn summary(&self) -> String {
         format!(
-            "{}x{}x{}b C{}R{}P{} {} L={}{} T={} A={}{}{}{}{}",
+            "{}x{}x{}b C{}R{}P{} {} L={}{} T={}{} A={}{}{}{}{}",
             self.tables,
             self.entries,
             self.counter_bits,
@@ -696,6 +726,10 @@ impl ProfilerConfig {
                 _ => String::new(),
             },
             self.threshold,
+            match self.max_threshold {
+                Some(m) if m > self.threshold => format!(" (max {m})"),
+                _ => String::new(),
+            },
             self.accumulator.entries,
             if self.accumulator.count_bits != self.counter_bits {
                 format!(" count {}b", self.accumulator.count_bits)

@@ -283,7 +283,8 @@ fn waivers_do_not_silence_the_users_code() {
          \x20 hwprof_small_2x16 p(.clock(clock), .reset(reset), .in_valid(1'b1), .in_ready(in_ready),\n\
          \x20   .in_a({48'd0, pc}), .in_b(64'd0), .out_valid(out_valid), .out_ready(1'b1),\n\
          \x20   .out_interval(out_interval), .out_a(out_a), .out_b(out_b), .out_count(out_count),\n\
-         \x20   .out_last(out_last), .interval_length(41'd64), .flush(1'b0), .flush_pending(flush_pending));\n\
+         \x20   .out_last(out_last), .interval_length(41'd64), .threshold(32'd4), .flush(1'b0),\n\
+         \x20   .flush_pending(flush_pending));\n\
          endmodule\n",
     );
     let vlt = d.join("hwprof.vlt");

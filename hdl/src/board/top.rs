@@ -23,6 +23,7 @@ use crate::config::{Organisation, ProfilerConfig};
 use crate::multihash::bram_profiler::BramProfiler;
 use crate::multihash::interval::INTERVAL_COUNT_BITS;
 use crate::multihash::profiler::MultiHashProfiler;
+use crate::multihash::threshold::THRESHOLD_BITS;
 use crate::multihash::widths::rtl_shape;
 use crate::multihash::{with_class, ClassVisitor};
 use rust_hdl::prelude::*;
@@ -91,8 +92,9 @@ macro_rules! board_top {
             /// The blocks' reset, from a flip-flop: its fan-out is the whole design.
             reset_q: DFF<Bit>,
             clock: Signal<Local, Clock>,
-            /// L: the board's settings are fixed.
+            /// L and T: the board's settings are fixed.
             length: Constant<Bits<INTERVAL_COUNT_BITS>>,
+            threshold: Constant<Bits<THRESHOLD_BITS>>,
         }
 
         impl<const CB: usize> $name<CB> {
@@ -115,6 +117,7 @@ macro_rules! board_top {
                     reset_q: Default::default(),
                     clock: Default::default(),
                     length: Constant::new(cfg.interval.into()),
+                    threshold: Constant::new(cfg.threshold.into()),
                 })
             }
         }
@@ -152,6 +155,7 @@ macro_rules! board_top {
                 self.profiler.in_a.next = bit_cast::<64, 32>(self.source.a.val());
                 self.profiler.in_b.next = bit_cast::<64, 32>(self.source.b.val());
                 self.profiler.interval_length.next = self.length.val();
+                self.profiler.threshold.next = self.threshold.val();
                 self.profiler.flush.next = false;
                 // Profiler report -> line formatter.
                 self.format.in_valid.next = self.profiler.out_valid.val();

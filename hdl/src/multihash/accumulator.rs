@@ -34,6 +34,9 @@ macro_rules! accumulator {
             /// last, or with no event (a flush).
             pub end_interval: Signal<In, Bit>,
             pub interval: Signal<In, Bits<32>>,
+            /// T of the next interval, taken at reset and with `end_interval`
+            /// ([`crate::multihash::threshold`]).
+            pub threshold: Signal<In, Bits<{ $crate::multihash::threshold::THRESHOLD_BITS }>>,
             /// The event's tuple holds an entry (**shielding**: its counters are not written).
             pub hit: Signal<Out, Bit>,
             /// The event's tuple was allocated an entry.
@@ -64,6 +67,7 @@ macro_rules! new_accumulator {
             candidate: Default::default(),
             end_interval: Default::default(),
             interval: Default::default(),
+            threshold: Default::default(),
             hit: Default::default(),
             promoted: Default::default(),
             report_valid: Default::default(),

@@ -41,6 +41,7 @@ use super::hash_unit::{HashUnit, ParityHash};
 use super::interval::IntervalControl;
 use super::primitives::{vec_of, BankClear, Priority};
 use super::set_accumulator::TAG_BITS;
+use super::threshold::{CandidateThreshold, THRESHOLD_BITS};
 use super::top::{impl_profiler_top, new_profiler_top, profiler_top};
 use super::widths::widths_of_class;
 use crate::block_ram::{TableRam, ADDRESS_BITS};
@@ -80,9 +81,11 @@ pub struct BaselineCounters<const CB: usize> {
     pub write: Signal<In, Bit>,
     /// The accumulator allocated an entry for the tuple.
     pub promoted: Signal<In, Bit>,
-    /// Start writing 0 into every counter, one word per clock.
+    /// Start writing 0 into every counter, one word per clock; take `threshold`.
     pub clear_start: Signal<In, Bit>,
     pub clearing: Signal<Out, Bit>,
+    /// T of the next interval (at reset, and when an interval's end is in Update).
+    pub threshold: Signal<In, Bits<THRESHOLD_BITS>>,
     /// A clock after the keys: the tuple's count estimate and whether it is a candidate.
     pub new_min: Signal<Out, Bits<CB>>,
     pub candidate: Signal<Out, Bit>,
@@ -90,8 +93,8 @@ pub struct BaselineCounters<const CB: usize> {
     table: Vec<TableRam<CB>>,
     cu: ConservativeUpdate<CB>,
     clear: BankClear,
-    /// The candidate floor T − 1 of the counters read.
-    floor: Constant<Bits<CB>>,
+    /// T of the event in flight, and the candidate floor of the counters read.
+    t: CandidateThreshold<CB>,
     zero: Constant<Bits<CB>>,
 }
 
@@ -111,6 +114,7 @@ impl<const CB: usize> BaselineCounters<CB> {
             promoted: Default::default(),
             clear_start: Default::default(),
             clearing: Default::default(),
+            threshold: Default::default(),
             new_min: Default::default(),
             candidate: Default::default(),
             hash: HashUnit::new(&HashConstants::new(cfg)),
@@ -119,7 +123,7 @@ impl<const CB: usize> BaselineCounters<CB> {
                 .collect(),
             cu: ConservativeUpdate::new(&rule),
             clear: BankClear::new(cfg.entries),
-            floor: Constant::new(rule.candidate_floor().into()),
+            t: CandidateThreshold::new(rule.counter_max, rule.reset_value),
             zero: Constant::new(0.into()),
         }
     }
@@ -134,6 +138,12 @@ impl<const CB: usize> Logic for BaselineCounters<CB> {
         self.hash.a.next = self.a.val();
         self.hash.b.next = self.b.val();
         self.cu.promoted.next = self.promoted.val();
+        self.t.clock.next = self.clock.val();
+        self.t.load.next = self.clear_start.val();
+        self.t.value.next = self.threshold.val();
+        self.cu.promotable.next = self.t.reachable.val();
+        self.cu.incremented_floor.next = self.t.floor_minus_1.val();
+        self.cu.reset_floor.next = self.t.reset_reaches_floor.val();
         self.new_min.next = self.cu.new_min.val();
         self.candidate.next = self.cu.candidate.val();
         for k in 0..self.table.len() {
@@ -141,7 +151,7 @@ impl<const CB: usize> Logic for BaselineCounters<CB> {
             self.table[k].write_clock.next = self.clock.val();
             self.table[k].read_address.next = self.hash.index[k].val();
             self.cu.c[k].next = self.table[k].read_data.val();
-            self.cu.floor[k].next = self.table[k].read_data.val() >= self.floor.val();
+            self.cu.floor[k].next = self.table[k].read_data.val() >= self.t.floor.val();
             // Written back (0 after a promotion under reset-on-promote), or cleared.
             self.table[k].write_enable.next = self.clear.busy.val() | self.write.val();
             if self.clear.busy.val() {
@@ -222,8 +232,11 @@ impl<const CB: usize> Logic for BaselineProfiler<CB> {
         self.acc.reset.next = self.reset.val();
         self.control.reset.next = self.reset.val();
         self.control.length.next = self.interval_length.val();
+        self.control.threshold.next = self.threshold.val();
         self.control.flush.next = self.flush.val();
         self.flush_pending.next = self.control.flush_pending.val();
+        self.counters.threshold.next = self.control.next_threshold.val();
+        self.acc.threshold.next = self.control.next_threshold.val();
         // The event in flight: its counters from its registered keys, updated in Update
         // (docs/SPEC.md §4.2 step 2).
         self.counters.a.next = self.key_a.q.val();
@@ -389,7 +402,8 @@ profiler_top! {
         last_way: Signal<Local, Bit>,
         word_tag: Signal<Local, Bits<TAG_BITS>>,
         word_count: Signal<Local, Bits<CB>>,
-        threshold: Constant<Bits<CB>>,
+        /// T of the event in flight or the report being swept: taken in every Idle clock.
+        t: CandidateThreshold<CB>,
         count_max: Constant<Bits<CB>>,
         count_mask: Constant<Bits<CB>>,
         locked_flag: Constant<Bits<CB>>,
@@ -466,7 +480,7 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
                 last_way: Default::default(),
                 word_tag: Default::default(),
                 word_count: Default::default(),
-                threshold: Constant::new(cfg.threshold.into()),
+                t: CandidateThreshold::new(w.count_max(cfg), 0),
                 count_max: Constant::new(w.count_max(cfg).into()),
                 count_mask: Constant::new(count_mask.into()),
                 locked_flag: Constant::new((1u64 << w.count).into()),
@@ -505,9 +519,13 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
         self.control.clock.next = self.clock.val();
         self.control.reset.next = self.reset.val();
         self.control.length.next = self.interval_length.val();
+        self.control.threshold.next = self.threshold.val();
         self.control.flush.next = self.flush.val();
         self.flush_pending.next = self.control.flush_pending.val();
-        // The event in flight: its counters and its set, from its registered keys.
+        self.counters.threshold.next = self.control.next_threshold.val();
+        self.t.clock.next = self.clock.val();
+        self.t.value.next = self.control.next_threshold.val();
+        self.t.load.next = self.reset.val() | (self.state.q.val() == SetBaselineState::Idle);
         self.counters.a.next = self.key_a.q.val();
         self.counters.b.next = self.key_b.q.val();
         self.set_hash.a.next = self.key_a.q.val();
@@ -541,8 +559,7 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
             self.hit_w[w].next = self.valid[w].val()
                 & (self.tags[w].read_data.val() == self.key_tag.val())
                 & !self.key_null.q.val();
-            self.reported[w].next =
-                self.valid[w].val() & (self.count[w].val() >= self.threshold.val());
+            self.reported[w].next = self.valid[w].val() & (self.count[w].val() >= self.t.t.val());
             self.hits.bits[w].next = self.hit_w[w].val();
             self.empty.bits[w].next = !self.valid[w].val();
             self.repl.bits[w].next = self.valid[w].val() & !self.locked[w].val();
@@ -594,7 +611,7 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
             }
             // A hit's count grows; a replaceable entry reaching T becomes locked.
             self.n_meta[w].next = self.inc_count[w].val() | self.valid_flag.val();
-            if self.locked[w].val() | (self.inc_count[w].val() >= self.threshold.val()) {
+            if self.locked[w].val() | (self.inc_count[w].val() >= self.t.t.val()) {
                 self.n_meta[w].next =
                     self.inc_count[w].val() | self.valid_flag.val() | self.locked_flag.val();
             }

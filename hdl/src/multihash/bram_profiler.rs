@@ -200,7 +200,6 @@ impl<const CB: usize> BramProfiler<CB> {
                     acc.ways,
                     (cfg.a_bits + cfg.b_bits) as usize,
                     w.count,
-                    cfg.threshold,
                     w.count_max(cfg),
                     w.count_saturates(cfg),
                     cfg.retaining,
@@ -289,6 +288,9 @@ impl<const CB: usize> Logic for BramProfiler<CB> {
         self.acc.reset.next = self.reset.val();
         self.control.reset.next = self.reset.val();
         self.control.length.next = self.interval_length.val();
+        self.control.threshold.next = self.threshold.val();
+        self.counters.threshold.next = self.control.next_threshold.val();
+        self.acc.threshold.next = self.control.next_threshold.val();
         self.control.flush.next = self.flush.val();
         self.flush_pending.next = self.control.flush_pending.val();
         for k in 0..self.h_index.len() {

@@ -72,6 +72,7 @@
 //! bank's sweep is a [`BankClear`].
 
 use super::primitives::{vec_of, BankClear};
+use super::threshold::{CandidateThreshold, THRESHOLD_BITS};
 use super::widths::Widths;
 use crate::block_ram::{has_spare_bit, TableRam, ADDRESS_BITS};
 use crate::config::{width_mask, ProfilerConfig};
@@ -103,8 +104,10 @@ pub struct CounterTables<const CB: usize> {
     /// end at flip-flops and the rest is an AND-OR (every minimal table has the same value).
     pub new_min_w: Signal<Out, Bits<CB>>,
     /// Stage 1: an interval ends (with its last event, or with a flush's empty slot, whose
-    /// `valid` is low): clear its bank from the next cycle on.
+    /// `valid` is low): clear its bank from the next cycle on, and take `threshold`.
     pub clear_start: Signal<In, Bit>,
+    /// T of the next interval, taken at reset and with `clear_start` ([`CandidateThreshold`]).
+    pub threshold: Signal<In, Bits<THRESHOLD_BITS>>,
     /// Bank 0 / bank 1 is being cleared: no event of that bank may be accepted.
     pub clearing0: Signal<Out, Bit>,
     pub clearing1: Signal<Out, Bit>,
@@ -215,8 +218,8 @@ pub struct CounterTables<const CB: usize> {
     fw3_floor: Vec<DFF<Bit>>,
     was_clearing0: DFF<Bit>,
     was_clearing1: DFF<Bit>,
-    /// T − 1 (see [`UpdateRule::candidate_floor`]).
-    floor: Constant<Bits<CB>>,
+    /// T of the events in stage M and stage 1, with its candidate floor.
+    t: CandidateThreshold<CB>,
     /// The update of the counters read (after forwarding).
     cu: ConservativeUpdate<CB>,
     /// `new_min_w` (above): the registers, `inc_r[k]` where `min_r[k]` else 0, and the OR of
@@ -227,8 +230,6 @@ pub struct CounterTables<const CB: usize> {
     min_or_w: Vec<Signal<Local, Bits<CB>>>,
     min_all_w: Signal<Local, Bits<CB>>,
     zero: Constant<Bits<CB>>,
-    /// What a bank clear writes: a zero counter, with its predicate (set only when T − 1 is 0).
-    clear_word: Constant<Bits<CB>>,
 }
 
 impl<const CB: usize> CounterTables<CB> {
@@ -310,6 +311,7 @@ impl<const CB: usize> CounterTables<CB> {
             candidate: Default::default(),
             new_min_w: Default::default(),
             clear_start: Default::default(),
+            threshold: Default::default(),
             clearing0: Default::default(),
             clearing1: Default::default(),
             bank0: (0..tables).map(|_| ram()).collect(),
@@ -378,7 +380,7 @@ impl<const CB: usize> CounterTables<CB> {
             fw3_floor: vec_of(tables),
             was_clearing0: Default::default(),
             was_clearing1: Default::default(),
-            floor: Constant::new(rule.candidate_floor().into()),
+            t: CandidateThreshold::new(rule.counter_max, rule.reset_value),
             cu: ConservativeUpdate::new(rule),
             min_r: vec_of(tables),
             inc_r: vec_of(tables),
@@ -386,10 +388,6 @@ impl<const CB: usize> CounterTables<CB> {
             min_or_w: vec_of(tables + 1),
             min_all_w: Default::default(),
             zero: Constant::new(0.into()),
-            clear_word: Constant::new(match rule.candidate_floor() {
-                0 => floor_bit.into(),
-                _ => 0.into(),
-            }),
         }
     }
 }
@@ -416,6 +414,12 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.w_valid.d.next = self.writes.val();
         self.w_bank.d.next = self.s1_bank.q.val();
         self.w_last.d.next = self.clear_start.val() & !self.reset.val();
+        self.t.clock.next = self.clock.val();
+        self.t.load.next = self.reset.val() | self.clear_start.val();
+        self.t.value.next = self.threshold.val();
+        self.cu.promotable.next = self.t.reachable.val();
+        self.cu.incremented_floor.next = self.t.floor_minus_1.val();
+        self.cu.reset_floor.next = self.t.reset_reaches_floor.val();
         // Which write the RAMs take, and when the written bank's clear starts: with the write
         // stage, the clear waits for the last event's write (and the bank reads as clearing
         // meanwhile, as it did when the clear started with the write).
@@ -540,9 +544,11 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.read[k].next = self.bank1[k].read_data.val();
             }
             self.read_c[k].next = self.read[k].val() & self.stored.val();
-            self.read_floor[k].next = self.read[k].val() >= self.floor.val();
+            self.read_floor[k].next = self.read[k].val() >= self.t.floor.val();
+            // A cleared word's predicate is 0: it holds for every word when the floor is 0.
             if self.floor_in_ram.val() {
-                self.read_floor[k].next = (self.read[k].val() & self.floor_bit.val()).any();
+                self.read_floor[k].next =
+                    (self.read[k].val() & self.floor_bit.val()).any() | self.t.floor_zero.val();
             }
             // Assigned once: a child's input written twice in one pass makes Icarus re-run the
             // tables' logic for every glitch.
@@ -643,10 +649,10 @@ impl<const CB: usize> Logic for CounterTables<CB> {
             }
             self.bank0[k].write_enable.next = false;
             self.bank0[k].write_address.next = self.clear0.address.val();
-            self.bank0[k].write_data.next = self.clear_word.val();
+            self.bank0[k].write_data.next = self.zero.val();
             self.bank1[k].write_enable.next = false;
             self.bank1[k].write_address.next = self.clear1.address.val();
-            self.bank1[k].write_data.next = self.clear_word.val();
+            self.bank1[k].write_data.next = self.zero.val();
             if self.ram_write.val() & !self.ram_bank.val() {
                 self.bank0[k].write_enable.next = true;
                 self.bank0[k].write_address.next = self.ram_index[k].val();
@@ -683,6 +689,12 @@ pub struct ConservativeUpdate<const CB: usize> {
     pub floor: Vec<Signal<In, Bit>>,
     /// The accumulator allocated an entry for the tuple.
     pub promoted: Signal<In, Bit>,
+    /// Of T, the **candidate threshold**, from the caller's [`CandidateThreshold`]: whether the
+    /// counters can reach it at all; the candidate floor minus one (0 below), for an incremented
+    /// word's `w_floor`; whether `reset_value` reaches the floor.
+    pub promotable: Signal<In, Bit>,
+    pub incremented_floor: Signal<In, Bits<CB>>,
+    pub reset_floor: Signal<In, Bit>,
     /// The words to write back.
     pub w: Vec<Signal<Out, Bits<CB>>>,
     /// w_k >= [`UpdateRule::candidate_floor`]: `floor` where w_k = c_k, c_k >= T − 2 where w_k =
@@ -711,11 +723,6 @@ pub struct ConservativeUpdate<const CB: usize> {
     /// le[16k + j] = c_k <= c_j (16 = the most tables a configuration may have).
     le_gather: BitGather<256>,
     le: Signal<Local, Bits<256>>,
-    /// Whether the counters can reach T at all; T − 2 (0 below), for an incremented word's
-    /// `w_floor`; whether `reset_value` >= T − 1.
-    promotable: Constant<Bit>,
-    incremented_floor: Constant<Bits<CB>>,
-    reset_floor: Constant<Bit>,
     /// 2^counter_bits − 1, from the configuration.
     counter_max: Constant<Bits<CB>>,
     /// The counters can reach `counter_max` within an interval (else no saturation logic).
@@ -736,7 +743,8 @@ pub struct ConservativeUpdate<const CB: usize> {
 pub struct UpdateRule {
     /// Counters per tuple, 1..=16.
     pub tables: usize,
-    /// T, the candidate threshold (>= 1).
+    /// T, the candidate threshold (>= 1), as configured: the hardware takes T at run time
+    /// ([`CandidateThreshold`]); this one is the configuration's, for what is fixed around it.
     pub threshold: u64,
     /// The saturation value, below 2^CB.
     pub counter_max: u64,
@@ -779,21 +787,18 @@ impl<const CB: usize> ConservativeUpdate<CB> {
     pub fn new(rule: &UpdateRule) -> Self {
         let &UpdateRule {
             tables,
-            threshold,
             counter_max,
             saturates,
             conservative_update,
             reset_on_promote,
             reset_value,
+            ..
         } = rule;
         assert!(
             (1..=16).contains(&tables)
                 && (CB == 64 || counter_max < (1u64 << CB))
-                && threshold >= 1
-                && reset_value < threshold.min(counter_max + 1)
+                && reset_value <= counter_max
         );
-        let promotable = counter_max >= threshold;
-        let floor = rule.candidate_floor();
         ConservativeUpdate {
             c: vec_of(tables),
             floor: vec_of(tables),
@@ -812,9 +817,9 @@ impl<const CB: usize> ConservativeUpdate<CB> {
             floor_gather: Default::default(),
             le_gather: Default::default(),
             le: Default::default(),
-            promotable: Constant::new(promotable),
-            incremented_floor: Constant::new(floor.saturating_sub(1).into()),
-            reset_floor: Constant::new(reset_value >= floor),
+            promotable: Default::default(),
+            incremented_floor: Default::default(),
+            reset_floor: Default::default(),
             counter_max: Constant::new(counter_max.into()),
             saturates: Constant::new(saturates),
             one: Constant::new(1.into()),

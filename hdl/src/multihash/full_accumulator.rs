@@ -25,6 +25,7 @@
 
 use super::accumulator::{accumulator, new_accumulator};
 use super::primitives::{vec_of, Priority};
+use super::threshold::CandidateThreshold;
 use super::widths::Widths;
 use crate::config::ProfilerConfig;
 use rust_hdl::prelude::*;
@@ -72,7 +73,8 @@ accumulator! {
         n_valid: Vec<Signal<Local, Bit>>,
         n_tag: Vec<Signal<Local, Bits<128>>>,
         n_count: Vec<Signal<Local, Bits<CB>>>,
-        threshold: Constant<Bits<CB>>,
+        /// T of the interval being decided (and of the report snapshot taken at its end).
+        t: CandidateThreshold<CB>,
         counter_max: Constant<Bits<CB>>,
         retaining: Constant<Bit>,
         one_c: Constant<Bits<CB>>,
@@ -83,16 +85,11 @@ accumulator! {
 impl<const CB: usize> FullyAssociativeAccumulator<CB> {
     /// The accumulator of `cfg`, its counts saturating as the widths `w` of its hardware say.
     pub fn for_config(cfg: &ProfilerConfig, w: &Widths) -> Self {
-        Self::new(
-            cfg.accumulator.entries,
-            cfg.threshold,
-            w.count_max(cfg),
-            cfg.retaining,
-        )
+        Self::new(cfg.accumulator.entries, w.count_max(cfg), cfg.retaining)
     }
 
     /// `entries` entries; counts saturate at `counter_max` (below 2^CB).
-    pub fn new(entries: usize, threshold: u64, counter_max: u64, retaining: bool) -> Self {
+    pub fn new(entries: usize, counter_max: u64, retaining: bool) -> Self {
         assert!(entries >= 1 && (CB == 64 || counter_max < 1 << CB));
         new_accumulator!(FullyAssociativeAccumulator {
             key: Default::default(),
@@ -123,7 +120,7 @@ impl<const CB: usize> FullyAssociativeAccumulator<CB> {
             n_valid: vec_of(entries),
             n_tag: vec_of(entries),
             n_count: vec_of(entries),
-            threshold: Constant::new(threshold.into()),
+            t: CandidateThreshold::new(counter_max, 0),
             counter_max: Constant::new(counter_max.into()),
             retaining: Constant::new(retaining),
             one_c: Constant::new(1.into()),
@@ -136,6 +133,9 @@ impl<const CB: usize> Logic for FullyAssociativeAccumulator<CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rep_marker, rep_interval);
+        self.t.clock.next = self.clock.val();
+        self.t.load.next = self.reset.val() | self.end_interval.val();
+        self.t.value.next = self.threshold.val();
         // Lookup; allocation choice: lowest empty entry, else lowest replaceable one.
         for i in 0..self.tag.len() {
             self.valid_bits[i].clock.next = self.clock.val();
@@ -177,7 +177,7 @@ impl<const CB: usize> Logic for FullyAssociativeAccumulator<CB> {
                 self.n_tag[i].next = self.key.val();
                 self.n_count[i].next = self.new_min.val();
             }
-            self.ge[i].next = self.n_count[i].val() >= self.threshold.val();
+            self.ge[i].next = self.n_count[i].val() >= self.t.t.val();
             self.tag[i].d.next = self.n_tag[i].val();
             self.count[i].d.next = self.n_count[i].val();
             self.lock_hit[i].next =

@@ -10,6 +10,9 @@
 //! accepted, no report blocks the end) the interval ends without an event (`null_end`: the top
 //! sends an empty slot marked as the interval's end down its pipeline), or nothing happens if it
 //! has no event. So when `flush_pending` falls, no event is in flight before stage 0.
+//! T, the `threshold` input, is read like L (at reset and whenever an interval ends) and offered
+//! as `next_threshold` to the blocks that decide events, which take it when that interval's end
+//! reaches them ([`super::threshold`]).
 //!
 //! `last` comes from a flip-flop, not from a compare of the 41-bit count: it feeds stage 0's
 //! accept decision, which drives the RAM addresses and every stage-H enable. The count is compared
@@ -17,6 +20,7 @@
 //! event is accepted. Intervals of one and two events, whose flags would not start at zero, are
 //! flags of L loaded with it.
 
+use super::threshold::THRESHOLD_BITS;
 use rust_hdl::prelude::*;
 
 /// Width of the in-interval event counter and of `length`: L <= 2^40 (`config::MAX_INTERVAL`).
@@ -28,6 +32,11 @@ pub struct IntervalControl {
     pub reset: Signal<In, Bit>,
     /// L of the intervals that start from now on.
     pub length: Signal<In, Bits<INTERVAL_COUNT_BITS>>,
+    /// T of the intervals that start from now on.
+    pub threshold: Signal<In, Bits<THRESHOLD_BITS>>,
+    /// T of the interval after the one ending downstream (the open one's, once the previous end
+    /// has left stage 0); the `threshold` input during reset.
+    pub next_threshold: Signal<Out, Bits<THRESHOLD_BITS>>,
     /// A pulse: end the open interval after the events accepted so far (this clock's included).
     pub flush: Signal<In, Bit>,
     /// The top could take an interval's last event now (no report blocks the interval's end).
@@ -64,6 +73,8 @@ pub struct IntervalControl {
     pre_pre_count: DFF<Bits<INTERVAL_COUNT_BITS>>,
     single: DFF<Bit>,
     pair: DFF<Bit>,
+    /// T of the open interval.
+    open_threshold: DFF<Bits<THRESHOLD_BITS>>,
     one: Constant<Bits<INTERVAL_COUNT_BITS>>,
     two: Constant<Bits<INTERVAL_COUNT_BITS>>,
     three: Constant<Bits<INTERVAL_COUNT_BITS>>,
@@ -77,6 +88,8 @@ impl Default for IntervalControl {
             clock: Default::default(),
             reset: Default::default(),
             length: Default::default(),
+            threshold: Default::default(),
+            next_threshold: Default::default(),
             flush: Default::default(),
             end_ok: Default::default(),
             accept: Default::default(),
@@ -98,6 +111,7 @@ impl Default for IntervalControl {
             pre_pre_count: Default::default(),
             single: Default::default(),
             pair: Default::default(),
+            open_threshold: Default::default(),
             one: Constant::new(1.into()),
             two: Constant::new(2.into()),
             three: Constant::new(3.into()),
@@ -122,13 +136,18 @@ impl Logic for IntervalControl {
             number,
             pre_pre_count,
             single,
-            pair
+            pair,
+            open_threshold
         );
         self.last.next = self.at_last.q.val() | self.single.q.val();
         self.pre.next = self.at_pre.q.val() | (self.pair.q.val() & !self.at_last.q.val());
         self.bank.next = self.parity.q.val();
         self.interval.next = self.number.q.val();
         self.flush_pending.next = self.flush_p.q.val();
+        self.next_threshold.next = self.open_threshold.q.val();
+        if self.reset.val() {
+            self.next_threshold.next = self.threshold.val();
+        }
         self.null_end.next = self.flush_p.q.val() & self.open.q.val() & self.end_ok.val();
         self.ends.next = (self.accept.val() & self.last.val()) | self.null_end.val();
         // A flush is done when the top could end an interval (every event taken before it has
@@ -148,6 +167,7 @@ impl Logic for IntervalControl {
             self.single.d.next = self.length.val() == self.one.val();
             self.pair.d.next = self.length.val() == self.two.val();
             self.pre_pre_count.d.next = self.never.val();
+            self.open_threshold.d.next = self.threshold.val();
             if self.length.val() >= self.three.val() {
                 self.pre_pre_count.d.next = self.length.val() - self.three.val();
             }

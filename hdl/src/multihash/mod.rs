@@ -22,6 +22,7 @@ pub mod interval;
 pub mod primitives;
 pub mod profiler;
 pub mod set_accumulator;
+pub mod threshold;
 pub mod top;
 pub mod widths;
 

@@ -29,8 +29,9 @@
 //!
 //! **Configuration → hardware**: sizes (tables, entries, accumulator entries, stored widths) are
 //! chosen at construction; the width of the counting words is the const generic CB, a width class
-//! ([`crate::multihash::design`]); L is the `interval_length` input; everything else — T, saturation, C/R/P, hash kind, seed,
-//! key widths (keys are 64-bit ports masked by constants) — is a constant of the hardware.
+//! ([`crate::multihash::design`]); L and T are the `interval_length` and `threshold` inputs;
+//! everything else — saturation, C/R/P, hash kind, seed, key widths (keys are 64-bit ports masked
+//! by constants) — is a constant of the hardware.
 //! The accumulator must be `fully_associative`.
 
 use super::counter_tables::CounterTables;
@@ -100,6 +101,9 @@ impl<const CB: usize> Logic for MultiHashProfiler<CB> {
         self.acc.reset.next = self.reset.val();
         self.control.reset.next = self.reset.val();
         self.control.length.next = self.interval_length.val();
+        self.control.threshold.next = self.threshold.val();
+        self.counters.threshold.next = self.control.next_threshold.val();
+        self.acc.threshold.next = self.control.next_threshold.val();
         self.control.flush.next = self.flush.val();
         self.flush_pending.next = self.control.flush_pending.val();
         // Stage 0: mask, hash, read the counters, accept.

@@ -4,7 +4,7 @@
 //! **Storage.** S = 2^k sets of W ways. Way w is two RAMs of S words read in parallel with the
 //! other ways: `tags[w]` (the tuple, [`TAG_BITS`] bits) and `metas[w]` (the count in the low `count_width` bits, then
 //! **locked**, then valid, then — the **predicates in block RAM**, where the RAMs have the two bits
-//! spare ([`has_spare_bit`]) and T ≥ 2 — count ≥ T and count ≥ T − 1, written with the word as the
+//! spare ([`has_spare_bit`]) — count ≥ T and count ≥ T − 1, written with the word as the
 //! forwarded words carry them). An entry is empty (not valid), locked, or
 //! **replaceable** (valid, not locked: retained from the previous interval). Entry order — for
 //! allocation and in the model — is set-major, way-minor: within a set, lowest way first.
@@ -79,6 +79,7 @@
 
 use super::accumulator::{accumulator, new_accumulator};
 use super::primitives::{vec_of, Priority};
+use super::threshold::CandidateThreshold;
 use crate::block_ram::{address_bits, has_spare_bit, TableRam, ADDRESS_BITS};
 use crate::util::u64_bits;
 use rust_hdl::prelude::*;
@@ -231,6 +232,12 @@ accumulator! {
         r_meta: Vec<DFF<Bits<CB>>>,
         r_ge: Vec<DFF<Bit>>,
         r_floor: Vec<DFF<Bit>>,
+        /// Count >= T of the previous interval (`t_prev`), for a word of that interval: the same
+        /// as `r_ge` where the predicate comes stored or forwarded with the word, compared with
+        /// `t_prev` where it is compared on the RAM word; what retirement and retaining read.
+        c_ge_prev: Vec<Signal<Local, Bit>>,
+        r_ge_prev: Vec<DFF<Bit>>,
+        old_ge: Vec<Signal<Local, Bit>>,
         /// The predicates of the metas the op one ahead wrote (`fw_word`): registered by that op
         /// from its own predicates (`n_ge`, `n_floor`), true for a way it allocated. No count is
         /// compared after a forwarding select: the one loop of the set's words carries no carry
@@ -288,19 +295,16 @@ accumulator! {
         /// Staging-buffer words still to be sent: the lowest way goes next.
         staged: Priority,
         rc: Signal<Local, Bits<CB>>,
-        threshold: Constant<Bits<CB>>,
+        /// T of the ops in stages C and D: T − 1 (a hit locks from it), whether a hit can lock
+        /// at all (`count_max` >= T), T − 2, and T <= 1 (a count of 0 is >= T − 1: a hit on an
+        /// entry of count 0, a retained one after rollover, locks it).
+        t: CandidateThreshold<CB>,
+        /// T of the previous interval: its sets are retired, and retained, after T changed.
+        t_prev: DFF<Bits<CB>>,
+        lock_at_zero: Signal<Local, Bit>,
         count_max: Constant<Bits<CB>>,
         /// Counts can reach `count_max` within an interval (else no saturation logic).
         saturates: Constant<Bit>,
-        /// T − 1, and whether a hit can lock at all (`count_max` >= T).
-        lock_floor: Constant<Bits<CB>>,
-        lockable: Constant<Bit>,
-        /// T = 1: a hit on an entry of count 0 (a retained one after rollover) locks it.
-        lock_at_zero: Constant<Bit>,
-        /// T − 2 (0 below); whether a count of 0 is >= T and >= T − 1.
-        inc_floor: Constant<Bits<CB>>,
-        zero_ge: Constant<Bit>,
-        zero_floor: Constant<Bit>,
         count_mask: Constant<Bits<CB>>,
         valid_flag: Constant<Bits<CB>>,
         locked_flag: Constant<Bits<CB>>,
@@ -346,7 +350,6 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         ways: usize,
         tag_width: usize,
         count_width: usize,
-        threshold: u64,
         count_max: u64,
         saturates: bool,
         retaining: bool,
@@ -360,14 +363,10 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             "2^k sets, count and state within CB bits"
         );
         let field = (1u64 << count_width) - 1;
-        assert!(
-            threshold <= field && count_max <= field,
-            "counts fit the count field"
-        );
-        // A word never written reads as zero: its stored predicates are right only if a count of
-        // 0 is below T − 1.
-        let predicates_in_ram = threshold >= 2
-            && count_width + 4 <= CB.min(63)
+        assert!(count_max <= field, "counts fit the count field");
+        // A set's ways are written together, so a word read as a current or previous entry was
+        // written, with its predicates, in that interval (under its T).
+        let predicates_in_ram = count_width + 4 <= CB.min(63)
             && has_spare_bit(sets, count_width + 2)
             && has_spare_bit(sets, count_width + 3);
         let meta_width = count_width + 2 + 2 * predicates_in_ram as usize;
@@ -448,6 +447,9 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             c_floor: vec_of(ways),
             r_ge: vec_of(ways),
             r_floor: vec_of(ways),
+            c_ge_prev: vec_of(ways),
+            r_ge_prev: vec_of(ways),
+            old_ge: vec_of(ways),
             fw_ge: vec_of(ways),
             fw_floor: vec_of(ways),
             fw_ge_r: vec_of(ways),
@@ -484,15 +486,11 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             replace_smallest: Constant::new(replace_smallest),
             staged: Priority::new(ways),
             rc: Default::default(),
-            threshold: Constant::new(threshold.into()),
+            t: CandidateThreshold::new(count_max, 0),
+            t_prev: Default::default(),
+            lock_at_zero: Default::default(),
             count_max: Constant::new(count_max.into()),
             saturates: Constant::new(saturates),
-            lock_floor: Constant::new(threshold.saturating_sub(1).into()),
-            lockable: Constant::new(count_max >= threshold),
-            lock_at_zero: Constant::new(threshold <= 1 && count_max >= threshold),
-            inc_floor: Constant::new(threshold.saturating_sub(2).into()),
-            zero_ge: Constant::new(threshold == 0),
-            zero_floor: Constant::new(threshold <= 1),
             count_mask: Constant::new(field.into()),
             valid_flag: Constant::new((1u64 << (count_width + 1)).into()),
             locked_flag: Constant::new((1u64 << count_width).into()),
@@ -529,8 +527,16 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             key1,
             fw3_tag,
             term,
-            rep_interval
+            rep_interval,
+            t_prev
         );
+        self.t.clock.next = self.clock.val();
+        self.t.load.next = self.reset.val() | self.end_interval.val();
+        self.t.value.next = self.threshold.val();
+        if self.end_interval.val() {
+            self.t_prev.d.next = self.t.t.val();
+        }
+        self.lock_at_zero.next = self.t.t_at_most_1.val() & self.t.reachable.val();
         self.epochs.clock.next = self.clock.val();
         self.epochs.reset.next = self.reset.val();
         // ---- Stage C: compare with the tags and with the ops ahead; read the metas.
@@ -585,6 +591,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             }
             self.r_meta[w].clock.next = self.clock.val();
             self.r_ge[w].clock.next = self.clock.val();
+            self.r_ge_prev[w].clock.next = self.clock.val();
             self.r_floor[w].clock.next = self.clock.val();
             self.fw2_word[w].clock.next = self.clock.val();
             self.fw_ge_r[w].clock.next = self.clock.val();
@@ -616,20 +623,25 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.c_meta[w].next = self.metas[w].read_data.val() & self.word_mask.val();
             if self.predicates_in_ram.val() {
                 self.c_ge[w].next = (self.metas[w].read_data.val() & self.ge_bit.val()).any();
+                self.c_ge_prev[w].next = self.c_ge[w].val();
                 self.c_floor[w].next = (self.metas[w].read_data.val() & self.floor_bit.val()).any();
             } else {
                 self.c_ge[w].next =
-                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.threshold.val();
+                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.t.t.val();
+                self.c_ge_prev[w].next =
+                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.t_prev.q.val();
                 self.c_floor[w].next = (self.metas[w].read_data.val() & self.count_mask.val())
-                    >= self.lock_floor.val();
+                    >= self.t.t_minus_1.val();
             }
             if self.c_same3.q.val() | self.c_same2.q.val() {
                 self.c_meta[w].next = self.c_fwd[w].val();
                 self.c_ge[w].next = self.c_fwd_ge[w].val();
+                self.c_ge_prev[w].next = self.c_fwd_ge[w].val();
                 self.c_floor[w].next = self.c_fwd_floor[w].val();
             }
             self.r_meta[w].d.next = self.c_meta[w].val();
             self.r_ge[w].d.next = self.c_ge[w].val();
+            self.r_ge_prev[w].d.next = self.c_ge_prev[w].val();
             self.r_floor[w].d.next = self.c_floor[w].val();
             self.tags[w].read_clock.next = self.clock.val();
             self.tags[w].write_clock.next = self.clock.val();
@@ -656,7 +668,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.tag_eq[w].next = self.fw_eq[w].q.val();
             }
             self.raw_meta[w].next = self.r_meta[w].q.val();
-            self.raw_ge[w].next = self.r_ge[w].q.val();
+            // A word not of this interval is the previous one's (retired or retained under its T).
+            self.old_ge[w].next = self.r_ge_prev[w].q.val();
+            if self.epochs.d_cur.val() {
+                self.old_ge[w].next = self.r_ge[w].q.val();
+            }
+            self.raw_ge[w].next = self.old_ge[w].val();
             if self.ahead1.q.val() {
                 if self.fw_alloc[w].q.val() {
                     self.raw_tag[w].next = self.fw_tag.q.val();
@@ -673,17 +690,18 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.far_count[w].next = self.r_meta[w].q.val() & self.count_mask.val();
                 self.far_ge[w].next = self.r_ge[w].q.val();
                 self.far_floor[w].next = self.r_floor[w].q.val();
-                self.far_lock[w].next = self.lockable.val() & self.r_floor[w].q.val();
+                self.far_lock[w].next = self.t.reachable.val() & self.r_floor[w].q.val();
             } else {
                 // Rollover (or long empty): retained entries are replaceable with count 0.
                 self.far_valid[w].next = self.epochs.d_prev.val()
                     & self.retaining.val()
                     & (self.r_meta[w].q.val() & self.valid_flag.val()).any()
-                    & self.r_ge[w].q.val();
+                    & self.r_ge_prev[w].q.val();
                 self.far_locked[w].next = false;
                 self.far_count[w].next = self.zero_c.val();
-                self.far_ge[w].next = self.zero_ge.val();
-                self.far_floor[w].next = self.zero_floor.val();
+                // T >= 1: a count of 0 is below T.
+                self.far_ge[w].next = false;
+                self.far_floor[w].next = self.t.t_at_most_1.val();
                 self.far_lock[w].next = self.lock_at_zero.val();
             }
             self.hit_far[w].next = self.far_valid[w].val() & self.tag_eq[w].val();
@@ -708,7 +726,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.view_count[w].next = self.fw_word[w].val() & self.count_mask.val();
                 self.view_ge[w].next = self.fw_ge[w].val();
                 self.view_floor[w].next = self.fw_floor[w].val();
-                self.lock_on_hit[w].next = self.lockable.val() & self.fw_floor[w].val();
+                self.lock_on_hit[w].next = self.t.reachable.val() & self.fw_floor[w].val();
                 self.hit_e[w].next = self.hit_near[w].val();
             }
             self.hits.bits[w].next = self.hit_e[w].val();
@@ -752,7 +770,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.n_ge[w].next =
                 self.view_ge[w].val() | (self.inc[w].val() & self.view_floor[w].val());
             self.n_floor[w].next = self.view_floor[w].val()
-                | (self.inc[w].val() & (self.view_count[w].val() >= self.inc_floor.val()));
+                | (self.inc[w].val() & (self.view_count[w].val() >= self.t.t_minus_2.val()));
             self.n_meta[w].next = self.n_count[w].val();
             if self.view_valid[w].val() {
                 self.n_meta[w].next = self.n_count[w].val() | self.valid_flag.val();

@@ -12,8 +12,10 @@
 //!   from now on, 1 ..= `max_interval`; `flush`, a pulse that ends the open interval after the
 //!   events taken so far (that clock's included) and reports it, a no-op on an interval without
 //!   events; `flush_pending`, high from the clock after the pulse until the interval has ended
-//!   (no event is taken meanwhile). A profiler with fixed settings ties `interval_length` to L
-//!   and `flush` low ([`fixed_settings_ports`]).
+//!   (no event is taken meanwhile); `threshold` (32 bits), T of the intervals that start from now
+//!   on, `min_threshold` ..= `max_threshold` ([`super::threshold`]). A profiler with fixed
+//!   settings ties `interval_length` to L, `threshold` to T and `flush` low
+//!   ([`fixed_settings_ports`]).
 
 use rust_hdl::prelude::*;
 
@@ -32,11 +34,13 @@ pub trait ProfilerTop: Block {
     /// `interval_length` then reaches some of them before they end their interval.
     const STAGES_BEFORE_ACCEPT: bool;
     /// Sets every input port: the clock level, reset, the offered event (if any), `out_ready`.
-    /// Settings come from [`Self::set_length`] and [`Self::set_flush`] (L of the configuration,
-    /// no flush, until they are called).
+    /// Settings come from [`Self::set_length`], [`Self::set_threshold`] and [`Self::set_flush`]
+    /// (L and T of the configuration, no flush, until they are called).
     fn drive(&mut self, clock: bool, reset: bool, offer: Option<(u64, u64)>, out_ready: bool);
     /// What `drive` sets `interval_length` to from now on.
     fn set_length(&mut self, length: u64);
+    /// What `drive` sets `threshold` to from now on.
+    fn set_threshold(&mut self, threshold: u64);
     /// What `drive` sets `flush` to from now on (a testbench raises it for one clock).
     fn set_flush(&mut self, flush: bool);
     fn flush_pending(&self) -> bool;
@@ -71,7 +75,11 @@ macro_rules! impl_profiler_top {
                 self.in_b.next = bits_u64::<64>(b);
                 self.out_ready.next = out_ready;
                 self.interval_length.next = $crate::util::bits_u64(self._length);
+                self.threshold.next = $crate::util::bits_u64(self._threshold);
                 self.flush.next = self._flush;
+            }
+            fn set_threshold(&mut self, threshold: u64) {
+                self._threshold = threshold;
             }
             fn set_length(&mut self, length: u64) {
                 self._length = length;
@@ -128,8 +136,10 @@ macro_rules! profiler_top {
             pub interval_length: Signal<In, Bits<{ $crate::multihash::interval::INTERVAL_COUNT_BITS }>>,
             pub flush: Signal<In, Bit>,
             pub flush_pending: Signal<Out, Bit>,
+            pub threshold: Signal<In, Bits<{ $crate::multihash::threshold::THRESHOLD_BITS }>>,
             /// What [`ProfilerTop::drive`] sets the settings ports to.
             _length: u64,
+            _threshold: u64,
             _flush: bool,
             $($body)*
         }
@@ -158,7 +168,9 @@ macro_rules! new_profiler_top {
             interval_length: Default::default(),
             flush: Default::default(),
             flush_pending: Default::default(),
+            threshold: Default::default(),
             _length: $cfg.interval,
+            _threshold: $cfg.threshold,
             _flush: false,
             $($body)*
         }
@@ -167,13 +179,15 @@ macro_rules! new_profiler_top {
 pub(crate) use new_profiler_top;
 
 /// The settings ports of a profiler instance whose settings are fixed (Verilog, after the other
-/// ports): L of `cfg`, no flush, `flush_pending` into the wire `unused` (a name Verilator's
+/// ports): L and T of `cfg`, no flush, `flush_pending` into the wire `unused` (a name Verilator's
 /// unused-signal lint passes over, containing "unused"), which the caller declares.
 pub fn fixed_settings_ports(cfg: &crate::config::ProfilerConfig, unused: &str) -> String {
     assert!(unused.contains("unused"));
     format!(
-        ".interval_length({}'d{}), .flush(1'b0), .flush_pending({unused})",
+        ".interval_length({}'d{}), .threshold({}'d{}), .flush(1'b0), .flush_pending({unused})",
         super::interval::INTERVAL_COUNT_BITS,
-        cfg.interval
+        cfg.interval,
+        super::threshold::THRESHOLD_BITS,
+        cfg.threshold
     )
 }

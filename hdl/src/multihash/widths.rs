@@ -19,7 +19,7 @@ pub const WIDTH_CLASSES: [usize; 4] = [16, 24, 32, 64];
 pub struct Widths {
     /// A table counter: holds min(2^counter_bits − 1, L).
     pub counter: usize,
-    /// An accumulator count: holds min(2^count_bits − 1, L) and T.
+    /// An accumulator count: holds min(2^count_bits − 1, L) and the largest T (`max_threshold`).
     pub count: usize,
     /// The width class CB of the counting words: holds every stored word (a set-associative
     /// entry's count with its two state bits) and T.
@@ -70,7 +70,7 @@ pub fn storage_widths(cfg: &ProfilerConfig) -> Result<Widths, String> {
     }
     let reach = |max: u64| max.min(cfg.max_interval());
     let counter = bits_for(reach(cfg.counter_max()));
-    let count = bits_for(reach(cfg.accumulator_count_max()).max(cfg.threshold));
+    let count = bits_for(reach(cfg.accumulator_count_max()).max(cfg.max_threshold()));
     let acc = &cfg.accumulator;
     let word = match acc.organisation {
         Organisation::FullyAssociative => count.max(counter),

@@ -326,6 +326,9 @@ pub struct MultiHash {
     /// L of the open interval, and of the intervals after it.
     length: u64,
     next_length: u64,
+    /// T, the candidate threshold, of the open interval, and of the intervals after it.
+    threshold: u64,
+    next_threshold: u64,
     pub stats: ModelCounters,
     /// Hot copies of configuration values, read on every event.
     a_mask: u64,
@@ -347,6 +350,8 @@ impl MultiHash {
             clock: IntervalClock::default(),
             length: cfg.interval,
             next_length: cfg.interval,
+            threshold: cfg.threshold,
+            next_threshold: cfg.threshold,
             stats: ModelCounters::default(),
             a_mask: cfg.a_mask(),
             b_mask: cfg.b_mask(),
@@ -370,7 +375,7 @@ impl MultiHash {
         let cfg = &self.cfg;
         let t = (a & self.a_mask, b & self.b_mask);
         let max32 = self.counter_max;
-        if self.acc.shield(t, cfg.threshold, self.count_max) {
+        if self.acc.shield(t, self.threshold, self.count_max) {
             self.stats.shielded += 1;
         } else {
             let n = cfg.tables;
@@ -381,7 +386,7 @@ impl MultiHash {
                 c[k] = self.counters[k * cfg.entries + idx[k] as usize];
             }
             let new_min = conservative_update(&mut c[..n], cfg.conservative_update, max32) as u64;
-            if new_min >= cfg.threshold {
+            if new_min >= self.threshold {
                 if self.acc.allocate(t, new_min).is_some() {
                     self.stats.promotions += 1;
                     if cfg.reset_on_promote {
@@ -399,11 +404,10 @@ impl MultiHash {
     }
 
     fn end_interval(&mut self) -> IntervalReport {
-        let entries = self
-            .acc
-            .end_interval(self.cfg.threshold, self.cfg.retaining);
+        let entries = self.acc.end_interval(self.threshold, self.cfg.retaining);
         self.counters.fill(0);
         self.length = self.next_length;
+        self.threshold = self.next_threshold;
         self.clock.close(entries)
     }
 
@@ -425,18 +429,36 @@ impl MultiHash {
         self.length
     }
 
+    /// Sets T for the intervals that start after the open one: `min_threshold ..= max_threshold`,
+    /// else an error (and no change), as the bus slave ignores such a write.
+    pub fn set_threshold(&mut self, threshold: u64) -> Result<(), String> {
+        let (min, max) = (self.cfg.min_threshold(), self.cfg.max_threshold());
+        if !(min..=max).contains(&threshold) {
+            return Err(format!(
+                "threshold {threshold}: must be in {min}..={max} (reset_value + 1 ..= max_threshold)"
+            ));
+        }
+        self.next_threshold = threshold;
+        Ok(())
+    }
+
+    /// T of the open interval.
+    pub fn threshold(&self) -> u64 {
+        self.threshold
+    }
+
     /// Ends the open interval now: its report, or None when it has no event.
     pub fn flush(&mut self) -> Option<IntervalReport> {
         self.clock.is_open().then(|| self.end_interval())
     }
 
-    /// Starts over: empty tables and accumulator, the next interval numbered 0, with the L last
-    /// set.
+    /// Starts over: empty tables and accumulator, the next interval numbered 0, with the L and T
+    /// last set.
     pub fn clear(&mut self) {
-        let length = self.next_length;
+        let (length, threshold) = (self.next_length, self.next_threshold);
         *self = MultiHash::new(&self.cfg).expect("a validated configuration");
-        self.length = length;
-        self.next_length = length;
+        (self.length, self.next_length) = (length, length);
+        (self.threshold, self.next_threshold) = (threshold, threshold);
     }
 
     /// Runs a whole event stream; the reports of its complete intervals.

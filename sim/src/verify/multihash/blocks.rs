@@ -17,6 +17,7 @@ use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
 use hwprof_hdl::multihash::hash_unit::TabulationRam;
 use hwprof_hdl::multihash::interval::IntervalControl;
 use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
+use hwprof_hdl::multihash::threshold::CandidateThreshold;
 use hwprof_hdl::ConfigFile;
 use hwprof_hdl::ProfilerConfig;
 use rand::{Rng, SeedableRng};
@@ -110,6 +111,10 @@ fn check_conservative_update<const CB: usize>(
     };
     let mut uut = ConservativeUpdate::<CB>::new(&rule);
     uut.connect_all();
+    // What the caller's `CandidateThreshold` holds for T (tested on its own below).
+    uut.promotable.next = counter_max as u64 >= threshold;
+    uut.incremented_floor.next = rule.candidate_floor().saturating_sub(1).into();
+    uut.reset_floor.next = rule.reset_value >= rule.candidate_floor();
     // Without saturation logic the counters never reach the maximum: only inputs below it.
     let top = if saturates {
         counter_max
@@ -173,6 +178,72 @@ fn conservative_update_matches_the_model_exhaustively() {
     }
 }
 
+/// Every T a 4-bit block can hold, loaded in turn (and a clock without `load` keeping it), for
+/// values saturating below, at and above T and reset values up to the maximum: each derived
+/// output against [`UpdateRule::candidate_floor`] and plain arithmetic on T.
+#[test]
+fn candidate_threshold_derives_what_the_compares_use() {
+    const CB: usize = 4;
+    for max in [0u64, 1, 5, 15] {
+        for reset_value in [0u64, 1, 3] {
+            let mut uut = CandidateThreshold::<CB>::new(max, reset_value);
+            uut.connect_all();
+            let clock = |uut: &mut CandidateThreshold<CB>, load: bool, t: u64| {
+                uut.load.next = load;
+                uut.value.next = t.into();
+                for high in [false, true] {
+                    uut.clock.next = Clock { clk: high };
+                    settle(uut).unwrap();
+                }
+            };
+            for t in 1..16u64 {
+                clock(&mut uut, true, t);
+                // Not loading: another value offered changes nothing.
+                clock(&mut uut, false, 16 - t);
+                let rule = UpdateRule {
+                    tables: 1,
+                    threshold: t,
+                    counter_max: max,
+                    saturates: true,
+                    conservative_update: true,
+                    reset_on_promote: false,
+                    reset_value,
+                };
+                let floor = rule.candidate_floor();
+                let what = format!("max {max} reset value {reset_value} T {t}");
+                let got = (
+                    uut.t.val().to_u64(),
+                    uut.t_minus_1.val().to_u64(),
+                    uut.t_minus_2.val().to_u64(),
+                    uut.t_at_most_1.val(),
+                    uut.reachable.val(),
+                );
+                assert_eq!(
+                    got,
+                    (t, t - 1, t.saturating_sub(2), t <= 1, max >= t),
+                    "T and what follows, {what}"
+                );
+                let got = (
+                    uut.floor.val().to_u64(),
+                    uut.floor_minus_1.val().to_u64(),
+                    uut.floor_zero.val(),
+                    uut.reset_reaches_floor.val(),
+                );
+                assert_eq!(
+                    got,
+                    (
+                        floor,
+                        floor.saturating_sub(1),
+                        floor == 0,
+                        reset_value >= floor
+                    ),
+                    "candidate floor, {what}"
+                );
+            }
+        }
+    }
+}
+
 /// Random events on few indices (so that consecutive events share counters at distances 1, 2 and
 /// more), shielded or not, promoted or not: every event's `new_min` and candidate threshold
 /// against tables kept by [`conservative_update`] with reset on promote. Counters stored in 4 bits
@@ -205,7 +276,8 @@ fn check_counter_tables(
     // Clocks from `read_index` to stage 1.
     let delay = 1 + registered as usize + output_register as usize;
     uut.connect_all();
-    // Reset, then both banks clear (one word per clock).
+    // Reset (which takes T), then both banks clear (one word per clock).
+    uut.threshold.next = threshold.into();
     uut.reset_clock();
     for _ in 0..entries + 2 {
         uut.level(false);
@@ -445,8 +517,10 @@ fn clock_accumulator<const CB: usize>(
     uut: &mut FullyAssociativeAccumulator<CB>,
     event: Option<(u64, u64, u64, bool, bool)>,
     interval: u64,
+    next_threshold: u64,
 ) -> (bool, bool, Option<(u64, u64, u64, bool)>) {
     let (a, b, new_min, candidate, end) = event.unwrap_or_default();
+    uut.threshold.next = next_threshold.into();
     uut.valid.next = event.is_some();
     uut.key.next = key(a, b);
     uut.new_min.next = new_min.into();
@@ -472,22 +546,34 @@ fn clock_accumulator<const CB: usize>(
 }
 
 /// Random events over a few tuples (so that hits, allocations into a full table, locking of
-/// retained entries and saturating counts all happen), interval ends at random: every clock's hit
-/// and promotion and every report against the model's [`Accumulator`] fed the same events.
-fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, seed: u64) {
+/// retained entries and saturating counts all happen), interval ends at random, T starting at
+/// `threshold` and, if `vary`, drawn again at every interval end (1 to past the count's maximum):
+/// every clock's hit and promotion and every report against the model's [`Accumulator`] fed the
+/// same events.
+fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, vary: bool, seed: u64) {
     const CB: usize = 4;
     let count_max = 11u64;
     let cfg = full_config(entries, threshold, retaining);
     let mut model = Accumulator::new(&cfg);
-    let mut uut = FullyAssociativeAccumulator::<CB>::new(entries, threshold, count_max, retaining);
+    let mut uut = FullyAssociativeAccumulator::<CB>::new(entries, count_max, retaining);
     uut.connect_all();
+    uut.threshold.next = threshold.into();
     uut.reset_clock();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut draw = ChaCha8Rng::seed_from_u64(seed + 2000);
+    let mut next_t = || {
+        if vary {
+            draw.gen_range(1..=count_max + 1)
+        } else {
+            threshold
+        }
+    };
+    let (mut threshold, mut t_next) = (threshold, next_t());
     let (mut interval, mut words, mut reports) = (0u64, Vec::new(), 0);
     let mut expected: Vec<Vec<ReportEntry>> = Vec::new();
     for step in 0..600 {
         let what = format!(
-            "entries {entries} T {threshold} P{} seed {seed} event {step}",
+            "entries {entries} T {threshold} vary {vary} P{} seed {seed} event {step}",
             retaining as u8
         );
         let t = (
@@ -504,6 +590,7 @@ fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, seed:
             &mut uut,
             Some((t.0, t.1, new_min, new_min >= threshold, end)),
             interval,
+            t_next,
         );
         assert_eq!(
             (hit, promoted),
@@ -514,10 +601,12 @@ fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, seed:
         if end {
             expected.push(model.end_interval(threshold, retaining));
             interval += 1;
+            threshold = t_next;
+            t_next = next_t();
         }
         // Idle clocks now and then let reports drain while no event arrives.
         if rng.gen_ratio(1, 8) {
-            words.extend(clock_accumulator(&mut uut, None, interval).2);
+            words.extend(clock_accumulator(&mut uut, None, interval, t_next).2);
         }
         // Assemble finished reports: entries until `last`, an empty report is a count-0 marker.
         while let Some(n) = words.iter().position(|w| w.3) {
@@ -541,7 +630,12 @@ fn fully_associative_accumulator_matches_the_model_rules() {
     for (entries, threshold, retaining) in [(1, 1, true), (3, 3, true), (3, 3, false), (4, 2, true)]
     {
         for seed in 1..=3 {
-            check_full_accumulator(entries, threshold, retaining, seed);
+            check_full_accumulator(entries, threshold, retaining, false, seed);
+        }
+    }
+    for (entries, retaining) in [(3, true), (3, false), (4, true)] {
+        for seed in 1..=3 {
+            check_full_accumulator(entries, 2, retaining, true, seed);
         }
     }
 }
@@ -562,6 +656,7 @@ struct SetEvent {
 /// set-retirement order, so compared as sets of entries), against the model's [`Accumulator`].
 fn check_set_accumulator(
     threshold: u64,
+    vary: bool,
     retaining: bool,
     smallest: bool,
     tags_in_w: bool,
@@ -583,10 +678,20 @@ fn check_set_accumulator(
     let sets = SetHash::new(&cfg);
     let mut model = Accumulator::new(&cfg);
     let mut uut = SetAssociativeAccumulator::<CB>::new(
-        4, 2, 16, 4, threshold, count_max, true, retaining, smallest, tags_in_w, false, narrow,
+        4, 2, 16, 4, count_max, true, retaining, smallest, tags_in_w, false, narrow,
     );
     uut.connect_all();
+    uut.threshold.next = threshold.into();
     uut.reset_clock();
+    let mut draw = ChaCha8Rng::seed_from_u64(seed + 2000);
+    let mut next_t = || {
+        if vary {
+            draw.gen_range(1..=count_max + 1)
+        } else {
+            threshold
+        }
+    };
+    let (mut threshold, mut t_next) = (threshold, next_t());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut stale = ChaCha8Rng::seed_from_u64(seed + 1000);
     let mut next = || SetEvent {
@@ -608,6 +713,7 @@ fn check_set_accumulator(
             last: false,
         });
         uut.valid.next = d.is_some();
+        uut.threshold.next = t_next.into();
         uut.alloc_min.next = w_min.into();
         uut.candidate.next = e.new_min >= threshold;
         uut.end_interval.next = e.last;
@@ -634,7 +740,7 @@ fn check_set_accumulator(
         uut.level(false);
         if let Some(e) = d {
             let what = format!(
-                "T {threshold} P{} {replacement} seed {seed} event {decided} (cycle {cycle}) {:?}",
+                "T {threshold} vary {vary} P{} {replacement} seed {seed} event {decided} (cycle {cycle}) {:?}",
                 retaining as u8, e.t
             );
             let hit = model.shield(e.t, threshold, count_max);
@@ -654,6 +760,8 @@ fn check_set_accumulator(
                 r.sort_unstable();
                 expected.push(r);
                 interval += 1;
+                threshold = t_next;
+                t_next = next_t();
             }
             decided += 1;
         }
@@ -697,8 +805,22 @@ fn set_associative_accumulator_matches_the_model_rules() {
         for seed in 1..=2 {
             // Tags written by the allocation (seed 1) or a clock later in stage W (seed 2);
             // compared in 8-bit slices or 2-bit ones.
-            check_set_accumulator(threshold, retaining, smallest, seed == 2, false, seed);
-            check_set_accumulator(threshold, retaining, smallest, seed == 2, true, seed);
+            check_set_accumulator(
+                threshold,
+                false,
+                retaining,
+                smallest,
+                seed == 2,
+                false,
+                seed,
+            );
+            check_set_accumulator(threshold, false, retaining, smallest, seed == 2, true, seed);
+        }
+    }
+    // T drawn again at every interval end, 1 and past the count's maximum included.
+    for (retaining, smallest) in [(true, false), (false, false), (true, true)] {
+        for seed in 1..=2 {
+            check_set_accumulator(2, true, retaining, smallest, seed == 2, seed == 1, seed);
         }
     }
 }

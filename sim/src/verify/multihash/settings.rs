@@ -1,4 +1,4 @@
-//! Settings changed at run time, co-simulated: L set between intervals, flushes at arbitrary
+//! Settings changed at run time, co-simulated: L and T set between intervals, flushes at arbitrary
 //! events (some in the clock an event is offered), and a clear, on any design of a
 //! configuration, against the model given the same operations in the order the hardware took
 //! them.
@@ -22,6 +22,7 @@ use serde::Serialize;
 pub enum Op {
     Event(Tuple),
     SetInterval(u64),
+    SetThreshold(u64),
     Flush,
     Clear,
 }
@@ -34,6 +35,8 @@ pub enum Replay {
     NoFlush,
     /// Every L set one longer.
     LengthOffByOne,
+    /// T never changed from the configuration's.
+    ThresholdIgnored,
 }
 
 /// The model's reports for `log`, read as `how` says.
@@ -59,6 +62,8 @@ pub fn replay(
                 };
                 m.set_interval(l)?
             }
+            Op::SetThreshold(_) if how == Replay::ThresholdIgnored => {}
+            Op::SetThreshold(t) => m.set_threshold(t)?,
             Op::Flush if how == Replay::NoFlush => {}
             Op::Flush => out.extend(m.flush()),
             Op::Clear => m.clear(),
@@ -76,13 +81,16 @@ pub struct SettingsResult {
     pub flushes: u64,
     /// Flushes that ended an interval (the others found it without an event).
     pub flushes_reporting: u64,
+    /// L set, and T set.
     pub settings: u64,
+    pub threshold_settings: u64,
     pub clears: u64,
     /// Reports that differ from the faithful replay's, or missing or extra ones.
     pub mismatches: u64,
     /// The first difference: (index of the report, the model's, the hardware's).
     pub first_mismatch: Option<(usize, Option<IntervalReport>, Option<IntervalReport>)>,
-    /// Whether the wrong replays ([`Replay::NoFlush`], [`Replay::LengthOffByOne`]) differ.
+    /// Whether the wrong replays ([`Replay::NoFlush`], [`Replay::LengthOffByOne`],
+    /// [`Replay::ThresholdIgnored`]) differ.
     pub wrong_replays_differ: bool,
     pub clocks: u64,
 }
@@ -101,7 +109,8 @@ impl DesignVisitor for Run<'_> {
 
 /// Co-simulates `events` through `design` of `cfg` with settings changed at random points
 /// (seeded): before about one event in 40 a new L in 1 ..= `max_interval` (short ones often), a
-/// flush about as often, once a clear.
+/// new T in `min_threshold ..= max_threshold` (the two ends often) and a flush about as often,
+/// once a clear.
 pub fn settings_cosim(
     cfg: &ProfilerConfig,
     design: Design,
@@ -180,6 +189,7 @@ fn run<T: ProfilerTop>(
         flushes: 0,
         flushes_reporting: 0,
         settings: 0,
+        threshold_settings: 0,
         clears: 0,
         mismatches: 0,
         first_mismatch: None,
@@ -216,14 +226,11 @@ fn run<T: ProfilerTop>(
             res.clears += 1;
             continue;
         }
-        if roll < 2 {
-            let l = match rng.next_u64() % 3 {
-                0 => 1 + rng.next_u64() % 4,
-                _ => 1 + rng.next_u64() % max,
-            };
-            // The profiler reads L when an interval ends in its stage 0: events taken but not
-            // yet there (a design with stages before it) would end their interval with the new
-            // L. A flush first empties those stages, so the change lands at a known event.
+        if roll < 2 || (4..6).contains(&roll) {
+            // The profiler reads L and T when an interval ends in its stage 0: events taken but
+            // not yet there (a design with stages before it) would end their interval with the
+            // new setting. A flush first empties those stages, so the change lands at a known
+            // event.
             if T::STAGES_BEFORE_ACCEPT {
                 b.flush(None, bound)?;
                 log.push(Op::Flush);
@@ -232,10 +239,27 @@ fn run<T: ProfilerTop>(
                 res.flushes += 1;
                 res.flushes_reporting += reported as u64;
             }
-            b.u.set_length(l);
-            log.push(Op::SetInterval(l));
-            model.set_interval(l)?;
-            res.settings += 1;
+            if roll < 2 {
+                let l = match rng.next_u64() % 3 {
+                    0 => 1 + rng.next_u64() % 4,
+                    _ => 1 + rng.next_u64() % max,
+                };
+                b.u.set_length(l);
+                log.push(Op::SetInterval(l));
+                model.set_interval(l)?;
+                res.settings += 1;
+            } else {
+                let (lo, hi) = (cfg.min_threshold(), cfg.max_threshold());
+                let t = match rng.next_u64() % 4 {
+                    0 => lo,
+                    1 => hi,
+                    _ => lo + rng.next_u64() % (hi - lo + 1),
+                };
+                b.u.set_threshold(t);
+                log.push(Op::SetThreshold(t));
+                model.set_threshold(t)?;
+                res.threshold_settings += 1;
+            }
             continue;
         }
         if roll < 4 {
@@ -298,9 +322,13 @@ fn run<T: ProfilerTop>(
             }
         }
     }
-    res.wrong_replays_differ = [Replay::NoFlush, Replay::LengthOffByOne]
-        .into_iter()
-        .all(|how| replay(cfg, &log, how).map(order).ok().as_ref() != Some(&got));
+    res.wrong_replays_differ = [
+        Replay::NoFlush,
+        Replay::LengthOffByOne,
+        Replay::ThresholdIgnored,
+    ]
+    .into_iter()
+    .all(|how| replay(cfg, &log, how).map(order).ok().as_ref() != Some(&got));
     Ok(res)
 }
 
@@ -310,14 +338,16 @@ mod tests {
     use crate::verify::multihash::kit::{config, Dut};
     use crate::verify::multihash::streams::{stream, StreamKind};
 
-    /// Every design, retaining on and off: L from 1 to 96 (max_interval) set at run time,
-    /// flushes, a clear; the hardware's reports are the model's.
+    /// Every design, retaining on and off: L from 1 to 96 (max_interval) and T from 1 to 8
+    /// (max_threshold) set at run time, flushes, a clear; the hardware's reports are the
+    /// model's.
     #[test]
     fn settings_changed_at_run_time_match_the_model() {
         for dut in Dut::ALL {
             for retaining in [false, true] {
                 let cfg = config(&format!(
-                    "interval = 64\nmax_interval = 96\nthreshold = 3\ntables = 2\nentries = 16\n\
+                    "interval = 64\nmax_interval = 96\nthreshold = 3\nmax_threshold = 8\ntables = 2\n\
+                     entries = 16\n\
                      retaining = {retaining}\n{}",
                     dut.accumulator(4)
                 ));
@@ -332,7 +362,10 @@ mod tests {
                     r.flushes_reporting >= 20 && r.flushes > r.flushes_reporting,
                     "{what}"
                 );
-                assert!(r.settings >= 40 && r.clears == 1, "{what}");
+                assert!(
+                    r.settings >= 40 && r.threshold_settings >= 40 && r.clears == 1,
+                    "{what}"
+                );
                 assert!(r.wrong_replays_differ, "{what}");
             }
         }
@@ -351,5 +384,27 @@ mod tests {
         m.event(1, 1);
         assert_eq!(m.flush().map(|r| r.interval), Some(0));
         assert_eq!(m.interval_length(), 96);
+    }
+
+    #[test]
+    fn a_threshold_outside_its_bounds_is_refused_by_the_model() {
+        let cfg = config(
+            "interval = 8\nthreshold = 3\nmax_threshold = 5\ntables = 1\nentries = 16\n\
+             reset_on_promote = true\nreset_value = 1\n",
+        );
+        let mut m = MultiHash::new(&cfg).unwrap();
+        assert!(m.set_threshold(6).unwrap_err().contains("2..=5"));
+        assert!(m.set_threshold(1).is_err(), "T at reset_value");
+        m.set_threshold(2).unwrap();
+        assert_eq!(m.threshold(), 3, "the open interval keeps its T");
+        // A tuple seen twice is reported at T = 2, not at T = 3.
+        let first: Vec<_> = (0..8).filter_map(|_| m.event(9, 9)).collect();
+        assert_eq!(first[0].entries.len(), 1, "8 events reach T = 3");
+        assert_eq!(m.threshold(), 2);
+        m.event(9, 9);
+        m.event(9, 9);
+        assert_eq!(m.flush().unwrap().entries.len(), 1, "2 events reach T = 2");
+        m.clear();
+        assert_eq!(m.threshold(), 2, "a clear keeps the T last set");
     }
 }
