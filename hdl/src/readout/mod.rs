@@ -20,9 +20,10 @@
 //!
 //! **Settings at run time.** `INTERVAL` sets L for the intervals that start after the write,
 //! within 1 ..= `MAX_INTERVAL` (the configuration's `max_interval`, for which the counters are
-//! sized); `CTRL.FLUSH` ends the open interval early and reports it — a program calls it before
-//! it reads its last, partial interval — and `CTRL.CLEAR` starts over. T is fixed when the
-//! Verilog is generated (`THRESHOLD` shows it).
+//! sized), and `THRESHOLD` sets T likewise, within `MIN_THRESHOLD ..= MAX_THRESHOLD`
+//! (`reset_value` + 1 ..= `max_threshold`); `CTRL.FLUSH` ends the open interval early and
+//! reports it — a program calls it before it reads its last, partial interval — and `CTRL.CLEAR`
+//! starts over, keeping both settings.
 
 pub mod regs;
 pub mod wishbone;

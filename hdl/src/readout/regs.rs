@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 /// `ID`'s value: "hwpf" in ASCII.
 pub const ID: u32 = 0x6877_7066;
 /// The register map's version; a change of the map changes it.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// How software may access a register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,12 +149,18 @@ pub fn registers(cfg: &ProfilerConfig, depth: u32) -> Vec<Register> {
             fields: vec![],
             read: "length".into(),
         },
-        ro(
-            "THRESHOLD",
-            0x1c,
-            "candidate threshold T, a count, fixed when the Verilog is generated".into(),
-            c(cfg.threshold),
-        ),
+        Register {
+            name: "THRESHOLD",
+            offset: 0x1c,
+            access: Access::Rw,
+            doc: "T, the candidate threshold (a count), for the intervals that start after the \
+                  write (the open one keeps its T); reset value the configuration's T. A write of \
+                  all four bytes within MIN_THRESHOLD ..= MAX_THRESHOLD is taken, any other \
+                  ignored: read back to check"
+                .into(),
+            fields: vec![],
+            read: "threshold".into(),
+        },
         Register {
             name: "CTRL",
             offset: 0x20,
@@ -289,6 +295,18 @@ pub fn registers(cfg: &ProfilerConfig, depth: u32) -> Vec<Register> {
             "the largest L that INTERVAL takes (`max_interval`)".into(),
             c(cfg.max_interval()),
         ),
+        ro(
+            "MAX_THRESHOLD",
+            0x54,
+            "the largest T that THRESHOLD takes (`max_threshold`)".into(),
+            c(cfg.max_threshold()),
+        ),
+        ro(
+            "MIN_THRESHOLD",
+            0x58,
+            "the smallest T that THRESHOLD takes (`reset_value` + 1)".into(),
+            c(cfg.min_threshold()),
+        ),
     ]
 }
 
@@ -400,6 +418,14 @@ static inline int {m}_set_interval(uintptr_t base, uint32_t length)
 	return {up}_REG(base, {up}_INTERVAL) == length;
 }}
 
+/* Sets T for the intervals that start from now on: 1 if taken, 0 if outside
+ * MIN_THRESHOLD ..= MAX_THRESHOLD. */
+static inline int {m}_set_threshold(uintptr_t base, uint32_t threshold)
+{{
+	{up}_REG(base, {up}_THRESHOLD) = threshold;
+	return {up}_REG(base, {up}_THRESHOLD) == threshold;
+}}
+
 #endif
 "#
     );
@@ -461,6 +487,7 @@ mod tests {
             assert!(t.contains(&format!("| {} |", r.name)), "{}", r.name);
         }
         assert!(h.contains("static inline int hwprof_soc_bram_read("));
+        assert!(h.contains("static inline int hwprof_soc_bram_set_threshold("));
     }
 }
 

@@ -6,7 +6,8 @@
 //! decodes the base), `wb_dat_w`, `wb_dat_r`, `wb_ack`; `irq`. A cycle is acknowledged one clock
 //! after it is presented (`wb_ack` high for one clock, `wb_dat_r` valid with it); a write updates
 //! `CTRL` where `wb_sel[0]` is set, `IRQ_LEVEL` by byte lanes, `INTERVAL` with all four lanes
-//! and a value in 1 ..= `max_interval`, and is ignored elsewhere.
+//! and a value in 1 ..= `max_interval`, `THRESHOLD` with all four lanes and a value in
+//! `min_threshold ..= max_threshold`, and is ignored elsewhere.
 
 use super::regs::registers;
 use crate::config::ProfilerConfig;
@@ -114,8 +115,8 @@ module {top}(
 );
   reg enable, irq_enable;
   reg [15:0] irq_level;
-  // Settings: L of the next intervals; FLUSH and CLEAR are one-clock pulses.
-  reg [31:0] length;
+  // Settings: L and T of the next intervals; FLUSH and CLEAR are one-clock pulses.
+  reg [31:0] length, threshold;
   reg flush, clear;
   wire flush_pending;
   // CLEAR starts over: the profiler and the report FIFO are reset, the settings kept.
@@ -141,7 +142,7 @@ module {top}(
     .in_ready(prof_in_ready), .in_a(in_a), .in_b(in_b), .out_valid(out_valid),
     .out_ready(out_ready), .out_interval(out_interval), .out_a(out_a), .out_b(out_b),
     .out_count(out_count), .out_last(out_last), .interval_length({{{lpad}'d0, length}}),
-    .flush(flush), .flush_pending(flush_pending));
+    .threshold(threshold), .flush(flush), .flush_pending(flush_pending));
   wire access = wb_cyc && wb_stb && !wb_ack;
   wire pop = access && !wb_we && wb_adr == 8'h{pop:02x} && head_valid;
   wire load = (!head_valid || pop) && stored != {aw1}'d0;
@@ -184,6 +185,7 @@ module {top}(
       irq_enable <= 1'b0;
       irq_level <= 16'd1;
       length <= 32'd{length};
+      threshold <= 32'd{threshold};
       flush <= 1'b0;
       clear <= 1'b0;
     end else begin
@@ -201,6 +203,10 @@ module {top}(
       if (access && wb_we && wb_adr == 8'h{interval:02x} && wb_sel == 4'hf
           && wb_dat_w != 32'd0 && wb_dat_w <= 32'd{max_interval})
         length <= wb_dat_w;
+      // T: a whole-word write within min_threshold ..= max_threshold; anything else is ignored.
+      if (access && wb_we && wb_adr == 8'h{threshold_reg:02x} && wb_sel == 4'hf
+          && wb_dat_w >= 32'd{min_threshold} && wb_dat_w <= 32'd{max_threshold})
+        threshold <= wb_dat_w;
       if (access && wb_we && wb_adr == 8'h{irq_level:02x}) begin
         if (wb_sel[0]) irq_level[7:0] <= wb_dat_w[7:0];
         if (wb_sel[1]) irq_level[15:8] <= wb_dat_w[15:8];
@@ -238,7 +244,15 @@ endmodule
             .find(|r| r.name == "INTERVAL")
             .map(|r| r.offset)
             .expect("the map has INTERVAL"),
+        threshold_reg = registers(cfg, depth)
+            .iter()
+            .find(|r| r.name == "THRESHOLD")
+            .map(|r| r.offset)
+            .expect("the map has THRESHOLD"),
         length = cfg.interval,
+        threshold = cfg.threshold,
+        min_threshold = cfg.min_threshold(),
+        max_threshold = cfg.max_threshold(),
         max_interval = cfg.max_interval(),
         lpad = INTERVAL_COUNT_BITS - 32,
         irq_level = irq_level_offset,

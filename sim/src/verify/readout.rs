@@ -243,18 +243,21 @@ pub struct SettingsOutcome {
     pub hardware: Vec<IntervalReport>,
     /// The model's reports of the operations the hardware took, in its order.
     pub model: Vec<IntervalReport>,
-    /// Replays that ignore the flushes or set L one longer match the hardware (they must not).
+    /// Replays that ignore the flushes, set L one longer or ignore T match the hardware (they
+    /// must not).
     pub wrong_replays_match: bool,
     pub events: usize,
     pub flushes: usize,
     pub interval_writes: usize,
+    pub threshold_writes: usize,
     pub clears: usize,
 }
 
 /// Runs the slave of `cfg` on `events` while a bus master reads the reports and, at random
-/// points, writes `CTRL.FLUSH` with events flowing, writes a new L to `INTERVAL` (after a flush
-/// with the event source paused, so that it lands at a known event; an out-of-range write must
-/// be ignored) and once writes `CTRL.CLEAR` (after every report is read). The testbench logs the
+/// points, writes `CTRL.FLUSH` with events flowing, writes a new L to `INTERVAL` or a new T to
+/// `THRESHOLD` (after a flush with the event source paused, so that it lands at a known event;
+/// out-of-range writes must be ignored) and once writes `CTRL.CLEAR` (after every report is
+/// read). The testbench logs the
 /// operations in the order the slave took them, which the model replays.
 pub fn run_settings(cfg: &ProfilerConfig, events: &[Tuple]) -> Result<SettingsOutcome, String> {
     use super::multihash::settings::{replay, Op, Replay};
@@ -279,7 +282,7 @@ pub fn run_settings(cfg: &ProfilerConfig, events: &[Tuple]) -> Result<SettingsOu
     let tb = format!(
         r#"`timescale 1ns/1ps
 module tb;
-  localparam N = {n}, MAX = {max};
+  localparam N = {n}, MAX = {max}, MINT = {min_t}, MAXT = {max_t};
   reg clock = 1'b0, reset = 1'b1;
   always #5 clock = !clock;
   reg [127:0] events [0:N-1];
@@ -291,7 +294,7 @@ module tb;
   wire [63:0] in_a = events[next < N ? next : 0][127:64];
   wire [63:0] in_b = events[next < N ? next : 0][63:0];
 {bus}  integer log_f, words_f;
-  reg [31:0] length_seen = {length};
+  reg [31:0] length_seen = {length}, threshold_seen = {threshold};
   // The operations in the order the slave took them: an event taken in the clock of a flush
   // pulse comes before it.
   always @(posedge clock) if (!reset) begin
@@ -305,10 +308,14 @@ module tb;
       $fwrite(log_f, "L %0d\n", dut.length);
       length_seen <= dut.length;
     end
+    if (dut.threshold != threshold_seen) begin
+      $fwrite(log_f, "T %0d\n", dut.threshold);
+      threshold_seen <= dut.threshold;
+    end
   end
   reg [31:0] lfsr = 32'h1f2e3d4c;
-  reg [31:0] d, st, iv, alo, ahi, blo, bhi, cnt, pop, newl;
-  integer idle, cleared = 0, flushes = 0, writes = 0, waited;
+  reg [31:0] d, st, iv, alo, ahi, blo, bhi, cnt, pop, newl, newt;
+  integer idle, cleared = 0, flushes = 0, writes = 0, twrites = 0, waited;
   // One poll: STATUS, and the head word if there is one.
   task automatic poll;
     begin
@@ -367,6 +374,19 @@ module tb;
         if (d != newl) begin $display("FAIL an out-of-range INTERVAL was taken: %0d", d); $finish; end
         writes = writes + 1;
         pause <= 1'b0;
+      end else if (lfsr % 100 < 7) begin
+        pause <= 1'b1;
+        flush;
+        newt = lfsr[9:8] == 0 ? MINT : lfsr[9:8] == 1 ? MAXT : MINT + (lfsr >> 16) % (MAXT - MINT + 1);
+        wb_write(8'h{threshold_reg:02x}, newt);
+        wb_read(8'h{threshold_reg:02x}, d);
+        if (d != newt) begin $display("FAIL THRESHOLD %0d read back as %0d", newt, d); $finish; end
+        wb_write(8'h{threshold_reg:02x}, MAXT + 1);
+        wb_write(8'h{threshold_reg:02x}, MINT - 1);
+        wb_read(8'h{threshold_reg:02x}, d);
+        if (d != newt) begin $display("FAIL an out-of-range THRESHOLD was taken: %0d", d); $finish; end
+        twrites = twrites + 1;
+        pause <= 1'b0;
       end else if (!cleared && next > N / 2) begin
         pause <= 1'b1;
         flush;
@@ -393,6 +413,10 @@ endmodule
         n = events.len(),
         max = cfg.max_interval(),
         length = cfg.interval,
+        threshold = cfg.threshold,
+        min_t = cfg.min_threshold(),
+        max_t = cfg.max_threshold(),
+        threshold_reg = offset("THRESHOLD"),
         bus = bus(&readout::wrapper_name(name), 0),
         ctrl = offset("CTRL"),
         status = offset("STATUS"),
@@ -422,6 +446,7 @@ endmodule
                 ["F"] => Op::Flush,
                 ["C"] => Op::Clear,
                 ["L", n] => Op::SetInterval(n.parse().map_err(|e| format!("{l:?}: {e}"))?),
+                ["T", n] => Op::SetThreshold(n.parse().map_err(|e| format!("{l:?}: {e}"))?),
                 _ => return Err(format!("log.txt: bad line {l:?}")),
             })
         })
@@ -429,9 +454,13 @@ endmodule
     let words_text = std::fs::read_to_string(dir.file("words.txt")).map_err(|e| e.to_string())?;
     let hardware = reports_of_words(&words_text)?;
     let count = |f: fn(&Op) -> bool| log.iter().filter(|o| f(o)).count();
-    let wrong_replays_match = [Replay::NoFlush, Replay::LengthOffByOne]
-        .into_iter()
-        .any(|how| replay(cfg, &log, how).ok().as_ref() == Some(&hardware));
+    let wrong_replays_match = [
+        Replay::NoFlush,
+        Replay::LengthOffByOne,
+        Replay::ThresholdIgnored,
+    ]
+    .into_iter()
+    .any(|how| replay(cfg, &log, how).ok().as_ref() == Some(&hardware));
     Ok(SettingsOutcome {
         model: replay(cfg, &log, Replay::Faithful)?,
         hardware,
@@ -439,6 +468,7 @@ endmodule
         events: count(|o| matches!(o, Op::Event(_))),
         flushes: count(|o| matches!(o, Op::Flush)),
         interval_writes: count(|o| matches!(o, Op::SetInterval(_))),
+        threshold_writes: count(|o| matches!(o, Op::SetThreshold(_))),
         clears: count(|o| matches!(o, Op::Clear)),
     })
 }
@@ -516,8 +546,8 @@ mod tests {
         assert_eq!(reg("IRQ_LEVEL"), Some(1));
     }
 
-    /// FLUSH with events flowing, new L values (and refused ones) and a CLEAR over the bus: the
-    /// reports read are the model's given the operations in the slave's order.
+    /// FLUSH with events flowing, new L and T values (and refused ones) and a CLEAR over the
+    /// bus: the reports read are the model's given the operations in the slave's order.
     #[test]
     fn settings_changed_at_run_time_over_the_bus_match_the_model() {
         for org in [
@@ -526,7 +556,8 @@ mod tests {
         ] {
             let cfg = ProfilerConfig::from_toml_str(
                 &format!(
-                    "interval = 200\nmax_interval = 300\nthreshold = 4\ntables = 2\nentries = 64\n\
+                    "interval = 200\nmax_interval = 300\nthreshold = 4\nmax_threshold = 12\n\
+                     tables = 2\nentries = 64\n\
                      hash = \"h3\"\na_bits = 32\nb_bits = 20\n[accumulator]\n{org}"
                 ),
                 "settings-test.toml",
@@ -535,16 +566,21 @@ mod tests {
             let events = EventSourceModel::events(DEFAULT_SEED, 6000);
             let o = run_settings(&cfg, &events).unwrap();
             println!(
-                "{org:?}: {} events, {} reports, {} flushes, {} INTERVAL writes, {} clear",
+                "{org:?}: {} events, {} reports, {} flushes, {} INTERVAL writes, {} THRESHOLD \
+                 writes, {} clear",
                 o.events,
                 o.hardware.len(),
                 o.flushes,
                 o.interval_writes,
+                o.threshold_writes,
                 o.clears
             );
             assert_eq!(o.events, 6000);
             assert!(
-                o.flushes >= 10 && o.interval_writes >= 5 && o.clears == 1,
+                o.flushes >= 10
+                    && o.interval_writes >= 5
+                    && o.threshold_writes >= 5
+                    && o.clears == 1,
                 "{org}"
             );
             assert!(o.model.len() >= 40, "{org}: {}", o.model.len());
