@@ -13,6 +13,7 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
     
     // Constant declarations
     localparam  length = 41'hffff;
+    localparam  threshold = 32'h290;
     
     // Stub signals
     reg  pll$osc;
@@ -40,6 +41,7 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
     reg  [40:0] profiler$interval_length;
     reg  profiler$flush;
     wire  profiler$flush_pending;
+    reg  [31:0] profiler$threshold;
     reg  format$clock;
     reg  format$reset;
     reg  format$in_valid;
@@ -107,7 +109,8 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
         .out_last(profiler$out_last),
         .interval_length(profiler$interval_length),
         .flush(profiler$flush),
-        .flush_pending(profiler$flush_pending)
+        .flush_pending(profiler$flush_pending),
+        .threshold(profiler$threshold)
     );
     hwprof_board_icebreaker__format format(
         .clock(format$clock),
@@ -193,6 +196,7 @@ module hwprof_board_icebreaker(clk,btn_n,uart_tx,led);
         profiler$in_a = ((source$a) & 64'hffffffffffffffff);
         profiler$in_b = ((source$b) & 64'hffffffffffffffff);
         profiler$interval_length = length;
+        profiler$threshold = threshold;
         profiler$flush = 1'b0;
         format$in_valid = profiler$out_valid;
         profiler$out_ready = format$in_ready;
@@ -968,7 +972,7 @@ module hwprof_board_icebreaker__por(d,q,clock);
 endmodule // top$por
 
 
-module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last,interval_length,flush,flush_pending);
+module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last,interval_length,flush,flush_pending,threshold);
     
     // Module arguments
     input wire  clock;
@@ -987,6 +991,7 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
     input wire  [40:0] interval_length;
     input wire  flush;
     output reg  flush_pending;
+    input wire  [31:0] threshold;
     
     // Constant declarations
     localparam  slot = 1'b0;
@@ -1030,6 +1035,7 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
     wire  counters$candidate;
     wire  [23:0] counters$new_min_w;
     reg  counters$clear_start;
+    reg  [31:0] counters$threshold;
     wire  counters$clearing0;
     wire  counters$clearing1;
     reg  acc$clock;
@@ -1045,6 +1051,7 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
     reg  acc$candidate;
     reg  acc$end_interval;
     reg  [31:0] acc$interval;
+    reg  [31:0] acc$threshold;
     wire  acc$hit;
     wire  acc$promoted;
     wire  acc$report_valid;
@@ -1057,6 +1064,8 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
     reg  control$clock;
     reg  control$reset;
     reg  [40:0] control$length;
+    reg  [31:0] control$threshold;
+    wire  [31:0] control$next_threshold;
     reg  control$flush;
     reg  control$end_ok;
     reg  control$accept;
@@ -1252,6 +1261,7 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
         .candidate(counters$candidate),
         .new_min_w(counters$new_min_w),
         .clear_start(counters$clear_start),
+        .threshold(counters$threshold),
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
     );
@@ -1269,6 +1279,7 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
         .candidate(acc$candidate),
         .end_interval(acc$end_interval),
         .interval(acc$interval),
+        .threshold(acc$threshold),
         .hit(acc$hit),
         .promoted(acc$promoted),
         .report_valid(acc$report_valid),
@@ -1283,6 +1294,8 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
         .clock(control$clock),
         .reset(control$reset),
         .length(control$length),
+        .threshold(control$threshold),
+        .next_threshold(control$next_threshold),
         .flush(control$flush),
         .end_ok(control$end_ok),
         .accept(control$accept),
@@ -1532,6 +1545,9 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
         acc$reset = reset;
         control$reset = reset;
         control$length = interval_length;
+        control$threshold = threshold;
+        counters$threshold = control$next_threshold;
+        acc$threshold = control$next_threshold;
         control$flush = flush;
         flush_pending = control$flush_pending;
         h_index$0$clock = clock;
@@ -1796,7 +1812,7 @@ module hwprof_board_icebreaker__profiler(clock,reset,in_valid,in_ready,in_a,in_b
 endmodule // top$profiler
 
 
-module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,threshold,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -1812,6 +1828,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     input wire  candidate;
     input wire  end_interval;
     input wire  [31:0] interval;
+    input wire  [31:0] threshold;
     output reg  hit;
     output reg  promoted;
     output reg  report_valid;
@@ -1828,15 +1845,8 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     localparam  floor_bit = 24'h80000;
     localparam  word_mask = 24'h3ffff;
     localparam  replace_smallest = 1'b0;
-    localparam  threshold = 24'h290;
     localparam  count_max = 24'hffff;
     localparam  saturates = 1'b0;
-    localparam  lock_floor = 24'h28f;
-    localparam  lockable = 1'b1;
-    localparam  lock_at_zero = 1'b0;
-    localparam  inc_floor = 24'h28e;
-    localparam  zero_ge = 1'b0;
-    localparam  zero_floor = 1'b0;
     localparam  count_mask = 24'hffff;
     localparam  valid_flag = 24'h20000;
     localparam  locked_flag = 24'h10000;
@@ -2108,6 +2118,12 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     reg  r_floor$1$d;
     wire  r_floor$1$q;
     reg  r_floor$1$clock;
+    reg  r_ge_prev$0$d;
+    wire  r_ge_prev$0$q;
+    reg  r_ge_prev$0$clock;
+    reg  r_ge_prev$1$d;
+    wire  r_ge_prev$1$q;
+    reg  r_ge_prev$1$clock;
     reg  fw_ge_r$0$d;
     wire  fw_ge_r$0$q;
     reg  fw_ge_r$0$clock;
@@ -2162,6 +2178,21 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     wire  staged$first$1;
     wire  staged$any;
     wire  staged$many;
+    reg  t$clock;
+    reg  t$load;
+    reg  [31:0] t$value;
+    wire  [23:0] t$t;
+    wire  [23:0] t$t_minus_1;
+    wire  [23:0] t$t_minus_2;
+    wire  t$t_at_most_1;
+    wire  t$reachable;
+    wire  [23:0] t$floor;
+    wire  [23:0] t$floor_minus_1;
+    wire  t$floor_zero;
+    wire  t$reset_reaches_floor;
+    reg  [23:0] t_prev$d;
+    wire  [23:0] t_prev$q;
+    reg  t_prev$clock;
     
     // Local signals
     reg  ram_tag_eq$0;
@@ -2202,6 +2233,10 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     reg  c_floor$1;
     reg  [23:0] w_flags$0;
     reg  [23:0] w_flags$1;
+    reg  c_ge_prev$0;
+    reg  c_ge_prev$1;
+    reg  old_ge$0;
+    reg  old_ge$1;
     reg  fw_ge$0;
     reg  fw_ge$1;
     reg  fw_floor$0;
@@ -2253,6 +2288,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     reg  minimal$0;
     reg  minimal$1;
     reg  [23:0] rc;
+    reg  lock_at_zero;
     
     // Sub module instances
     hwprof_board_icebreaker__profiler__acc__tags__0 tags$0(
@@ -2665,6 +2701,16 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
+    hwprof_board_icebreaker__profiler__acc__r_ge_prev__0 r_ge_prev$0(
+        .d(r_ge_prev$0$d),
+        .q(r_ge_prev$0$q),
+        .clock(r_ge_prev$0$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__r_ge_prev__1 r_ge_prev$1(
+        .d(r_ge_prev$1$d),
+        .q(r_ge_prev$1$q),
+        .clock(r_ge_prev$1$clock)
+    );
     hwprof_board_icebreaker__profiler__acc__fw_ge_r__0 fw_ge_r$0(
         .d(fw_ge_r$0$d),
         .q(fw_ge_r$0$q),
@@ -2745,6 +2791,25 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         .any(staged$any),
         .many(staged$many)
     );
+    hwprof_board_icebreaker__profiler__acc__t t(
+        .clock(t$clock),
+        .load(t$load),
+        .value(t$value),
+        .t(t$t),
+        .t_minus_1(t$t_minus_1),
+        .t_minus_2(t$t_minus_2),
+        .t_at_most_1(t$t_at_most_1),
+        .reachable(t$reachable),
+        .floor(t$floor),
+        .floor_minus_1(t$floor_minus_1),
+        .floor_zero(t$floor_zero),
+        .reset_reaches_floor(t$reset_reaches_floor)
+    );
+    hwprof_board_icebreaker__profiler__acc__t_prev t_prev(
+        .d(t_prev$d),
+        .q(t_prev$q),
+        .clock(t_prev$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -2766,6 +2831,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         fw3_tag$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
+        t_prev$clock = clock;
         c_op$d = c_op$q;
         c_same2$d = c_same2$q;
         c_same3$d = c_same3$q;
@@ -2784,6 +2850,14 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         fw3_tag$d = fw3_tag$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
+        t_prev$d = t_prev$q;
+        t$clock = clock;
+        t$load = reset | end_interval;
+        t$value = threshold;
+        if (end_interval) begin
+            t_prev$d = t$t;
+        end
+        lock_at_zero = t$t_at_most_1 & t$reachable;
         epochs$clock = clock;
         epochs$reset = reset;
         d_op$d = c_op$q;
@@ -2873,6 +2947,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         end
         r_meta$0$clock = clock;
         r_ge$0$clock = clock;
+        r_ge_prev$0$clock = clock;
         r_floor$0$clock = clock;
         fw2_word$0$clock = clock;
         fw_ge_r$0$clock = clock;
@@ -2899,19 +2974,23 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         c_meta$0 = metas$0$read_data & word_mask;
         if (predicates_in_ram) begin
             c_ge$0 = |(metas$0$read_data & ge_bit);
+            c_ge_prev$0 = c_ge$0;
             c_floor$0 = |(metas$0$read_data & floor_bit);
         end
         else begin
-            c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
-            c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
+            c_ge$0 = (metas$0$read_data & count_mask) >= t$t;
+            c_ge_prev$0 = (metas$0$read_data & count_mask) >= t_prev$q;
+            c_floor$0 = (metas$0$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$0 = c_fwd$0;
             c_ge$0 = c_fwd_ge$0;
+            c_ge_prev$0 = c_fwd_ge$0;
             c_floor$0 = c_fwd_floor$0;
         end
         r_meta$0$d = c_meta$0;
         r_ge$0$d = c_ge$0;
+        r_ge_prev$0$d = c_ge_prev$0;
         r_floor$0$d = c_floor$0;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -2938,7 +3017,11 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
             tag_eq$0 = fw_eq$0$q;
         end
         raw_meta$0 = r_meta$0$q;
-        raw_ge$0 = r_ge$0$q;
+        old_ge$0 = r_ge_prev$0$q;
+        if (epochs$d_cur) begin
+            old_ge$0 = r_ge$0$q;
+        end
+        raw_ge$0 = old_ge$0;
         if (ahead1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
@@ -2954,14 +3037,14 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
             far_count$0 = r_meta$0$q & count_mask;
             far_ge$0 = r_ge$0$q;
             far_floor$0 = r_floor$0$q;
-            far_lock$0 = lockable & r_floor$0$q;
+            far_lock$0 = t$reachable & r_floor$0$q;
         end
         else begin
-            far_valid$0 = epochs$d_prev & retaining & |(r_meta$0$q & valid_flag) & r_ge$0$q;
+            far_valid$0 = epochs$d_prev & retaining & |(r_meta$0$q & valid_flag) & r_ge_prev$0$q;
             far_locked$0 = 1'b0;
             far_count$0 = zero_c;
-            far_ge$0 = zero_ge;
-            far_floor$0 = zero_floor;
+            far_ge$0 = 1'b0;
+            far_floor$0 = t$t_at_most_1;
             far_lock$0 = lock_at_zero;
         end
         hit_far$0 = far_valid$0 & tag_eq$0;
@@ -2982,7 +3065,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
             view_count$0 = fw_word$0 & count_mask;
             view_ge$0 = fw_ge$0;
             view_floor$0 = fw_floor$0;
-            lock_on_hit$0 = lockable & fw_floor$0;
+            lock_on_hit$0 = t$reachable & fw_floor$0;
             hit_e$0 = hit_near$0;
         end
         hits$bits$0 = hit_e$0;
@@ -3066,6 +3149,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         end
         r_meta$1$clock = clock;
         r_ge$1$clock = clock;
+        r_ge_prev$1$clock = clock;
         r_floor$1$clock = clock;
         fw2_word$1$clock = clock;
         fw_ge_r$1$clock = clock;
@@ -3092,19 +3176,23 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         c_meta$1 = metas$1$read_data & word_mask;
         if (predicates_in_ram) begin
             c_ge$1 = |(metas$1$read_data & ge_bit);
+            c_ge_prev$1 = c_ge$1;
             c_floor$1 = |(metas$1$read_data & floor_bit);
         end
         else begin
-            c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
-            c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
+            c_ge$1 = (metas$1$read_data & count_mask) >= t$t;
+            c_ge_prev$1 = (metas$1$read_data & count_mask) >= t_prev$q;
+            c_floor$1 = (metas$1$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$1 = c_fwd$1;
             c_ge$1 = c_fwd_ge$1;
+            c_ge_prev$1 = c_fwd_ge$1;
             c_floor$1 = c_fwd_floor$1;
         end
         r_meta$1$d = c_meta$1;
         r_ge$1$d = c_ge$1;
+        r_ge_prev$1$d = c_ge_prev$1;
         r_floor$1$d = c_floor$1;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -3131,7 +3219,11 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
             tag_eq$1 = fw_eq$1$q;
         end
         raw_meta$1 = r_meta$1$q;
-        raw_ge$1 = r_ge$1$q;
+        old_ge$1 = r_ge_prev$1$q;
+        if (epochs$d_cur) begin
+            old_ge$1 = r_ge$1$q;
+        end
+        raw_ge$1 = old_ge$1;
         if (ahead1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
@@ -3147,14 +3239,14 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
             far_count$1 = r_meta$1$q & count_mask;
             far_ge$1 = r_ge$1$q;
             far_floor$1 = r_floor$1$q;
-            far_lock$1 = lockable & r_floor$1$q;
+            far_lock$1 = t$reachable & r_floor$1$q;
         end
         else begin
-            far_valid$1 = epochs$d_prev & retaining & |(r_meta$1$q & valid_flag) & r_ge$1$q;
+            far_valid$1 = epochs$d_prev & retaining & |(r_meta$1$q & valid_flag) & r_ge_prev$1$q;
             far_locked$1 = 1'b0;
             far_count$1 = zero_c;
-            far_ge$1 = zero_ge;
-            far_floor$1 = zero_floor;
+            far_ge$1 = 1'b0;
+            far_floor$1 = t$t_at_most_1;
             far_lock$1 = lock_at_zero;
         end
         hit_far$1 = far_valid$1 & tag_eq$1;
@@ -3175,7 +3267,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
             view_count$1 = fw_word$1 & count_mask;
             view_ge$1 = fw_ge$1;
             view_floor$1 = fw_floor$1;
-            lock_on_hit$1 = lockable & fw_floor$1;
+            lock_on_hit$1 = t$reachable & fw_floor$1;
             hit_e$1 = hit_near$1;
         end
         hits$bits$1 = hit_e$1;
@@ -3206,7 +3298,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
             n_count$0 = view_count$0 + one_c;
         end
         n_ge$0 = view_ge$0 | (inc$0 & view_floor$0);
-        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= inc_floor));
+        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= t$t_minus_2));
         n_meta$0 = n_count$0;
         if (view_valid$0) begin
             n_meta$0 = n_count$0 | valid_flag;
@@ -3256,7 +3348,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
             n_count$1 = view_count$1 + one_c;
         end
         n_ge$1 = view_ge$1 | (inc$1 & view_floor$1);
-        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= inc_floor));
+        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= t$t_minus_2));
         n_meta$1 = n_count$1;
         if (view_valid$1) begin
             n_meta$1 = n_count$1 | valid_flag;
@@ -4400,6 +4492,44 @@ module hwprof_board_icebreaker__profiler__acc__r_ge__1(d,q,clock);
 endmodule // top$profiler$acc$r_ge$1
 
 
+module hwprof_board_icebreaker__profiler__acc__r_ge_prev__0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$r_ge_prev$0
+
+
+module hwprof_board_icebreaker__profiler__acc__r_ge_prev__1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$r_ge_prev$1
+
+
 module hwprof_board_icebreaker__profiler__acc__r_meta__0(d,q,clock);
     
     // Module arguments
@@ -5153,6 +5283,360 @@ module hwprof_board_icebreaker__profiler__acc__staged(bits$0,bits$1,first$0,firs
 endmodule // top$profiler$acc$staged
 
 
+module hwprof_board_icebreaker__profiler__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [31:0] value;
+    output reg  [23:0] t;
+    output reg  [23:0] t_minus_1;
+    output reg  [23:0] t_minus_2;
+    output reg  t_at_most_1;
+    output reg  reachable;
+    output reg  [23:0] floor;
+    output reg  [23:0] floor_minus_1;
+    output reg  floor_zero;
+    output reg  reset_reaches_floor;
+    
+    // Constant declarations
+    localparam  max = 32'hffff;
+    localparam  reset_value = 24'h0;
+    localparam  one = 24'h1;
+    localparam  two = 24'h2;
+    localparam  zero = 24'h0;
+    
+    // Stub signals
+    reg  [23:0] t_r$d;
+    wire  [23:0] t_r$q;
+    reg  t_r$clock;
+    reg  [23:0] t_minus_1_r$d;
+    wire  [23:0] t_minus_1_r$q;
+    reg  t_minus_1_r$clock;
+    reg  [23:0] t_minus_2_r$d;
+    wire  [23:0] t_minus_2_r$q;
+    reg  t_minus_2_r$clock;
+    reg  t_at_most_1_r$d;
+    wire  t_at_most_1_r$q;
+    reg  t_at_most_1_r$clock;
+    reg  reachable_r$d;
+    wire  reachable_r$q;
+    reg  reachable_r$clock;
+    reg  [23:0] floor_r$d;
+    wire  [23:0] floor_r$q;
+    reg  floor_r$clock;
+    reg  [23:0] floor_minus_1_r$d;
+    wire  [23:0] floor_minus_1_r$q;
+    reg  floor_minus_1_r$clock;
+    reg  floor_zero_r$d;
+    wire  floor_zero_r$q;
+    reg  floor_zero_r$clock;
+    reg  reset_reaches_floor_r$d;
+    wire  reset_reaches_floor_r$q;
+    reg  reset_reaches_floor_r$clock;
+    
+    // Local signals
+    reg  [23:0] n;
+    reg  n_reachable;
+    reg  [23:0] n_floor;
+    
+    // Sub module instances
+    hwprof_board_icebreaker__profiler__acc__t__t_r t_r(
+        .d(t_r$d),
+        .q(t_r$q),
+        .clock(t_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__t__t_minus_1_r t_minus_1_r(
+        .d(t_minus_1_r$d),
+        .q(t_minus_1_r$q),
+        .clock(t_minus_1_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__t__t_minus_2_r t_minus_2_r(
+        .d(t_minus_2_r$d),
+        .q(t_minus_2_r$q),
+        .clock(t_minus_2_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__t__t_at_most_1_r t_at_most_1_r(
+        .d(t_at_most_1_r$d),
+        .q(t_at_most_1_r$q),
+        .clock(t_at_most_1_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__t__reachable_r reachable_r(
+        .d(reachable_r$d),
+        .q(reachable_r$q),
+        .clock(reachable_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__t__floor_r floor_r(
+        .d(floor_r$d),
+        .q(floor_r$q),
+        .clock(floor_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__t__floor_minus_1_r floor_minus_1_r(
+        .d(floor_minus_1_r$d),
+        .q(floor_minus_1_r$q),
+        .clock(floor_minus_1_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__t__floor_zero_r floor_zero_r(
+        .d(floor_zero_r$d),
+        .q(floor_zero_r$q),
+        .clock(floor_zero_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__t__reset_reaches_floor_r reset_reaches_floor_r(
+        .d(reset_reaches_floor_r$d),
+        .q(reset_reaches_floor_r$q),
+        .clock(reset_reaches_floor_r$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        t_r$clock = clock;
+        t_minus_1_r$clock = clock;
+        t_minus_2_r$clock = clock;
+        t_at_most_1_r$clock = clock;
+        reachable_r$clock = clock;
+        floor_r$clock = clock;
+        floor_minus_1_r$clock = clock;
+        floor_zero_r$clock = clock;
+        reset_reaches_floor_r$clock = clock;
+        t_r$d = t_r$q;
+        t_minus_1_r$d = t_minus_1_r$q;
+        t_minus_2_r$d = t_minus_2_r$q;
+        t_at_most_1_r$d = t_at_most_1_r$q;
+        reachable_r$d = reachable_r$q;
+        floor_r$d = floor_r$q;
+        floor_minus_1_r$d = floor_minus_1_r$q;
+        floor_zero_r$d = floor_zero_r$q;
+        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
+        t = t_r$q;
+        t_minus_1 = t_minus_1_r$q;
+        t_minus_2 = t_minus_2_r$q;
+        t_at_most_1 = t_at_most_1_r$q;
+        reachable = reachable_r$q;
+        floor = floor_r$q;
+        floor_minus_1 = floor_minus_1_r$q;
+        floor_zero = floor_zero_r$q;
+        reset_reaches_floor = reset_reaches_floor_r$q;
+        n = ((value) & 24'hffffff);
+        n_reachable = value <= max;
+        n_floor = zero;
+        if (n_reachable & (n >= one)) begin
+            n_floor = n - one;
+        end
+        if (load) begin
+            t_r$d = n;
+            reachable_r$d = n_reachable;
+            t_at_most_1_r$d = n <= one;
+            t_minus_1_r$d = zero;
+            if (n >= one) begin
+                t_minus_1_r$d = n - one;
+            end
+            t_minus_2_r$d = zero;
+            if (n >= two) begin
+                t_minus_2_r$d = n - two;
+            end
+            floor_r$d = n_floor;
+            floor_zero_r$d = n_floor == zero;
+            floor_minus_1_r$d = zero;
+            if (n_floor >= one) begin
+                floor_minus_1_r$d = n_floor - one;
+            end
+            reset_reaches_floor_r$d = reset_value >= n_floor;
+        end
+    end
+    
+endmodule // top$profiler$acc$t
+
+
+module hwprof_board_icebreaker__profiler__acc__t__floor_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$floor_minus_1_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t__floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$floor_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t__floor_zero_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$floor_zero_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t__reachable_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$reachable_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t__reset_reaches_floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$reset_reaches_floor_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t__t_at_most_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$t_at_most_1_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t__t_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$t_minus_1_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t__t_minus_2_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$t_minus_2_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t__t_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$t_r
+
+
+module hwprof_board_icebreaker__profiler__acc__t_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t_prev
+
+
 module hwprof_board_icebreaker__profiler__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
@@ -5283,12 +5767,14 @@ module hwprof_board_icebreaker__profiler__c_valid(d,q,clock);
 endmodule // top$profiler$c_valid
 
 
-module hwprof_board_icebreaker__profiler__control(clock,reset,length,flush,end_ok,accept,last,flush_pending,null_end,bank,finish,interval);
+module hwprof_board_icebreaker__profiler__control(clock,reset,length,threshold,next_threshold,flush,end_ok,accept,last,flush_pending,null_end,bank,finish,interval);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  [40:0] length;
+    input wire  [31:0] threshold;
+    output reg  [31:0] next_threshold;
     input wire  flush;
     input wire  end_ok;
     input wire  accept;
@@ -5337,6 +5823,9 @@ module hwprof_board_icebreaker__profiler__control(clock,reset,length,flush,end_o
     reg  pair$d;
     wire  pair$q;
     reg  pair$clock;
+    reg  [31:0] open_threshold$d;
+    wire  [31:0] open_threshold$q;
+    reg  open_threshold$clock;
     
     // Local signals
     reg  pre;
@@ -5393,6 +5882,11 @@ module hwprof_board_icebreaker__profiler__control(clock,reset,length,flush,end_o
         .q(pair$q),
         .clock(pair$clock)
     );
+    hwprof_board_icebreaker__profiler__control__open_threshold open_threshold(
+        .d(open_threshold$d),
+        .q(open_threshold$q),
+        .clock(open_threshold$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -5406,6 +5900,7 @@ module hwprof_board_icebreaker__profiler__control(clock,reset,length,flush,end_o
         pre_pre_count$clock = clock;
         single$clock = clock;
         pair$clock = clock;
+        open_threshold$clock = clock;
         in_count$d = in_count$q;
         at_last$d = at_last$q;
         at_pre$d = at_pre$q;
@@ -5416,11 +5911,16 @@ module hwprof_board_icebreaker__profiler__control(clock,reset,length,flush,end_o
         pre_pre_count$d = pre_pre_count$q;
         single$d = single$q;
         pair$d = pair$q;
+        open_threshold$d = open_threshold$q;
         last = at_last$q | single$q;
         pre = at_pre$q | (pair$q & ~at_last$q);
         bank = parity$q;
         interval = number$q;
         flush_pending = flush_p$q;
+        next_threshold = open_threshold$q;
+        if (reset) begin
+            next_threshold = threshold;
+        end
         null_end = flush_p$q & open$q & end_ok;
         ends = (accept & last) | null_end;
         flush_p$d = (flush_p$q & ~end_ok) | flush;
@@ -5438,6 +5938,7 @@ module hwprof_board_icebreaker__profiler__control(clock,reset,length,flush,end_o
             single$d = length == one;
             pair$d = length == two;
             pre_pre_count$d = never;
+            open_threshold$d = threshold;
             if (length >= three) begin
                 pre_pre_count$d = length - three;
             end
@@ -5572,6 +6073,25 @@ module hwprof_board_icebreaker__profiler__control__open(d,q,clock);
 endmodule // top$profiler$control$open
 
 
+module hwprof_board_icebreaker__profiler__control__open_threshold(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$control$open_threshold
+
+
 module hwprof_board_icebreaker__profiler__control__pair(d,q,clock);
     
     // Module arguments
@@ -5648,7 +6168,7 @@ module hwprof_board_icebreaker__profiler__control__single(d,q,clock);
 endmodule // top$profiler$control$single
 
 
-module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
+module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,threshold,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -5665,6 +6185,7 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
     output reg  candidate;
     output reg  [23:0] new_min_w;
     input wire  clear_start;
+    input wire  [31:0] threshold;
     output reg  clearing0;
     output reg  clearing1;
     
@@ -5675,9 +6196,7 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
     localparam  floor_in_ram = 1'b0;
     localparam  floor_bit = 24'h0;
     localparam  output_register = 1'b0;
-    localparam  floor = 24'h28f;
     localparam  zero = 24'h0;
-    localparam  clear_word = 24'h0;
     
     // Stub signals
     reg  [19:0] bank0$0$read_address;
@@ -6038,6 +6557,18 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
     reg  was_clearing1$d;
     wire  was_clearing1$q;
     reg  was_clearing1$clock;
+    reg  t$clock;
+    reg  t$load;
+    reg  [31:0] t$value;
+    wire  [23:0] t$t;
+    wire  [23:0] t$t_minus_1;
+    wire  [23:0] t$t_minus_2;
+    wire  t$t_at_most_1;
+    wire  t$reachable;
+    wire  [23:0] t$floor;
+    wire  [23:0] t$floor_minus_1;
+    wire  t$floor_zero;
+    wire  t$reset_reaches_floor;
     reg  [23:0] cu$c$0;
     reg  [23:0] cu$c$1;
     reg  [23:0] cu$c$2;
@@ -6047,6 +6578,9 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
     reg  cu$floor$2;
     reg  cu$floor$3;
     reg  cu$promoted;
+    reg  cu$promotable;
+    reg  [23:0] cu$incremented_floor;
+    reg  cu$reset_floor;
     wire  [23:0] cu$w$0;
     wire  [23:0] cu$w$1;
     wire  [23:0] cu$w$2;
@@ -6761,6 +7295,20 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         .q(was_clearing1$q),
         .clock(was_clearing1$clock)
     );
+    hwprof_board_icebreaker__profiler__counters__t t(
+        .clock(t$clock),
+        .load(t$load),
+        .value(t$value),
+        .t(t$t),
+        .t_minus_1(t$t_minus_1),
+        .t_minus_2(t$t_minus_2),
+        .t_at_most_1(t$t_at_most_1),
+        .reachable(t$reachable),
+        .floor(t$floor),
+        .floor_minus_1(t$floor_minus_1),
+        .floor_zero(t$floor_zero),
+        .reset_reaches_floor(t$reset_reaches_floor)
+    );
     hwprof_board_icebreaker__profiler__counters__cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
@@ -6771,6 +7319,9 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         .floor$2(cu$floor$2),
         .floor$3(cu$floor$3),
         .promoted(cu$promoted),
+        .promotable(cu$promotable),
+        .incremented_floor(cu$incremented_floor),
+        .reset_floor(cu$reset_floor),
         .w$0(cu$w$0),
         .w$1(cu$w$1),
         .w$2(cu$w$2),
@@ -6858,6 +7409,12 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         w_valid$d = writes;
         w_bank$d = s1_bank$q;
         w_last$d = clear_start & ~reset;
+        t$clock = clock;
+        t$load = reset | clear_start;
+        t$value = threshold;
+        cu$promotable = t$reachable;
+        cu$incremented_floor = t$floor_minus_1;
+        cu$reset_floor = t$reset_reaches_floor;
         ram_write = valid;
         ram_bank = s1_bank$q;
         clear_now = clear_start;
@@ -6954,9 +7511,9 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
             read$0 = bank1$0$read_data;
         end
         read_c$0 = read$0 & stored;
-        read_floor$0 = read$0 >= floor;
+        read_floor$0 = read$0 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$0 = |(read$0 & floor_bit);
+            read_floor$0 = |(read$0 & floor_bit) | t$floor_zero;
         end
         picked$0 = r_c$0$q;
         picked_floor$0 = r_floor$0$q;
@@ -7061,9 +7618,9 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
             read$1 = bank1$1$read_data;
         end
         read_c$1 = read$1 & stored;
-        read_floor$1 = read$1 >= floor;
+        read_floor$1 = read$1 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$1 = |(read$1 & floor_bit);
+            read_floor$1 = |(read$1 & floor_bit) | t$floor_zero;
         end
         picked$1 = r_c$1$q;
         picked_floor$1 = r_floor$1$q;
@@ -7168,9 +7725,9 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
             read$2 = bank1$2$read_data;
         end
         read_c$2 = read$2 & stored;
-        read_floor$2 = read$2 >= floor;
+        read_floor$2 = read$2 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$2 = |(read$2 & floor_bit);
+            read_floor$2 = |(read$2 & floor_bit) | t$floor_zero;
         end
         picked$2 = r_c$2$q;
         picked_floor$2 = r_floor$2$q;
@@ -7275,9 +7832,9 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
             read$3 = bank1$3$read_data;
         end
         read_c$3 = read$3 & stored;
-        read_floor$3 = read$3 >= floor;
+        read_floor$3 = read$3 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$3 = |(read$3 & floor_bit);
+            read_floor$3 = |(read$3 & floor_bit) | t$floor_zero;
         end
         picked$3 = r_c$3$q;
         picked_floor$3 = r_floor$3$q;
@@ -7399,10 +7956,10 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         end
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
-        bank0$0$write_data = clear_word;
+        bank0$0$write_data = zero;
         bank1$0$write_enable = 1'b0;
         bank1$0$write_address = clear1$address;
-        bank1$0$write_data = clear_word;
+        bank1$0$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = ram_index$0;
@@ -7452,10 +8009,10 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         end
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
-        bank0$1$write_data = clear_word;
+        bank0$1$write_data = zero;
         bank1$1$write_enable = 1'b0;
         bank1$1$write_address = clear1$address;
-        bank1$1$write_data = clear_word;
+        bank1$1$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$1$write_enable = 1'b1;
             bank0$1$write_address = ram_index$1;
@@ -7505,10 +8062,10 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         end
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear0$address;
-        bank0$2$write_data = clear_word;
+        bank0$2$write_data = zero;
         bank1$2$write_enable = 1'b0;
         bank1$2$write_address = clear1$address;
-        bank1$2$write_data = clear_word;
+        bank1$2$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$2$write_enable = 1'b1;
             bank0$2$write_address = ram_index$2;
@@ -7558,10 +8115,10 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         end
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear0$address;
-        bank0$3$write_data = clear_word;
+        bank0$3$write_data = zero;
         bank1$3$write_enable = 1'b0;
         bank1$3$write_address = clear1$address;
-        bank1$3$write_data = clear_word;
+        bank1$3$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$3$write_enable = 1'b1;
             bank0$3$write_address = ram_index$3;
@@ -7985,7 +8542,7 @@ module hwprof_board_icebreaker__profiler__counters__clear1__running(d,q,clock);
 endmodule // top$profiler$counters$clear1$running
 
 
-module hwprof_board_icebreaker__profiler__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
+module hwprof_board_icebreaker__profiler__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,promotable,incremented_floor,reset_floor,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
     
     // Module arguments
     input wire  [23:0] c$0;
@@ -7997,6 +8554,9 @@ module hwprof_board_icebreaker__profiler__counters__cu(c$0,c$1,c$2,c$3,floor$0,f
     input wire  floor$2;
     input wire  floor$3;
     input wire  promoted;
+    input wire  promotable;
+    input wire  [23:0] incremented_floor;
+    input wire  reset_floor;
     output reg  [23:0] w$0;
     output reg  [23:0] w$1;
     output reg  [23:0] w$2;
@@ -8017,9 +8577,6 @@ module hwprof_board_icebreaker__profiler__counters__cu(c$0,c$1,c$2,c$3,floor$0,f
     output reg  [23:0] inc$3;
     
     // Constant declarations
-    localparam  promotable = 1'b1;
-    localparam  incremented_floor = 24'h28e;
-    localparam  reset_floor = 1'b0;
     localparam  counter_max = 24'hffff;
     localparam  saturates = 1'b0;
     localparam  one = 24'h1;
@@ -11028,6 +11585,341 @@ module hwprof_board_icebreaker__profiler__counters__s1_index__3(d,q,clock);
     end
           
 endmodule // top$profiler$counters$s1_index$3
+
+
+module hwprof_board_icebreaker__profiler__counters__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [31:0] value;
+    output reg  [23:0] t;
+    output reg  [23:0] t_minus_1;
+    output reg  [23:0] t_minus_2;
+    output reg  t_at_most_1;
+    output reg  reachable;
+    output reg  [23:0] floor;
+    output reg  [23:0] floor_minus_1;
+    output reg  floor_zero;
+    output reg  reset_reaches_floor;
+    
+    // Constant declarations
+    localparam  max = 32'hffff;
+    localparam  reset_value = 24'h0;
+    localparam  one = 24'h1;
+    localparam  two = 24'h2;
+    localparam  zero = 24'h0;
+    
+    // Stub signals
+    reg  [23:0] t_r$d;
+    wire  [23:0] t_r$q;
+    reg  t_r$clock;
+    reg  [23:0] t_minus_1_r$d;
+    wire  [23:0] t_minus_1_r$q;
+    reg  t_minus_1_r$clock;
+    reg  [23:0] t_minus_2_r$d;
+    wire  [23:0] t_minus_2_r$q;
+    reg  t_minus_2_r$clock;
+    reg  t_at_most_1_r$d;
+    wire  t_at_most_1_r$q;
+    reg  t_at_most_1_r$clock;
+    reg  reachable_r$d;
+    wire  reachable_r$q;
+    reg  reachable_r$clock;
+    reg  [23:0] floor_r$d;
+    wire  [23:0] floor_r$q;
+    reg  floor_r$clock;
+    reg  [23:0] floor_minus_1_r$d;
+    wire  [23:0] floor_minus_1_r$q;
+    reg  floor_minus_1_r$clock;
+    reg  floor_zero_r$d;
+    wire  floor_zero_r$q;
+    reg  floor_zero_r$clock;
+    reg  reset_reaches_floor_r$d;
+    wire  reset_reaches_floor_r$q;
+    reg  reset_reaches_floor_r$clock;
+    
+    // Local signals
+    reg  [23:0] n;
+    reg  n_reachable;
+    reg  [23:0] n_floor;
+    
+    // Sub module instances
+    hwprof_board_icebreaker__profiler__counters__t__t_r t_r(
+        .d(t_r$d),
+        .q(t_r$q),
+        .clock(t_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__t__t_minus_1_r t_minus_1_r(
+        .d(t_minus_1_r$d),
+        .q(t_minus_1_r$q),
+        .clock(t_minus_1_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__t__t_minus_2_r t_minus_2_r(
+        .d(t_minus_2_r$d),
+        .q(t_minus_2_r$q),
+        .clock(t_minus_2_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__t__t_at_most_1_r t_at_most_1_r(
+        .d(t_at_most_1_r$d),
+        .q(t_at_most_1_r$q),
+        .clock(t_at_most_1_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__t__reachable_r reachable_r(
+        .d(reachable_r$d),
+        .q(reachable_r$q),
+        .clock(reachable_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__t__floor_r floor_r(
+        .d(floor_r$d),
+        .q(floor_r$q),
+        .clock(floor_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__t__floor_minus_1_r floor_minus_1_r(
+        .d(floor_minus_1_r$d),
+        .q(floor_minus_1_r$q),
+        .clock(floor_minus_1_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__t__floor_zero_r floor_zero_r(
+        .d(floor_zero_r$d),
+        .q(floor_zero_r$q),
+        .clock(floor_zero_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__t__reset_reaches_floor_r reset_reaches_floor_r(
+        .d(reset_reaches_floor_r$d),
+        .q(reset_reaches_floor_r$q),
+        .clock(reset_reaches_floor_r$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        t_r$clock = clock;
+        t_minus_1_r$clock = clock;
+        t_minus_2_r$clock = clock;
+        t_at_most_1_r$clock = clock;
+        reachable_r$clock = clock;
+        floor_r$clock = clock;
+        floor_minus_1_r$clock = clock;
+        floor_zero_r$clock = clock;
+        reset_reaches_floor_r$clock = clock;
+        t_r$d = t_r$q;
+        t_minus_1_r$d = t_minus_1_r$q;
+        t_minus_2_r$d = t_minus_2_r$q;
+        t_at_most_1_r$d = t_at_most_1_r$q;
+        reachable_r$d = reachable_r$q;
+        floor_r$d = floor_r$q;
+        floor_minus_1_r$d = floor_minus_1_r$q;
+        floor_zero_r$d = floor_zero_r$q;
+        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
+        t = t_r$q;
+        t_minus_1 = t_minus_1_r$q;
+        t_minus_2 = t_minus_2_r$q;
+        t_at_most_1 = t_at_most_1_r$q;
+        reachable = reachable_r$q;
+        floor = floor_r$q;
+        floor_minus_1 = floor_minus_1_r$q;
+        floor_zero = floor_zero_r$q;
+        reset_reaches_floor = reset_reaches_floor_r$q;
+        n = ((value) & 24'hffffff);
+        n_reachable = value <= max;
+        n_floor = zero;
+        if (n_reachable & (n >= one)) begin
+            n_floor = n - one;
+        end
+        if (load) begin
+            t_r$d = n;
+            reachable_r$d = n_reachable;
+            t_at_most_1_r$d = n <= one;
+            t_minus_1_r$d = zero;
+            if (n >= one) begin
+                t_minus_1_r$d = n - one;
+            end
+            t_minus_2_r$d = zero;
+            if (n >= two) begin
+                t_minus_2_r$d = n - two;
+            end
+            floor_r$d = n_floor;
+            floor_zero_r$d = n_floor == zero;
+            floor_minus_1_r$d = zero;
+            if (n_floor >= one) begin
+                floor_minus_1_r$d = n_floor - one;
+            end
+            reset_reaches_floor_r$d = reset_value >= n_floor;
+        end
+    end
+    
+endmodule // top$profiler$counters$t
+
+
+module hwprof_board_icebreaker__profiler__counters__t__floor_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$floor_minus_1_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$floor_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__floor_zero_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$floor_zero_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__reachable_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$reachable_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__reset_reaches_floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$reset_reaches_floor_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__t_at_most_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$t_at_most_1_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__t_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$t_minus_1_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__t_minus_2_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$t_minus_2_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__t_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$t_r
 
 
 module hwprof_board_icebreaker__profiler__counters__w_bank(d,q,clock);

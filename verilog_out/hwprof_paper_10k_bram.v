@@ -3,7 +3,7 @@
 // Lint with the waiver file beside it: verilator --lint-only -Wall hwprof.vlt <this file>
 
 
-module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last,interval_length,flush,flush_pending);
+module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last,interval_length,flush,flush_pending,threshold);
     
     // Module arguments
     input wire  clock;
@@ -22,6 +22,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     input wire  [40:0] interval_length;
     input wire  flush;
     output reg  flush_pending;
+    input wire  [31:0] threshold;
     
     // Constant declarations
     localparam  slot = 1'b0;
@@ -65,6 +66,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     wire  counters$candidate;
     wire  [15:0] counters$new_min_w;
     reg  counters$clear_start;
+    reg  [31:0] counters$threshold;
     wire  counters$clearing0;
     wire  counters$clearing1;
     reg  acc$clock;
@@ -80,6 +82,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  acc$candidate;
     reg  acc$end_interval;
     reg  [31:0] acc$interval;
+    reg  [31:0] acc$threshold;
     wire  acc$hit;
     wire  acc$promoted;
     wire  acc$report_valid;
@@ -92,6 +95,8 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
     reg  control$clock;
     reg  control$reset;
     reg  [40:0] control$length;
+    reg  [31:0] control$threshold;
+    wire  [31:0] control$next_threshold;
     reg  control$flush;
     reg  control$end_ok;
     reg  control$accept;
@@ -287,6 +292,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .candidate(counters$candidate),
         .new_min_w(counters$new_min_w),
         .clear_start(counters$clear_start),
+        .threshold(counters$threshold),
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
     );
@@ -304,6 +310,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .candidate(acc$candidate),
         .end_interval(acc$end_interval),
         .interval(acc$interval),
+        .threshold(acc$threshold),
         .hit(acc$hit),
         .promoted(acc$promoted),
         .report_valid(acc$report_valid),
@@ -318,6 +325,8 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         .clock(control$clock),
         .reset(control$reset),
         .length(control$length),
+        .threshold(control$threshold),
+        .next_threshold(control$next_threshold),
         .flush(control$flush),
         .end_ok(control$end_ok),
         .accept(control$accept),
@@ -567,6 +576,9 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
         acc$reset = reset;
         control$reset = reset;
         control$length = interval_length;
+        control$threshold = threshold;
+        counters$threshold = control$next_threshold;
+        acc$threshold = control$next_threshold;
         control$flush = flush;
         flush_pending = control$flush_pending;
         h_index$0$clock = clock;
@@ -831,7 +843,7 @@ module hwprof_paper_10k_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,o
 endmodule // top
 
 
-module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,threshold,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -847,6 +859,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     input wire  candidate;
     input wire  end_interval;
     input wire  [31:0] interval;
+    input wire  [31:0] threshold;
     output reg  hit;
     output reg  promoted;
     output reg  report_valid;
@@ -863,15 +876,8 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     localparam  floor_bit = 16'h0;
     localparam  word_mask = 16'hffff;
     localparam  replace_smallest = 1'b0;
-    localparam  threshold = 16'h64;
     localparam  count_max = 16'h3fff;
     localparam  saturates = 1'b0;
-    localparam  lock_floor = 16'h63;
-    localparam  lockable = 1'b1;
-    localparam  lock_at_zero = 1'b0;
-    localparam  inc_floor = 16'h62;
-    localparam  zero_ge = 1'b0;
-    localparam  zero_floor = 1'b0;
     localparam  count_mask = 16'h3fff;
     localparam  valid_flag = 16'h8000;
     localparam  locked_flag = 16'h4000;
@@ -1143,6 +1149,12 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     reg  r_floor$1$d;
     wire  r_floor$1$q;
     reg  r_floor$1$clock;
+    reg  r_ge_prev$0$d;
+    wire  r_ge_prev$0$q;
+    reg  r_ge_prev$0$clock;
+    reg  r_ge_prev$1$d;
+    wire  r_ge_prev$1$q;
+    reg  r_ge_prev$1$clock;
     reg  fw_ge_r$0$d;
     wire  fw_ge_r$0$q;
     reg  fw_ge_r$0$clock;
@@ -1197,6 +1209,21 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     wire  staged$first$1;
     wire  staged$any;
     wire  staged$many;
+    reg  t$clock;
+    reg  t$load;
+    reg  [31:0] t$value;
+    wire  [15:0] t$t;
+    wire  [15:0] t$t_minus_1;
+    wire  [15:0] t$t_minus_2;
+    wire  t$t_at_most_1;
+    wire  t$reachable;
+    wire  [15:0] t$floor;
+    wire  [15:0] t$floor_minus_1;
+    wire  t$floor_zero;
+    wire  t$reset_reaches_floor;
+    reg  [15:0] t_prev$d;
+    wire  [15:0] t_prev$q;
+    reg  t_prev$clock;
     
     // Local signals
     reg  ram_tag_eq$0;
@@ -1237,6 +1264,10 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     reg  c_floor$1;
     reg  [15:0] w_flags$0;
     reg  [15:0] w_flags$1;
+    reg  c_ge_prev$0;
+    reg  c_ge_prev$1;
+    reg  old_ge$0;
+    reg  old_ge$1;
     reg  fw_ge$0;
     reg  fw_ge$1;
     reg  fw_floor$0;
@@ -1288,6 +1319,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     reg  minimal$0;
     reg  minimal$1;
     reg  [15:0] rc;
+    reg  lock_at_zero;
     
     // Sub module instances
     hwprof_paper_10k_bram__acc__tags__0 tags$0(
@@ -1700,6 +1732,16 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         .q(r_floor$1$q),
         .clock(r_floor$1$clock)
     );
+    hwprof_paper_10k_bram__acc__r_ge_prev__0 r_ge_prev$0(
+        .d(r_ge_prev$0$d),
+        .q(r_ge_prev$0$q),
+        .clock(r_ge_prev$0$clock)
+    );
+    hwprof_paper_10k_bram__acc__r_ge_prev__1 r_ge_prev$1(
+        .d(r_ge_prev$1$d),
+        .q(r_ge_prev$1$q),
+        .clock(r_ge_prev$1$clock)
+    );
     hwprof_paper_10k_bram__acc__fw_ge_r__0 fw_ge_r$0(
         .d(fw_ge_r$0$d),
         .q(fw_ge_r$0$q),
@@ -1780,6 +1822,25 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         .any(staged$any),
         .many(staged$many)
     );
+    hwprof_paper_10k_bram__acc__t t(
+        .clock(t$clock),
+        .load(t$load),
+        .value(t$value),
+        .t(t$t),
+        .t_minus_1(t$t_minus_1),
+        .t_minus_2(t$t_minus_2),
+        .t_at_most_1(t$t_at_most_1),
+        .reachable(t$reachable),
+        .floor(t$floor),
+        .floor_minus_1(t$floor_minus_1),
+        .floor_zero(t$floor_zero),
+        .reset_reaches_floor(t$reset_reaches_floor)
+    );
+    hwprof_paper_10k_bram__acc__t_prev t_prev(
+        .d(t_prev$d),
+        .q(t_prev$q),
+        .clock(t_prev$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1801,6 +1862,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         fw3_tag$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
+        t_prev$clock = clock;
         c_op$d = c_op$q;
         c_same2$d = c_same2$q;
         c_same3$d = c_same3$q;
@@ -1819,6 +1881,14 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         fw3_tag$d = fw3_tag$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
+        t_prev$d = t_prev$q;
+        t$clock = clock;
+        t$load = reset | end_interval;
+        t$value = threshold;
+        if (end_interval) begin
+            t_prev$d = t$t;
+        end
+        lock_at_zero = t$t_at_most_1 & t$reachable;
         epochs$clock = clock;
         epochs$reset = reset;
         d_op$d = c_op$q;
@@ -1908,6 +1978,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         end
         r_meta$0$clock = clock;
         r_ge$0$clock = clock;
+        r_ge_prev$0$clock = clock;
         r_floor$0$clock = clock;
         fw2_word$0$clock = clock;
         fw_ge_r$0$clock = clock;
@@ -1934,19 +2005,23 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         c_meta$0 = metas$0$read_data & word_mask;
         if (predicates_in_ram) begin
             c_ge$0 = |(metas$0$read_data & ge_bit);
+            c_ge_prev$0 = c_ge$0;
             c_floor$0 = |(metas$0$read_data & floor_bit);
         end
         else begin
-            c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
-            c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
+            c_ge$0 = (metas$0$read_data & count_mask) >= t$t;
+            c_ge_prev$0 = (metas$0$read_data & count_mask) >= t_prev$q;
+            c_floor$0 = (metas$0$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$0 = c_fwd$0;
             c_ge$0 = c_fwd_ge$0;
+            c_ge_prev$0 = c_fwd_ge$0;
             c_floor$0 = c_fwd_floor$0;
         end
         r_meta$0$d = c_meta$0;
         r_ge$0$d = c_ge$0;
+        r_ge_prev$0$d = c_ge_prev$0;
         r_floor$0$d = c_floor$0;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -1973,7 +2048,11 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
             tag_eq$0 = fw_eq$0$q;
         end
         raw_meta$0 = r_meta$0$q;
-        raw_ge$0 = r_ge$0$q;
+        old_ge$0 = r_ge_prev$0$q;
+        if (epochs$d_cur) begin
+            old_ge$0 = r_ge$0$q;
+        end
+        raw_ge$0 = old_ge$0;
         if (ahead1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
@@ -1989,14 +2068,14 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
             far_count$0 = r_meta$0$q & count_mask;
             far_ge$0 = r_ge$0$q;
             far_floor$0 = r_floor$0$q;
-            far_lock$0 = lockable & r_floor$0$q;
+            far_lock$0 = t$reachable & r_floor$0$q;
         end
         else begin
-            far_valid$0 = epochs$d_prev & retaining & |(r_meta$0$q & valid_flag) & r_ge$0$q;
+            far_valid$0 = epochs$d_prev & retaining & |(r_meta$0$q & valid_flag) & r_ge_prev$0$q;
             far_locked$0 = 1'b0;
             far_count$0 = zero_c;
-            far_ge$0 = zero_ge;
-            far_floor$0 = zero_floor;
+            far_ge$0 = 1'b0;
+            far_floor$0 = t$t_at_most_1;
             far_lock$0 = lock_at_zero;
         end
         hit_far$0 = far_valid$0 & tag_eq$0;
@@ -2017,7 +2096,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
             view_count$0 = fw_word$0 & count_mask;
             view_ge$0 = fw_ge$0;
             view_floor$0 = fw_floor$0;
-            lock_on_hit$0 = lockable & fw_floor$0;
+            lock_on_hit$0 = t$reachable & fw_floor$0;
             hit_e$0 = hit_near$0;
         end
         hits$bits$0 = hit_e$0;
@@ -2101,6 +2180,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         end
         r_meta$1$clock = clock;
         r_ge$1$clock = clock;
+        r_ge_prev$1$clock = clock;
         r_floor$1$clock = clock;
         fw2_word$1$clock = clock;
         fw_ge_r$1$clock = clock;
@@ -2127,19 +2207,23 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         c_meta$1 = metas$1$read_data & word_mask;
         if (predicates_in_ram) begin
             c_ge$1 = |(metas$1$read_data & ge_bit);
+            c_ge_prev$1 = c_ge$1;
             c_floor$1 = |(metas$1$read_data & floor_bit);
         end
         else begin
-            c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
-            c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
+            c_ge$1 = (metas$1$read_data & count_mask) >= t$t;
+            c_ge_prev$1 = (metas$1$read_data & count_mask) >= t_prev$q;
+            c_floor$1 = (metas$1$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$1 = c_fwd$1;
             c_ge$1 = c_fwd_ge$1;
+            c_ge_prev$1 = c_fwd_ge$1;
             c_floor$1 = c_fwd_floor$1;
         end
         r_meta$1$d = c_meta$1;
         r_ge$1$d = c_ge$1;
+        r_ge_prev$1$d = c_ge_prev$1;
         r_floor$1$d = c_floor$1;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -2166,7 +2250,11 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
             tag_eq$1 = fw_eq$1$q;
         end
         raw_meta$1 = r_meta$1$q;
-        raw_ge$1 = r_ge$1$q;
+        old_ge$1 = r_ge_prev$1$q;
+        if (epochs$d_cur) begin
+            old_ge$1 = r_ge$1$q;
+        end
+        raw_ge$1 = old_ge$1;
         if (ahead1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
@@ -2182,14 +2270,14 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
             far_count$1 = r_meta$1$q & count_mask;
             far_ge$1 = r_ge$1$q;
             far_floor$1 = r_floor$1$q;
-            far_lock$1 = lockable & r_floor$1$q;
+            far_lock$1 = t$reachable & r_floor$1$q;
         end
         else begin
-            far_valid$1 = epochs$d_prev & retaining & |(r_meta$1$q & valid_flag) & r_ge$1$q;
+            far_valid$1 = epochs$d_prev & retaining & |(r_meta$1$q & valid_flag) & r_ge_prev$1$q;
             far_locked$1 = 1'b0;
             far_count$1 = zero_c;
-            far_ge$1 = zero_ge;
-            far_floor$1 = zero_floor;
+            far_ge$1 = 1'b0;
+            far_floor$1 = t$t_at_most_1;
             far_lock$1 = lock_at_zero;
         end
         hit_far$1 = far_valid$1 & tag_eq$1;
@@ -2210,7 +2298,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
             view_count$1 = fw_word$1 & count_mask;
             view_ge$1 = fw_ge$1;
             view_floor$1 = fw_floor$1;
-            lock_on_hit$1 = lockable & fw_floor$1;
+            lock_on_hit$1 = t$reachable & fw_floor$1;
             hit_e$1 = hit_near$1;
         end
         hits$bits$1 = hit_e$1;
@@ -2241,7 +2329,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
             n_count$0 = view_count$0 + one_c;
         end
         n_ge$0 = view_ge$0 | (inc$0 & view_floor$0);
-        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= inc_floor));
+        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= t$t_minus_2));
         n_meta$0 = n_count$0;
         if (view_valid$0) begin
             n_meta$0 = n_count$0 | valid_flag;
@@ -2291,7 +2379,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
             n_count$1 = view_count$1 + one_c;
         end
         n_ge$1 = view_ge$1 | (inc$1 & view_floor$1);
-        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= inc_floor));
+        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= t$t_minus_2));
         n_meta$1 = n_count$1;
         if (view_valid$1) begin
             n_meta$1 = n_count$1 | valid_flag;
@@ -3435,6 +3523,44 @@ module hwprof_paper_10k_bram__acc__r_ge__1(d,q,clock);
 endmodule // top$acc$r_ge$1
 
 
+module hwprof_paper_10k_bram__acc__r_ge_prev__0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge_prev$0
+
+
+module hwprof_paper_10k_bram__acc__r_ge_prev__1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge_prev$1
+
+
 module hwprof_paper_10k_bram__acc__r_meta__0(d,q,clock);
     
     // Module arguments
@@ -4188,6 +4314,360 @@ module hwprof_paper_10k_bram__acc__staged(bits$0,bits$1,first$0,first$1,any,many
 endmodule // top$acc$staged
 
 
+module hwprof_paper_10k_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [31:0] value;
+    output reg  [15:0] t;
+    output reg  [15:0] t_minus_1;
+    output reg  [15:0] t_minus_2;
+    output reg  t_at_most_1;
+    output reg  reachable;
+    output reg  [15:0] floor;
+    output reg  [15:0] floor_minus_1;
+    output reg  floor_zero;
+    output reg  reset_reaches_floor;
+    
+    // Constant declarations
+    localparam  max = 32'h3fff;
+    localparam  reset_value = 16'h0;
+    localparam  one = 16'h1;
+    localparam  two = 16'h2;
+    localparam  zero = 16'h0;
+    
+    // Stub signals
+    reg  [15:0] t_r$d;
+    wire  [15:0] t_r$q;
+    reg  t_r$clock;
+    reg  [15:0] t_minus_1_r$d;
+    wire  [15:0] t_minus_1_r$q;
+    reg  t_minus_1_r$clock;
+    reg  [15:0] t_minus_2_r$d;
+    wire  [15:0] t_minus_2_r$q;
+    reg  t_minus_2_r$clock;
+    reg  t_at_most_1_r$d;
+    wire  t_at_most_1_r$q;
+    reg  t_at_most_1_r$clock;
+    reg  reachable_r$d;
+    wire  reachable_r$q;
+    reg  reachable_r$clock;
+    reg  [15:0] floor_r$d;
+    wire  [15:0] floor_r$q;
+    reg  floor_r$clock;
+    reg  [15:0] floor_minus_1_r$d;
+    wire  [15:0] floor_minus_1_r$q;
+    reg  floor_minus_1_r$clock;
+    reg  floor_zero_r$d;
+    wire  floor_zero_r$q;
+    reg  floor_zero_r$clock;
+    reg  reset_reaches_floor_r$d;
+    wire  reset_reaches_floor_r$q;
+    reg  reset_reaches_floor_r$clock;
+    
+    // Local signals
+    reg  [15:0] n;
+    reg  n_reachable;
+    reg  [15:0] n_floor;
+    
+    // Sub module instances
+    hwprof_paper_10k_bram__acc__t__t_r t_r(
+        .d(t_r$d),
+        .q(t_r$q),
+        .clock(t_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__t__t_minus_1_r t_minus_1_r(
+        .d(t_minus_1_r$d),
+        .q(t_minus_1_r$q),
+        .clock(t_minus_1_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__t__t_minus_2_r t_minus_2_r(
+        .d(t_minus_2_r$d),
+        .q(t_minus_2_r$q),
+        .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__t__t_at_most_1_r t_at_most_1_r(
+        .d(t_at_most_1_r$d),
+        .q(t_at_most_1_r$q),
+        .clock(t_at_most_1_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__t__reachable_r reachable_r(
+        .d(reachable_r$d),
+        .q(reachable_r$q),
+        .clock(reachable_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__t__floor_r floor_r(
+        .d(floor_r$d),
+        .q(floor_r$q),
+        .clock(floor_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__t__floor_minus_1_r floor_minus_1_r(
+        .d(floor_minus_1_r$d),
+        .q(floor_minus_1_r$q),
+        .clock(floor_minus_1_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__t__floor_zero_r floor_zero_r(
+        .d(floor_zero_r$d),
+        .q(floor_zero_r$q),
+        .clock(floor_zero_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__t__reset_reaches_floor_r reset_reaches_floor_r(
+        .d(reset_reaches_floor_r$d),
+        .q(reset_reaches_floor_r$q),
+        .clock(reset_reaches_floor_r$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        t_r$clock = clock;
+        t_minus_1_r$clock = clock;
+        t_minus_2_r$clock = clock;
+        t_at_most_1_r$clock = clock;
+        reachable_r$clock = clock;
+        floor_r$clock = clock;
+        floor_minus_1_r$clock = clock;
+        floor_zero_r$clock = clock;
+        reset_reaches_floor_r$clock = clock;
+        t_r$d = t_r$q;
+        t_minus_1_r$d = t_minus_1_r$q;
+        t_minus_2_r$d = t_minus_2_r$q;
+        t_at_most_1_r$d = t_at_most_1_r$q;
+        reachable_r$d = reachable_r$q;
+        floor_r$d = floor_r$q;
+        floor_minus_1_r$d = floor_minus_1_r$q;
+        floor_zero_r$d = floor_zero_r$q;
+        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
+        t = t_r$q;
+        t_minus_1 = t_minus_1_r$q;
+        t_minus_2 = t_minus_2_r$q;
+        t_at_most_1 = t_at_most_1_r$q;
+        reachable = reachable_r$q;
+        floor = floor_r$q;
+        floor_minus_1 = floor_minus_1_r$q;
+        floor_zero = floor_zero_r$q;
+        reset_reaches_floor = reset_reaches_floor_r$q;
+        n = ((value) & 16'hffff);
+        n_reachable = value <= max;
+        n_floor = zero;
+        if (n_reachable & (n >= one)) begin
+            n_floor = n - one;
+        end
+        if (load) begin
+            t_r$d = n;
+            reachable_r$d = n_reachable;
+            t_at_most_1_r$d = n <= one;
+            t_minus_1_r$d = zero;
+            if (n >= one) begin
+                t_minus_1_r$d = n - one;
+            end
+            t_minus_2_r$d = zero;
+            if (n >= two) begin
+                t_minus_2_r$d = n - two;
+            end
+            floor_r$d = n_floor;
+            floor_zero_r$d = n_floor == zero;
+            floor_minus_1_r$d = zero;
+            if (n_floor >= one) begin
+                floor_minus_1_r$d = n_floor - one;
+            end
+            reset_reaches_floor_r$d = reset_value >= n_floor;
+        end
+    end
+    
+endmodule // top$acc$t
+
+
+module hwprof_paper_10k_bram__acc__t__floor_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$floor_minus_1_r
+
+
+module hwprof_paper_10k_bram__acc__t__floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$floor_r
+
+
+module hwprof_paper_10k_bram__acc__t__floor_zero_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$floor_zero_r
+
+
+module hwprof_paper_10k_bram__acc__t__reachable_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$reachable_r
+
+
+module hwprof_paper_10k_bram__acc__t__reset_reaches_floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$reset_reaches_floor_r
+
+
+module hwprof_paper_10k_bram__acc__t__t_at_most_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_at_most_1_r
+
+
+module hwprof_paper_10k_bram__acc__t__t_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_minus_1_r
+
+
+module hwprof_paper_10k_bram__acc__t__t_minus_2_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_minus_2_r
+
+
+module hwprof_paper_10k_bram__acc__t__t_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_r
+
+
+module hwprof_paper_10k_bram__acc__t_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t_prev
+
+
 module hwprof_paper_10k_bram__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
@@ -4318,12 +4798,14 @@ module hwprof_paper_10k_bram__c_valid(d,q,clock);
 endmodule // top$c_valid
 
 
-module hwprof_paper_10k_bram__control(clock,reset,length,flush,end_ok,accept,last,flush_pending,null_end,bank,finish,interval);
+module hwprof_paper_10k_bram__control(clock,reset,length,threshold,next_threshold,flush,end_ok,accept,last,flush_pending,null_end,bank,finish,interval);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  [40:0] length;
+    input wire  [31:0] threshold;
+    output reg  [31:0] next_threshold;
     input wire  flush;
     input wire  end_ok;
     input wire  accept;
@@ -4372,6 +4854,9 @@ module hwprof_paper_10k_bram__control(clock,reset,length,flush,end_ok,accept,las
     reg  pair$d;
     wire  pair$q;
     reg  pair$clock;
+    reg  [31:0] open_threshold$d;
+    wire  [31:0] open_threshold$q;
+    reg  open_threshold$clock;
     
     // Local signals
     reg  pre;
@@ -4428,6 +4913,11 @@ module hwprof_paper_10k_bram__control(clock,reset,length,flush,end_ok,accept,las
         .q(pair$q),
         .clock(pair$clock)
     );
+    hwprof_paper_10k_bram__control__open_threshold open_threshold(
+        .d(open_threshold$d),
+        .q(open_threshold$q),
+        .clock(open_threshold$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -4441,6 +4931,7 @@ module hwprof_paper_10k_bram__control(clock,reset,length,flush,end_ok,accept,las
         pre_pre_count$clock = clock;
         single$clock = clock;
         pair$clock = clock;
+        open_threshold$clock = clock;
         in_count$d = in_count$q;
         at_last$d = at_last$q;
         at_pre$d = at_pre$q;
@@ -4451,11 +4942,16 @@ module hwprof_paper_10k_bram__control(clock,reset,length,flush,end_ok,accept,las
         pre_pre_count$d = pre_pre_count$q;
         single$d = single$q;
         pair$d = pair$q;
+        open_threshold$d = open_threshold$q;
         last = at_last$q | single$q;
         pre = at_pre$q | (pair$q & ~at_last$q);
         bank = parity$q;
         interval = number$q;
         flush_pending = flush_p$q;
+        next_threshold = open_threshold$q;
+        if (reset) begin
+            next_threshold = threshold;
+        end
         null_end = flush_p$q & open$q & end_ok;
         ends = (accept & last) | null_end;
         flush_p$d = (flush_p$q & ~end_ok) | flush;
@@ -4473,6 +4969,7 @@ module hwprof_paper_10k_bram__control(clock,reset,length,flush,end_ok,accept,las
             single$d = length == one;
             pair$d = length == two;
             pre_pre_count$d = never;
+            open_threshold$d = threshold;
             if (length >= three) begin
                 pre_pre_count$d = length - three;
             end
@@ -4607,6 +5104,25 @@ module hwprof_paper_10k_bram__control__open(d,q,clock);
 endmodule // top$control$open
 
 
+module hwprof_paper_10k_bram__control__open_threshold(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$open_threshold
+
+
 module hwprof_paper_10k_bram__control__pair(d,q,clock);
     
     // Module arguments
@@ -4683,7 +5199,7 @@ module hwprof_paper_10k_bram__control__single(d,q,clock);
 endmodule // top$control$single
 
 
-module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
+module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,threshold,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -4700,6 +5216,7 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
     output reg  candidate;
     output reg  [15:0] new_min_w;
     input wire  clear_start;
+    input wire  [31:0] threshold;
     output reg  clearing0;
     output reg  clearing1;
     
@@ -4710,9 +5227,7 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
     localparam  floor_in_ram = 1'b1;
     localparam  floor_bit = 16'h4000;
     localparam  output_register = 1'b0;
-    localparam  floor = 16'h63;
     localparam  zero = 16'h0;
-    localparam  clear_word = 16'h0;
     
     // Stub signals
     reg  [19:0] bank0$0$read_address;
@@ -5073,6 +5588,18 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
     reg  was_clearing1$d;
     wire  was_clearing1$q;
     reg  was_clearing1$clock;
+    reg  t$clock;
+    reg  t$load;
+    reg  [31:0] t$value;
+    wire  [15:0] t$t;
+    wire  [15:0] t$t_minus_1;
+    wire  [15:0] t$t_minus_2;
+    wire  t$t_at_most_1;
+    wire  t$reachable;
+    wire  [15:0] t$floor;
+    wire  [15:0] t$floor_minus_1;
+    wire  t$floor_zero;
+    wire  t$reset_reaches_floor;
     reg  [15:0] cu$c$0;
     reg  [15:0] cu$c$1;
     reg  [15:0] cu$c$2;
@@ -5082,6 +5609,9 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
     reg  cu$floor$2;
     reg  cu$floor$3;
     reg  cu$promoted;
+    reg  cu$promotable;
+    reg  [15:0] cu$incremented_floor;
+    reg  cu$reset_floor;
     wire  [15:0] cu$w$0;
     wire  [15:0] cu$w$1;
     wire  [15:0] cu$w$2;
@@ -5796,6 +6326,20 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         .q(was_clearing1$q),
         .clock(was_clearing1$clock)
     );
+    hwprof_paper_10k_bram__counters__t t(
+        .clock(t$clock),
+        .load(t$load),
+        .value(t$value),
+        .t(t$t),
+        .t_minus_1(t$t_minus_1),
+        .t_minus_2(t$t_minus_2),
+        .t_at_most_1(t$t_at_most_1),
+        .reachable(t$reachable),
+        .floor(t$floor),
+        .floor_minus_1(t$floor_minus_1),
+        .floor_zero(t$floor_zero),
+        .reset_reaches_floor(t$reset_reaches_floor)
+    );
     hwprof_paper_10k_bram__counters__cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
@@ -5806,6 +6350,9 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         .floor$2(cu$floor$2),
         .floor$3(cu$floor$3),
         .promoted(cu$promoted),
+        .promotable(cu$promotable),
+        .incremented_floor(cu$incremented_floor),
+        .reset_floor(cu$reset_floor),
         .w$0(cu$w$0),
         .w$1(cu$w$1),
         .w$2(cu$w$2),
@@ -5893,6 +6440,12 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         w_valid$d = writes;
         w_bank$d = s1_bank$q;
         w_last$d = clear_start & ~reset;
+        t$clock = clock;
+        t$load = reset | clear_start;
+        t$value = threshold;
+        cu$promotable = t$reachable;
+        cu$incremented_floor = t$floor_minus_1;
+        cu$reset_floor = t$reset_reaches_floor;
         ram_write = valid;
         ram_bank = s1_bank$q;
         clear_now = clear_start;
@@ -5989,9 +6542,9 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
             read$0 = bank1$0$read_data;
         end
         read_c$0 = read$0 & stored;
-        read_floor$0 = read$0 >= floor;
+        read_floor$0 = read$0 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$0 = |(read$0 & floor_bit);
+            read_floor$0 = |(read$0 & floor_bit) | t$floor_zero;
         end
         picked$0 = r_c$0$q;
         picked_floor$0 = r_floor$0$q;
@@ -6096,9 +6649,9 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
             read$1 = bank1$1$read_data;
         end
         read_c$1 = read$1 & stored;
-        read_floor$1 = read$1 >= floor;
+        read_floor$1 = read$1 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$1 = |(read$1 & floor_bit);
+            read_floor$1 = |(read$1 & floor_bit) | t$floor_zero;
         end
         picked$1 = r_c$1$q;
         picked_floor$1 = r_floor$1$q;
@@ -6203,9 +6756,9 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
             read$2 = bank1$2$read_data;
         end
         read_c$2 = read$2 & stored;
-        read_floor$2 = read$2 >= floor;
+        read_floor$2 = read$2 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$2 = |(read$2 & floor_bit);
+            read_floor$2 = |(read$2 & floor_bit) | t$floor_zero;
         end
         picked$2 = r_c$2$q;
         picked_floor$2 = r_floor$2$q;
@@ -6310,9 +6863,9 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
             read$3 = bank1$3$read_data;
         end
         read_c$3 = read$3 & stored;
-        read_floor$3 = read$3 >= floor;
+        read_floor$3 = read$3 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$3 = |(read$3 & floor_bit);
+            read_floor$3 = |(read$3 & floor_bit) | t$floor_zero;
         end
         picked$3 = r_c$3$q;
         picked_floor$3 = r_floor$3$q;
@@ -6434,10 +6987,10 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         end
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
-        bank0$0$write_data = clear_word;
+        bank0$0$write_data = zero;
         bank1$0$write_enable = 1'b0;
         bank1$0$write_address = clear1$address;
-        bank1$0$write_data = clear_word;
+        bank1$0$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = ram_index$0;
@@ -6487,10 +7040,10 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         end
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
-        bank0$1$write_data = clear_word;
+        bank0$1$write_data = zero;
         bank1$1$write_enable = 1'b0;
         bank1$1$write_address = clear1$address;
-        bank1$1$write_data = clear_word;
+        bank1$1$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$1$write_enable = 1'b1;
             bank0$1$write_address = ram_index$1;
@@ -6540,10 +7093,10 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         end
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear0$address;
-        bank0$2$write_data = clear_word;
+        bank0$2$write_data = zero;
         bank1$2$write_enable = 1'b0;
         bank1$2$write_address = clear1$address;
-        bank1$2$write_data = clear_word;
+        bank1$2$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$2$write_enable = 1'b1;
             bank0$2$write_address = ram_index$2;
@@ -6593,10 +7146,10 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         end
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear0$address;
-        bank0$3$write_data = clear_word;
+        bank0$3$write_data = zero;
         bank1$3$write_enable = 1'b0;
         bank1$3$write_address = clear1$address;
-        bank1$3$write_data = clear_word;
+        bank1$3$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$3$write_enable = 1'b1;
             bank0$3$write_address = ram_index$3;
@@ -7020,7 +7573,7 @@ module hwprof_paper_10k_bram__counters__clear1__running(d,q,clock);
 endmodule // top$counters$clear1$running
 
 
-module hwprof_paper_10k_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
+module hwprof_paper_10k_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,promotable,incremented_floor,reset_floor,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
     
     // Module arguments
     input wire  [15:0] c$0;
@@ -7032,6 +7585,9 @@ module hwprof_paper_10k_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor
     input wire  floor$2;
     input wire  floor$3;
     input wire  promoted;
+    input wire  promotable;
+    input wire  [15:0] incremented_floor;
+    input wire  reset_floor;
     output reg  [15:0] w$0;
     output reg  [15:0] w$1;
     output reg  [15:0] w$2;
@@ -7052,9 +7608,6 @@ module hwprof_paper_10k_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor
     output reg  [15:0] inc$3;
     
     // Constant declarations
-    localparam  promotable = 1'b1;
-    localparam  incremented_floor = 16'h62;
-    localparam  reset_floor = 1'b0;
     localparam  counter_max = 16'h3fff;
     localparam  saturates = 1'b0;
     localparam  one = 16'h1;
@@ -10063,6 +10616,341 @@ module hwprof_paper_10k_bram__counters__s1_index__3(d,q,clock);
     end
           
 endmodule // top$counters$s1_index$3
+
+
+module hwprof_paper_10k_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [31:0] value;
+    output reg  [15:0] t;
+    output reg  [15:0] t_minus_1;
+    output reg  [15:0] t_minus_2;
+    output reg  t_at_most_1;
+    output reg  reachable;
+    output reg  [15:0] floor;
+    output reg  [15:0] floor_minus_1;
+    output reg  floor_zero;
+    output reg  reset_reaches_floor;
+    
+    // Constant declarations
+    localparam  max = 32'h3fff;
+    localparam  reset_value = 16'h0;
+    localparam  one = 16'h1;
+    localparam  two = 16'h2;
+    localparam  zero = 16'h0;
+    
+    // Stub signals
+    reg  [15:0] t_r$d;
+    wire  [15:0] t_r$q;
+    reg  t_r$clock;
+    reg  [15:0] t_minus_1_r$d;
+    wire  [15:0] t_minus_1_r$q;
+    reg  t_minus_1_r$clock;
+    reg  [15:0] t_minus_2_r$d;
+    wire  [15:0] t_minus_2_r$q;
+    reg  t_minus_2_r$clock;
+    reg  t_at_most_1_r$d;
+    wire  t_at_most_1_r$q;
+    reg  t_at_most_1_r$clock;
+    reg  reachable_r$d;
+    wire  reachable_r$q;
+    reg  reachable_r$clock;
+    reg  [15:0] floor_r$d;
+    wire  [15:0] floor_r$q;
+    reg  floor_r$clock;
+    reg  [15:0] floor_minus_1_r$d;
+    wire  [15:0] floor_minus_1_r$q;
+    reg  floor_minus_1_r$clock;
+    reg  floor_zero_r$d;
+    wire  floor_zero_r$q;
+    reg  floor_zero_r$clock;
+    reg  reset_reaches_floor_r$d;
+    wire  reset_reaches_floor_r$q;
+    reg  reset_reaches_floor_r$clock;
+    
+    // Local signals
+    reg  [15:0] n;
+    reg  n_reachable;
+    reg  [15:0] n_floor;
+    
+    // Sub module instances
+    hwprof_paper_10k_bram__counters__t__t_r t_r(
+        .d(t_r$d),
+        .q(t_r$q),
+        .clock(t_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__t__t_minus_1_r t_minus_1_r(
+        .d(t_minus_1_r$d),
+        .q(t_minus_1_r$q),
+        .clock(t_minus_1_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__t__t_minus_2_r t_minus_2_r(
+        .d(t_minus_2_r$d),
+        .q(t_minus_2_r$q),
+        .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__t__t_at_most_1_r t_at_most_1_r(
+        .d(t_at_most_1_r$d),
+        .q(t_at_most_1_r$q),
+        .clock(t_at_most_1_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__t__reachable_r reachable_r(
+        .d(reachable_r$d),
+        .q(reachable_r$q),
+        .clock(reachable_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__t__floor_r floor_r(
+        .d(floor_r$d),
+        .q(floor_r$q),
+        .clock(floor_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__t__floor_minus_1_r floor_minus_1_r(
+        .d(floor_minus_1_r$d),
+        .q(floor_minus_1_r$q),
+        .clock(floor_minus_1_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__t__floor_zero_r floor_zero_r(
+        .d(floor_zero_r$d),
+        .q(floor_zero_r$q),
+        .clock(floor_zero_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__t__reset_reaches_floor_r reset_reaches_floor_r(
+        .d(reset_reaches_floor_r$d),
+        .q(reset_reaches_floor_r$q),
+        .clock(reset_reaches_floor_r$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        t_r$clock = clock;
+        t_minus_1_r$clock = clock;
+        t_minus_2_r$clock = clock;
+        t_at_most_1_r$clock = clock;
+        reachable_r$clock = clock;
+        floor_r$clock = clock;
+        floor_minus_1_r$clock = clock;
+        floor_zero_r$clock = clock;
+        reset_reaches_floor_r$clock = clock;
+        t_r$d = t_r$q;
+        t_minus_1_r$d = t_minus_1_r$q;
+        t_minus_2_r$d = t_minus_2_r$q;
+        t_at_most_1_r$d = t_at_most_1_r$q;
+        reachable_r$d = reachable_r$q;
+        floor_r$d = floor_r$q;
+        floor_minus_1_r$d = floor_minus_1_r$q;
+        floor_zero_r$d = floor_zero_r$q;
+        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
+        t = t_r$q;
+        t_minus_1 = t_minus_1_r$q;
+        t_minus_2 = t_minus_2_r$q;
+        t_at_most_1 = t_at_most_1_r$q;
+        reachable = reachable_r$q;
+        floor = floor_r$q;
+        floor_minus_1 = floor_minus_1_r$q;
+        floor_zero = floor_zero_r$q;
+        reset_reaches_floor = reset_reaches_floor_r$q;
+        n = ((value) & 16'hffff);
+        n_reachable = value <= max;
+        n_floor = zero;
+        if (n_reachable & (n >= one)) begin
+            n_floor = n - one;
+        end
+        if (load) begin
+            t_r$d = n;
+            reachable_r$d = n_reachable;
+            t_at_most_1_r$d = n <= one;
+            t_minus_1_r$d = zero;
+            if (n >= one) begin
+                t_minus_1_r$d = n - one;
+            end
+            t_minus_2_r$d = zero;
+            if (n >= two) begin
+                t_minus_2_r$d = n - two;
+            end
+            floor_r$d = n_floor;
+            floor_zero_r$d = n_floor == zero;
+            floor_minus_1_r$d = zero;
+            if (n_floor >= one) begin
+                floor_minus_1_r$d = n_floor - one;
+            end
+            reset_reaches_floor_r$d = reset_value >= n_floor;
+        end
+    end
+    
+endmodule // top$counters$t
+
+
+module hwprof_paper_10k_bram__counters__t__floor_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$floor_minus_1_r
+
+
+module hwprof_paper_10k_bram__counters__t__floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$floor_r
+
+
+module hwprof_paper_10k_bram__counters__t__floor_zero_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$floor_zero_r
+
+
+module hwprof_paper_10k_bram__counters__t__reachable_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$reachable_r
+
+
+module hwprof_paper_10k_bram__counters__t__reset_reaches_floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$reset_reaches_floor_r
+
+
+module hwprof_paper_10k_bram__counters__t__t_at_most_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_at_most_1_r
+
+
+module hwprof_paper_10k_bram__counters__t__t_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_minus_1_r
+
+
+module hwprof_paper_10k_bram__counters__t__t_minus_2_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_minus_2_r
+
+
+module hwprof_paper_10k_bram__counters__t__t_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_r
 
 
 module hwprof_paper_10k_bram__counters__w_bank(d,q,clock);

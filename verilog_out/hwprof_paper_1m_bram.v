@@ -4,7 +4,7 @@
 // ECP5: define HWPROF_ECP5 (yosys read_verilog -DHWPROF_ECP5) to instantiate the DP16KD block RAMs with their output register.
 
 
-module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last,interval_length,flush,flush_pending);
+module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,out_ready,out_interval,out_a,out_b,out_count,out_last,interval_length,flush,flush_pending,threshold);
     
     // Module arguments
     input wire  clock;
@@ -23,6 +23,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
     input wire  [40:0] interval_length;
     input wire  flush;
     output reg  flush_pending;
+    input wire  [31:0] threshold;
     
     // Constant declarations
     localparam  slot = 1'b1;
@@ -66,6 +67,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
     wire  counters$candidate;
     wire  [23:0] counters$new_min_w;
     reg  counters$clear_start;
+    reg  [31:0] counters$threshold;
     wire  counters$clearing0;
     wire  counters$clearing1;
     reg  acc$clock;
@@ -81,6 +83,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
     reg  acc$candidate;
     reg  acc$end_interval;
     reg  [31:0] acc$interval;
+    reg  [31:0] acc$threshold;
     wire  acc$hit;
     wire  acc$promoted;
     wire  acc$report_valid;
@@ -93,6 +96,8 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
     reg  control$clock;
     reg  control$reset;
     reg  [40:0] control$length;
+    reg  [31:0] control$threshold;
+    wire  [31:0] control$next_threshold;
     reg  control$flush;
     reg  control$end_ok;
     reg  control$accept;
@@ -288,6 +293,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .candidate(counters$candidate),
         .new_min_w(counters$new_min_w),
         .clear_start(counters$clear_start),
+        .threshold(counters$threshold),
         .clearing0(counters$clearing0),
         .clearing1(counters$clearing1)
     );
@@ -305,6 +311,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .candidate(acc$candidate),
         .end_interval(acc$end_interval),
         .interval(acc$interval),
+        .threshold(acc$threshold),
         .hit(acc$hit),
         .promoted(acc$promoted),
         .report_valid(acc$report_valid),
@@ -319,6 +326,8 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         .clock(control$clock),
         .reset(control$reset),
         .length(control$length),
+        .threshold(control$threshold),
+        .next_threshold(control$next_threshold),
         .flush(control$flush),
         .end_ok(control$end_ok),
         .accept(control$accept),
@@ -568,6 +577,9 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
         acc$reset = reset;
         control$reset = reset;
         control$length = interval_length;
+        control$threshold = threshold;
+        counters$threshold = control$next_threshold;
+        acc$threshold = control$next_threshold;
         control$flush = flush;
         flush_pending = control$flush_pending;
         h_index$0$clock = clock;
@@ -832,7 +844,7 @@ module hwprof_paper_1m_bram(clock,reset,in_valid,in_ready,in_a,in_b,out_valid,ou
 endmodule // top
 
 
-module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
+module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,lookup_tag,lookup_ok,lookup_hold,valid,alloc_min,candidate,end_interval,interval,threshold,hit,promoted,report_valid,report_ready,report_interval,report_tag,report_count,report_last,report_busy);
     
     // Module arguments
     input wire  clock;
@@ -848,6 +860,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     input wire  candidate;
     input wire  end_interval;
     input wire  [31:0] interval;
+    input wire  [31:0] threshold;
     output reg  hit;
     output reg  promoted;
     output reg  report_valid;
@@ -864,15 +877,8 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     localparam  floor_bit = 24'h800000;
     localparam  word_mask = 24'h3fffff;
     localparam  replace_smallest = 1'b0;
-    localparam  threshold = 24'h3e8;
     localparam  count_max = 24'hfffff;
     localparam  saturates = 1'b0;
-    localparam  lock_floor = 24'h3e7;
-    localparam  lockable = 1'b1;
-    localparam  lock_at_zero = 1'b0;
-    localparam  inc_floor = 24'h3e6;
-    localparam  zero_ge = 1'b0;
-    localparam  zero_floor = 1'b0;
     localparam  count_mask = 24'hfffff;
     localparam  valid_flag = 24'h200000;
     localparam  locked_flag = 24'h100000;
@@ -1762,6 +1768,18 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  r_floor$3$d;
     wire  r_floor$3$q;
     reg  r_floor$3$clock;
+    reg  r_ge_prev$0$d;
+    wire  r_ge_prev$0$q;
+    reg  r_ge_prev$0$clock;
+    reg  r_ge_prev$1$d;
+    wire  r_ge_prev$1$q;
+    reg  r_ge_prev$1$clock;
+    reg  r_ge_prev$2$d;
+    wire  r_ge_prev$2$q;
+    reg  r_ge_prev$2$clock;
+    reg  r_ge_prev$3$d;
+    wire  r_ge_prev$3$q;
+    reg  r_ge_prev$3$clock;
     reg  fw_ge_r$0$d;
     wire  fw_ge_r$0$q;
     reg  fw_ge_r$0$clock;
@@ -1860,6 +1878,21 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     wire  staged$first$3;
     wire  staged$any;
     wire  staged$many;
+    reg  t$clock;
+    reg  t$load;
+    reg  [31:0] t$value;
+    wire  [23:0] t$t;
+    wire  [23:0] t$t_minus_1;
+    wire  [23:0] t$t_minus_2;
+    wire  t$t_at_most_1;
+    wire  t$reachable;
+    wire  [23:0] t$floor;
+    wire  [23:0] t$floor_minus_1;
+    wire  t$floor_zero;
+    wire  t$reset_reaches_floor;
+    reg  [23:0] t_prev$d;
+    wire  [23:0] t_prev$q;
+    reg  t_prev$clock;
     
     // Local signals
     reg  ram_tag_eq$0;
@@ -1932,6 +1965,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  [23:0] w_flags$1;
     reg  [23:0] w_flags$2;
     reg  [23:0] w_flags$3;
+    reg  c_ge_prev$0;
+    reg  c_ge_prev$1;
+    reg  c_ge_prev$2;
+    reg  c_ge_prev$3;
+    reg  old_ge$0;
+    reg  old_ge$1;
+    reg  old_ge$2;
+    reg  old_ge$3;
     reg  fw_ge$0;
     reg  fw_ge$1;
     reg  fw_ge$2;
@@ -2033,6 +2074,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  minimal$2;
     reg  minimal$3;
     reg  [23:0] rc;
+    reg  lock_at_zero;
     
     // Sub module instances
     hwprof_paper_1m_bram__acc__tags__0 tags$0(
@@ -3463,6 +3505,26 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .q(r_floor$3$q),
         .clock(r_floor$3$clock)
     );
+    hwprof_paper_1m_bram__acc__r_ge_prev__0 r_ge_prev$0(
+        .d(r_ge_prev$0$d),
+        .q(r_ge_prev$0$q),
+        .clock(r_ge_prev$0$clock)
+    );
+    hwprof_paper_1m_bram__acc__r_ge_prev__1 r_ge_prev$1(
+        .d(r_ge_prev$1$d),
+        .q(r_ge_prev$1$q),
+        .clock(r_ge_prev$1$clock)
+    );
+    hwprof_paper_1m_bram__acc__r_ge_prev__2 r_ge_prev$2(
+        .d(r_ge_prev$2$d),
+        .q(r_ge_prev$2$q),
+        .clock(r_ge_prev$2$clock)
+    );
+    hwprof_paper_1m_bram__acc__r_ge_prev__3 r_ge_prev$3(
+        .d(r_ge_prev$3$d),
+        .q(r_ge_prev$3$q),
+        .clock(r_ge_prev$3$clock)
+    );
     hwprof_paper_1m_bram__acc__fw_ge_r__0 fw_ge_r$0(
         .d(fw_ge_r$0$d),
         .q(fw_ge_r$0$q),
@@ -3603,6 +3665,25 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .any(staged$any),
         .many(staged$many)
     );
+    hwprof_paper_1m_bram__acc__t t(
+        .clock(t$clock),
+        .load(t$load),
+        .value(t$value),
+        .t(t$t),
+        .t_minus_1(t$t_minus_1),
+        .t_minus_2(t$t_minus_2),
+        .t_at_most_1(t$t_at_most_1),
+        .reachable(t$reachable),
+        .floor(t$floor),
+        .floor_minus_1(t$floor_minus_1),
+        .floor_zero(t$floor_zero),
+        .reset_reaches_floor(t$reset_reaches_floor)
+    );
+    hwprof_paper_1m_bram__acc__t_prev t_prev(
+        .d(t_prev$d),
+        .q(t_prev$q),
+        .clock(t_prev$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -3624,6 +3705,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         fw3_tag$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
+        t_prev$clock = clock;
         c_op$d = c_op$q;
         c_same2$d = c_same2$q;
         c_same3$d = c_same3$q;
@@ -3642,6 +3724,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         fw3_tag$d = fw3_tag$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
+        t_prev$d = t_prev$q;
+        t$clock = clock;
+        t$load = reset | end_interval;
+        t$value = threshold;
+        if (end_interval) begin
+            t_prev$d = t$t;
+        end
+        lock_at_zero = t$t_at_most_1 & t$reachable;
         epochs$clock = clock;
         epochs$reset = reset;
         d_op$d = c_op$q;
@@ -3911,6 +4001,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         end
         r_meta$0$clock = clock;
         r_ge$0$clock = clock;
+        r_ge_prev$0$clock = clock;
         r_floor$0$clock = clock;
         fw2_word$0$clock = clock;
         fw_ge_r$0$clock = clock;
@@ -3937,19 +4028,23 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         c_meta$0 = metas$0$read_data & word_mask;
         if (predicates_in_ram) begin
             c_ge$0 = |(metas$0$read_data & ge_bit);
+            c_ge_prev$0 = c_ge$0;
             c_floor$0 = |(metas$0$read_data & floor_bit);
         end
         else begin
-            c_ge$0 = (metas$0$read_data & count_mask) >= threshold;
-            c_floor$0 = (metas$0$read_data & count_mask) >= lock_floor;
+            c_ge$0 = (metas$0$read_data & count_mask) >= t$t;
+            c_ge_prev$0 = (metas$0$read_data & count_mask) >= t_prev$q;
+            c_floor$0 = (metas$0$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$0 = c_fwd$0;
             c_ge$0 = c_fwd_ge$0;
+            c_ge_prev$0 = c_fwd_ge$0;
             c_floor$0 = c_fwd_floor$0;
         end
         r_meta$0$d = c_meta$0;
         r_ge$0$d = c_ge$0;
+        r_ge_prev$0$d = c_ge_prev$0;
         r_floor$0$d = c_floor$0;
         tags$0$read_clock = clock;
         tags$0$write_clock = clock;
@@ -3976,7 +4071,11 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             tag_eq$0 = fw_eq$0$q;
         end
         raw_meta$0 = r_meta$0$q;
-        raw_ge$0 = r_ge$0$q;
+        old_ge$0 = r_ge_prev$0$q;
+        if (epochs$d_cur) begin
+            old_ge$0 = r_ge$0$q;
+        end
+        raw_ge$0 = old_ge$0;
         if (ahead1$q) begin
             if (fw_alloc$0$q) begin
                 raw_tag$0 = fw_tag$q;
@@ -3992,14 +4091,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             far_count$0 = r_meta$0$q & count_mask;
             far_ge$0 = r_ge$0$q;
             far_floor$0 = r_floor$0$q;
-            far_lock$0 = lockable & r_floor$0$q;
+            far_lock$0 = t$reachable & r_floor$0$q;
         end
         else begin
-            far_valid$0 = epochs$d_prev & retaining & |(r_meta$0$q & valid_flag) & r_ge$0$q;
+            far_valid$0 = epochs$d_prev & retaining & |(r_meta$0$q & valid_flag) & r_ge_prev$0$q;
             far_locked$0 = 1'b0;
             far_count$0 = zero_c;
-            far_ge$0 = zero_ge;
-            far_floor$0 = zero_floor;
+            far_ge$0 = 1'b0;
+            far_floor$0 = t$t_at_most_1;
             far_lock$0 = lock_at_zero;
         end
         hit_far$0 = far_valid$0 & tag_eq$0;
@@ -4020,7 +4119,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             view_count$0 = fw_word$0 & count_mask;
             view_ge$0 = fw_ge$0;
             view_floor$0 = fw_floor$0;
-            lock_on_hit$0 = lockable & fw_floor$0;
+            lock_on_hit$0 = t$reachable & fw_floor$0;
             hit_e$0 = hit_near$0;
         end
         hits$bits$0 = hit_e$0;
@@ -4284,6 +4383,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         end
         r_meta$1$clock = clock;
         r_ge$1$clock = clock;
+        r_ge_prev$1$clock = clock;
         r_floor$1$clock = clock;
         fw2_word$1$clock = clock;
         fw_ge_r$1$clock = clock;
@@ -4310,19 +4410,23 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         c_meta$1 = metas$1$read_data & word_mask;
         if (predicates_in_ram) begin
             c_ge$1 = |(metas$1$read_data & ge_bit);
+            c_ge_prev$1 = c_ge$1;
             c_floor$1 = |(metas$1$read_data & floor_bit);
         end
         else begin
-            c_ge$1 = (metas$1$read_data & count_mask) >= threshold;
-            c_floor$1 = (metas$1$read_data & count_mask) >= lock_floor;
+            c_ge$1 = (metas$1$read_data & count_mask) >= t$t;
+            c_ge_prev$1 = (metas$1$read_data & count_mask) >= t_prev$q;
+            c_floor$1 = (metas$1$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$1 = c_fwd$1;
             c_ge$1 = c_fwd_ge$1;
+            c_ge_prev$1 = c_fwd_ge$1;
             c_floor$1 = c_fwd_floor$1;
         end
         r_meta$1$d = c_meta$1;
         r_ge$1$d = c_ge$1;
+        r_ge_prev$1$d = c_ge_prev$1;
         r_floor$1$d = c_floor$1;
         tags$1$read_clock = clock;
         tags$1$write_clock = clock;
@@ -4349,7 +4453,11 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             tag_eq$1 = fw_eq$1$q;
         end
         raw_meta$1 = r_meta$1$q;
-        raw_ge$1 = r_ge$1$q;
+        old_ge$1 = r_ge_prev$1$q;
+        if (epochs$d_cur) begin
+            old_ge$1 = r_ge$1$q;
+        end
+        raw_ge$1 = old_ge$1;
         if (ahead1$q) begin
             if (fw_alloc$1$q) begin
                 raw_tag$1 = fw_tag$q;
@@ -4365,14 +4473,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             far_count$1 = r_meta$1$q & count_mask;
             far_ge$1 = r_ge$1$q;
             far_floor$1 = r_floor$1$q;
-            far_lock$1 = lockable & r_floor$1$q;
+            far_lock$1 = t$reachable & r_floor$1$q;
         end
         else begin
-            far_valid$1 = epochs$d_prev & retaining & |(r_meta$1$q & valid_flag) & r_ge$1$q;
+            far_valid$1 = epochs$d_prev & retaining & |(r_meta$1$q & valid_flag) & r_ge_prev$1$q;
             far_locked$1 = 1'b0;
             far_count$1 = zero_c;
-            far_ge$1 = zero_ge;
-            far_floor$1 = zero_floor;
+            far_ge$1 = 1'b0;
+            far_floor$1 = t$t_at_most_1;
             far_lock$1 = lock_at_zero;
         end
         hit_far$1 = far_valid$1 & tag_eq$1;
@@ -4393,7 +4501,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             view_count$1 = fw_word$1 & count_mask;
             view_ge$1 = fw_ge$1;
             view_floor$1 = fw_floor$1;
-            lock_on_hit$1 = lockable & fw_floor$1;
+            lock_on_hit$1 = t$reachable & fw_floor$1;
             hit_e$1 = hit_near$1;
         end
         hits$bits$1 = hit_e$1;
@@ -4657,6 +4765,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         end
         r_meta$2$clock = clock;
         r_ge$2$clock = clock;
+        r_ge_prev$2$clock = clock;
         r_floor$2$clock = clock;
         fw2_word$2$clock = clock;
         fw_ge_r$2$clock = clock;
@@ -4683,19 +4792,23 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         c_meta$2 = metas$2$read_data & word_mask;
         if (predicates_in_ram) begin
             c_ge$2 = |(metas$2$read_data & ge_bit);
+            c_ge_prev$2 = c_ge$2;
             c_floor$2 = |(metas$2$read_data & floor_bit);
         end
         else begin
-            c_ge$2 = (metas$2$read_data & count_mask) >= threshold;
-            c_floor$2 = (metas$2$read_data & count_mask) >= lock_floor;
+            c_ge$2 = (metas$2$read_data & count_mask) >= t$t;
+            c_ge_prev$2 = (metas$2$read_data & count_mask) >= t_prev$q;
+            c_floor$2 = (metas$2$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$2 = c_fwd$2;
             c_ge$2 = c_fwd_ge$2;
+            c_ge_prev$2 = c_fwd_ge$2;
             c_floor$2 = c_fwd_floor$2;
         end
         r_meta$2$d = c_meta$2;
         r_ge$2$d = c_ge$2;
+        r_ge_prev$2$d = c_ge_prev$2;
         r_floor$2$d = c_floor$2;
         tags$2$read_clock = clock;
         tags$2$write_clock = clock;
@@ -4722,7 +4835,11 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             tag_eq$2 = fw_eq$2$q;
         end
         raw_meta$2 = r_meta$2$q;
-        raw_ge$2 = r_ge$2$q;
+        old_ge$2 = r_ge_prev$2$q;
+        if (epochs$d_cur) begin
+            old_ge$2 = r_ge$2$q;
+        end
+        raw_ge$2 = old_ge$2;
         if (ahead1$q) begin
             if (fw_alloc$2$q) begin
                 raw_tag$2 = fw_tag$q;
@@ -4738,14 +4855,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             far_count$2 = r_meta$2$q & count_mask;
             far_ge$2 = r_ge$2$q;
             far_floor$2 = r_floor$2$q;
-            far_lock$2 = lockable & r_floor$2$q;
+            far_lock$2 = t$reachable & r_floor$2$q;
         end
         else begin
-            far_valid$2 = epochs$d_prev & retaining & |(r_meta$2$q & valid_flag) & r_ge$2$q;
+            far_valid$2 = epochs$d_prev & retaining & |(r_meta$2$q & valid_flag) & r_ge_prev$2$q;
             far_locked$2 = 1'b0;
             far_count$2 = zero_c;
-            far_ge$2 = zero_ge;
-            far_floor$2 = zero_floor;
+            far_ge$2 = 1'b0;
+            far_floor$2 = t$t_at_most_1;
             far_lock$2 = lock_at_zero;
         end
         hit_far$2 = far_valid$2 & tag_eq$2;
@@ -4766,7 +4883,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             view_count$2 = fw_word$2 & count_mask;
             view_ge$2 = fw_ge$2;
             view_floor$2 = fw_floor$2;
-            lock_on_hit$2 = lockable & fw_floor$2;
+            lock_on_hit$2 = t$reachable & fw_floor$2;
             hit_e$2 = hit_near$2;
         end
         hits$bits$2 = hit_e$2;
@@ -5030,6 +5147,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         end
         r_meta$3$clock = clock;
         r_ge$3$clock = clock;
+        r_ge_prev$3$clock = clock;
         r_floor$3$clock = clock;
         fw2_word$3$clock = clock;
         fw_ge_r$3$clock = clock;
@@ -5056,19 +5174,23 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         c_meta$3 = metas$3$read_data & word_mask;
         if (predicates_in_ram) begin
             c_ge$3 = |(metas$3$read_data & ge_bit);
+            c_ge_prev$3 = c_ge$3;
             c_floor$3 = |(metas$3$read_data & floor_bit);
         end
         else begin
-            c_ge$3 = (metas$3$read_data & count_mask) >= threshold;
-            c_floor$3 = (metas$3$read_data & count_mask) >= lock_floor;
+            c_ge$3 = (metas$3$read_data & count_mask) >= t$t;
+            c_ge_prev$3 = (metas$3$read_data & count_mask) >= t_prev$q;
+            c_floor$3 = (metas$3$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$3 = c_fwd$3;
             c_ge$3 = c_fwd_ge$3;
+            c_ge_prev$3 = c_fwd_ge$3;
             c_floor$3 = c_fwd_floor$3;
         end
         r_meta$3$d = c_meta$3;
         r_ge$3$d = c_ge$3;
+        r_ge_prev$3$d = c_ge_prev$3;
         r_floor$3$d = c_floor$3;
         tags$3$read_clock = clock;
         tags$3$write_clock = clock;
@@ -5095,7 +5217,11 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             tag_eq$3 = fw_eq$3$q;
         end
         raw_meta$3 = r_meta$3$q;
-        raw_ge$3 = r_ge$3$q;
+        old_ge$3 = r_ge_prev$3$q;
+        if (epochs$d_cur) begin
+            old_ge$3 = r_ge$3$q;
+        end
+        raw_ge$3 = old_ge$3;
         if (ahead1$q) begin
             if (fw_alloc$3$q) begin
                 raw_tag$3 = fw_tag$q;
@@ -5111,14 +5237,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             far_count$3 = r_meta$3$q & count_mask;
             far_ge$3 = r_ge$3$q;
             far_floor$3 = r_floor$3$q;
-            far_lock$3 = lockable & r_floor$3$q;
+            far_lock$3 = t$reachable & r_floor$3$q;
         end
         else begin
-            far_valid$3 = epochs$d_prev & retaining & |(r_meta$3$q & valid_flag) & r_ge$3$q;
+            far_valid$3 = epochs$d_prev & retaining & |(r_meta$3$q & valid_flag) & r_ge_prev$3$q;
             far_locked$3 = 1'b0;
             far_count$3 = zero_c;
-            far_ge$3 = zero_ge;
-            far_floor$3 = zero_floor;
+            far_ge$3 = 1'b0;
+            far_floor$3 = t$t_at_most_1;
             far_lock$3 = lock_at_zero;
         end
         hit_far$3 = far_valid$3 & tag_eq$3;
@@ -5139,7 +5265,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             view_count$3 = fw_word$3 & count_mask;
             view_ge$3 = fw_ge$3;
             view_floor$3 = fw_floor$3;
-            lock_on_hit$3 = lockable & fw_floor$3;
+            lock_on_hit$3 = t$reachable & fw_floor$3;
             hit_e$3 = hit_near$3;
         end
         hits$bits$3 = hit_e$3;
@@ -5210,7 +5336,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             n_count$0 = view_count$0 + one_c;
         end
         n_ge$0 = view_ge$0 | (inc$0 & view_floor$0);
-        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= inc_floor));
+        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= t$t_minus_2));
         n_meta$0 = n_count$0;
         if (view_valid$0) begin
             n_meta$0 = n_count$0 | valid_flag;
@@ -5260,7 +5386,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             n_count$1 = view_count$1 + one_c;
         end
         n_ge$1 = view_ge$1 | (inc$1 & view_floor$1);
-        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= inc_floor));
+        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= t$t_minus_2));
         n_meta$1 = n_count$1;
         if (view_valid$1) begin
             n_meta$1 = n_count$1 | valid_flag;
@@ -5310,7 +5436,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             n_count$2 = view_count$2 + one_c;
         end
         n_ge$2 = view_ge$2 | (inc$2 & view_floor$2);
-        n_floor$2 = view_floor$2 | (inc$2 & (view_count$2 >= inc_floor));
+        n_floor$2 = view_floor$2 | (inc$2 & (view_count$2 >= t$t_minus_2));
         n_meta$2 = n_count$2;
         if (view_valid$2) begin
             n_meta$2 = n_count$2 | valid_flag;
@@ -5360,7 +5486,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             n_count$3 = view_count$3 + one_c;
         end
         n_ge$3 = view_ge$3 | (inc$3 & view_floor$3);
-        n_floor$3 = view_floor$3 | (inc$3 & (view_count$3 >= inc_floor));
+        n_floor$3 = view_floor$3 | (inc$3 & (view_count$3 >= t$t_minus_2));
         n_meta$3 = n_count$3;
         if (view_valid$3) begin
             n_meta$3 = n_count$3 | valid_flag;
@@ -7201,6 +7327,82 @@ module hwprof_paper_1m_bram__acc__r_ge__3(d,q,clock);
     end
           
 endmodule // top$acc$r_ge$3
+
+
+module hwprof_paper_1m_bram__acc__r_ge_prev__0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge_prev$0
+
+
+module hwprof_paper_1m_bram__acc__r_ge_prev__1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge_prev$1
+
+
+module hwprof_paper_1m_bram__acc__r_ge_prev__2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge_prev$2
+
+
+module hwprof_paper_1m_bram__acc__r_ge_prev__3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$r_ge_prev$3
 
 
 module hwprof_paper_1m_bram__acc__r_meta__0(d,q,clock);
@@ -11356,6 +11558,360 @@ module hwprof_paper_1m_bram__acc__staged(bits$0,bits$1,bits$2,bits$3,first$0,fir
 endmodule // top$acc$staged
 
 
+module hwprof_paper_1m_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [31:0] value;
+    output reg  [23:0] t;
+    output reg  [23:0] t_minus_1;
+    output reg  [23:0] t_minus_2;
+    output reg  t_at_most_1;
+    output reg  reachable;
+    output reg  [23:0] floor;
+    output reg  [23:0] floor_minus_1;
+    output reg  floor_zero;
+    output reg  reset_reaches_floor;
+    
+    // Constant declarations
+    localparam  max = 32'hfffff;
+    localparam  reset_value = 24'h0;
+    localparam  one = 24'h1;
+    localparam  two = 24'h2;
+    localparam  zero = 24'h0;
+    
+    // Stub signals
+    reg  [23:0] t_r$d;
+    wire  [23:0] t_r$q;
+    reg  t_r$clock;
+    reg  [23:0] t_minus_1_r$d;
+    wire  [23:0] t_minus_1_r$q;
+    reg  t_minus_1_r$clock;
+    reg  [23:0] t_minus_2_r$d;
+    wire  [23:0] t_minus_2_r$q;
+    reg  t_minus_2_r$clock;
+    reg  t_at_most_1_r$d;
+    wire  t_at_most_1_r$q;
+    reg  t_at_most_1_r$clock;
+    reg  reachable_r$d;
+    wire  reachable_r$q;
+    reg  reachable_r$clock;
+    reg  [23:0] floor_r$d;
+    wire  [23:0] floor_r$q;
+    reg  floor_r$clock;
+    reg  [23:0] floor_minus_1_r$d;
+    wire  [23:0] floor_minus_1_r$q;
+    reg  floor_minus_1_r$clock;
+    reg  floor_zero_r$d;
+    wire  floor_zero_r$q;
+    reg  floor_zero_r$clock;
+    reg  reset_reaches_floor_r$d;
+    wire  reset_reaches_floor_r$q;
+    reg  reset_reaches_floor_r$clock;
+    
+    // Local signals
+    reg  [23:0] n;
+    reg  n_reachable;
+    reg  [23:0] n_floor;
+    
+    // Sub module instances
+    hwprof_paper_1m_bram__acc__t__t_r t_r(
+        .d(t_r$d),
+        .q(t_r$q),
+        .clock(t_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__t__t_minus_1_r t_minus_1_r(
+        .d(t_minus_1_r$d),
+        .q(t_minus_1_r$q),
+        .clock(t_minus_1_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__t__t_minus_2_r t_minus_2_r(
+        .d(t_minus_2_r$d),
+        .q(t_minus_2_r$q),
+        .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__t__t_at_most_1_r t_at_most_1_r(
+        .d(t_at_most_1_r$d),
+        .q(t_at_most_1_r$q),
+        .clock(t_at_most_1_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__t__reachable_r reachable_r(
+        .d(reachable_r$d),
+        .q(reachable_r$q),
+        .clock(reachable_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__t__floor_r floor_r(
+        .d(floor_r$d),
+        .q(floor_r$q),
+        .clock(floor_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__t__floor_minus_1_r floor_minus_1_r(
+        .d(floor_minus_1_r$d),
+        .q(floor_minus_1_r$q),
+        .clock(floor_minus_1_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__t__floor_zero_r floor_zero_r(
+        .d(floor_zero_r$d),
+        .q(floor_zero_r$q),
+        .clock(floor_zero_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__t__reset_reaches_floor_r reset_reaches_floor_r(
+        .d(reset_reaches_floor_r$d),
+        .q(reset_reaches_floor_r$q),
+        .clock(reset_reaches_floor_r$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        t_r$clock = clock;
+        t_minus_1_r$clock = clock;
+        t_minus_2_r$clock = clock;
+        t_at_most_1_r$clock = clock;
+        reachable_r$clock = clock;
+        floor_r$clock = clock;
+        floor_minus_1_r$clock = clock;
+        floor_zero_r$clock = clock;
+        reset_reaches_floor_r$clock = clock;
+        t_r$d = t_r$q;
+        t_minus_1_r$d = t_minus_1_r$q;
+        t_minus_2_r$d = t_minus_2_r$q;
+        t_at_most_1_r$d = t_at_most_1_r$q;
+        reachable_r$d = reachable_r$q;
+        floor_r$d = floor_r$q;
+        floor_minus_1_r$d = floor_minus_1_r$q;
+        floor_zero_r$d = floor_zero_r$q;
+        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
+        t = t_r$q;
+        t_minus_1 = t_minus_1_r$q;
+        t_minus_2 = t_minus_2_r$q;
+        t_at_most_1 = t_at_most_1_r$q;
+        reachable = reachable_r$q;
+        floor = floor_r$q;
+        floor_minus_1 = floor_minus_1_r$q;
+        floor_zero = floor_zero_r$q;
+        reset_reaches_floor = reset_reaches_floor_r$q;
+        n = ((value) & 24'hffffff);
+        n_reachable = value <= max;
+        n_floor = zero;
+        if (n_reachable & (n >= one)) begin
+            n_floor = n - one;
+        end
+        if (load) begin
+            t_r$d = n;
+            reachable_r$d = n_reachable;
+            t_at_most_1_r$d = n <= one;
+            t_minus_1_r$d = zero;
+            if (n >= one) begin
+                t_minus_1_r$d = n - one;
+            end
+            t_minus_2_r$d = zero;
+            if (n >= two) begin
+                t_minus_2_r$d = n - two;
+            end
+            floor_r$d = n_floor;
+            floor_zero_r$d = n_floor == zero;
+            floor_minus_1_r$d = zero;
+            if (n_floor >= one) begin
+                floor_minus_1_r$d = n_floor - one;
+            end
+            reset_reaches_floor_r$d = reset_value >= n_floor;
+        end
+    end
+    
+endmodule // top$acc$t
+
+
+module hwprof_paper_1m_bram__acc__t__floor_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$floor_minus_1_r
+
+
+module hwprof_paper_1m_bram__acc__t__floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$floor_r
+
+
+module hwprof_paper_1m_bram__acc__t__floor_zero_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$floor_zero_r
+
+
+module hwprof_paper_1m_bram__acc__t__reachable_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$reachable_r
+
+
+module hwprof_paper_1m_bram__acc__t__reset_reaches_floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$reset_reaches_floor_r
+
+
+module hwprof_paper_1m_bram__acc__t__t_at_most_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_at_most_1_r
+
+
+module hwprof_paper_1m_bram__acc__t__t_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_minus_1_r
+
+
+module hwprof_paper_1m_bram__acc__t__t_minus_2_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_minus_2_r
+
+
+module hwprof_paper_1m_bram__acc__t__t_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_r
+
+
+module hwprof_paper_1m_bram__acc__t_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t_prev
+
+
 module hwprof_paper_1m_bram__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
@@ -11540,12 +12096,14 @@ module hwprof_paper_1m_bram__c_valid(d,q,clock);
 endmodule // top$c_valid
 
 
-module hwprof_paper_1m_bram__control(clock,reset,length,flush,end_ok,accept,last,flush_pending,null_end,bank,finish,interval);
+module hwprof_paper_1m_bram__control(clock,reset,length,threshold,next_threshold,flush,end_ok,accept,last,flush_pending,null_end,bank,finish,interval);
     
     // Module arguments
     input wire  clock;
     input wire  reset;
     input wire  [40:0] length;
+    input wire  [31:0] threshold;
+    output reg  [31:0] next_threshold;
     input wire  flush;
     input wire  end_ok;
     input wire  accept;
@@ -11594,6 +12152,9 @@ module hwprof_paper_1m_bram__control(clock,reset,length,flush,end_ok,accept,last
     reg  pair$d;
     wire  pair$q;
     reg  pair$clock;
+    reg  [31:0] open_threshold$d;
+    wire  [31:0] open_threshold$q;
+    reg  open_threshold$clock;
     
     // Local signals
     reg  pre;
@@ -11650,6 +12211,11 @@ module hwprof_paper_1m_bram__control(clock,reset,length,flush,end_ok,accept,last
         .q(pair$q),
         .clock(pair$clock)
     );
+    hwprof_paper_1m_bram__control__open_threshold open_threshold(
+        .d(open_threshold$d),
+        .q(open_threshold$q),
+        .clock(open_threshold$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -11663,6 +12229,7 @@ module hwprof_paper_1m_bram__control(clock,reset,length,flush,end_ok,accept,last
         pre_pre_count$clock = clock;
         single$clock = clock;
         pair$clock = clock;
+        open_threshold$clock = clock;
         in_count$d = in_count$q;
         at_last$d = at_last$q;
         at_pre$d = at_pre$q;
@@ -11673,11 +12240,16 @@ module hwprof_paper_1m_bram__control(clock,reset,length,flush,end_ok,accept,last
         pre_pre_count$d = pre_pre_count$q;
         single$d = single$q;
         pair$d = pair$q;
+        open_threshold$d = open_threshold$q;
         last = at_last$q | single$q;
         pre = at_pre$q | (pair$q & ~at_last$q);
         bank = parity$q;
         interval = number$q;
         flush_pending = flush_p$q;
+        next_threshold = open_threshold$q;
+        if (reset) begin
+            next_threshold = threshold;
+        end
         null_end = flush_p$q & open$q & end_ok;
         ends = (accept & last) | null_end;
         flush_p$d = (flush_p$q & ~end_ok) | flush;
@@ -11695,6 +12267,7 @@ module hwprof_paper_1m_bram__control(clock,reset,length,flush,end_ok,accept,last
             single$d = length == one;
             pair$d = length == two;
             pre_pre_count$d = never;
+            open_threshold$d = threshold;
             if (length >= three) begin
                 pre_pre_count$d = length - three;
             end
@@ -11829,6 +12402,25 @@ module hwprof_paper_1m_bram__control__open(d,q,clock);
 endmodule // top$control$open
 
 
+module hwprof_paper_1m_bram__control__open_threshold(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$control$open_threshold
+
+
 module hwprof_paper_1m_bram__control__pair(d,q,clock);
     
     // Module arguments
@@ -11905,7 +12497,7 @@ module hwprof_paper_1m_bram__control__single(d,q,clock);
 endmodule // top$control$single
 
 
-module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,clearing0,clearing1);
+module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read_index$2,read_index$3,read_bank,valid,update,promoted,new_min,candidate,new_min_w,clear_start,threshold,clearing0,clearing1);
     
     // Module arguments
     input wire  clock;
@@ -11922,6 +12514,7 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
     output reg  candidate;
     output reg  [23:0] new_min_w;
     input wire  clear_start;
+    input wire  [31:0] threshold;
     output reg  clearing0;
     output reg  clearing1;
     
@@ -11932,9 +12525,7 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
     localparam  floor_in_ram = 1'b1;
     localparam  floor_bit = 24'h100000;
     localparam  output_register = 1'b1;
-    localparam  floor = 24'h3e7;
     localparam  zero = 24'h0;
-    localparam  clear_word = 24'h0;
     
     // Stub signals
     reg  [19:0] bank0$0$read_address;
@@ -12295,6 +12886,18 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
     reg  was_clearing1$d;
     wire  was_clearing1$q;
     reg  was_clearing1$clock;
+    reg  t$clock;
+    reg  t$load;
+    reg  [31:0] t$value;
+    wire  [23:0] t$t;
+    wire  [23:0] t$t_minus_1;
+    wire  [23:0] t$t_minus_2;
+    wire  t$t_at_most_1;
+    wire  t$reachable;
+    wire  [23:0] t$floor;
+    wire  [23:0] t$floor_minus_1;
+    wire  t$floor_zero;
+    wire  t$reset_reaches_floor;
     reg  [23:0] cu$c$0;
     reg  [23:0] cu$c$1;
     reg  [23:0] cu$c$2;
@@ -12304,6 +12907,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
     reg  cu$floor$2;
     reg  cu$floor$3;
     reg  cu$promoted;
+    reg  cu$promotable;
+    reg  [23:0] cu$incremented_floor;
+    reg  cu$reset_floor;
     wire  [23:0] cu$w$0;
     wire  [23:0] cu$w$1;
     wire  [23:0] cu$w$2;
@@ -13018,6 +13624,20 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         .q(was_clearing1$q),
         .clock(was_clearing1$clock)
     );
+    hwprof_paper_1m_bram__counters__t t(
+        .clock(t$clock),
+        .load(t$load),
+        .value(t$value),
+        .t(t$t),
+        .t_minus_1(t$t_minus_1),
+        .t_minus_2(t$t_minus_2),
+        .t_at_most_1(t$t_at_most_1),
+        .reachable(t$reachable),
+        .floor(t$floor),
+        .floor_minus_1(t$floor_minus_1),
+        .floor_zero(t$floor_zero),
+        .reset_reaches_floor(t$reset_reaches_floor)
+    );
     hwprof_paper_1m_bram__counters__cu cu(
         .c$0(cu$c$0),
         .c$1(cu$c$1),
@@ -13028,6 +13648,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         .floor$2(cu$floor$2),
         .floor$3(cu$floor$3),
         .promoted(cu$promoted),
+        .promotable(cu$promotable),
+        .incremented_floor(cu$incremented_floor),
+        .reset_floor(cu$reset_floor),
         .w$0(cu$w$0),
         .w$1(cu$w$1),
         .w$2(cu$w$2),
@@ -13115,6 +13738,12 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         w_valid$d = writes;
         w_bank$d = s1_bank$q;
         w_last$d = clear_start & ~reset;
+        t$clock = clock;
+        t$load = reset | clear_start;
+        t$value = threshold;
+        cu$promotable = t$reachable;
+        cu$incremented_floor = t$floor_minus_1;
+        cu$reset_floor = t$reset_reaches_floor;
         ram_write = valid;
         ram_bank = s1_bank$q;
         clear_now = clear_start;
@@ -13211,9 +13840,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
             read$0 = bank1$0$read_data;
         end
         read_c$0 = read$0 & stored;
-        read_floor$0 = read$0 >= floor;
+        read_floor$0 = read$0 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$0 = |(read$0 & floor_bit);
+            read_floor$0 = |(read$0 & floor_bit) | t$floor_zero;
         end
         picked$0 = r_c$0$q;
         picked_floor$0 = r_floor$0$q;
@@ -13318,9 +13947,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
             read$1 = bank1$1$read_data;
         end
         read_c$1 = read$1 & stored;
-        read_floor$1 = read$1 >= floor;
+        read_floor$1 = read$1 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$1 = |(read$1 & floor_bit);
+            read_floor$1 = |(read$1 & floor_bit) | t$floor_zero;
         end
         picked$1 = r_c$1$q;
         picked_floor$1 = r_floor$1$q;
@@ -13425,9 +14054,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
             read$2 = bank1$2$read_data;
         end
         read_c$2 = read$2 & stored;
-        read_floor$2 = read$2 >= floor;
+        read_floor$2 = read$2 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$2 = |(read$2 & floor_bit);
+            read_floor$2 = |(read$2 & floor_bit) | t$floor_zero;
         end
         picked$2 = r_c$2$q;
         picked_floor$2 = r_floor$2$q;
@@ -13532,9 +14161,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
             read$3 = bank1$3$read_data;
         end
         read_c$3 = read$3 & stored;
-        read_floor$3 = read$3 >= floor;
+        read_floor$3 = read$3 >= t$floor;
         if (floor_in_ram) begin
-            read_floor$3 = |(read$3 & floor_bit);
+            read_floor$3 = |(read$3 & floor_bit) | t$floor_zero;
         end
         picked$3 = r_c$3$q;
         picked_floor$3 = r_floor$3$q;
@@ -13656,10 +14285,10 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         end
         bank0$0$write_enable = 1'b0;
         bank0$0$write_address = clear0$address;
-        bank0$0$write_data = clear_word;
+        bank0$0$write_data = zero;
         bank1$0$write_enable = 1'b0;
         bank1$0$write_address = clear1$address;
-        bank1$0$write_data = clear_word;
+        bank1$0$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$0$write_enable = 1'b1;
             bank0$0$write_address = ram_index$0;
@@ -13709,10 +14338,10 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         end
         bank0$1$write_enable = 1'b0;
         bank0$1$write_address = clear0$address;
-        bank0$1$write_data = clear_word;
+        bank0$1$write_data = zero;
         bank1$1$write_enable = 1'b0;
         bank1$1$write_address = clear1$address;
-        bank1$1$write_data = clear_word;
+        bank1$1$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$1$write_enable = 1'b1;
             bank0$1$write_address = ram_index$1;
@@ -13762,10 +14391,10 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         end
         bank0$2$write_enable = 1'b0;
         bank0$2$write_address = clear0$address;
-        bank0$2$write_data = clear_word;
+        bank0$2$write_data = zero;
         bank1$2$write_enable = 1'b0;
         bank1$2$write_address = clear1$address;
-        bank1$2$write_data = clear_word;
+        bank1$2$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$2$write_enable = 1'b1;
             bank0$2$write_address = ram_index$2;
@@ -13815,10 +14444,10 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         end
         bank0$3$write_enable = 1'b0;
         bank0$3$write_address = clear0$address;
-        bank0$3$write_data = clear_word;
+        bank0$3$write_data = zero;
         bank1$3$write_enable = 1'b0;
         bank1$3$write_address = clear1$address;
-        bank1$3$write_data = clear_word;
+        bank1$3$write_data = zero;
         if (ram_write & ~ram_bank) begin
             bank0$3$write_enable = 1'b1;
             bank0$3$write_address = ram_index$3;
@@ -15178,7 +15807,7 @@ module hwprof_paper_1m_bram__counters__clear1__running(d,q,clock);
 endmodule // top$counters$clear1$running
 
 
-module hwprof_paper_1m_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
+module hwprof_paper_1m_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$2,floor$3,promoted,promotable,incremented_floor,reset_floor,w$0,w$1,w$2,w$3,w_floor$0,w_floor$1,w_floor$2,w_floor$3,new_min,candidate,minimal$0,minimal$1,minimal$2,minimal$3,inc$0,inc$1,inc$2,inc$3);
     
     // Module arguments
     input wire  [23:0] c$0;
@@ -15190,6 +15819,9 @@ module hwprof_paper_1m_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$
     input wire  floor$2;
     input wire  floor$3;
     input wire  promoted;
+    input wire  promotable;
+    input wire  [23:0] incremented_floor;
+    input wire  reset_floor;
     output reg  [23:0] w$0;
     output reg  [23:0] w$1;
     output reg  [23:0] w$2;
@@ -15210,9 +15842,6 @@ module hwprof_paper_1m_bram__counters__cu(c$0,c$1,c$2,c$3,floor$0,floor$1,floor$
     output reg  [23:0] inc$3;
     
     // Constant declarations
-    localparam  promotable = 1'b1;
-    localparam  incremented_floor = 24'h3e6;
-    localparam  reset_floor = 1'b0;
     localparam  counter_max = 24'hfffff;
     localparam  saturates = 1'b0;
     localparam  one = 24'h1;
@@ -18221,6 +18850,341 @@ module hwprof_paper_1m_bram__counters__s1_index__3(d,q,clock);
     end
           
 endmodule // top$counters$s1_index$3
+
+
+module hwprof_paper_1m_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [31:0] value;
+    output reg  [23:0] t;
+    output reg  [23:0] t_minus_1;
+    output reg  [23:0] t_minus_2;
+    output reg  t_at_most_1;
+    output reg  reachable;
+    output reg  [23:0] floor;
+    output reg  [23:0] floor_minus_1;
+    output reg  floor_zero;
+    output reg  reset_reaches_floor;
+    
+    // Constant declarations
+    localparam  max = 32'hfffff;
+    localparam  reset_value = 24'h0;
+    localparam  one = 24'h1;
+    localparam  two = 24'h2;
+    localparam  zero = 24'h0;
+    
+    // Stub signals
+    reg  [23:0] t_r$d;
+    wire  [23:0] t_r$q;
+    reg  t_r$clock;
+    reg  [23:0] t_minus_1_r$d;
+    wire  [23:0] t_minus_1_r$q;
+    reg  t_minus_1_r$clock;
+    reg  [23:0] t_minus_2_r$d;
+    wire  [23:0] t_minus_2_r$q;
+    reg  t_minus_2_r$clock;
+    reg  t_at_most_1_r$d;
+    wire  t_at_most_1_r$q;
+    reg  t_at_most_1_r$clock;
+    reg  reachable_r$d;
+    wire  reachable_r$q;
+    reg  reachable_r$clock;
+    reg  [23:0] floor_r$d;
+    wire  [23:0] floor_r$q;
+    reg  floor_r$clock;
+    reg  [23:0] floor_minus_1_r$d;
+    wire  [23:0] floor_minus_1_r$q;
+    reg  floor_minus_1_r$clock;
+    reg  floor_zero_r$d;
+    wire  floor_zero_r$q;
+    reg  floor_zero_r$clock;
+    reg  reset_reaches_floor_r$d;
+    wire  reset_reaches_floor_r$q;
+    reg  reset_reaches_floor_r$clock;
+    
+    // Local signals
+    reg  [23:0] n;
+    reg  n_reachable;
+    reg  [23:0] n_floor;
+    
+    // Sub module instances
+    hwprof_paper_1m_bram__counters__t__t_r t_r(
+        .d(t_r$d),
+        .q(t_r$q),
+        .clock(t_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__t__t_minus_1_r t_minus_1_r(
+        .d(t_minus_1_r$d),
+        .q(t_minus_1_r$q),
+        .clock(t_minus_1_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__t__t_minus_2_r t_minus_2_r(
+        .d(t_minus_2_r$d),
+        .q(t_minus_2_r$q),
+        .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__t__t_at_most_1_r t_at_most_1_r(
+        .d(t_at_most_1_r$d),
+        .q(t_at_most_1_r$q),
+        .clock(t_at_most_1_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__t__reachable_r reachable_r(
+        .d(reachable_r$d),
+        .q(reachable_r$q),
+        .clock(reachable_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__t__floor_r floor_r(
+        .d(floor_r$d),
+        .q(floor_r$q),
+        .clock(floor_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__t__floor_minus_1_r floor_minus_1_r(
+        .d(floor_minus_1_r$d),
+        .q(floor_minus_1_r$q),
+        .clock(floor_minus_1_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__t__floor_zero_r floor_zero_r(
+        .d(floor_zero_r$d),
+        .q(floor_zero_r$q),
+        .clock(floor_zero_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__t__reset_reaches_floor_r reset_reaches_floor_r(
+        .d(reset_reaches_floor_r$d),
+        .q(reset_reaches_floor_r$q),
+        .clock(reset_reaches_floor_r$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        t_r$clock = clock;
+        t_minus_1_r$clock = clock;
+        t_minus_2_r$clock = clock;
+        t_at_most_1_r$clock = clock;
+        reachable_r$clock = clock;
+        floor_r$clock = clock;
+        floor_minus_1_r$clock = clock;
+        floor_zero_r$clock = clock;
+        reset_reaches_floor_r$clock = clock;
+        t_r$d = t_r$q;
+        t_minus_1_r$d = t_minus_1_r$q;
+        t_minus_2_r$d = t_minus_2_r$q;
+        t_at_most_1_r$d = t_at_most_1_r$q;
+        reachable_r$d = reachable_r$q;
+        floor_r$d = floor_r$q;
+        floor_minus_1_r$d = floor_minus_1_r$q;
+        floor_zero_r$d = floor_zero_r$q;
+        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
+        t = t_r$q;
+        t_minus_1 = t_minus_1_r$q;
+        t_minus_2 = t_minus_2_r$q;
+        t_at_most_1 = t_at_most_1_r$q;
+        reachable = reachable_r$q;
+        floor = floor_r$q;
+        floor_minus_1 = floor_minus_1_r$q;
+        floor_zero = floor_zero_r$q;
+        reset_reaches_floor = reset_reaches_floor_r$q;
+        n = ((value) & 24'hffffff);
+        n_reachable = value <= max;
+        n_floor = zero;
+        if (n_reachable & (n >= one)) begin
+            n_floor = n - one;
+        end
+        if (load) begin
+            t_r$d = n;
+            reachable_r$d = n_reachable;
+            t_at_most_1_r$d = n <= one;
+            t_minus_1_r$d = zero;
+            if (n >= one) begin
+                t_minus_1_r$d = n - one;
+            end
+            t_minus_2_r$d = zero;
+            if (n >= two) begin
+                t_minus_2_r$d = n - two;
+            end
+            floor_r$d = n_floor;
+            floor_zero_r$d = n_floor == zero;
+            floor_minus_1_r$d = zero;
+            if (n_floor >= one) begin
+                floor_minus_1_r$d = n_floor - one;
+            end
+            reset_reaches_floor_r$d = reset_value >= n_floor;
+        end
+    end
+    
+endmodule // top$counters$t
+
+
+module hwprof_paper_1m_bram__counters__t__floor_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$floor_minus_1_r
+
+
+module hwprof_paper_1m_bram__counters__t__floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$floor_r
+
+
+module hwprof_paper_1m_bram__counters__t__floor_zero_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$floor_zero_r
+
+
+module hwprof_paper_1m_bram__counters__t__reachable_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$reachable_r
+
+
+module hwprof_paper_1m_bram__counters__t__reset_reaches_floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$reset_reaches_floor_r
+
+
+module hwprof_paper_1m_bram__counters__t__t_at_most_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_at_most_1_r
+
+
+module hwprof_paper_1m_bram__counters__t__t_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_minus_1_r
+
+
+module hwprof_paper_1m_bram__counters__t__t_minus_2_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_minus_2_r
+
+
+module hwprof_paper_1m_bram__counters__t__t_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_r
 
 
 module hwprof_paper_1m_bram__counters__w_bank(d,q,clock);

@@ -28,7 +28,7 @@ module tb_hwprof_paper_10k_bram;
   hwprof_paper_10k_bram dut(.clock(clock), .reset(reset), .in_valid(in_valid), .in_ready(in_ready),
     .in_a({32'd0, a32}), .in_b({32'd0, b32}), .out_valid(out_valid), .out_ready(out_ready),
     .out_interval(out_interval), .out_a(out_a), .out_b(out_b), .out_count(out_count),
-    .out_last(out_last), .interval_length(41'd10000), .flush(1'b0), .flush_pending(unused_flush_pending));
+    .out_last(out_last), .interval_length(41'd10000), .threshold(32'd100), .flush(1'b0), .flush_pending(unused_flush_pending));
   reg [191:0] expected [0:25];
   reg [31:0] starts [0:2];
   reg matched [0:25];
