@@ -2190,9 +2190,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     wire  [23:0] t$floor_minus_1;
     wire  t$floor_zero;
     wire  t$reset_reaches_floor;
-    reg  [23:0] t_prev$d;
-    wire  [23:0] t_prev$q;
-    reg  t_prev$clock;
+    wire  [23:0] t$t_prev;
     
     // Local signals
     reg  ram_tag_eq$0;
@@ -2803,12 +2801,8 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         .floor(t$floor),
         .floor_minus_1(t$floor_minus_1),
         .floor_zero(t$floor_zero),
-        .reset_reaches_floor(t$reset_reaches_floor)
-    );
-    hwprof_board_icebreaker__profiler__acc__t_prev t_prev(
-        .d(t_prev$d),
-        .q(t_prev$q),
-        .clock(t_prev$clock)
+        .reset_reaches_floor(t$reset_reaches_floor),
+        .t_prev(t$t_prev)
     );
     
     // Update code
@@ -2831,7 +2825,6 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         fw3_tag$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
-        t_prev$clock = clock;
         c_op$d = c_op$q;
         c_same2$d = c_same2$q;
         c_same3$d = c_same3$q;
@@ -2850,13 +2843,9 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         fw3_tag$d = fw3_tag$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
-        t_prev$d = t_prev$q;
         t$clock = clock;
         t$load = reset | end_interval;
         t$value = threshold;
-        if (end_interval) begin
-            t_prev$d = t$t;
-        end
         lock_at_zero = t$t_at_most_1 & t$reachable;
         epochs$clock = clock;
         epochs$reset = reset;
@@ -2979,7 +2968,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         end
         else begin
             c_ge$0 = (metas$0$read_data & count_mask) >= t$t;
-            c_ge_prev$0 = (metas$0$read_data & count_mask) >= t_prev$q;
+            c_ge_prev$0 = (metas$0$read_data & count_mask) >= t$t_prev;
             c_floor$0 = (metas$0$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
@@ -3181,7 +3170,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         end
         else begin
             c_ge$1 = (metas$1$read_data & count_mask) >= t$t;
-            c_ge_prev$1 = (metas$1$read_data & count_mask) >= t_prev$q;
+            c_ge_prev$1 = (metas$1$read_data & count_mask) >= t$t_prev;
             c_floor$1 = (metas$1$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
@@ -5283,7 +5272,7 @@ module hwprof_board_icebreaker__profiler__acc__staged(bits$0,bits$1,first$0,firs
 endmodule // top$profiler$acc$staged
 
 
-module hwprof_board_icebreaker__profiler__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+module hwprof_board_icebreaker__profiler__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -5298,13 +5287,26 @@ module hwprof_board_icebreaker__profiler__acc__t(clock,load,value,t,t_minus_1,t_
     output reg  [23:0] floor_minus_1;
     output reg  floor_zero;
     output reg  reset_reaches_floor;
+    output reg  [23:0] t_prev;
     
     // Constant declarations
     localparam  max = 32'hffff;
-    localparam  reset_value = 24'h0;
+    localparam  reset_plus_1 = 24'h1;
+    localparam  reset_above_all = 1'b0;
+    localparam  above_1 = 24'hfffffe;
     localparam  one = 24'h1;
     localparam  two = 24'h2;
     localparam  zero = 24'h0;
+    localparam  fixed = 1'b1;
+    localparam  c_t = 24'h290;
+    localparam  c_t_minus_1 = 24'h28f;
+    localparam  c_t_minus_2 = 24'h28e;
+    localparam  c_t_at_most_1 = 1'b0;
+    localparam  c_reachable = 1'b1;
+    localparam  c_floor = 24'h28f;
+    localparam  c_floor_minus_1 = 24'h28e;
+    localparam  c_floor_zero = 1'b0;
+    localparam  c_reset_reaches_floor = 1'b0;
     
     // Stub signals
     reg  [23:0] t_r$d;
@@ -5334,11 +5336,17 @@ module hwprof_board_icebreaker__profiler__acc__t(clock,load,value,t,t_minus_1,t_
     reg  reset_reaches_floor_r$d;
     wire  reset_reaches_floor_r$q;
     reg  reset_reaches_floor_r$clock;
+    reg  [23:0] t_prev_r$d;
+    wire  [23:0] t_prev_r$q;
+    reg  t_prev_r$clock;
     
     // Local signals
     reg  [23:0] n;
     reg  n_reachable;
-    reg  [23:0] n_floor;
+    reg  n_nonzero;
+    reg  n_above_1;
+    reg  [23:0] n_minus_1;
+    reg  [23:0] n_minus_2;
     
     // Sub module instances
     hwprof_board_icebreaker__profiler__acc__t__t_r t_r(
@@ -5386,6 +5394,11 @@ module hwprof_board_icebreaker__profiler__acc__t(clock,load,value,t,t_minus_1,t_
         .q(reset_reaches_floor_r$q),
         .clock(reset_reaches_floor_r$clock)
     );
+    hwprof_board_icebreaker__profiler__acc__t__t_prev_r t_prev_r(
+        .d(t_prev_r$d),
+        .q(t_prev_r$q),
+        .clock(t_prev_r$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -5398,6 +5411,7 @@ module hwprof_board_icebreaker__profiler__acc__t(clock,load,value,t,t_minus_1,t_
         floor_minus_1_r$clock = clock;
         floor_zero_r$clock = clock;
         reset_reaches_floor_r$clock = clock;
+        t_prev_r$clock = clock;
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
@@ -5407,40 +5421,58 @@ module hwprof_board_icebreaker__profiler__acc__t(clock,load,value,t,t_minus_1,t_
         floor_minus_1_r$d = floor_minus_1_r$q;
         floor_zero_r$d = floor_zero_r$q;
         reset_reaches_floor_r$d = reset_reaches_floor_r$q;
-        t = t_r$q;
-        t_minus_1 = t_minus_1_r$q;
-        t_minus_2 = t_minus_2_r$q;
-        t_at_most_1 = t_at_most_1_r$q;
-        reachable = reachable_r$q;
-        floor = floor_r$q;
-        floor_minus_1 = floor_minus_1_r$q;
-        floor_zero = floor_zero_r$q;
-        reset_reaches_floor = reset_reaches_floor_r$q;
+        t_prev_r$d = t_prev_r$q;
+        if (fixed) begin
+            t = c_t;
+            t_minus_1 = c_t_minus_1;
+            t_minus_2 = c_t_minus_2;
+            t_at_most_1 = c_t_at_most_1;
+            reachable = c_reachable;
+            floor = c_floor;
+            floor_minus_1 = c_floor_minus_1;
+            floor_zero = c_floor_zero;
+            reset_reaches_floor = c_reset_reaches_floor;
+            t_prev = c_t;
+        end
+        else begin
+            t = t_r$q;
+            t_minus_1 = t_minus_1_r$q;
+            t_minus_2 = t_minus_2_r$q;
+            t_at_most_1 = t_at_most_1_r$q;
+            reachable = reachable_r$q;
+            floor = floor_r$q;
+            floor_minus_1 = floor_minus_1_r$q;
+            floor_zero = floor_zero_r$q;
+            reset_reaches_floor = reset_reaches_floor_r$q;
+            t_prev = t_prev_r$q;
+        end
         n = ((value) & 24'hffffff);
         n_reachable = value <= max;
-        n_floor = zero;
-        if (n_reachable & (n >= one)) begin
-            n_floor = n - one;
+        n_nonzero = |n;
+        n_above_1 = |(n & above_1);
+        n_minus_1 = zero;
+        if (n_nonzero) begin
+            n_minus_1 = n - one;
+        end
+        n_minus_2 = zero;
+        if (n_above_1) begin
+            n_minus_2 = n - two;
         end
         if (load) begin
+            t_prev_r$d = t_r$q;
             t_r$d = n;
             reachable_r$d = n_reachable;
-            t_at_most_1_r$d = n <= one;
-            t_minus_1_r$d = zero;
-            if (n >= one) begin
-                t_minus_1_r$d = n - one;
-            end
-            t_minus_2_r$d = zero;
-            if (n >= two) begin
-                t_minus_2_r$d = n - two;
-            end
-            floor_r$d = n_floor;
-            floor_zero_r$d = n_floor == zero;
+            t_at_most_1_r$d = ~n_above_1;
+            t_minus_1_r$d = n_minus_1;
+            t_minus_2_r$d = n_minus_2;
+            floor_r$d = zero;
             floor_minus_1_r$d = zero;
-            if (n_floor >= one) begin
-                floor_minus_1_r$d = n_floor - one;
+            if (n_reachable) begin
+                floor_r$d = n_minus_1;
+                floor_minus_1_r$d = n_minus_2;
             end
-            reset_reaches_floor_r$d = reset_value >= n_floor;
+            floor_zero_r$d = ~n_reachable | ~n_above_1;
+            reset_reaches_floor_r$d = ~n_reachable | reset_above_all | (n <= reset_plus_1);
         end
     end
     
@@ -5599,6 +5631,25 @@ module hwprof_board_icebreaker__profiler__acc__t__t_minus_2_r(d,q,clock);
 endmodule // top$profiler$acc$t$t_minus_2_r
 
 
+module hwprof_board_icebreaker__profiler__acc__t__t_prev_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$t$t_prev_r
+
+
 module hwprof_board_icebreaker__profiler__acc__t__t_r(d,q,clock);
     
     // Module arguments
@@ -5616,25 +5667,6 @@ module hwprof_board_icebreaker__profiler__acc__t__t_r(d,q,clock);
     end
           
 endmodule // top$profiler$acc$t$t_r
-
-
-module hwprof_board_icebreaker__profiler__acc__t_prev(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$profiler$acc$t_prev
 
 
 module hwprof_board_icebreaker__profiler__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
@@ -6569,6 +6601,7 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
     wire  [23:0] t$floor_minus_1;
     wire  t$floor_zero;
     wire  t$reset_reaches_floor;
+    wire  [23:0] t$t_prev;
     reg  [23:0] cu$c$0;
     reg  [23:0] cu$c$1;
     reg  [23:0] cu$c$2;
@@ -7307,7 +7340,8 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         .floor(t$floor),
         .floor_minus_1(t$floor_minus_1),
         .floor_zero(t$floor_zero),
-        .reset_reaches_floor(t$reset_reaches_floor)
+        .reset_reaches_floor(t$reset_reaches_floor),
+        .t_prev(t$t_prev)
     );
     hwprof_board_icebreaker__profiler__counters__cu cu(
         .c$0(cu$c$0),
@@ -11587,7 +11621,7 @@ module hwprof_board_icebreaker__profiler__counters__s1_index__3(d,q,clock);
 endmodule // top$profiler$counters$s1_index$3
 
 
-module hwprof_board_icebreaker__profiler__counters__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+module hwprof_board_icebreaker__profiler__counters__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -11602,13 +11636,26 @@ module hwprof_board_icebreaker__profiler__counters__t(clock,load,value,t,t_minus
     output reg  [23:0] floor_minus_1;
     output reg  floor_zero;
     output reg  reset_reaches_floor;
+    output reg  [23:0] t_prev;
     
     // Constant declarations
     localparam  max = 32'hffff;
-    localparam  reset_value = 24'h0;
+    localparam  reset_plus_1 = 24'h1;
+    localparam  reset_above_all = 1'b0;
+    localparam  above_1 = 24'hfffffe;
     localparam  one = 24'h1;
     localparam  two = 24'h2;
     localparam  zero = 24'h0;
+    localparam  fixed = 1'b1;
+    localparam  c_t = 24'h290;
+    localparam  c_t_minus_1 = 24'h28f;
+    localparam  c_t_minus_2 = 24'h28e;
+    localparam  c_t_at_most_1 = 1'b0;
+    localparam  c_reachable = 1'b1;
+    localparam  c_floor = 24'h28f;
+    localparam  c_floor_minus_1 = 24'h28e;
+    localparam  c_floor_zero = 1'b0;
+    localparam  c_reset_reaches_floor = 1'b0;
     
     // Stub signals
     reg  [23:0] t_r$d;
@@ -11638,11 +11685,17 @@ module hwprof_board_icebreaker__profiler__counters__t(clock,load,value,t,t_minus
     reg  reset_reaches_floor_r$d;
     wire  reset_reaches_floor_r$q;
     reg  reset_reaches_floor_r$clock;
+    reg  [23:0] t_prev_r$d;
+    wire  [23:0] t_prev_r$q;
+    reg  t_prev_r$clock;
     
     // Local signals
     reg  [23:0] n;
     reg  n_reachable;
-    reg  [23:0] n_floor;
+    reg  n_nonzero;
+    reg  n_above_1;
+    reg  [23:0] n_minus_1;
+    reg  [23:0] n_minus_2;
     
     // Sub module instances
     hwprof_board_icebreaker__profiler__counters__t__t_r t_r(
@@ -11690,6 +11743,11 @@ module hwprof_board_icebreaker__profiler__counters__t(clock,load,value,t,t_minus
         .q(reset_reaches_floor_r$q),
         .clock(reset_reaches_floor_r$clock)
     );
+    hwprof_board_icebreaker__profiler__counters__t__t_prev_r t_prev_r(
+        .d(t_prev_r$d),
+        .q(t_prev_r$q),
+        .clock(t_prev_r$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -11702,6 +11760,7 @@ module hwprof_board_icebreaker__profiler__counters__t(clock,load,value,t,t_minus
         floor_minus_1_r$clock = clock;
         floor_zero_r$clock = clock;
         reset_reaches_floor_r$clock = clock;
+        t_prev_r$clock = clock;
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
@@ -11711,40 +11770,58 @@ module hwprof_board_icebreaker__profiler__counters__t(clock,load,value,t,t_minus
         floor_minus_1_r$d = floor_minus_1_r$q;
         floor_zero_r$d = floor_zero_r$q;
         reset_reaches_floor_r$d = reset_reaches_floor_r$q;
-        t = t_r$q;
-        t_minus_1 = t_minus_1_r$q;
-        t_minus_2 = t_minus_2_r$q;
-        t_at_most_1 = t_at_most_1_r$q;
-        reachable = reachable_r$q;
-        floor = floor_r$q;
-        floor_minus_1 = floor_minus_1_r$q;
-        floor_zero = floor_zero_r$q;
-        reset_reaches_floor = reset_reaches_floor_r$q;
+        t_prev_r$d = t_prev_r$q;
+        if (fixed) begin
+            t = c_t;
+            t_minus_1 = c_t_minus_1;
+            t_minus_2 = c_t_minus_2;
+            t_at_most_1 = c_t_at_most_1;
+            reachable = c_reachable;
+            floor = c_floor;
+            floor_minus_1 = c_floor_minus_1;
+            floor_zero = c_floor_zero;
+            reset_reaches_floor = c_reset_reaches_floor;
+            t_prev = c_t;
+        end
+        else begin
+            t = t_r$q;
+            t_minus_1 = t_minus_1_r$q;
+            t_minus_2 = t_minus_2_r$q;
+            t_at_most_1 = t_at_most_1_r$q;
+            reachable = reachable_r$q;
+            floor = floor_r$q;
+            floor_minus_1 = floor_minus_1_r$q;
+            floor_zero = floor_zero_r$q;
+            reset_reaches_floor = reset_reaches_floor_r$q;
+            t_prev = t_prev_r$q;
+        end
         n = ((value) & 24'hffffff);
         n_reachable = value <= max;
-        n_floor = zero;
-        if (n_reachable & (n >= one)) begin
-            n_floor = n - one;
+        n_nonzero = |n;
+        n_above_1 = |(n & above_1);
+        n_minus_1 = zero;
+        if (n_nonzero) begin
+            n_minus_1 = n - one;
+        end
+        n_minus_2 = zero;
+        if (n_above_1) begin
+            n_minus_2 = n - two;
         end
         if (load) begin
+            t_prev_r$d = t_r$q;
             t_r$d = n;
             reachable_r$d = n_reachable;
-            t_at_most_1_r$d = n <= one;
-            t_minus_1_r$d = zero;
-            if (n >= one) begin
-                t_minus_1_r$d = n - one;
-            end
-            t_minus_2_r$d = zero;
-            if (n >= two) begin
-                t_minus_2_r$d = n - two;
-            end
-            floor_r$d = n_floor;
-            floor_zero_r$d = n_floor == zero;
+            t_at_most_1_r$d = ~n_above_1;
+            t_minus_1_r$d = n_minus_1;
+            t_minus_2_r$d = n_minus_2;
+            floor_r$d = zero;
             floor_minus_1_r$d = zero;
-            if (n_floor >= one) begin
-                floor_minus_1_r$d = n_floor - one;
+            if (n_reachable) begin
+                floor_r$d = n_minus_1;
+                floor_minus_1_r$d = n_minus_2;
             end
-            reset_reaches_floor_r$d = reset_value >= n_floor;
+            floor_zero_r$d = ~n_reachable | ~n_above_1;
+            reset_reaches_floor_r$d = ~n_reachable | reset_above_all | (n <= reset_plus_1);
         end
     end
     
@@ -11901,6 +11978,25 @@ module hwprof_board_icebreaker__profiler__counters__t__t_minus_2_r(d,q,clock);
     end
           
 endmodule // top$profiler$counters$t$t_minus_2_r
+
+
+module hwprof_board_icebreaker__profiler__counters__t__t_prev_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$t$t_prev_r
 
 
 module hwprof_board_icebreaker__profiler__counters__t__t_r(d,q,clock);

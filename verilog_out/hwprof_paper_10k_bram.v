@@ -1221,9 +1221,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     wire  [15:0] t$floor_minus_1;
     wire  t$floor_zero;
     wire  t$reset_reaches_floor;
-    reg  [15:0] t_prev$d;
-    wire  [15:0] t_prev$q;
-    reg  t_prev$clock;
+    wire  [15:0] t$t_prev;
     
     // Local signals
     reg  ram_tag_eq$0;
@@ -1834,12 +1832,8 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         .floor(t$floor),
         .floor_minus_1(t$floor_minus_1),
         .floor_zero(t$floor_zero),
-        .reset_reaches_floor(t$reset_reaches_floor)
-    );
-    hwprof_paper_10k_bram__acc__t_prev t_prev(
-        .d(t_prev$d),
-        .q(t_prev$q),
-        .clock(t_prev$clock)
+        .reset_reaches_floor(t$reset_reaches_floor),
+        .t_prev(t$t_prev)
     );
     
     // Update code
@@ -1862,7 +1856,6 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         fw3_tag$clock = clock;
         term$clock = clock;
         rep_interval$clock = clock;
-        t_prev$clock = clock;
         c_op$d = c_op$q;
         c_same2$d = c_same2$q;
         c_same3$d = c_same3$q;
@@ -1881,13 +1874,9 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         fw3_tag$d = fw3_tag$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
-        t_prev$d = t_prev$q;
         t$clock = clock;
         t$load = reset | end_interval;
         t$value = threshold;
-        if (end_interval) begin
-            t_prev$d = t$t;
-        end
         lock_at_zero = t$t_at_most_1 & t$reachable;
         epochs$clock = clock;
         epochs$reset = reset;
@@ -2010,7 +1999,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         end
         else begin
             c_ge$0 = (metas$0$read_data & count_mask) >= t$t;
-            c_ge_prev$0 = (metas$0$read_data & count_mask) >= t_prev$q;
+            c_ge_prev$0 = (metas$0$read_data & count_mask) >= t$t_prev;
             c_floor$0 = (metas$0$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
@@ -2212,7 +2201,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         end
         else begin
             c_ge$1 = (metas$1$read_data & count_mask) >= t$t;
-            c_ge_prev$1 = (metas$1$read_data & count_mask) >= t_prev$q;
+            c_ge_prev$1 = (metas$1$read_data & count_mask) >= t$t_prev;
             c_floor$1 = (metas$1$read_data & count_mask) >= t$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
@@ -4314,7 +4303,7 @@ module hwprof_paper_10k_bram__acc__staged(bits$0,bits$1,first$0,first$1,any,many
 endmodule // top$acc$staged
 
 
-module hwprof_paper_10k_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+module hwprof_paper_10k_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -4329,13 +4318,26 @@ module hwprof_paper_10k_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at
     output reg  [15:0] floor_minus_1;
     output reg  floor_zero;
     output reg  reset_reaches_floor;
+    output reg  [15:0] t_prev;
     
     // Constant declarations
     localparam  max = 32'h3fff;
-    localparam  reset_value = 16'h0;
+    localparam  reset_plus_1 = 16'h1;
+    localparam  reset_above_all = 1'b0;
+    localparam  above_1 = 16'hfffe;
     localparam  one = 16'h1;
     localparam  two = 16'h2;
     localparam  zero = 16'h0;
+    localparam  fixed = 1'b1;
+    localparam  c_t = 16'h64;
+    localparam  c_t_minus_1 = 16'h63;
+    localparam  c_t_minus_2 = 16'h62;
+    localparam  c_t_at_most_1 = 1'b0;
+    localparam  c_reachable = 1'b1;
+    localparam  c_floor = 16'h63;
+    localparam  c_floor_minus_1 = 16'h62;
+    localparam  c_floor_zero = 1'b0;
+    localparam  c_reset_reaches_floor = 1'b0;
     
     // Stub signals
     reg  [15:0] t_r$d;
@@ -4365,11 +4367,17 @@ module hwprof_paper_10k_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at
     reg  reset_reaches_floor_r$d;
     wire  reset_reaches_floor_r$q;
     reg  reset_reaches_floor_r$clock;
+    reg  [15:0] t_prev_r$d;
+    wire  [15:0] t_prev_r$q;
+    reg  t_prev_r$clock;
     
     // Local signals
     reg  [15:0] n;
     reg  n_reachable;
-    reg  [15:0] n_floor;
+    reg  n_nonzero;
+    reg  n_above_1;
+    reg  [15:0] n_minus_1;
+    reg  [15:0] n_minus_2;
     
     // Sub module instances
     hwprof_paper_10k_bram__acc__t__t_r t_r(
@@ -4417,6 +4425,11 @@ module hwprof_paper_10k_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at
         .q(reset_reaches_floor_r$q),
         .clock(reset_reaches_floor_r$clock)
     );
+    hwprof_paper_10k_bram__acc__t__t_prev_r t_prev_r(
+        .d(t_prev_r$d),
+        .q(t_prev_r$q),
+        .clock(t_prev_r$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -4429,6 +4442,7 @@ module hwprof_paper_10k_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at
         floor_minus_1_r$clock = clock;
         floor_zero_r$clock = clock;
         reset_reaches_floor_r$clock = clock;
+        t_prev_r$clock = clock;
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
@@ -4438,40 +4452,58 @@ module hwprof_paper_10k_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at
         floor_minus_1_r$d = floor_minus_1_r$q;
         floor_zero_r$d = floor_zero_r$q;
         reset_reaches_floor_r$d = reset_reaches_floor_r$q;
-        t = t_r$q;
-        t_minus_1 = t_minus_1_r$q;
-        t_minus_2 = t_minus_2_r$q;
-        t_at_most_1 = t_at_most_1_r$q;
-        reachable = reachable_r$q;
-        floor = floor_r$q;
-        floor_minus_1 = floor_minus_1_r$q;
-        floor_zero = floor_zero_r$q;
-        reset_reaches_floor = reset_reaches_floor_r$q;
+        t_prev_r$d = t_prev_r$q;
+        if (fixed) begin
+            t = c_t;
+            t_minus_1 = c_t_minus_1;
+            t_minus_2 = c_t_minus_2;
+            t_at_most_1 = c_t_at_most_1;
+            reachable = c_reachable;
+            floor = c_floor;
+            floor_minus_1 = c_floor_minus_1;
+            floor_zero = c_floor_zero;
+            reset_reaches_floor = c_reset_reaches_floor;
+            t_prev = c_t;
+        end
+        else begin
+            t = t_r$q;
+            t_minus_1 = t_minus_1_r$q;
+            t_minus_2 = t_minus_2_r$q;
+            t_at_most_1 = t_at_most_1_r$q;
+            reachable = reachable_r$q;
+            floor = floor_r$q;
+            floor_minus_1 = floor_minus_1_r$q;
+            floor_zero = floor_zero_r$q;
+            reset_reaches_floor = reset_reaches_floor_r$q;
+            t_prev = t_prev_r$q;
+        end
         n = ((value) & 16'hffff);
         n_reachable = value <= max;
-        n_floor = zero;
-        if (n_reachable & (n >= one)) begin
-            n_floor = n - one;
+        n_nonzero = |n;
+        n_above_1 = |(n & above_1);
+        n_minus_1 = zero;
+        if (n_nonzero) begin
+            n_minus_1 = n - one;
+        end
+        n_minus_2 = zero;
+        if (n_above_1) begin
+            n_minus_2 = n - two;
         end
         if (load) begin
+            t_prev_r$d = t_r$q;
             t_r$d = n;
             reachable_r$d = n_reachable;
-            t_at_most_1_r$d = n <= one;
-            t_minus_1_r$d = zero;
-            if (n >= one) begin
-                t_minus_1_r$d = n - one;
-            end
-            t_minus_2_r$d = zero;
-            if (n >= two) begin
-                t_minus_2_r$d = n - two;
-            end
-            floor_r$d = n_floor;
-            floor_zero_r$d = n_floor == zero;
+            t_at_most_1_r$d = ~n_above_1;
+            t_minus_1_r$d = n_minus_1;
+            t_minus_2_r$d = n_minus_2;
+            floor_r$d = zero;
             floor_minus_1_r$d = zero;
-            if (n_floor >= one) begin
-                floor_minus_1_r$d = n_floor - one;
+            if (n_reachable) begin
+                floor_r$d = n_minus_1;
+                floor_minus_1_r$d = n_minus_2;
             end
-            reset_reaches_floor_r$d = reset_value >= n_floor;
+            floor_zero_r$d = ~n_reachable | ~n_above_1;
+            reset_reaches_floor_r$d = ~n_reachable | reset_above_all | (n <= reset_plus_1);
         end
     end
     
@@ -4630,6 +4662,25 @@ module hwprof_paper_10k_bram__acc__t__t_minus_2_r(d,q,clock);
 endmodule // top$acc$t$t_minus_2_r
 
 
+module hwprof_paper_10k_bram__acc__t__t_prev_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$t$t_prev_r
+
+
 module hwprof_paper_10k_bram__acc__t__t_r(d,q,clock);
     
     // Module arguments
@@ -4647,25 +4698,6 @@ module hwprof_paper_10k_bram__acc__t__t_r(d,q,clock);
     end
           
 endmodule // top$acc$t$t_r
-
-
-module hwprof_paper_10k_bram__acc__t_prev(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t_prev
 
 
 module hwprof_paper_10k_bram__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
@@ -5600,6 +5632,7 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
     wire  [15:0] t$floor_minus_1;
     wire  t$floor_zero;
     wire  t$reset_reaches_floor;
+    wire  [15:0] t$t_prev;
     reg  [15:0] cu$c$0;
     reg  [15:0] cu$c$1;
     reg  [15:0] cu$c$2;
@@ -6338,7 +6371,8 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         .floor(t$floor),
         .floor_minus_1(t$floor_minus_1),
         .floor_zero(t$floor_zero),
-        .reset_reaches_floor(t$reset_reaches_floor)
+        .reset_reaches_floor(t$reset_reaches_floor),
+        .t_prev(t$t_prev)
     );
     hwprof_paper_10k_bram__counters__cu cu(
         .c$0(cu$c$0),
@@ -10618,7 +10652,7 @@ module hwprof_paper_10k_bram__counters__s1_index__3(d,q,clock);
 endmodule // top$counters$s1_index$3
 
 
-module hwprof_paper_10k_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor);
+module hwprof_paper_10k_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -10633,13 +10667,26 @@ module hwprof_paper_10k_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2
     output reg  [15:0] floor_minus_1;
     output reg  floor_zero;
     output reg  reset_reaches_floor;
+    output reg  [15:0] t_prev;
     
     // Constant declarations
     localparam  max = 32'h3fff;
-    localparam  reset_value = 16'h0;
+    localparam  reset_plus_1 = 16'h1;
+    localparam  reset_above_all = 1'b0;
+    localparam  above_1 = 16'hfffe;
     localparam  one = 16'h1;
     localparam  two = 16'h2;
     localparam  zero = 16'h0;
+    localparam  fixed = 1'b1;
+    localparam  c_t = 16'h64;
+    localparam  c_t_minus_1 = 16'h63;
+    localparam  c_t_minus_2 = 16'h62;
+    localparam  c_t_at_most_1 = 1'b0;
+    localparam  c_reachable = 1'b1;
+    localparam  c_floor = 16'h63;
+    localparam  c_floor_minus_1 = 16'h62;
+    localparam  c_floor_zero = 1'b0;
+    localparam  c_reset_reaches_floor = 1'b0;
     
     // Stub signals
     reg  [15:0] t_r$d;
@@ -10669,11 +10716,17 @@ module hwprof_paper_10k_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2
     reg  reset_reaches_floor_r$d;
     wire  reset_reaches_floor_r$q;
     reg  reset_reaches_floor_r$clock;
+    reg  [15:0] t_prev_r$d;
+    wire  [15:0] t_prev_r$q;
+    reg  t_prev_r$clock;
     
     // Local signals
     reg  [15:0] n;
     reg  n_reachable;
-    reg  [15:0] n_floor;
+    reg  n_nonzero;
+    reg  n_above_1;
+    reg  [15:0] n_minus_1;
+    reg  [15:0] n_minus_2;
     
     // Sub module instances
     hwprof_paper_10k_bram__counters__t__t_r t_r(
@@ -10721,6 +10774,11 @@ module hwprof_paper_10k_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2
         .q(reset_reaches_floor_r$q),
         .clock(reset_reaches_floor_r$clock)
     );
+    hwprof_paper_10k_bram__counters__t__t_prev_r t_prev_r(
+        .d(t_prev_r$d),
+        .q(t_prev_r$q),
+        .clock(t_prev_r$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -10733,6 +10791,7 @@ module hwprof_paper_10k_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2
         floor_minus_1_r$clock = clock;
         floor_zero_r$clock = clock;
         reset_reaches_floor_r$clock = clock;
+        t_prev_r$clock = clock;
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
@@ -10742,40 +10801,58 @@ module hwprof_paper_10k_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2
         floor_minus_1_r$d = floor_minus_1_r$q;
         floor_zero_r$d = floor_zero_r$q;
         reset_reaches_floor_r$d = reset_reaches_floor_r$q;
-        t = t_r$q;
-        t_minus_1 = t_minus_1_r$q;
-        t_minus_2 = t_minus_2_r$q;
-        t_at_most_1 = t_at_most_1_r$q;
-        reachable = reachable_r$q;
-        floor = floor_r$q;
-        floor_minus_1 = floor_minus_1_r$q;
-        floor_zero = floor_zero_r$q;
-        reset_reaches_floor = reset_reaches_floor_r$q;
+        t_prev_r$d = t_prev_r$q;
+        if (fixed) begin
+            t = c_t;
+            t_minus_1 = c_t_minus_1;
+            t_minus_2 = c_t_minus_2;
+            t_at_most_1 = c_t_at_most_1;
+            reachable = c_reachable;
+            floor = c_floor;
+            floor_minus_1 = c_floor_minus_1;
+            floor_zero = c_floor_zero;
+            reset_reaches_floor = c_reset_reaches_floor;
+            t_prev = c_t;
+        end
+        else begin
+            t = t_r$q;
+            t_minus_1 = t_minus_1_r$q;
+            t_minus_2 = t_minus_2_r$q;
+            t_at_most_1 = t_at_most_1_r$q;
+            reachable = reachable_r$q;
+            floor = floor_r$q;
+            floor_minus_1 = floor_minus_1_r$q;
+            floor_zero = floor_zero_r$q;
+            reset_reaches_floor = reset_reaches_floor_r$q;
+            t_prev = t_prev_r$q;
+        end
         n = ((value) & 16'hffff);
         n_reachable = value <= max;
-        n_floor = zero;
-        if (n_reachable & (n >= one)) begin
-            n_floor = n - one;
+        n_nonzero = |n;
+        n_above_1 = |(n & above_1);
+        n_minus_1 = zero;
+        if (n_nonzero) begin
+            n_minus_1 = n - one;
+        end
+        n_minus_2 = zero;
+        if (n_above_1) begin
+            n_minus_2 = n - two;
         end
         if (load) begin
+            t_prev_r$d = t_r$q;
             t_r$d = n;
             reachable_r$d = n_reachable;
-            t_at_most_1_r$d = n <= one;
-            t_minus_1_r$d = zero;
-            if (n >= one) begin
-                t_minus_1_r$d = n - one;
-            end
-            t_minus_2_r$d = zero;
-            if (n >= two) begin
-                t_minus_2_r$d = n - two;
-            end
-            floor_r$d = n_floor;
-            floor_zero_r$d = n_floor == zero;
+            t_at_most_1_r$d = ~n_above_1;
+            t_minus_1_r$d = n_minus_1;
+            t_minus_2_r$d = n_minus_2;
+            floor_r$d = zero;
             floor_minus_1_r$d = zero;
-            if (n_floor >= one) begin
-                floor_minus_1_r$d = n_floor - one;
+            if (n_reachable) begin
+                floor_r$d = n_minus_1;
+                floor_minus_1_r$d = n_minus_2;
             end
-            reset_reaches_floor_r$d = reset_value >= n_floor;
+            floor_zero_r$d = ~n_reachable | ~n_above_1;
+            reset_reaches_floor_r$d = ~n_reachable | reset_above_all | (n <= reset_plus_1);
         end
     end
     
@@ -10932,6 +11009,25 @@ module hwprof_paper_10k_bram__counters__t__t_minus_2_r(d,q,clock);
     end
           
 endmodule // top$counters$t$t_minus_2_r
+
+
+module hwprof_paper_10k_bram__counters__t__t_prev_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$t$t_prev_r
 
 
 module hwprof_paper_10k_bram__counters__t__t_r(d,q,clock);

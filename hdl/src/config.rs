@@ -8,7 +8,7 @@
 //! | `interval` | L, events per interval | 1 ..= 2^40 |
 //! | `max_interval` | the longest L the hardware can be set to at run time (the bus slave's `INTERVAL` register, [`crate::readout`]); the stored widths are sized for it. Default `interval` | `interval` ..= 2^40 |
 //! | `threshold` | T, the candidate threshold: an integer count, or a string `"p%"` giving T = ceil(L·p/100) | 1 ..= L |
-//! | `max_threshold` | the largest T the hardware can be set to at run time (the bus slave's `THRESHOLD` register); the stored widths are sized for it. Default `threshold` | `threshold` ..= `max_interval`, and 2^counter_bits − 1 ≥ it |
+//! | `max_threshold` | the largest T the hardware can be set to at run time (the bus slave's `THRESHOLD` register, from `reset_value` + 1); the stored widths are sized for it. Absent, T is fixed: the hardware holds it as a constant (no registers, no compares with them) | `threshold` ..= `max_interval`, and 2^counter_bits − 1 ≥ it |
 //! | `tables` | n, number of hash tables (n = 1 is the single-hash profiler) | 1 ..= 16 |
 //! | `entries` | counters per table | power of two, 2 ..= 2^20 |
 //! | `counter_bits` | width of every counter (tables and accumulator), saturating; default 24 | 1 ..= 32, and 2^bits − 1 ≥ T |
@@ -668,9 +668,19 @@ impl ProfilerConfig {
     }
 
     /// The smallest T the hardware may be set to at run time: above `reset_value` (so a
-    /// promoted tuple's counters never promote the next tuple sharing them at once), at least 1.
+    /// promoted tuple's counters never promote the next tuple sharing them at once), at least 1;
+    /// T itself when T is fixed.
     pub fn min_threshold(&self) -> u64 {
-        self.reset_value + 1
+        match self.fixed_threshold() {
+            Some(t) => t,
+            None => self.reset_value + 1,
+        }
+    }
+
+    /// T, when the hardware holds it as a constant: the configuration has no `max_threshold`
+    /// (T at run time costs registers and compares with them, which a fixed T does not).
+    pub fn fixed_threshold(&self) -> Option<u64> {
+        self.max_threshold.is_none().then_some(self.threshold)
     }
 
     /// log2(entries): the width of a table index.

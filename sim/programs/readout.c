@@ -1,7 +1,8 @@
 // The bus readout of programs built with HWPROF_READOUT (`hwprof soc run --readout bus`): crt0.S
 // calls hwprof_readout_start before main and hwprof_readout_finish after it. While main runs,
 // the slaves' interrupt (readout.S) moves the report words into a buffer in RAM; after main, the
-// profilers are disabled, drained until they fall quiet, and every word is printed on the console
+// profilers are disabled and flushed (the last, partial interval is reported too), drained until
+// they fall quiet, and every word is printed on the console
 // as `@@hwprof W <mode> <interval> <a> <b> <count> <last>` (hex), the printout `hwprof report`
 // and the harness read. A slave that is absent reads 0 in the window (the board systems have one
 // profiler, in one mode; a system without profilers has none): it is left alone.
@@ -94,16 +95,20 @@ void hwprof_readout_finish(void)
 #else
 	asm volatile(".option push\n\t.option arch, +zicsr\n\tcsrci mstatus, 8\n\t.option pop");
 #endif
-	// No event from here on; what the profilers hold still comes out: the report of the last
-	// complete interval. Drained until both have been quiet for a while.
+	// No event from here on, and the open interval ends now: what the profilers hold still comes
+	// out, the last complete interval's report and the partial one's. The flush may wait for a
+	// report to leave, so the FIFOs are drained meanwhile, until both are no longer pending and
+	// have been quiet for a while.
 	for (int m = 0; m < 2; m++)
 		if (present & 1u << m)
-			REG(m, HWPROF_SOC_READOUT_CTRL) = 0;
+			REG(m, HWPROF_SOC_READOUT_CTRL) = HWPROF_SOC_READOUT_CTRL_FLUSH_MASK;
 	for (int quiet = 0; quiet < 256;) {
 		int got = 0;
 		for (int m = 0; m < 2; m++) {
 			if (!(present & 1u << m))
 				continue;
+			if (REG(m, HWPROF_SOC_READOUT_STATUS) & HWPROF_SOC_READOUT_STATUS_FLUSH_PENDING_MASK)
+				got = 1;
 			hwprof_soc_readout_word r;
 			while (hwprof_soc_readout_read(HWPROF_READOUT_BASE + 0x100u * m, &r)) {
 				if (WP >= END)

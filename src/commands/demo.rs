@@ -150,8 +150,10 @@ fn synth_demo(run_it: bool, out: &Path) -> CmdResult {
     // Two intervals and the rollover between them, as `hwprof synth --config` measures it.
     let cycles = 2 * cfg.interval + cfg.entries as u64 + 100;
     progress(&format!("icarus: events per clock over {cycles} cycles"));
-    let epc =
-        flow::throughput::events_per_clock(&verilog, "top", cycles).map_err(CliError::failure)?;
+    let settings =
+        hwprof_sim::hwprof_hdl::multihash::top::fixed_settings_ports(&cfg, "unused_flush_pending");
+    let epc = flow::throughput::events_per_clock(&verilog, "top", &settings, cycles)
+        .map_err(CliError::failure)?;
     let design = flow::Design {
         name: name.into(),
         verilog,

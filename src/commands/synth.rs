@@ -210,12 +210,14 @@ fn design(a: &DesignArgs, target: Target) -> Result<Design, CliError> {
     } else if let Some(path) = &a.config {
         let cfg = super::load_config_for(path, Some(target))?;
         let (interval, entries) = (cfg.interval, cfg.entries as u64);
+        let settings =
+            hwprof_hdl::multihash::top::fixed_settings_ports(&cfg, "unused_flush_pending");
         let mut d = config_design(path, move || hwprof_hdl::multihash::verilog(&cfg))?;
         if a.events_per_clock.is_none() {
             let cycles = flow::throughput::profiler_cycles(interval, entries);
             progress(&format!("icarus: events per clock over {cycles} cycles"));
             d.events_per_clock = Some(
-                flow::throughput::events_per_clock(&d.verilog, &d.top, cycles)
+                flow::throughput::events_per_clock(&d.verilog, &d.top, &settings, cycles)
                     .map_err(CliError::failure)?,
             );
         }

@@ -123,7 +123,11 @@ impl<const CB: usize> BaselineCounters<CB> {
                 .collect(),
             cu: ConservativeUpdate::new(&rule),
             clear: BankClear::new(cfg.entries),
-            t: CandidateThreshold::new(rule.counter_max, rule.reset_value),
+            t: CandidateThreshold::new(
+                rule.counter_max,
+                rule.reset_value,
+                rule.fixed_threshold.then_some(rule.threshold),
+            ),
             zero: Constant::new(0.into()),
         }
     }
@@ -480,7 +484,7 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
                 last_way: Default::default(),
                 word_tag: Default::default(),
                 word_count: Default::default(),
-                t: CandidateThreshold::new(w.count_max(cfg), 0),
+                t: CandidateThreshold::new(w.count_max(cfg), 0, cfg.fixed_threshold()),
                 count_max: Constant::new(w.count_max(cfg).into()),
                 count_mask: Constant::new(count_mask.into()),
                 locked_flag: Constant::new((1u64 << w.count).into()),

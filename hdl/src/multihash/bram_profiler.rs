@@ -207,6 +207,7 @@ impl<const CB: usize> BramProfiler<CB> {
                     cfg.write_stage,
                     cfg.flag_rows,
                     cfg.narrow_tag_compare,
+                    cfg.fixed_threshold(),
                 ),
                 control: Default::default(),
                 s_valid: Default::default(),

@@ -380,7 +380,11 @@ impl<const CB: usize> CounterTables<CB> {
             fw3_floor: vec_of(tables),
             was_clearing0: Default::default(),
             was_clearing1: Default::default(),
-            t: CandidateThreshold::new(rule.counter_max, rule.reset_value),
+            t: CandidateThreshold::new(
+                rule.counter_max,
+                rule.reset_value,
+                rule.fixed_threshold.then_some(rule.threshold),
+            ),
             cu: ConservativeUpdate::new(rule),
             min_r: vec_of(tables),
             inc_r: vec_of(tables),
@@ -744,8 +748,10 @@ pub struct UpdateRule {
     /// Counters per tuple, 1..=16.
     pub tables: usize,
     /// T, the candidate threshold (>= 1), as configured: the hardware takes T at run time
-    /// ([`CandidateThreshold`]); this one is the configuration's, for what is fixed around it.
+    /// ([`CandidateThreshold`]) unless `fixed_threshold`.
     pub threshold: u64,
+    /// T is `threshold` for good (the configuration has no `max_threshold`).
+    pub fixed_threshold: bool,
     /// The saturation value, below 2^CB.
     pub counter_max: u64,
     /// False when an interval cannot reach `counter_max` (a counter grows by at most one per
@@ -774,6 +780,7 @@ impl UpdateRule {
         UpdateRule {
             tables: cfg.tables,
             threshold: cfg.threshold,
+            fixed_threshold: cfg.fixed_threshold().is_some(),
             counter_max: w.counter_max(cfg),
             saturates: w.counter_saturates(cfg),
             conservative_update: cfg.conservative_update,

@@ -85,11 +85,22 @@ accumulator! {
 impl<const CB: usize> FullyAssociativeAccumulator<CB> {
     /// The accumulator of `cfg`, its counts saturating as the widths `w` of its hardware say.
     pub fn for_config(cfg: &ProfilerConfig, w: &Widths) -> Self {
-        Self::new(cfg.accumulator.entries, w.count_max(cfg), cfg.retaining)
+        Self::new(
+            cfg.accumulator.entries,
+            w.count_max(cfg),
+            cfg.retaining,
+            cfg.fixed_threshold(),
+        )
     }
 
-    /// `entries` entries; counts saturate at `counter_max` (below 2^CB).
-    pub fn new(entries: usize, counter_max: u64, retaining: bool) -> Self {
+    /// `entries` entries; counts saturate at `counter_max` (below 2^CB); `fixed_threshold`: T
+    /// for good, else taken from the `threshold` input ([`CandidateThreshold`]).
+    pub fn new(
+        entries: usize,
+        counter_max: u64,
+        retaining: bool,
+        fixed_threshold: Option<u64>,
+    ) -> Self {
         assert!(entries >= 1 && (CB == 64 || counter_max < 1 << CB));
         new_accumulator!(FullyAssociativeAccumulator {
             key: Default::default(),
@@ -120,7 +131,7 @@ impl<const CB: usize> FullyAssociativeAccumulator<CB> {
             n_valid: vec_of(entries),
             n_tag: vec_of(entries),
             n_count: vec_of(entries),
-            t: CandidateThreshold::new(counter_max, 0),
+            t: CandidateThreshold::new(counter_max, 0, fixed_threshold),
             counter_max: Constant::new(counter_max.into()),
             retaining: Constant::new(retaining),
             one_c: Constant::new(1.into()),

@@ -297,10 +297,9 @@ accumulator! {
         rc: Signal<Local, Bits<CB>>,
         /// T of the ops in stages C and D: T − 1 (a hit locks from it), whether a hit can lock
         /// at all (`count_max` >= T), T − 2, and T <= 1 (a count of 0 is >= T − 1: a hit on an
-        /// entry of count 0, a retained one after rollover, locks it).
+        /// entry of count 0, a retained one after rollover, locks it); and the previous
+        /// interval's T (`t_prev`): its sets are retired, and retained, after T changed.
         t: CandidateThreshold<CB>,
-        /// T of the previous interval: its sets are retired, and retained, after T changed.
-        t_prev: DFF<Bits<CB>>,
         lock_at_zero: Signal<Local, Bit>,
         count_max: Constant<Bits<CB>>,
         /// Counts can reach `count_max` within an interval (else no saturation logic).
@@ -343,7 +342,8 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
     /// the lowest replaceable way, or with `replace_smallest` the one of smallest count.
     /// `tags_in_w`: tags are written in stage W (module docs); `flag_rows`: the per-set flags are
     /// read from registered rows ([`SetEpochs`]); `narrow`: stage C compares the tags in 2-bit
-    /// slices.
+    /// slices; `fixed_threshold`: T for good, else taken from the `threshold` input
+    /// ([`CandidateThreshold`]).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         sets: usize,
@@ -357,6 +357,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
         tags_in_w: bool,
         flag_rows: bool,
         narrow: bool,
+        fixed_threshold: Option<u64>,
     ) -> Self {
         assert!(
             sets.is_power_of_two() && ways >= 1 && count_width + 2 <= CB.min(63),
@@ -486,8 +487,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             replace_smallest: Constant::new(replace_smallest),
             staged: Priority::new(ways),
             rc: Default::default(),
-            t: CandidateThreshold::new(count_max, 0),
-            t_prev: Default::default(),
+            t: CandidateThreshold::new(count_max, 0, fixed_threshold),
             lock_at_zero: Default::default(),
             count_max: Constant::new(count_max.into()),
             saturates: Constant::new(saturates),
@@ -527,15 +527,11 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             key1,
             fw3_tag,
             term,
-            rep_interval,
-            t_prev
+            rep_interval
         );
         self.t.clock.next = self.clock.val();
         self.t.load.next = self.reset.val() | self.end_interval.val();
         self.t.value.next = self.threshold.val();
-        if self.end_interval.val() {
-            self.t_prev.d.next = self.t.t.val();
-        }
         self.lock_at_zero.next = self.t.t_at_most_1.val() & self.t.reachable.val();
         self.epochs.clock.next = self.clock.val();
         self.epochs.reset.next = self.reset.val();
@@ -629,7 +625,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.c_ge[w].next =
                     (self.metas[w].read_data.val() & self.count_mask.val()) >= self.t.t.val();
                 self.c_ge_prev[w].next =
-                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.t_prev.q.val();
+                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.t.t_prev.val();
                 self.c_floor[w].next = (self.metas[w].read_data.val() & self.count_mask.val())
                     >= self.t.t_minus_1.val();
             }

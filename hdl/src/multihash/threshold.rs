@@ -10,12 +10,52 @@
 //! interval at stage 0 before the first end has passed every deciding stage (each top's docs).
 //!
 //! The derived values are computed when T is loaded, not from it afterwards, so a compare with
-//! T − 1 costs what a compare with a constant did: no subtractor on any event's path.
+//! T − 1 costs what a compare with a constant did: no subtractor on any event's path. Each is
+//! computed from T directly (one carry chain, then a select), never from another derived value:
+//! the load path stays as short as an event's.
+//!
+//! A configuration without `max_threshold` keeps T fixed: the block's outputs are then constants
+//! of the configuration's T (its registers are left unused, and synthesis removes them), so a
+//! fixed T costs what it did before T could be set.
 
 use rust_hdl::prelude::*;
 
 /// Width of the `threshold` setting: T <= 2^counter_bits − 1 <= 2^32 − 1.
 pub const THRESHOLD_BITS: usize = 32;
+
+/// What the compares use of T, for values saturating at `max` and counters reset to
+/// `reset_value`: the outputs of [`CandidateThreshold`], in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Derived {
+    pub t: u64,
+    pub t_minus_1: u64,
+    pub t_minus_2: u64,
+    pub t_at_most_1: bool,
+    pub reachable: bool,
+    pub floor: u64,
+    pub floor_minus_1: u64,
+    pub floor_zero: bool,
+    pub reset_reaches_floor: bool,
+}
+
+impl Derived {
+    pub fn of(t: u64, max: u64, reset_value: u64) -> Self {
+        let reachable = max >= t;
+        // The counters' candidate floor (`UpdateRule::candidate_floor`).
+        let floor = if reachable { t.saturating_sub(1) } else { 0 };
+        Derived {
+            t,
+            t_minus_1: t.saturating_sub(1),
+            t_minus_2: t.saturating_sub(2),
+            t_at_most_1: t <= 1,
+            reachable,
+            floor,
+            floor_minus_1: floor.saturating_sub(1),
+            floor_zero: floor == 0,
+            reset_reaches_floor: reset_value >= floor,
+        }
+    }
+}
 
 /// T of one deciding block and what it compares with, as of the last `load`.
 #[derive(LogicBlock)]
@@ -42,6 +82,9 @@ pub struct CandidateThreshold<const CB: usize> {
     pub floor_zero: Signal<Out, Bit>,
     /// `reset_value` >= the candidate floor.
     pub reset_reaches_floor: Signal<Out, Bit>,
+    /// T as of the load before the last: the previous interval's, for what is judged after T
+    /// changed (the set-associative accumulator's retiring sets).
+    pub t_prev: Signal<Out, Bits<CB>>,
     t_r: DFF<Bits<CB>>,
     t_minus_1_r: DFF<Bits<CB>>,
     t_minus_2_r: DFF<Bits<CB>>,
@@ -51,22 +94,44 @@ pub struct CandidateThreshold<const CB: usize> {
     floor_minus_1_r: DFF<Bits<CB>>,
     floor_zero_r: DFF<Bit>,
     reset_reaches_floor_r: DFF<Bit>,
+    t_prev_r: DFF<Bits<CB>>,
     n: Signal<Local, Bits<CB>>,
     n_reachable: Signal<Local, Bit>,
-    n_floor: Signal<Local, Bits<CB>>,
-    /// The saturation value of what the owner compares with T; the counters' `reset_value`.
+    /// T >= 1, T >= 2; T − 1 and T − 2 where those hold.
+    n_nonzero: Signal<Local, Bit>,
+    n_above_1: Signal<Local, Bit>,
+    n_minus_1: Signal<Local, Bits<CB>>,
+    n_minus_2: Signal<Local, Bits<CB>>,
+    /// The saturation value of what the owner compares with T.
     max: Constant<Bits<THRESHOLD_BITS>>,
-    reset_value: Constant<Bits<CB>>,
+    /// `reset_value` + 1, and whether that exceeds every CB-bit T: `reset_value` >= T − 1.
+    reset_plus_1: Constant<Bits<CB>>,
+    reset_above_all: Constant<Bit>,
+    /// Every bit but bit 0.
+    above_1: Constant<Bits<CB>>,
     one: Constant<Bits<CB>>,
     two: Constant<Bits<CB>>,
     zero: Constant<Bits<CB>>,
+    /// T is fixed: the outputs are the `c_` constants.
+    fixed: Constant<Bit>,
+    c_t: Constant<Bits<CB>>,
+    c_t_minus_1: Constant<Bits<CB>>,
+    c_t_minus_2: Constant<Bits<CB>>,
+    c_t_at_most_1: Constant<Bit>,
+    c_reachable: Constant<Bit>,
+    c_floor: Constant<Bits<CB>>,
+    c_floor_minus_1: Constant<Bits<CB>>,
+    c_floor_zero: Constant<Bit>,
+    c_reset_reaches_floor: Constant<Bit>,
 }
 
 impl<const CB: usize> CandidateThreshold<CB> {
     /// For values that saturate at `max`; `reset_value` as the counters' rule has it (0
-    /// elsewhere). `value` must hold T >= 1 that fits CB bits.
-    pub fn new(max: u64, reset_value: u64) -> Self {
+    /// elsewhere). `value` must hold T >= 1 that fits CB bits. `fixed`: T for good (`load` and
+    /// `value` are then ignored).
+    pub fn new(max: u64, reset_value: u64, fixed: Option<u64>) -> Self {
         assert!(CB <= 64 && (CB == 64 || reset_value < 1u64 << CB));
+        let c = Derived::of(fixed.unwrap_or(1), max, reset_value);
         CandidateThreshold {
             clock: Default::default(),
             load: Default::default(),
@@ -80,6 +145,7 @@ impl<const CB: usize> CandidateThreshold<CB> {
             floor_minus_1: Default::default(),
             floor_zero: Default::default(),
             reset_reaches_floor: Default::default(),
+            t_prev: Default::default(),
             t_r: Default::default(),
             t_minus_1_r: Default::default(),
             t_minus_2_r: Default::default(),
@@ -89,14 +155,30 @@ impl<const CB: usize> CandidateThreshold<CB> {
             floor_minus_1_r: Default::default(),
             floor_zero_r: Default::default(),
             reset_reaches_floor_r: Default::default(),
+            t_prev_r: Default::default(),
             n: Default::default(),
             n_reachable: Default::default(),
-            n_floor: Default::default(),
+            n_nonzero: Default::default(),
+            n_above_1: Default::default(),
+            n_minus_1: Default::default(),
+            n_minus_2: Default::default(),
             max: Constant::new(max.min(u32::MAX as u64).into()),
-            reset_value: Constant::new(reset_value.into()),
+            reset_plus_1: Constant::new((reset_value + 1).into()),
+            reset_above_all: Constant::new(CB < 64 && reset_value + 1 >= 1u64 << CB),
+            above_1: Constant::new(Bits::<CB>::mask() - Bits::<CB>::from(1u64)),
             one: Constant::new(1.into()),
             two: Constant::new(2.into()),
             zero: Constant::new(0.into()),
+            fixed: Constant::new(fixed.is_some()),
+            c_t: Constant::new(c.t.into()),
+            c_t_minus_1: Constant::new(c.t_minus_1.into()),
+            c_t_minus_2: Constant::new(c.t_minus_2.into()),
+            c_t_at_most_1: Constant::new(c.t_at_most_1),
+            c_reachable: Constant::new(c.reachable),
+            c_floor: Constant::new(c.floor.into()),
+            c_floor_minus_1: Constant::new(c.floor_minus_1.into()),
+            c_floor_zero: Constant::new(c.floor_zero),
+            c_reset_reaches_floor: Constant::new(c.reset_reaches_floor),
         }
     }
 }
@@ -115,42 +197,63 @@ impl<const CB: usize> Logic for CandidateThreshold<CB> {
             floor_r,
             floor_minus_1_r,
             floor_zero_r,
-            reset_reaches_floor_r
+            reset_reaches_floor_r,
+            t_prev_r
         );
-        self.t.next = self.t_r.q.val();
-        self.t_minus_1.next = self.t_minus_1_r.q.val();
-        self.t_minus_2.next = self.t_minus_2_r.q.val();
-        self.t_at_most_1.next = self.t_at_most_1_r.q.val();
-        self.reachable.next = self.reachable_r.q.val();
-        self.floor.next = self.floor_r.q.val();
-        self.floor_minus_1.next = self.floor_minus_1_r.q.val();
-        self.floor_zero.next = self.floor_zero_r.q.val();
-        self.reset_reaches_floor.next = self.reset_reaches_floor_r.q.val();
+        if self.fixed.val() {
+            self.t.next = self.c_t.val();
+            self.t_minus_1.next = self.c_t_minus_1.val();
+            self.t_minus_2.next = self.c_t_minus_2.val();
+            self.t_at_most_1.next = self.c_t_at_most_1.val();
+            self.reachable.next = self.c_reachable.val();
+            self.floor.next = self.c_floor.val();
+            self.floor_minus_1.next = self.c_floor_minus_1.val();
+            self.floor_zero.next = self.c_floor_zero.val();
+            self.reset_reaches_floor.next = self.c_reset_reaches_floor.val();
+            self.t_prev.next = self.c_t.val();
+        } else {
+            self.t.next = self.t_r.q.val();
+            self.t_minus_1.next = self.t_minus_1_r.q.val();
+            self.t_minus_2.next = self.t_minus_2_r.q.val();
+            self.t_at_most_1.next = self.t_at_most_1_r.q.val();
+            self.reachable.next = self.reachable_r.q.val();
+            self.floor.next = self.floor_r.q.val();
+            self.floor_minus_1.next = self.floor_minus_1_r.q.val();
+            self.floor_zero.next = self.floor_zero_r.q.val();
+            self.reset_reaches_floor.next = self.reset_reaches_floor_r.q.val();
+            self.t_prev.next = self.t_prev_r.q.val();
+        }
         self.n.next = bit_cast::<CB, THRESHOLD_BITS>(self.value.val());
         self.n_reachable.next = self.value.val() <= self.max.val();
-        self.n_floor.next = self.zero.val();
-        if self.n_reachable.val() & (self.n.val() >= self.one.val()) {
-            self.n_floor.next = self.n.val() - self.one.val();
+        self.n_nonzero.next = self.n.val().any();
+        self.n_above_1.next = (self.n.val() & self.above_1.val()).any();
+        self.n_minus_1.next = self.zero.val();
+        if self.n_nonzero.val() {
+            self.n_minus_1.next = self.n.val() - self.one.val();
+        }
+        self.n_minus_2.next = self.zero.val();
+        if self.n_above_1.val() {
+            self.n_minus_2.next = self.n.val() - self.two.val();
         }
         if self.load.val() {
+            self.t_prev_r.d.next = self.t_r.q.val();
             self.t_r.d.next = self.n.val();
             self.reachable_r.d.next = self.n_reachable.val();
-            self.t_at_most_1_r.d.next = self.n.val() <= self.one.val();
-            self.t_minus_1_r.d.next = self.zero.val();
-            if self.n.val() >= self.one.val() {
-                self.t_minus_1_r.d.next = self.n.val() - self.one.val();
-            }
-            self.t_minus_2_r.d.next = self.zero.val();
-            if self.n.val() >= self.two.val() {
-                self.t_minus_2_r.d.next = self.n.val() - self.two.val();
-            }
-            self.floor_r.d.next = self.n_floor.val();
-            self.floor_zero_r.d.next = self.n_floor.val() == self.zero.val();
+            self.t_at_most_1_r.d.next = !self.n_above_1.val();
+            self.t_minus_1_r.d.next = self.n_minus_1.val();
+            self.t_minus_2_r.d.next = self.n_minus_2.val();
+            // The candidate floor is T − 1 where T is reachable, else 0.
+            self.floor_r.d.next = self.zero.val();
             self.floor_minus_1_r.d.next = self.zero.val();
-            if self.n_floor.val() >= self.one.val() {
-                self.floor_minus_1_r.d.next = self.n_floor.val() - self.one.val();
+            if self.n_reachable.val() {
+                self.floor_r.d.next = self.n_minus_1.val();
+                self.floor_minus_1_r.d.next = self.n_minus_2.val();
             }
-            self.reset_reaches_floor_r.d.next = self.reset_value.val() >= self.n_floor.val();
+            self.floor_zero_r.d.next = !self.n_reachable.val() | !self.n_above_1.val();
+            // reset_value >= T − 1 <=> T <= reset_value + 1 (T >= 1).
+            self.reset_reaches_floor_r.d.next = !self.n_reachable.val()
+                | self.reset_above_all.val()
+                | (self.n.val() <= self.reset_plus_1.val());
         }
     }
 }

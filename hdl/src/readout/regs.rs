@@ -304,7 +304,9 @@ pub fn registers(cfg: &ProfilerConfig, depth: u32) -> Vec<Register> {
         ro(
             "MIN_THRESHOLD",
             0x58,
-            "the smallest T that THRESHOLD takes (`reset_value` + 1)".into(),
+            "the smallest T that THRESHOLD takes: `reset_value` + 1, or T where the configuration \
+             fixes it (no `max_threshold`)"
+                .into(),
             c(cfg.min_threshold()),
         ),
     ]

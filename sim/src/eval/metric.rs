@@ -178,8 +178,10 @@ pub fn score_run(
     reports
         .iter()
         .map(|r| {
-            let lo = (r.interval * interval) as usize;
-            let perfect = perfect_counts(&events[lo..lo + interval as usize], a_mask, b_mask);
+            // The last interval may be a flushed, partial one.
+            let lo = ((r.interval * interval) as usize).min(events.len());
+            let hi = (lo + interval as usize).min(events.len());
+            let perfect = perfect_counts(&events[lo..hi], a_mask, b_mask);
             score_interval(&perfect, r, threshold)
         })
         .collect()

@@ -465,7 +465,8 @@ pub fn run_task(
     };
     let cycles = profiler_cycles(cfg.interval, cfg.entries as u64);
     progress(&format!("icarus: events per clock over {cycles} cycles"));
-    let epc = events_per_clock(&verilog, "top", cycles)?;
+    let settings = hwprof_hdl::multihash::top::fixed_settings_ports(&cfg, "unused_flush_pending");
+    let epc = events_per_clock(&verilog, "top", &settings, cycles)?;
     let design = Design {
         name: format!("point{point}"),
         verilog,

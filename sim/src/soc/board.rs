@@ -1080,9 +1080,12 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
     } else {
         None
     };
-    let mut profile = mode_result(&o.cfg, &events, hardware, o.top, |a, b| match s.mode {
-        Mode::Value => symbols.name(a),
-        Mode::Edge => format!("{} -> {}", symbols.name(a), symbols.name(b)),
+    let flushed = s.readout == Readout::Bus;
+    let mut profile = mode_result(&o.cfg, &events, hardware, flushed, o.top, |a, b| {
+        match s.mode {
+            Mode::Value => symbols.name(a),
+            Mode::Edge => format!("{} -> {}", symbols.name(a), symbols.name(b)),
+        }
     })?;
     for t in profile.top.iter_mut() {
         t.line = symbols.short_line(t.a);

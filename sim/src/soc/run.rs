@@ -267,10 +267,13 @@ pub fn mismatches(hardware: &[IntervalReport], model: &[IntervalReport]) -> u64 
     (differ + hardware.len().abs_diff(model.len())) as u64
 }
 
+/// One profiler's result: its `hardware` reports against the model fed `events` (and flushed
+/// after them when the program `flushed` the profiler, as the bus readout does).
 pub(crate) fn mode_result(
     cfg: &ProfilerConfig,
     events: &[Tuple],
     hardware: Vec<IntervalReport>,
+    flushed: bool,
     top: usize,
     name: impl Fn(u64, u64) -> String,
 ) -> Result<ModeResult, SocError> {
@@ -280,7 +283,11 @@ pub(crate) fn mode_result(
             "the tap saw no event in the instructions run, so there is nothing to compare: run longer (--max-instructions)".into(),
         ));
     }
-    let model = MultiHash::new(cfg).map_err(SocError::Input)?.run(events);
+    let mut m = MultiHash::new(cfg).map_err(SocError::Input)?;
+    let mut model = m.run(events);
+    if flushed {
+        model.extend(m.flush());
+    }
     let per = score_run(
         events,
         &hardware,
@@ -639,6 +646,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         &o.cfg,
         &value_events,
         reports_of(&sim.words, 'V'),
+        o.readout == Readout::Bus,
         o.top,
         |a, _| symbols.name(a),
     )?;
@@ -646,6 +654,7 @@ pub fn run(o: &RunOptions) -> Result<SocRun, SocError> {
         &o.cfg,
         &edge_events,
         reports_of(&sim.words, 'E'),
+        o.readout == Readout::Bus,
         o.top,
         |a, b| format!("{} -> {}", symbols.name(a), symbols.name(b)),
     )?;

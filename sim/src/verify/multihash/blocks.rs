@@ -103,6 +103,7 @@ fn check_conservative_update<const CB: usize>(
     let rule = UpdateRule {
         tables,
         threshold,
+        fixed_threshold: false,
         counter_max: counter_max as u64,
         saturates,
         conservative_update: cu,
@@ -180,13 +181,14 @@ fn conservative_update_matches_the_model_exhaustively() {
 
 /// Every T a 4-bit block can hold, loaded in turn (and a clock without `load` keeping it), for
 /// values saturating below, at and above T and reset values up to the maximum: each derived
-/// output against [`UpdateRule::candidate_floor`] and plain arithmetic on T.
+/// output against [`UpdateRule::candidate_floor`] and plain arithmetic on T, the previous T, and
+/// a block with T fixed giving the same outputs.
 #[test]
 fn candidate_threshold_derives_what_the_compares_use() {
     const CB: usize = 4;
     for max in [0u64, 1, 5, 15] {
         for reset_value in [0u64, 1, 3] {
-            let mut uut = CandidateThreshold::<CB>::new(max, reset_value);
+            let mut uut = CandidateThreshold::<CB>::new(max, reset_value, None);
             uut.connect_all();
             let clock = |uut: &mut CandidateThreshold<CB>, load: bool, t: u64| {
                 uut.load.next = load;
@@ -197,12 +199,17 @@ fn candidate_threshold_derives_what_the_compares_use() {
                 }
             };
             for t in 1..16u64 {
+                let prev = uut.t.val().to_u64();
                 clock(&mut uut, true, t);
                 // Not loading: another value offered changes nothing.
                 clock(&mut uut, false, 16 - t);
+                if t > 1 {
+                    assert_eq!(uut.t_prev.val().to_u64(), prev, "previous T");
+                }
                 let rule = UpdateRule {
                     tables: 1,
                     threshold: t,
+                    fixed_threshold: false,
                     counter_max: max,
                     saturates: true,
                     conservative_update: true,
@@ -239,6 +246,23 @@ fn candidate_threshold_derives_what_the_compares_use() {
                     ),
                     "candidate floor, {what}"
                 );
+                let mut fixed = CandidateThreshold::<CB>::new(max, reset_value, Some(t));
+                fixed.connect_all();
+                clock(&mut fixed, false, 16 - t);
+                let outputs = |u: &CandidateThreshold<CB>| {
+                    (
+                        [
+                            u.t.val(),
+                            u.t_minus_1.val(),
+                            u.t_minus_2.val(),
+                            u.floor.val(),
+                        ],
+                        u.floor_minus_1.val(),
+                        [u.t_at_most_1.val(), u.reachable.val()],
+                        [u.floor_zero.val(), u.reset_reaches_floor.val()],
+                    )
+                };
+                assert_eq!(outputs(&fixed), outputs(&uut), "T fixed, {what}");
             }
         }
     }
@@ -259,9 +283,11 @@ fn check_counter_tables(
 ) {
     const CB: usize = 16;
     let (tables, entries, counter_max) = (2, 16, 15u32);
+    // T loaded at reset (seed 1) or fixed (seed 2): the same counters either way.
     let rule = UpdateRule {
         tables,
         threshold,
+        fixed_threshold: seed == 2,
         counter_max: counter_max as u64,
         saturates: true,
         conservative_update: cu,
@@ -555,7 +581,8 @@ fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, vary:
     let count_max = 11u64;
     let cfg = full_config(entries, threshold, retaining);
     let mut model = Accumulator::new(&cfg);
-    let mut uut = FullyAssociativeAccumulator::<CB>::new(entries, count_max, retaining);
+    let fixed = (!vary && seed == 2).then_some(threshold);
+    let mut uut = FullyAssociativeAccumulator::<CB>::new(entries, count_max, retaining, fixed);
     uut.connect_all();
     uut.threshold.next = threshold.into();
     uut.reset_clock();
@@ -678,7 +705,18 @@ fn check_set_accumulator(
     let sets = SetHash::new(&cfg);
     let mut model = Accumulator::new(&cfg);
     let mut uut = SetAssociativeAccumulator::<CB>::new(
-        4, 2, 16, 4, count_max, true, retaining, smallest, tags_in_w, false, narrow,
+        4,
+        2,
+        16,
+        4,
+        count_max,
+        true,
+        retaining,
+        smallest,
+        tags_in_w,
+        false,
+        narrow,
+        (!vary && narrow).then_some(threshold),
     );
     uut.connect_all();
     uut.threshold.next = threshold.into();
