@@ -1878,19 +1878,19 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     wire  staged$first$3;
     wire  staged$any;
     wire  staged$many;
-    reg  t$clock;
-    reg  t$load;
-    reg  [31:0] t$value;
-    wire  [23:0] t$t;
-    wire  [23:0] t$t_minus_1;
-    wire  [23:0] t$t_minus_2;
-    wire  t$t_at_most_1;
-    wire  t$reachable;
-    wire  [23:0] t$floor;
-    wire  [23:0] t$floor_minus_1;
-    wire  t$floor_zero;
-    wire  t$reset_reaches_floor;
-    wire  [23:0] t$t_prev;
+    reg  candidate_threshold$clock;
+    reg  candidate_threshold$load;
+    reg  [31:0] candidate_threshold$value;
+    wire  [23:0] candidate_threshold$t;
+    wire  [23:0] candidate_threshold$t_minus_1;
+    wire  [23:0] candidate_threshold$t_minus_2;
+    wire  candidate_threshold$t_at_most_1;
+    wire  candidate_threshold$reachable;
+    wire  [23:0] candidate_threshold$floor;
+    wire  [23:0] candidate_threshold$floor_minus_1;
+    wire  candidate_threshold$floor_zero;
+    wire  candidate_threshold$reset_reaches_floor;
+    wire  [23:0] candidate_threshold$t_prev;
     
     // Local signals
     reg  ram_tag_eq$0;
@@ -3663,20 +3663,20 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .any(staged$any),
         .many(staged$many)
     );
-    hwprof_paper_1m_bram__acc__t t(
-        .clock(t$clock),
-        .load(t$load),
-        .value(t$value),
-        .t(t$t),
-        .t_minus_1(t$t_minus_1),
-        .t_minus_2(t$t_minus_2),
-        .t_at_most_1(t$t_at_most_1),
-        .reachable(t$reachable),
-        .floor(t$floor),
-        .floor_minus_1(t$floor_minus_1),
-        .floor_zero(t$floor_zero),
-        .reset_reaches_floor(t$reset_reaches_floor),
-        .t_prev(t$t_prev)
+    hwprof_paper_1m_bram__acc__candidate_threshold candidate_threshold(
+        .clock(candidate_threshold$clock),
+        .load(candidate_threshold$load),
+        .value(candidate_threshold$value),
+        .t(candidate_threshold$t),
+        .t_minus_1(candidate_threshold$t_minus_1),
+        .t_minus_2(candidate_threshold$t_minus_2),
+        .t_at_most_1(candidate_threshold$t_at_most_1),
+        .reachable(candidate_threshold$reachable),
+        .floor(candidate_threshold$floor),
+        .floor_minus_1(candidate_threshold$floor_minus_1),
+        .floor_zero(candidate_threshold$floor_zero),
+        .reset_reaches_floor(candidate_threshold$reset_reaches_floor),
+        .t_prev(candidate_threshold$t_prev)
     );
     
     // Update code
@@ -3717,10 +3717,10 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         fw3_tag$d = fw3_tag$q;
         term$d = term$q;
         rep_interval$d = rep_interval$q;
-        t$clock = clock;
-        t$load = reset | end_interval;
-        t$value = threshold;
-        lock_at_zero = t$t_at_most_1 & t$reachable;
+        candidate_threshold$clock = clock;
+        candidate_threshold$load = reset | end_interval;
+        candidate_threshold$value = threshold;
+        lock_at_zero = candidate_threshold$t_at_most_1 & candidate_threshold$reachable;
         epochs$clock = clock;
         epochs$reset = reset;
         d_op$d = c_op$q;
@@ -4021,9 +4021,9 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             c_floor$0 = |(metas$0$read_data & floor_bit);
         end
         else begin
-            c_ge$0 = (metas$0$read_data & count_mask) >= t$t;
-            c_ge_prev$0 = (metas$0$read_data & count_mask) >= t$t_prev;
-            c_floor$0 = (metas$0$read_data & count_mask) >= t$t_minus_1;
+            c_ge$0 = (metas$0$read_data & count_mask) >= candidate_threshold$t;
+            c_ge_prev$0 = (metas$0$read_data & count_mask) >= candidate_threshold$t_prev;
+            c_floor$0 = (metas$0$read_data & count_mask) >= candidate_threshold$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$0 = c_fwd$0;
@@ -4080,14 +4080,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             far_count$0 = r_meta$0$q & count_mask;
             far_ge$0 = r_ge$0$q;
             far_floor$0 = r_floor$0$q;
-            far_lock$0 = t$reachable & r_floor$0$q;
+            far_lock$0 = candidate_threshold$reachable & r_floor$0$q;
         end
         else begin
             far_valid$0 = epochs$d_prev & retaining & |(r_meta$0$q & valid_flag) & r_ge_prev$0$q;
             far_locked$0 = 1'b0;
             far_count$0 = zero_c;
             far_ge$0 = 1'b0;
-            far_floor$0 = t$t_at_most_1;
+            far_floor$0 = candidate_threshold$t_at_most_1;
             far_lock$0 = lock_at_zero;
         end
         hit_far$0 = far_valid$0 & tag_eq$0;
@@ -4108,7 +4108,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             view_count$0 = fw_word$0 & count_mask;
             view_ge$0 = fw_ge$0;
             view_floor$0 = fw_floor$0;
-            lock_on_hit$0 = t$reachable & fw_floor$0;
+            lock_on_hit$0 = candidate_threshold$reachable & fw_floor$0;
             hit_e$0 = hit_near$0;
         end
         hits$bits$0 = hit_e$0;
@@ -4403,9 +4403,9 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             c_floor$1 = |(metas$1$read_data & floor_bit);
         end
         else begin
-            c_ge$1 = (metas$1$read_data & count_mask) >= t$t;
-            c_ge_prev$1 = (metas$1$read_data & count_mask) >= t$t_prev;
-            c_floor$1 = (metas$1$read_data & count_mask) >= t$t_minus_1;
+            c_ge$1 = (metas$1$read_data & count_mask) >= candidate_threshold$t;
+            c_ge_prev$1 = (metas$1$read_data & count_mask) >= candidate_threshold$t_prev;
+            c_floor$1 = (metas$1$read_data & count_mask) >= candidate_threshold$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$1 = c_fwd$1;
@@ -4462,14 +4462,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             far_count$1 = r_meta$1$q & count_mask;
             far_ge$1 = r_ge$1$q;
             far_floor$1 = r_floor$1$q;
-            far_lock$1 = t$reachable & r_floor$1$q;
+            far_lock$1 = candidate_threshold$reachable & r_floor$1$q;
         end
         else begin
             far_valid$1 = epochs$d_prev & retaining & |(r_meta$1$q & valid_flag) & r_ge_prev$1$q;
             far_locked$1 = 1'b0;
             far_count$1 = zero_c;
             far_ge$1 = 1'b0;
-            far_floor$1 = t$t_at_most_1;
+            far_floor$1 = candidate_threshold$t_at_most_1;
             far_lock$1 = lock_at_zero;
         end
         hit_far$1 = far_valid$1 & tag_eq$1;
@@ -4490,7 +4490,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             view_count$1 = fw_word$1 & count_mask;
             view_ge$1 = fw_ge$1;
             view_floor$1 = fw_floor$1;
-            lock_on_hit$1 = t$reachable & fw_floor$1;
+            lock_on_hit$1 = candidate_threshold$reachable & fw_floor$1;
             hit_e$1 = hit_near$1;
         end
         hits$bits$1 = hit_e$1;
@@ -4785,9 +4785,9 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             c_floor$2 = |(metas$2$read_data & floor_bit);
         end
         else begin
-            c_ge$2 = (metas$2$read_data & count_mask) >= t$t;
-            c_ge_prev$2 = (metas$2$read_data & count_mask) >= t$t_prev;
-            c_floor$2 = (metas$2$read_data & count_mask) >= t$t_minus_1;
+            c_ge$2 = (metas$2$read_data & count_mask) >= candidate_threshold$t;
+            c_ge_prev$2 = (metas$2$read_data & count_mask) >= candidate_threshold$t_prev;
+            c_floor$2 = (metas$2$read_data & count_mask) >= candidate_threshold$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$2 = c_fwd$2;
@@ -4844,14 +4844,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             far_count$2 = r_meta$2$q & count_mask;
             far_ge$2 = r_ge$2$q;
             far_floor$2 = r_floor$2$q;
-            far_lock$2 = t$reachable & r_floor$2$q;
+            far_lock$2 = candidate_threshold$reachable & r_floor$2$q;
         end
         else begin
             far_valid$2 = epochs$d_prev & retaining & |(r_meta$2$q & valid_flag) & r_ge_prev$2$q;
             far_locked$2 = 1'b0;
             far_count$2 = zero_c;
             far_ge$2 = 1'b0;
-            far_floor$2 = t$t_at_most_1;
+            far_floor$2 = candidate_threshold$t_at_most_1;
             far_lock$2 = lock_at_zero;
         end
         hit_far$2 = far_valid$2 & tag_eq$2;
@@ -4872,7 +4872,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             view_count$2 = fw_word$2 & count_mask;
             view_ge$2 = fw_ge$2;
             view_floor$2 = fw_floor$2;
-            lock_on_hit$2 = t$reachable & fw_floor$2;
+            lock_on_hit$2 = candidate_threshold$reachable & fw_floor$2;
             hit_e$2 = hit_near$2;
         end
         hits$bits$2 = hit_e$2;
@@ -5167,9 +5167,9 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             c_floor$3 = |(metas$3$read_data & floor_bit);
         end
         else begin
-            c_ge$3 = (metas$3$read_data & count_mask) >= t$t;
-            c_ge_prev$3 = (metas$3$read_data & count_mask) >= t$t_prev;
-            c_floor$3 = (metas$3$read_data & count_mask) >= t$t_minus_1;
+            c_ge$3 = (metas$3$read_data & count_mask) >= candidate_threshold$t;
+            c_ge_prev$3 = (metas$3$read_data & count_mask) >= candidate_threshold$t_prev;
+            c_floor$3 = (metas$3$read_data & count_mask) >= candidate_threshold$t_minus_1;
         end
         if (c_same3$q | c_same2$q) begin
             c_meta$3 = c_fwd$3;
@@ -5226,14 +5226,14 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             far_count$3 = r_meta$3$q & count_mask;
             far_ge$3 = r_ge$3$q;
             far_floor$3 = r_floor$3$q;
-            far_lock$3 = t$reachable & r_floor$3$q;
+            far_lock$3 = candidate_threshold$reachable & r_floor$3$q;
         end
         else begin
             far_valid$3 = epochs$d_prev & retaining & |(r_meta$3$q & valid_flag) & r_ge_prev$3$q;
             far_locked$3 = 1'b0;
             far_count$3 = zero_c;
             far_ge$3 = 1'b0;
-            far_floor$3 = t$t_at_most_1;
+            far_floor$3 = candidate_threshold$t_at_most_1;
             far_lock$3 = lock_at_zero;
         end
         hit_far$3 = far_valid$3 & tag_eq$3;
@@ -5254,7 +5254,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             view_count$3 = fw_word$3 & count_mask;
             view_ge$3 = fw_ge$3;
             view_floor$3 = fw_floor$3;
-            lock_on_hit$3 = t$reachable & fw_floor$3;
+            lock_on_hit$3 = candidate_threshold$reachable & fw_floor$3;
             hit_e$3 = hit_near$3;
         end
         hits$bits$3 = hit_e$3;
@@ -5325,7 +5325,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             n_count$0 = view_count$0 + one_c;
         end
         n_ge$0 = view_ge$0 | (inc$0 & view_floor$0);
-        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= t$t_minus_2));
+        n_floor$0 = view_floor$0 | (inc$0 & (view_count$0 >= candidate_threshold$t_minus_2));
         n_meta$0 = n_count$0;
         if (view_valid$0) begin
             n_meta$0 = n_count$0 | valid_flag;
@@ -5375,7 +5375,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             n_count$1 = view_count$1 + one_c;
         end
         n_ge$1 = view_ge$1 | (inc$1 & view_floor$1);
-        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= t$t_minus_2));
+        n_floor$1 = view_floor$1 | (inc$1 & (view_count$1 >= candidate_threshold$t_minus_2));
         n_meta$1 = n_count$1;
         if (view_valid$1) begin
             n_meta$1 = n_count$1 | valid_flag;
@@ -5425,7 +5425,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             n_count$2 = view_count$2 + one_c;
         end
         n_ge$2 = view_ge$2 | (inc$2 & view_floor$2);
-        n_floor$2 = view_floor$2 | (inc$2 & (view_count$2 >= t$t_minus_2));
+        n_floor$2 = view_floor$2 | (inc$2 & (view_count$2 >= candidate_threshold$t_minus_2));
         n_meta$2 = n_count$2;
         if (view_valid$2) begin
             n_meta$2 = n_count$2 | valid_flag;
@@ -5475,7 +5475,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
             n_count$3 = view_count$3 + one_c;
         end
         n_ge$3 = view_ge$3 | (inc$3 & view_floor$3);
-        n_floor$3 = view_floor$3 | (inc$3 & (view_count$3 >= t$t_minus_2));
+        n_floor$3 = view_floor$3 | (inc$3 & (view_count$3 >= candidate_threshold$t_minus_2));
         n_meta$3 = n_count$3;
         if (view_valid$3) begin
             n_meta$3 = n_count$3 | valid_flag;
@@ -5916,6 +5916,403 @@ module hwprof_paper_1m_bram__acc__c_tag(d,q,clock);
     end
           
 endmodule // top$acc$c_tag
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [31:0] value;
+    output reg  [23:0] t;
+    output reg  [23:0] t_minus_1;
+    output reg  [23:0] t_minus_2;
+    output reg  t_at_most_1;
+    output reg  reachable;
+    output reg  [23:0] floor;
+    output reg  [23:0] floor_minus_1;
+    output reg  floor_zero;
+    output reg  reset_reaches_floor;
+    output reg  [23:0] t_prev;
+    
+    // Constant declarations
+    localparam  max = 32'hfffff;
+    localparam  reset_plus_1 = 24'h1;
+    localparam  reset_above_all = 1'b0;
+    localparam  above_1 = 24'hfffffe;
+    localparam  one = 24'h1;
+    localparam  two = 24'h2;
+    localparam  zero = 24'h0;
+    localparam  fixed = 1'b1;
+    localparam  c_t = 24'h3e8;
+    localparam  c_t_minus_1 = 24'h3e7;
+    localparam  c_t_minus_2 = 24'h3e6;
+    localparam  c_t_at_most_1 = 1'b0;
+    localparam  c_reachable = 1'b1;
+    localparam  c_floor = 24'h3e7;
+    localparam  c_floor_minus_1 = 24'h3e6;
+    localparam  c_floor_zero = 1'b0;
+    localparam  c_reset_reaches_floor = 1'b0;
+    
+    // Stub signals
+    reg  [23:0] t_r$d;
+    wire  [23:0] t_r$q;
+    reg  t_r$clock;
+    reg  [23:0] t_minus_1_r$d;
+    wire  [23:0] t_minus_1_r$q;
+    reg  t_minus_1_r$clock;
+    reg  [23:0] t_minus_2_r$d;
+    wire  [23:0] t_minus_2_r$q;
+    reg  t_minus_2_r$clock;
+    reg  t_at_most_1_r$d;
+    wire  t_at_most_1_r$q;
+    reg  t_at_most_1_r$clock;
+    reg  reachable_r$d;
+    wire  reachable_r$q;
+    reg  reachable_r$clock;
+    reg  [23:0] floor_r$d;
+    wire  [23:0] floor_r$q;
+    reg  floor_r$clock;
+    reg  [23:0] floor_minus_1_r$d;
+    wire  [23:0] floor_minus_1_r$q;
+    reg  floor_minus_1_r$clock;
+    reg  floor_zero_r$d;
+    wire  floor_zero_r$q;
+    reg  floor_zero_r$clock;
+    reg  reset_reaches_floor_r$d;
+    wire  reset_reaches_floor_r$q;
+    reg  reset_reaches_floor_r$clock;
+    reg  [23:0] t_prev_r$d;
+    wire  [23:0] t_prev_r$q;
+    reg  t_prev_r$clock;
+    
+    // Local signals
+    reg  [23:0] n;
+    reg  n_reachable;
+    reg  n_nonzero;
+    reg  n_above_1;
+    reg  [23:0] n_minus_1;
+    reg  [23:0] n_minus_2;
+    
+    // Sub module instances
+    hwprof_paper_1m_bram__acc__candidate_threshold__t_r t_r(
+        .d(t_r$d),
+        .q(t_r$q),
+        .clock(t_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__t_minus_1_r t_minus_1_r(
+        .d(t_minus_1_r$d),
+        .q(t_minus_1_r$q),
+        .clock(t_minus_1_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__t_minus_2_r t_minus_2_r(
+        .d(t_minus_2_r$d),
+        .q(t_minus_2_r$q),
+        .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__t_at_most_1_r t_at_most_1_r(
+        .d(t_at_most_1_r$d),
+        .q(t_at_most_1_r$q),
+        .clock(t_at_most_1_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__reachable_r reachable_r(
+        .d(reachable_r$d),
+        .q(reachable_r$q),
+        .clock(reachable_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__floor_r floor_r(
+        .d(floor_r$d),
+        .q(floor_r$q),
+        .clock(floor_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__floor_minus_1_r floor_minus_1_r(
+        .d(floor_minus_1_r$d),
+        .q(floor_minus_1_r$q),
+        .clock(floor_minus_1_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__floor_zero_r floor_zero_r(
+        .d(floor_zero_r$d),
+        .q(floor_zero_r$q),
+        .clock(floor_zero_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__reset_reaches_floor_r reset_reaches_floor_r(
+        .d(reset_reaches_floor_r$d),
+        .q(reset_reaches_floor_r$q),
+        .clock(reset_reaches_floor_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__t_prev_r t_prev_r(
+        .d(t_prev_r$d),
+        .q(t_prev_r$q),
+        .clock(t_prev_r$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        t_r$clock = clock;
+        t_minus_1_r$clock = clock;
+        t_minus_2_r$clock = clock;
+        t_at_most_1_r$clock = clock;
+        reachable_r$clock = clock;
+        floor_r$clock = clock;
+        floor_minus_1_r$clock = clock;
+        floor_zero_r$clock = clock;
+        reset_reaches_floor_r$clock = clock;
+        t_prev_r$clock = clock;
+        t_r$d = t_r$q;
+        t_minus_1_r$d = t_minus_1_r$q;
+        t_minus_2_r$d = t_minus_2_r$q;
+        t_at_most_1_r$d = t_at_most_1_r$q;
+        reachable_r$d = reachable_r$q;
+        floor_r$d = floor_r$q;
+        floor_minus_1_r$d = floor_minus_1_r$q;
+        floor_zero_r$d = floor_zero_r$q;
+        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
+        t_prev_r$d = t_prev_r$q;
+        if (fixed) begin
+            t = c_t;
+            t_minus_1 = c_t_minus_1;
+            t_minus_2 = c_t_minus_2;
+            t_at_most_1 = c_t_at_most_1;
+            reachable = c_reachable;
+            floor = c_floor;
+            floor_minus_1 = c_floor_minus_1;
+            floor_zero = c_floor_zero;
+            reset_reaches_floor = c_reset_reaches_floor;
+            t_prev = c_t;
+        end
+        else begin
+            t = t_r$q;
+            t_minus_1 = t_minus_1_r$q;
+            t_minus_2 = t_minus_2_r$q;
+            t_at_most_1 = t_at_most_1_r$q;
+            reachable = reachable_r$q;
+            floor = floor_r$q;
+            floor_minus_1 = floor_minus_1_r$q;
+            floor_zero = floor_zero_r$q;
+            reset_reaches_floor = reset_reaches_floor_r$q;
+            t_prev = t_prev_r$q;
+        end
+        n = ((value) & 24'hffffff);
+        n_reachable = value <= max;
+        n_nonzero = |n;
+        n_above_1 = |(n & above_1);
+        n_minus_1 = zero;
+        if (n_nonzero) begin
+            n_minus_1 = n - one;
+        end
+        n_minus_2 = zero;
+        if (n_above_1) begin
+            n_minus_2 = n - two;
+        end
+        if (load) begin
+            t_prev_r$d = t_r$q;
+            t_r$d = n;
+            reachable_r$d = n_reachable;
+            t_at_most_1_r$d = ~n_above_1;
+            t_minus_1_r$d = n_minus_1;
+            t_minus_2_r$d = n_minus_2;
+            floor_r$d = zero;
+            floor_minus_1_r$d = zero;
+            if (n_reachable) begin
+                floor_r$d = n_minus_1;
+                floor_minus_1_r$d = n_minus_2;
+            end
+            floor_zero_r$d = ~n_reachable | ~n_above_1;
+            reset_reaches_floor_r$d = ~n_reachable | reset_above_all | (n <= reset_plus_1);
+        end
+    end
+    
+endmodule // top$acc$candidate_threshold
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__floor_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$floor_minus_1_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$floor_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__floor_zero_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$floor_zero_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__reachable_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$reachable_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__reset_reaches_floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$reset_reaches_floor_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__t_at_most_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$t_at_most_1_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__t_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$t_minus_1_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__t_minus_2_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$t_minus_2_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__t_prev_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$t_prev_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__t_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$t_r
 
 
 module hwprof_paper_1m_bram__acc__d_op(d,q,clock);
@@ -11547,403 +11944,6 @@ module hwprof_paper_1m_bram__acc__staged(bits$0,bits$1,bits$2,bits$3,first$0,fir
 endmodule // top$acc$staged
 
 
-module hwprof_paper_1m_bram__acc__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  load;
-    input wire  [31:0] value;
-    output reg  [23:0] t;
-    output reg  [23:0] t_minus_1;
-    output reg  [23:0] t_minus_2;
-    output reg  t_at_most_1;
-    output reg  reachable;
-    output reg  [23:0] floor;
-    output reg  [23:0] floor_minus_1;
-    output reg  floor_zero;
-    output reg  reset_reaches_floor;
-    output reg  [23:0] t_prev;
-    
-    // Constant declarations
-    localparam  max = 32'hfffff;
-    localparam  reset_plus_1 = 24'h1;
-    localparam  reset_above_all = 1'b0;
-    localparam  above_1 = 24'hfffffe;
-    localparam  one = 24'h1;
-    localparam  two = 24'h2;
-    localparam  zero = 24'h0;
-    localparam  fixed = 1'b1;
-    localparam  c_t = 24'h3e8;
-    localparam  c_t_minus_1 = 24'h3e7;
-    localparam  c_t_minus_2 = 24'h3e6;
-    localparam  c_t_at_most_1 = 1'b0;
-    localparam  c_reachable = 1'b1;
-    localparam  c_floor = 24'h3e7;
-    localparam  c_floor_minus_1 = 24'h3e6;
-    localparam  c_floor_zero = 1'b0;
-    localparam  c_reset_reaches_floor = 1'b0;
-    
-    // Stub signals
-    reg  [23:0] t_r$d;
-    wire  [23:0] t_r$q;
-    reg  t_r$clock;
-    reg  [23:0] t_minus_1_r$d;
-    wire  [23:0] t_minus_1_r$q;
-    reg  t_minus_1_r$clock;
-    reg  [23:0] t_minus_2_r$d;
-    wire  [23:0] t_minus_2_r$q;
-    reg  t_minus_2_r$clock;
-    reg  t_at_most_1_r$d;
-    wire  t_at_most_1_r$q;
-    reg  t_at_most_1_r$clock;
-    reg  reachable_r$d;
-    wire  reachable_r$q;
-    reg  reachable_r$clock;
-    reg  [23:0] floor_r$d;
-    wire  [23:0] floor_r$q;
-    reg  floor_r$clock;
-    reg  [23:0] floor_minus_1_r$d;
-    wire  [23:0] floor_minus_1_r$q;
-    reg  floor_minus_1_r$clock;
-    reg  floor_zero_r$d;
-    wire  floor_zero_r$q;
-    reg  floor_zero_r$clock;
-    reg  reset_reaches_floor_r$d;
-    wire  reset_reaches_floor_r$q;
-    reg  reset_reaches_floor_r$clock;
-    reg  [23:0] t_prev_r$d;
-    wire  [23:0] t_prev_r$q;
-    reg  t_prev_r$clock;
-    
-    // Local signals
-    reg  [23:0] n;
-    reg  n_reachable;
-    reg  n_nonzero;
-    reg  n_above_1;
-    reg  [23:0] n_minus_1;
-    reg  [23:0] n_minus_2;
-    
-    // Sub module instances
-    hwprof_paper_1m_bram__acc__t__t_r t_r(
-        .d(t_r$d),
-        .q(t_r$q),
-        .clock(t_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__t_minus_1_r t_minus_1_r(
-        .d(t_minus_1_r$d),
-        .q(t_minus_1_r$q),
-        .clock(t_minus_1_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__t_minus_2_r t_minus_2_r(
-        .d(t_minus_2_r$d),
-        .q(t_minus_2_r$q),
-        .clock(t_minus_2_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__t_at_most_1_r t_at_most_1_r(
-        .d(t_at_most_1_r$d),
-        .q(t_at_most_1_r$q),
-        .clock(t_at_most_1_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__reachable_r reachable_r(
-        .d(reachable_r$d),
-        .q(reachable_r$q),
-        .clock(reachable_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__floor_r floor_r(
-        .d(floor_r$d),
-        .q(floor_r$q),
-        .clock(floor_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__floor_minus_1_r floor_minus_1_r(
-        .d(floor_minus_1_r$d),
-        .q(floor_minus_1_r$q),
-        .clock(floor_minus_1_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__floor_zero_r floor_zero_r(
-        .d(floor_zero_r$d),
-        .q(floor_zero_r$q),
-        .clock(floor_zero_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__reset_reaches_floor_r reset_reaches_floor_r(
-        .d(reset_reaches_floor_r$d),
-        .q(reset_reaches_floor_r$q),
-        .clock(reset_reaches_floor_r$clock)
-    );
-    hwprof_paper_1m_bram__acc__t__t_prev_r t_prev_r(
-        .d(t_prev_r$d),
-        .q(t_prev_r$q),
-        .clock(t_prev_r$clock)
-    );
-    
-    // Update code
-    always @(*) begin
-        t_r$clock = clock;
-        t_minus_1_r$clock = clock;
-        t_minus_2_r$clock = clock;
-        t_at_most_1_r$clock = clock;
-        reachable_r$clock = clock;
-        floor_r$clock = clock;
-        floor_minus_1_r$clock = clock;
-        floor_zero_r$clock = clock;
-        reset_reaches_floor_r$clock = clock;
-        t_prev_r$clock = clock;
-        t_r$d = t_r$q;
-        t_minus_1_r$d = t_minus_1_r$q;
-        t_minus_2_r$d = t_minus_2_r$q;
-        t_at_most_1_r$d = t_at_most_1_r$q;
-        reachable_r$d = reachable_r$q;
-        floor_r$d = floor_r$q;
-        floor_minus_1_r$d = floor_minus_1_r$q;
-        floor_zero_r$d = floor_zero_r$q;
-        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
-        t_prev_r$d = t_prev_r$q;
-        if (fixed) begin
-            t = c_t;
-            t_minus_1 = c_t_minus_1;
-            t_minus_2 = c_t_minus_2;
-            t_at_most_1 = c_t_at_most_1;
-            reachable = c_reachable;
-            floor = c_floor;
-            floor_minus_1 = c_floor_minus_1;
-            floor_zero = c_floor_zero;
-            reset_reaches_floor = c_reset_reaches_floor;
-            t_prev = c_t;
-        end
-        else begin
-            t = t_r$q;
-            t_minus_1 = t_minus_1_r$q;
-            t_minus_2 = t_minus_2_r$q;
-            t_at_most_1 = t_at_most_1_r$q;
-            reachable = reachable_r$q;
-            floor = floor_r$q;
-            floor_minus_1 = floor_minus_1_r$q;
-            floor_zero = floor_zero_r$q;
-            reset_reaches_floor = reset_reaches_floor_r$q;
-            t_prev = t_prev_r$q;
-        end
-        n = ((value) & 24'hffffff);
-        n_reachable = value <= max;
-        n_nonzero = |n;
-        n_above_1 = |(n & above_1);
-        n_minus_1 = zero;
-        if (n_nonzero) begin
-            n_minus_1 = n - one;
-        end
-        n_minus_2 = zero;
-        if (n_above_1) begin
-            n_minus_2 = n - two;
-        end
-        if (load) begin
-            t_prev_r$d = t_r$q;
-            t_r$d = n;
-            reachable_r$d = n_reachable;
-            t_at_most_1_r$d = ~n_above_1;
-            t_minus_1_r$d = n_minus_1;
-            t_minus_2_r$d = n_minus_2;
-            floor_r$d = zero;
-            floor_minus_1_r$d = zero;
-            if (n_reachable) begin
-                floor_r$d = n_minus_1;
-                floor_minus_1_r$d = n_minus_2;
-            end
-            floor_zero_r$d = ~n_reachable | ~n_above_1;
-            reset_reaches_floor_r$d = ~n_reachable | reset_above_all | (n <= reset_plus_1);
-        end
-    end
-    
-endmodule // top$acc$t
-
-
-module hwprof_paper_1m_bram__acc__t__floor_minus_1_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$floor_minus_1_r
-
-
-module hwprof_paper_1m_bram__acc__t__floor_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$floor_r
-
-
-module hwprof_paper_1m_bram__acc__t__floor_zero_r(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$floor_zero_r
-
-
-module hwprof_paper_1m_bram__acc__t__reachable_r(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$reachable_r
-
-
-module hwprof_paper_1m_bram__acc__t__reset_reaches_floor_r(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$reset_reaches_floor_r
-
-
-module hwprof_paper_1m_bram__acc__t__t_at_most_1_r(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$t_at_most_1_r
-
-
-module hwprof_paper_1m_bram__acc__t__t_minus_1_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$t_minus_1_r
-
-
-module hwprof_paper_1m_bram__acc__t__t_minus_2_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$t_minus_2_r
-
-
-module hwprof_paper_1m_bram__acc__t__t_prev_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$t_prev_r
-
-
-module hwprof_paper_1m_bram__acc__t__t_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$acc$t$t_r
-
-
 module hwprof_paper_1m_bram__acc__tags__0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
@@ -12918,19 +12918,19 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
     reg  was_clearing1$d;
     wire  was_clearing1$q;
     reg  was_clearing1$clock;
-    reg  t$clock;
-    reg  t$load;
-    reg  [31:0] t$value;
-    wire  [23:0] t$t;
-    wire  [23:0] t$t_minus_1;
-    wire  [23:0] t$t_minus_2;
-    wire  t$t_at_most_1;
-    wire  t$reachable;
-    wire  [23:0] t$floor;
-    wire  [23:0] t$floor_minus_1;
-    wire  t$floor_zero;
-    wire  t$reset_reaches_floor;
-    wire  [23:0] t$t_prev;
+    reg  candidate_threshold$clock;
+    reg  candidate_threshold$load;
+    reg  [31:0] candidate_threshold$value;
+    wire  [23:0] candidate_threshold$t;
+    wire  [23:0] candidate_threshold$t_minus_1;
+    wire  [23:0] candidate_threshold$t_minus_2;
+    wire  candidate_threshold$t_at_most_1;
+    wire  candidate_threshold$reachable;
+    wire  [23:0] candidate_threshold$floor;
+    wire  [23:0] candidate_threshold$floor_minus_1;
+    wire  candidate_threshold$floor_zero;
+    wire  candidate_threshold$reset_reaches_floor;
+    wire  [23:0] candidate_threshold$t_prev;
     reg  [23:0] cu$c$0;
     reg  [23:0] cu$c$1;
     reg  [23:0] cu$c$2;
@@ -13657,20 +13657,20 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         .q(was_clearing1$q),
         .clock(was_clearing1$clock)
     );
-    hwprof_paper_1m_bram__counters__t t(
-        .clock(t$clock),
-        .load(t$load),
-        .value(t$value),
-        .t(t$t),
-        .t_minus_1(t$t_minus_1),
-        .t_minus_2(t$t_minus_2),
-        .t_at_most_1(t$t_at_most_1),
-        .reachable(t$reachable),
-        .floor(t$floor),
-        .floor_minus_1(t$floor_minus_1),
-        .floor_zero(t$floor_zero),
-        .reset_reaches_floor(t$reset_reaches_floor),
-        .t_prev(t$t_prev)
+    hwprof_paper_1m_bram__counters__candidate_threshold candidate_threshold(
+        .clock(candidate_threshold$clock),
+        .load(candidate_threshold$load),
+        .value(candidate_threshold$value),
+        .t(candidate_threshold$t),
+        .t_minus_1(candidate_threshold$t_minus_1),
+        .t_minus_2(candidate_threshold$t_minus_2),
+        .t_at_most_1(candidate_threshold$t_at_most_1),
+        .reachable(candidate_threshold$reachable),
+        .floor(candidate_threshold$floor),
+        .floor_minus_1(candidate_threshold$floor_minus_1),
+        .floor_zero(candidate_threshold$floor_zero),
+        .reset_reaches_floor(candidate_threshold$reset_reaches_floor),
+        .t_prev(candidate_threshold$t_prev)
     );
     hwprof_paper_1m_bram__counters__cu cu(
         .c$0(cu$c$0),
@@ -13772,12 +13772,12 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         w_valid$d = writes;
         w_bank$d = s1_bank$q;
         w_last$d = clear_start & ~reset;
-        t$clock = clock;
-        t$load = reset | clear_start;
-        t$value = threshold;
-        cu$promotable = t$reachable;
-        cu$incremented_floor = t$floor_minus_1;
-        cu$reset_floor = t$reset_reaches_floor;
+        candidate_threshold$clock = clock;
+        candidate_threshold$load = reset | clear_start;
+        candidate_threshold$value = threshold;
+        cu$promotable = candidate_threshold$reachable;
+        cu$incremented_floor = candidate_threshold$floor_minus_1;
+        cu$reset_floor = candidate_threshold$reset_reaches_floor;
         ram_write = valid;
         ram_bank = s1_bank$q;
         clear_now = clear_start;
@@ -13874,9 +13874,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
             read$0 = bank1$0$read_data;
         end
         read_c$0 = read$0 & stored;
-        read_floor$0 = read$0 >= t$floor;
+        read_floor$0 = read$0 >= candidate_threshold$floor;
         if (floor_in_ram) begin
-            read_floor$0 = |(read$0 & floor_bit) | t$floor_zero;
+            read_floor$0 = |(read$0 & floor_bit) | candidate_threshold$floor_zero;
         end
         picked$0 = r_c$0$q;
         picked_floor$0 = r_floor$0$q;
@@ -13981,9 +13981,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
             read$1 = bank1$1$read_data;
         end
         read_c$1 = read$1 & stored;
-        read_floor$1 = read$1 >= t$floor;
+        read_floor$1 = read$1 >= candidate_threshold$floor;
         if (floor_in_ram) begin
-            read_floor$1 = |(read$1 & floor_bit) | t$floor_zero;
+            read_floor$1 = |(read$1 & floor_bit) | candidate_threshold$floor_zero;
         end
         picked$1 = r_c$1$q;
         picked_floor$1 = r_floor$1$q;
@@ -14088,9 +14088,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
             read$2 = bank1$2$read_data;
         end
         read_c$2 = read$2 & stored;
-        read_floor$2 = read$2 >= t$floor;
+        read_floor$2 = read$2 >= candidate_threshold$floor;
         if (floor_in_ram) begin
-            read_floor$2 = |(read$2 & floor_bit) | t$floor_zero;
+            read_floor$2 = |(read$2 & floor_bit) | candidate_threshold$floor_zero;
         end
         picked$2 = r_c$2$q;
         picked_floor$2 = r_floor$2$q;
@@ -14195,9 +14195,9 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
             read$3 = bank1$3$read_data;
         end
         read_c$3 = read$3 & stored;
-        read_floor$3 = read$3 >= t$floor;
+        read_floor$3 = read$3 >= candidate_threshold$floor;
         if (floor_in_ram) begin
-            read_floor$3 = |(read$3 & floor_bit) | t$floor_zero;
+            read_floor$3 = |(read$3 & floor_bit) | candidate_threshold$floor_zero;
         end
         picked$3 = r_c$3$q;
         picked_floor$3 = r_floor$3$q;
@@ -15653,6 +15653,403 @@ module hwprof_paper_1m_bram__counters__bank1__3(read_address,read_clock,read_dat
     end
     `endif
 endmodule // top$counters$bank1$3
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  [31:0] value;
+    output reg  [23:0] t;
+    output reg  [23:0] t_minus_1;
+    output reg  [23:0] t_minus_2;
+    output reg  t_at_most_1;
+    output reg  reachable;
+    output reg  [23:0] floor;
+    output reg  [23:0] floor_minus_1;
+    output reg  floor_zero;
+    output reg  reset_reaches_floor;
+    output reg  [23:0] t_prev;
+    
+    // Constant declarations
+    localparam  max = 32'hfffff;
+    localparam  reset_plus_1 = 24'h1;
+    localparam  reset_above_all = 1'b0;
+    localparam  above_1 = 24'hfffffe;
+    localparam  one = 24'h1;
+    localparam  two = 24'h2;
+    localparam  zero = 24'h0;
+    localparam  fixed = 1'b1;
+    localparam  c_t = 24'h3e8;
+    localparam  c_t_minus_1 = 24'h3e7;
+    localparam  c_t_minus_2 = 24'h3e6;
+    localparam  c_t_at_most_1 = 1'b0;
+    localparam  c_reachable = 1'b1;
+    localparam  c_floor = 24'h3e7;
+    localparam  c_floor_minus_1 = 24'h3e6;
+    localparam  c_floor_zero = 1'b0;
+    localparam  c_reset_reaches_floor = 1'b0;
+    
+    // Stub signals
+    reg  [23:0] t_r$d;
+    wire  [23:0] t_r$q;
+    reg  t_r$clock;
+    reg  [23:0] t_minus_1_r$d;
+    wire  [23:0] t_minus_1_r$q;
+    reg  t_minus_1_r$clock;
+    reg  [23:0] t_minus_2_r$d;
+    wire  [23:0] t_minus_2_r$q;
+    reg  t_minus_2_r$clock;
+    reg  t_at_most_1_r$d;
+    wire  t_at_most_1_r$q;
+    reg  t_at_most_1_r$clock;
+    reg  reachable_r$d;
+    wire  reachable_r$q;
+    reg  reachable_r$clock;
+    reg  [23:0] floor_r$d;
+    wire  [23:0] floor_r$q;
+    reg  floor_r$clock;
+    reg  [23:0] floor_minus_1_r$d;
+    wire  [23:0] floor_minus_1_r$q;
+    reg  floor_minus_1_r$clock;
+    reg  floor_zero_r$d;
+    wire  floor_zero_r$q;
+    reg  floor_zero_r$clock;
+    reg  reset_reaches_floor_r$d;
+    wire  reset_reaches_floor_r$q;
+    reg  reset_reaches_floor_r$clock;
+    reg  [23:0] t_prev_r$d;
+    wire  [23:0] t_prev_r$q;
+    reg  t_prev_r$clock;
+    
+    // Local signals
+    reg  [23:0] n;
+    reg  n_reachable;
+    reg  n_nonzero;
+    reg  n_above_1;
+    reg  [23:0] n_minus_1;
+    reg  [23:0] n_minus_2;
+    
+    // Sub module instances
+    hwprof_paper_1m_bram__counters__candidate_threshold__t_r t_r(
+        .d(t_r$d),
+        .q(t_r$q),
+        .clock(t_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__t_minus_1_r t_minus_1_r(
+        .d(t_minus_1_r$d),
+        .q(t_minus_1_r$q),
+        .clock(t_minus_1_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__t_minus_2_r t_minus_2_r(
+        .d(t_minus_2_r$d),
+        .q(t_minus_2_r$q),
+        .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__t_at_most_1_r t_at_most_1_r(
+        .d(t_at_most_1_r$d),
+        .q(t_at_most_1_r$q),
+        .clock(t_at_most_1_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__reachable_r reachable_r(
+        .d(reachable_r$d),
+        .q(reachable_r$q),
+        .clock(reachable_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__floor_r floor_r(
+        .d(floor_r$d),
+        .q(floor_r$q),
+        .clock(floor_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__floor_minus_1_r floor_minus_1_r(
+        .d(floor_minus_1_r$d),
+        .q(floor_minus_1_r$q),
+        .clock(floor_minus_1_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__floor_zero_r floor_zero_r(
+        .d(floor_zero_r$d),
+        .q(floor_zero_r$q),
+        .clock(floor_zero_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__reset_reaches_floor_r reset_reaches_floor_r(
+        .d(reset_reaches_floor_r$d),
+        .q(reset_reaches_floor_r$q),
+        .clock(reset_reaches_floor_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__t_prev_r t_prev_r(
+        .d(t_prev_r$d),
+        .q(t_prev_r$q),
+        .clock(t_prev_r$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        t_r$clock = clock;
+        t_minus_1_r$clock = clock;
+        t_minus_2_r$clock = clock;
+        t_at_most_1_r$clock = clock;
+        reachable_r$clock = clock;
+        floor_r$clock = clock;
+        floor_minus_1_r$clock = clock;
+        floor_zero_r$clock = clock;
+        reset_reaches_floor_r$clock = clock;
+        t_prev_r$clock = clock;
+        t_r$d = t_r$q;
+        t_minus_1_r$d = t_minus_1_r$q;
+        t_minus_2_r$d = t_minus_2_r$q;
+        t_at_most_1_r$d = t_at_most_1_r$q;
+        reachable_r$d = reachable_r$q;
+        floor_r$d = floor_r$q;
+        floor_minus_1_r$d = floor_minus_1_r$q;
+        floor_zero_r$d = floor_zero_r$q;
+        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
+        t_prev_r$d = t_prev_r$q;
+        if (fixed) begin
+            t = c_t;
+            t_minus_1 = c_t_minus_1;
+            t_minus_2 = c_t_minus_2;
+            t_at_most_1 = c_t_at_most_1;
+            reachable = c_reachable;
+            floor = c_floor;
+            floor_minus_1 = c_floor_minus_1;
+            floor_zero = c_floor_zero;
+            reset_reaches_floor = c_reset_reaches_floor;
+            t_prev = c_t;
+        end
+        else begin
+            t = t_r$q;
+            t_minus_1 = t_minus_1_r$q;
+            t_minus_2 = t_minus_2_r$q;
+            t_at_most_1 = t_at_most_1_r$q;
+            reachable = reachable_r$q;
+            floor = floor_r$q;
+            floor_minus_1 = floor_minus_1_r$q;
+            floor_zero = floor_zero_r$q;
+            reset_reaches_floor = reset_reaches_floor_r$q;
+            t_prev = t_prev_r$q;
+        end
+        n = ((value) & 24'hffffff);
+        n_reachable = value <= max;
+        n_nonzero = |n;
+        n_above_1 = |(n & above_1);
+        n_minus_1 = zero;
+        if (n_nonzero) begin
+            n_minus_1 = n - one;
+        end
+        n_minus_2 = zero;
+        if (n_above_1) begin
+            n_minus_2 = n - two;
+        end
+        if (load) begin
+            t_prev_r$d = t_r$q;
+            t_r$d = n;
+            reachable_r$d = n_reachable;
+            t_at_most_1_r$d = ~n_above_1;
+            t_minus_1_r$d = n_minus_1;
+            t_minus_2_r$d = n_minus_2;
+            floor_r$d = zero;
+            floor_minus_1_r$d = zero;
+            if (n_reachable) begin
+                floor_r$d = n_minus_1;
+                floor_minus_1_r$d = n_minus_2;
+            end
+            floor_zero_r$d = ~n_reachable | ~n_above_1;
+            reset_reaches_floor_r$d = ~n_reachable | reset_above_all | (n <= reset_plus_1);
+        end
+    end
+    
+endmodule // top$counters$candidate_threshold
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__floor_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$floor_minus_1_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$floor_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__floor_zero_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$floor_zero_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__reachable_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$reachable_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__reset_reaches_floor_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$reset_reaches_floor_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__t_at_most_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$t_at_most_1_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__t_minus_1_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$t_minus_1_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__t_minus_2_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$t_minus_2_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__t_prev_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$t_prev_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__t_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$t_r
 
 
 module hwprof_paper_1m_bram__counters__clear0(clock,start,busy,address);
@@ -18884,403 +19281,6 @@ module hwprof_paper_1m_bram__counters__s1_index__3(d,q,clock);
     end
           
 endmodule // top$counters$s1_index$3
-
-
-module hwprof_paper_1m_bram__counters__t(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  load;
-    input wire  [31:0] value;
-    output reg  [23:0] t;
-    output reg  [23:0] t_minus_1;
-    output reg  [23:0] t_minus_2;
-    output reg  t_at_most_1;
-    output reg  reachable;
-    output reg  [23:0] floor;
-    output reg  [23:0] floor_minus_1;
-    output reg  floor_zero;
-    output reg  reset_reaches_floor;
-    output reg  [23:0] t_prev;
-    
-    // Constant declarations
-    localparam  max = 32'hfffff;
-    localparam  reset_plus_1 = 24'h1;
-    localparam  reset_above_all = 1'b0;
-    localparam  above_1 = 24'hfffffe;
-    localparam  one = 24'h1;
-    localparam  two = 24'h2;
-    localparam  zero = 24'h0;
-    localparam  fixed = 1'b1;
-    localparam  c_t = 24'h3e8;
-    localparam  c_t_minus_1 = 24'h3e7;
-    localparam  c_t_minus_2 = 24'h3e6;
-    localparam  c_t_at_most_1 = 1'b0;
-    localparam  c_reachable = 1'b1;
-    localparam  c_floor = 24'h3e7;
-    localparam  c_floor_minus_1 = 24'h3e6;
-    localparam  c_floor_zero = 1'b0;
-    localparam  c_reset_reaches_floor = 1'b0;
-    
-    // Stub signals
-    reg  [23:0] t_r$d;
-    wire  [23:0] t_r$q;
-    reg  t_r$clock;
-    reg  [23:0] t_minus_1_r$d;
-    wire  [23:0] t_minus_1_r$q;
-    reg  t_minus_1_r$clock;
-    reg  [23:0] t_minus_2_r$d;
-    wire  [23:0] t_minus_2_r$q;
-    reg  t_minus_2_r$clock;
-    reg  t_at_most_1_r$d;
-    wire  t_at_most_1_r$q;
-    reg  t_at_most_1_r$clock;
-    reg  reachable_r$d;
-    wire  reachable_r$q;
-    reg  reachable_r$clock;
-    reg  [23:0] floor_r$d;
-    wire  [23:0] floor_r$q;
-    reg  floor_r$clock;
-    reg  [23:0] floor_minus_1_r$d;
-    wire  [23:0] floor_minus_1_r$q;
-    reg  floor_minus_1_r$clock;
-    reg  floor_zero_r$d;
-    wire  floor_zero_r$q;
-    reg  floor_zero_r$clock;
-    reg  reset_reaches_floor_r$d;
-    wire  reset_reaches_floor_r$q;
-    reg  reset_reaches_floor_r$clock;
-    reg  [23:0] t_prev_r$d;
-    wire  [23:0] t_prev_r$q;
-    reg  t_prev_r$clock;
-    
-    // Local signals
-    reg  [23:0] n;
-    reg  n_reachable;
-    reg  n_nonzero;
-    reg  n_above_1;
-    reg  [23:0] n_minus_1;
-    reg  [23:0] n_minus_2;
-    
-    // Sub module instances
-    hwprof_paper_1m_bram__counters__t__t_r t_r(
-        .d(t_r$d),
-        .q(t_r$q),
-        .clock(t_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__t_minus_1_r t_minus_1_r(
-        .d(t_minus_1_r$d),
-        .q(t_minus_1_r$q),
-        .clock(t_minus_1_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__t_minus_2_r t_minus_2_r(
-        .d(t_minus_2_r$d),
-        .q(t_minus_2_r$q),
-        .clock(t_minus_2_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__t_at_most_1_r t_at_most_1_r(
-        .d(t_at_most_1_r$d),
-        .q(t_at_most_1_r$q),
-        .clock(t_at_most_1_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__reachable_r reachable_r(
-        .d(reachable_r$d),
-        .q(reachable_r$q),
-        .clock(reachable_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__floor_r floor_r(
-        .d(floor_r$d),
-        .q(floor_r$q),
-        .clock(floor_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__floor_minus_1_r floor_minus_1_r(
-        .d(floor_minus_1_r$d),
-        .q(floor_minus_1_r$q),
-        .clock(floor_minus_1_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__floor_zero_r floor_zero_r(
-        .d(floor_zero_r$d),
-        .q(floor_zero_r$q),
-        .clock(floor_zero_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__reset_reaches_floor_r reset_reaches_floor_r(
-        .d(reset_reaches_floor_r$d),
-        .q(reset_reaches_floor_r$q),
-        .clock(reset_reaches_floor_r$clock)
-    );
-    hwprof_paper_1m_bram__counters__t__t_prev_r t_prev_r(
-        .d(t_prev_r$d),
-        .q(t_prev_r$q),
-        .clock(t_prev_r$clock)
-    );
-    
-    // Update code
-    always @(*) begin
-        t_r$clock = clock;
-        t_minus_1_r$clock = clock;
-        t_minus_2_r$clock = clock;
-        t_at_most_1_r$clock = clock;
-        reachable_r$clock = clock;
-        floor_r$clock = clock;
-        floor_minus_1_r$clock = clock;
-        floor_zero_r$clock = clock;
-        reset_reaches_floor_r$clock = clock;
-        t_prev_r$clock = clock;
-        t_r$d = t_r$q;
-        t_minus_1_r$d = t_minus_1_r$q;
-        t_minus_2_r$d = t_minus_2_r$q;
-        t_at_most_1_r$d = t_at_most_1_r$q;
-        reachable_r$d = reachable_r$q;
-        floor_r$d = floor_r$q;
-        floor_minus_1_r$d = floor_minus_1_r$q;
-        floor_zero_r$d = floor_zero_r$q;
-        reset_reaches_floor_r$d = reset_reaches_floor_r$q;
-        t_prev_r$d = t_prev_r$q;
-        if (fixed) begin
-            t = c_t;
-            t_minus_1 = c_t_minus_1;
-            t_minus_2 = c_t_minus_2;
-            t_at_most_1 = c_t_at_most_1;
-            reachable = c_reachable;
-            floor = c_floor;
-            floor_minus_1 = c_floor_minus_1;
-            floor_zero = c_floor_zero;
-            reset_reaches_floor = c_reset_reaches_floor;
-            t_prev = c_t;
-        end
-        else begin
-            t = t_r$q;
-            t_minus_1 = t_minus_1_r$q;
-            t_minus_2 = t_minus_2_r$q;
-            t_at_most_1 = t_at_most_1_r$q;
-            reachable = reachable_r$q;
-            floor = floor_r$q;
-            floor_minus_1 = floor_minus_1_r$q;
-            floor_zero = floor_zero_r$q;
-            reset_reaches_floor = reset_reaches_floor_r$q;
-            t_prev = t_prev_r$q;
-        end
-        n = ((value) & 24'hffffff);
-        n_reachable = value <= max;
-        n_nonzero = |n;
-        n_above_1 = |(n & above_1);
-        n_minus_1 = zero;
-        if (n_nonzero) begin
-            n_minus_1 = n - one;
-        end
-        n_minus_2 = zero;
-        if (n_above_1) begin
-            n_minus_2 = n - two;
-        end
-        if (load) begin
-            t_prev_r$d = t_r$q;
-            t_r$d = n;
-            reachable_r$d = n_reachable;
-            t_at_most_1_r$d = ~n_above_1;
-            t_minus_1_r$d = n_minus_1;
-            t_minus_2_r$d = n_minus_2;
-            floor_r$d = zero;
-            floor_minus_1_r$d = zero;
-            if (n_reachable) begin
-                floor_r$d = n_minus_1;
-                floor_minus_1_r$d = n_minus_2;
-            end
-            floor_zero_r$d = ~n_reachable | ~n_above_1;
-            reset_reaches_floor_r$d = ~n_reachable | reset_above_all | (n <= reset_plus_1);
-        end
-    end
-    
-endmodule // top$counters$t
-
-
-module hwprof_paper_1m_bram__counters__t__floor_minus_1_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$floor_minus_1_r
-
-
-module hwprof_paper_1m_bram__counters__t__floor_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$floor_r
-
-
-module hwprof_paper_1m_bram__counters__t__floor_zero_r(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$floor_zero_r
-
-
-module hwprof_paper_1m_bram__counters__t__reachable_r(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$reachable_r
-
-
-module hwprof_paper_1m_bram__counters__t__reset_reaches_floor_r(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$reset_reaches_floor_r
-
-
-module hwprof_paper_1m_bram__counters__t__t_at_most_1_r(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$t_at_most_1_r
-
-
-module hwprof_paper_1m_bram__counters__t__t_minus_1_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$t_minus_1_r
-
-
-module hwprof_paper_1m_bram__counters__t__t_minus_2_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$t_minus_2_r
-
-
-module hwprof_paper_1m_bram__counters__t__t_prev_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$t_prev_r
-
-
-module hwprof_paper_1m_bram__counters__t__t_r(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // top$counters$t$t_r
 
 
 module hwprof_paper_1m_bram__counters__w_bank(d,q,clock);

@@ -94,7 +94,7 @@ pub struct BaselineCounters<const CB: usize> {
     cu: ConservativeUpdate<CB>,
     clear: BankClear,
     /// T of the event in flight, and the candidate floor of the counters read.
-    t: CandidateThreshold<CB>,
+    candidate_threshold: CandidateThreshold<CB>,
     zero: Constant<Bits<CB>>,
 }
 
@@ -123,7 +123,7 @@ impl<const CB: usize> BaselineCounters<CB> {
                 .collect(),
             cu: ConservativeUpdate::new(&rule),
             clear: BankClear::new(cfg.entries),
-            t: CandidateThreshold::new(
+            candidate_threshold: CandidateThreshold::new(
                 rule.counter_max,
                 rule.reset_value,
                 rule.fixed_threshold.then_some(rule.threshold),
@@ -142,12 +142,12 @@ impl<const CB: usize> Logic for BaselineCounters<CB> {
         self.hash.a.next = self.a.val();
         self.hash.b.next = self.b.val();
         self.cu.promoted.next = self.promoted.val();
-        self.t.clock.next = self.clock.val();
-        self.t.load.next = self.clear_start.val();
-        self.t.value.next = self.threshold.val();
-        self.cu.promotable.next = self.t.reachable.val();
-        self.cu.incremented_floor.next = self.t.floor_minus_1.val();
-        self.cu.reset_floor.next = self.t.reset_reaches_floor.val();
+        self.candidate_threshold.clock.next = self.clock.val();
+        self.candidate_threshold.load.next = self.clear_start.val();
+        self.candidate_threshold.value.next = self.threshold.val();
+        self.cu.promotable.next = self.candidate_threshold.reachable.val();
+        self.cu.incremented_floor.next = self.candidate_threshold.floor_minus_1.val();
+        self.cu.reset_floor.next = self.candidate_threshold.reset_reaches_floor.val();
         self.new_min.next = self.cu.new_min.val();
         self.candidate.next = self.cu.candidate.val();
         for k in 0..self.table.len() {
@@ -155,7 +155,8 @@ impl<const CB: usize> Logic for BaselineCounters<CB> {
             self.table[k].write_clock.next = self.clock.val();
             self.table[k].read_address.next = self.hash.index[k].val();
             self.cu.c[k].next = self.table[k].read_data.val();
-            self.cu.floor[k].next = self.table[k].read_data.val() >= self.t.floor.val();
+            self.cu.floor[k].next =
+                self.table[k].read_data.val() >= self.candidate_threshold.floor.val();
             // Written back (0 after a promotion under reset-on-promote), or cleared.
             self.table[k].write_enable.next = self.clear.busy.val() | self.write.val();
             if self.clear.busy.val() {
@@ -407,7 +408,7 @@ profiler_top! {
         word_tag: Signal<Local, Bits<TAG_BITS>>,
         word_count: Signal<Local, Bits<CB>>,
         /// T of the event in flight or the report being swept: taken in every Idle clock.
-        t: CandidateThreshold<CB>,
+        candidate_threshold: CandidateThreshold<CB>,
         count_max: Constant<Bits<CB>>,
         count_mask: Constant<Bits<CB>>,
         locked_flag: Constant<Bits<CB>>,
@@ -484,7 +485,11 @@ impl<const CB: usize> SetBaselineProfiler<CB> {
                 last_way: Default::default(),
                 word_tag: Default::default(),
                 word_count: Default::default(),
-                t: CandidateThreshold::new(w.count_max(cfg), 0, cfg.fixed_threshold()),
+                candidate_threshold: CandidateThreshold::new(
+                    w.count_max(cfg),
+                    0,
+                    cfg.fixed_threshold()
+                ),
                 count_max: Constant::new(w.count_max(cfg).into()),
                 count_mask: Constant::new(count_mask.into()),
                 locked_flag: Constant::new((1u64 << w.count).into()),
@@ -527,9 +532,10 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
         self.control.flush.next = self.flush.val();
         self.flush_pending.next = self.control.flush_pending.val();
         self.counters.threshold.next = self.control.next_threshold.val();
-        self.t.clock.next = self.clock.val();
-        self.t.value.next = self.control.next_threshold.val();
-        self.t.load.next = self.reset.val() | (self.state.q.val() == SetBaselineState::Idle);
+        self.candidate_threshold.clock.next = self.clock.val();
+        self.candidate_threshold.value.next = self.control.next_threshold.val();
+        self.candidate_threshold.load.next =
+            self.reset.val() | (self.state.q.val() == SetBaselineState::Idle);
         self.counters.a.next = self.key_a.q.val();
         self.counters.b.next = self.key_b.q.val();
         self.set_hash.a.next = self.key_a.q.val();
@@ -563,7 +569,8 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
             self.hit_w[w].next = self.valid[w].val()
                 & (self.tags[w].read_data.val() == self.key_tag.val())
                 & !self.key_null.q.val();
-            self.reported[w].next = self.valid[w].val() & (self.count[w].val() >= self.t.t.val());
+            self.reported[w].next =
+                self.valid[w].val() & (self.count[w].val() >= self.candidate_threshold.t.val());
             self.hits.bits[w].next = self.hit_w[w].val();
             self.empty.bits[w].next = !self.valid[w].val();
             self.repl.bits[w].next = self.valid[w].val() & !self.locked[w].val();
@@ -615,7 +622,8 @@ impl<const CB: usize> Logic for SetBaselineProfiler<CB> {
             }
             // A hit's count grows; a replaceable entry reaching T becomes locked.
             self.n_meta[w].next = self.inc_count[w].val() | self.valid_flag.val();
-            if self.locked[w].val() | (self.inc_count[w].val() >= self.t.t.val()) {
+            if self.locked[w].val() | (self.inc_count[w].val() >= self.candidate_threshold.t.val())
+            {
                 self.n_meta[w].next =
                     self.inc_count[w].val() | self.valid_flag.val() | self.locked_flag.val();
             }

@@ -219,7 +219,7 @@ pub struct CounterTables<const CB: usize> {
     was_clearing0: DFF<Bit>,
     was_clearing1: DFF<Bit>,
     /// T of the events in stage M and stage 1, with its candidate floor.
-    t: CandidateThreshold<CB>,
+    candidate_threshold: CandidateThreshold<CB>,
     /// The update of the counters read (after forwarding).
     cu: ConservativeUpdate<CB>,
     /// `new_min_w` (above): the registers, `inc_r[k]` where `min_r[k]` else 0, and the OR of
@@ -380,7 +380,7 @@ impl<const CB: usize> CounterTables<CB> {
             fw3_floor: vec_of(tables),
             was_clearing0: Default::default(),
             was_clearing1: Default::default(),
-            t: CandidateThreshold::new(
+            candidate_threshold: CandidateThreshold::new(
                 rule.counter_max,
                 rule.reset_value,
                 rule.fixed_threshold.then_some(rule.threshold),
@@ -418,12 +418,12 @@ impl<const CB: usize> Logic for CounterTables<CB> {
         self.w_valid.d.next = self.writes.val();
         self.w_bank.d.next = self.s1_bank.q.val();
         self.w_last.d.next = self.clear_start.val() & !self.reset.val();
-        self.t.clock.next = self.clock.val();
-        self.t.load.next = self.reset.val() | self.clear_start.val();
-        self.t.value.next = self.threshold.val();
-        self.cu.promotable.next = self.t.reachable.val();
-        self.cu.incremented_floor.next = self.t.floor_minus_1.val();
-        self.cu.reset_floor.next = self.t.reset_reaches_floor.val();
+        self.candidate_threshold.clock.next = self.clock.val();
+        self.candidate_threshold.load.next = self.reset.val() | self.clear_start.val();
+        self.candidate_threshold.value.next = self.threshold.val();
+        self.cu.promotable.next = self.candidate_threshold.reachable.val();
+        self.cu.incremented_floor.next = self.candidate_threshold.floor_minus_1.val();
+        self.cu.reset_floor.next = self.candidate_threshold.reset_reaches_floor.val();
         // Which write the RAMs take, and when the written bank's clear starts: with the write
         // stage, the clear waits for the last event's write (and the bank reads as clearing
         // meanwhile, as it did when the clear started with the write).
@@ -548,11 +548,11 @@ impl<const CB: usize> Logic for CounterTables<CB> {
                 self.read[k].next = self.bank1[k].read_data.val();
             }
             self.read_c[k].next = self.read[k].val() & self.stored.val();
-            self.read_floor[k].next = self.read[k].val() >= self.t.floor.val();
+            self.read_floor[k].next = self.read[k].val() >= self.candidate_threshold.floor.val();
             // A cleared word's predicate is 0: it holds for every word when the floor is 0.
             if self.floor_in_ram.val() {
-                self.read_floor[k].next =
-                    (self.read[k].val() & self.floor_bit.val()).any() | self.t.floor_zero.val();
+                self.read_floor[k].next = (self.read[k].val() & self.floor_bit.val()).any()
+                    | self.candidate_threshold.floor_zero.val();
             }
             // Assigned once: a child's input written twice in one pass makes Icarus re-run the
             // tables' logic for every glitch.

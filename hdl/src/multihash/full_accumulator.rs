@@ -74,7 +74,7 @@ accumulator! {
         n_tag: Vec<Signal<Local, Bits<128>>>,
         n_count: Vec<Signal<Local, Bits<CB>>>,
         /// T of the interval being decided (and of the report snapshot taken at its end).
-        t: CandidateThreshold<CB>,
+        candidate_threshold: CandidateThreshold<CB>,
         counter_max: Constant<Bits<CB>>,
         retaining: Constant<Bit>,
         one_c: Constant<Bits<CB>>,
@@ -131,7 +131,7 @@ impl<const CB: usize> FullyAssociativeAccumulator<CB> {
             n_valid: vec_of(entries),
             n_tag: vec_of(entries),
             n_count: vec_of(entries),
-            t: CandidateThreshold::new(counter_max, 0, fixed_threshold),
+            candidate_threshold: CandidateThreshold::new(counter_max, 0, fixed_threshold),
             counter_max: Constant::new(counter_max.into()),
             retaining: Constant::new(retaining),
             one_c: Constant::new(1.into()),
@@ -144,9 +144,9 @@ impl<const CB: usize> Logic for FullyAssociativeAccumulator<CB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rep_marker, rep_interval);
-        self.t.clock.next = self.clock.val();
-        self.t.load.next = self.reset.val() | self.end_interval.val();
-        self.t.value.next = self.threshold.val();
+        self.candidate_threshold.clock.next = self.clock.val();
+        self.candidate_threshold.load.next = self.reset.val() | self.end_interval.val();
+        self.candidate_threshold.value.next = self.threshold.val();
         // Lookup; allocation choice: lowest empty entry, else lowest replaceable one.
         for i in 0..self.tag.len() {
             self.valid_bits[i].clock.next = self.clock.val();
@@ -188,7 +188,7 @@ impl<const CB: usize> Logic for FullyAssociativeAccumulator<CB> {
                 self.n_tag[i].next = self.key.val();
                 self.n_count[i].next = self.new_min.val();
             }
-            self.ge[i].next = self.n_count[i].val() >= self.t.t.val();
+            self.ge[i].next = self.n_count[i].val() >= self.candidate_threshold.t.val();
             self.tag[i].d.next = self.n_tag[i].val();
             self.count[i].d.next = self.n_count[i].val();
             self.lock_hit[i].next =

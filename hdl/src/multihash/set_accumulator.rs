@@ -299,7 +299,7 @@ accumulator! {
         /// at all (`count_max` >= T), T − 2, and T <= 1 (a count of 0 is >= T − 1: a hit on an
         /// entry of count 0, a retained one after rollover, locks it); and the previous
         /// interval's T (`t_prev`): its sets are retired, and retained, after T changed.
-        t: CandidateThreshold<CB>,
+        candidate_threshold: CandidateThreshold<CB>,
         lock_at_zero: Signal<Local, Bit>,
         count_max: Constant<Bits<CB>>,
         /// Counts can reach `count_max` within an interval (else no saturation logic).
@@ -487,7 +487,7 @@ impl<const CB: usize> SetAssociativeAccumulator<CB> {
             replace_smallest: Constant::new(replace_smallest),
             staged: Priority::new(ways),
             rc: Default::default(),
-            t: CandidateThreshold::new(count_max, 0, fixed_threshold),
+            candidate_threshold: CandidateThreshold::new(count_max, 0, fixed_threshold),
             lock_at_zero: Default::default(),
             count_max: Constant::new(count_max.into()),
             saturates: Constant::new(saturates),
@@ -529,10 +529,11 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             term,
             rep_interval
         );
-        self.t.clock.next = self.clock.val();
-        self.t.load.next = self.reset.val() | self.end_interval.val();
-        self.t.value.next = self.threshold.val();
-        self.lock_at_zero.next = self.t.t_at_most_1.val() & self.t.reachable.val();
+        self.candidate_threshold.clock.next = self.clock.val();
+        self.candidate_threshold.load.next = self.reset.val() | self.end_interval.val();
+        self.candidate_threshold.value.next = self.threshold.val();
+        self.lock_at_zero.next =
+            self.candidate_threshold.t_at_most_1.val() & self.candidate_threshold.reachable.val();
         self.epochs.clock.next = self.clock.val();
         self.epochs.reset.next = self.reset.val();
         // ---- Stage C: compare with the tags and with the ops ahead; read the metas.
@@ -622,12 +623,12 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.c_ge_prev[w].next = self.c_ge[w].val();
                 self.c_floor[w].next = (self.metas[w].read_data.val() & self.floor_bit.val()).any();
             } else {
-                self.c_ge[w].next =
-                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.t.t.val();
-                self.c_ge_prev[w].next =
-                    (self.metas[w].read_data.val() & self.count_mask.val()) >= self.t.t_prev.val();
+                self.c_ge[w].next = (self.metas[w].read_data.val() & self.count_mask.val())
+                    >= self.candidate_threshold.t.val();
+                self.c_ge_prev[w].next = (self.metas[w].read_data.val() & self.count_mask.val())
+                    >= self.candidate_threshold.t_prev.val();
                 self.c_floor[w].next = (self.metas[w].read_data.val() & self.count_mask.val())
-                    >= self.t.t_minus_1.val();
+                    >= self.candidate_threshold.t_minus_1.val();
             }
             if self.c_same3.q.val() | self.c_same2.q.val() {
                 self.c_meta[w].next = self.c_fwd[w].val();
@@ -686,7 +687,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.far_count[w].next = self.r_meta[w].q.val() & self.count_mask.val();
                 self.far_ge[w].next = self.r_ge[w].q.val();
                 self.far_floor[w].next = self.r_floor[w].q.val();
-                self.far_lock[w].next = self.t.reachable.val() & self.r_floor[w].q.val();
+                self.far_lock[w].next =
+                    self.candidate_threshold.reachable.val() & self.r_floor[w].q.val();
             } else {
                 // Rollover (or long empty): retained entries are replaceable with count 0.
                 self.far_valid[w].next = self.epochs.d_prev.val()
@@ -697,7 +699,7 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.far_count[w].next = self.zero_c.val();
                 // T >= 1: a count of 0 is below T.
                 self.far_ge[w].next = false;
-                self.far_floor[w].next = self.t.t_at_most_1.val();
+                self.far_floor[w].next = self.candidate_threshold.t_at_most_1.val();
                 self.far_lock[w].next = self.lock_at_zero.val();
             }
             self.hit_far[w].next = self.far_valid[w].val() & self.tag_eq[w].val();
@@ -722,7 +724,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
                 self.view_count[w].next = self.fw_word[w].val() & self.count_mask.val();
                 self.view_ge[w].next = self.fw_ge[w].val();
                 self.view_floor[w].next = self.fw_floor[w].val();
-                self.lock_on_hit[w].next = self.t.reachable.val() & self.fw_floor[w].val();
+                self.lock_on_hit[w].next =
+                    self.candidate_threshold.reachable.val() & self.fw_floor[w].val();
                 self.hit_e[w].next = self.hit_near[w].val();
             }
             self.hits.bits[w].next = self.hit_e[w].val();
@@ -766,7 +769,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
             self.n_ge[w].next =
                 self.view_ge[w].val() | (self.inc[w].val() & self.view_floor[w].val());
             self.n_floor[w].next = self.view_floor[w].val()
-                | (self.inc[w].val() & (self.view_count[w].val() >= self.t.t_minus_2.val()));
+                | (self.inc[w].val()
+                    & (self.view_count[w].val() >= self.candidate_threshold.t_minus_2.val()));
             self.n_meta[w].next = self.n_count[w].val();
             if self.view_valid[w].val() {
                 self.n_meta[w].next = self.n_count[w].val() | self.valid_flag.val();
