@@ -587,14 +587,7 @@ fn check_full_accumulator(entries: usize, threshold: u64, retaining: bool, vary:
     uut.threshold.next = threshold.into();
     uut.reset_clock();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut draw = ChaCha8Rng::seed_from_u64(seed + 2000);
-    let mut next_t = || {
-        if vary {
-            draw.gen_range(1..=count_max + 1)
-        } else {
-            threshold
-        }
-    };
+    let mut next_t = threshold_draws(threshold, vary, count_max, seed);
     let (mut threshold, mut t_next) = (threshold, next_t());
     let (mut interval, mut words, mut reports) = (0u64, Vec::new(), 0);
     let mut expected: Vec<Vec<ReportEntry>> = Vec::new();
@@ -667,6 +660,19 @@ fn fully_associative_accumulator_matches_the_model_rules() {
     }
 }
 
+/// The T of each next interval: `threshold` for good, or if `vary` drawn (seeded) from 1 to one
+/// past `count_max`, where counts can no longer reach it.
+fn threshold_draws(threshold: u64, vary: bool, count_max: u64, seed: u64) -> impl FnMut() -> u64 {
+    let mut draw = ChaCha8Rng::seed_from_u64(seed + 2000);
+    move || {
+        if vary {
+            draw.gen_range(1..=count_max + 1)
+        } else {
+            threshold
+        }
+    }
+}
+
 /// An event of the set-associative accumulator test: tuple, counters' new minimum, last of its
 /// interval.
 #[derive(Clone, Copy)]
@@ -721,14 +727,7 @@ fn check_set_accumulator(
     uut.connect_all();
     uut.threshold.next = threshold.into();
     uut.reset_clock();
-    let mut draw = ChaCha8Rng::seed_from_u64(seed + 2000);
-    let mut next_t = || {
-        if vary {
-            draw.gen_range(1..=count_max + 1)
-        } else {
-            threshold
-        }
-    };
+    let mut next_t = threshold_draws(threshold, vary, count_max, seed);
     let (mut threshold, mut t_next) = (threshold, next_t());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut stale = ChaCha8Rng::seed_from_u64(seed + 1000);
