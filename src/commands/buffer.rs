@@ -23,9 +23,9 @@ pub struct BufferArgs {
     /// Print one JSON object instead of a table
     #[arg(long)]
     pub json: bool,
-    /// Also write the buffer's Verilog (top module hwprof_<config name>) to this file; lint it
-    /// with verilog_out/hwprof.vlt, whose waivers apply to files named hwprof_… (`hwprof verilog
-    /// --config` exports the buffer with its FuseSoC core)
+    /// Also write the buffer's Verilog (top module hwprof_<config name>, its Verilator lint
+    /// waivers inside it) to this file (`hwprof verilog --config` exports the buffer with its
+    /// FuseSoC core)
     #[arg(long)]
     pub verilog: Option<PathBuf>,
 }

@@ -68,12 +68,15 @@ pub struct VerilogArgs {
     /// Seed of the LFSR seeds.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Output Verilog file (top module hwprof_<kind>_bank_<events>; name it hwprof_… so that the
-    /// waivers, scoped to hwprof_* files, apply); beside it hwprof.vlt
-    /// (Verilator waivers), hwprof_<kind>_bank_<events>.core (FuseSoC: default, lint and sim
-    /// targets) and the sim target's self-checking testbench and data
+    /// Output Verilog file (top module hwprof_<kind>_bank_<events>, its Verilator lint waivers
+    /// inside it); beside it hwprof_<kind>_bank_<events>.core (FuseSoC: default and lint targets)
     #[arg(short, long)]
     out: PathBuf,
+    /// Also write a self-checking testbench beside it (tb_hwprof_<kind>_bank_<events>.v: a
+    /// bundled stimulus in, the model's estimates expected) and the core's `sim` target that runs
+    /// it under Icarus
+    #[arg(long)]
+    testbench: bool,
     /// FPGA family the logic is mapped for: ice40 or ecp5 (the Morris counters decrement with
     /// toggles on iCE40, on the carry chain on ECP5, and the Morris bank's random source counts
     /// trailing zeros on a borrow chain on ECP5; the function is the same).
@@ -111,7 +114,7 @@ pub fn run(c: CountersCommand) -> CmdResult {
                 .map(|f| f.to_string_lossy().into_owned())
                 .ok_or_else(|| CliError::input(format!("-o {}: not a file", a.out.display())))?;
             let files =
-                bank_files(kind, a.events, a.seed, family, &file).map_err(CliError::failure)?;
+                bank_files(kind, a.events, a.seed, family, &file, a.testbench).map_err(CliError::failure)?;
             let dir = match a.out.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
                 _ => PathBuf::from("."),

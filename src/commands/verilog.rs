@@ -4,7 +4,7 @@
 use super::{config_json, create_out_dir, load_config_for, print_json, CliError, CmdResult};
 use hwprof_sim::flow::device::{Board, Target};
 use hwprof_sim::hwprof_hdl::board::top as board_top;
-use hwprof_sim::hwprof_hdl::export::{self as hwprof_export, WAIVER_FILE};
+use hwprof_sim::hwprof_hdl::export as hwprof_export;
 use hwprof_sim::hwprof_hdl::util::on_rtl_thread;
 use hwprof_sim::verify::multihash::export;
 use std::path::PathBuf;
@@ -17,17 +17,16 @@ pub struct VerilogArgs {
     #[arg(long)]
     pub config: PathBuf,
     /// Output directory (created): hwprof_<name>.v (top module hwprof_<name>, <name> from the
-    /// config file name), hwprof.vlt (Verilator waivers), hwprof_<name>.core (FuseSoC: default
-    /// and lint targets; for the phase classifier and the profile buffer also a sim target and
-    /// its self-checking testbench)
+    /// config file name; its Verilator lint waivers inside it, from its first line to its last)
+    /// and hwprof_<name>.core (FuseSoC: default and lint targets)
     #[arg(long)]
     pub out: PathBuf,
     /// Also write a self-checking testbench (tb_hwprof_<name>.v: a bundled event stream in, the
-    /// model's reports expected) and the core's `sim` target that runs it under Icarus
+    /// model's results expected) and the core's `sim` target that runs it under Icarus
     #[arg(long, conflicts_with = "board")]
     pub testbench: bool,
     /// Export the board top of this board (icebreaker or ulx3s) around the configuration's
-    /// profiler instead (a name not starting with `board` gets `-board`): its .v, hwprof.vlt
+    /// profiler instead (a name not starting with `board` gets `-board`): its .v
     /// and a FuseSoC core
     #[arg(long)]
     pub board: Option<String>,
@@ -41,12 +40,12 @@ pub struct VerilogArgs {
     pub target: Option<Target>,
     /// Export the profiler behind an RVFI tap instead: hwprof_<name>_rvfi.v (module
     /// hwprof_<name>_rvfi: RVFI inputs, the tap's FIFO, `stall` and `dropped`, the report stream),
-    /// hwprof.vlt and a FuseSoC core
+    /// and a FuseSoC core
     #[arg(long, conflicts_with_all = ["board", "testbench"])]
     pub rvfi: bool,
     /// Export the profiler with a Wishbone B4 slave instead: hwprof_<name>_wb.v (module
     /// hwprof_<name>_wb: the event stream in, reports read from registers, `irq`), the C header
-    /// hwprof_<name>.h (register offsets and fields, a polling read), hwprof.vlt and a FuseSoC core
+    /// hwprof_<name>.h (register offsets and fields, a polling read) and a FuseSoC core
     #[arg(long, conflicts_with_all = ["board", "testbench", "rvfi"])]
     pub wishbone: bool,
     /// With --wishbone: report words the slave's FIFO holds, a power of two (default: one whole
@@ -145,7 +144,6 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 &a.out,
                 &[
                     (vfile, v),
-                    (WAIVER_FILE.into(), hwprof_export::waiver_file()),
                     (format!("{top}.core"), core),
                 ],
             )
@@ -171,7 +169,6 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 &[
                     (vfile, v),
                     (format!("{}.h", hwprof_export::module_name(&name)), header),
-                    (WAIVER_FILE.into(), hwprof_export::waiver_file()),
                     (format!("{top}.core"), core),
                 ],
             )
@@ -194,7 +191,6 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 &a.out,
                 &[
                     (vfile.clone(), v),
-                    (WAIVER_FILE.into(), hwprof_export::waiver_file()),
                     (core_file, core),
                 ],
             )
@@ -229,12 +225,12 @@ fn run_block(a: &VerilogArgs, block: &str) -> CmdResult {
         .unwrap_or_else(|| "block".into());
     let files = if super::synth::is_phase_config(&a.config) {
         let cfg: hwprof_sim::hwprof_hdl::phase::PhaseConfig = super::load(&a.config)?;
-        on_rtl_thread(|| hwprof_sim::verify::ip::phase_files(&cfg, &name))
+        on_rtl_thread(|| hwprof_sim::verify::ip::phase_files(&cfg, &name, a.testbench))
             .map_err(CliError::failure)?
             .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?
     } else {
         let cfg: hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig = super::load(&a.config)?;
-        on_rtl_thread(|| hwprof_sim::verify::ip::buffer_files(&cfg, &name))
+        on_rtl_thread(|| hwprof_sim::verify::ip::buffer_files(&cfg, &name, a.testbench))
             .map_err(CliError::failure)?
     };
     create_out_dir(&a.out)?;

@@ -1,7 +1,7 @@
 //! Every block is IP: the profiler, its RVFI and Wishbone wrappers, the phase classifier, the
 //! profile buffer and a counter bank are exported with a FuseSoC core each, and FuseSoC (PyPI
 //! `fusesoc`, installed into .venv by scripts/venv.sh) runs every core's `lint` target (Verilator
-//! `-Wall` with the waivers) and the `sim` target (Icarus) of each core with a self-checking
+//! `-Wall`) and the `sim` target (Icarus) of each core with a self-checking
 //! testbench. Small configurations keep it quick.
 
 use crate::common::*;
@@ -71,8 +71,9 @@ fn every_block_runs_under_fusesoc() {
         "--out",
         &out("wb"),
     ]);
-    hwprof_ok(&["verilog", "--config", &phase, "--out", &out("phase")]);
-    hwprof_ok(&["verilog", "--config", &buffer, "--out", &out("buffer")]);
+    for (cfg, sub) in [(&phase, "phase"), (&buffer, "buffer")] {
+        hwprof_ok(&["verilog", "--config", cfg, "--testbench", "--out", &out(sub)]);
+    }
     std::fs::create_dir_all(out("bank")).unwrap();
     hwprof_ok(&[
         "counters",
@@ -81,6 +82,7 @@ fn every_block_runs_under_fusesoc() {
         "exact",
         "-o",
         &format!("{}/hwprof_exact_bank_29.v", out("bank")),
+        "--testbench",
     ]);
     for core in [
         "small_2x16",

@@ -146,7 +146,6 @@ fn verilog_wishbone_exports_a_slave_that_lints_clean_and_a_header_that_compiles(
     }
     let lint = std::process::Command::new("verilator")
         .args(["--lint-only", "-Wall", "--top-module", "hwprof_soc_bram_wb"])
-        .arg(out.join("hwprof.vlt"))
         .arg(out.join("hwprof_soc_bram_wb.v"))
         .output()
         .expect("verilator (installed by scripts/test.sh)");

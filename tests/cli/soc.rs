@@ -324,7 +324,6 @@ fn verilog_rvfi_exports_a_wrapper_that_lints_clean() {
             "--top-module",
             "hwprof_soc_bram_rvfi",
         ])
-        .arg(out.join("hwprof.vlt"))
         .arg(out.join("hwprof_soc_bram_rvfi.v"))
         .output()
         .expect("verilator (installed by scripts/test.sh)");

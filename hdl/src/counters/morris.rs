@@ -121,7 +121,8 @@ approximate_counter! {
         /// [`Decrement::CarryChain`] (else toggles).
         carry_chain: Constant<Bit>,
         event_bit: Constant<Bits<8>>,
-        pass_bit: Constant<Bits<8>>,
+        /// B + 1 (≤ 7): an index into `chain`, as wide as an index of 8 bits.
+        pass_bit: Constant<Bits<3>>,
         full: Constant<Bits<B>>,
     }
 }

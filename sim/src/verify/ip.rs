@@ -1,6 +1,6 @@
 //! Every block as IP: the phase classifier, the profile buffer and the counter banks exported as
-//! `hwprof_<name>.v` beside the waiver file and a FuseSoC core whose `sim` target is
-//! self-checking. Its testbench is the block's own co-simulation testbench (the one
+//! `hwprof_<name>.v` beside a FuseSoC core, with a testbench for the core's self-checking `sim`
+//! target on request. Its testbench is the block's own co-simulation testbench (the one
 //! [`super::phase`], [`super::profile_buffer`] and [`super::counters`] run under Icarus) on a
 //! bundled stimulus, with every result line it prints compared in order with the model's
 //! (`<module>_expected.txt`, made by [`self_checking`]): it prints `PASS <lines>`, or stops with
@@ -16,7 +16,7 @@ use crate::verify::icarus::memh;
 use crate::verify::profile_buffer::Pace;
 use hwprof_hdl::counters::float::FloatParams;
 use hwprof_hdl::counters::morris::MorrisParams;
-use hwprof_hdl::export::{self, module_name, SimTarget, WAIVER_FILE};
+use hwprof_hdl::export::{self, module_name, SimTarget};
 use hwprof_hdl::phase::config::{PhaseConfig, WEIGHT_BITS};
 use hwprof_hdl::profile_buffer::BufferConfig;
 use rand::{Rng, SeedableRng};
@@ -86,17 +86,28 @@ fn checker(module: &str) -> String {
     )
 }
 
-/// The files of an export: the Verilog, the waivers, the core and the testbench's files.
+/// A self-checking testbench: its source, the data files it reads (name, text) and the lines
+/// it expects.
+struct Testbench {
+    tb: String,
+    data: Vec<(String, String)>,
+    expected: String,
+}
+
+/// The files of an export: the Verilog and the core, and with `testbench` its files and the
+/// core's `sim` target.
 fn files(
     name: &str,
     description: &str,
     verilog: String,
-    tb: String,
-    data: Vec<(String, String)>,
-    expected: String,
+    testbench: Option<Testbench>,
 ) -> Vec<(String, String)> {
     let module = module_name(name);
     let vfile = format!("{module}.v");
+    let Some(Testbench { tb, data, expected }) = testbench else {
+        let core = export::fusesoc_core(name, description, &vfile, &verilog, None);
+        return vec![(vfile, verilog), (format!("{module}.core"), core)];
+    };
     let tbfile = format!("tb_{module}.v");
     let expfile = format!("{module}_expected.txt");
     let mut sim_files = vec![tbfile.clone(), expfile.clone()];
@@ -108,7 +119,6 @@ fn files(
     let core = export::fusesoc_core(name, description, &vfile, &verilog, Some(&sim));
     let mut v = vec![
         (vfile, verilog),
-        (WAIVER_FILE.to_string(), export::waiver_file()),
         (format!("{module}.core"), core),
         (tbfile, tb),
         (expfile, expected),
@@ -120,8 +130,13 @@ fn files(
 /// Intervals of the phase classifier's bundled stream ([`super::phase::recurring`]).
 pub const PHASE_INTERVALS: u64 = 4;
 
-/// The phase classifier of `cfg` as design `name`.
-pub fn phase_files(cfg: &PhaseConfig, name: &str) -> Result<Vec<(String, String)>, String> {
+/// The phase classifier of `cfg` as design `name` (with its self-checking testbench if
+/// `testbench`).
+pub fn phase_files(
+    cfg: &PhaseConfig,
+    name: &str,
+    testbench: bool,
+) -> Result<Vec<(String, String)>, String> {
     let module = module_name(name);
     let verilog = export::package(
         &hwprof_hdl::phase::verilog(cfg)?,
@@ -158,9 +173,11 @@ pub fn phase_files(cfg: &PhaseConfig, name: &str) -> Result<Vec<(String, String)
         name,
         &description,
         verilog,
-        tb,
-        vec![(data, stim)],
-        expected,
+        testbench.then_some(Testbench {
+            tb,
+            data: vec![(data, stim)],
+            expected,
+        }),
     ))
 }
 
@@ -189,8 +206,9 @@ fn buffer_stimuli(n: usize, branches: usize, seed: u64) -> Vec<Stimulus> {
     s
 }
 
-/// The profile buffer of `cfg` as design `name`.
-pub fn buffer_files(cfg: &BufferConfig, name: &str) -> Vec<(String, String)> {
+/// The profile buffer of `cfg` as design `name` (with its self-checking testbench if
+/// `testbench`).
+pub fn buffer_files(cfg: &BufferConfig, name: &str, testbench: bool) -> Vec<(String, String)> {
     use hwprof_hdl::profile_buffer::INDEX_BITS;
     let module = module_name(name);
     let verilog = export::package(
@@ -232,9 +250,11 @@ pub fn buffer_files(cfg: &BufferConfig, name: &str) -> Vec<(String, String)> {
         name,
         &description,
         verilog,
-        tb,
-        vec![(data, stim)],
-        expected,
+        testbench.then_some(Testbench {
+            tb,
+            data: vec![(data, stim)],
+            expected,
+        }),
     )
 }
 
@@ -244,13 +264,15 @@ pub fn bank_name(kind: BankKind, events: usize) -> String {
 }
 
 /// The counter bank of `kind` with `events` events (LFSR seeds from `seed`) mapped for `family`,
-/// as design [`bank_name`], its Verilog in `verilog_file`.
+/// as design [`bank_name`], its Verilog in `verilog_file` (with its self-checking testbench if
+/// `testbench`).
 pub fn bank_files(
     kind: BankKind,
     events: usize,
     seed: u64,
     family: Family,
     verilog_file: &str,
+    testbench: bool,
 ) -> Result<Vec<(String, String)>, String> {
     let name = bank_name(kind, events);
     let module = module_name(&name);
@@ -282,12 +304,21 @@ pub fn bank_files(
         "EST ",
         &[("stim.hex", &data)],
     );
-    let mut f = files(&name, &what, verilog, tb, vec![(data, words)], expected);
+    let mut f = files(
+        &name,
+        &what,
+        verilog,
+        testbench.then_some(Testbench {
+            tb,
+            data: vec![(data, words)],
+            expected,
+        }),
+    );
     // The core names the Verilog by the file it is written to.
     let default = format!("{module}.v");
     if verilog_file != default {
         f[0].0 = verilog_file.to_string();
-        f[2].1 = f[2]
+        f[1].1 = f[1]
             .1
             .replace(&format!("- {default}\n"), &format!("- {verilog_file}\n"));
     }

@@ -9,7 +9,7 @@
 use crate::model::board::event_source::EventSourceModel;
 use crate::model::multihash::{IntervalReport, MultiHash};
 use hwprof_hdl::board::event_source::{DEFAULT_SEED, HOT_A, HOT_B, XORSHIFT};
-use hwprof_hdl::export::{self, module_name, SimTarget, WAIVER_FILE};
+use hwprof_hdl::export::{self, module_name, SimTarget};
 use hwprof_hdl::multihash::export::exported;
 use hwprof_hdl::multihash::top::fixed_settings_ports;
 use hwprof_hdl::ProfilerConfig;
@@ -197,7 +197,6 @@ pub fn files(
         let core_text = export::fusesoc_core(name, &description, &vfile, &v, None);
         return Ok(vec![
             (vfile, v),
-            (WAIVER_FILE.to_string(), export::waiver_file()),
             (core, core_text),
         ]);
     }
@@ -223,7 +222,6 @@ pub fn files(
     let core_text = export::fusesoc_core(name, &description, &vfile, &v, Some(&sim));
     Ok(vec![
         (vfile, v),
-        (WAIVER_FILE.to_string(), export::waiver_file()),
         (core, core_text),
         (tbfile, tb),
         (expfile, exp),
@@ -342,6 +340,6 @@ mod tests {
         assert_eq!(a, files(&cfg, "my-design", true).unwrap());
         let v = &a[0].1;
         assert!(v.contains("module hwprof_my_design(") && !v.contains("module top"));
-        assert!(a[2].1.contains("toplevel: tb_hwprof_my_design"));
+        assert!(a[1].1.contains("toplevel: tb_hwprof_my_design"));
     }
 }
