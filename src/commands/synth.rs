@@ -244,6 +244,12 @@ pub(super) fn is_phase_config(path: &Path) -> bool {
         .is_ok_and(|t| hwprof_sim::hwprof_hdl::phase::PhaseConfig::is_phase_toml(&t))
 }
 
+/// Whether a configuration file is a counter bank's (it has a `[counters]` table).
+pub(super) fn is_bank_config(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .is_ok_and(|t| hwprof_sim::flow::counter_area::BankConfig::is_bank_toml(&t))
+}
+
 /// Whether a configuration file is the profile buffer's (it has an `indexing` key).
 pub(super) fn is_buffer_config(path: &Path) -> bool {
     std::fs::read_to_string(path).is_ok_and(|t| BufferConfig::is_buffer_toml(&t))

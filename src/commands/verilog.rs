@@ -12,8 +12,9 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct VerilogArgs {
     /// Configuration (TOML) of the block to export: a profiler's (e.g.
-    /// configs/paper-10k-bram.toml), the phase classifier's (a [phase] table, configs/phase.toml)
-    /// or the profile buffer's (an `indexing` key, configs/buffer-address-64.toml)
+    /// configs/paper-10k-bram.toml), the phase classifier's (a [phase] table, configs/phase.toml),
+    /// the profile buffer's (an `indexing` key, configs/buffer-address-64.toml) or a counter
+    /// bank's (a [counters] table, configs/counters-morris.toml; module hwprof_<kind>_bank_<events>)
     #[arg(long)]
     pub config: PathBuf,
     /// Output directory (created): hwprof_<name>.v (top module hwprof_<name>, <name> from the
@@ -85,6 +86,8 @@ pub fn run(a: VerilogArgs) -> CmdResult {
         Some("the phase classifier")
     } else if super::synth::is_buffer_config(&a.config) {
         Some("the profile buffer")
+    } else if super::synth::is_bank_config(&a.config) {
+        Some("a counter bank")
     } else {
         None
     };
@@ -228,6 +231,15 @@ fn run_block(a: &VerilogArgs, block: &str) -> CmdResult {
         on_rtl_thread(|| hwprof_sim::verify::ip::phase_files(&cfg, &name, a.testbench))
             .map_err(CliError::failure)?
             .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?
+    } else if super::synth::is_bank_config(&a.config) {
+        use hwprof_sim::verify::ip::{bank_files, bank_name};
+        let cfg: hwprof_sim::flow::counter_area::BankConfig = super::load(&a.config)?;
+        let file = format!(
+            "{}.v",
+            hwprof_export::module_name(&bank_name(cfg.kind, cfg.events))
+        );
+        bank_files(cfg.kind, cfg.events, cfg.seed, cfg.family, &file, a.testbench)
+            .map_err(CliError::failure)?
     } else {
         let cfg: hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig = super::load(&a.config)?;
         on_rtl_thread(|| hwprof_sim::verify::ip::buffer_files(&cfg, &name, a.testbench))

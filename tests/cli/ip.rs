@@ -74,16 +74,8 @@ fn every_block_runs_under_fusesoc() {
     for (cfg, sub) in [(&phase, "phase"), (&buffer, "buffer")] {
         hwprof_ok(&["verilog", "--config", cfg, "--testbench", "--out", &out(sub)]);
     }
-    std::fs::create_dir_all(out("bank")).unwrap();
-    hwprof_ok(&[
-        "counters",
-        "verilog",
-        "--kind",
-        "exact",
-        "-o",
-        &format!("{}/hwprof_exact_bank_29.v", out("bank")),
-        "--testbench",
-    ]);
+    let bank = d.write("bank.toml", "[counters]\nkind = \"exact\"\n");
+    hwprof_ok(&["verilog", "--config", &bank, "--testbench", "--out", &out("bank")]);
     for core in [
         "small_2x16",
         "small_2x16_rvfi",

@@ -4,6 +4,7 @@
 use super::device::{Family, Target};
 use super::tools::Preference;
 use super::{Design, FlowError};
+use hwprof_hdl::config::{ConfigError, ConfigFile, Rules};
 use hwprof_hdl::counters::bank::{EventSelect, QueryControl};
 use hwprof_hdl::counters::exact::ExactBank;
 use hwprof_hdl::counters::float::{FloatBank, FloatCounter, FloatEstimate, FloatParams};
@@ -60,6 +61,87 @@ pub const AREA_EVENTS: usize = 29;
 /// Bank sizes the Verilog export is built for (const generics): the paper's 29 events, and one
 /// event (one group and the query port) for quick area and per-event scaling.
 pub const BANK_SIZES: [usize; 2] = [1, AREA_EVENTS];
+
+/// A counter bank as a configuration file: its `[counters]` table, which `hwprof verilog
+/// --config` exports like the other blocks (`configs/counters-morris.toml`).
+///
+/// | key | default | rule |
+/// | --- | --- | --- |
+/// | `kind` | — | `morris`, `float` or `exact` ([`BankKind`]) |
+/// | `events` | 29 | one of [`BANK_SIZES`] |
+/// | `seed` | 1 | seed of the LFSR seeds |
+/// | `family` | `ice40` | `ice40` or `ecp5`: the logic's mapping ([`decrement_for`], [`zero_count_for`]); the function is the same |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BankConfig {
+    pub kind: BankKind,
+    pub events: usize,
+    pub seed: u64,
+    pub family: Family,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BankFile {
+    counters: BankTable,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BankTable {
+    kind: String,
+    events: Option<u64>,
+    seed: Option<u64>,
+    family: Option<String>,
+}
+
+impl BankConfig {
+    /// Whether TOML text is a counter bank's (it has a `[counters]` table).
+    pub fn is_bank_toml(text: &str) -> bool {
+        toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("counters"))
+    }
+}
+
+impl ConfigFile for BankConfig {
+    fn parse(text: &str, source: &str) -> Result<Self, ConfigError> {
+        let rules = Rules { source };
+        let fail = |field: &str, rule: String| rules.fail(field, rule).unwrap_err();
+        let f: BankFile = toml::from_str(text)
+            .map_err(|e| fail("", e.to_string().trim_end().replace('\n', "\n  ")))?;
+        let t = f.counters;
+        let kind = BankKind::ALL
+            .into_iter()
+            .find(|k| k.short_name() == t.kind)
+            .ok_or_else(|| {
+                fail("counters.kind", format!("must be morris, float or exact, got {:?}", t.kind))
+            })?;
+        let family = match t.family.as_deref().unwrap_or("ice40") {
+            "ice40" => Family::Ice40,
+            "ecp5" => Family::Ecp5,
+            other => {
+                return Err(fail(
+                    "counters.family",
+                    format!("must be ice40 or ecp5, got {other:?}"),
+                ))
+            }
+        };
+        Ok(BankConfig {
+            kind,
+            events: t.events.unwrap_or(AREA_EVENTS as u64).min(1 << 40) as usize,
+            seed: t.seed.unwrap_or(1),
+            family,
+        })
+    }
+
+    fn check(&self, r: &Rules) -> Result<(), ConfigError> {
+        if !BANK_SIZES.contains(&self.events) {
+            return r.fail(
+                "counters.events",
+                format!("must be one of {BANK_SIZES:?}, got {}", self.events),
+            );
+        }
+        Ok(())
+    }
+}
 
 macro_rules! export {
     ($bank:expr) => {{
@@ -300,4 +382,36 @@ pub fn yosys_area(
         carries: stat.carry,
         parts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bank_config_has_defaults_and_names_what_is_wrong() {
+        let c = BankConfig::from_toml_str("[counters]\nkind = \"float\"\n", "f.toml").unwrap();
+        assert_eq!(
+            c,
+            BankConfig {
+                kind: BankKind::Float,
+                events: AREA_EVENTS,
+                seed: 1,
+                family: Family::Ice40
+            }
+        );
+        assert!(BankConfig::is_bank_toml("[counters]\nkind = \"exact\"\n"));
+        assert!(!BankConfig::is_bank_toml("[phase]\ninterval = 5\n"));
+        for (text, field) in [
+            ("[counters]\nkind = \"lossy\"\n", "counters.kind"),
+            ("[counters]\nkind = \"exact\"\nevents = 7\n", "counters.events"),
+            ("[counters]\nkind = \"exact\"\nfamily = \"xc7\"\n", "counters.family"),
+            ("[counters]\nkind = \"exact\"\nbits = 6\n", ""),
+            ("[counters]\nevents = 29\n", ""),
+        ] {
+            let e = BankConfig::from_toml_str(text, "f.toml").unwrap_err();
+            assert_eq!(e.field, field, "{text}: {e}");
+            assert_eq!(e.source, "f.toml");
+        }
+    }
 }
