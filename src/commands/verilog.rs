@@ -23,7 +23,8 @@ pub struct VerilogArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Also write a self-checking testbench (tb_hwprof_<name>.v: a bundled event stream in, the
-    /// model's results expected) and the core's `sim` target that runs it under Icarus
+    /// model's results expected; with --wishbone a bus master reading the reports) and the core's
+    /// `sim` target that runs it under Icarus
     #[arg(long, conflicts_with = "board")]
     pub testbench: bool,
     /// Export the board top of this board (icebreaker or ulx3s) around the configuration's
@@ -47,7 +48,7 @@ pub struct VerilogArgs {
     /// Export the profiler with a Wishbone B4 slave instead: hwprof_<name>_wb.v (module
     /// hwprof_<name>_wb: the event stream in, reports read from registers, `irq`), the C header
     /// hwprof_<name>.h (register offsets and fields, a polling read) and a FuseSoC core
-    #[arg(long, conflicts_with_all = ["board", "testbench", "rvfi"])]
+    #[arg(long, conflicts_with_all = ["board", "rvfi"])]
     pub wishbone: bool,
     /// With --wishbone: report words the slave's FIFO holds, a power of two (default: one whole
     /// report, the accumulator's entries and the end word, at least 16); a FIFO deep enough for a
@@ -164,17 +165,28 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 "hwprof profiler with a Wishbone B4 slave: {}",
                 cfg.summary()
             );
-            let core =
-                hwprof_export::fusesoc_core(&format!("{name}_wb"), &description, &vfile, &v, None);
+            let (sim, tb_files) = if a.testbench {
+                let (sim, files) = hwprof_sim::verify::readout::sim_files(&cfg, &name, depth)
+                    .map_err(CliError::failure)?;
+                (Some(sim), files)
+            } else {
+                (None, Vec::new())
+            };
+            let core = hwprof_export::fusesoc_core(
+                &format!("{name}_wb"),
+                &description,
+                &vfile,
+                &v,
+                sim.as_ref(),
+            );
             let header = readout::c_header(&cfg, &name, depth);
-            hwprof_export::write_files(
-                &a.out,
-                &[
-                    (vfile, v),
-                    (format!("{}.h", hwprof_export::module_name(&name)), header),
-                    (format!("{top}.core"), core),
-                ],
-            )
+            let mut files = vec![
+                (vfile, v),
+                (format!("{}.h", hwprof_export::module_name(&name)), header),
+                (format!("{top}.core"), core),
+            ];
+            files.extend(tb_files);
+            hwprof_export::write_files(&a.out, &files)
         }
         None => export::write(&cfg, &name, &a.out, a.testbench),
         Some(board) => {

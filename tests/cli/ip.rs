@@ -68,6 +68,7 @@ fn every_block_runs_under_fusesoc() {
         "--config",
         &small,
         "--wishbone",
+        "--testbench",
         "--out",
         &out("wb"),
     ]);
@@ -89,7 +90,13 @@ fn every_block_runs_under_fusesoc() {
     }
     // The self-checking testbenches under FuseSoC's Icarus flow: each compares its results with
     // the model's, line by line or report by report.
-    for core in ["small_2x16", "phase_small", "buffer_small", "exact_bank_29"] {
+    for core in [
+        "small_2x16",
+        "small_2x16_wb",
+        "phase_small",
+        "buffer_small",
+        "exact_bank_29",
+    ] {
         let log = fusesoc(d.path(), "sim", core);
         assert!(
             log.contains("PASS") && !log.contains("FAIL"),

@@ -7,6 +7,7 @@
 use super::icarus::{self, SimDir};
 use crate::model::multihash::{IntervalReport, MultiHash, ReportEntry};
 use crate::model::Tuple;
+use hwprof_hdl::export::SimTarget;
 use hwprof_hdl::readout::{self, registers};
 use hwprof_hdl::ProfilerConfig;
 use std::fmt::Write as _;
@@ -234,6 +235,118 @@ endmodule
         irq_polls: value("IRQPOLLS") as u64,
         irq_polls_at_watermark: value("IRQWATERMARK") as u64,
     })
+}
+
+/// Reports in the bundled stream of the slave's self-checking testbench ([`sim_files`]).
+pub const SIM_INTERVALS: usize = 4;
+
+/// The self-checking testbench of the slave `hwprof_<name>_wb` (report FIFO of `depth` words) for
+/// its FuseSoC `sim` target: [`SIM_INTERVALS`] intervals of the board event source stream in while
+/// a master with random gaps between its cycles polls `STATUS` and pops every word; each report's
+/// entries (`W E interval a b count`, sorted: the accumulator reports in its own order) and its
+/// end (`W END interval`) are checked in order against the model's (`<module>_expected.txt`).
+/// The target and its files.
+pub fn sim_files(
+    cfg: &ProfilerConfig,
+    name: &str,
+    depth: u32,
+) -> Result<(SimTarget, Vec<(String, String)>), String> {
+    use crate::model::board::event_source::EventSourceModel;
+    use hwprof_hdl::board::event_source::DEFAULT_SEED;
+    let module = readout::wrapper_name(name);
+    let events = EventSourceModel::events(DEFAULT_SEED, cfg.interval as usize * SIM_INTERVALS);
+    let mut expected = String::new();
+    for r in MultiHash::new(cfg)?.run(&events) {
+        let mut entries = r.entries.clone();
+        entries.sort_by_key(|e| (e.a, e.b, e.count as u32));
+        for e in &entries {
+            let _ = writeln!(
+                expected,
+                "W E {:08x} {:016x} {:016x} {:08x}",
+                r.interval as u32, e.a, e.b, e.count as u32
+            );
+        }
+        let _ = writeln!(expected, "W END {:08x}", r.interval as u32);
+    }
+    let data = format!("{module}_events.hex");
+    let memh = icarus::memh(128, events.iter().map(|&(a, b)| vec![b, a]));
+    let regs = registers(cfg, depth);
+    let offset = |n: &str| regs.iter().find(|r| r.name == n).expect("register").offset;
+    let tb = format!(
+        r#"`timescale 1ns/1ps
+module tb;
+  localparam N = {n};
+  reg clock = 1'b0, reset = 1'b1;
+  always #5 clock = !clock;
+  reg [127:0] events [0:N-1];
+  initial $readmemh("events.memh", events);
+  integer next = 0;
+  wire in_valid = next < N;
+  wire in_ready;
+  wire [63:0] in_a = events[next < N ? next : 0][127:64];
+  wire [63:0] in_b = events[next < N ? next : 0][63:0];
+{bus}  always @(posedge clock) if (!reset && in_valid && in_ready) next <= next + 1;
+  reg [31:0] lfsr = 32'h2545f491;
+  reg [31:0] st, iv, alo, ahi, blo, bhi, cnt, pop;
+  reg [159:0] entry [0:{entries}];
+  reg [159:0] swap;
+  integer idle = 0, k = 0, i, j;
+  initial begin
+    repeat (3) @(posedge clock);
+    reset <= 1'b0;
+    wb_write(8'h{ctrl:02x}, 32'd1);
+    while (!(next >= N && idle > 400)) begin
+      lfsr = lfsr ^ (lfsr << 13); lfsr = lfsr ^ (lfsr >> 17); lfsr = lfsr ^ (lfsr << 5);
+      repeat (lfsr % 40) @(posedge clock);
+      wb_read(8'h{status:02x}, st);
+      if (st[0]) begin
+        wb_read(8'h{iv:02x}, iv);
+        wb_read(8'h{alo:02x}, alo);
+        wb_read(8'h{ahi:02x}, ahi);
+        wb_read(8'h{blo:02x}, blo);
+        wb_read(8'h{bhi:02x}, bhi);
+        wb_read(8'h{cnt:02x}, cnt);
+        wb_read(8'h{pop:02x}, pop);
+        if (cnt != 0) begin entry[k] = {{ahi, alo, bhi, blo, cnt}}; k = k + 1; end
+        if (pop[0]) begin
+          // The report's entries sorted by <a, b, count>, as the expected lines are.
+          for (i = 1; i < k; i = i + 1)
+            for (j = i; j > 0 && entry[j - 1] > entry[j]; j = j - 1) begin
+              swap = entry[j]; entry[j] = entry[j - 1]; entry[j - 1] = swap;
+            end
+          for (i = 0; i < k; i = i + 1)
+            $display("W E %h %h %h %h", iv, entry[i][159:96], entry[i][95:32], entry[i][31:0]);
+          $display("W END %h", iv);
+          k = 0;
+        end
+        idle = 0;
+      end else idle = idle + 1;
+    end
+    $finish;
+  end
+endmodule
+"#,
+        n = events.len(),
+        entries = cfg.accumulator.entries,
+        bus = bus("top", 0),
+        ctrl = offset("CTRL"),
+        status = offset("STATUS"),
+        iv = offset("REPORT_INTERVAL"),
+        alo = offset("REPORT_A_LO"),
+        ahi = offset("REPORT_A_HI"),
+        blo = offset("REPORT_B_LO"),
+        bhi = offset("REPORT_B_HI"),
+        cnt = offset("REPORT_COUNT"),
+        pop = offset("REPORT_POP"),
+    );
+    let tb = super::ip::self_checking(&tb, &module, "W ", &[("events.memh", &data)]);
+    let tbfile = format!("tb_{module}.v");
+    let expfile = format!("{module}_expected.txt");
+    let target = SimTarget {
+        toplevel: format!("tb_{module}"),
+        files: vec![tbfile.clone(), expfile.clone(), data.clone()],
+    };
+    Ok((target, vec![(tbfile, tb), (expfile, expected), (data, memh)]))
 }
 
 /// What a run with settings changed over the bus gave.
