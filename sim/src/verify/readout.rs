@@ -50,6 +50,32 @@ fn bus(top: &str, dropped: u32) -> String {
     )
 }
 
+/// The testbench's clock, reset and the `N` events it offers the slave, from `events.memh`.
+const EVENT_SOURCE: &str = r#"  reg clock = 1'b0, reset = 1'b1;
+  always #5 clock = !clock;
+  reg [127:0] events [0:N-1];
+  initial $readmemh("events.memh", events);
+  integer next = 0;
+"#;
+
+/// The master's reads of the head word (`iv`, `alo` … `cnt`) and the pop (`pop`: bit 1 a word
+/// was popped, bit 0 it was a report's last), at the offsets of `regs`.
+fn read_word(regs: &[readout::Register]) -> String {
+    let offset = |n: &str| regs.iter().find(|r| r.name == n).expect("register").offset;
+    [
+        ("REPORT_INTERVAL", "iv"),
+        ("REPORT_A_LO", "alo"),
+        ("REPORT_A_HI", "ahi"),
+        ("REPORT_B_LO", "blo"),
+        ("REPORT_B_HI", "bhi"),
+        ("REPORT_COUNT", "cnt"),
+        ("REPORT_POP", "pop"),
+    ]
+    .iter()
+    .map(|(reg, var)| format!("        wb_read(8'h{:02x}, {var});\n", offset(reg)))
+    .collect()
+}
+
 const TASKS: &str = r#"  task automatic wb_read(input [7:0] adr, output [31:0] data);
     begin
       @(posedge clock);
@@ -106,12 +132,7 @@ pub fn run(cfg: &ProfilerConfig, events: &[Tuple], max_gap: u32) -> Result<Reado
         r#"`timescale 1ns/1ps
 module tb;
   localparam N = {n};
-  reg clock = 1'b0, reset = 1'b1;
-  always #5 clock = !clock;
-  reg [127:0] events [0:N-1];
-  initial $readmemh("events.memh", events);
-  integer next = 0;
-  wire in_valid = next < N;
+{EVENT_SOURCE}  wire in_valid = next < N;
   wire in_ready;
   wire [63:0] in_a = events[next < N ? next : 0][127:64];
   wire [63:0] in_b = events[next < N ? next : 0][63:0];
@@ -158,14 +179,7 @@ module tb;
       end
       if (st[31:16] > max_level) max_level = st[31:16];
       if (st[0]) begin
-        wb_read(8'h{iv:02x}, iv);
-        wb_read(8'h{alo:02x}, alo);
-        wb_read(8'h{ahi:02x}, ahi);
-        wb_read(8'h{blo:02x}, blo);
-        wb_read(8'h{bhi:02x}, bhi);
-        wb_read(8'h{cnt:02x}, cnt);
-        wb_read(8'h{pop:02x}, pop);
-        if (!pop[1]) begin $display("FAIL popped with no word"); $finish; end
+{read_word}        if (!pop[1]) begin $display("FAIL popped with no word"); $finish; end
         $fwrite(words_f, "%h %h%h %h%h %h %h\n", iv, ahi, alo, bhi, blo, cnt, pop[0]);
         idle = 0;
       end else idle = idle + 1;
@@ -185,13 +199,7 @@ endmodule
         gap = max_gap.max(1),
         ctrl = offset("CTRL"),
         status = offset("STATUS"),
-        iv = offset("REPORT_INTERVAL"),
-        alo = offset("REPORT_A_LO"),
-        ahi = offset("REPORT_A_HI"),
-        blo = offset("REPORT_B_LO"),
-        bhi = offset("REPORT_B_HI"),
-        cnt = offset("REPORT_COUNT"),
-        pop = offset("REPORT_POP"),
+        read_word = read_word(&regs),
         irq_level = offset("IRQ_LEVEL"),
     );
     let tbf = dir.file("tb.v");
@@ -276,12 +284,7 @@ pub fn sim_files(
         r#"`timescale 1ns/1ps
 module tb;
   localparam N = {n};
-  reg clock = 1'b0, reset = 1'b1;
-  always #5 clock = !clock;
-  reg [127:0] events [0:N-1];
-  initial $readmemh("events.memh", events);
-  integer next = 0;
-  wire in_valid = next < N;
+{EVENT_SOURCE}  wire in_valid = next < N;
   wire in_ready;
   wire [63:0] in_a = events[next < N ? next : 0][127:64];
   wire [63:0] in_b = events[next < N ? next : 0][63:0];
@@ -300,14 +303,7 @@ module tb;
       repeat (lfsr % 40) @(posedge clock);
       wb_read(8'h{status:02x}, st);
       if (st[0]) begin
-        wb_read(8'h{iv:02x}, iv);
-        wb_read(8'h{alo:02x}, alo);
-        wb_read(8'h{ahi:02x}, ahi);
-        wb_read(8'h{blo:02x}, blo);
-        wb_read(8'h{bhi:02x}, bhi);
-        wb_read(8'h{cnt:02x}, cnt);
-        wb_read(8'h{pop:02x}, pop);
-        if (cnt != 0) begin entry[k] = {{ahi, alo, bhi, blo, cnt}}; k = k + 1; end
+{read_word}        if (cnt != 0) begin entry[k] = {{ahi, alo, bhi, blo, cnt}}; k = k + 1; end
         if (pop[0]) begin
           // The report's entries sorted by <a, b, count>, as the expected lines are.
           for (i = 1; i < k; i = i + 1)
@@ -331,13 +327,7 @@ endmodule
         bus = bus("top", 0),
         ctrl = offset("CTRL"),
         status = offset("STATUS"),
-        iv = offset("REPORT_INTERVAL"),
-        alo = offset("REPORT_A_LO"),
-        ahi = offset("REPORT_A_HI"),
-        blo = offset("REPORT_B_LO"),
-        bhi = offset("REPORT_B_HI"),
-        cnt = offset("REPORT_COUNT"),
-        pop = offset("REPORT_POP"),
+        read_word = read_word(&regs),
     );
     let tb = super::ip::self_checking(&tb, &module, "W ", &[("events.memh", &data)]);
     let tbfile = format!("tb_{module}.v");
@@ -396,12 +386,7 @@ pub fn run_settings(cfg: &ProfilerConfig, events: &[Tuple]) -> Result<SettingsOu
         r#"`timescale 1ns/1ps
 module tb;
   localparam N = {n}, MAX = {max}, MINT = {min_t}, MAXT = {max_t};
-  reg clock = 1'b0, reset = 1'b1;
-  always #5 clock = !clock;
-  reg [127:0] events [0:N-1];
-  initial $readmemh("events.memh", events);
-  integer next = 0;
-  reg pause = 1'b0;
+{EVENT_SOURCE}  reg pause = 1'b0;
   wire in_valid = next < N && !pause;
   wire in_ready;
   wire [63:0] in_a = events[next < N ? next : 0][127:64];
@@ -434,14 +419,7 @@ module tb;
     begin
       wb_read(8'h{status:02x}, st);
       if (st[0]) begin
-        wb_read(8'h{iv:02x}, iv);
-        wb_read(8'h{alo:02x}, alo);
-        wb_read(8'h{ahi:02x}, ahi);
-        wb_read(8'h{blo:02x}, blo);
-        wb_read(8'h{bhi:02x}, bhi);
-        wb_read(8'h{cnt:02x}, cnt);
-        wb_read(8'h{pop:02x}, pop);
-        $fwrite(words_f, "%h %h%h %h%h %h %h\n", iv, ahi, alo, bhi, blo, cnt, pop[0]);
+{read_word}        $fwrite(words_f, "%h %h%h %h%h %h %h\n", iv, ahi, alo, bhi, blo, cnt, pop[0]);
         idle = 0;
       end else idle = idle + 1;
     end
@@ -534,13 +512,7 @@ endmodule
         ctrl = offset("CTRL"),
         status = offset("STATUS"),
         interval = offset("INTERVAL"),
-        iv = offset("REPORT_INTERVAL"),
-        alo = offset("REPORT_A_LO"),
-        ahi = offset("REPORT_A_HI"),
-        blo = offset("REPORT_B_LO"),
-        bhi = offset("REPORT_B_HI"),
-        cnt = offset("REPORT_COUNT"),
-        pop = offset("REPORT_POP"),
+        read_word = read_word(&regs),
     );
     let tbf = dir.file("tb.v");
     std::fs::write(&tbf, tb).map_err(|e| e.to_string())?;
