@@ -113,8 +113,8 @@ pub fn run(c: CountersCommand) -> CmdResult {
                 .file_name()
                 .map(|f| f.to_string_lossy().into_owned())
                 .ok_or_else(|| CliError::input(format!("-o {}: not a file", a.out.display())))?;
-            let files =
-                bank_files(kind, a.events, a.seed, family, &file, a.testbench).map_err(CliError::failure)?;
+            let files = bank_files(kind, a.events, a.seed, family, &file, a.testbench)
+                .map_err(CliError::failure)?;
             let dir = match a.out.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
                 _ => PathBuf::from("."),

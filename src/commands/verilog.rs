@@ -144,13 +144,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 &v,
                 None,
             );
-            hwprof_export::write_files(
-                &a.out,
-                &[
-                    (vfile, v),
-                    (format!("{top}.core"), core),
-                ],
-            )
+            hwprof_export::write_files(&a.out, &[(vfile, v), (format!("{top}.core"), core)])
         }
         None if a.wishbone => {
             use hwprof_sim::hwprof_hdl::readout;
@@ -202,13 +196,7 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
             let description = format!("hwprof board top for {}: {}", board.name(), cfg.summary());
             let core = hwprof_export::fusesoc_core(&name, &description, &vfile, &v, None);
-            hwprof_export::write_files(
-                &a.out,
-                &[
-                    (vfile.clone(), v),
-                    (core_file, core),
-                ],
-            )
+            hwprof_export::write_files(&a.out, &[(vfile.clone(), v), (core_file, core)])
         }
     };
     let written = written.map_err(CliError::failure)?;
@@ -250,8 +238,15 @@ fn run_block(a: &VerilogArgs, block: &str) -> CmdResult {
             "{}.v",
             hwprof_export::module_name(&bank_name(cfg.kind, cfg.events))
         );
-        bank_files(cfg.kind, cfg.events, cfg.seed, cfg.family, &file, a.testbench)
-            .map_err(CliError::failure)?
+        bank_files(
+            cfg.kind,
+            cfg.events,
+            cfg.seed,
+            cfg.family,
+            &file,
+            a.testbench,
+        )
+        .map_err(CliError::failure)?
     } else {
         let cfg: hwprof_sim::hwprof_hdl::profile_buffer::BufferConfig = super::load(&a.config)?;
         on_rtl_thread(|| hwprof_sim::verify::ip::buffer_files(&cfg, &name, a.testbench))

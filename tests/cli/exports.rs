@@ -175,7 +175,14 @@ fn every_export_lints_clean_as_it_is() {
     ]);
     // Any file name: the waivers travel inside the file.
     for k in ["morris", "float", "exact"] {
-        hwprof_ok(&["counters", "verilog", "--kind", k, "-o", &format!("{dir}/{k}.v")]);
+        hwprof_ok(&[
+            "counters",
+            "verilog",
+            "--kind",
+            k,
+            "-o",
+            &format!("{dir}/{k}.v"),
+        ]);
     }
     for b in [
         "buffer-address-64",
@@ -203,7 +210,10 @@ fn every_export_lints_clean_as_it_is() {
         let path = d.join(&f);
         let path = path.to_str().unwrap();
         let (ok, log) = run("verilator", &["--lint-only", "-Wall", path]);
-        assert!(ok && !log.contains("%Warning"), "{f}: verilator -Wall:\n{log}");
+        assert!(
+            ok && !log.contains("%Warning"),
+            "{f}: verilator -Wall:\n{log}"
+        );
         // A board top's PLL is a vendor cell (instantiated under `SYNTHESIS`): Yosys reads its
         // family's cell library as black boxes.
         let lib = if text.contains("SB_PLL40_PAD") {

@@ -73,10 +73,24 @@ fn every_block_runs_under_fusesoc() {
         &out("wb"),
     ]);
     for (cfg, sub) in [(&phase, "phase"), (&buffer, "buffer")] {
-        hwprof_ok(&["verilog", "--config", cfg, "--testbench", "--out", &out(sub)]);
+        hwprof_ok(&[
+            "verilog",
+            "--config",
+            cfg,
+            "--testbench",
+            "--out",
+            &out(sub),
+        ]);
     }
     let bank = d.write("bank.toml", "[counters]\nkind = \"exact\"\n");
-    hwprof_ok(&["verilog", "--config", &bank, "--testbench", "--out", &out("bank")]);
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &bank,
+        "--testbench",
+        "--out",
+        &out("bank"),
+    ]);
     for core in [
         "small_2x16",
         "small_2x16_rvfi",

@@ -112,7 +112,10 @@ impl ConfigFile for BankConfig {
             .into_iter()
             .find(|k| k.short_name() == t.kind)
             .ok_or_else(|| {
-                fail("counters.kind", format!("must be morris, float or exact, got {:?}", t.kind))
+                fail(
+                    "counters.kind",
+                    format!("must be morris, float or exact, got {:?}", t.kind),
+                )
             })?;
         let family = match t.family.as_deref().unwrap_or("ice40") {
             "ice40" => Family::Ice40,
@@ -404,8 +407,14 @@ mod tests {
         assert!(!BankConfig::is_bank_toml("[phase]\ninterval = 5\n"));
         for (text, field) in [
             ("[counters]\nkind = \"lossy\"\n", "counters.kind"),
-            ("[counters]\nkind = \"exact\"\nevents = 7\n", "counters.events"),
-            ("[counters]\nkind = \"exact\"\nfamily = \"xc7\"\n", "counters.family"),
+            (
+                "[counters]\nkind = \"exact\"\nevents = 7\n",
+                "counters.events",
+            ),
+            (
+                "[counters]\nkind = \"exact\"\nfamily = \"xc7\"\n",
+                "counters.family",
+            ),
             ("[counters]\nkind = \"exact\"\nbits = 6\n", ""),
             ("[counters]\nevents = 29\n", ""),
         ] {

@@ -336,7 +336,10 @@ endmodule
         toplevel: format!("tb_{module}"),
         files: vec![tbfile.clone(), expfile.clone(), data.clone()],
     };
-    Ok((target, vec![(tbfile, tb), (expfile, expected), (data, memh)]))
+    Ok((
+        target,
+        vec![(tbfile, tb), (expfile, expected), (data, memh)],
+    ))
 }
 
 /// What a run with settings changed over the bus gave.

@@ -195,10 +195,7 @@ pub fn files(
     let v = exported(cfg, name)?;
     if !with_testbench {
         let core_text = export::fusesoc_core(name, &description, &vfile, &v, None);
-        return Ok(vec![
-            (vfile, v),
-            (core, core_text),
-        ]);
+        return Ok(vec![(vfile, v), (core, core_text)]);
     }
     let intervals = checked_intervals(cfg);
     let reports = expected_reports(cfg, intervals)?;
