@@ -4,7 +4,7 @@
 use super::progress::{log_step, Progress};
 use super::{check_writable_file, print_json, write_error, CliError, CmdResult};
 use hwprof_sim::eval::counter_study::{box_plot_svg, run_study, KindResult};
-use hwprof_sim::flow::counter_area::{yosys_area, BankKind, BANK_SIZES};
+use hwprof_sim::flow::counter_area::{check_bank_events, family_named, yosys_area, BankKind};
 use hwprof_sim::flow::device::Family;
 use hwprof_sim::hwprof_hdl::export;
 use hwprof_sim::verify::ip::bank_files;
@@ -187,23 +187,11 @@ fn print_table(kinds: &[KindResult], runs: usize) {
 }
 
 fn parse_family(f: &str) -> Result<Family, CliError> {
-    match f {
-        "ice40" => Ok(Family::Ice40),
-        "ecp5" => Ok(Family::Ecp5),
-        _ => Err(CliError::input(format!(
-            "--family {f:?}: use ice40 or ecp5"
-        ))),
-    }
+    family_named(f).map_err(|rule| CliError::input(format!("--family: {rule}")))
 }
 
 fn check_events(events: usize) -> CmdResult {
-    if BANK_SIZES.contains(&events) {
-        Ok(())
-    } else {
-        Err(CliError::input(format!(
-            "--events {events}: banks are built with {BANK_SIZES:?} events"
-        )))
-    }
+    check_bank_events(events).map_err(|rule| CliError::input(format!("--events: {rule}")))
 }
 
 fn area(a: AreaArgs) -> CmdResult {

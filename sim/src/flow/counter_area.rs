@@ -62,6 +62,24 @@ pub const AREA_EVENTS: usize = 29;
 /// event (one group and the query port) for quick area and per-event scaling.
 pub const BANK_SIZES: [usize; 2] = [1, AREA_EVENTS];
 
+/// Whether a bank of `events` events is built ([`BANK_SIZES`]); the rule broken if not.
+pub fn check_bank_events(events: usize) -> Result<(), String> {
+    if BANK_SIZES.contains(&events) {
+        Ok(())
+    } else {
+        Err(format!("must be one of {BANK_SIZES:?}, got {events}"))
+    }
+}
+
+/// The family named `ice40` or `ecp5`; the rule broken if neither.
+pub fn family_named(name: &str) -> Result<Family, String> {
+    match name {
+        "ice40" => Ok(Family::Ice40),
+        "ecp5" => Ok(Family::Ecp5),
+        other => Err(format!("must be ice40 or ecp5, got {other:?}")),
+    }
+}
+
 /// A counter bank as a configuration file: its `[counters]` table, which `hwprof verilog
 /// --config` exports like the other blocks (`configs/counters-morris.toml`).
 ///
@@ -117,16 +135,8 @@ impl ConfigFile for BankConfig {
                     format!("must be morris, float or exact, got {:?}", t.kind),
                 )
             })?;
-        let family = match t.family.as_deref().unwrap_or("ice40") {
-            "ice40" => Family::Ice40,
-            "ecp5" => Family::Ecp5,
-            other => {
-                return Err(fail(
-                    "counters.family",
-                    format!("must be ice40 or ecp5, got {other:?}"),
-                ))
-            }
-        };
+        let family = family_named(t.family.as_deref().unwrap_or("ice40"))
+            .map_err(|rule| fail("counters.family", rule))?;
         Ok(BankConfig {
             kind,
             events: t.events.unwrap_or(AREA_EVENTS as u64).min(1 << 40) as usize,
@@ -136,13 +146,10 @@ impl ConfigFile for BankConfig {
     }
 
     fn check(&self, r: &Rules) -> Result<(), ConfigError> {
-        if !BANK_SIZES.contains(&self.events) {
-            return r.fail(
-                "counters.events",
-                format!("must be one of {BANK_SIZES:?}, got {}", self.events),
-            );
+        match check_bank_events(self.events) {
+            Ok(()) => Ok(()),
+            Err(rule) => r.fail("counters.events", rule),
         }
-        Ok(())
     }
 }
 
@@ -182,11 +189,7 @@ pub fn bank_verilog(
 ) -> Result<String, String> {
     let decrement = decrement_for(family);
     let zero_count = zero_count_for(kind, family);
-    if !BANK_SIZES.contains(&events) {
-        return Err(format!(
-            "banks are exported with {BANK_SIZES:?} events, not {events}"
-        ));
-    }
+    check_bank_events(events).map_err(|rule| format!("bank events: {rule}"))?;
     hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
         Ok(match (kind, events) {
             (BankKind::Morris, 1) => export!(MorrisBank::<1, 5, 5, 6, 3>::new(
