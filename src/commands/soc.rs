@@ -142,8 +142,8 @@ pub struct SystemArgs {
 pub struct BoardArgs {
     #[command(flatten)]
     pub system: SystemArgs,
-    /// External simulator (default: verilator on the ulx3s, icarus on the icebreaker, whose flash
-    /// and iCE40 cell models need it)
+    /// External simulator (default: verilator; icarus runs the iCEBreaker's flash and iCE40 cells
+    /// on PicoSoC's and Yosys's own models)
     #[arg(long, value_enum)]
     pub simulator: Option<SimArg>,
     /// Hottest tuples listed
@@ -421,9 +421,9 @@ fn run_board(a: BoardArgs) -> CmdResult {
         system,
         program,
         cfg,
-        simulator: match (a.simulator, system.board) {
-            (Some(SimArg::Verilator), _) | (None, Board::Ulx3s) => Simulator::Verilator,
-            (Some(SimArg::Icarus), _) | (None, Board::Icebreaker) => Simulator::Icarus,
+        simulator: match a.simulator {
+            Some(SimArg::Verilator) | None => Simulator::Verilator,
+            Some(SimArg::Icarus) => Simulator::Icarus,
         },
         short: a.system.short,
         top: a.top,

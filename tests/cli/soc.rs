@@ -77,12 +77,6 @@ fn soc_board_bitstream_and_decode_refuse_bad_input_with_exit_code_2() {
             ],
             "no event",
         ),
-        (
-            "icebreaker",
-            "crc",
-            &["--simulator", "verilator"],
-            "Icarus only",
-        ),
     ] {
         let args = [
             &["soc", "board", "--board", board, "--program", program][..],

@@ -919,6 +919,10 @@ fn field(f: &[&str], i: usize, line: &str) -> Result<u64, SocError> {
         .ok_or_else(|| SocError::Failure(format!("malformed simulation summary {line:?}")))
 }
 
+/// The iCEBreaker's flash, `SB_IO` and `SB_SPRAM256KA` for Verilator: the parts of PicoSoC's
+/// `spiflash` and Yosys's `cells_sim.v` that the system uses, without event-driven constructs.
+const ICEBREAKER_MODELS: &str = include_str!("icebreaker_models.v");
+
 /// Simulates the board system (with or without the `profiler`) running `built`.
 fn simulate(
     o: &BoardRunOptions,
@@ -950,9 +954,21 @@ fn simulate(
             writeln!(hex, "{b:02x}").unwrap();
         }
         std::fs::write(dir.file("firmware.hex"), hex).map_err(io)?;
-        let pkg = programs::picorv32_dir()?;
-        sources.push(pkg.join("picosoc/spiflash.v"));
-        sources.push(cell_models(Family::Ice40).map_err(SocError::Missing)?);
+        match o.simulator {
+            // PicoSoC's flash model and Yosys's cell models are event-driven (delays, `z`
+            // tests): Icarus runs them as they are, Verilator their cycle-based equivalents,
+            // which give the same cycles (`flash_models_agree`).
+            Simulator::Icarus => {
+                let pkg = programs::picorv32_dir()?;
+                sources.push(pkg.join("picosoc/spiflash.v"));
+                sources.push(cell_models(Family::Ice40).map_err(SocError::Missing)?);
+            }
+            Simulator::Verilator => {
+                let models = dir.file("icebreaker_models.v");
+                std::fs::write(&models, ICEBREAKER_MODELS).map_err(io)?;
+                sources.push(models);
+            }
+        }
     }
     let (stdout, seconds) = run_with(o.simulator, &dir, &sources, "tb").map_err(|e| {
         if e.0.contains("not found on PATH") {
@@ -1007,13 +1023,6 @@ fn simulate(
 pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
     let s = &o.system;
     s.check(&o.cfg)?;
-    if shape(s.board).flash && o.simulator != Simulator::Icarus {
-        return Err(SocError::Input(format!(
-            "the {} system simulates under Icarus only (its flash model and Yosys's models of \
-             the iCE40 cells need an event-driven simulator): use --simulator icarus",
-            s.board.name()
-        )));
-    }
     let bus = s.readout == Readout::Bus;
     let build = SimDir::new("soc-board-build").map_err(|e| SocError::Failure(e.to_string()))?;
     let built = programs::build(&o.program, o.short, &build.path, &board_target(s, &o.cfg))?;
@@ -1300,6 +1309,73 @@ mod tests {
         assert_eq!((r.reports, r.mismatches), (r.profile.model_reports, 0));
         // Bit-serial: tens of clocks an instruction, where PicoRV32 takes a few.
         assert!(r.cycles > 20 * r.instructions, "{} cycles", r.cycles);
+    }
+
+    /// A program with loads in a loop, small enough for Icarus to run through the flash quickly.
+    const FLASH_TEST_PROGRAM: &str = "static volatile unsigned t[64];\n\
+        int main(void) {\n  unsigned s = 0;\n\
+          for (int r = 0; r < 12; r++)\n    for (int i = 0; i < 64; i++) {\n\
+              t[i] += i ^ r;\n      s += t[(i * 7) & 63];\n    }\n\
+          return s == 0x12345678;\n}\n";
+
+    /// The loads program on the iCEBreaker system, bus readout, with and without the profiler.
+    fn icebreaker_run(dir: &SimDir, simulator: Simulator) -> BoardRun {
+        let file = dir.file("loads.c");
+        std::fs::write(&file, FLASH_TEST_PROGRAM).unwrap();
+        let (name, text) = default_config(Board::Icebreaker);
+        let mut cfg = ProfilerConfig::from_toml_str(text, name).unwrap();
+        cfg.interval = 100;
+        run(&BoardRunOptions {
+            system: BoardSystem {
+                board: Board::Icebreaker,
+                cpu: Cpu::PicoRv32,
+                mode: Mode::Value,
+                readout: Readout::Bus,
+                report_fifo: default_report_fifo(Board::Icebreaker, &cfg),
+            },
+            program: ProgramSource::C {
+                files: vec![file],
+                cflags: Vec::new(),
+            },
+            cfg,
+            simulator,
+            short: false,
+            top: 3,
+            max_instructions: crate::soc::system::DEFAULT_MAX_INSTRUCTIONS,
+            compare_unprofiled: true,
+        })
+        .unwrap()
+    }
+
+    /// The iCEBreaker system under Verilator, with the cycle-based models of the flash and the
+    /// iCE40 cells, runs clock for clock as under Icarus with PicoSoC's flash model and Yosys's
+    /// cells, with the profiler and without; the program's printout is the model's reports.
+    #[test]
+    fn flash_models_agree() {
+        let dir = SimDir::new("flash-models").unwrap();
+        let v = icebreaker_run(&dir, Simulator::Verilator);
+        let i = icebreaker_run(&dir, Simulator::Icarus);
+        assert!(v.reports >= 5, "{} reports", v.reports);
+        assert_eq!((v.reports, v.mismatches), (v.profile.model_reports, 0));
+        assert_eq!(i.mismatches, 0);
+        assert_eq!(
+            (
+                v.instructions,
+                v.cycles,
+                v.cycles_unprofiled,
+                v.events,
+                v.reports
+            ),
+            (
+                i.instructions,
+                i.cycles,
+                i.cycles_unprofiled,
+                i.events,
+                i.reports
+            )
+        );
+        let p = v.perturbation.unwrap();
+        assert!((1.0..1.05).contains(&p), "perturbation {p}");
     }
 
     /// A short program on the board system under Verilator: the reports decoded from the UART
