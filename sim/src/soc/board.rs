@@ -802,7 +802,7 @@ endmodule
         ram = shape(s.board).ram_bytes,
         main_end_port = MAIN_END_PORT,
         fed = if profiler && bus {
-            "    if (dut.t_valid && dut.t_ready && dut.slave.enable) $fwrite(dump, \"F %h %h\\n\", dut.t_a, dut.t_b);\n"
+            "    if (dut.t_valid && dut.t_ready) begin\n      $fwrite(dump, \"T %h %h\\n\", dut.t_a, dut.t_b);\n      if (dut.slave.enable) $fwrite(dump, \"F %h %h\\n\", dut.t_a, dut.t_b);\n    end\n"
         } else {
             ""
         },
@@ -1045,18 +1045,19 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
                 sim.transcript
             )));
         }
-        // The slave discards events once the program has disabled it, after main: the
-        // profiler's input is a prefix of the retired events, none lost under stall.
-        let fed = parse_dump(&sim.dump, s.mode, 'F')?;
-        if fed.len() > retired.len() || fed[..] != retired[..fed.len()] {
+        // The tap takes every retired event (none lost under stall); the slave discards those
+        // it takes while the program has it disabled (while it prints a full buffer, and after
+        // main): the profiler's input, and the model's, are the others.
+        let taken = parse_dump(&sim.dump, s.mode, 'T')?;
+        if taken != retired {
             return Err(SocError::Failure(format!(
-                "the tap fed the profiler {} events that are not the first of the {} retired \
-                 (first difference at event {:?})",
-                fed.len(),
+                "the tap took {} events, not the {} retired (first difference at event {:?})",
+                taken.len(),
                 retired.len(),
-                fed.iter().zip(&retired).position(|(a, b)| a != b)
+                taken.iter().zip(&retired).position(|(a, b)| a != b)
             )));
         }
+        let fed = parse_dump(&sim.dump, s.mode, 'F')?;
         let mut words = Vec::new();
         let mut console = String::new();
         for line in sim.transcript.split_inclusive('\n') {
@@ -1130,7 +1131,8 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
 }
 
 /// The events of a retire dump: the tapped mode's retired events (`R`: lines `V pc value` /
-/// `E pc next`), or those fed to the profiler (`F`: lines `F a b`).
+/// `E pc next`), those the tap passed on (`T`: lines `T a b`), or those of them fed to the
+/// profiler (`F`: lines `F a b`).
 fn parse_dump(dump: &str, mode: Mode, which: char) -> Result<Vec<(u64, u64)>, SocError> {
     let mut out = Vec::new();
     for (n, line) in dump.lines().enumerate() {
@@ -1140,10 +1142,14 @@ fn parse_dump(dump: &str, mode: Mode, which: char) -> Result<Vec<(u64, u64)>, So
             return Err(bad());
         };
         let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad());
-        if m.len() != 1 || !"VEF".contains(*m) {
+        if m.len() != 1 || !"VEFT".contains(*m) {
             return Err(bad());
         }
-        let wanted = if which == 'F' { 'F' } else { mode.letter() };
+        let wanted = if "FT".contains(which) {
+            which
+        } else {
+            mode.letter()
+        };
         if m.starts_with(wanted) {
             out.push((hex(a)?, hex(b)?));
         }
