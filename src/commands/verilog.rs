@@ -23,8 +23,9 @@ pub struct VerilogArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Also write a self-checking testbench (tb_hwprof_<name>.v: a bundled event stream in, the
-    /// model's results expected; with --wishbone a bus master reading the reports) and the core's
-    /// `sim` target that runs it under Icarus
+    /// model's results expected; with --wishbone a bus master reading the reports; with --rvfi a
+    /// core retiring RVFI records and honouring `stall`) and the core's `sim` target that runs it
+    /// under Icarus
     #[arg(long, conflicts_with = "board")]
     pub testbench: bool,
     /// Export the board top of this board (icebreaker or ulx3s) around the configuration's
@@ -42,8 +43,9 @@ pub struct VerilogArgs {
     pub target: Option<Target>,
     /// Export the profiler behind an RVFI tap instead: hwprof_<name>_rvfi.v (module
     /// hwprof_<name>_rvfi: RVFI inputs, the tap's FIFO, `stall` and `dropped`, the report stream),
-    /// and a FuseSoC core
-    #[arg(long, conflicts_with_all = ["board", "testbench"])]
+    /// and a FuseSoC core; with --testbench a core retiring a random stream, honouring `stall`,
+    /// and a consumer with random gaps, checked against the model
+    #[arg(long, conflicts_with = "board")]
     pub rvfi: bool,
     /// Export the profiler with a Wishbone B4 slave instead: hwprof_<name>_wb.v (module
     /// hwprof_<name>_wb: the event stream in, reports read from registers, `irq`), the C header
@@ -137,14 +139,25 @@ pub fn run(a: VerilogArgs) -> CmdResult {
                 hwprof_sim::hwprof_hdl::tap::export::summary(&tap),
                 cfg.summary()
             );
+            let (sim, tb_files) = if a.testbench {
+                use hwprof_sim::verify::tap::{wrapper_sim_check, wrapper_sim_files};
+                wrapper_sim_check(&cfg, &tap).map_err(CliError::input)?;
+                let (sim, files) =
+                    wrapper_sim_files(&cfg, &tap, &name).map_err(CliError::failure)?;
+                (Some(sim), files)
+            } else {
+                (None, Vec::new())
+            };
             let core = hwprof_export::fusesoc_core(
                 &format!("{name}_rvfi"),
                 &description,
                 &vfile,
                 &v,
-                None,
+                sim.as_ref(),
             );
-            hwprof_export::write_files(&a.out, &[(vfile, v), (format!("{top}.core"), core)])
+            let mut files = vec![(vfile, v), (format!("{top}.core"), core)];
+            files.extend(tb_files);
+            hwprof_export::write_files(&a.out, &files)
         }
         None if a.wishbone => {
             use hwprof_sim::hwprof_hdl::readout;

@@ -60,8 +60,25 @@ fn every_block_runs_under_fusesoc() {
         "--config",
         &small,
         "--rvfi",
+        "--testbench",
         "--out",
         &out("rvfi"),
+    ]);
+    // The drop policy on two clocks: the expected reports are of the events that entered.
+    let drop = d.write("small-drop.toml", SMALL_CONFIG);
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &drop,
+        "--rvfi",
+        "--mode",
+        "edge",
+        "--policy",
+        "drop",
+        "--async",
+        "--testbench",
+        "--out",
+        &out("rvfi-drop"),
     ]);
     hwprof_ok(&[
         "verilog",
@@ -94,6 +111,7 @@ fn every_block_runs_under_fusesoc() {
     for core in [
         "small_2x16",
         "small_2x16_rvfi",
+        "small_drop_rvfi",
         "small_2x16_wb",
         "phase_small",
         "buffer_small",
@@ -106,6 +124,8 @@ fn every_block_runs_under_fusesoc() {
     // the model's, line by line or report by report.
     for core in [
         "small_2x16",
+        "small_2x16_rvfi",
+        "small_drop_rvfi",
         "small_2x16_wb",
         "phase_small",
         "buffer_small",
@@ -117,4 +137,74 @@ fn every_block_runs_under_fusesoc() {
             "{core}: the testbench did not pass:\n{log}"
         );
     }
+}
+
+/// The RVFI wrapper's testbench, run as its `sim` target runs it (Icarus, from the export
+/// directory), passes, and fails on one wrong expected count; `--policy drop --testbench` with
+/// intervals too long to co-simulate is refused.
+#[test]
+fn the_rvfi_testbench_passes_and_fails_on_a_wrong_line() {
+    let d = Scratch::new("rvfi-tb");
+    let small = d.write("small-2x16.toml", SMALL_CONFIG);
+    let dir = d.join("out");
+    hwprof_ok(&[
+        "verilog",
+        "--config",
+        &small,
+        "--rvfi",
+        "--testbench",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let m = "hwprof_small_2x16_rvfi";
+    let sim = |tag: &str| -> String {
+        let vvp = d.join(&format!("{tag}.vvp"));
+        let built = Command::new("iverilog")
+            .args(["-g2012", "-o", vvp.to_str().unwrap()])
+            .arg(dir.join(format!("{m}.v")))
+            .arg(dir.join(format!("tb_{m}.v")))
+            .status()
+            .expect("iverilog");
+        assert!(built.success());
+        let out = Command::new("vvp")
+            .arg(&vvp)
+            .current_dir(&dir)
+            .output()
+            .expect("vvp");
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let expected_file = dir.join(format!("{m}_expected.txt"));
+    let expected = std::fs::read_to_string(&expected_file).unwrap();
+    let log = sim("good");
+    let lines = expected.lines().count();
+    assert!(
+        log.contains(&format!("PASS {lines}")) && !log.contains("FAIL"),
+        "{log}"
+    );
+    let line = expected.lines().find(|l| l.starts_with("W E ")).unwrap();
+    let (head, count) = line.rsplit_once(' ').unwrap();
+    let wrong = format!("{head} {:08x}", u32::from_str_radix(count, 16).unwrap() + 1);
+    std::fs::write(&expected_file, expected.replacen(line, &wrong, 1)).unwrap();
+    let log = sim("bad");
+    assert!(log.contains("FAIL") && !log.contains("PASS"), "{log}");
+    let long = d.write(
+        "long.toml",
+        &SMALL_CONFIG.replace("interval = 64", "interval = 45000"),
+    );
+    let out = hwprof(&[
+        "verilog",
+        "--config",
+        &long,
+        "--rvfi",
+        "--policy",
+        "drop",
+        "--testbench",
+        "--out",
+        d.join("long").to_str().unwrap(),
+    ]);
+    assert_input_error(&out, "--policy stall");
 }

@@ -88,10 +88,25 @@ fn checker(module: &str) -> String {
 
 /// A self-checking testbench: its source, the data files it reads (name, text) and the lines
 /// it expects.
-struct Testbench {
-    tb: String,
-    data: Vec<(String, String)>,
-    expected: String,
+pub struct Testbench {
+    pub tb: String,
+    pub data: Vec<(String, String)>,
+    pub expected: String,
+}
+
+/// The `sim` target running `testbench` (made by [`self_checking`]) of `module`, and the files it
+/// lists: `tb_<module>.v`, `<module>_expected.txt` and the data files.
+pub fn sim_files(module: &str, testbench: Testbench) -> (SimTarget, Vec<(String, String)>) {
+    let Testbench { tb, data, expected } = testbench;
+    let tbfile = format!("tb_{module}.v");
+    let expfile = format!("{module}_expected.txt");
+    let mut files = vec![(tbfile, tb), (expfile, expected)];
+    files.extend(data);
+    let sim = SimTarget {
+        toplevel: format!("tb_{module}"),
+        files: files.iter().map(|f| f.0.clone()).collect(),
+    };
+    (sim, files)
 }
 
 /// The files of an export: the Verilog and the core, and with `testbench` its files and the
@@ -104,26 +119,16 @@ fn files(
 ) -> Vec<(String, String)> {
     let module = module_name(name);
     let vfile = format!("{module}.v");
-    let Some(Testbench { tb, data, expected }) = testbench else {
-        let core = export::fusesoc_core(name, description, &vfile, &verilog, None);
-        return vec![(vfile, verilog), (format!("{module}.core"), core)];
+    let (sim, tb_files) = match testbench {
+        Some(t) => {
+            let (sim, files) = sim_files(&module, t);
+            (Some(sim), files)
+        }
+        None => (None, Vec::new()),
     };
-    let tbfile = format!("tb_{module}.v");
-    let expfile = format!("{module}_expected.txt");
-    let mut sim_files = vec![tbfile.clone(), expfile.clone()];
-    sim_files.extend(data.iter().map(|d| d.0.clone()));
-    let sim = SimTarget {
-        toplevel: format!("tb_{module}"),
-        files: sim_files,
-    };
-    let core = export::fusesoc_core(name, description, &vfile, &verilog, Some(&sim));
-    let mut v = vec![
-        (vfile, verilog),
-        (format!("{module}.core"), core),
-        (tbfile, tb),
-        (expfile, expected),
-    ];
-    v.extend(data);
+    let core = export::fusesoc_core(name, description, &vfile, &verilog, sim.as_ref());
+    let mut v = vec![(vfile, verilog), (format!("{module}.core"), core)];
+    v.extend(tb_files);
     v
 }
 

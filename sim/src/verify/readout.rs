@@ -330,15 +330,13 @@ endmodule
         read_word = read_word(&regs),
     );
     let tb = super::ip::self_checking(&tb, &module, "W ", &[("events.memh", &data)]);
-    let tbfile = format!("tb_{module}.v");
-    let expfile = format!("{module}_expected.txt");
-    let target = SimTarget {
-        toplevel: format!("tb_{module}"),
-        files: vec![tbfile.clone(), expfile.clone(), data.clone()],
-    };
-    Ok((
-        target,
-        vec![(tbfile, tb), (expfile, expected), (data, memh)],
+    Ok(super::ip::sim_files(
+        &module,
+        super::ip::Testbench {
+            tb,
+            data: vec![(data, memh)],
+            expected,
+        },
     ))
 }
 
