@@ -248,6 +248,20 @@ endmodule
 /// Reports in the bundled stream of the slave's self-checking testbench ([`sim_files`]).
 pub const SIM_INTERVALS: usize = 4;
 
+/// A report's entries as the testbenches print them, `W E <interval> <a> <b> <count>`, sorted:
+/// a report is a set, and the testbench sorts what it reads before printing it.
+pub fn entry_lines(out: &mut String, r: &IntervalReport) {
+    let mut entries = r.entries.clone();
+    entries.sort_by_key(|e| (e.a, e.b, e.count as u32));
+    for e in &entries {
+        let _ = writeln!(
+            out,
+            "W E {:08x} {:016x} {:016x} {:08x}",
+            r.interval as u32, e.a, e.b, e.count as u32
+        );
+    }
+}
+
 /// The self-checking testbench of the slave `hwprof_<name>_wb` (report FIFO of `depth` words) for
 /// its FuseSoC `sim` target: [`SIM_INTERVALS`] intervals of the board event source stream in while
 /// a master with random gaps between its cycles polls `STATUS` and pops every word; each report's
@@ -265,15 +279,7 @@ pub fn sim_files(
     let events = EventSourceModel::events(DEFAULT_SEED, cfg.interval as usize * SIM_INTERVALS);
     let mut expected = String::new();
     for r in MultiHash::new(cfg)?.run(&events) {
-        let mut entries = r.entries.clone();
-        entries.sort_by_key(|e| (e.a, e.b, e.count as u32));
-        for e in &entries {
-            let _ = writeln!(
-                expected,
-                "W E {:08x} {:016x} {:016x} {:08x}",
-                r.interval as u32, e.a, e.b, e.count as u32
-            );
-        }
+        entry_lines(&mut expected, &r);
         let _ = writeln!(expected, "W END {:08x}", r.interval as u32);
     }
     let data = format!("{module}_events.hex");

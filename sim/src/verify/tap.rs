@@ -575,15 +575,7 @@ pub fn wrapper_sim_files(
     }
     let mut expected = String::new();
     for (k, r) in reports.iter().enumerate() {
-        let mut entries = r.entries.clone();
-        entries.sort_by_key(|e| (e.a, e.b, e.count as u32));
-        for e in &entries {
-            let _ = writeln!(
-                expected,
-                "W E {:08x} {:016x} {:016x} {:08x}",
-                r.interval as u32, e.a, e.b, e.count as u32
-            );
-        }
+        super::readout::entry_lines(&mut expected, r);
         let d = report_dropped.as_ref().map_or(0, |d| d[k]);
         let _ = writeln!(expected, "W END {:08x} {:08x}", r.interval as u32, d);
     }
