@@ -16,7 +16,8 @@ struct Cli {
     /// No progress bars or step lines on stderr (they are hidden anyway when stderr is not a terminal)
     #[arg(long, short, global = true)]
     quiet: bool,
-    /// Override a field of every configuration file read, e.g. `--set interval=20000` or
+    /// Override a field of every configuration file read (and of a built-in profiler
+    /// configuration), e.g. `--set interval=20000` or
     /// `--set accumulator.entries=64` (repeatable; the value is TOML, a bare word is a string; a
     /// top-level key also replaces that key in every `[target.<name>]` section)
     #[arg(long, global = true, value_name = "KEY=VALUE", value_parser = commands::parse_set)]

@@ -58,6 +58,14 @@ _reset:
 	li x30, 0
 	li x31, 0
 	la sp, __stack_top
+#ifdef HWPROF_READOUT
+	/* The slaves take events from reset, and nothing drains them before hwprof_readout_start:
+	   the start-up code's own (zeroing a large .bss, thousands in edge mode) would fill their
+	   FIFOs and stall the CPU for good. Off until then (an absent slave ignores the store). */
+	li t0, HWPROF_READOUT_BASE
+	sw zero, HWPROF_REG_CTRL(t0)
+	sw zero, HWPROF_REG_CTRL + 0x100(t0)
+#endif
 	la t0, __bss_start
 	la t1, __bss_end
 1:	bgeu t0, t1, 2f

@@ -81,11 +81,21 @@ hwprof_irq:
 	sw t2, SAVE(8)
 	sw t3, SAVE(12)
 	sw t4, SAVE(16)
+#ifdef HWPROF_WRITER
+	/* The report writer filled the buffer and stopped: print it, then start it over at the
+	   buffer's start (writing PTR clears FULL, which is the interrupt). */
+	li t0, HWPROF_WRITER
+	lw t2, HWPROF_WRITER_PTR(t0)
+	call_spill
+	li t0, HWPROF_WRITER
+	sw t2, HWPROF_WRITER_PTR(t0)
+#else
 	lw t2, SAVE(WP)
 	lw t3, SAVE(END)
 	DRAIN_SLAVE HWPROF_READOUT_BASE, 0
 	DRAIN_SLAVE HWPROF_READOUT_BASE + 0x100, 0x100
 	sw t2, SAVE(WP)
+#endif
 	lw t0, SAVE(0)
 	lw t1, SAVE(4)
 	lw t2, SAVE(8)

@@ -11,6 +11,11 @@
 #include "hwprof_soc_readout.h"
 
 #define REG(mode, off) HWPROF_SOC_READOUT_REG(HWPROF_READOUT_BASE + 0x100u * (mode), off)
+#ifdef HWPROF_WRITER
+// The report writer (hwprof_hdl::readout::writer) moves the words into the buffer by itself, on
+// the clocks the CPU leaves the RAM: the program spends nothing on them until the buffer is full.
+#define WRITER(off) (*(volatile uint32_t *)(uintptr_t)(HWPROF_WRITER + (off)))
+#endif
 // The buffer of words ({interval, a, b, count, flags} each) is the free RAM between link.ld's
 // hwprof_buffer and hwprof_buffer_end; when it is full it is printed mid-run (slowly: the
 // console).
@@ -19,6 +24,7 @@
 extern uint32_t hwprof_save[];
 extern void hwprof_irq(void);
 extern uint32_t hwprof_buffer[];
+extern uint32_t hwprof_buffer_end[];
 // Bit m: the slave of mode m (0 value, 1 edge) answers.
 static unsigned present;
 
@@ -35,12 +41,22 @@ void hwprof_readout_start(void)
 	for (int m = 0; m < 2; m++)
 		if (REG(m, HWPROF_SOC_READOUT_ID) == HWPROF_SOC_READOUT_ID_VALUE) {
 			present |= 1u << m;
+#ifdef HWPROF_WRITER
+			// The slave's interrupt stays off: the writer's (buffer full) comes instead.
+			REG(m, HWPROF_SOC_READOUT_CTRL) = HWPROF_SOC_READOUT_CTRL_ENABLE_MASK;
+#else
 			REG(m, HWPROF_SOC_READOUT_IRQ_LEVEL) = HWPROF_IRQ_LEVEL;
 			REG(m, HWPROF_SOC_READOUT_CTRL) = HWPROF_SOC_READOUT_CTRL_ENABLE_MASK |
 							  HWPROF_SOC_READOUT_CTRL_IRQ_ENABLE_MASK;
+#endif
 		}
 	if (!present)
 		return;
+#ifdef HWPROF_WRITER
+	WRITER(HWPROF_WRITER_END) = (uint32_t)(uintptr_t)hwprof_buffer_end;
+	WRITER(HWPROF_WRITER_PTR) = (uint32_t)(uintptr_t)hwprof_buffer;
+	WRITER(HWPROF_WRITER_CTRL) = HWPROF_WRITER_ENABLE;
+#endif
 #ifdef HWPROF_CPU_PICORV32
 	// maskirq zero, t0: IRQs 3 (value) and 4 (edge) on.
 	register uint32_t mask asm("t0") = ~0x18u;
@@ -102,6 +118,29 @@ void hwprof_readout_finish(void)
 	for (int m = 0; m < 2; m++)
 		if (present & 1u << m)
 			REG(m, HWPROF_SOC_READOUT_CTRL) = HWPROF_SOC_READOUT_CTRL_FLUSH_MASK;
+#ifdef HWPROF_WRITER
+	// The writer takes every word; a full buffer is printed and the writer started over.
+	for (int quiet = 0; quiet < 256;) {
+		int got = 0;
+		for (int m = 0; m < 2; m++)
+			if ((present & 1u << m) &&
+			    (REG(m, HWPROF_SOC_READOUT_STATUS) &
+			     (HWPROF_SOC_READOUT_STATUS_FLUSH_PENDING_MASK |
+			      HWPROF_SOC_READOUT_STATUS_READY_MASK)))
+				got = 1;
+		uint32_t ctrl = WRITER(HWPROF_WRITER_CTRL);
+		if (ctrl & HWPROF_WRITER_FULL) {
+			WP = WRITER(HWPROF_WRITER_PTR);
+			hwprof_readout_spill();
+			WRITER(HWPROF_WRITER_PTR) = WP;
+		}
+		if (ctrl & (HWPROF_WRITER_FULL | HWPROF_WRITER_BUSY))
+			got = 1;
+		quiet = got ? 0 : quiet + 1;
+	}
+	WRITER(HWPROF_WRITER_CTRL) = 0;
+	WP = WRITER(HWPROF_WRITER_PTR);
+#else
 	for (int quiet = 0; quiet < 256;) {
 		int got = 0;
 		for (int m = 0; m < 2; m++) {
@@ -126,5 +165,6 @@ void hwprof_readout_finish(void)
 		}
 		quiet = got ? 0 : quiet + 1;
 	}
+#endif
 	hwprof_readout_spill();
 }

@@ -116,12 +116,17 @@ pub fn config_text(path: &Path) -> Result<(String, String), CliError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         CliError::input(format!("config {}: cannot read file: {e}", path.display()))
     })?;
+    with_sets(text, path.display().to_string())
+}
+
+/// A configuration's text with the `--set` overrides applied, and its name for messages.
+fn with_sets(text: String, name: String) -> Result<(String, String), CliError> {
     let sets = &globals().sets;
     if sets.is_empty() {
-        return Ok((text, path.display().to_string()));
+        return Ok((text, name));
     }
     let mut table: toml::Table = toml::from_str(&text)
-        .map_err(|e| CliError::input(format!("config {}: {}", path.display(), e.message())))?;
+        .map_err(|e| CliError::input(format!("config {name}: {}", e.message())))?;
     for (key, value) in sets {
         let mut t = &mut table;
         let parts: Vec<&str> = key.split('.').collect();
@@ -147,8 +152,15 @@ pub fn config_text(path: &Path) -> Result<(String, String), CliError> {
     let names: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok((
         table.to_string(),
-        format!("{} (with --set {})", path.display(), names.join(", ")),
+        format!("{name} (with --set {})", names.join(", ")),
     ))
+}
+
+/// A built-in profiler configuration (`source`, `text`) with the `--set` overrides applied, as
+/// a file's would be.
+pub fn built_in_config(source: &str, text: &str) -> Result<ProfilerConfig, CliError> {
+    let (text, name) = with_sets(text.to_string(), format!("{source} (built in)"))?;
+    ProfilerConfig::from_toml_str(&text, &name).map_err(CliError::input)
 }
 
 /// Any configuration file (profiler, buffer, phase classifier) with the `--set` overrides applied.

@@ -132,8 +132,9 @@ pub struct SystemArgs {
     #[arg(long, value_enum, default_value = "uart")]
     pub readout: BoardReadoutArg,
     /// With --readout bus: report words the slave's FIFO holds, a power of two (default 8192 on
-    /// the ulx3s, one report on the icebreaker, whose block RAMs the profiler fills); the
-    /// program drains it after main, or on its interrupt when it runs short of room for a report
+    /// the ulx3s: the program drains it after main, or on its interrupt when it runs short of
+    /// room for a report; one report on the icebreaker, whose block RAMs the profiler fills: a
+    /// report writer moves the words into the program's RAM on the CPU's idle memory clocks)
     #[arg(long, value_name = "WORDS")]
     pub report_fifo: Option<u32>,
 }
@@ -382,8 +383,7 @@ fn profiler_config(path: &Option<PathBuf>, board: Board) -> Result<ProfilerConfi
         Some(p) => load_config(p)?,
         None => {
             let (source, text) = board::default_config(board);
-            ProfilerConfig::from_toml_str(text, &format!("{source} (built in)"))
-                .map_err(CliError::input)?
+            super::built_in_config(source, text)?
         }
     };
     Ok(cfg.for_target(board.target().name()))
@@ -611,8 +611,7 @@ fn run_program(a: RunArgs) -> CmdResult {
     let built_in = |(source, _): (&str, &str)| format!("{source} (built in)");
     let cfg = match &a.config {
         Some(p) => load_config(p)?,
-        None => ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, &built_in(DEFAULT_PROFILER))
-            .map_err(CliError::input)?,
+        None => super::built_in_config(DEFAULT_PROFILER.0, DEFAULT_PROFILER.1)?,
     };
     let buffer = match &a.buffer_config {
         Some(p) => super::load(p)?,

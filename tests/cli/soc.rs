@@ -143,6 +143,23 @@ fn soc_run_takes_a_c_program_and_an_elf_linked_for_the_memory_map() {
     // A user program's nonzero status is reported, not an error.
     assert_eq!(c["exit_code"], 3);
     assert_eq!(c["stopped_at_limit"], false);
+    // `--set` reaches the built-in profiler configuration too: a shorter interval, more reports.
+    let short = json(&hwprof_ok(&[
+        "soc",
+        "run",
+        "--c",
+        &tiny,
+        "--set",
+        "interval=200",
+        "--json",
+    ]));
+    assert_eq!(short["mismatches"], 0);
+    assert!(
+        short["reports"].as_u64() > c["reports"].as_u64(),
+        "{} reports at L = 200, {} at the default",
+        short["reports"],
+        c["reports"]
+    );
     // The same program linked as README.md tells, given as an ELF.
     let programs = root().join("sim/programs");
     let elf = s.join("tiny.elf");

@@ -27,6 +27,10 @@
 
 pub mod regs;
 pub mod wishbone;
+pub mod writer;
 
 pub use regs::{c_header, markdown_table, registers, Access, Register};
-pub use wishbone::{check_slave, exported, fifo_depth, verilog, wrapper_name, MAX_FIFO_DEPTH};
+pub use wishbone::{
+    check_slave, exported, fifo_depth, verilog, verilog_with_head_port, word_bits, wrapper_name,
+    MAX_FIFO_DEPTH,
+};

@@ -28,6 +28,11 @@ pub fn fifo_depth(cfg: &ProfilerConfig) -> u32 {
         .max(16)
 }
 
+/// The bits of a report FIFO word: {last, count (32), b, a, interval (32)}.
+pub fn word_bits(cfg: &ProfilerConfig) -> u32 {
+    1 + 32 + cfg.b_bits + cfg.a_bits + 32
+}
+
 /// The largest depth: `STATUS.LEVEL` (16 bits) counts the FIFO and the head word.
 pub const MAX_FIFO_DEPTH: u32 = 1 << 15;
 
@@ -57,6 +62,22 @@ pub fn check_slave(cfg: &ProfilerConfig, depth: u32) -> Result<(), String> {
 /// The slave `hwprof_<name>_wb` around the profiler module `hwprof_<profiler>`, exported
 /// elsewhere, with a report FIFO of `depth` words ([`check_slave`]). Deterministic.
 pub fn verilog(cfg: &ProfilerConfig, name: &str, profiler: &str, depth: u32) -> String {
+    slave(cfg, name, profiler, depth, false)
+}
+
+/// [`verilog`] with the head word on ports of its own for a report writer
+/// ([`super::writer`]): `hd_valid`, `hd_word` ({last, count, b, a, interval}, as the FIFO holds
+/// it) and `hd_take`, which removes it as a read of `REPORT_POP` does.
+pub fn verilog_with_head_port(
+    cfg: &ProfilerConfig,
+    name: &str,
+    profiler: &str,
+    depth: u32,
+) -> String {
+    slave(cfg, name, profiler, depth, true)
+}
+
+fn slave(cfg: &ProfilerConfig, name: &str, profiler: &str, depth: u32, head_port: bool) -> String {
     let top = wrapper_name(name);
     let profiler = module_name(profiler);
     assert!(
@@ -66,8 +87,7 @@ pub fn verilog(cfg: &ProfilerConfig, name: &str, profiler: &str, depth: u32) -> 
     );
     let aw = depth.trailing_zeros();
     let (ab, bb) = (cfg.a_bits, cfg.b_bits);
-    // A FIFO word: {last, count, b, a, interval}.
-    let width = 1 + 32 + bb + ab + 32;
+    let width = word_bits(cfg);
     let mut cases = String::new();
     for r in registers(cfg, depth) {
         let _ = writeln!(
@@ -111,7 +131,7 @@ module {top}(
   input wire [31:0] wb_dat_w,
   output reg [31:0] wb_dat_r,
   output reg wb_ack,
-  output wire irq
+  output wire irq{head_ports}
 );
   reg enable, irq_enable;
   reg [15:0] irq_level;
@@ -144,7 +164,7 @@ module {top}(
     .out_count(out_count), .out_last(out_last), .interval_length({{{lpad}'d0, length}}),
     .threshold(threshold), .flush(flush), .flush_pending(flush_pending));
   wire access = wb_cyc && wb_stb && !wb_ack;
-  wire pop = access && !wb_we && wb_adr == 8'h{pop:02x} && head_valid;
+  wire pop = {pop_when} && head_valid;
   wire load = (!head_valid || pop) && stored != {aw1}'d0;
   reg [{wm}:0] word;
   always @(posedge clock) begin
@@ -214,11 +234,29 @@ module {top}(
     end
   end
   assign irq = irq_enable && head_valid && level >= irq_level;
-  // Bits the slave ignores (Verilator's default --unused-regexp names such a wire).
+{head_assign}  // Bits the slave ignores (Verilator's default --unused-regexp names such a wire).
   wire unused = &{{1'b0{unused_keys}}};
 endmodule
 "#,
         summary = cfg.summary(),
+        head_ports = if head_port {
+            format!(
+                ",\n  output wire hd_valid,\n  output wire [{}:0] hd_word,\n  input wire hd_take",
+                width - 1
+            )
+        } else {
+            String::new()
+        },
+        pop_when = if head_port {
+            format!("(access && !wb_we && wb_adr == 8'h{pop_offset:02x} || hd_take)")
+        } else {
+            format!("access && !wb_we && wb_adr == 8'h{pop_offset:02x}")
+        },
+        head_assign = if head_port {
+            "  assign hd_valid = head_valid;\n  assign hd_word = word;\n"
+        } else {
+            ""
+        },
         unused_keys = {
             let mut u = String::new();
             if ab < 64 {
@@ -237,7 +275,6 @@ endmodule
         am = ab - 1,
         bm = bb - 1,
         pad = 16 - (aw + 1),
-        pop = pop_offset,
         ctrl = ctrl_offset,
         interval = registers(cfg, depth)
             .iter()

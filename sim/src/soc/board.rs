@@ -39,6 +39,7 @@ use crate::verify::icarus::{run_with, SimDir, Simulator};
 use crate::verify::netlist::{cell_models, Family};
 use hwprof_hdl::board::top::BAUD;
 use hwprof_hdl::board::uart::clocks_per_bit;
+use hwprof_hdl::readout::word_bits;
 use hwprof_hdl::tap::{Policy, TapConfig, TapMode};
 use hwprof_hdl::ProfilerConfig;
 use serde::Serialize;
@@ -62,6 +63,11 @@ pub struct Shape {
     pub m: bool,
     /// The program is in the flash (with a boot stub), not in the bitstream.
     pub flash: bool,
+    /// With the bus readout, a report writer ([`hwprof_hdl::readout::writer`]) moves the report
+    /// words into the RAM on the CPU's idle memory clocks: the board's block RAM holds one
+    /// report, a run has hundreds, and a program draining each one as it comes would spend about
+    /// 100 clocks a word on it.
+    pub report_writer: bool,
 }
 
 /// The system's shape on `board`.
@@ -71,11 +77,13 @@ pub fn shape(board: Board) -> Shape {
             ram_bytes: super::system::RAM_BYTES,
             m: true,
             flash: false,
+            report_writer: false,
         },
         Board::Icebreaker => Shape {
             ram_bytes: 128 * 1024,
             m: false,
             flash: true,
+            report_writer: true,
         },
     }
 }
@@ -130,14 +138,25 @@ impl BoardSystem {
         check_config(cfg, self.board, self.mode)?;
         match self.readout {
             Readout::Uart => Ok(()),
-            Readout::Bus => hwprof_hdl::readout::check_slave(cfg, self.report_fifo)
-                .map_err(|e| SocError::Input(format!("--report-fifo: {e}"))),
+            Readout::Bus => {
+                hwprof_hdl::readout::check_slave(cfg, self.report_fifo)
+                    .map_err(|e| SocError::Input(format!("--report-fifo: {e}")))?;
+                if self.writer() {
+                    hwprof_hdl::readout::writer::check(cfg).map_err(SocError::Input)?;
+                }
+                Ok(())
+            }
             Readout::Stream => Err(SocError::Input(
                 "--readout stream is the simulated system's (hwprof soc run); a board's reports \
                  leave on the UART (uart) or through the program (bus)"
                     .into(),
             )),
         }
+    }
+
+    /// Whether the bus readout has a report writer ([`Shape::report_writer`]).
+    pub fn writer(&self) -> bool {
+        self.readout == Readout::Bus && shape(self.board).report_writer
     }
 
     /// The slot of the profiler's slave in the readout window, as in the simulated system:
@@ -181,6 +200,10 @@ const FORMAT: &str = "soc-board-format";
 const UART: &str = "soc-board-uart";
 /// With the bus readout: the tap in front of the slave (which is [`super::system::SLAVE`]).
 const TAP: &str = "soc-board-tap";
+/// The report writer's tag of an edge-mode record (readout.c's `EDGE_FLAG`).
+const RECORD_FLAGS: u32 = 0x100;
+/// The report writer's registers: above the slaves' window.
+pub const WRITER_BASE: u32 = READOUT_BASE + 0x200;
 
 /// The top module of the system on `board`.
 pub fn top_module(board: Board) -> String {
@@ -210,12 +233,26 @@ pub fn blocks_verilog(
                     &tap,
                     &module_name(TAP),
                 )?);
-                v.push_str(&hwprof_hdl::readout::verilog(
-                    &cfg,
-                    super::system::SLAVE,
-                    PROFILER,
-                    s.report_fifo,
-                ));
+                if s.writer() {
+                    v.push_str(&hwprof_hdl::readout::verilog_with_head_port(
+                        &cfg,
+                        super::system::SLAVE,
+                        PROFILER,
+                        s.report_fifo,
+                    ));
+                    v.push_str(&hwprof_hdl::readout::writer::verilog(
+                        &cfg,
+                        super::system::SLAVE,
+                        RECORD_FLAGS * s.slot(),
+                    )?);
+                } else {
+                    v.push_str(&hwprof_hdl::readout::verilog(
+                        &cfg,
+                        super::system::SLAVE,
+                        PROFILER,
+                        s.report_fifo,
+                    ));
+                }
             }
             (true, _) => {
                 v.push_str(&hwprof_hdl::tap::export::wrapper(&cfg, &tap, PROFILER)?);
@@ -243,7 +280,12 @@ pub fn blocks_verilog(
 /// `profiler` false gives the same system without the tap, the FIFO, the profiler and its
 /// readout (the UART line idles high unless it is the console's): the CPU alone, for the area
 /// comparison and the cycles the profiler costs.
-pub fn top_verilog(s: &BoardSystem, image: &[u32], profiler: bool) -> Result<String, SocError> {
+pub fn top_verilog(
+    s: &BoardSystem,
+    cfg: &ProfilerConfig,
+    image: &[u32],
+    profiler: bool,
+) -> Result<String, SocError> {
     let sh = shape(s.board);
     let ram = sh.ram_bytes;
     let words = ram / 4;
@@ -268,9 +310,13 @@ pub fn top_verilog(s: &BoardSystem, image: &[u32], profiler: bool) -> Result<Str
     });
     // The ports besides the console and the exit port: with the bus readout, the readout window
     // and the mark of main's end.
+    let writer = profiler && s.writer();
     let (other_ports, console_wait) = if bus {
         (
-            format!(" && !in_ro && !(bus_addr == 32'h{MAIN_END_PORT:08x} && bus_wstrb != 0)"),
+            format!(
+                " && !in_ro{} && !(bus_addr == 32'h{MAIN_END_PORT:08x} && bus_wstrb != 0)",
+                if writer { " && !in_wr" } else { "" }
+            ),
             format!("con_valid && bus_addr == 32'h{CONSOLE:08x} && bus_wstrb != 0"),
         )
     } else {
@@ -310,7 +356,7 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
   wire in_ram = bus_addr < {ram};
   wire in_flash = bus_addr >= 32'h{FLASH_BOOT:08x} && bus_addr < 32'h{FLASH_END:08x};
   wire in_ro = bus_addr[31:9] == 23'h{window:06x};
-  reg ram_ready = 0, port_ready = 0, exited = 0, bus_error = 0;
+{in_wr}  reg ram_ready = 0, port_ready = 0, exited = 0, bus_error = 0;
   reg [31:0] exit_code = 0;
 {memory}
   // Console and exit port.
@@ -340,18 +386,26 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
         exit = EXIT_PORT,
         console = CONSOLE,
         window = READOUT_BASE >> 9,
+        in_wr = if writer {
+            format!(
+                "  wire in_wr = bus_addr[31:4] == 28'h{:07x};\n",
+                WRITER_BASE >> 4
+            )
+        } else {
+            String::new()
+        },
         tap = match (profiler, bus) {
             (false, _) => "  wire stall = 1'b0;\n  wire overflow = 1'b0;\n".into(),
             (true, false) => tap_verilog(&sh),
-            (true, true) => bus_tap_verilog(&sh, s.slot()),
+            (true, true) => bus_tap_verilog(&sh, s.slot(), writer.then(|| word_bits(cfg))),
         },
         memory = if sh.flash {
-            flash_memory_verilog()
+            flash_memory_verilog(writer)
         } else {
             bram_memory_verilog(words)
         },
         reporting = match (profiler, bus) {
-            (_, true) => console_verilog(profiler),
+            (_, true) => console_verilog(profiler, writer),
             (true, false) => reporting_verilog(),
             (false, false) => "  assign bus_rdata = mem_rdata;\n  assign readout_irq = 2'd0;\n  assign uart_tx = 1'b1;\n  assign led = bus_error;\n".into(),
         },
@@ -401,13 +455,27 @@ fn bram_memory_verilog(words: usize) -> String {
 
 /// The UP5K's SPRAMs (PicoSoC's `ice40up5k_spram`) and the flash through PicoSoC's `spimemio`
 /// (read only; its configuration register is not mapped). Only the boot stub reads the flash.
-fn flash_memory_verilog() -> String {
-    r#"  wire [31:0] spram_rdata, flash_rdata;
+/// With the report `writer`, the SPRAMs take its words on the clocks the CPU leaves them (the
+/// CPU's address stays on them through its read's answer: their data multiplexer follows it).
+fn flash_memory_verilog(writer: bool) -> String {
+    let port = if writer {
+        r#"  ice40up5k_spram #(.WORDS(32768)) spram(.clk(clk),
+    .wen(w_mem_we ? 4'b1111 : start && in_ram ? bus_wstrb : 4'b0000),
+    .addr(w_mem_we ? w_mem_addr[23:2] : bus_addr[23:2]), .wdata(w_mem_we ? w_mem_data : bus_wdata),
+    .rdata(spram_rdata));
+"#
+    } else {
+        r#"  ice40up5k_spram #(.WORDS(32768)) spram(.clk(clk), .wen(start && in_ram ? bus_wstrb : 4'b0000),
+    .addr(bus_addr[23:2]), .wdata(bus_wdata), .rdata(spram_rdata));
+"#
+    };
+    String::from(
+        r#"  wire [31:0] spram_rdata, flash_rdata;
   wire flash_ready;
   always @(posedge clk) ram_ready <= start && in_ram;
-  ice40up5k_spram #(.WORDS(32768)) spram(.clk(clk), .wen(start && in_ram ? bus_wstrb : 4'b0000),
-    .addr(bus_addr[23:2]), .wdata(bus_wdata), .rdata(spram_rdata));
-  wire flash_io0_oe, flash_io0_do, flash_io0_di, flash_io1_oe, flash_io1_do, flash_io1_di;
+"#,
+    ) + port
+        + r#"  wire flash_io0_oe, flash_io0_do, flash_io0_di, flash_io1_oe, flash_io1_do, flash_io1_di;
   wire flash_io2_oe, flash_io2_do, flash_io2_di, flash_io3_oe, flash_io3_do, flash_io3_di;
   SB_IO #(.PIN_TYPE(6'b1010_01), .PULLUP(1'b0)) flash_io_buf [3:0] (
     .PACKAGE_PIN({flash_io3, flash_io2, flash_io1, flash_io0}),
@@ -424,7 +492,6 @@ fn flash_memory_verilog() -> String {
   wire mem_ready = ram_ready || flash_ready;
   wire [31:0] mem_rdata = flash_ready ? flash_rdata : spram_rdata;
 "#
-    .into()
 }
 
 /// The profiler behind its RVFI tap ([`hwprof_hdl::tap::export`]) on the instructions run from
@@ -474,8 +541,33 @@ fn reporting_verilog() -> String {
 }
 
 /// With the bus readout: the profiler behind its RVFI tap and its Wishbone slave at its `slot` of
-/// the readout window (the rest of the window reads 0), its interrupt on `readout_irq[slot]`.
-fn bus_tap_verilog(sh: &Shape, slot: u32) -> String {
+/// the readout window (the rest of the window reads 0), its interrupt on `readout_irq[slot]`;
+/// with a report `writer` (the slave's head word's bits), the writer on the slave's head word, its registers at
+/// [`WRITER_BASE`], its interrupt (buffer full) beside the slave's.
+fn bus_tap_verilog(sh: &Shape, slot: u32, writer: Option<u32>) -> String {
+    let (head, writer_v, w_irq, w_rdata) = if let Some(word_bits) = writer {
+        (
+            ",\n    .hd_valid(hd_valid), .hd_word(hd_word), .hd_take(hd_take)",
+            format!(
+                r#"  // The report writer: the slave's words into the RAM on the clocks the CPU leaves it.
+  wire hd_valid, hd_take, w_ack, w_irq, w_mem_we;
+  wire [{wm}:0] hd_word;
+  wire [31:0] w_dat_r, w_mem_addr, w_mem_data;
+  {writer} writer(.clock(clk), .reset(!resetn), .hd_valid(hd_valid), .hd_word(hd_word),
+    .hd_take(hd_take), .reg_cyc(start && in_wr), .reg_we(bus_wstrb != 4'd0),
+    .reg_adr(bus_addr[3:0]), .reg_dat_w(bus_wdata), .reg_dat_r(w_dat_r), .reg_ack(w_ack),
+    .mem_busy(start && in_ram || ram_ready), .mem_we(w_mem_we), .mem_addr(w_mem_addr),
+    .mem_data(w_mem_data), .irq(w_irq));
+"#,
+                writer = hwprof_hdl::readout::writer::writer_name(super::system::SLAVE),
+                wm = word_bits - 1,
+            ),
+            " || w_irq",
+            "w_ack ? w_dat_r : ",
+        )
+    } else {
+        ("", String::new(), "", "")
+    };
     format!(
         r#"  // The profiler behind its RVFI tap and its Wishbone slave, at READOUT_BASE + 0x{slot}00.
   wire stall, t_valid, t_ready, wb_ack, irq;
@@ -492,8 +584,8 @@ fn bus_tap_verilog(sh: &Shape, slot: u32) -> String {
     .in_a({{32'd0, t_a}}), .in_b({{32'd0, t_b}}), .in_dropped(dropped), .wb_cyc(wb_cyc),
     .wb_stb(wb_cyc), .wb_we(bus_wstrb != 4'd0), .wb_sel(bus_wstrb != 4'd0 ? bus_wstrb : 4'hf),
     .wb_adr(bus_addr[7:0]), .wb_dat_w(bus_wdata), .wb_dat_r(wb_dat_r), .wb_ack(wb_ack),
-    .irq(irq));
-  wire [31:0] ro_rdata = wb_ack ? wb_dat_r : 32'd0;
+    .irq(irq){head});
+{writer_v}  wire [31:0] ro_rdata = wb_ack ? wb_dat_r : {w_rdata}32'd0;
   assign readout_irq = {irq_bits};
   wire overflow = dropped != 0;
 "#,
@@ -501,17 +593,17 @@ fn bus_tap_verilog(sh: &Shape, slot: u32) -> String {
         slave = hwprof_hdl::readout::wrapper_name(super::system::SLAVE),
         ram = sh.ram_bytes,
         irq_bits = if slot == 0 {
-            "{1'b0, irq}"
+            format!("{{1'b0, irq{w_irq}}}")
         } else {
-            "{irq, 1'b0}"
+            format!("{{irq{w_irq}, 1'b0}}")
         },
     )
 }
 
 /// With the bus readout: the program's console on the UART (a byte at a time: a console write
 /// waits while the UART holds the previous byte), and the readout window's data; without the
-/// `profiler` the window reads 0.
-fn console_verilog(profiler: bool) -> String {
+/// `profiler` the window reads 0; with the report `writer`, its registers too.
+fn console_verilog(profiler: bool, writer: bool) -> String {
     let window = if profiler {
         ""
     } else {
@@ -519,7 +611,7 @@ fn console_verilog(profiler: bool) -> String {
     };
     format!(
         r#"{window}  reg ro_read = 0;
-  always @(posedge clk) ro_read <= start && in_ro;
+  always @(posedge clk) ro_read <= start && (in_ro{wr});
   assign bus_rdata = ro_read ? ro_rdata : mem_rdata;
   // Console -> UART.
   reg [7:0] con_data = 0;
@@ -537,6 +629,7 @@ fn console_verilog(profiler: bool) -> String {
 "#,
         console = CONSOLE,
         uart = hwprof_hdl::export::module_name(UART),
+        wr = if writer { " || in_wr" } else { "" },
     )
 }
 
@@ -552,7 +645,7 @@ pub fn system_verilog(
 ) -> Result<String, SocError> {
     s.check(cfg)?;
     let mut v = String::from("`define RISCV_FORMAL\n");
-    v.push_str(&top_verilog(s, image, profiler)?);
+    v.push_str(&top_verilog(s, cfg, image, profiler)?);
     for src in s.cpu.sources()? {
         v.push_str(
             &std::fs::read_to_string(&src)
@@ -831,8 +924,10 @@ pub fn board_target(s: &BoardSystem, cfg: &ProfilerConfig) -> programs::BuildTar
         ram_bytes: sh.ram_bytes,
         m: sh.m && s.cpu.m_extension(),
         system: format!("{} system with {}", s.board.name(), s.cpu.name()),
-        readout: (s.readout == Readout::Bus)
-            .then(|| super::system::readout_build(s.cpu, cfg, s.report_fifo)),
+        readout: (s.readout == Readout::Bus).then(|| programs::ReadoutBuild {
+            writer: s.writer().then_some(WRITER_BASE),
+            ..super::system::readout_build(s.cpu, cfg, s.report_fifo)
+        }),
     }
 }
 
@@ -1380,8 +1475,55 @@ mod tests {
                 i.reports
             )
         );
+        // The report writer leaves the program alone: the start-up code's stores are all it costs.
         let p = v.perturbation.unwrap();
-        assert!((1.0..1.05).contains(&p), "perturbation {p}");
+        assert!((1.0..1.001).contains(&p), "perturbation {p}");
+    }
+
+    /// A program whose array takes most of the RAM, so that the readout buffer holds a few
+    /// records: the report writer fills it and stops, its interrupt prints it mid-run and starts
+    /// it over, in both modes; nothing is lost and the printout is the model's reports.
+    #[test]
+    fn the_report_writer_fills_its_buffer_and_the_program_prints_it_mid_run() {
+        let dir = SimDir::new("writer-full").unwrap();
+        let file = dir.file("full.c");
+        std::fs::write(
+            &file,
+            "static volatile unsigned big[28000];\n".to_string() + FLASH_TEST_PROGRAM,
+        )
+        .unwrap();
+        // L = 100 and T = 1 % of it: a report at every hundred events, of every tuple seen.
+        let (name, text) = default_config(Board::Icebreaker);
+        let short = text.replace("interval = 1000\n", "interval = 100\n");
+        assert_ne!(short, text);
+        let cfg = ProfilerConfig::from_toml_str(&short, name).unwrap();
+        for mode in [Mode::Value, Mode::Edge] {
+            let r = run(&BoardRunOptions {
+                system: BoardSystem {
+                    board: Board::Icebreaker,
+                    cpu: Cpu::PicoRv32,
+                    mode,
+                    readout: Readout::Bus,
+                    report_fifo: default_report_fifo(Board::Icebreaker, &cfg),
+                },
+                program: ProgramSource::C {
+                    files: vec![file.clone()],
+                    cflags: Vec::new(),
+                },
+                cfg: cfg.clone(),
+                simulator: Simulator::Verilator,
+                short: false,
+                top: 3,
+                max_instructions: crate::soc::system::DEFAULT_MAX_INSTRUCTIONS,
+                compare_unprofiled: true,
+            })
+            .unwrap();
+            assert!(r.reports >= 5, "{mode:?}: {} reports", r.reports);
+            assert_eq!((r.reports, r.mismatches), (r.profile.model_reports, 0));
+            // Printed mid-run: the console's clocks are in main's.
+            let p = r.perturbation.unwrap();
+            assert!(p > 1.05, "{mode:?}: perturbation {p}");
+        }
     }
 
     /// A short program on the board system under Verilator: the reports decoded from the UART

@@ -282,6 +282,9 @@ pub struct ReadoutBuild {
     pub registers: Vec<(String, u32)>,
     /// The value the start-up code writes to the slaves' IRQ_LEVEL.
     pub irq_level: u32,
+    /// The base address of a report writer ([`hwprof_hdl::readout::writer`]) that moves the
+    /// reports into the buffer, or none: the program drains them on the slaves' interrupt.
+    pub writer: Option<u32>,
 }
 
 /// A file the user named: it must be a readable file.
@@ -537,6 +540,11 @@ fn compile(
             r.registers
                 .iter()
                 .map(|(name, off)| format!("-DHWPROF_REG_{name}={off:#x}")),
+        )
+        .args(
+            r.writer
+                .map(hwprof_hdl::readout::writer::c_defines)
+                .unwrap_or_default(),
         )
         .arg(src.join("readout.S"))
         .arg(src.join("readout.c"));

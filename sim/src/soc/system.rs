@@ -96,6 +96,7 @@ pub fn readout_build(
             .into_iter()
             .map(|r| (r.name.to_string(), r.offset))
             .collect(),
+        writer: None,
     }
 }
 
