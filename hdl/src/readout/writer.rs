@@ -67,10 +67,29 @@ pub fn c_defines(base: u32) -> Vec<String> {
     ]
 }
 
-/// The Verilog of `hwprof_<name>_writer` for the head word of `cfg`'s slave; `flags` is or'ed
-/// into each record's last word. Deterministic.
-pub fn verilog(cfg: &ProfilerConfig, name: &str, flags: u32) -> Result<String, String> {
+/// The Verilog of `hwprof_<name>_writer` for the head word of `cfg`'s slave, for a RAM of
+/// `2^addr_bits` bytes from address 0 (`PTR` and `END` keep bits `addr_bits - 1 : 2`, the rest
+/// read 0); `flags` is or'ed into each record's last word. Deterministic.
+pub fn verilog(
+    cfg: &ProfilerConfig,
+    name: &str,
+    addr_bits: u32,
+    flags: u32,
+) -> Result<String, String> {
     check(cfg)?;
+    if !(3..=32).contains(&addr_bits) {
+        return Err(format!(
+            "report writer: a RAM of 2^{addr_bits} bytes; addr_bits must be 3 ..= 32"
+        ));
+    }
+    let hi = addr_bits - 1;
+    let word_pad = |sel: &str| {
+        if addr_bits == 32 {
+            format!("{{{sel}, 2'd0}}")
+        } else {
+            format!("{{{}'d0, {sel}, 2'd0}}", 32 - addr_bits)
+        }
+    };
     let (ab, bb) = (cfg.a_bits, cfg.b_bits);
     let width = super::word_bits(cfg);
     let pad = |bits: u32, sel: String| {
@@ -103,14 +122,15 @@ module {top}(
   output reg [31:0] mem_data,
   output wire irq
 );
-  reg [31:0] ptr, buf_end;
+  // Word addresses: bits {hi}:2 of the byte addresses.
+  reg [{hi}:2] ptr, buf_end;
   reg enable, full;
   // The record's next word, 0 ..= 4; a record is started at 0 only while there is room.
   reg [2:0] k;
   wire room = ptr < buf_end;
   wire go = hd_valid && (k != 3'd0 || (enable && !full && room));
   assign mem_we = go && !mem_busy;
-  assign mem_addr = ptr;
+  assign mem_addr = {ptr32};
   assign hd_take = mem_we && k == 3'd4;
   assign irq = full;
   always @(*) begin
@@ -125,8 +145,8 @@ module {top}(
   wire access = reg_cyc && !reg_ack;
   always @(posedge clock) begin
     if (reset) begin
-      ptr <= 32'd0;
-      buf_end <= 32'd0;
+      ptr <= {wz};
+      buf_end <= {wz};
       enable <= 1'b0;
       full <= 1'b0;
       k <= 3'd0;
@@ -134,15 +154,15 @@ module {top}(
       reg_dat_r <= 32'd0;
     end else begin
       if (mem_we) begin
-        ptr <= ptr + 32'd4;
+        ptr <= ptr + {w1};
         k <= k == 3'd4 ? 3'd0 : k + 3'd1;
       end
       if (hd_valid && k == 3'd0 && enable && !full && !room) full <= 1'b1;
       reg_ack <= access;
       if (access) begin
         case (reg_adr)
-          4'h{ptr_off:x}: reg_dat_r <= ptr;
-          4'h{end_off:x}: reg_dat_r <= buf_end;
+          4'h{ptr_off:x}: reg_dat_r <= {ptr32};
+          4'h{end_off:x}: reg_dat_r <= {end32};
           4'h{ctrl_off:x}: reg_dat_r <= {{29'd0, k != 3'd0, full, enable}};
           default: reg_dat_r <= 32'd0;
         endcase
@@ -150,18 +170,18 @@ module {top}(
       if (access && reg_we) begin
         case (reg_adr)
           4'h{ptr_off:x}: begin
-            ptr <= reg_dat_w;
+            ptr <= reg_dat_w[{hi}:2];
             full <= 1'b0;
           end
-          4'h{end_off:x}: buf_end <= reg_dat_w;
+          4'h{end_off:x}: buf_end <= reg_dat_w[{hi}:2];
           4'h{ctrl_off:x}: enable <= reg_dat_w[0];
           default: ;
         endcase
       end
     end
   end
-  // The FIFO word's key bits above the records' (none) and the count's (kept whole).
-  wire unused = &{{1'b0, reg_adr[1:0]}};
+  // Byte offsets within a register, address bits outside the RAM's.
+  wire unused = &{{1'b0, reg_adr[1:0], reg_dat_w[1:0]{dat_hi}}};
 endmodule
 "#,
         top = writer_name(name),
@@ -170,6 +190,15 @@ endmodule
         b = pad(bb, format!("hd_word[{}:{}]", 32 + ab + bb - 1, 32 + ab)),
         c_lo = 32 + ab + bb,
         c_hi = 32 + ab + bb + 31,
+        ptr32 = word_pad("ptr"),
+        end32 = word_pad("buf_end"),
+        wz = format!("{}'d0", addr_bits - 2),
+        w1 = format!("{}'d1", addr_bits - 2),
+        dat_hi = if addr_bits < 32 {
+            format!(", reg_dat_w[31:{addr_bits}]")
+        } else {
+            String::new()
+        },
         ptr_off = REG_PTR,
         end_off = REG_END,
         ctrl_off = REG_CTRL,

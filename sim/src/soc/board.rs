@@ -243,6 +243,7 @@ pub fn blocks_verilog(
                     v.push_str(&hwprof_hdl::readout::writer::verilog(
                         &cfg,
                         super::system::SLAVE,
+                        shape(s.board).ram_bytes.trailing_zeros(),
                         RECORD_FLAGS * s.slot(),
                     )?);
                 } else {

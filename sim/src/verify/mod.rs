@@ -12,6 +12,7 @@ pub mod profile_buffer;
 pub mod readout;
 pub mod tap;
 pub mod waveform;
+pub mod writer;
 
 use rust_hdl::prelude::{simulate, Block};
 

@@ -566,7 +566,7 @@ endmodule
 }
 
 /// The reports in the words a testbench wrote, one per line: interval, a, b, count (hex), last.
-fn reports_of_words(text: &str) -> Result<Vec<IntervalReport>, String> {
+pub(crate) fn reports_of_words(text: &str) -> Result<Vec<IntervalReport>, String> {
     let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|e| format!("{s:?}: {e}"));
     let mut hardware = Vec::new();
     let mut open: Vec<ReportEntry> = Vec::new();
