@@ -24,6 +24,11 @@
 //! (`reset_value` + 1 ..= `max_threshold`); `CTRL.FLUSH` ends the open interval early and
 //! reports it — a program calls it before it reads its last, partial interval — and `CTRL.CLEAR`
 //! starts over, keeping both settings.
+//!
+//! **Report writer.** Where the FIFO cannot hold a run's reports and a program should not spend
+//! its clocks draining them, [`writer`] takes the head word from ports of the slave's own
+//! ([`verilog_with_head_port`]) and stores it into a buffer in the CPU's RAM on the clocks the CPU
+//! leaves the RAM, five words a report word, as a software drain would.
 
 pub mod regs;
 pub mod wishbone;

@@ -199,6 +199,12 @@ mod tests {
         .unwrap();
         let events = EventSourceModel::events(DEFAULT_SEED, 3000);
         let o = run(&cfg, &events, 7).unwrap();
+        println!(
+            "{} reports, {} records, the buffer filled {} times",
+            o.model.len(),
+            o.records,
+            o.fills
+        );
         assert!(o.model.len() >= 10, "{}", o.model.len());
         assert_eq!(o.hardware.len(), o.model.len());
         assert_eq!(mismatches(&o.hardware, &o.model), 0);
