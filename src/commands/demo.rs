@@ -168,6 +168,7 @@ fn synth_demo(run_it: bool, out: &Path) -> CmdResult {
         constraints: None,
         bitstream: false,
         tools: pref,
+        clock_targets: Vec::new(),
     };
     let r = flow::run(&design, &opts, &mut |l| progress(l))
         .map_err(|e| CliError::failure(e.to_string()))?;

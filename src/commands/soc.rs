@@ -137,6 +137,14 @@ pub struct SystemArgs {
     /// report writer moves the words into the program's RAM on the CPU's idle memory clocks)
     #[arg(long, value_name = "WORDS")]
     pub report_fifo: Option<u32>,
+    /// The profiler, its line formatter and the UART on a clock of their own, made by the
+    /// board's PLL, behind the tap's asynchronous FIFO; the CPU stays on the oscillator (with
+    /// --readout uart; in simulation both clocks are the oscillator's)
+    #[arg(long = "async")]
+    pub asynchronous: bool,
+    /// With --async: the profiler's clock in MHz (default 50 on the ulx3s, 18 on the icebreaker)
+    #[arg(long, value_name = "MHZ", requires = "asynchronous")]
+    pub profiler_mhz: Option<f64>,
 }
 
 #[derive(clap::Args)]
@@ -389,6 +397,22 @@ fn profiler_config(path: &Option<PathBuf>, board: Board) -> Result<ProfilerConfi
     Ok(cfg.for_target(board.target().name()))
 }
 
+/// The profiler's own clock in Hz with `--async` (`--profiler-mhz` or the board's default).
+fn profiler_clock_hz(a: &SystemArgs, board: Board) -> Result<Option<u64>, CliError> {
+    if !a.asynchronous {
+        return Ok(None);
+    }
+    match a.profiler_mhz {
+        None => Ok(Some(board::default_profiler_clock_hz(board))),
+        Some(m) if m.is_finite() && (1.0..=1000.0).contains(&m) => {
+            Ok(Some((m * 1e6).round() as u64))
+        }
+        Some(m) => Err(CliError::input(format!(
+            "--profiler-mhz {m}: must be 1 to 1000 MHz"
+        ))),
+    }
+}
+
 /// The checked arguments shared by `soc board` and `soc bitstream`.
 fn system_args(a: &SystemArgs) -> Result<(BoardSystem, ProgramSource, ProfilerConfig), CliError> {
     let board = Board::parse(&a.board).map_err(CliError::input)?;
@@ -402,6 +426,7 @@ fn system_args(a: &SystemArgs) -> Result<(BoardSystem, ProgramSource, ProfilerCo
         report_fifo: a
             .report_fifo
             .unwrap_or_else(|| board::default_report_fifo(board, &cfg)),
+        profiler_clock_hz: profiler_clock_hz(a, board)?,
     };
     if a.report_fifo.is_some() && system.readout != Readout::Bus {
         return Err(CliError::input(
@@ -512,6 +537,13 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
             constraints: Some(root.join(board.constraints())),
             bitstream: profiler,
             tools: super::synth::pref()?,
+            clock_targets: match system.profiler_pll().map_err(cli_error)? {
+                Some(pll) if profiler => vec![(
+                    board::PROFILER_CLOCK_NET.into(),
+                    pll.out_hz(board.oscillator_hz()) as f64 / 1e6,
+                )],
+                _ => Vec::new(),
+            },
         };
         results.push(flow::run(&design, &opts, &mut |l: &str| {
             super::progress::log_step("soc", l)
@@ -521,6 +553,9 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
         print_json(&results)?;
     } else {
         print!("{}", flow::table(&results.iter().collect::<Vec<_>>()));
+        if system.profiler_clock_hz.is_some() {
+            print_clock_domains(&results);
+        }
     }
     let full = results.last().expect("the full system is synthesized");
     match &full.bitstream {
@@ -543,6 +578,42 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
             board.name(),
             full.not_fit_reason.as_deref().unwrap_or("not placed")
         ))),
+    }
+}
+
+/// With the profiler on its own clock: each design's clock domains (median Fmax over the seeds)
+/// and, beside the CPU alone, the ratio of the CPU's domains.
+fn print_clock_domains(results: &[hwprof_sim::flow::SynthResult]) {
+    use hwprof_sim::flow::report::median;
+    let is_profiler = |c: &str| c.starts_with(board::PROFILER_CLOCK_NET);
+    let cpu_median = |r: &hwprof_sim::flow::SynthResult| {
+        r.fmax_per_clock
+            .iter()
+            .find(|(c, _)| !is_profiler(c))
+            .and_then(|(_, f)| median(f))
+    };
+    for r in results {
+        let domains: Vec<String> = r
+            .fmax_per_clock
+            .iter()
+            .map(|(c, f)| {
+                let who = if is_profiler(c) { "profiler" } else { "CPU" };
+                format!("{who} ({c}) {:.1} MHz", median(f).unwrap_or(0.0))
+            })
+            .collect();
+        println!(
+            "{}: median Fmax per clock domain: {}",
+            r.design,
+            domains.join(", ")
+        );
+    }
+    if let [alone, full] = results {
+        if let (Some(a), Some(b)) = (cpu_median(alone), cpu_median(full)) {
+            println!(
+                "the CPU's clock domain with the profiler / alone: {b:.1} / {a:.1} MHz = {:.3}",
+                b / a
+            );
+        }
     }
 }
 

@@ -340,6 +340,7 @@ fn flow_options(a: &SynthArgs, t: Target, several: bool) -> Result<FlowOptions, 
         constraints: None,
         bitstream: false,
         tools: pref()?,
+        clock_targets: Vec::new(),
     })
 }
 
@@ -514,6 +515,7 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
         constraints: Some(root.join(board.constraints())),
         bitstream: true,
         tools: pref()?,
+        clock_targets: Vec::new(),
     };
     let r = flow::run(&design, &opts, &mut progress)?;
     print!("{}", flow::table(&[&r]));

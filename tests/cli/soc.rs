@@ -77,6 +77,26 @@ fn soc_board_bitstream_and_decode_refuse_bad_input_with_exit_code_2() {
             ],
             "no event",
         ),
+        // The profiler's own clock: the UART readout only, a clock the PLL makes, after --async.
+        (
+            "ulx3s",
+            "crc",
+            &["--async", "--readout", "bus"],
+            "--readout uart",
+        ),
+        (
+            "icebreaker",
+            "crc",
+            &["--async", "--profiler-mhz", "13"],
+            "--profiler-mhz: iCE40 PLL",
+        ),
+        (
+            "ulx3s",
+            "crc",
+            &["--async", "--profiler-mhz", "0"],
+            "1 to 1000 MHz",
+        ),
+        ("ulx3s", "crc", &["--profiler-mhz", "40"], "--async"),
     ] {
         let args = [
             &["soc", "board", "--board", board, "--program", program][..],

@@ -154,6 +154,11 @@ impl Pll {
 
     /// The instance, in the `clock` / `locked` / `osc` names of [`BoardClock`].
     fn instance(&self, in_hz: u64) -> String {
+        self.instance_on(in_hz, "osc", "clock", "locked")
+    }
+
+    /// The instance: the oscillator's pin `osc` in, `clock` and `locked` out.
+    fn instance_on(&self, in_hz: u64, osc: &str, clock: &str, locked: &str) -> String {
         match *self {
             Pll::Bypass => String::new(),
             Pll::Ice40 {
@@ -163,8 +168,8 @@ impl Pll {
                 filter_range,
             } => format!(
                 "SB_PLL40_PAD #(.FEEDBACK_PATH(\"SIMPLE\"), .DIVR(4'd{divr}), .DIVF(7'd{divf}), \
-                 .DIVQ(3'd{divq}), .FILTER_RANGE(3'd{filter_range})) pll (.PACKAGEPIN(osc), \
-                 .PLLOUTGLOBAL(clock), .LOCK(locked), .RESETB(1'b1), .BYPASS(1'b0));"
+                 .DIVQ(3'd{divq}), .FILTER_RANGE(3'd{filter_range})) pll (.PACKAGEPIN({osc}), \
+                 .PLLOUTGLOBAL({clock}), .LOCK({locked}), .RESETB(1'b1), .BYPASS(1'b0));"
             ),
             Pll::Ecp5 {
                 clki_div,
@@ -176,16 +181,54 @@ impl Pll {
                  .STDBY_ENABLE(\"DISABLED\"), .DPHASE_SOURCE(\"DISABLED\"), \
                  .CLKI_DIV({clki_div}), .CLKFB_DIV({clkfb_div}), .CLKOP_ENABLE(\"ENABLED\"), \
                  .CLKOP_DIV({clkop_div}), .CLKOP_CPHASE({cphase}), .CLKOP_FPHASE(0), \
-                 .FEEDBK_PATH(\"CLKOP\")) pll (.RST(1'b0), .STDBY(1'b0), .CLKI(osc), \
-                 .CLKOP(clock), .CLKFB(clock), .PHASESEL0(1'b0), .PHASESEL1(1'b0), \
+                 .FEEDBK_PATH(\"CLKOP\")) pll (.RST(1'b0), .STDBY(1'b0), .CLKI({osc}), \
+                 .CLKOP({clock}), .CLKFB({clock}), .PHASESEL0(1'b0), .PHASESEL1(1'b0), \
                  .PHASEDIR(1'b1), .PHASESTEP(1'b1), .PHASELOADREG(1'b1), .PLLWAKESYNC(1'b0), \
-                 .ENCLKOP(1'b0), .LOCK(locked));",
+                 .ENCLKOP(1'b0), .LOCK({locked}));",
                 fin = mhz(in_hz),
                 fout = mhz(self.out_hz(in_hz)),
                 cphase = (clkop_div - 1) / 2,
             ),
         }
     }
+}
+
+/// A PLL making a second clock beside the oscillator's, for a design with two clock domains:
+/// Verilog (under `SYNTHESIS`; elsewhere both clocks are the oscillator and `locked` is high)
+/// taking the oscillator pin `osc` and driving `osc_clock` (the oscillator's clock, for the logic
+/// it still clocks), `clock` (the PLL's) and `locked`. On the iCE40 the PLL's pad feeds the PLL
+/// alone, so SB_PLL40_2_PAD passes the oscillator through on its port A; on the ECP5 the
+/// oscillator's pin drives its logic directly.
+pub fn beside_oscillator(
+    pll: Pll,
+    in_hz: u64,
+    osc: &str,
+    osc_clock: &str,
+    clock: &str,
+    locked: &str,
+) -> Result<String, String> {
+    let instance = match pll {
+        Pll::Bypass => return Err("a second clock needs a PLL".into()),
+        Pll::Ice40 {
+            divr,
+            divf,
+            divq,
+            filter_range,
+        } => format!(
+            "  SB_PLL40_2_PAD #(.FEEDBACK_PATH(\"SIMPLE\"), .DIVR(4'd{divr}), .DIVF(7'd{divf}),\n    \
+             .DIVQ(3'd{divq}), .FILTER_RANGE(3'd{filter_range}), .PLLOUT_SELECT_PORTB(\"GENCLK\"))\n    \
+             pll (.PACKAGEPIN({osc}), .PLLOUTGLOBALA({osc_clock}), .PLLOUTGLOBALB({clock}),\n    \
+             .LOCK({locked}), .RESETB(1'b1), .BYPASS(1'b0));\n"
+        ),
+        Pll::Ecp5 { .. } => format!(
+            "  assign {osc_clock} = {osc};\n  {}\n",
+            pll.instance_on(in_hz, osc, clock, locked)
+        ),
+    };
+    Ok(format!(
+        "`ifdef SYNTHESIS\n{instance}`else\n  assign {osc_clock} = {osc};\n  assign {clock} = {osc};\n  \
+         assign {locked} = 1'b1;\n`endif\n"
+    ))
 }
 
 /// A frequency as the PLL attributes write it (MHz, no trailing zeros).

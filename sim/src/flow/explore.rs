@@ -481,6 +481,7 @@ pub fn run_task(
         constraints: None,
         bitstream: false,
         tools: Preference::from_env()?,
+        clock_targets: Vec::new(),
     };
     let result = super::run(&design, &opts, progress).map_err(|e| e.to_string())?;
     let mut row = ExploreRow::new(index, point, &cfg, acc, &result, plan.seeds, &tdir);

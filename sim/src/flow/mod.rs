@@ -47,6 +47,37 @@ pub struct FlowOptions {
     /// Write the bitstream of the best seed (needs constraints).
     pub bitstream: bool,
     pub tools: Preference,
+    /// Clock nets with a frequency of their own (net, MHz; `freq_mhz` holds the others): added
+    /// to the pin constraints given to nextpnr, and each must be met for a bitstream.
+    pub clock_targets: Vec<(String, f64)>,
+}
+
+impl FlowOptions {
+    /// The frequency the clock domain nextpnr names `clock` is held to, MHz: its net's own
+    /// ([`FlowOptions::clock_targets`]; nextpnr may append `$…` to the net's name), else
+    /// `freq_mhz`.
+    pub fn clock_target(&self, clock: &str) -> f64 {
+        self.clock_targets
+            .iter()
+            .find(|(net, _)| clock == net || clock.starts_with(&format!("{net}$")))
+            .map_or(self.freq_mhz, |&(_, f)| f)
+    }
+
+    /// Pin constraints with the clock targets added, for `family`'s nextpnr.
+    fn constraints_with_clocks(&self, text: &str, family: Family) -> String {
+        let mut t = text.to_string();
+        if !t.ends_with('\n') {
+            t.push('\n');
+        }
+        for (net, mhz) in &self.clock_targets {
+            match family {
+                Family::Ice40 => writeln!(t, "set_frequency {net} {mhz}"),
+                Family::Ecp5 => writeln!(t, "FREQUENCY NET \"{net}\" {mhz} MHZ;"),
+            }
+            .expect("a String takes writes");
+        }
+        t
+    }
 }
 
 /// Why the flow stopped.
@@ -114,6 +145,8 @@ pub struct SynthResult {
     pub fmax_mhz: Option<f64>,
     pub fmax_median_mhz: Option<f64>,
     pub fmax_per_seed: Vec<f64>,
+    /// Per clock domain (nextpnr's clock net), Fmax per seed, MHz.
+    pub fmax_per_clock: std::collections::BTreeMap<String, Vec<f64>>,
     pub best_seed: Option<u32>,
     pub events_per_clock: Option<f64>,
     /// Best Fmax × events per clock.
@@ -227,10 +260,24 @@ pub fn run(
         .canonicalize()
         .map_err(|e| FlowError::Input(format!("{}: {e}", dir.display())))?;
     let constraints = match &opts.constraints {
-        Some(c) => Some(
-            c.canonicalize()
-                .map_err(|e| FlowError::Input(format!("constraint file {}: {e}", c.display())))?,
-        ),
+        Some(c) => {
+            let c = c
+                .canonicalize()
+                .map_err(|e| FlowError::Input(format!("constraint file {}: {e}", c.display())))?;
+            if opts.clock_targets.is_empty() {
+                Some(c)
+            } else {
+                let text = std::fs::read_to_string(&c).map_err(|e| {
+                    FlowError::Input(format!("constraint file {}: {e}", c.display()))
+                })?;
+                let name = c
+                    .file_name()
+                    .map_or("constraints".into(), |n| n.to_string_lossy().to_string());
+                let derived = dir.join(format!("clocks-{name}"));
+                write(&derived, &opts.constraints_with_clocks(&text, family))?;
+                Some(derived)
+            }
+        }
         None => None,
     };
     // Without pin constraints the design is measured inside the IO harness.
@@ -242,6 +289,7 @@ pub fn run(
     let pre = resources(target, &stat, stat.luts, &cap);
     let mut not_fit = over_capacity(&pre);
     let mut seeds_fmax = Vec::new();
+    let mut fmax_per_clock: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     let mut best: Option<(u32, PnrReport)> = None;
     if not_fit.is_none() {
         for seed in 1..=opts.seeds {
@@ -301,6 +349,9 @@ pub fn run(
                 .map_err(|e| FlowError::Tool(format!("nextpnr wrote no report: {e}")))?;
             let r = PnrReport::parse(&rtext).map_err(FlowError::Tool)?;
             seeds_fmax.push(r.fmax_mhz);
+            for (c, &f) in &r.clocks {
+                fmax_per_clock.entry(c.clone()).or_default().push(f);
+            }
             if best.as_ref().map_or(true, |(_, b)| r.fmax_mhz > b.fmax_mhz) {
                 best = Some((seed, r));
             }
@@ -317,15 +368,21 @@ pub fn run(
     }
     let fits = not_fit.is_none() && best.is_some();
 
-    // A bitstream must run at the board clock: the best seed must meet it.
+    // A bitstream must run at the board clock: the best seed must meet it in every domain.
     let timing_met = best
         .as_ref()
-        .is_some_and(|(_, r)| r.fmax_mhz >= opts.freq_mhz);
+        .is_some_and(|(_, r)| r.clocks.iter().all(|(c, &f)| f >= opts.clock_target(c)));
     if packer.is_some() && fits && !timing_met {
+        let missed = best.as_ref().map_or(String::new(), |(_, r)| {
+            r.clocks
+                .iter()
+                .filter(|(c, &f)| f < opts.clock_target(c))
+                .map(|(c, f)| format!("{c} {f:.2} MHz of {} MHz", opts.clock_target(c)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
         return Err(FlowError::Tool(format!(
-            "timing not met at {} MHz: best Fmax {:.2} MHz over {} seed(s) (reports in {}); no bitstream",
-            opts.freq_mhz,
-            best.as_ref().map_or(0.0, |(_, r)| r.fmax_mhz),
+            "timing not met on the best of {} seed(s): {missed} (reports in {}); no bitstream",
             opts.seeds,
             dir.display()
         )));
@@ -390,6 +447,7 @@ pub fn run(
         fmax_mhz: fmax,
         fmax_median_mhz: median(&seeds_fmax),
         fmax_per_seed: seeds_fmax,
+        fmax_per_clock,
         best_seed: best.as_ref().map(|(s, _)| *s),
         events_per_clock: design.events_per_clock,
         events_per_s: fmax.zip(design.events_per_clock).map(|(f, e)| f * 1e6 * e),
@@ -662,4 +720,34 @@ pub fn markdown(results: &[&SynthResult]) -> String {
         .collect();
     let _ = writeln!(s, "| critical path | {} |", paths.join(" | "));
     s
+}
+
+#[cfg(test)]
+mod clock_target_tests {
+    use super::*;
+
+    #[test]
+    fn clock_nets_of_their_own_are_held_to_their_frequency_and_constrained() {
+        let opts = FlowOptions {
+            target: Target::Ice40Up5k,
+            freq_mhz: 12.0,
+            seeds: 1,
+            out_dir: PathBuf::new(),
+            constraints: None,
+            bitstream: false,
+            tools: Preference::Native,
+            clock_targets: vec![("prof_clock".into(), 18.0)],
+        };
+        assert_eq!(opts.clock_target("prof_clock"), 18.0);
+        assert_eq!(opts.clock_target("prof_clock$glb_clk"), 18.0);
+        assert_eq!(opts.clock_target("prof_clock_b"), 12.0);
+        assert_eq!(opts.clock_target("clk$SB_IO_IN_$glb_clk"), 12.0);
+        let pcf = opts.constraints_with_clocks("set_io clk 35", Family::Ice40);
+        assert_eq!(pcf, "set_io clk 35\nset_frequency prof_clock 18\n");
+        let lpf = opts.constraints_with_clocks("", Family::Ecp5);
+        assert!(
+            lpf.ends_with("FREQUENCY NET \"prof_clock\" 18 MHZ;\n"),
+            "{lpf}"
+        );
+    }
 }

@@ -97,6 +97,8 @@ pub struct PnrReport {
     pub fmax_mhz: f64,
     /// The clock of that domain.
     pub clock: String,
+    /// Achieved Fmax of every clock domain, MHz, by clock net.
+    pub clocks: BTreeMap<String, f64>,
     /// Per resource: (used, available), as nextpnr counts them after packing.
     pub utilization: BTreeMap<String, (u64, u64)>,
     /// The worst path: start cell, end cell, and the nets it crosses.
@@ -119,9 +121,13 @@ impl PnrReport {
             .get("fmax")
             .and_then(Value::as_object)
             .ok_or("nextpnr report JSON: no `fmax`")?;
-        let (clock, fmax_mhz) = fmax
+        let clocks: BTreeMap<String, f64> = fmax
             .iter()
             .filter_map(|(clk, f)| Some((clk.clone(), f.get("achieved")?.as_f64()?)))
+            .collect();
+        let (clock, fmax_mhz) = clocks
+            .iter()
+            .map(|(c, &f)| (c.clone(), f))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .ok_or(
                 "nextpnr report JSON: no clock with an achieved Fmax (is the design clocked?)",
@@ -172,6 +178,7 @@ impl PnrReport {
         Ok(PnrReport {
             fmax_mhz,
             clock,
+            clocks,
             utilization,
             critical_path,
         })
@@ -249,6 +256,8 @@ mod tests {
         let p = PnrReport::parse(r).unwrap();
         assert_eq!(p.fmax_mhz, 79.75);
         assert_eq!(p.clock, "clk");
+        assert_eq!(p.clocks.len(), 2);
+        assert_eq!(p.clocks["clk2"], 120.0);
         assert_eq!(p.logic(Family::Ice40), Some((64, 5280)));
         let cp = p.critical_path.unwrap();
         assert_eq!((cp.from.as_str(), cp.to.as_str()), ("a_reg", "b_reg"));

@@ -33,10 +33,12 @@ use super::run::{mode_result, ModeResult};
 use super::system::{Readout, CONSOLE, EXIT_PORT};
 use super::SocError;
 use crate::eval::flat_profile::parse_bus_word;
+use crate::flow::device::Family as PartFamily;
 use crate::model::board::report_format;
 use crate::model::multihash::IntervalReport;
 use crate::verify::icarus::{run_with, SimDir, Simulator};
 use crate::verify::netlist::{cell_models, Family};
+use hwprof_hdl::board::clock::{beside_oscillator, Pll};
 use hwprof_hdl::board::top::BAUD;
 use hwprof_hdl::board::uart::clocks_per_bit;
 use hwprof_hdl::readout::word_bits;
@@ -130,12 +132,29 @@ pub struct BoardSystem {
     pub readout: Readout,
     /// With the bus readout: the slave's report FIFO in words ([`hwprof_hdl::readout::check_slave`]).
     pub report_fifo: u32,
+    /// The profiler, its line formatter and the UART on a clock of their own at this frequency
+    /// (Hz), made by the board's PLL, behind the tap's asynchronous FIFO; the CPU stays on the
+    /// oscillator. `None`: one clock. With the UART readout only (the bus readout's slave is on
+    /// the CPU's bus). In simulation the PLL passes the oscillator through: two clock nets, one
+    /// frequency.
+    pub profiler_clock_hz: Option<u64>,
 }
 
 impl BoardSystem {
     /// Checks what the profiler and the readout need of each other and of the board.
     pub fn check(&self, cfg: &ProfilerConfig) -> Result<(), SocError> {
         check_config(cfg, self.board, self.mode)?;
+        if self.profiler_clock_hz.is_some() {
+            self.profiler_pll()?;
+            if self.readout != Readout::Uart {
+                return Err(SocError::Input(
+                    "--async puts the profiler, its line formatter and the UART on a clock of \
+                     their own: it takes --readout uart (the bus readout's slave answers the \
+                     CPU's bus, on the CPU's clock)"
+                        .into(),
+                ));
+            }
+        }
         match self.readout {
             Readout::Uart => Ok(()),
             Readout::Bus => {
@@ -154,6 +173,30 @@ impl BoardSystem {
         }
     }
 
+    /// The PLL making the profiler's clock ([`BoardSystem::profiler_clock_hz`]), if it has one.
+    pub fn profiler_pll(&self) -> Result<Option<Pll>, SocError> {
+        let Some(hz) = self.profiler_clock_hz else {
+            return Ok(None);
+        };
+        let osc = self.board.oscillator_hz();
+        match self.board.target().family() {
+            PartFamily::Ice40 => Pll::ice40(osc, hz),
+            PartFamily::Ecp5 => Pll::ecp5(osc, hz),
+        }
+        .map(Some)
+        .map_err(|e| SocError::Input(format!("--profiler-mhz: {e}")))
+    }
+
+    /// Clocks per bit of the UART: on the profiler's clock with the UART readout and a clock of
+    /// the profiler's own, else on the oscillator.
+    pub fn uart_clocks_per_bit(&self) -> Result<u64, SocError> {
+        let hz = match (self.profiler_pll()?, self.readout) {
+            (Some(p), Readout::Uart) => p.out_hz(self.board.oscillator_hz()),
+            _ => self.board.oscillator_hz(),
+        };
+        clocks_per_bit(hz, BAUD).map_err(SocError::Failure)
+    }
+
     /// Whether the bus readout has a report writer ([`Shape::report_writer`]).
     pub fn writer(&self) -> bool {
         self.readout == Readout::Bus && shape(self.board).report_writer
@@ -166,6 +209,20 @@ impl BoardSystem {
             Mode::Value => 0,
             Mode::Edge => 1,
         }
+    }
+}
+
+/// The net of the profiler's own clock in the board top ([`BoardSystem::profiler_clock_hz`]).
+pub const PROFILER_CLOCK_NET: &str = "prof_clock";
+
+/// The profiler's own clock unless told otherwise (`--async`): twice the ULX3S's 25 MHz oscillator
+/// (the `soc-bram` profiler closes near 100 MHz on the ECP5); on the iCEBreaker 18 MHz, 1.5 times
+/// its 12 MHz (the iCE40's PLL makes 16 MHz at least; the UP5K is nearly full and the system's
+/// critical paths are the CPU's at about 20 MHz).
+pub fn default_profiler_clock_hz(board: Board) -> u64 {
+    match board {
+        Board::Ulx3s => 50_000_000,
+        Board::Icebreaker => 18_000_000,
     }
 }
 
@@ -223,7 +280,8 @@ pub fn blocks_verilog(
     let (cfg, s) = (cfg.clone(), *s);
     hwprof_hdl::util::on_rtl_thread(move || -> Result<String, String> {
         use hwprof_hdl::export::{module_name, rename_top};
-        let tap = TapConfig::new(s.mode.tap_mode(), Policy::Stall);
+        let mut tap = TapConfig::new(s.mode.tap_mode(), Policy::Stall);
+        tap.asynchronous = s.profiler_clock_hz.is_some();
         let mut v = String::new();
         match (profiler, s.readout) {
             (false, _) => {}
@@ -323,11 +381,35 @@ pub fn top_verilog(
     } else {
         (String::new(), "1'b0".into())
     };
+    // With a clock of the profiler's own, this module is the system behind the top, which holds
+    // the PLL; the CPU waits for its lock, the profiler's reset is synchronized into its clock.
+    let pll = if profiler { s.profiler_pll()? } else { None };
+    let (module, clock_ports, clocking) = match pll {
+        None => (
+            top_module(s.board),
+            "",
+            "  wire resetn = (&por) && btn_sync[1];\n",
+        ),
+        Some(_) => (
+            format!("{}_system", top_module(s.board)),
+            "input prof_clock, input prof_locked, ",
+            r#"  reg [1:0] lock_sync = 0;
+  always @(posedge clk) lock_sync <= {lock_sync[0], prof_locked};
+  wire resetn = (&por) && btn_sync[1] && lock_sync[1];
+  // The profiler's reset, synchronized into its clock.
+  reg prof_reset_meta = 1, prof_reset = 1;
+  always @(posedge prof_clock) begin
+    prof_reset_meta <= !resetn;
+    prof_reset <= prof_reset_meta;
+  end
+"#,
+        ),
+    };
     write!(
         v,
         r#"// hwprof's {cpu_name} system for the {board_name} with the multi-hash profiler ({mode:?} mode) on the
 // retire stream and its reports {readout}; generated by hwprof, do not edit.
-module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
+module {module}(input clk, {clock_ports}input btn_n, output uart_tx, output led{flash_ports});
   wire clock = clk;
   // Reset: 15 clocks after configuration, and while the button is held.
   reg [3:0] por = 0;
@@ -336,8 +418,7 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
     if (!(&por)) por <= por + 1'b1;
     btn_sync <= {{btn_sync[0], btn_n}};
   end
-  wire resetn = (&por) && btn_sync[1];
-
+{clocking}
   // The retire channel and the bus request, driven by the CPU; the memory answers.
   wire rvfi_valid, rvfi_trap;
   wire [63:0] rvfi_order;
@@ -383,7 +464,6 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
         } else {
             "on the UART"
         },
-        top = top_module(s.board),
         exit = EXIT_PORT,
         console = CONSOLE,
         window = READOUT_BASE >> 9,
@@ -397,7 +477,7 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
         },
         tap = match (profiler, bus) {
             (false, _) => "  wire stall = 1'b0;\n  wire overflow = 1'b0;\n".into(),
-            (true, false) => tap_verilog(&sh),
+            (true, false) => tap_verilog(&sh, pll.is_some()),
             (true, true) => bus_tap_verilog(&sh, s.slot(), writer.then(|| word_bits(cfg))),
         },
         memory = if sh.flash {
@@ -407,7 +487,7 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
         },
         reporting = match (profiler, bus) {
             (_, true) => console_verilog(profiler, writer),
-            (true, false) => reporting_verilog(),
+            (true, false) => reporting_verilog(pll.is_some()),
             (false, false) => "  assign bus_rdata = mem_rdata;\n  assign readout_irq = 2'd0;\n  assign uart_tx = 1'b1;\n  assign led = bus_error;\n".into(),
         },
     )
@@ -427,7 +507,47 @@ module {top}(input clk, input btn_n, output uart_tx, output led{flash_ports});
         v.push_str("  end\n");
     }
     v.push_str("endmodule\n");
+    if let Some(pll) = pll {
+        v.push_str(&clock_top(s, pll, &module)?);
+    }
     Ok(v)
+}
+
+/// The top of a system whose profiler has a clock of its own: the PLL beside the oscillator and
+/// the system `module`.
+fn clock_top(s: &BoardSystem, pll: Pll, module: &str) -> Result<String, SocError> {
+    let flash = shape(s.board).flash;
+    let (ports, conns) = if flash {
+        (
+            ",\n    output flash_csb, output flash_clk, inout flash_io0, inout flash_io1, inout flash_io2,\n    inout flash_io3",
+            ",\n    .flash_csb(flash_csb), .flash_clk(flash_clk), .flash_io0(flash_io0), .flash_io1(flash_io1),\n    .flash_io2(flash_io2), .flash_io3(flash_io3)",
+        )
+    } else {
+        ("", "")
+    };
+    let osc = s.board.oscillator_hz();
+    let clocks = beside_oscillator(
+        pll,
+        osc,
+        "clk",
+        "cpu_clock",
+        PROFILER_CLOCK_NET,
+        "prof_locked",
+    )
+    .map_err(SocError::Failure)?;
+    Ok(format!(
+        r#"
+// The CPU on the {osc_mhz} MHz oscillator, the profiler on the PLL's {prof_mhz} MHz.
+module {top}(input clk, input btn_n, output uart_tx, output led{ports});
+  wire cpu_clock, prof_clock, prof_locked;
+{clocks}  {module} system(.clk(cpu_clock), .prof_clock(prof_clock), .prof_locked(prof_locked),
+    .btn_n(btn_n), .uart_tx(uart_tx), .led(led){conns});
+endmodule
+"#,
+        osc_mhz = osc as f64 / 1e6,
+        prof_mhz = pll.out_hz(osc) as f64 / 1e6,
+        top = top_module(s.board),
+    ))
 }
 
 /// The RAM in block RAM (its content from the bitstream).
@@ -498,14 +618,14 @@ fn flash_memory_verilog(writer: bool) -> String {
 /// The profiler behind its RVFI tap ([`hwprof_hdl::tap::export`]) on the instructions run from
 /// the RAM (the boot stub in the flash is not tapped); the CPU stalls while the tap's FIFO is
 /// nearly full.
-fn tap_verilog(sh: &Shape) -> String {
+fn tap_verilog(sh: &Shape, own_clock: bool) -> String {
     format!(
         r#"  // The profiler behind its RVFI tap.
   wire stall, r_valid, r_ready, r_last;
   wire [31:0] dropped, r_interval, r_count;
   wire [63:0] r_a, r_b;
   wire tapped = rvfi_valid && rvfi_pc_rdata < {ram};
-  {wrapper} profiler(.clock(clk), .reset(!resetn), .rvfi_valid(tapped),
+  {wrapper} profiler(.clock(clk), .reset(!resetn), {prof}.rvfi_valid(tapped),
     .rvfi_order(rvfi_order), .rvfi_insn(rvfi_insn), .rvfi_trap(rvfi_trap),
     .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata),
     .stall(stall), .dropped(dropped), .out_valid(r_valid), .out_ready(r_ready),
@@ -515,23 +635,34 @@ fn tap_verilog(sh: &Shape) -> String {
 "#,
         wrapper = hwprof_hdl::tap::export::wrapper_name(PROFILER),
         ram = sh.ram_bytes,
+        prof = if own_clock {
+            ".prof_clock(prof_clock), .prof_reset(prof_reset),\n    "
+        } else {
+            ""
+        },
     )
 }
 
-/// The line formatter and the UART on the profiler's reports.
-fn reporting_verilog() -> String {
+/// The line formatter and the UART on the profiler's reports, in the profiler's clock domain
+/// (`own_clock`: `prof_clock`).
+fn reporting_verilog(own_clock: bool) -> String {
     let name = hwprof_hdl::export::module_name;
+    let (clock, reset) = if own_clock {
+        ("prof_clock", "prof_reset")
+    } else {
+        ("clk", "!resetn")
+    };
     format!(
         r#"  // Profiler -> line formatter -> UART.
   wire c_valid, c_ready;
   wire [7:0] c_data;
-  {format} format(.clock(clk), .reset(!resetn), .in_valid(r_valid), .in_ready(r_ready),
+  {format} format(.clock({clock}), .reset({reset}), .in_valid(r_valid), .in_ready(r_ready),
     .in_interval(r_interval), .in_a(r_a), .in_b(r_b), .in_count(r_count), .in_last(r_last),
     .out_valid(c_valid), .out_ready(c_ready), .out_data(c_data));
-  {uart} uart(.clock(clk), .reset(!resetn), .data(c_data), .valid(c_valid), .ready(c_ready),
+  {uart} uart(.clock({clock}), .reset({reset}), .data(c_data), .valid(c_valid), .ready(c_ready),
     .tx(uart_tx));
   reg led_q = 0;
-  always @(posedge clk) if (r_valid && r_ready && r_last) led_q <= !led_q;
+  always @(posedge {clock}) if (r_valid && r_ready && r_last) led_q <= !led_q;
   assign led = led_q || overflow || bus_error;
   assign bus_rdata = mem_rdata;
   assign readout_irq = 2'd0;
@@ -775,11 +906,6 @@ pub fn check_config(cfg: &ProfilerConfig, board: Board, mode: Mode) -> Result<()
     Ok(())
 }
 
-/// The board's UART divider at [`BAUD`].
-pub fn board_clocks_per_bit(board: Board) -> Result<u64, SocError> {
-    clocks_per_bit(board.oscillator_hz(), BAUD).map_err(SocError::Failure)
-}
-
 /// The testbench of a simulated board run (module `tb`): clocks the system (and, on the
 /// iCEBreaker, PicoSoC's flash model reading `firmware.hex`), holds `btn_n` high, dumps the
 /// records of the instructions run from the RAM to `retire.txt`, receives the UART into
@@ -795,13 +921,27 @@ pub fn testbench(
     max_instructions: u64,
 ) -> String {
     let bus = s.readout == Readout::Bus;
+    // With a clock of the profiler's own, the system behind the PLL, with both clocks at the
+    // board's frequencies (the CPU's period 10 ns).
+    let own_clock = s.profiler_pll().ok().flatten().filter(|_| profiler);
+    let (top, prof_ports, prof_clk) = match own_clock {
+        None => (top_module(s.board), "", String::new()),
+        Some(pll) => (
+            format!("{}_system", top_module(s.board)),
+            ".prof_clock(prof_clk), .prof_locked(1'b1), ",
+            format!(
+                "  reg prof_clk = 0;\n  initial begin #1; forever #{:.3} prof_clk = ~prof_clk; end\n",
+                5.0 * s.board.oscillator_hz() as f64 / pll.out_hz(s.board.oscillator_hz()) as f64
+            ),
+        ),
+    };
     format!(
         r#"`timescale 1ns/1ps
 {defines}// hwprof: testbench of the board system, generated by hwprof_sim::soc::board.
 module tb;
   reg clk = 0;
   initial forever #5 clk = ~clk;
-  wire uart_tx, led;
+{prof_clk}  wire uart_tx, led;
 {dut}
   reg [63:0] cycle = 0, instructions = 0, end_cycle = 0, stall_cycles = 0, still = 0, main_end = 0;
   reg halted = 0, limit = 0;
@@ -840,7 +980,20 @@ module tb;
     if (dut.bus_valid && !dut.bus_ack && !halted && dut.stall) stall_cycles <= stall_cycles + 1;
     if (dut.start && dut.bus_addr == 32'h{main_end_port:08x} && dut.bus_wstrb != 0 && main_end == 0)
       main_end <= cycle;
-{fed}    if (!rx_busy) begin
+{fed}    // The end: trapped, and no event, report word, character or UART bit for `quiet` clocks.
+    if (!halted || {busy} || rx_busy || !uart_tx) still <= 0;
+    else still <= still + 1;
+    if (still == {quiet}) begin
+      $fclose(dump);
+      $fclose(uart);
+      $display("SUMMARY instructions %0d cycles %0d stall_cycles %0d dropped %0d exited %0d exit %0d limit %0d main_end %0d",
+               instructions, end_cycle, stall_cycles, {dropped}, dut.exited, dut.exit_code, limit, main_end);
+      $finish;
+    end
+  end
+  // The UART's receiver, on the UART's clock.
+  always @(posedge {uart_clock}) begin
+    if (!rx_busy) begin
       // The line is driven from the end of reset on.
       if (dut.resetn && !uart_tx) begin
         rx_busy <= 1;
@@ -858,16 +1011,6 @@ module tb;
       $fwrite(uart, "%c", rx_byte);
       rx_busy <= 0;
     end
-    // The end: trapped, and no event, report word, character or UART bit for `quiet` clocks.
-    if (!halted || {busy} || rx_busy || !uart_tx) still <= 0;
-    else still <= still + 1;
-    if (still == {quiet}) begin
-      $fclose(dump);
-      $fclose(uart);
-      $display("SUMMARY instructions %0d cycles %0d stall_cycles %0d dropped %0d exited %0d exit %0d limit %0d main_end %0d",
-               instructions, end_cycle, stall_cycles, {dropped}, dut.exited, dut.exit_code, limit, main_end);
-      $finish;
-    end
   end
   // Stopped at the limit, the CPU gets no more memory and the tap takes nothing more: forced
   // between clock edges, after the last instruction's event was pushed.
@@ -879,18 +1022,21 @@ endmodule
         dut = if shape(s.board).flash {
             format!(
                 r#"  wire flash_csb, flash_clk, flash_io0, flash_io1, flash_io2, flash_io3;
-  {top} dut(.clk(clk), .btn_n(1'b1), .uart_tx(uart_tx), .led(led), .flash_csb(flash_csb),
+  {top} dut(.clk(clk), {prof_ports}.btn_n(1'b1), .uart_tx(uart_tx), .led(led), .flash_csb(flash_csb),
     .flash_clk(flash_clk), .flash_io0(flash_io0), .flash_io1(flash_io1), .flash_io2(flash_io2),
     .flash_io3(flash_io3));
   spiflash flash(.csb(flash_csb), .clk(flash_clk), .io0(flash_io0), .io1(flash_io1),
     .io2(flash_io2), .io3(flash_io3));"#,
-                top = top_module(s.board)
             )
         } else {
             format!(
-                "  {} dut(.clk(clk), .btn_n(1'b1), .uart_tx(uart_tx), .led(led));",
-                top_module(s.board)
+                "  {top} dut(.clk(clk), {prof_ports}.btn_n(1'b1), .uart_tx(uart_tx), .led(led));"
             )
+        },
+        uart_clock = if prof_ports.is_empty() {
+            "clk"
+        } else {
+            "prof_clk"
         },
         defines = crate::verify::netlist::DEFINES,
         ram = shape(s.board).ram_bytes,
@@ -1300,13 +1446,7 @@ pub fn design(
             },
             if profiler { "" } else { "-cpu-only" }
         ),
-        verilog: system_verilog(
-            s,
-            cfg,
-            &built.words,
-            board_clocks_per_bit(s.board)?,
-            profiler,
-        )?,
+        verilog: system_verilog(s, cfg, &built.words, s.uart_clocks_per_bit()?, profiler)?,
         top: top_module(s.board),
         events_per_clock: None,
     })
@@ -1367,6 +1507,7 @@ mod tests {
             mode: Mode::Value,
             readout: Readout::Uart,
             report_fifo: 0,
+            profiler_clock_hz: None,
         };
         let v = blocks_verilog(&cfg, &system, 4, true).unwrap();
         assert!(
@@ -1396,6 +1537,7 @@ mod tests {
                 mode: Mode::Edge,
                 readout: Readout::Uart,
                 report_fifo: 0,
+                profiler_clock_hz: None,
             },
             program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
             cfg,
@@ -1411,6 +1553,79 @@ mod tests {
         assert_eq!((r.reports, r.mismatches), (r.profile.model_reports, 0));
         // Bit-serial: tens of clocks an instruction, where PicoRV32 takes a few.
         assert!(r.cycles > 20 * r.instructions, "{} cycles", r.cycles);
+    }
+
+    /// The profiler on a clock of its own: the PLL is in the top, for synthesis only, beside the
+    /// system; the bus readout is refused; simulated at two clock ratios (the ULX3S's default
+    /// 2:1 and 6:5), the UART transcript decodes to the model's reports, and a profiler clock
+    /// twice the CPU's stalls the CPU less than one clock for both.
+    #[test]
+    fn the_profiler_on_a_clock_of_its_own_reports_what_the_model_does() {
+        let mut cfg =
+            ProfilerConfig::from_toml_str(DEFAULT_PROFILER.1, DEFAULT_PROFILER.0).unwrap();
+        cfg.interval = 300;
+        let system = |board, hz| BoardSystem {
+            board,
+            cpu: Cpu::PicoRv32,
+            mode: Mode::Value,
+            readout: Readout::Uart,
+            report_fifo: 0,
+            profiler_clock_hz: hz,
+        };
+        for (board, pll) in [
+            (Board::Icebreaker, "SB_PLL40_2_PAD"),
+            (Board::Ulx3s, "EHXPLLL"),
+        ] {
+            let s = system(board, Some(default_profiler_clock_hz(board)));
+            let v = top_verilog(&s, &cfg, &[0x0010_0073], true).unwrap();
+            let at = |x: &str| v.find(x).unwrap_or_else(|| panic!("{x} missing"));
+            assert!(at("`ifdef SYNTHESIS") < at(pll) && at(pll) < at("`else"));
+            assert!(v.contains(&format!(
+                "module {}_system(input clk, input prof_clock",
+                top_module(board)
+            )));
+            assert!(v.contains(".prof_clock(prof_clock), .prof_reset(prof_reset)"));
+            // The CPU alone has no second clock.
+            assert!(!top_verilog(&s, &cfg, &[0x0010_0073], false)
+                .unwrap()
+                .contains(pll));
+            let bus = BoardSystem {
+                readout: Readout::Bus,
+                report_fifo: hwprof_hdl::readout::fifo_depth(&cfg),
+                ..s
+            };
+            let e = bus.check(&cfg).unwrap_err().to_string();
+            assert!(e.contains("--readout uart"), "{e}");
+        }
+        let e = system(Board::Icebreaker, Some(13_000_000))
+            .check(&cfg)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--profiler-mhz") && e.contains("13 MHz"), "{e}");
+
+        let stalls = |hz| {
+            let r = run(&BoardRunOptions {
+                system: system(Board::Ulx3s, hz),
+                program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
+                cfg: cfg.clone(),
+                simulator: Simulator::Verilator,
+                short: true,
+                top: 3,
+                max_instructions: crate::soc::system::DEFAULT_MAX_INSTRUCTIONS,
+                compare_unprofiled: false,
+            })
+            .unwrap();
+            assert!(r.reports >= 10, "{} reports", r.reports);
+            assert_eq!(
+                (r.reports, r.mismatches),
+                (r.profile.model_reports, 0),
+                "{hz:?}"
+            );
+            r.stall_cycles
+        };
+        let one = stalls(None);
+        assert!(stalls(Some(50_000_000)) < one);
+        stalls(Some(30_000_000));
     }
 
     /// A program with loads in a loop, small enough for Icarus to run through the flash quickly.
@@ -1434,6 +1649,7 @@ mod tests {
                 mode: Mode::Value,
                 readout: Readout::Bus,
                 report_fifo: default_report_fifo(Board::Icebreaker, &cfg),
+                profiler_clock_hz: None,
             },
             program: ProgramSource::C {
                 files: vec![file],
@@ -1506,6 +1722,7 @@ mod tests {
                     mode,
                     readout: Readout::Bus,
                     report_fifo: default_report_fifo(Board::Icebreaker, &cfg),
+                    profiler_clock_hz: None,
                 },
                 program: ProgramSource::C {
                     files: vec![file.clone()],
@@ -1543,6 +1760,7 @@ mod tests {
                     mode,
                     readout: Readout::Uart,
                     report_fifo: 0,
+                    profiler_clock_hz: None,
                 },
                 program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
                 cfg: cfg.clone(),
@@ -1590,6 +1808,7 @@ mod tests {
                 mode: Mode::Value,
                 readout: Readout::Bus,
                 report_fifo: hwprof_hdl::readout::fifo_depth(&cfg),
+                profiler_clock_hz: None,
             },
             program: ProgramSource::Bundled(programs::Program::parse("crc").unwrap()),
             cfg,
