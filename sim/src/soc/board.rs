@@ -435,8 +435,10 @@ module {module}(input clk, {clock_ports}input btn_n, output uart_tx, output led{
   // the UART still holds the previous byte).
   reg con_valid = 0;
   wire start = resetn && bus_valid && !bus_ack && !stall && !({console_wait});
-  wire in_ram = bus_addr < {ram};
-  wire in_flash = bus_addr >= 32'h{FLASH_BOOT:08x} && bus_addr < 32'h{FLASH_END:08x};
+  // Address decode by bit fields (the windows are aligned powers of two): a magnitude compare
+  // becomes a carry chain on the CPU's critical path, from its look-ahead address to the RAM.
+  wire in_ram = {in_ram};
+  wire in_flash = bus_addr[31:{flash_end_bit}] == 0 && bus_addr[{flash_top}:{flash_boot_bit}] != 0;
   wire in_ro = bus_addr[31:9] == 23'h{window:06x};
 {in_wr}  reg ram_ready = 0, port_ready = 0, exited = 0, bus_error = 0;
   reg [31:0] exit_code = 0;
@@ -467,6 +469,10 @@ module {module}(input clk, {clock_ports}input btn_n, output uart_tx, output led{
         exit = EXIT_PORT,
         console = CONSOLE,
         window = READOUT_BASE >> 9,
+        in_ram = below_power_of_two("bus_addr", ram as u64),
+        flash_end_bit = FLASH_END.trailing_zeros(),
+        flash_top = FLASH_END.trailing_zeros() - 1,
+        flash_boot_bit = FLASH_BOOT.trailing_zeros(),
         in_wr = if writer {
             format!(
                 "  wire in_wr = bus_addr[31:4] == 28'h{:07x};\n",
@@ -511,6 +517,12 @@ module {module}(input clk, {clock_ports}input btn_n, output uart_tx, output led{
         v.push_str(&clock_top(s, pll, &module)?);
     }
     Ok(v)
+}
+
+/// `signal < bytes` for a power of two `bytes`, as a test of the 32-bit signal's upper bits.
+fn below_power_of_two(signal: &str, bytes: u64) -> String {
+    assert!(bytes.is_power_of_two() && bytes < 1 << 32, "{bytes}");
+    format!("{signal}[31:{}] == 0", bytes.trailing_zeros())
 }
 
 /// The top of a system whose profiler has a clock of its own: the PLL beside the oscillator and
@@ -624,7 +636,7 @@ fn tap_verilog(sh: &Shape, own_clock: bool) -> String {
   wire stall, r_valid, r_ready, r_last;
   wire [31:0] dropped, r_interval, r_count;
   wire [63:0] r_a, r_b;
-  wire tapped = rvfi_valid && rvfi_pc_rdata < {ram};
+  wire tapped = rvfi_valid && {pc_in_ram};
   {wrapper} profiler(.clock(clk), .reset(!resetn), {prof}.rvfi_valid(tapped),
     .rvfi_order(rvfi_order), .rvfi_insn(rvfi_insn), .rvfi_trap(rvfi_trap),
     .rvfi_pc_rdata(rvfi_pc_rdata), .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata),
@@ -634,7 +646,7 @@ fn tap_verilog(sh: &Shape, own_clock: bool) -> String {
   wire overflow = dropped != 0;
 "#,
         wrapper = hwprof_hdl::tap::export::wrapper_name(PROFILER),
-        ram = sh.ram_bytes,
+        pc_in_ram = below_power_of_two("rvfi_pc_rdata", sh.ram_bytes as u64),
         prof = if own_clock {
             ".prof_clock(prof_clock), .prof_reset(prof_reset),\n    "
         } else {
@@ -705,7 +717,7 @@ fn bus_tap_verilog(sh: &Shape, slot: u32, writer: Option<u32>) -> String {
   wire stall, t_valid, t_ready, wb_ack, irq;
   wire [31:0] dropped, t_a, t_b, wb_dat_r;
   wire [15:0] t_lost;
-  wire tapped = rvfi_valid && rvfi_pc_rdata < {ram};
+  wire tapped = rvfi_valid && {pc_in_ram};
   {tap} tap(.clock(clk), .reset(!resetn), .rvfi_valid(tapped), .rvfi_order(rvfi_order),
     .rvfi_insn(rvfi_insn), .rvfi_trap(rvfi_trap), .rvfi_pc_rdata(rvfi_pc_rdata),
     .rvfi_pc_wdata(rvfi_pc_wdata), .rvfi_rd_wdata(rvfi_rd_wdata), .stall(stall),
@@ -723,7 +735,7 @@ fn bus_tap_verilog(sh: &Shape, slot: u32, writer: Option<u32>) -> String {
 "#,
         tap = hwprof_hdl::export::module_name(TAP),
         slave = hwprof_hdl::readout::wrapper_name(super::system::SLAVE),
-        ram = sh.ram_bytes,
+        pc_in_ram = below_power_of_two("rvfi_pc_rdata", sh.ram_bytes as u64),
         irq_bits = if slot == 0 {
             format!("{{1'b0, irq{w_irq}}}")
         } else {
