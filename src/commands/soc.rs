@@ -585,7 +585,7 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
 /// and, beside the CPU alone, the ratio of the CPU's domains.
 fn print_clock_domains(results: &[hwprof_sim::flow::SynthResult]) {
     use hwprof_sim::flow::report::median;
-    let is_profiler = |c: &str| c.starts_with(board::PROFILER_CLOCK_NET);
+    let is_profiler = |c: &str| hwprof_sim::flow::is_clock_of(c, board::PROFILER_CLOCK_NET);
     let cpu_median = |r: &hwprof_sim::flow::SynthResult| {
         r.fmax_per_clock
             .iter()

@@ -52,14 +52,20 @@ pub struct FlowOptions {
     pub clock_targets: Vec<(String, f64)>,
 }
 
+/// Whether nextpnr's clock domain `clock` is the net `net`: nextpnr-ecp5 prefixes the net's name
+/// with `$glbnet$` once it is on a global network, nextpnr-ice40 appends `$glb_clk`.
+pub fn is_clock_of(clock: &str, net: &str) -> bool {
+    let c = clock.strip_prefix("$glbnet$").unwrap_or(clock);
+    c == net || c.starts_with(&format!("{net}$"))
+}
+
 impl FlowOptions {
     /// The frequency the clock domain nextpnr names `clock` is held to, MHz: its net's own
-    /// ([`FlowOptions::clock_targets`]; nextpnr may append `$…` to the net's name), else
-    /// `freq_mhz`.
+    /// ([`FlowOptions::clock_targets`]), else `freq_mhz`.
     pub fn clock_target(&self, clock: &str) -> f64 {
         self.clock_targets
             .iter()
-            .find(|(net, _)| clock == net || clock.starts_with(&format!("{net}$")))
+            .find(|(net, _)| is_clock_of(clock, net))
             .map_or(self.freq_mhz, |&(_, f)| f)
     }
 
@@ -740,6 +746,8 @@ mod clock_target_tests {
         };
         assert_eq!(opts.clock_target("prof_clock"), 18.0);
         assert_eq!(opts.clock_target("prof_clock$glb_clk"), 18.0);
+        assert_eq!(opts.clock_target("$glbnet$prof_clock"), 18.0);
+        assert_eq!(opts.clock_target("$glbnet$clk$TRELLIS_IO_IN"), 12.0);
         assert_eq!(opts.clock_target("prof_clock_b"), 12.0);
         assert_eq!(opts.clock_target("clk$SB_IO_IN_$glb_clk"), 12.0);
         let pcf = opts.constraints_with_clocks("set_io clk 35", Family::Ice40);
