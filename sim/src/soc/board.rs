@@ -26,6 +26,10 @@
 //! `iceprog -o 1M` writes it), and PicoRV32 is RV32I without the barrel shifter and the 64-bit
 //! counters; the boot stub's instructions run from the flash and are not tapped. SERV is RV32I on
 //! both.
+//!
+//! **A clock of the profiler's own** ([`BoardSystem::profiler_clock_hz`]): the profiler, the line
+//! formatter and the UART run on a PLL clock behind the tap's asynchronous FIFO, the CPU on the
+//! oscillator; the top then holds the PLL and the system behind it.
 
 use super::cpu::{Core, Cpu, MAIN_END_PORT, READOUT_BASE};
 use super::programs::{self, ProgramSource};
@@ -55,6 +59,8 @@ pub const FLASH_BOOT: u32 = 0x0010_0000;
 pub const FLASH_IMAGE: u32 = FLASH_BOOT + 256;
 /// The end of the flash window the CPU reads through `spimemio` (16 MiB device).
 const FLASH_END: u32 = 0x0100_0000;
+/// The iCEBreaker top's ports to the SPI flash, after its others.
+const FLASH_PORTS: &str = ",\n    output flash_csb, output flash_clk, inout flash_io0, inout flash_io1, inout flash_io2,\n    inout flash_io3";
 
 /// What the system is on a board.
 #[derive(Debug, Clone, Copy)]
@@ -135,8 +141,8 @@ pub struct BoardSystem {
     /// The profiler, its line formatter and the UART on a clock of their own at this frequency
     /// (Hz), made by the board's PLL, behind the tap's asynchronous FIFO; the CPU stays on the
     /// oscillator. `None`: one clock. With the UART readout only (the bus readout's slave is on
-    /// the CPU's bus). In simulation the PLL passes the oscillator through: two clock nets, one
-    /// frequency.
+    /// the CPU's bus). In simulation the testbench drives the system behind the PLL with both
+    /// clocks at these frequencies ([`testbench`]).
     pub profiler_clock_hz: Option<u64>,
 }
 
@@ -356,11 +362,7 @@ pub fn top_verilog(
     }
     let bus = s.readout == Readout::Bus;
     let mut v = String::new();
-    let flash_ports = if sh.flash {
-        ",\n    output flash_csb, output flash_clk, inout flash_io0, inout flash_io1, inout flash_io2,\n    inout flash_io3"
-    } else {
-        ""
-    };
+    let flash_ports = if sh.flash { FLASH_PORTS } else { "" };
     let core = s.cpu.core(&Core {
         ram_bytes: ram,
         reset_pc: if sh.flash { FLASH_BOOT } else { 0 },
@@ -528,10 +530,9 @@ fn below_power_of_two(signal: &str, bytes: u64) -> String {
 /// The top of a system whose profiler has a clock of its own: the PLL beside the oscillator and
 /// the system `module`.
 fn clock_top(s: &BoardSystem, pll: Pll, module: &str) -> Result<String, SocError> {
-    let flash = shape(s.board).flash;
-    let (ports, conns) = if flash {
+    let (ports, conns) = if shape(s.board).flash {
         (
-            ",\n    output flash_csb, output flash_clk, inout flash_io0, inout flash_io1, inout flash_io2,\n    inout flash_io3",
+            FLASH_PORTS,
             ",\n    .flash_csb(flash_csb), .flash_clk(flash_clk), .flash_io0(flash_io0), .flash_io1(flash_io1),\n    .flash_io2(flash_io2), .flash_io3(flash_io3)",
         )
     } else {
