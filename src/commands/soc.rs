@@ -479,6 +479,13 @@ fn run_board(a: BoardArgs) -> CmdResult {
             "UART: {} bytes, {} lines (simulated at {} clocks per bit)",
             r.uart_bytes, r.uart_lines, r.uart_clocks_per_bit
         );
+        if let Some(hz) = r.profiler_clock_hz {
+            println!(
+                "the profiler, its formatter and the UART on a clock of their own: {} MHz beside the CPU's {} MHz",
+                hz as f64 / 1e6,
+                r.board.oscillator_hz() as f64 / 1e6
+            );
+        }
         if let (Some(u), Some(p)) = (r.cycles_unprofiled, r.perturbation) {
             println!(
                 "{} readout: {}{} cycles, {u} without the profiler: perturbation {p:.4}",

@@ -1116,6 +1116,8 @@ pub struct BoardRun {
     pub short: bool,
     pub mode: Mode,
     pub readout: Readout,
+    /// The profiler's own clock (`--async`), Hz; the CPU's is the board's oscillator.
+    pub profiler_clock_hz: Option<u64>,
     pub simulator: String,
     pub configuration: String,
     pub instructions: u64,
@@ -1362,6 +1364,7 @@ pub fn run(o: &BoardRunOptions) -> Result<BoardRun, SocError> {
         short: o.short,
         mode: s.mode,
         readout: s.readout,
+        profiler_clock_hz: s.profiler_pll()?.map(|p| p.out_hz(s.board.oscillator_hz())),
         simulator: format!("{:?}", o.simulator).to_lowercase(),
         configuration: o.cfg.summary(),
         instructions: sim.instructions,
@@ -1634,6 +1637,7 @@ mod tests {
                 (r.profile.model_reports, 0),
                 "{hz:?}"
             );
+            assert_eq!(r.profiler_clock_hz, hz);
             r.stall_cycles
         };
         let one = stalls(None);
