@@ -6,8 +6,12 @@
 //! - [`flow`]: the FPGA flow (Yosys, nextpnr, bitstreams) and its reports;
 //! - [`soc`]: real RISC-V programs on PicoRV32 with the profilers on its retire stream, compared
 //!   with the models and scored (uses `model`, `verify` and `eval`).
+//!
+//! Beside them, [`exec`] runs the tasks of a work directory (`hwprof explore`, a sharded
+//! `hwprof sweep`) on this machine or a Slurm cluster; it depends on none of them.
 
 pub mod eval;
+pub mod exec;
 pub mod flow;
 pub mod model;
 pub mod soc;

@@ -2,25 +2,17 @@
 //! every target, on this machine or a Slurm cluster. The work is in `hwprof_sim::flow::explore`;
 //! the figures come from `hwprof_sim::eval::plot`.
 
+use super::executor::{cores, exec_error, ExecutorArgs, ExecutorKind};
 use super::progress::log_step;
 use super::{create_out_dir, print_json, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::plot::scatter;
 use hwprof_sim::eval::trace::LackeyKind;
-use hwprof_sim::flow::explore::slurm::{self, SlurmOptions};
+use hwprof_sim::exec::{self, task_dir, TaskCommand, LOG_FILE};
 use hwprof_sim::flow::explore::{
-    accuracies, collect, incomplete, run_local, run_task, task_dir, write_merge, Collected, Plan,
-    LOG_FILE,
+    accuracies, collect, incomplete, run_task, write_merge, Collected, Plan, ROW_FILE,
 };
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Executor {
-    /// Child processes on this machine, --jobs at a time.
-    Local,
-    /// One Slurm job array (sbatch), one array task per configuration x target.
-    Slurm,
-}
+use std::time::Instant;
 
 #[derive(clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -50,27 +42,8 @@ pub struct ExploreArgs {
     /// same exploration is resumed: completed tasks are skipped
     #[arg(long, required = true)]
     out: Option<PathBuf>,
-    /// Where the tasks run: `local` (this machine, --jobs at a time) or `slurm` (one sbatch array)
-    #[arg(long, value_enum, default_value = "local")]
-    executor: Executor,
-    /// Tasks at a time with --executor local (default and at most: the cores)
-    #[arg(long)]
-    jobs: Option<usize>,
-    /// sbatch --partition (--executor slurm)
-    #[arg(long)]
-    partition: Option<String>,
-    /// sbatch --time of each array task, e.g. 30 or 2:00:00 (--executor slurm)
-    #[arg(long)]
-    time: Option<String>,
-    /// sbatch --mem of each array task, e.g. 4G (--executor slurm)
-    #[arg(long)]
-    mem: Option<String>,
-    /// sbatch --account (--executor slurm)
-    #[arg(long)]
-    account: Option<String>,
-    /// Seconds between two looks at squeue (--executor slurm)
-    #[arg(long, default_value_t = 5.0)]
-    poll: f64,
+    #[command(flatten)]
+    exec: ExecutorArgs,
     /// Skip the figures
     #[arg(long)]
     no_plots: bool,
@@ -96,10 +69,6 @@ enum ExploreCommand {
     /// Run one task of an exploration directory (what the executors run).
     #[command(hide = true)]
     Task { dir: PathBuf, index: usize },
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn progress(line: &str) {
@@ -135,45 +104,7 @@ fn explore(a: ExploreArgs) -> CmdResult {
     let (Some(grid), Some(target), Some(out)) = (&a.grid, &a.target, &a.out) else {
         return Err(CliError::input("explore needs --grid, --target and --out"));
     };
-    let slurm_opts = SlurmOptions {
-        partition: a.partition.clone(),
-        time: a.time.clone(),
-        mem: a.mem.clone(),
-        account: a.account.clone(),
-    };
-    match a.executor {
-        Executor::Local => {
-            for (name, given) in [
-                ("--partition", a.partition.is_some()),
-                ("--time", a.time.is_some()),
-                ("--mem", a.mem.is_some()),
-                ("--account", a.account.is_some()),
-            ] {
-                if given {
-                    return Err(CliError::input(format!(
-                        "{name} is an option of --executor slurm"
-                    )));
-                }
-            }
-        }
-        Executor::Slurm => {
-            if a.jobs.is_some() {
-                return Err(CliError::input(
-                    "--jobs is an option of --executor local (Slurm schedules the array tasks)",
-                ));
-            }
-            slurm_opts.check().map_err(CliError::input)?;
-        }
-    }
-    let jobs = a.jobs.unwrap_or(cores());
-    if jobs == 0 {
-        return Err(CliError::input("--jobs must be at least 1"));
-    }
-    if !(a.poll.is_finite() && a.poll > 0.0) {
-        return Err(CliError::input(
-            "--poll must be a positive number of seconds",
-        ));
-    }
+    let executor = a.exec.executor(ExecutorKind::Local)?;
     if a.kind.len() > 1 && a.kind.len() != a.trace.len() {
         return Err(CliError::input(format!(
             "--kind: give one kind for all traces or one per trace ({} traces, {} kinds)",
@@ -216,7 +147,7 @@ fn explore(a: ExploreArgs) -> CmdResult {
         plan.tasks(),
         plan.tasks() - todo.len(),
         todo.len(),
-        a.executor,
+        a.exec.executor.unwrap_or(ExecutorKind::Local),
         out.display()
     ));
     if !todo.is_empty() {
@@ -234,10 +165,10 @@ fn explore(a: ExploreArgs) -> CmdResult {
             plan.traces.len()
         ));
         accuracies(out, &plan, &points, cores()).map_err(CliError::input)?;
-        let exe = slurm::this_exe().map_err(CliError::failure)?;
+        let cmd = TaskCommand::this("explore").map_err(CliError::failure)?;
         let total = todo.len();
         let mut done = 0;
-        let mut report = |i: usize, ok: bool| {
+        let report = |i: usize, ok: bool| {
             done += 1;
             let (p, t) = plan.task(i).unwrap_or((0, targets[0]));
             progress(&format!(
@@ -251,46 +182,17 @@ fn explore(a: ExploreArgs) -> CmdResult {
                 }
             ));
         };
-        match a.executor {
-            Executor::Local => {
-                run_local(out, &exe, &todo, jobs.min(cores()), report)
-                    .map_err(CliError::failure)?;
-            }
-            Executor::Slurm => {
-                let id = slurm::submit(out, &exe, &slurm_opts, &todo).map_err(|e| {
-                    if e.starts_with("sbatch refused") {
-                        CliError::input(e)
-                    } else {
-                        CliError::failure(e)
-                    }
-                })?;
-                progress(&format!(
-                    "submitted Slurm job array {id} ({} tasks); waiting",
-                    todo.len()
-                ));
-                let mut seen = std::collections::BTreeSet::new();
-                let mut look = |seen: &mut std::collections::BTreeSet<usize>| {
-                    for &i in &todo {
-                        if !seen.contains(&i)
-                            && task_dir(out, i)
-                                .join(hwprof_sim::flow::explore::ROW_FILE)
-                                .is_file()
-                        {
-                            seen.insert(i);
-                            report(i, true);
-                        }
-                    }
-                };
-                slurm::wait(&id, Duration::from_secs_f64(a.poll), || look(&mut seen))
-                    .map_err(CliError::failure)?;
-                look(&mut seen);
-                for &i in &todo {
-                    if !seen.contains(&i) {
-                        report(i, false);
-                    }
-                }
-            }
-        }
+        let complete = |i: usize| task_dir(out, i).join(ROW_FILE).is_file();
+        exec::run(
+            out,
+            &cmd,
+            &todo,
+            &executor,
+            &complete,
+            &mut progress,
+            report,
+        )
+        .map_err(exec_error)?;
     }
     progress(&format!("{} s", start.elapsed().as_secs()));
     merge(out, a.json, a.no_plots)

@@ -6,6 +6,7 @@ pub mod config;
 pub mod cosim;
 pub mod counters;
 pub mod demo;
+pub mod executor;
 pub mod explore;
 pub mod formal;
 pub mod model;

@@ -307,4 +307,52 @@ fn explore_through_slurm_gives_the_local_rows() {
         slurm.len(),
         slurm_t0.elapsed().as_secs()
     );
+
+    // The same executor shards a sweep, one task per (grid point, trace): the threaded rows.
+    let sg = s.write(
+        "sweep.toml",
+        "points = [{ interval = 10000, threshold = \"1%\" }]\ntables = [1, 2]\nentries = [64, 256]\n",
+    );
+    let sweep = |extra: &[&str], out: &str| {
+        hwprof_cmd()
+            .args([
+                "sweep",
+                "--json",
+                "--no-plots",
+                "--grid",
+                &sg,
+                "--trace",
+                &bundled(),
+            ])
+            .arg("--out")
+            .arg(s.join(out))
+            .args(extra)
+            .env("HWPROF_PYTHON", "/nonexistent/python")
+            .output()
+            .unwrap()
+    };
+    let threaded = sweep(&[], "sweep-threaded");
+    assert!(threaded.status.success());
+    let sharded = sweep(&["--executor", "slurm", "--poll", "0.5"], "sweep-slurm");
+    let err = String::from_utf8_lossy(&sharded.stderr);
+    assert!(sharded.status.success(), "{err}");
+    assert!(err.contains("(4 tasks); waiting"), "{err}");
+    let timeless = |o: &Output| {
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let mut rows: Vec<String> = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut().unwrap().remove("seconds");
+                r.to_string()
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    assert_eq!(timeless(&sharded).len(), 4);
+    assert_eq!(timeless(&sharded), timeless(&threaded));
+    eprintln!("sweep through Slurm: 4 tasks, rows identical to the threaded sweep's");
 }

@@ -159,3 +159,122 @@ fn bad_input_exits_2_naming_it() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.txt"));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// The rows of `hwprof sweep --json` without the time each took, sorted (the threaded sweep
+/// gives them as they finish).
+fn timeless_rows(out: &std::process::Output) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let mut rows: Vec<String> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.as_object_mut().unwrap().remove("seconds");
+            r.to_string()
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn sweep_in_tasks_gives_the_threaded_rows_and_resumes() {
+    let d = scratch("tasks");
+    let trace = tiny_trace(&d);
+    let grid = d.join("grid.toml");
+    std::fs::write(&grid, GRID).unwrap();
+    let run = |extra: &[&str], out: &str| {
+        hwprof_cmd()
+            .args(["sweep", "--json", "--no-plots", "--trace"])
+            .arg(&trace)
+            .arg("--grid")
+            .arg(&grid)
+            .arg("--out")
+            .arg(d.join(out))
+            .args(extra)
+            // The same rows either way: no DataSketches (its bench is tested above).
+            .env("HWPROF_PYTHON", "/nonexistent/python")
+            .output()
+            .unwrap()
+    };
+    let threaded = run(&[], "threaded");
+    assert!(threaded.status.success());
+    let tasks = run(&["--executor", "local", "--jobs", "2"], "tasks");
+    let err = String::from_utf8_lossy(&tasks.stderr);
+    assert!(tasks.status.success(), "{err}");
+    assert!(
+        err.contains("15 rows (15 configurations x 1 traces), a task each: 0 complete, 15 to run"),
+        "{err}"
+    );
+    assert_eq!(timeless_rows(&tasks), timeless_rows(&threaded));
+    let csv = |dir: &str| std::fs::read_to_string(d.join(dir).join("sweep.csv")).unwrap();
+    // The same CSV rows (the threaded sweep writes them as they finish), `seconds` (the last
+    // column) aside.
+    let no_seconds = |text: String| {
+        let mut v: Vec<String> = text
+            .lines()
+            .map(|l| l.rsplit_once(',').unwrap().0.to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(no_seconds(csv("tasks")).len(), 16);
+    assert_eq!(no_seconds(csv("tasks")), no_seconds(csv("threaded")));
+    let sorted = |f: &str| {
+        let mut v: Vec<String> = std::fs::read_to_string(d.join(f))
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted("tasks/intervals.csv"),
+        sorted("threaded/intervals.csv")
+    );
+
+    // A task that left no row: the merge lists it with its log and exits 1 ...
+    std::fs::remove_file(d.join("tasks/tasks/3/row.json")).unwrap();
+    std::fs::write(d.join("tasks/tasks/3/task.log"), "error: node lost\n").unwrap();
+    let merged = hwprof_cmd()
+        .args(["sweep", "collect", "--json", "--no-plots"])
+        .arg(d.join("tasks"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&merged.stderr);
+    assert_eq!(merged.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("task 3 (") && err.contains("error: node lost"),
+        "{err}"
+    );
+    assert_eq!(timeless_rows(&merged).len(), 14);
+    // ... and the same command again runs that task alone.
+    let again = run(&["--executor", "local"], "tasks");
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{err}");
+    assert!(err.contains("14 complete, 1 to run"), "{err}");
+    assert_eq!(timeless_rows(&again), timeless_rows(&threaded));
+
+    // Options of the other mode, another sweep in the directory, standard input.
+    assert_input_error(
+        &run(&["--jobs", "2"], "x"),
+        "--jobs is an option of --executor",
+    );
+    assert_input_error(
+        &run(&["--executor", "local", "--threads", "2"], "x"),
+        "--threads is an option of the sweep without --executor",
+    );
+    assert_input_error(
+        &run(&["--executor", "local", "--partition", "p"], "x"),
+        "--partition is an option of --executor slurm",
+    );
+    std::fs::write(&grid, GRID.replace("[1, 2, 4]", "[1]")).unwrap();
+    assert_input_error(
+        &run(&["--executor", "local"], "tasks"),
+        "holds another sweep",
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

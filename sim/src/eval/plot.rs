@@ -541,6 +541,10 @@ any_backend!(
             .map(|p| p.1)
             .chain(level.iter().map(|l| l.1))
             .fold(1e-9f64, f64::max);
+        // Headroom above the highest point for the legend (upper right), a line per entry, so
+        // that it never hides a point.
+        let entries = series.len() + usize::from(level.is_some());
+        let ytop = ymax * (1.1 + 0.08 * entries as f64);
         let mut builder = xy_frame(root, title);
         macro_rules! body {
             ($chart:ident, $x0:expr, $x1:expr) => {{
@@ -575,14 +579,12 @@ any_backend!(
         if *log_x {
             let (x0, x1) = (xmin * 0.8, xmax * 1.25);
             let mut chart = builder
-                .build_cartesian_2d((x0..x1).log_scale(), 0.0..ymax * 1.1)
+                .build_cartesian_2d((x0..x1).log_scale(), 0.0..ytop)
                 .map_err(e)?;
             body!(chart, x0, x1);
         } else {
             let (x0, x1) = (0.0, xmax * 1.05);
-            let mut chart = builder
-                .build_cartesian_2d(x0..x1, 0.0..ymax * 1.1)
-                .map_err(e)?;
+            let mut chart = builder.build_cartesian_2d(x0..x1, 0.0..ytop).map_err(e)?;
             body!(chart, x0, x1);
         }
         Ok(())

@@ -35,6 +35,8 @@
 //! | `peers` | add, per point, the stratified sampler (T_s = T and T/10), Space-Saving and DataSketches at the memory of `peer_reference` | false |
 //! | `peer_reference` | `{ tables, entries, counter_bits }` the peers' budget is taken from | 4 × 512 × 24 |
 
+pub mod shard;
+
 use crate::eval::metric::{perfect_counts, score_interval, Accuracy, IntervalError};
 use crate::eval::space_saving::SpaceSavingProfiler;
 use crate::eval::stratified::{Stratified, StratifiedConfig};
@@ -257,7 +259,7 @@ pub struct TraceInput {
 }
 
 /// A finished row: what was run and its accuracy.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
     pub trace: String,
     pub scheme: String,
@@ -1148,7 +1150,7 @@ mod tests {
     use crate::eval::metric::evaluate;
     use rand::{Rng, SeedableRng};
 
-    fn synthetic(n: usize, seed: u64) -> Vec<Tuple> {
+    pub(super) fn synthetic(n: usize, seed: u64) -> Vec<Tuple> {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         (0..n)
             .map(|_| {

@@ -1,7 +1,7 @@
 //! Design-space exploration: every configuration of a sweep grid ([`crate::eval::sweep`]) scored on
 //! traces with the model and synthesized for every target with the flow ([`crate::flow::run`]),
-//! one task per (configuration, target), run on this machine ([`run_local`]) or as one Slurm job
-//! array ([`slurm`]), then merged ([`collect`]) into one row per task with a Pareto flag.
+//! one task per (configuration, target), run by an executor ([`crate::exec`]: this machine or one
+//! Slurm job array), then merged ([`collect`]) into one row per task with a Pareto flag.
 //!
 //! A task is the command `hwprof explore task DIR INDEX`; everything it needs is in DIR, so any
 //! machine that sees DIR (a shared filesystem) can run it. Layout of DIR:
@@ -20,34 +20,24 @@
 //! tool versions): the same task gives the same row on any machine with the same tools, except
 //! the fields `wall_s`, `host`, `log`, `dir`.
 
-pub mod slurm;
-
 use super::device::Target;
 use super::throughput::{events_per_clock, profiler_cycles};
 use super::tools::Preference;
 use super::{Design, FlowOptions, SynthResult};
-use crate::eval::sweep::{expand_grid, run, trace_labels, Job, RunOptions, Subject, TraceInput};
-use crate::eval::trace::{read_trace_full, LackeyKind};
+use crate::eval::sweep::shard::{load_traces, PlanTrace};
+use crate::eval::sweep::{expand_grid, run, Job, RunOptions, Subject};
+use crate::eval::trace::LackeyKind;
+use crate::exec::{io, task_dir, why, write_atomic, LOG_FILE};
 use hwprof_hdl::config::ProfilerConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub const PLAN_FILE: &str = "plan.json";
 pub const ROW_FILE: &str = "row.json";
-pub const LOG_FILE: &str = "task.log";
-
-/// A trace of the exploration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanTrace {
-    pub path: PathBuf,
-    pub label: String,
-    /// How to read a lackey log (`load`, `edge`, `branch`).
-    pub kind: Option<String>,
-}
 
 /// What an exploration runs: written once into DIR, read by every task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,18 +52,6 @@ pub struct Plan {
     pub freq_mhz: BTreeMap<String, f64>,
     /// Each configuration's summary, for messages.
     pub points: Vec<String>,
-}
-
-fn io(path: &Path, e: impl std::fmt::Display) -> String {
-    format!("{}: {e}", path.display())
-}
-
-/// Writes `text` to `path` through a temporary file and a rename, so that a reader (or a task
-/// killed halfway) never sees half of it.
-fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
 }
 
 impl Plan {
@@ -100,19 +78,7 @@ impl Plan {
             return Err("--trace: give at least one trace".into());
         }
         let configs = configurations(grid, grid_source)?;
-        let paths: Vec<PathBuf> = traces.iter().map(|t| t.0.clone()).collect();
-        let labels = trace_labels(&paths);
-        let mut plan_traces = Vec::new();
-        for ((path, kind), label) in traces.iter().zip(labels) {
-            let path = path
-                .canonicalize()
-                .map_err(|e| format!("trace {}: {e}", path.display()))?;
-            plan_traces.push(PlanTrace {
-                path,
-                label,
-                kind: kind.map(|k| k.name().to_string()),
-            });
-        }
+        let plan_traces = PlanTrace::of(traces)?;
         let mut names = Vec::new();
         for t in targets {
             if names.contains(&t.name().to_string()) {
@@ -204,10 +170,6 @@ fn configurations(grid: &str, source: &str) -> Result<Vec<ProfilerConfig>, Strin
         .collect()
 }
 
-pub fn task_dir(dir: &Path, i: usize) -> PathBuf {
-    dir.join("tasks").join(i.to_string())
-}
-
 fn point_file(dir: &Path, p: usize) -> PathBuf {
     dir.join("points").join(format!("{p}.json"))
 }
@@ -238,15 +200,7 @@ pub fn accuracies(dir: &Path, plan: &Plan, points: &[usize], threads: usize) -> 
         return Ok(());
     }
     let configs = plan.configurations()?;
-    let mut traces = Vec::new();
-    for t in &plan.traces {
-        let kind = t.kind.as_deref().and_then(LackeyKind::parse);
-        let events = read_trace_full(&t.path, kind).map_err(|e| e.to_string())?;
-        traces.push(TraceInput {
-            name: t.label.clone(),
-            events: Arc::new(events.events),
-        });
-    }
+    let traces = load_traces(&plan.traces)?;
     let jobs: Vec<Job> = todo
         .iter()
         .flat_map(|&p| (0..traces.len()).map(move |trace| (p, trace)))
@@ -525,16 +479,6 @@ pub struct Collected {
     pub pending: Vec<usize>,
 }
 
-fn why(log: &Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines
-        .iter()
-        .find(|l| l.to_lowercase().contains("error"))
-        .or(lines.last())
-        .map_or("no output (killed?)".to_string(), |l| l.trim().to_string())
-}
-
 /// Merges the rows in `dir`, marks each target's Pareto front, and lists the tasks without a
 /// row: failed (they left a log) or pending. A failed task leaves the other rows as they are.
 pub fn collect(dir: &Path) -> Result<Collected, String> {
@@ -708,51 +652,6 @@ pub fn write_merge(dir: &Path, c: &Collected, targets: &[String]) -> Result<Vec<
         files.push(md);
     }
     Ok(files)
-}
-
-/// Runs `tasks` as child processes `exe explore task DIR i` (each one's output into its
-/// `task.log`), `jobs` at a time; `on_done(task, succeeded)` as each ends.
-pub fn run_local(
-    dir: &Path,
-    exe: &Path,
-    tasks: &[usize],
-    jobs: usize,
-    mut on_done: impl FnMut(usize, bool),
-) -> Result<(), String> {
-    let mut queue = tasks.iter().copied();
-    let mut running: Vec<(usize, std::process::Child)> = Vec::new();
-    loop {
-        while running.len() < jobs.max(1) {
-            let Some(i) = queue.next() else { break };
-            let log = task_dir(dir, i).join(LOG_FILE);
-            let out = std::fs::File::create(&log).map_err(|e| io(&log, e))?;
-            let err = out.try_clone().map_err(|e| io(&log, e))?;
-            let child = std::process::Command::new(exe)
-                .args(["explore", "task"])
-                .arg(dir)
-                .arg(i.to_string())
-                .stdin(std::process::Stdio::null())
-                .stdout(out)
-                .stderr(err)
-                .spawn()
-                .map_err(|e| io(exe, e))?;
-            running.push((i, child));
-        }
-        if running.is_empty() {
-            return Ok(());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        let mut k = 0;
-        while k < running.len() {
-            match running[k].1.try_wait().map_err(|e| e.to_string())? {
-                Some(status) => {
-                    let (i, _) = running.remove(k);
-                    on_done(i, status.success());
-                }
-                None => k += 1,
-            }
-        }
-    }
 }
 
 #[cfg(test)]

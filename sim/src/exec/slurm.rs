@@ -1,10 +1,9 @@
-//! The Slurm executor: the incomplete tasks of an exploration as one job array (`sbatch --array`),
-//! one array task per (configuration, target) running `hwprof explore task DIR $SLURM_ARRAY_TASK_ID`
-//! with its output in the task's `task.log`; then waiting until `squeue` no longer lists the job.
-//! Whether a task succeeded is read from DIR (its row), not from Slurm's accounting, which a
-//! cluster may not keep.
+//! The Slurm executor: the tasks to run as one job array (`sbatch --array`), each array task
+//! running `hwprof <command> task DIR $SLURM_ARRAY_TASK_ID` with its output in the task's
+//! `task.log`; then waiting until `squeue` no longer lists the job. Whether a task succeeded is
+//! read from DIR (its row), not from Slurm's accounting, which a cluster may not keep.
 
-use super::{io, task_dir, LOG_FILE};
+use super::{io, task_dir, TaskCommand, LOG_FILE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -90,17 +89,17 @@ fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The batch script of `tasks`: `exe` (an absolute path every node can run) on DIR.
-pub fn script(dir: &Path, exe: &Path, opts: &SlurmOptions, tasks: &[usize]) -> String {
+/// The batch script of `tasks`: `cmd` (an absolute path every node can run) on DIR.
+pub fn script(dir: &Path, cmd: &TaskCommand, opts: &SlurmOptions, tasks: &[usize]) -> String {
     let log = task_dir(dir, 0)
         .parent()
         .map(|t| t.join("%a").join(LOG_FILE))
         .unwrap_or_default();
     let mut s = String::from("#!/bin/bash\n");
-    s += "#SBATCH --job-name=hwprof-explore\n";
+    s += &format!("#SBATCH --job-name=hwprof-{}\n", cmd.command);
     s += &format!("#SBATCH --array={}\n", array_spec(tasks));
     s += &format!("#SBATCH --output={}\n", log.display());
-    // nextpnr and Yosys run one at a time inside a task.
+    // A task runs one program at a time (nextpnr, Yosys, the model).
     s += "#SBATCH --cpus-per-task=1\n";
     for (k, v) in [
         ("partition", &opts.partition),
@@ -114,8 +113,9 @@ pub fn script(dir: &Path, exe: &Path, opts: &SlurmOptions, tasks: &[usize]) -> S
     }
     s += "set -e\n";
     s += &format!(
-        "exec {} explore task {} \"$SLURM_ARRAY_TASK_ID\"\n",
-        quote(&exe.display().to_string()),
+        "exec {} {} task {} \"$SLURM_ARRAY_TASK_ID\"\n",
+        quote(&cmd.exe.display().to_string()),
+        cmd.command,
         quote(&dir.display().to_string())
     );
     s
@@ -125,15 +125,17 @@ pub fn script(dir: &Path, exe: &Path, opts: &SlurmOptions, tasks: &[usize]) -> S
 /// or refusing the job (its message).
 pub fn submit(
     dir: &Path,
-    exe: &Path,
+    cmd: &TaskCommand,
     opts: &SlurmOptions,
     tasks: &[usize],
 ) -> Result<String, String> {
-    let path = dir.join("explore.sbatch");
-    std::fs::write(&path, script(dir, exe, opts, tasks)).map_err(|e| io(&path, e))?;
+    let path = dir.join(format!("{}.sbatch", cmd.command));
+    std::fs::write(&path, script(dir, cmd, opts, tasks)).map_err(|e| io(&path, e))?;
     // Slurm truncates a task's log when it starts; an old one would be read as a failure before.
     for &i in tasks {
-        let _ = std::fs::remove_file(task_dir(dir, i).join(LOG_FILE));
+        let tdir = task_dir(dir, i);
+        std::fs::create_dir_all(&tdir).map_err(|e| io(&tdir, e))?;
+        let _ = std::fs::remove_file(tdir.join(LOG_FILE));
     }
     let out = Command::new("sbatch")
         .arg("--parsable")
@@ -243,7 +245,10 @@ mod tests {
         assert!(ok("10", "4GB").unwrap_err().contains("--mem"));
         let s = script(
             Path::new("/d"),
-            Path::new("/bin/hwprof"),
+            &TaskCommand {
+                exe: "/bin/hwprof".into(),
+                command: "explore",
+            },
             &SlurmOptions {
                 partition: Some("p".into()),
                 ..Default::default()
@@ -253,6 +258,7 @@ mod tests {
         assert!(s.contains("#SBATCH --array=0-1,3\n"), "{s}");
         assert!(s.contains("#SBATCH --output=/d/tasks/%a/task.log\n"), "{s}");
         assert!(s.contains("#SBATCH --partition=p\n"), "{s}");
+        assert!(s.contains("#SBATCH --job-name=hwprof-explore\n"), "{s}");
         assert!(s.contains("exec '/bin/hwprof' explore task '/d' \"$SLURM_ARRAY_TASK_ID\""));
     }
 }
