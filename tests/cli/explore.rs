@@ -105,7 +105,10 @@ fn explore_locally_survives_a_killed_task_and_resumes() {
     assert_rows(&before, 2);
     assert!(out.join("plots/pareto-ice40-up5k.svg").is_file());
     let md = std::fs::read_to_string(out.join("pareto-ice40-up5k.md")).unwrap();
-    assert!(md.contains("| configuration | fits |"), "{md}");
+    assert!(
+        md.contains("| configuration | keys a/b bits | fits |"),
+        "{md}"
+    );
 
     // Task 1 again, killed at once: it leaves a log and no row.
     let task = out.join("tasks/1");

@@ -566,14 +566,16 @@ pub fn pareto_markdown(rows: &[ExploreRow], target: &str) -> String {
     let mut s = format!(
         "Pareto front on {target} (net error, logic cells, median Fmax): {} of {all} \
          configurations ({fitting} fit)\n\n\
-         | configuration | fits | error (worst trace) % | cells | FFs | BRAMs | Fmax median MHz | events/clock | Mevents/s |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+         | configuration | keys a/b bits | fits | error (worst trace) % | cells | FFs | BRAMs | Fmax median MHz | events/clock | Mevents/s |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
         front.len()
     );
     for r in front {
         s += &format!(
-            "| {} | {} | {:.3} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {}/{} | {} | {:.3} | {} | {} | {} | {} | {} | {} |\n",
             r.config,
+            r.a_bits,
+            r.b_bits,
             if r.fits { "yes" } else { "no" },
             100.0 * r.net_error,
             r.cells,
