@@ -583,7 +583,14 @@ any_backend!(
                 .map_err(e)?;
             body!(chart, x0, x1);
         } else {
-            let (x0, x1) = (0.0, xmax * 1.05);
+            // From 0, unless every point sits in the upper half (then the axis would be mostly
+            // empty): from a little below the smallest.
+            let x0 = if xmin > 0.5 * xmax {
+                xmin - 0.1 * (xmax - xmin).max(0.05 * xmax)
+            } else {
+                0.0
+            };
+            let x1 = xmax + 0.05 * (xmax - x0);
             let mut chart = builder.build_cartesian_2d(x0..x1, 0.0..ytop).map_err(e)?;
             body!(chart, x0, x1);
         }
