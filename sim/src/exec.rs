@@ -57,6 +57,15 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
     std::fs::rename(&tmp, path).map_err(|e| io(path, e))
 }
 
+/// How task `i` ended, for a progress line: `done`, or `FAILED (log …)`.
+pub fn outcome(dir: &Path, i: usize, ok: bool) -> String {
+    if ok {
+        "done".to_string()
+    } else {
+        format!("FAILED (log {})", task_dir(dir, i).join(LOG_FILE).display())
+    }
+}
+
 /// The log's `error:` line, or its last line: why a task left no row.
 pub fn why(log: &Path) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();

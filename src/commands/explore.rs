@@ -7,7 +7,7 @@ use super::progress::log_step;
 use super::{create_out_dir, print_json, CliError, CmdResult, KindArg};
 use hwprof_sim::eval::plot::scatter;
 use hwprof_sim::eval::trace::LackeyKind;
-use hwprof_sim::exec::{self, task_dir, TaskCommand, LOG_FILE};
+use hwprof_sim::exec::{self, task_dir, TaskCommand};
 use hwprof_sim::flow::explore::{
     accuracies, collect, incomplete, run_task, write_merge, Collected, Plan, ROW_FILE,
 };
@@ -175,11 +175,7 @@ fn explore(a: ExploreArgs) -> CmdResult {
                 "{done}/{total} task {i} {} on {}: {}",
                 plan.points[p],
                 t.name(),
-                if ok {
-                    "done".to_string()
-                } else {
-                    format!("FAILED (log {})", task_dir(out, i).join(LOG_FILE).display())
-                }
+                exec::outcome(out, i, ok)
             ));
         };
         let complete = |i: usize| task_dir(out, i).join(ROW_FILE).is_file();

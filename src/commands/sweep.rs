@@ -12,7 +12,7 @@ use hwprof_sim::eval::sweep::{
     expand_grid, rank_by_worst, rows_by_point, run, trace_labels, CsvOutput, Job, PythonBench, Row,
     RunOptions, RunSummary, Subject, TraceInput, PRESETS,
 };
-use hwprof_sim::exec::{self, task_dir, TaskCommand, LOG_FILE};
+use hwprof_sim::exec::{self, TaskCommand};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -405,11 +405,7 @@ fn sharded(a: &SweepArgs, text: &str, source: &str) -> CmdResult {
                 "{done}/{total} task {i} {} on {}: {}",
                 plan.configs[i],
                 plan.traces[t].label,
-                if ok {
-                    "done".to_string()
-                } else {
-                    format!("FAILED (log {})", task_dir(out, i).join(LOG_FILE).display())
-                }
+                exec::outcome(out, i, ok)
             ));
         };
         let complete = |i: usize| shard::complete(out, i);

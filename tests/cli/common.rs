@@ -86,3 +86,22 @@ pub fn assert_input_error(out: &Output, needle: &str) {
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.contains(needle), "expected {needle:?} in: {err}");
 }
+
+/// The rows of `hwprof sweep --json` without the time each took, sorted (the threaded sweep
+/// gives them as they finish).
+pub fn timeless_rows(out: &std::process::Output) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let mut rows: Vec<String> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.as_object_mut().unwrap().remove("seconds");
+            r.to_string()
+        })
+        .collect();
+    rows.sort();
+    rows
+}

@@ -340,22 +340,7 @@ fn explore_through_slurm_gives_the_local_rows() {
     let err = String::from_utf8_lossy(&sharded.stderr);
     assert!(sharded.status.success(), "{err}");
     assert!(err.contains("(4 tasks); waiting"), "{err}");
-    let timeless = |o: &Output| {
-        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-        let mut rows: Vec<String> = v["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                let mut r = r.clone();
-                r.as_object_mut().unwrap().remove("seconds");
-                r.to_string()
-            })
-            .collect();
-        rows.sort();
-        rows
-    };
-    assert_eq!(timeless(&sharded).len(), 4);
-    assert_eq!(timeless(&sharded), timeless(&threaded));
+    assert_eq!(timeless_rows(&sharded).len(), 4);
+    assert_eq!(timeless_rows(&sharded), timeless_rows(&threaded));
     eprintln!("sweep through Slurm: 4 tasks, rows identical to the threaded sweep's");
 }

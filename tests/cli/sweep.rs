@@ -160,25 +160,6 @@ fn bad_input_exits_2_naming_it() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-/// The rows of `hwprof sweep --json` without the time each took, sorted (the threaded sweep
-/// gives them as they finish).
-fn timeless_rows(out: &std::process::Output) -> Vec<String> {
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    let mut rows: Vec<String> = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            r.as_object_mut().unwrap().remove("seconds");
-            r.to_string()
-        })
-        .collect();
-    rows.sort();
-    rows
-}
-
 #[test]
 fn sweep_in_tasks_gives_the_threaded_rows_and_resumes() {
     let d = scratch("tasks");
