@@ -3,6 +3,9 @@
 //!
 //! Sub-blocks, bottom up: [`hash_unit`] (the n table indices of a tuple), [`interval`] (interval
 //! counting), [`counter_tables`] (the n counter tables with conservative update and forwarding),
+//! [`relations`] (the counters' decision from forwarded order relations, bits in D) and
+//! [`relation_tables`] (the counter tables around it), [`set_relations`] (the set-associative
+//! accumulator's decision likewise),
 //! [`full_accumulator`] and [`set_accumulator`] (the accumulator table in flip-flops or in block
 //! RAM, with the interface of [`accumulator`]). Tops: [`profiler`] (pipelined, fully-associative accumulator), [`bram_profiler`]
 //! (set-associative accumulator in block RAM) and [`baseline`] (the simple design they are
@@ -21,7 +24,10 @@ pub mod hash_unit;
 pub mod interval;
 pub mod primitives;
 pub mod profiler;
+pub mod relation_tables;
+pub mod relations;
 pub mod set_accumulator;
+pub mod set_relations;
 pub mod threshold;
 pub mod top;
 pub mod widths;

@@ -2,21 +2,28 @@
 //! [`ConservativeUpdate`] exhaustively on small counter widths against
 //! [`conservative_update`]; the [`CounterTables`]' forwarding, an event reading what the events
 //! one and two clocks ahead wrote (with and without a registered read), against plain tables updated
-//! by [`conservative_update`]; and the
+//! by [`conservative_update`]; [`CounterRelations`], the counters' decision from relations,
+//! against the same tables with every event aliasing the two ahead of it at random, and
+//! [`RelationCounterTables`] around it, events reading what the five ahead wrote, across
+//! interval ends; [`SetRelations`], the set-associative accumulator's decision with the words of
+//! the ops one and two ahead forwarded as bits, against the model's [`Accumulator`]; and the
 //! [`FullyAssociativeAccumulator`]'s and the [`SetAssociativeAccumulator`]'s hit, allocate, lock,
 //! replace, report and retain rules against the model's [`Accumulator`], event by event; the
 //! [`IntervalControl`]'s last-event flag and bank against a count of accepted events; the
 //! [`TabulationRam`]'s indices against [`HashConstants::index`]. The whole profilers are
 //! co-simulated in [`super::kit`]; these tests name the sub-block and the input when one breaks.
 
-use crate::model::multihash::{conservative_update, Accumulator, ReportEntry};
+use crate::model::multihash::{conservative_update, Accumulator, EntryState, ReportEntry};
 use crate::verify::settle;
 use hwprof_hdl::hash::{HashConstants, SetHash};
 use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables, UpdateRule};
 use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
 use hwprof_hdl::multihash::hash_unit::TabulationRam;
 use hwprof_hdl::multihash::interval::IntervalControl;
+use hwprof_hdl::multihash::relation_tables::RelationCounterTables;
+use hwprof_hdl::multihash::relations::CounterRelations;
 use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
+use hwprof_hdl::multihash::set_relations::SetRelations;
 use hwprof_hdl::multihash::threshold::CandidateThreshold;
 use hwprof_hdl::ConfigFile;
 use hwprof_hdl::ProfilerConfig;
@@ -55,6 +62,9 @@ macro_rules! clocked {
     };
 }
 clocked!(
+    CounterRelations,
+    RelationCounterTables,
+    SetRelations,
     CounterTables,
     FullyAssociativeAccumulator,
     SetAssociativeAccumulator
@@ -390,6 +400,256 @@ fn counter_tables_forward_what_the_events_ahead_wrote() {
     }
 }
 
+/// [`CounterRelations`] as the counter tables drive it: an event enters C1 on most clocks (bubbles
+/// between), on few indices, so that it reads the counters of the events one and two slots ahead
+/// (forwarded as relations and by the late mux) and of those further ahead (the early word,
+/// given here from the reference tables); it misses the accumulator at random. Every event's
+/// increments and candidate predicate in D, and a clock later its written words and new
+/// minimum, against tables kept by [`conservative_update`].
+fn check_counter_relations(tables: usize, cu: bool, counter_max: u32, threshold: u64, seed: u64) {
+    const CB: usize = 16;
+    // 0xffff: counters that never saturate in the stream.
+    let saturates = counter_max != 0xffff;
+    let rule = UpdateRule {
+        tables,
+        threshold,
+        fixed_threshold: true,
+        counter_max: counter_max as u64,
+        saturates,
+        conservative_update: cu,
+        reset_on_promote: false,
+        reset_value: 0,
+    };
+    let floor = if counter_max as u64 >= threshold {
+        threshold - 1
+    } else {
+        0
+    };
+    let mut uut = CounterRelations::<CB>::new(&rule);
+    uut.connect_all();
+    uut.floor.next = floor.into();
+    uut.floor_minus_1.next = floor.saturating_sub(1).into();
+    uut.promotable.next = counter_max as u64 >= threshold;
+    uut.reset_clock();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut table = vec![vec![0u32; 4]; tables];
+    // The slots of C1, C2 and D: an event's indices and whether it misses.
+    let mut slots: [Option<(Vec<usize>, bool)>; 3] = [None, None, None];
+    // The event a clock past D: its words and new minimum.
+    let mut past: Option<(Vec<u32>, Option<u32>, String)> = None;
+    let (mut increments, mut saturated) = (0, 0);
+    for step in 0..3000 {
+        // A new event enters C1.
+        slots[0] = rng.gen_ratio(4, 5).then(|| {
+            (
+                (0..tables).map(|_| rng.gen_range(0..4)).collect(),
+                rng.gen_ratio(4, 5),
+            )
+        });
+        let what = format!(
+            "{tables} tables C{} max {counter_max} T {threshold} seed {seed} clock {step}",
+            cu as u8
+        );
+        let same = |a: &Option<(Vec<usize>, bool)>, b: &Option<(Vec<usize>, bool)>, k: usize| matches!((a, b), (Some(x), Some(y)) if x.0[k] == y.0[k]);
+        for k in 0..tables {
+            // The early word: the counter with every event but the two ahead applied.
+            let t0 = slots[0].as_ref().map_or(0, |(at, _)| table[k][at[k]]);
+            uut.t0[k].next = (t0 as u64).into();
+            uut.t0m[k].next = (t0.wrapping_sub(1) as u64 & 0xffff).into();
+            uut.t0z[k].next = t0 == 0;
+            uut.c1_same2[k].next = same(&slots[0], &slots[2], k);
+            uut.c2_same1[k].next = same(&slots[1], &slots[2], k);
+        }
+        uut.miss.next = slots[2].as_ref().is_some_and(|e| e.1);
+        uut.level(false);
+        if let Some((words, new_min, what)) = past.take() {
+            for (k, &w) in words.iter().enumerate() {
+                assert_eq!(
+                    uut.w_word[k].val().to_u64(),
+                    w as u64,
+                    "w_word[{k}], {what}"
+                );
+                assert_eq!(
+                    uut.w_word_m[k].val().to_u64(),
+                    (w.wrapping_sub(1) & 0xffff) as u64,
+                    "w_word_m[{k}], {what}"
+                );
+                assert_eq!(uut.w_zero[k].val(), w == 0, "w_zero[{k}], {what}");
+            }
+            if let Some(m) = new_min {
+                assert_eq!(uut.new_min_w.val().to_u64(), m as u64, "new_min_w, {what}");
+            }
+        }
+        if let Some((at, miss)) = slots[2].clone() {
+            let mut c: Vec<u32> = at.iter().enumerate().map(|(k, &i)| table[k][i]).collect();
+            let before = c.clone();
+            let what = format!("{what} at {at:?} counters {c:?} miss {miss}");
+            assert_eq!(
+                uut.candidate.val(),
+                counter_max as u64 >= threshold && c.iter().all(|&v| v as u64 + 1 >= threshold),
+                "candidate, {what}"
+            );
+            let new_min = miss.then(|| conservative_update(&mut c, cu, counter_max));
+            for k in 0..tables {
+                let inc = c[k] != before[k];
+                increments += inc as usize;
+                saturated += (miss && before[k] == counter_max) as usize;
+                assert_eq!(uut.increment[k].val(), inc, "increment[{k}], {what}");
+                table[k][at[k]] = c[k];
+            }
+            past = Some((c, new_min, what));
+        }
+        uut.level(true);
+        slots.rotate_right(1);
+    }
+    // A saturating stream stops incrementing once its few counters are full.
+    assert!(
+        increments > if saturates { 20 } else { 1000 },
+        "the stream increments ({increments})"
+    );
+    assert!(
+        !saturates || saturated > 0,
+        "the stream must reach the saturation at {counter_max}"
+    );
+}
+
+#[test]
+fn counter_relations_match_conservative_update() {
+    for tables in [1, 2, 4] {
+        for cu in [true, false] {
+            for (counter_max, threshold) in [(0xffff, 40), (0xffff, 1), (7, 5), (7, 9)] {
+                for seed in 1..=2 {
+                    check_counter_relations(tables, cu, counter_max, threshold, seed);
+                }
+            }
+        }
+    }
+}
+
+/// [`RelationCounterTables`]: events on few indices enter R on most clocks, so that each reads
+/// counters the events one to five slots ahead are still updating (bubbles between), in intervals
+/// of random length whose banks alternate; as the top does, nothing enters R while an interval's
+/// last event is in R … W, and an event waits while its bank is clearing (16 words, so the next
+/// interval of a bank often finds it still clearing). Each misses the accumulator at random. Its candidate predicate in D and its new minimum a clock
+/// later against tables kept by [`conservative_update`], one pair per bank, cleared when the
+/// bank's interval ends.
+fn check_relation_counter_tables(
+    tables: usize,
+    cu: bool,
+    counter_max: u32,
+    threshold: u64,
+    seed: u64,
+) {
+    const CB: usize = 16;
+    const ENTRIES: usize = 16;
+    let rule = UpdateRule {
+        tables,
+        threshold,
+        fixed_threshold: seed % 2 == 0,
+        counter_max: counter_max as u64,
+        saturates: counter_max != 0xffff,
+        conservative_update: cu,
+        reset_on_promote: false,
+        reset_value: 0,
+    };
+    let width = if counter_max == 0xffff { 16 } else { 4 };
+    let mut uut = RelationCounterTables::<CB>::new(ENTRIES, width, &rule);
+    uut.connect_all();
+    uut.threshold.next = threshold.into();
+    uut.reset_clock();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut table = vec![vec![vec![0u32; ENTRIES]; tables]; 2];
+    // The slots M, C1, C2, D (R's is pushed each clock, D's taken): indices, bank, miss, last of
+    // its interval.
+    type Slot = Option<(Vec<usize>, usize, bool, bool)>;
+    let mut slots: std::collections::VecDeque<Slot> = (0..4).map(|_| None).collect();
+    let (mut bank, mut left, mut drain) = (0usize, rng.gen_range(1..40), 0);
+    let mut past: Option<(u32, String)> = None;
+    let (mut events, mut intervals, mut waits) = (0, 0, 0);
+    for step in 0..4000 {
+        let clearing = [uut.clearing0.val(), uut.clearing1.val()][bank];
+        let slot: Slot = if drain > 0 {
+            drain -= 1;
+            None
+        } else if clearing {
+            waits += 1;
+            None
+        } else if rng.gen_ratio(5, 6) {
+            let at: Vec<usize> = (0..tables).map(|_| rng.gen_range(0..3)).collect();
+            left -= 1;
+            let last = left == 0;
+            let s = Some((at, bank, rng.gen_ratio(4, 5), last));
+            if last {
+                bank ^= 1;
+                left = rng.gen_range(1..40);
+                drain = 5;
+            }
+            s
+        } else {
+            None
+        };
+        uut.r_valid.next = slot.is_some();
+        uut.r_bank.next = slot.as_ref().map_or(bank, |s| s.1) == 1;
+        for k in 0..tables {
+            let i = slot.as_ref().map_or(0, |s| s.0[k]);
+            uut.r_index[k].next = (i as u64).into();
+        }
+        slots.push_front(slot);
+        let d = slots.pop_back().expect("R to D");
+        uut.miss.next = d.as_ref().is_some_and(|s| s.2);
+        uut.clear_start.next = d.as_ref().is_some_and(|s| s.3);
+        uut.level(false);
+        if let Some((m, what)) = past.take() {
+            assert_eq!(uut.new_min_w.val().to_u64(), m as u64, "new_min_w, {what}");
+        }
+        if let Some((at, b, miss, last)) = d {
+            let mut c: Vec<u32> = at
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| table[b][k][i])
+                .collect();
+            let what = format!(
+                "{tables} tables C{} max {counter_max} T {threshold} seed {seed} clock {step} bank {b} at {at:?} counters {c:?}",
+                cu as u8
+            );
+            assert_eq!(
+                uut.candidate.val(),
+                counter_max as u64 >= threshold && c.iter().all(|&v| v as u64 + 1 >= threshold),
+                "candidate, {what}"
+            );
+            if miss {
+                past = Some((conservative_update(&mut c, cu, counter_max), what));
+                for (k, &i) in at.iter().enumerate() {
+                    table[b][k][i] = c[k];
+                }
+            }
+            events += 1;
+            if last {
+                intervals += 1;
+                table[b].iter_mut().for_each(|t| t.fill(0));
+            }
+        }
+        uut.level(true);
+    }
+    assert!(
+        events > 2000 && intervals > 50 && waits > 0,
+        "{events} events, {intervals} intervals, {waits} waits"
+    );
+}
+
+#[test]
+fn relation_counter_tables_forward_what_the_events_ahead_wrote() {
+    for tables in [1, 2, 4] {
+        for cu in [true, false] {
+            for (counter_max, threshold) in [(0xffff, 6), (0xffff, 1), (7, 5)] {
+                for seed in 1..=2 {
+                    check_relation_counter_tables(tables, cu, counter_max, threshold, seed);
+                }
+            }
+        }
+    }
+}
+
 /// Events accepted at random (about half the clocks), after a reset and again after one in the
 /// middle of an interval, with L changed at random clocks (it applies from the next interval),
 /// flush pulses and `end_ok` at random: before each clock `last` says whether the event offered
@@ -680,6 +940,146 @@ struct SetEvent {
     t: (u64, u64),
     new_min: u64,
     last: bool,
+}
+
+/// [`SetRelations`] as the accumulator drives it: events on a few tuples of 4 sets of 2 or 4
+/// ways enter C1 on most clocks (bubbles between), so that an event often shares its set, or its
+/// tuple, with the one or two ahead; the early view of C1's event is given from the model's
+/// [`Accumulator`] with every event but those two applied. Every 100 clocks the stream pauses for
+/// three and the interval ends in the model (retaining), as the accumulator around the block lets
+/// no op of the next interval in before the last one's W; the early view then shows the rollover.
+/// Each event's hit or allocation (with a random new minimum a clock after D, as the counters give
+/// it) in D, and its set's words a clock later, against the model.
+fn check_set_relations(ways: usize, threshold: u64, seed: u64) {
+    const CB: usize = 16;
+    let count_max = 11u64;
+    let cfg = ProfilerConfig::from_toml_str(
+        &format!(
+            "interval = 1000\ntables = 1\nentries = 16\nthreshold = {threshold}\nretaining = true\n\
+             a_bits = 8\nb_bits = 8\n[accumulator]\norganisation = \"set_associative\"\nentries = {}\n\
+             ways = {ways}\n",
+            4 * ways
+        ),
+        "<sub-block test>",
+    )
+    .unwrap();
+    let sets = SetHash::new(&cfg);
+    let mut model = Accumulator::new(&cfg);
+    let mut uut = SetRelations::<CB>::new(ways, count_max);
+    uut.connect_all();
+    uut.t.next = threshold.into();
+    uut.t_minus_1.next = threshold.saturating_sub(1).into();
+    uut.t_minus_2.next = threshold.saturating_sub(2).into();
+    uut.reachable.next = count_max >= threshold;
+    uut.reset_clock();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // The slots C1, C2, D: tuple, its set, new minimum.
+    type Slot = Option<((u64, u64), usize, u64)>;
+    let mut slots: [Slot; 3] = [None, None, None];
+    // The op a clock past D: its new minimum and set, to check its words.
+    let mut past: Option<(u64, usize, String)> = None;
+    let (mut hits, mut allocs) = (0, 0);
+    for step in 0..3000 {
+        slots[0] = (step % 100 < 97 && rng.gen_ratio(5, 6)).then(|| {
+            let t = (rng.gen_range(0..10u64), rng.gen_range(0..2u64));
+            (t, sets.set(t.0, t.1), rng.gen_range(0..=count_max))
+        });
+        let on = |a: &Slot, b: &Slot| matches!((a, b), (Some(x), Some(y)) if x.1 == y.1);
+        let same = |a: &Slot, b: &Slot| matches!((a, b), (Some(x), Some(y)) if x.0 == y.0);
+        uut.c1_ev.next = slots[0].is_some();
+        for w in 0..ways {
+            let (valid, locked, count, teq) = match &slots[0] {
+                Some((t, set, _)) => {
+                    let i = set * ways + w;
+                    let st = model.state[i];
+                    (
+                        st != EntryState::Empty,
+                        st == EntryState::Locked,
+                        model.count[i],
+                        model.tag[i] == *t,
+                    )
+                }
+                None => (false, false, 0, false),
+            };
+            uut.e_valid[w].next = valid;
+            uut.e_locked[w].next = locked;
+            uut.e_count[w].next = count.into();
+            uut.e_teq[w].next = teq;
+        }
+        uut.c1_ahead2.next = on(&slots[0], &slots[2]);
+        uut.c1_key2.next = same(&slots[0], &slots[2]);
+        uut.c2_ahead1.next = on(&slots[1], &slots[2]);
+        uut.c2_key1.next = same(&slots[1], &slots[2]);
+        uut.cand.next = slots[2].is_some_and(|s| s.2 >= threshold);
+        uut.new_min_w.next = past.as_ref().map_or(0, |p| p.0).into();
+        uut.level(false);
+        if let Some((_, set, what)) = past.take() {
+            for w in 0..ways {
+                let i = set * ways + w;
+                let st = model.state[i];
+                let valid = st != EntryState::Empty;
+                assert_eq!(uut.w_valid[w].val(), valid, "w_valid[{w}], {what}");
+                assert_eq!(
+                    uut.w_locked[w].val(),
+                    st == EntryState::Locked,
+                    "w_locked[{w}], {what}"
+                );
+                if valid {
+                    assert_eq!(
+                        uut.w_count[w].val().to_u64(),
+                        model.count[i],
+                        "w_count[{w}], {what}"
+                    );
+                }
+                assert_eq!(
+                    uut.w_hot[w].val(),
+                    valid && model.count[i] >= threshold,
+                    "w_hot[{w}], {what}"
+                );
+            }
+        }
+        if let Some((t, set, new_min)) = slots[2] {
+            let what =
+                format!("{ways} ways T {threshold} seed {seed} clock {step} tuple {t:?} set {set}");
+            let was = model.lookup(t);
+            let hit = model.shield(t, threshold, count_max);
+            assert_eq!(uut.hit.val(), hit, "hit, {what}");
+            assert_eq!(uut.miss.val(), !hit, "miss, {what}");
+            let alloc = if !hit && new_min >= threshold {
+                model.allocate(t, new_min)
+            } else {
+                None
+            };
+            for w in 0..ways {
+                let i = set * ways + w;
+                assert_eq!(uut.hit_way[w].val(), was == Some(i), "hit_way[{w}], {what}");
+                assert_eq!(uut.alloc[w].val(), alloc == Some(i), "alloc[{w}], {what}");
+            }
+            hits += hit as usize;
+            allocs += alloc.is_some() as usize;
+            past = Some((new_min, set, what));
+        }
+        if step % 100 == 99 {
+            model.end_interval(threshold, true);
+        }
+        uut.level(true);
+        slots.rotate_right(1);
+    }
+    assert!(
+        hits > 500 && allocs > 100,
+        "{hits} hits, {allocs} allocations"
+    );
+}
+
+#[test]
+fn set_relations_match_the_model_accumulator() {
+    for ways in [2, 4] {
+        for threshold in [1, 4, 8] {
+            for seed in 1..=2 {
+                check_set_relations(ways, threshold, seed);
+            }
+        }
+    }
 }
 
 /// Random events over a few tuples of 4 sets x 2 ways, offered as the block-RAM top offers them
