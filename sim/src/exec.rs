@@ -57,6 +57,64 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
     std::fs::rename(&tmp, path).map_err(|e| io(path, e))
 }
 
+/// The mark a task leaves in its directory while it runs (`running`: host, process id and, under
+/// Slurm, its array task), so that a merge can tell a task still at work from one that died.
+const RUNNING_FILE: &str = "running";
+
+/// Marks task `i` of `dir` as running until dropped (a task that is killed leaves its mark;
+/// [`is_running`] then finds its process gone).
+pub struct RunningMark {
+    path: PathBuf,
+}
+
+impl RunningMark {
+    pub fn new(dir: &Path, i: usize) -> Result<RunningMark, String> {
+        let tdir = task_dir(dir, i);
+        std::fs::create_dir_all(&tdir).map_err(|e| io(&tdir, e))?;
+        let array_task = match (
+            std::env::var("SLURM_ARRAY_JOB_ID"),
+            std::env::var("SLURM_ARRAY_TASK_ID"),
+        ) {
+            (Ok(job), Ok(task)) => format!("{job}_{task}"),
+            _ => String::new(),
+        };
+        let path = tdir.join(RUNNING_FILE);
+        write_atomic(
+            &path,
+            &format!("{} {} {array_task}\n", host(), std::process::id()),
+        )?;
+        Ok(RunningMark { path })
+    }
+}
+
+impl Drop for RunningMark {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// This machine's name, as rows and running marks record it.
+pub fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether task `i` of `dir` is still at work: it left its running mark, and Slurm still lists
+/// its array task, or (outside Slurm) its process is alive on this machine. A task whose mark
+/// cannot be checked so (another machine without Slurm) counts as not running.
+pub fn is_running(dir: &Path, i: usize) -> bool {
+    let Ok(text) = std::fs::read_to_string(task_dir(dir, i).join(RUNNING_FILE)) else {
+        return false;
+    };
+    let mut f = text.split_whitespace();
+    let (mark_host, pid, array_task) = (f.next(), f.next(), f.next());
+    if let Some(id) = array_task {
+        return slurm::lists(id);
+    }
+    mark_host == Some(host().as_str()) && pid.is_some_and(|p| Path::new("/proc").join(p).exists())
+}
+
 /// How task `i` ended, for a progress line: `done`, or `FAILED (log …)`.
 pub fn outcome(dir: &Path, i: usize, ok: bool) -> String {
     if ok {
@@ -165,5 +223,33 @@ pub fn run_local(
                 None => k += 1,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_running_mark_lasts_while_its_task_does() {
+        let dir = std::env::temp_dir().join(format!("hwprof-running-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(!is_running(&dir, 0), "no mark, not running");
+        let mark = RunningMark::new(&dir, 0).unwrap();
+        assert!(is_running(&dir, 0), "this process holds the mark");
+        drop(mark);
+        assert!(!is_running(&dir, 0), "the mark goes with the task");
+        // A task killed on this machine: its mark stays, its process is gone.
+        let path = task_dir(&dir, 1).join(RUNNING_FILE);
+        std::fs::create_dir_all(task_dir(&dir, 1)).unwrap();
+        std::fs::write(&path, format!("{} 4194305\n", host())).unwrap();
+        assert!(!is_running(&dir, 1), "a dead process is not running");
+        // On another machine, without Slurm: not checkable, so not running.
+        std::fs::write(&path, format!("not-{} {}\n", host(), std::process::id())).unwrap();
+        assert!(
+            !is_running(&dir, 1),
+            "another host's mark is not taken for running"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -248,6 +248,7 @@ fn merge(dir: &Path, json: bool, no_plots: bool) -> CmdResult {
             "rows": c.rows,
             "failed": c.failed,
             "pending": c.pending,
+            "running": c.running,
             "files": files,
         }))?;
     } else {
@@ -281,13 +282,19 @@ fn merge(dir: &Path, json: bool, no_plots: bool) -> CmdResult {
             c.pending
         );
     }
-    if c.failed.is_empty() && c.pending.is_empty() {
+    if !c.running.is_empty() {
+        eprintln!(
+            "running: tasks {:?} are still at work (collect again when they end)",
+            c.running
+        );
+    }
+    if c.failed.is_empty() && c.pending.is_empty() && c.running.is_empty() {
         Ok(())
     } else {
         Err(CliError::failure(format!(
             "{} of {} tasks without a row (the rows of the others are merged); run the same \
-             `hwprof explore` again to retry them",
-            c.failed.len() + c.pending.len(),
+             `hwprof explore` again to retry the failed and pending ones",
+            c.failed.len() + c.pending.len() + c.running.len(),
             c.tasks
         )))
     }

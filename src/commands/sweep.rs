@@ -444,7 +444,12 @@ fn merge(
     run: Option<(f64, usize)>,
 ) -> CmdResult {
     let plan = ShardPlan::read(dir).map_err(CliError::input)?;
-    let (rows, failed, pending) = shard::collect(dir).map_err(CliError::failure)?;
+    let shard::Collected {
+        rows,
+        failed,
+        pending,
+        running,
+    } = shard::collect(dir).map_err(CliError::failure)?;
     let mut csv = CsvOutput::create(dir).map_err(|e| write_error(dir, e))?;
     for r in &rows {
         csv.write(r).map_err(CliError::failure)?;
@@ -462,8 +467,11 @@ fn merge(
         threads,
     };
     finish(dir, &rows, &summary, json, no_plots, top)?;
-    if failed.is_empty() && pending.is_empty() {
+    if failed.is_empty() && pending.is_empty() && running.is_empty() {
         return Ok(());
+    }
+    if !running.is_empty() {
+        eprintln!("running: tasks {running:?} are still at work (collect again when they end)");
     }
     for f in &failed {
         eprintln!(
@@ -476,12 +484,13 @@ fn merge(
         );
     }
     Err(CliError::failure(format!(
-        "{} of {} tasks have no row ({} failed, {} never ran); run the same command again to \
-         run them",
-        failed.len() + pending.len(),
+        "{} of {} tasks have no row ({} failed, {} never ran, {} running); run the same command \
+         again to run the failed and the never-run ones",
+        failed.len() + pending.len() + running.len(),
         plan.tasks(),
         failed.len(),
-        pending.len()
+        pending.len(),
+        running.len()
     )))
 }
 

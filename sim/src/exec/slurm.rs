@@ -201,6 +201,14 @@ pub fn wait(id: &str, every: Duration, mut on_poll: impl FnMut()) -> Result<(), 
     }
 }
 
+/// Whether `squeue` still lists job (or array task) `id`; false when it cannot be asked.
+pub fn lists(id: &str) -> bool {
+    Command::new("squeue")
+        .args(["-h", "-o", "%i", "-j", id])
+        .output()
+        .is_ok_and(|o| o.status.success() && !String::from_utf8_lossy(&o.stdout).trim().is_empty())
+}
+
 /// The job ids submitted for DIR so far, with their array indices.
 pub fn submitted(dir: &Path) -> Vec<(String, String)> {
     std::fs::read_to_string(dir.join("slurm-jobs.txt"))

@@ -27,7 +27,7 @@ use super::{Design, FlowOptions, SynthResult};
 use crate::eval::sweep::shard::{load_traces, PlanTrace};
 use crate::eval::sweep::{expand_grid, run, Job, RunOptions, Subject};
 use crate::eval::trace::LackeyKind;
-use crate::exec::{io, task_dir, why, write_atomic, LOG_FILE};
+use crate::exec::{host, io, is_running, task_dir, why, write_atomic, RunningMark, LOG_FILE};
 use hwprof_hdl::config::ProfilerConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -323,12 +323,6 @@ fn hardware_options(c: &ProfilerConfig) -> Vec<String> {
     .collect()
 }
 
-fn host() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default()
-}
-
 impl ExploreRow {
     fn new(
         index: usize,
@@ -408,6 +402,7 @@ pub fn run_task(
         progress("already complete");
         return Ok(row);
     }
+    let _running = RunningMark::new(dir, index)?;
     progress(&format!("accuracy of configuration {point}"));
     accuracies(dir, &plan, &[point], 1)?;
     let acc = read_point(dir, point)?;
@@ -477,10 +472,13 @@ pub struct Collected {
     pub failed: Vec<FailedTask>,
     /// Tasks that never started (no log).
     pub pending: Vec<usize>,
+    /// Tasks still at work ([`crate::exec::is_running`]).
+    pub running: Vec<usize>,
 }
 
 /// Merges the rows in `dir`, marks each target's Pareto front, and lists the tasks without a
-/// row: failed (they left a log) or pending. A failed task leaves the other rows as they are.
+/// row: still running, failed (they left a log) or pending. A failed task leaves the other rows
+/// as they are.
 pub fn collect(dir: &Path) -> Result<Collected, String> {
     let plan = Plan::read(dir)?;
     let mut out = Collected {
@@ -488,11 +486,13 @@ pub fn collect(dir: &Path) -> Result<Collected, String> {
         rows: vec![],
         failed: vec![],
         pending: vec![],
+        running: vec![],
     };
     for i in 0..plan.tasks() {
         let tdir = task_dir(dir, i);
         match read_row(&tdir) {
             Ok(r) => out.rows.push(r),
+            Err(_) if is_running(dir, i) => out.running.push(i),
             Err(e) => {
                 let log = tdir.join(LOG_FILE);
                 let (point, target) = plan.task(i)?;

@@ -15,7 +15,7 @@ use super::{
     expand_grid, run, trace_labels, Job, PythonBench, Row, RunOptions, Subject, TraceInput,
 };
 use crate::eval::trace::{read_trace_full, LackeyKind, STDIN};
-use crate::exec::{io, task_dir, why, write_atomic, LOG_FILE};
+use crate::exec::{io, is_running, task_dir, why, write_atomic, RunningMark, LOG_FILE};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -191,6 +191,7 @@ pub fn run_task(dir: &Path, index: usize, python: Option<PythonBench>) -> Result
     if let Ok(row) = read_row(dir, index) {
         return Ok(row);
     }
+    let _running = RunningMark::new(dir, index)?;
     let &(t, s) = plan
         .jobs
         .get(index)
@@ -243,14 +244,27 @@ pub struct FailedShard {
     pub error: String,
 }
 
-/// The rows in `dir`, in task order, and the tasks without one: failed (they left a log) or
-/// pending (never started).
-pub fn collect(dir: &Path) -> Result<(Vec<Row>, Vec<FailedShard>, Vec<usize>), String> {
+/// The merge of a sharded sweep's directory: the rows, in task order, and the tasks without one.
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub rows: Vec<Row>,
+    /// They ran and left a log.
+    pub failed: Vec<FailedShard>,
+    /// They never started.
+    pub pending: Vec<usize>,
+    /// They are still at work ([`crate::exec::is_running`]).
+    pub running: Vec<usize>,
+}
+
+/// The rows in `dir` and the tasks without one.
+pub fn collect(dir: &Path) -> Result<Collected, String> {
     let plan = ShardPlan::read(dir)?;
-    let (mut rows, mut failed, mut pending) = (Vec::new(), Vec::new(), Vec::new());
+    let mut out = Collected::default();
+    let (rows, failed, pending) = (&mut out.rows, &mut out.failed, &mut out.pending);
     for i in 0..plan.tasks() {
         match read_row(dir, i) {
             Ok(r) => rows.push(r),
+            Err(_) if is_running(dir, i) => out.running.push(i),
             Err(e) => {
                 let log = task_dir(dir, i).join(LOG_FILE);
                 if log.is_file() {
@@ -271,7 +285,7 @@ pub fn collect(dir: &Path) -> Result<(Vec<Row>, Vec<FailedShard>, Vec<usize>), S
             }
         }
     }
-    Ok((rows, failed, pending))
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -303,7 +317,12 @@ mod tests {
         for i in incomplete(&dir, &plan) {
             run_task(&dir, i, None).unwrap();
         }
-        let (rows, failed, pending) = collect(&dir).unwrap();
+        let Collected {
+            rows,
+            failed,
+            pending,
+            ..
+        } = collect(&dir).unwrap();
         assert!(failed.is_empty() && pending.is_empty());
         // The threaded sweep over the same jobs.
         let traces = load_traces(&plan.traces).unwrap();
@@ -348,7 +367,7 @@ mod tests {
         let t = task_dir(&dir, 2);
         std::fs::write(t.join(ROW_FILE), "{").unwrap();
         std::fs::write(t.join(LOG_FILE), "step\nerror: killed\n").unwrap();
-        let (rows, failed, _) = collect(&dir).unwrap();
+        let Collected { rows, failed, .. } = collect(&dir).unwrap();
         assert_eq!((rows.len(), failed.len(), failed[0].index), (7, 1, 2));
         std::fs::remove_dir_all(&dir).unwrap();
     }
