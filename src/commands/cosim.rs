@@ -34,6 +34,10 @@ pub struct CosimArgs {
     /// Simulate the simple baseline profiler of the configuration instead of the pipelined one
     #[arg(long)]
     pub baseline: bool,
+    /// Simulate the block-RAM profiler rebuilt around a loop of bits (set associative, first
+    /// replacement, no reset on promote) instead of the pipelined one
+    #[arg(long, conflicts_with = "baseline")]
+    pub relation: bool,
     /// How to read a lackey log (checked against the kind a text or binary trace records)
     #[arg(long, value_enum)]
     pub kind: Option<KindArg>,
@@ -73,6 +77,8 @@ pub fn run(a: CosimArgs) -> CmdResult {
     let report_ready = parse_ready(&a.report_ready)?;
     let design = if a.baseline {
         Design::Baseline
+    } else if a.relation {
+        Design::Relation
     } else {
         Design::Pipelined
     };

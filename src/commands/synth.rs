@@ -53,6 +53,10 @@ pub struct DesignArgs {
     /// Events per clock of the design, measured in simulation (gives events/s in the report).
     #[arg(long)]
     events_per_clock: Option<f64>,
+    /// With --config: the block-RAM profiler rebuilt around a loop of bits (set associative,
+    /// first replacement, no reset on promote) instead of the pipelined one.
+    #[arg(long, requires = "config")]
+    relation: bool,
 }
 
 #[derive(clap::Args)]
@@ -212,7 +216,11 @@ fn design(a: &DesignArgs, target: Target) -> Result<Design, CliError> {
         let (interval, entries) = (cfg.interval, cfg.entries as u64);
         let settings =
             hwprof_hdl::multihash::top::fixed_settings_ports(&cfg, "unused_flush_pending");
-        let mut d = config_design(path, move || hwprof_hdl::multihash::verilog(&cfg))?;
+        let which = match a.relation {
+            true => hwprof_hdl::multihash::Design::Relation,
+            false => hwprof_hdl::multihash::Design::Pipelined,
+        };
+        let mut d = config_design(path, move || hwprof_hdl::multihash::verilog_of(&cfg, which))?;
         if a.events_per_clock.is_none() {
             let cycles = flow::throughput::profiler_cycles(interval, entries);
             progress(&format!("icarus: events per clock over {cycles} cycles"));

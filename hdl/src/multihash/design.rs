@@ -14,17 +14,20 @@
 use super::baseline::{BaselineProfiler, SetBaselineProfiler};
 use super::bram_profiler::BramProfiler;
 use super::profiler::MultiHashProfiler;
+use super::relation_profiler::RelationProfiler;
 use super::top::ProfilerTop;
 use super::widths::storage_widths;
-use crate::config::{Organisation, ProfilerConfig};
+use crate::config::{Organisation, ProfilerConfig, Replacement};
 use crate::util::on_rtl_thread;
 
-/// Which design of a configuration: the pipelined profiler (one event per clock), or the
-/// deliberately simple baseline it is compared with.
+/// Which design of a configuration: the pipelined profiler (one event per clock), the
+/// deliberately simple baseline it is compared with, or the block-RAM profiler rebuilt around a
+/// loop of bits ([`RelationProfiler`]: set associative, first replacement, no reset on promote).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Design {
     Pipelined,
     Baseline,
+    Relation,
 }
 
 /// Code generic over the width class, run by [`with_class`] (the board top).
@@ -64,6 +67,21 @@ pub fn with_design<V: DesignVisitor + Send>(
 where
     V::Output: Send,
 {
+    if design == Design::Relation {
+        let acc = &cfg.accumulator;
+        if acc.organisation != Organisation::SetAssociative {
+            return Err("the relation design is set associative: set accumulator.organisation = \"set_associative\"".into());
+        }
+        if acc.replacement != Replacement::First {
+            return Err("the relation design takes the lowest replaceable way: set accumulator.replacement = \"first\"".into());
+        }
+        if cfg.reset_on_promote {
+            return Err(
+                "the relation design has no reset on promote (R1): set reset_on_promote = false"
+                    .into(),
+            );
+        }
+    }
     with_class(cfg, Build { design, v })
 }
 
@@ -95,6 +113,12 @@ impl<V: DesignVisitor> ClassVisitor for Build<V> {
             }
             (Design::Pipelined, Organisation::SetAssociative) => {
                 run(BramProfiler::<CB>::new(cfg), self.v, cfg)
+            }
+            (Design::Relation, Organisation::SetAssociative) => {
+                run(RelationProfiler::<CB>::new(cfg), self.v, cfg)
+            }
+            (Design::Relation, Organisation::FullyAssociative) => {
+                unreachable!("rejected by with_design")
             }
         }
     }

@@ -24,6 +24,8 @@ pub mod hash_unit;
 pub mod interval;
 pub mod primitives;
 pub mod profiler;
+pub mod relation_accumulator;
+pub mod relation_profiler;
 pub mod relation_tables;
 pub mod relations;
 pub mod set_accumulator;

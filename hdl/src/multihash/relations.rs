@@ -101,9 +101,10 @@ pub struct CounterRelations<const CB: usize> {
     inc: Vec<Signal<Local, Bit>>,
     ex: Vec<Signal<Local, Bit>>,
     s: Vec<Signal<Local, Bit>>,
-    /// C2: X's next rows.
-    a_next: Vec<BitGather<ROW>>,
-    b_next: Vec<BitGather<ROW>>,
+    /// C2: X's next rows, row k at bits 16k … 16k + 15 (one gather for all rows: rust-hdl
+    /// writes a loop index past the first as a Verilog variable).
+    a_next: BitGather<{ ROW * ROW }>,
+    b_next: BitGather<{ ROW * ROW }>,
     /// c + 1 of Y, saturating (its new minimum where it is minimal).
     sat_inc: Vec<Signal<Local, Bits<CB>>>,
     min_pick: Vec<Signal<Local, Bits<CB>>>,
@@ -175,8 +176,8 @@ impl<const CB: usize> CounterRelations<CB> {
             inc: vec_of(tables),
             ex: vec_of(tables),
             s: vec_of(tables),
-            a_next: vec_of(tables),
-            b_next: vec_of(tables),
+            a_next: Default::default(),
+            b_next: Default::default(),
             sat_inc: vec_of(tables),
             min_pick: vec_of(tables),
             min_or: vec_of(tables + 1),
@@ -232,27 +233,28 @@ impl<const CB: usize> Logic for CounterRelations<CB> {
         }
         self.candidate.next = self.cand.val();
         // ---- C2 (X): its rows, with Y's increments as X sees them, for X's D.
+        for i in 0..256 {
+            self.a_next.bits[i].next = true;
+            self.b_next.bits[i].next = true;
+        }
         for k in 0..self.p0.len() {
-            for j in 0..16 {
-                self.a_next[k].bits[j].next = true;
-                self.b_next[k].bits[j].next = true;
-            }
             for j in 0..self.p0.len() {
-                self.a_next[k].bits[j].next = self.p0[k].q.val() <= self.p0[j].q.val();
+                self.a_next.bits[k * 16 + j].next = self.p0[k].q.val() <= self.p0[j].q.val();
                 if self.ex[j].val() {
-                    self.a_next[k].bits[j].next =
+                    self.a_next.bits[k * 16 + j].next =
                         self.z[k].q.val() | (self.pm[k].q.val() <= self.p0[j].q.val());
                 }
-                self.b_next[k].bits[j].next = self.p0[k].q.val() < self.p0[j].q.val();
+                self.b_next.bits[k * 16 + j].next = self.p0[k].q.val() < self.p0[j].q.val();
                 if self.ex[j].val() {
-                    self.b_next[k].bits[j].next = true;
+                    self.b_next.bits[k * 16 + j].next = true;
                     if !self.cu.val() {
-                        self.b_next[k].bits[j].next = self.p0[k].q.val() <= self.p0[j].q.val();
+                        self.b_next.bits[k * 16 + j].next =
+                            self.p0[k].q.val() <= self.p0[j].q.val();
                     }
                 }
             }
-            self.a[k].d.next = self.a_next[k].word.val();
-            self.b[k].d.next = self.b_next[k].word.val();
+            self.a[k].d.next = self.a_next.word.val().get_bits::<16>(k * 16);
+            self.b[k].d.next = self.b_next.word.val().get_bits::<16>(k * 16);
             self.e[k].d.next = self.ex[k].val();
             // X's predicates and value with Y's increment.
             self.ge1[k].d.next = self.p0[k].q.val() >= self.floor.val();

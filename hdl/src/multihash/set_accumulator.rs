@@ -907,6 +907,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
         // ---- Per-set epochs.
         self.epochs.retire.next = self.d_op.q.val();
         self.epochs.touch.next = self.valid.val();
+        self.epochs.hot_valid.next = self.valid.val();
+        self.epochs.hot_set.next = self.d_set.q.val();
         self.epochs.roll.next = self.end_interval.val();
         if self.end_interval.val() {
             self.term.d.next = true;
@@ -932,8 +934,8 @@ impl<const CB: usize> Logic for SetAssociativeAccumulator<CB> {
 
 /// The per-set epochs (the module docs): four flags per set, `cur`, `prev`, `pend` and `rep`, read
 /// at four sets at once (stage D's, stage C's, the lookup's and the scanner's) and updated at the
-/// clock edge: `retire` clears `pend` of stage D's set, `touch` sets its `cur`, `hot` (with
-/// `touch`) its `rep`; `roll` (the interval's last event is in stage D) moves `cur` into `prev`
+/// clock edge: `retire` clears `pend` of stage D's set, `touch` sets its `cur`; `hot` (with
+/// `hot_valid`) sets `rep` of `hot_set` (stage D's set here; a later stage's in a deeper pipeline); `roll` (the interval's last event is in stage D) moves `cur` into `prev`
 /// and `rep` into `pend` and clears both; `reset` clears all. Any number of sets, in flip-flops.
 ///
 /// `hot` comes late in stage D (after the tag compare, the hit and the new counts), so it is
@@ -988,7 +990,9 @@ pub struct SetEpochs {
     pub lookup_hold: Signal<In, Bit>,
     pub retire: Signal<In, Bit>,
     pub touch: Signal<In, Bit>,
-    /// With `touch`, a bit per way: the op leaves that way of its set valid with count >= T.
+    /// With `hot_valid`, a bit per way: the op on `hot_set` leaves that way valid with count >= T.
+    pub hot_valid: Signal<In, Bit>,
+    pub hot_set: Signal<In, Bits<ADDRESS_BITS>>,
     pub hot: Vec<Signal<In, Bit>>,
     pub roll: Signal<In, Bit>,
     pub d_cur: Signal<Out, Bit>,
@@ -1016,7 +1020,7 @@ pub struct SetEpochs {
     /// Registered: the flag of the scanner's set after this clock (`scan_advance` picks it), so
     /// the scanner's decision starts from a flip-flop, not an S-to-1 select.
     _scan: bool,
-    /// Last clock's `touch & hot` and stage D's set then; last clock's `roll`.
+    /// Last clock's `hot_valid & hot` and `hot_set` then; last clock's `roll`.
     _hq: bool,
     _sq: usize,
     _rq: bool,
@@ -1047,6 +1051,8 @@ impl SetEpochs {
             lookup_hold: Default::default(),
             retire: Default::default(),
             touch: Default::default(),
+            hot_valid: Default::default(),
+            hot_set: Default::default(),
             hot: vec_of(ways),
             roll: Default::default(),
             d_cur: Default::default(),
@@ -1159,8 +1165,8 @@ impl Logic for SetEpochs {
             let n = self._pend.len();
             let scan = (u64_bits(self.scan_set.val()) & low) as usize;
             self._scan = self._pend[(scan + usize::from(self.scan_advance.val())) % n];
-            self._hq = !self.reset.val() & self.touch.val() & self.hot.iter().any(|h| h.val());
-            self._sq = s;
+            self._hq = !self.reset.val() & self.hot_valid.val() & self.hot.iter().any(|h| h.val());
+            self._sq = (u64_bits(self.hot_set.val()) & low) as usize;
             self._rq = !self.reset.val() & self.roll.val();
         }
         [self.d_cur.next, self.d_prev.next, self.d_pend.next] = self._d;
@@ -1204,7 +1210,7 @@ impl Logic for SetEpochs {
             ),
             _ => (
                 format!("reg [{}:0] sq;\n", ab - 1),
-                format!("      sq <= {};\n", set("d_set")),
+                format!("      sq <= {};\n", set("hot_set")),
                 format!(
                     "\
 genvar i;
@@ -1517,7 +1523,7 @@ always @(posedge clock) begin
 {l_load0}      known_r <= lookup_hold;
 {l_load1}      any_pend_r <= any_next;
       scan_r <= scan_advance ? s1_next : s_next;
-      hot_r <= touch ? {{{hot}}} : {ways}'d0;
+      hot_r <= hot_valid ? {{{hot}}} : {ways}'d0;
       rq <= roll;
 {sq_load}   end
 end

@@ -17,7 +17,11 @@
 //! (`c2_ahead1` for X, at the end of D; `c1_ahead2` for X', at the end of C1), else its own:
 //! X's C2 registers, X''s early view (the table's merge of the RAM and the writes three to five
 //! ahead, after the rollover). A way's tuple changes only when it is allocated, so the next op's
-//! match on a way Y allocated is whether its tuple is Y's (`c2_key1`, `c1_key2`). The counts
+//! match on a way Y allocated is whether its tuple is Y's (`c2_key1`, `c1_key2`), on any other
+//! way its own tag compare (`e_teq`, kept apart from the validity as `tq_c`) with Y's validity.
+//! So the early view's validity, lock and count are used only where neither op ahead is on the
+//! set: the accumulator around may get them wrong there (its epochs already hold the touch of an
+//! op one or two ahead, whose write its RAM has not seen). The counts
 //! follow: base ← `nmf` ? `new_min_w` : base + pend, pend ← hit, nmf ← allocated; `cge1` of the
 //! next op is the chain base + pend ≥ T − 1 or ≥ T − 2 (a hit) on Y's registers, selected late. A
 //! way the op two ahead allocated takes that op's new minimum as X leaves C2 (the op is in W
@@ -72,6 +76,8 @@ pub struct SetRelations<const CB: usize> {
     /// C2: X's view.
     ev_c: DFF<Bit>,
     hm_c: Vec<DFF<Bit>>,
+    /// X's tuple is the way's tag (valid or not).
+    tq_c: Vec<DFF<Bit>>,
     vl_c: Vec<DFF<Bit>>,
     lk_c: Vec<DFF<Bit>>,
     base_c: Vec<DFF<Bits<CB>>>,
@@ -149,6 +155,7 @@ impl<const CB: usize> SetRelations<CB> {
             w_hot: vec_of(ways),
             ev_c: Default::default(),
             hm_c: vec_of(ways),
+            tq_c: vec_of(ways),
             vl_c: vec_of(ways),
             lk_c: vec_of(ways),
             base_c: vec_of(ways),
@@ -194,6 +201,7 @@ impl<const CB: usize> Logic for SetRelations<CB> {
         // ---- D (Y): hit, miss, allocation, from registers and `cand`.
         for w in 0..self.hm.len() {
             self.hm_c[w].clock.next = self.clock.val();
+            self.tq_c[w].clock.next = self.clock.val();
             self.vl_c[w].clock.next = self.clock.val();
             self.lk_c[w].clock.next = self.clock.val();
             self.base_c[w].clock.next = self.clock.val();
@@ -263,6 +271,7 @@ impl<const CB: usize> Logic for SetRelations<CB> {
             self.nmf[w].d.next = false;
             self.cge1[w].d.next = self.ge1_c[w].val();
             if self.c2_ahead1.val() {
+                self.hm[w].d.next = self.tq_c[w].q.val() & self.vl[w].q.val();
                 if self.alloc_d[w].val() {
                     self.hm[w].d.next = self.c2_key1.val();
                 }
@@ -278,14 +287,17 @@ impl<const CB: usize> Logic for SetRelations<CB> {
             }
             // ---- C1 → X''s registers: its early view, or Y's result (distance 2).
             self.hm_c[w].d.next = self.e_teq[w].val() & self.e_valid[w].val();
+            self.tq_c[w].d.next = self.e_teq[w].val();
             self.vl_c[w].d.next = self.e_valid[w].val();
             self.lk_c[w].d.next = self.e_locked[w].val();
             self.base_c[w].d.next = self.e_count[w].val();
             self.pend_c[w].d.next = false;
             self.nmf_c[w].d.next = false;
             if self.c1_ahead2.val() {
+                self.hm_c[w].d.next = self.e_teq[w].val() & self.vl[w].q.val();
                 if self.alloc_d[w].val() {
                     self.hm_c[w].d.next = self.c1_key2.val();
+                    self.tq_c[w].d.next = self.c1_key2.val();
                 }
                 self.vl_c[w].d.next = self.vl[w].q.val() | self.alloc_d[w].val();
                 self.lk_c[w].d.next = self.lock_d[w].val();

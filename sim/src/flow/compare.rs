@@ -74,6 +74,7 @@ fn name(which: Which) -> &'static str {
     match which {
         Which::Pipelined => "pipelined",
         Which::Baseline => "baseline",
+        Which::Relation => "relation",
     }
 }
 

@@ -20,6 +20,7 @@ use hwprof_hdl::multihash::counter_tables::{ConservativeUpdate, CounterTables, U
 use hwprof_hdl::multihash::full_accumulator::FullyAssociativeAccumulator;
 use hwprof_hdl::multihash::hash_unit::TabulationRam;
 use hwprof_hdl::multihash::interval::IntervalControl;
+use hwprof_hdl::multihash::relation_accumulator::RelationSetAccumulator;
 use hwprof_hdl::multihash::relation_tables::RelationCounterTables;
 use hwprof_hdl::multihash::relations::CounterRelations;
 use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
@@ -67,7 +68,8 @@ clocked!(
     SetRelations,
     CounterTables,
     FullyAssociativeAccumulator,
-    SetAssociativeAccumulator
+    SetAssociativeAccumulator,
+    RelationSetAccumulator
 );
 
 /// The block's `new_min` output is the model's, and its `candidate` output says `new_min` >= T.
@@ -1259,5 +1261,160 @@ fn set_associative_accumulator_matches_the_model_rules() {
         for seed in 1..=2 {
             check_set_accumulator(2, true, retaining, smallest, seed == 2, seed == 1, seed);
         }
+    }
+}
+
+/// [`RelationSetAccumulator`] as the rebuilt top drives it: an event offered in R on most clocks
+/// (4 sets of 2 ways, 24 tuples, so that it often shares its set or its tuple with the events one
+/// to five ahead), refused on a pending set without room, the counters' candidate in D and new
+/// minimum in W given from the stream; nothing enters R while an interval's last event is in
+/// M … W, and a last event waits for the previous report. Each event's hit and allocation in D,
+/// and every interval's report, against the model's [`Accumulator`]; T drawn again at every
+/// interval end with `vary`.
+fn check_relation_set_accumulator(threshold: u64, vary: bool, retaining: bool, seed: u64) {
+    const CB: usize = 16;
+    let count_max = 11u64;
+    let cfg = ProfilerConfig::from_toml_str(
+        &format!(
+            "interval = 1000\ntables = 1\nentries = 16\nthreshold = {threshold}\nretaining = {retaining}\n\
+             a_bits = 8\nb_bits = 8\n[accumulator]\norganisation = \"set_associative\"\nentries = 8\n\
+             ways = 2\n"
+        ),
+        "<sub-block test>",
+    )
+    .unwrap();
+    let sets = SetHash::new(&cfg);
+    let mut model = Accumulator::new(&cfg);
+    let mut uut = RelationSetAccumulator::<CB>::new(4, 2, 16, 4, count_max, retaining, None);
+    uut.connect_all();
+    uut.threshold.next = threshold.into();
+    uut.reset_clock();
+    let mut next_t = threshold_draws(threshold, vary, count_max, seed);
+    let (mut threshold, mut t_next) = (threshold, next_t());
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut stale = ChaCha8Rng::seed_from_u64(seed + 1000);
+    // One event in five repeats the one before: a hit right after an allocation.
+    let mut prev = (0, 0);
+    let mut next = || {
+        if !rng.gen_ratio(1, 5) {
+            prev = (rng.gen_range(0..12u64), rng.gen_range(0..2u64));
+        }
+        SetEvent {
+            t: prev,
+            new_min: rng.gen_range(0..=count_max),
+            last: rng.gen_ratio(1, 25),
+        }
+    };
+    let tag = |t: (u64, u64)| -> Bits<TAG_BITS> { Bits::<TAG_BITS>::from(t.1 << 8 | t.0) };
+    let set_of = |t: (u64, u64)| sets.set(t.0, t.1) as u64;
+    // The slots M, C1, C2, D, W.
+    let mut slots: [Option<SetEvent>; 5] = [None; 5];
+    let mut pending = next();
+    let (mut interval, mut decided, mut reports) = (0u64, 0, 0);
+    // Events that shared their set with the event d = 1 … 5 slots ahead; hits right after an
+    // allocation of the same tuple.
+    let mut aliased = [0usize; 5];
+    let mut hit_after_alloc = 0;
+    let mut last_promoted: Option<(u64, u64)> = None;
+    let mut words: Vec<(u64, u64, bool)> = Vec::new();
+    let mut expected: Vec<Vec<u64>> = Vec::new();
+    for cycle in 0..6000 {
+        let [_, _, _, d, w] = slots;
+        uut.candidate.next = d.is_some_and(|e| e.new_min >= threshold);
+        uut.new_min_w.next = w.map_or(0, |e| e.new_min).into();
+        uut.end_interval.next = w.is_some_and(|e| e.last);
+        uut.interval.next = interval.into();
+        uut.threshold.next = t_next.into();
+        uut.report_ready.next = stale.gen_ratio(3, 4);
+        uut.lookup.next = false;
+        uut.lookup_offer.next = false;
+        uut.lookup_set.next = set_of(pending.t).into();
+        uut.lookup_tag.next = tag(pending.t);
+        uut.level(false);
+        let rules = !slots.iter().any(|s| s.is_some_and(|s| s.last))
+            && !(pending.last && uut.report_busy.val());
+        let ok = rules && uut.lookup_ok.val();
+        uut.lookup_hold.next = !ok;
+        uut.lookup_offer.next = rules || stale.gen_ratio(1, 4);
+        uut.lookup.next = ok;
+        uut.level(false);
+        if let Some(e) = d {
+            let what = format!(
+                "T {threshold} vary {vary} P{} seed {seed} event {decided} (cycle {cycle}) {:?}",
+                retaining as u8, e.t
+            );
+            let hit = model.shield(e.t, threshold, count_max);
+            let promoted =
+                !hit && e.new_min >= threshold && model.allocate(e.t, e.new_min).is_some();
+            assert_eq!(
+                (uut.hit.val(), uut.miss.val(), uut.promoted.val()),
+                (hit, !hit, promoted),
+                "hit/miss/promoted, {what}"
+            );
+            if hit && last_promoted == Some(e.t) {
+                hit_after_alloc += 1;
+            }
+            last_promoted = promoted.then_some(e.t);
+            decided += 1;
+        }
+        if let Some(e) = w {
+            if e.last {
+                let mut r: Vec<u64> = model
+                    .end_interval(threshold, retaining)
+                    .iter()
+                    .map(|x| (x.b << 8 | x.a) << 8 | x.count)
+                    .collect();
+                r.sort_unstable();
+                expected.push(r);
+                interval += 1;
+                threshold = t_next;
+                t_next = next_t();
+            }
+        }
+        if uut.report_valid.val() && uut.report_ready.val() {
+            words.push((
+                uut.report_tag.val().get_bits::<64>(0).to_u64(),
+                uut.report_count.val().to_u64(),
+                uut.report_last.val(),
+            ));
+        }
+        uut.level(true);
+        let entering = ok.then_some(pending);
+        if let Some(e) = entering {
+            for (n, s) in slots[..].iter().enumerate() {
+                if s.is_some_and(|s| set_of(s.t) == set_of(e.t)) {
+                    aliased[n] += 1;
+                }
+            }
+            pending = next();
+        }
+        slots = [entering, slots[0], slots[1], slots[2], slots[3]];
+        while let Some(n) = words.iter().position(|w| w.2) {
+            let mut got: Vec<u64> = words
+                .drain(..=n)
+                .filter(|w| w.1 != 0)
+                .map(|(t, count, _)| t << 8 | count)
+                .collect();
+            got.sort_unstable();
+            assert_eq!(
+                got, expected[reports],
+                "report of interval {reports}, seed {seed}"
+            );
+            reports += 1;
+        }
+    }
+    assert!(
+        decided > 3000 && reports >= 50 && aliased.iter().all(|&a| a > 300) && hit_after_alloc > 50,
+        "{decided} events, {reports} reports, aliased at d = 1..5 {aliased:?}, {hit_after_alloc} hits after an allocation"
+    );
+}
+
+#[test]
+fn relation_set_accumulator_matches_the_model_rules() {
+    for (threshold, retaining) in [(3, true), (3, false), (1, true)] {
+        check_relation_set_accumulator(threshold, false, retaining, 1);
+    }
+    for (retaining, seed) in [(true, 2), (false, 3)] {
+        check_relation_set_accumulator(2, true, retaining, seed);
     }
 }

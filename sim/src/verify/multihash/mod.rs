@@ -10,6 +10,8 @@ pub mod export;
 pub mod icarus;
 #[cfg(test)]
 pub mod kit;
+#[cfg(test)]
+mod relation;
 pub mod settings;
 pub mod shapes;
 pub mod streams;
