@@ -100,7 +100,6 @@ pub struct SetRelations<const CB: usize> {
     w_lk: Vec<DFF<Bit>>,
     /// C2: X's count ≥ T − 1.
     ge1_c: Vec<Signal<Local, Bit>>,
-    sum_c: Vec<Signal<Local, Bits<CB>>>,
     /// D: Y's count per way (carry-saved parts added, saturating, or the allocation's minimum),
     /// base + pend ≥ T − 1 and ≥ T − 2, hit, allocation, and the next lock.
     sum: Vec<Signal<Local, Bits<CB>>>,
@@ -175,7 +174,6 @@ impl<const CB: usize> SetRelations<CB> {
             w_vl: vec_of(ways),
             w_lk: vec_of(ways),
             ge1_c: vec_of(ways),
-            sum_c: vec_of(ways),
             sum: vec_of(ways),
             cnt: vec_of(ways),
             f10: vec_of(ways),
@@ -251,12 +249,14 @@ impl<const CB: usize> Logic for SetRelations<CB> {
             self.f10[w].next = self.nmf[w].q.val() | (self.sum[w].val() >= self.t_minus_1.val());
             self.f11[w].next = self.nmf[w].q.val() | (self.sum[w].val() >= self.t_minus_2.val());
             // ---- C2 (X): its count >= T − 1.
-            self.sum_c[w].next = self.base_c[w].q.val();
-            if self.pend_c[w].q.val() & (self.base_c[w].q.val() < self.count_max.val()) {
-                self.sum_c[w].next = self.base_c[w].q.val() + self.one.val();
-            }
+            // base + pend >= T − 1 without the add: the compares of base with T − 1 and T − 2
+            // and with the maximum side by side, chosen by the pending hit.
             self.ge1_c[w].next =
-                self.nmf_c[w].q.val() | (self.sum_c[w].val() >= self.t_minus_1.val());
+                self.nmf_c[w].q.val() | (self.base_c[w].q.val() >= self.t_minus_1.val());
+            if self.pend_c[w].q.val() & (self.base_c[w].q.val() < self.count_max.val()) {
+                self.ge1_c[w].next =
+                    self.nmf_c[w].q.val() | (self.base_c[w].q.val() >= self.t_minus_2.val());
+            }
             // ---- D → X's registers: Y's result where X is on Y's set (distance 1).
             self.hm[w].d.next = self.hm_c[w].q.val();
             self.vl[w].d.next = self.vl_c[w].q.val();
