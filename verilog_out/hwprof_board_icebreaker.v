@@ -1906,6 +1906,8 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     reg  epochs$lookup_hold;
     reg  epochs$retire;
     reg  epochs$touch;
+    reg  epochs$hot_valid;
+    reg  [19:0] epochs$hot_set;
     reg  epochs$hot$0;
     reg  epochs$hot$1;
     reg  epochs$roll;
@@ -2346,6 +2348,8 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
         .touch(epochs$touch),
+        .hot_valid(epochs$hot_valid),
+        .hot_set(epochs$hot_set),
         .hot$0(epochs$hot$0),
         .hot$1(epochs$hot$1),
         .roll(epochs$roll),
@@ -3466,6 +3470,8 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         end
         epochs$retire = d_op$q;
         epochs$touch = valid;
+        epochs$hot_valid = valid;
+        epochs$hot_set = d_set$q;
         epochs$roll = end_interval;
         if (end_interval) begin
             term$d = 1'b1;
@@ -4160,7 +4166,7 @@ module hwprof_board_icebreaker__profiler__acc__empty(bits$0,bits$1,first$0,first
 endmodule // top$profiler$acc$empty
 
 
-module hwprof_board_icebreaker__profiler__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_board_icebreaker__profiler__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot_valid,hot_set,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -4174,6 +4180,8 @@ module hwprof_board_icebreaker__profiler__acc__epochs(clock,reset,d_set,lookup_s
     input wire  lookup_hold;
     input wire  retire;
     input wire  touch;
+    input wire  hot_valid;
+    input wire  [19:0] hot_set;
     input wire  hot$0;
     input wire  hot$1;
     input wire  roll;
@@ -4259,9 +4267,9 @@ module hwprof_board_icebreaker__profiler__acc__epochs(clock,reset,d_set,lookup_s
           c_pend_r <= lookup ? l_next : s_next;
           any_pend_r <= any_next;
           scan_r <= scan_advance ? s1_next : s_next;
-          hot_r <= touch ? {hot$1, hot$0} : 2'd0;
+          hot_r <= hot_valid ? {hot$1, hot$0} : 2'd0;
           rq <= roll;
-          sq <= d_set[4:0];
+          sq <= hot_set[4:0];
        end
     end
     

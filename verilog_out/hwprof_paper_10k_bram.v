@@ -937,6 +937,8 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     reg  epochs$lookup_hold;
     reg  epochs$retire;
     reg  epochs$touch;
+    reg  epochs$hot_valid;
+    reg  [19:0] epochs$hot_set;
     reg  epochs$hot$0;
     reg  epochs$hot$1;
     reg  epochs$roll;
@@ -1377,6 +1379,8 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
         .touch(epochs$touch),
+        .hot_valid(epochs$hot_valid),
+        .hot_set(epochs$hot_set),
         .hot$0(epochs$hot$0),
         .hot$1(epochs$hot$1),
         .roll(epochs$roll),
@@ -2497,6 +2501,8 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         end
         epochs$retire = d_op$q;
         epochs$touch = valid;
+        epochs$hot_valid = valid;
+        epochs$hot_set = d_set$q;
         epochs$roll = end_interval;
         if (end_interval) begin
             term$d = 1'b1;
@@ -3191,7 +3197,7 @@ module hwprof_paper_10k_bram__acc__empty(bits$0,bits$1,first$0,first$1,any,many)
 endmodule // top$acc$empty
 
 
-module hwprof_paper_10k_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_paper_10k_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot_valid,hot_set,hot$0,hot$1,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -3205,6 +3211,8 @@ module hwprof_paper_10k_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,
     input wire  lookup_hold;
     input wire  retire;
     input wire  touch;
+    input wire  hot_valid;
+    input wire  [19:0] hot_set;
     input wire  hot$0;
     input wire  hot$1;
     input wire  roll;
@@ -3290,9 +3298,9 @@ module hwprof_paper_10k_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,
           c_pend_r <= lookup ? l_next : s_next;
           any_pend_r <= any_next;
           scan_r <= scan_advance ? s1_next : s_next;
-          hot_r <= touch ? {hot$1, hot$0} : 2'd0;
+          hot_r <= hot_valid ? {hot$1, hot$0} : 2'd0;
           rq <= roll;
-          sq <= d_set[5:0];
+          sq <= hot_set[5:0];
        end
     end
     

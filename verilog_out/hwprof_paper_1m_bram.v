@@ -966,6 +966,8 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     reg  epochs$lookup_hold;
     reg  epochs$retire;
     reg  epochs$touch;
+    reg  epochs$hot_valid;
+    reg  [19:0] epochs$hot_set;
     reg  epochs$hot$0;
     reg  epochs$hot$1;
     reg  epochs$hot$2;
@@ -2168,6 +2170,8 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .lookup_hold(epochs$lookup_hold),
         .retire(epochs$retire),
         .touch(epochs$touch),
+        .hot_valid(epochs$hot_valid),
+        .hot_set(epochs$hot_set),
         .hot$0(epochs$hot$0),
         .hot$1(epochs$hot$1),
         .hot$2(epochs$hot$2),
@@ -5626,6 +5630,8 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         end
         epochs$retire = d_op$q;
         epochs$touch = valid;
+        epochs$hot_valid = valid;
+        epochs$hot_set = d_set$q;
         epochs$roll = end_interval;
         if (end_interval) begin
             term$d = 1'b1;
@@ -6410,7 +6416,7 @@ module hwprof_paper_1m_bram__acc__empty(bits$0,bits$1,bits$2,bits$3,first$0,firs
 endmodule // top$acc$empty
 
 
-module hwprof_paper_1m_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot$0,hot$1,hot$2,hot$3,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
+module hwprof_paper_1m_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,scan_advance,c_set,lookup,lookup_hold,retire,touch,hot_valid,hot_set,hot$0,hot$1,hot$2,hot$3,roll,d_cur,d_prev,d_pend,lookup_pend,scan_pend,c_pend,any_pend,rolling);
     
     // Module arguments
     input wire  clock;
@@ -6424,6 +6430,8 @@ module hwprof_paper_1m_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,s
     input wire  lookup_hold;
     input wire  retire;
     input wire  touch;
+    input wire  hot_valid;
+    input wire  [19:0] hot_set;
     input wire  hot$0;
     input wire  hot$1;
     input wire  hot$2;
@@ -6618,9 +6626,9 @@ module hwprof_paper_1m_bram__acc__epochs(clock,reset,d_set,lookup_set,scan_set,s
           known_r <= lookup_hold;
           any_pend_r <= any_next;
           scan_r <= scan_advance ? s1_next : s_next;
-          hot_r <= touch ? {hot$3, hot$2, hot$1, hot$0} : 4'd0;
+          hot_r <= hot_valid ? {hot$3, hot$2, hot$1, hot$0} : 4'd0;
           rq <= roll;
-          sq <= d_set[7:0];
+          sq <= hot_set[7:0];
        end
     end
     

@@ -50,7 +50,8 @@ fn verilog_out_is_fresh() {
     let have = files_of(&root().join("verilog_out"));
     let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
     let fix = "verilog_out/ is stale: regenerate it with `hwprof verilog --config configs/P.toml --testbench --out verilog_out` \
-               for P = paper-10k-bram, paper-1m-bram and `--board B` for board-icebreaker, board-ulx3s";
+               for P = paper-10k-bram, paper-1m-bram, and `hwprof verilog --config configs/board-B.toml --board B --out verilog_out` \
+               for B = icebreaker, ulx3s";
     assert_eq!(names(&have), names(&want), "{fix}");
     for ((f, a), (_, b)) in have.iter().zip(&want) {
         assert!(a == b, "{f}: {fix}");
