@@ -33,7 +33,7 @@
 //! [`RelationCounterTables`]: super::relation_tables::RelationCounterTables
 
 use super::primitives::{vec_of, Priority};
-use super::set_accumulator::{SetEpochs, TAG_BITS};
+use super::set_accumulator::{SetEpochs, TAG_BITS, TAG_PARTS};
 use super::set_relations::SetRelations;
 use super::threshold::{CandidateThreshold, THRESHOLD_BITS};
 use crate::block_ram::{has_spare_bit, TableRam, ADDRESS_BITS};
@@ -145,6 +145,7 @@ pub struct RelationSetAccumulator<const CB: usize> {
     e_valid: Vec<Signal<Local, Bit>>,
     e_locked: Vec<Signal<Local, Bit>>,
     e_count: Vec<Signal<Local, Bits<CB>>>,
+    /// Slice p of the tuple against way w's tag, at w · [`TAG_PARTS`] + p.
     e_teq: Vec<Signal<Local, Bit>>,
     /// W: the meta word written, and its flags.
     w_word: Vec<Signal<Local, Bits<CB>>>,
@@ -292,7 +293,7 @@ impl<const CB: usize> RelationSetAccumulator<CB> {
             e_valid: vec_of(ways),
             e_locked: vec_of(ways),
             e_count: vec_of(ways),
-            e_teq: vec_of(ways),
+            e_teq: vec_of(ways * TAG_PARTS),
             w_word: vec_of(ways),
             w_vf: vec_of(ways),
             w_lf: vec_of(ways),
@@ -381,6 +382,7 @@ impl<const CB: usize> Logic for RelationSetAccumulator<CB> {
         self.rel.t.next = self.candidate_threshold.t.val();
         self.rel.t_minus_1.next = self.candidate_threshold.t_minus_1.val();
         self.rel.t_minus_2.next = self.candidate_threshold.t_minus_2.val();
+        self.rel.t_minus_3.next = self.candidate_threshold.t_minus_3.val();
         self.rel.reachable.next = self.candidate_threshold.reachable.val();
         self.rel.cand.next = self.candidate.val();
         self.rel.new_min_w.next = self.new_min_w.val();
@@ -513,7 +515,11 @@ impl<const CB: usize> Logic for RelationSetAccumulator<CB> {
                 self.e_valid[w].next =
                     self.retaining.val() & self.ram_valid[w].val() & self.ram_ge[w].val();
             }
-            self.e_teq[w].next = self.tags[w].read_data.val() == self.c1_tag.q.val();
+            // The tag compare by slices (literals: TAG_PARTS = 12 of TAG_PART_BITS = 8 bits).
+            for p in 0..12 {
+                self.e_teq[w * 12 + p].next = self.tags[w].read_data.val().get_bits::<8>(p * 8)
+                    == self.c1_tag.q.val().get_bits::<8>(p * 8);
+            }
             // The words of the events five, four and three ahead on this set, the youngest last
             // (they wrote the set in this interval: no rollover applies); a tag is theirs only
             // where they allocated the way.
@@ -522,7 +528,9 @@ impl<const CB: usize> Logic for RelationSetAccumulator<CB> {
                 self.e_locked[w].next = self.w3_locked[w].q.val();
                 self.e_count[w].next = self.w3_count[w].q.val();
                 if self.w3_alloc[w].q.val() {
-                    self.e_teq[w].next = self.c1_key5.q.val();
+                    for p in 0..12 {
+                        self.e_teq[w * 12 + p].next = self.c1_key5.q.val();
+                    }
                 }
             }
             if self.c1_same4.q.val() {
@@ -530,7 +538,9 @@ impl<const CB: usize> Logic for RelationSetAccumulator<CB> {
                 self.e_locked[w].next = self.w2_locked[w].q.val();
                 self.e_count[w].next = self.w2_count[w].q.val();
                 if self.w2_alloc[w].q.val() {
-                    self.e_teq[w].next = self.c1_key4.q.val();
+                    for p in 0..12 {
+                        self.e_teq[w * 12 + p].next = self.c1_key4.q.val();
+                    }
                 }
             }
             if self.c1_same3.q.val() {
@@ -538,13 +548,17 @@ impl<const CB: usize> Logic for RelationSetAccumulator<CB> {
                 self.e_locked[w].next = self.rel.w_locked[w].val();
                 self.e_count[w].next = self.rel.w_count[w].val();
                 if self.rel.w_alloc[w].val() {
-                    self.e_teq[w].next = self.c1_key3.q.val();
+                    for p in 0..12 {
+                        self.e_teq[w * 12 + p].next = self.c1_key3.q.val();
+                    }
                 }
             }
             self.rel.e_valid[w].next = self.e_valid[w].val();
             self.rel.e_locked[w].next = self.e_locked[w].val();
             self.rel.e_count[w].next = self.e_count[w].val();
-            self.rel.e_teq[w].next = self.e_teq[w].val();
+            for p in 0..12 {
+                self.rel.e_teq[w * 12 + p].next = self.e_teq[w * 12 + p].val();
+            }
             // ---- W: the words of the event in W, from registers, remembered two more clocks.
             self.w2_valid[w].d.next = self.rel.w_valid[w].val();
             self.w2_locked[w].d.next = self.rel.w_locked[w].val();

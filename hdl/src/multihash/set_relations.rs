@@ -18,7 +18,8 @@
 //! X's C2 registers, X''s early view (the table's merge of the RAM and the writes three to five
 //! ahead, after the rollover). A way's tuple changes only when it is allocated, so the next op's
 //! match on a way Y allocated is whether its tuple is Y's (`c2_key1`, `c1_key2`), on any other
-//! way its own tag compare (`e_teq`, kept apart from the validity as `tq_c`) with Y's validity.
+//! way its own tag compare (`e_teq` by slices, kept apart from the validity as `tq_c`) with Y's
+//! validity.
 //! So the early view's validity, lock and count are used only where neither op ahead is on the
 //! set: the accumulator around may get them wrong there (its epochs already hold the touch of an
 //! op one or two ahead, whose write its RAM has not seen). The counts
@@ -31,6 +32,7 @@
 //! count is Y's `new_min`, `new_min_w` then) and whether it holds a count ≥ T (`w_hot`).
 
 use super::primitives::{vec_of, Priority};
+use super::set_accumulator::TAG_PARTS;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -39,7 +41,11 @@ pub struct SetRelations<const CB: usize> {
     /// Synchronous, active high: no op is in C2 or D.
     pub reset: Signal<In, Bit>,
     /// C1 (X'): an event (not a scan or an empty slot); its early view of each way: valid,
-    /// locked, count, and its tuple equal to the way's tag.
+    /// locked, count, and its tuple against the way's tag in [`TAG_PARTS`] slices of
+    /// [`TAG_PART_BITS`] bits (slice p of way w equal at w · TAG_PARTS + p): C2 ANDs them, so
+    /// C1's compare is one slice deep.
+    ///
+    /// [`TAG_PART_BITS`]: super::set_accumulator::TAG_PART_BITS
     pub c1_ev: Signal<In, Bit>,
     pub e_valid: Vec<Signal<In, Bit>>,
     pub e_locked: Vec<Signal<In, Bit>>,
@@ -55,10 +61,12 @@ pub struct SetRelations<const CB: usize> {
     pub cand: Signal<In, Bit>,
     /// The counters' `new_min_w`: the new minimum of the op a clock past D.
     pub new_min_w: Signal<In, Bits<CB>>,
-    /// T, T − 1 and T − 2 (0 below), and whether a count can reach T (for the ops in C2 and D).
+    /// T, T − 1, T − 2 and T − 3 (0 below), and whether a count can reach T (for the ops in C2
+    /// and D).
     pub t: Signal<In, Bits<CB>>,
     pub t_minus_1: Signal<In, Bits<CB>>,
     pub t_minus_2: Signal<In, Bits<CB>>,
+    pub t_minus_3: Signal<In, Bits<CB>>,
     pub reachable: Signal<In, Bit>,
     /// D: Y hit a way (shielding: its counters are not updated), or missed; the way it hit
     /// or allocated.
@@ -73,10 +81,9 @@ pub struct SetRelations<const CB: usize> {
     pub w_count: Vec<Signal<Out, Bits<CB>>>,
     pub w_alloc: Vec<Signal<Out, Bit>>,
     pub w_hot: Vec<Signal<Out, Bit>>,
-    /// C2: X's view.
+    /// C2: X's view: its tuple against the way's tag, by slices (valid or not; X's hit on the
+    /// way is that and `vl_c`).
     ev_c: DFF<Bit>,
-    hm_c: Vec<DFF<Bit>>,
-    /// X's tuple is the way's tag (valid or not).
     tq_c: Vec<DFF<Bit>>,
     vl_c: Vec<DFF<Bit>>,
     lk_c: Vec<DFF<Bit>>,
@@ -98,10 +105,11 @@ pub struct SetRelations<const CB: usize> {
     w_new: Vec<DFF<Bit>>,
     w_vl: Vec<DFF<Bit>>,
     w_lk: Vec<DFF<Bit>>,
-    /// C2: X's count ≥ T − 1.
+    /// C2: X's tuple is the way's tag (all slices equal), and its count ≥ T − 1.
+    tq: Vec<Signal<Local, Bit>>,
     ge1_c: Vec<Signal<Local, Bit>>,
     /// D: Y's count per way (carry-saved parts added, saturating, or the allocation's minimum),
-    /// base + pend ≥ T − 1 and ≥ T − 2, hit, allocation, and the next lock.
+    /// its count ≥ T − 1 and ≥ T − 2, hit, allocation, and the next lock.
     sum: Vec<Signal<Local, Bits<CB>>>,
     cnt: Vec<Signal<Local, Bits<CB>>>,
     f10: Vec<Signal<Local, Bit>>,
@@ -132,7 +140,7 @@ impl<const CB: usize> SetRelations<CB> {
             e_valid: vec_of(ways),
             e_locked: vec_of(ways),
             e_count: vec_of(ways),
-            e_teq: vec_of(ways),
+            e_teq: vec_of(ways * TAG_PARTS),
             c1_ahead2: Default::default(),
             c1_key2: Default::default(),
             c2_ahead1: Default::default(),
@@ -142,6 +150,7 @@ impl<const CB: usize> SetRelations<CB> {
             t: Default::default(),
             t_minus_1: Default::default(),
             t_minus_2: Default::default(),
+            t_minus_3: Default::default(),
             reachable: Default::default(),
             hit: Default::default(),
             miss: Default::default(),
@@ -153,8 +162,7 @@ impl<const CB: usize> SetRelations<CB> {
             w_alloc: vec_of(ways),
             w_hot: vec_of(ways),
             ev_c: Default::default(),
-            hm_c: vec_of(ways),
-            tq_c: vec_of(ways),
+            tq_c: vec_of(ways * TAG_PARTS),
             vl_c: vec_of(ways),
             lk_c: vec_of(ways),
             base_c: vec_of(ways),
@@ -173,6 +181,7 @@ impl<const CB: usize> SetRelations<CB> {
             w_new: vec_of(ways),
             w_vl: vec_of(ways),
             w_lk: vec_of(ways),
+            tq: vec_of(ways),
             ge1_c: vec_of(ways),
             sum: vec_of(ways),
             cnt: vec_of(ways),
@@ -198,8 +207,6 @@ impl<const CB: usize> Logic for SetRelations<CB> {
         dff_setup!(self, clock, ev_c, ev);
         // ---- D (Y): hit, miss, allocation, from registers and `cand`.
         for w in 0..self.hm.len() {
-            self.hm_c[w].clock.next = self.clock.val();
-            self.tq_c[w].clock.next = self.clock.val();
             self.vl_c[w].clock.next = self.clock.val();
             self.lk_c[w].clock.next = self.clock.val();
             self.base_c[w].clock.next = self.clock.val();
@@ -245,9 +252,17 @@ impl<const CB: usize> Logic for SetRelations<CB> {
             if self.nmf[w].q.val() {
                 self.cnt[w].next = self.new_min_w.val();
             }
-            // An allocated way holds new_min >= T: every predicate holds.
-            self.f10[w].next = self.nmf[w].q.val() | (self.sum[w].val() >= self.t_minus_1.val());
-            self.f11[w].next = self.nmf[w].q.val() | (self.sum[w].val() >= self.t_minus_2.val());
+            // An allocated way holds new_min >= T: every predicate holds. base + pend >= T − 1
+            // and >= T − 2 without the add, as in C2: base against T − 1 … T − 3 side by side,
+            // chosen by the pending hit.
+            self.f10[w].next = self.nmf[w].q.val() | (self.base[w].q.val() >= self.t_minus_1.val());
+            self.f11[w].next = self.nmf[w].q.val() | (self.base[w].q.val() >= self.t_minus_2.val());
+            if self.pend[w].q.val() & (self.base[w].q.val() < self.count_max.val()) {
+                self.f10[w].next =
+                    self.nmf[w].q.val() | (self.base[w].q.val() >= self.t_minus_2.val());
+                self.f11[w].next =
+                    self.nmf[w].q.val() | (self.base[w].q.val() >= self.t_minus_3.val());
+            }
             // ---- C2 (X): its count >= T − 1.
             // base + pend >= T − 1 without the add: the compares of base with T − 1 and T − 2
             // and with the maximum side by side, chosen by the pending hit.
@@ -257,8 +272,16 @@ impl<const CB: usize> Logic for SetRelations<CB> {
                 self.ge1_c[w].next =
                     self.nmf_c[w].q.val() | (self.base_c[w].q.val() >= self.t_minus_2.val());
             }
+            // ---- C2 (X): the slices of its tag compare (literal: TAG_PARTS = 12).
+            self.tq[w].next = true;
+            for p in 0..12 {
+                self.tq_c[w * 12 + p].clock.next = self.clock.val();
+                if !self.tq_c[w * 12 + p].q.val() {
+                    self.tq[w].next = false;
+                }
+            }
             // ---- D → X's registers: Y's result where X is on Y's set (distance 1).
-            self.hm[w].d.next = self.hm_c[w].q.val();
+            self.hm[w].d.next = self.tq[w].val() & self.vl_c[w].q.val();
             self.vl[w].d.next = self.vl_c[w].q.val();
             self.lk[w].d.next = self.lk_c[w].q.val();
             // A way the op two ahead allocated holds its new minimum, on `new_min_w` now (that
@@ -271,7 +294,7 @@ impl<const CB: usize> Logic for SetRelations<CB> {
             self.nmf[w].d.next = false;
             self.cge1[w].d.next = self.ge1_c[w].val();
             if self.c2_ahead1.val() {
-                self.hm[w].d.next = self.tq_c[w].q.val() & self.vl[w].q.val();
+                self.hm[w].d.next = self.tq[w].val() & self.vl[w].q.val();
                 if self.alloc_d[w].val() {
                     self.hm[w].d.next = self.c2_key1.val();
                 }
@@ -285,20 +308,20 @@ impl<const CB: usize> Logic for SetRelations<CB> {
                     self.cge1[w].d.next = self.f11[w].val();
                 }
             }
-            // ---- C1 → X''s registers: its early view, or Y's result (distance 2).
-            self.hm_c[w].d.next = self.e_teq[w].val() & self.e_valid[w].val();
-            self.tq_c[w].d.next = self.e_teq[w].val();
+            // ---- C1 → X''s registers: its early view, or Y's result (distance 2); a way Y
+            // allocated holds Y's tuple.
+            for p in 0..12 {
+                self.tq_c[w * 12 + p].d.next = self.e_teq[w * 12 + p].val();
+                if self.c1_ahead2.val() & self.alloc_d[w].val() {
+                    self.tq_c[w * 12 + p].d.next = self.c1_key2.val();
+                }
+            }
             self.vl_c[w].d.next = self.e_valid[w].val();
             self.lk_c[w].d.next = self.e_locked[w].val();
             self.base_c[w].d.next = self.e_count[w].val();
             self.pend_c[w].d.next = false;
             self.nmf_c[w].d.next = false;
             if self.c1_ahead2.val() {
-                self.hm_c[w].d.next = self.e_teq[w].val() & self.vl[w].q.val();
-                if self.alloc_d[w].val() {
-                    self.hm_c[w].d.next = self.c1_key2.val();
-                    self.tq_c[w].d.next = self.c1_key2.val();
-                }
                 self.vl_c[w].d.next = self.vl[w].q.val() | self.alloc_d[w].val();
                 self.lk_c[w].d.next = self.lock_d[w].val();
                 self.base_c[w].d.next = self.cnt[w].val();

@@ -30,6 +30,7 @@ pub struct Derived {
     pub t: u64,
     pub t_minus_1: u64,
     pub t_minus_2: u64,
+    pub t_minus_3: u64,
     pub t_at_most_1: bool,
     pub reachable: bool,
     pub floor: u64,
@@ -47,6 +48,7 @@ impl Derived {
             t,
             t_minus_1: t.saturating_sub(1),
             t_minus_2: t.saturating_sub(2),
+            t_minus_3: t.saturating_sub(3),
             t_at_most_1: t <= 1,
             reachable,
             floor,
@@ -69,8 +71,9 @@ pub struct CandidateThreshold<const CB: usize> {
     pub t: Signal<Out, Bits<CB>>,
     /// T − 1: a count at least this reaches T with one more event.
     pub t_minus_1: Signal<Out, Bits<CB>>,
-    /// T − 2, 0 below.
+    /// T − 2 and T − 3, 0 below.
     pub t_minus_2: Signal<Out, Bits<CB>>,
+    pub t_minus_3: Signal<Out, Bits<CB>>,
     /// T <= 1: a count of 0 is >= T − 1.
     pub t_at_most_1: Signal<Out, Bit>,
     /// `max` >= T: a value that saturates at `max` can reach T.
@@ -88,6 +91,7 @@ pub struct CandidateThreshold<const CB: usize> {
     t_r: DFF<Bits<CB>>,
     t_minus_1_r: DFF<Bits<CB>>,
     t_minus_2_r: DFF<Bits<CB>>,
+    t_minus_3_r: DFF<Bits<CB>>,
     t_at_most_1_r: DFF<Bit>,
     reachable_r: DFF<Bit>,
     floor_r: DFF<Bits<CB>>,
@@ -97,11 +101,13 @@ pub struct CandidateThreshold<const CB: usize> {
     t_prev_r: DFF<Bits<CB>>,
     n: Signal<Local, Bits<CB>>,
     n_reachable: Signal<Local, Bit>,
-    /// T >= 1, T >= 2; T − 1 and T − 2 where those hold.
+    /// T >= 1, T >= 2, T >= 3; T − 1, T − 2 and T − 3 where those hold.
     n_nonzero: Signal<Local, Bit>,
     n_above_1: Signal<Local, Bit>,
+    n_above_2: Signal<Local, Bit>,
     n_minus_1: Signal<Local, Bits<CB>>,
     n_minus_2: Signal<Local, Bits<CB>>,
+    n_minus_3: Signal<Local, Bits<CB>>,
     /// The saturation value of what the owner compares with T.
     max: Constant<Bits<THRESHOLD_BITS>>,
     /// `reset_value` + 1, and whether that exceeds every CB-bit T: `reset_value` >= T − 1.
@@ -111,12 +117,14 @@ pub struct CandidateThreshold<const CB: usize> {
     above_1: Constant<Bits<CB>>,
     one: Constant<Bits<CB>>,
     two: Constant<Bits<CB>>,
+    three: Constant<Bits<CB>>,
     zero: Constant<Bits<CB>>,
     /// T is fixed: the outputs are the `c_` constants.
     fixed: Constant<Bit>,
     c_t: Constant<Bits<CB>>,
     c_t_minus_1: Constant<Bits<CB>>,
     c_t_minus_2: Constant<Bits<CB>>,
+    c_t_minus_3: Constant<Bits<CB>>,
     c_t_at_most_1: Constant<Bit>,
     c_reachable: Constant<Bit>,
     c_floor: Constant<Bits<CB>>,
@@ -139,6 +147,7 @@ impl<const CB: usize> CandidateThreshold<CB> {
             t: Default::default(),
             t_minus_1: Default::default(),
             t_minus_2: Default::default(),
+            t_minus_3: Default::default(),
             t_at_most_1: Default::default(),
             reachable: Default::default(),
             floor: Default::default(),
@@ -149,6 +158,7 @@ impl<const CB: usize> CandidateThreshold<CB> {
             t_r: Default::default(),
             t_minus_1_r: Default::default(),
             t_minus_2_r: Default::default(),
+            t_minus_3_r: Default::default(),
             t_at_most_1_r: Default::default(),
             reachable_r: Default::default(),
             floor_r: Default::default(),
@@ -160,19 +170,23 @@ impl<const CB: usize> CandidateThreshold<CB> {
             n_reachable: Default::default(),
             n_nonzero: Default::default(),
             n_above_1: Default::default(),
+            n_above_2: Default::default(),
             n_minus_1: Default::default(),
             n_minus_2: Default::default(),
+            n_minus_3: Default::default(),
             max: Constant::new(max.min(u32::MAX as u64).into()),
             reset_plus_1: Constant::new((reset_value + 1).into()),
             reset_above_all: Constant::new(CB < 64 && reset_value + 1 >= 1u64 << CB),
             above_1: Constant::new(Bits::<CB>::mask() - Bits::<CB>::from(1u64)),
             one: Constant::new(1.into()),
             two: Constant::new(2.into()),
+            three: Constant::new(3.into()),
             zero: Constant::new(0.into()),
             fixed: Constant::new(fixed.is_some()),
             c_t: Constant::new(c.t.into()),
             c_t_minus_1: Constant::new(c.t_minus_1.into()),
             c_t_minus_2: Constant::new(c.t_minus_2.into()),
+            c_t_minus_3: Constant::new(c.t_minus_3.into()),
             c_t_at_most_1: Constant::new(c.t_at_most_1),
             c_reachable: Constant::new(c.reachable),
             c_floor: Constant::new(c.floor.into()),
@@ -192,6 +206,7 @@ impl<const CB: usize> Logic for CandidateThreshold<CB> {
             t_r,
             t_minus_1_r,
             t_minus_2_r,
+            t_minus_3_r,
             t_at_most_1_r,
             reachable_r,
             floor_r,
@@ -204,6 +219,7 @@ impl<const CB: usize> Logic for CandidateThreshold<CB> {
             self.t.next = self.c_t.val();
             self.t_minus_1.next = self.c_t_minus_1.val();
             self.t_minus_2.next = self.c_t_minus_2.val();
+            self.t_minus_3.next = self.c_t_minus_3.val();
             self.t_at_most_1.next = self.c_t_at_most_1.val();
             self.reachable.next = self.c_reachable.val();
             self.floor.next = self.c_floor.val();
@@ -215,6 +231,7 @@ impl<const CB: usize> Logic for CandidateThreshold<CB> {
             self.t.next = self.t_r.q.val();
             self.t_minus_1.next = self.t_minus_1_r.q.val();
             self.t_minus_2.next = self.t_minus_2_r.q.val();
+            self.t_minus_3.next = self.t_minus_3_r.q.val();
             self.t_at_most_1.next = self.t_at_most_1_r.q.val();
             self.reachable.next = self.reachable_r.q.val();
             self.floor.next = self.floor_r.q.val();
@@ -227,6 +244,7 @@ impl<const CB: usize> Logic for CandidateThreshold<CB> {
         self.n_reachable.next = self.value.val() <= self.max.val();
         self.n_nonzero.next = self.n.val().any();
         self.n_above_1.next = (self.n.val() & self.above_1.val()).any();
+        self.n_above_2.next = self.n_above_1.val() & (self.n.val() != self.two.val());
         self.n_minus_1.next = self.zero.val();
         if self.n_nonzero.val() {
             self.n_minus_1.next = self.n.val() - self.one.val();
@@ -235,6 +253,10 @@ impl<const CB: usize> Logic for CandidateThreshold<CB> {
         if self.n_above_1.val() {
             self.n_minus_2.next = self.n.val() - self.two.val();
         }
+        self.n_minus_3.next = self.zero.val();
+        if self.n_above_2.val() {
+            self.n_minus_3.next = self.n.val() - self.three.val();
+        }
         if self.load.val() {
             self.t_prev_r.d.next = self.t_r.q.val();
             self.t_r.d.next = self.n.val();
@@ -242,6 +264,7 @@ impl<const CB: usize> Logic for CandidateThreshold<CB> {
             self.t_at_most_1_r.d.next = !self.n_above_1.val();
             self.t_minus_1_r.d.next = self.n_minus_1.val();
             self.t_minus_2_r.d.next = self.n_minus_2.val();
+            self.t_minus_3_r.d.next = self.n_minus_3.val();
             // The candidate floor is T − 1 where T is reachable, else 0.
             self.floor_r.d.next = self.zero.val();
             self.floor_minus_1_r.d.next = self.zero.val();

@@ -23,7 +23,9 @@ use hwprof_hdl::multihash::interval::IntervalControl;
 use hwprof_hdl::multihash::relation_accumulator::RelationSetAccumulator;
 use hwprof_hdl::multihash::relation_tables::RelationCounterTables;
 use hwprof_hdl::multihash::relations::CounterRelations;
-use hwprof_hdl::multihash::set_accumulator::{SetAssociativeAccumulator, TAG_BITS};
+use hwprof_hdl::multihash::set_accumulator::{
+    SetAssociativeAccumulator, TAG_BITS, TAG_PARTS, TAG_PART_BITS,
+};
 use hwprof_hdl::multihash::set_relations::SetRelations;
 use hwprof_hdl::multihash::threshold::CandidateThreshold;
 use hwprof_hdl::ConfigFile;
@@ -234,12 +236,20 @@ fn candidate_threshold_derives_what_the_compares_use() {
                     uut.t.val().to_u64(),
                     uut.t_minus_1.val().to_u64(),
                     uut.t_minus_2.val().to_u64(),
+                    uut.t_minus_3.val().to_u64(),
                     uut.t_at_most_1.val(),
                     uut.reachable.val(),
                 );
                 assert_eq!(
                     got,
-                    (t, t - 1, t.saturating_sub(2), t <= 1, max >= t),
+                    (
+                        t,
+                        t - 1,
+                        t.saturating_sub(2),
+                        t.saturating_sub(3),
+                        t <= 1,
+                        max >= t
+                    ),
                     "T and what follows, {what}"
                 );
                 let got = (
@@ -267,6 +277,7 @@ fn candidate_threshold_derives_what_the_compares_use() {
                             u.t.val(),
                             u.t_minus_1.val(),
                             u.t_minus_2.val(),
+                            u.t_minus_3.val(),
                             u.floor.val(),
                         ],
                         u.floor_minus_1.val(),
@@ -972,6 +983,7 @@ fn check_set_relations(ways: usize, threshold: u64, seed: u64) {
     uut.t.next = threshold.into();
     uut.t_minus_1.next = threshold.saturating_sub(1).into();
     uut.t_minus_2.next = threshold.saturating_sub(2).into();
+    uut.t_minus_3.next = threshold.saturating_sub(3).into();
     uut.reachable.next = count_max >= threshold;
     uut.reset_clock();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -990,7 +1002,9 @@ fn check_set_relations(ways: usize, threshold: u64, seed: u64) {
         let same = |a: &Slot, b: &Slot| matches!((a, b), (Some(x), Some(y)) if x.0 == y.0);
         uut.c1_ev.next = slots[0].is_some();
         for w in 0..ways {
-            let (valid, locked, count, teq) = match &slots[0] {
+            // The tag compare by slices of the packed tuples (b << 8 | a).
+            let pack = |t: (u64, u64)| t.1 << 8 | t.0;
+            let (valid, locked, count, tag) = match &slots[0] {
                 Some((t, set, _)) => {
                     let i = set * ways + w;
                     let st = model.state[i];
@@ -998,15 +1012,18 @@ fn check_set_relations(ways: usize, threshold: u64, seed: u64) {
                         st != EntryState::Empty,
                         st == EntryState::Locked,
                         model.count[i],
-                        model.tag[i] == *t,
+                        pack(model.tag[i]) ^ pack(*t),
                     )
                 }
-                None => (false, false, 0, false),
+                None => (false, false, 0, 0),
             };
             uut.e_valid[w].next = valid;
             uut.e_locked[w].next = locked;
             uut.e_count[w].next = count.into();
-            uut.e_teq[w].next = teq;
+            for p in 0..TAG_PARTS {
+                let slice = (tag >> (p * TAG_PART_BITS)) & ((1 << TAG_PART_BITS) - 1);
+                uut.e_teq[w * TAG_PARTS + p].next = slice == 0;
+            }
         }
         uut.c1_ahead2.next = on(&slots[0], &slots[2]);
         uut.c1_key2.next = same(&slots[0], &slots[2]);
