@@ -2195,6 +2195,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
     wire  [23:0] candidate_threshold$t;
     wire  [23:0] candidate_threshold$t_minus_1;
     wire  [23:0] candidate_threshold$t_minus_2;
+    wire  [23:0] candidate_threshold$t_minus_3;
     wire  candidate_threshold$t_at_most_1;
     wire  candidate_threshold$reachable;
     wire  [23:0] candidate_threshold$floor;
@@ -2809,6 +2810,7 @@ module hwprof_board_icebreaker__profiler__acc(clock,reset,lookup_offer,lookup,lo
         .t(candidate_threshold$t),
         .t_minus_1(candidate_threshold$t_minus_1),
         .t_minus_2(candidate_threshold$t_minus_2),
+        .t_minus_3(candidate_threshold$t_minus_3),
         .t_at_most_1(candidate_threshold$t_at_most_1),
         .reachable(candidate_threshold$reachable),
         .floor(candidate_threshold$floor),
@@ -3689,7 +3691,7 @@ module hwprof_board_icebreaker__profiler__acc__c_tag(d,q,clock);
 endmodule // top$profiler$acc$c_tag
 
 
-module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_minus_3,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -3698,6 +3700,7 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
     output reg  [23:0] t;
     output reg  [23:0] t_minus_1;
     output reg  [23:0] t_minus_2;
+    output reg  [23:0] t_minus_3;
     output reg  t_at_most_1;
     output reg  reachable;
     output reg  [23:0] floor;
@@ -3713,11 +3716,13 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
     localparam  above_1 = 24'hfffffe;
     localparam  one = 24'h1;
     localparam  two = 24'h2;
+    localparam  three = 24'h3;
     localparam  zero = 24'h0;
     localparam  fixed = 1'b1;
     localparam  c_t = 24'h290;
     localparam  c_t_minus_1 = 24'h28f;
     localparam  c_t_minus_2 = 24'h28e;
+    localparam  c_t_minus_3 = 24'h28d;
     localparam  c_t_at_most_1 = 1'b0;
     localparam  c_reachable = 1'b1;
     localparam  c_floor = 24'h28f;
@@ -3735,6 +3740,9 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
     reg  [23:0] t_minus_2_r$d;
     wire  [23:0] t_minus_2_r$q;
     reg  t_minus_2_r$clock;
+    reg  [23:0] t_minus_3_r$d;
+    wire  [23:0] t_minus_3_r$q;
+    reg  t_minus_3_r$clock;
     reg  t_at_most_1_r$d;
     wire  t_at_most_1_r$q;
     reg  t_at_most_1_r$clock;
@@ -3762,8 +3770,10 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
     reg  n_reachable;
     reg  n_nonzero;
     reg  n_above_1;
+    reg  n_above_2;
     reg  [23:0] n_minus_1;
     reg  [23:0] n_minus_2;
+    reg  [23:0] n_minus_3;
     
     // Sub module instances
     hwprof_board_icebreaker__profiler__acc__candidate_threshold__t_r t_r(
@@ -3780,6 +3790,11 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
         .d(t_minus_2_r$d),
         .q(t_minus_2_r$q),
         .clock(t_minus_2_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__acc__candidate_threshold__t_minus_3_r t_minus_3_r(
+        .d(t_minus_3_r$d),
+        .q(t_minus_3_r$q),
+        .clock(t_minus_3_r$clock)
     );
     hwprof_board_icebreaker__profiler__acc__candidate_threshold__t_at_most_1_r t_at_most_1_r(
         .d(t_at_most_1_r$d),
@@ -3822,6 +3837,7 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
         t_r$clock = clock;
         t_minus_1_r$clock = clock;
         t_minus_2_r$clock = clock;
+        t_minus_3_r$clock = clock;
         t_at_most_1_r$clock = clock;
         reachable_r$clock = clock;
         floor_r$clock = clock;
@@ -3832,6 +3848,7 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
+        t_minus_3_r$d = t_minus_3_r$q;
         t_at_most_1_r$d = t_at_most_1_r$q;
         reachable_r$d = reachable_r$q;
         floor_r$d = floor_r$q;
@@ -3843,6 +3860,7 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
             t = c_t;
             t_minus_1 = c_t_minus_1;
             t_minus_2 = c_t_minus_2;
+            t_minus_3 = c_t_minus_3;
             t_at_most_1 = c_t_at_most_1;
             reachable = c_reachable;
             floor = c_floor;
@@ -3855,6 +3873,7 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
             t = t_r$q;
             t_minus_1 = t_minus_1_r$q;
             t_minus_2 = t_minus_2_r$q;
+            t_minus_3 = t_minus_3_r$q;
             t_at_most_1 = t_at_most_1_r$q;
             reachable = reachable_r$q;
             floor = floor_r$q;
@@ -3867,6 +3886,7 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
         n_reachable = value <= max;
         n_nonzero = |n;
         n_above_1 = |(n & above_1);
+        n_above_2 = n_above_1 & (n != two);
         n_minus_1 = zero;
         if (n_nonzero) begin
             n_minus_1 = n - one;
@@ -3875,6 +3895,10 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
         if (n_above_1) begin
             n_minus_2 = n - two;
         end
+        n_minus_3 = zero;
+        if (n_above_2) begin
+            n_minus_3 = n - three;
+        end
         if (load) begin
             t_prev_r$d = t_r$q;
             t_r$d = n;
@@ -3882,6 +3906,7 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold(clock,load,va
             t_at_most_1_r$d = ~n_above_1;
             t_minus_1_r$d = n_minus_1;
             t_minus_2_r$d = n_minus_2;
+            t_minus_3_r$d = n_minus_3;
             floor_r$d = zero;
             floor_minus_1_r$d = zero;
             if (n_reachable) begin
@@ -4046,6 +4071,25 @@ module hwprof_board_icebreaker__profiler__acc__candidate_threshold__t_minus_2_r(
     end
           
 endmodule // top$profiler$acc$candidate_threshold$t_minus_2_r
+
+
+module hwprof_board_icebreaker__profiler__acc__candidate_threshold__t_minus_3_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$candidate_threshold$t_minus_3_r
 
 
 module hwprof_board_icebreaker__profiler__acc__candidate_threshold__t_prev_r(d,q,clock);
@@ -6612,6 +6656,7 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
     wire  [23:0] candidate_threshold$t;
     wire  [23:0] candidate_threshold$t_minus_1;
     wire  [23:0] candidate_threshold$t_minus_2;
+    wire  [23:0] candidate_threshold$t_minus_3;
     wire  candidate_threshold$t_at_most_1;
     wire  candidate_threshold$reachable;
     wire  [23:0] candidate_threshold$floor;
@@ -7352,6 +7397,7 @@ module hwprof_board_icebreaker__profiler__counters(clock,reset,read_index$0,read
         .t(candidate_threshold$t),
         .t_minus_1(candidate_threshold$t_minus_1),
         .t_minus_2(candidate_threshold$t_minus_2),
+        .t_minus_3(candidate_threshold$t_minus_3),
         .t_at_most_1(candidate_threshold$t_at_most_1),
         .reachable(candidate_threshold$reachable),
         .floor(candidate_threshold$floor),
@@ -8407,7 +8453,7 @@ module hwprof_board_icebreaker__profiler__counters__bank1__3(read_address,read_c
 endmodule // top$profiler$counters$bank1$3
 
 
-module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_minus_3,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -8416,6 +8462,7 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
     output reg  [23:0] t;
     output reg  [23:0] t_minus_1;
     output reg  [23:0] t_minus_2;
+    output reg  [23:0] t_minus_3;
     output reg  t_at_most_1;
     output reg  reachable;
     output reg  [23:0] floor;
@@ -8431,11 +8478,13 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
     localparam  above_1 = 24'hfffffe;
     localparam  one = 24'h1;
     localparam  two = 24'h2;
+    localparam  three = 24'h3;
     localparam  zero = 24'h0;
     localparam  fixed = 1'b1;
     localparam  c_t = 24'h290;
     localparam  c_t_minus_1 = 24'h28f;
     localparam  c_t_minus_2 = 24'h28e;
+    localparam  c_t_minus_3 = 24'h28d;
     localparam  c_t_at_most_1 = 1'b0;
     localparam  c_reachable = 1'b1;
     localparam  c_floor = 24'h28f;
@@ -8453,6 +8502,9 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
     reg  [23:0] t_minus_2_r$d;
     wire  [23:0] t_minus_2_r$q;
     reg  t_minus_2_r$clock;
+    reg  [23:0] t_minus_3_r$d;
+    wire  [23:0] t_minus_3_r$q;
+    reg  t_minus_3_r$clock;
     reg  t_at_most_1_r$d;
     wire  t_at_most_1_r$q;
     reg  t_at_most_1_r$clock;
@@ -8480,8 +8532,10 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
     reg  n_reachable;
     reg  n_nonzero;
     reg  n_above_1;
+    reg  n_above_2;
     reg  [23:0] n_minus_1;
     reg  [23:0] n_minus_2;
+    reg  [23:0] n_minus_3;
     
     // Sub module instances
     hwprof_board_icebreaker__profiler__counters__candidate_threshold__t_r t_r(
@@ -8498,6 +8552,11 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
         .d(t_minus_2_r$d),
         .q(t_minus_2_r$q),
         .clock(t_minus_2_r$clock)
+    );
+    hwprof_board_icebreaker__profiler__counters__candidate_threshold__t_minus_3_r t_minus_3_r(
+        .d(t_minus_3_r$d),
+        .q(t_minus_3_r$q),
+        .clock(t_minus_3_r$clock)
     );
     hwprof_board_icebreaker__profiler__counters__candidate_threshold__t_at_most_1_r t_at_most_1_r(
         .d(t_at_most_1_r$d),
@@ -8540,6 +8599,7 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
         t_r$clock = clock;
         t_minus_1_r$clock = clock;
         t_minus_2_r$clock = clock;
+        t_minus_3_r$clock = clock;
         t_at_most_1_r$clock = clock;
         reachable_r$clock = clock;
         floor_r$clock = clock;
@@ -8550,6 +8610,7 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
+        t_minus_3_r$d = t_minus_3_r$q;
         t_at_most_1_r$d = t_at_most_1_r$q;
         reachable_r$d = reachable_r$q;
         floor_r$d = floor_r$q;
@@ -8561,6 +8622,7 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
             t = c_t;
             t_minus_1 = c_t_minus_1;
             t_minus_2 = c_t_minus_2;
+            t_minus_3 = c_t_minus_3;
             t_at_most_1 = c_t_at_most_1;
             reachable = c_reachable;
             floor = c_floor;
@@ -8573,6 +8635,7 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
             t = t_r$q;
             t_minus_1 = t_minus_1_r$q;
             t_minus_2 = t_minus_2_r$q;
+            t_minus_3 = t_minus_3_r$q;
             t_at_most_1 = t_at_most_1_r$q;
             reachable = reachable_r$q;
             floor = floor_r$q;
@@ -8585,6 +8648,7 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
         n_reachable = value <= max;
         n_nonzero = |n;
         n_above_1 = |(n & above_1);
+        n_above_2 = n_above_1 & (n != two);
         n_minus_1 = zero;
         if (n_nonzero) begin
             n_minus_1 = n - one;
@@ -8593,6 +8657,10 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
         if (n_above_1) begin
             n_minus_2 = n - two;
         end
+        n_minus_3 = zero;
+        if (n_above_2) begin
+            n_minus_3 = n - three;
+        end
         if (load) begin
             t_prev_r$d = t_r$q;
             t_r$d = n;
@@ -8600,6 +8668,7 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold(clock,lo
             t_at_most_1_r$d = ~n_above_1;
             t_minus_1_r$d = n_minus_1;
             t_minus_2_r$d = n_minus_2;
+            t_minus_3_r$d = n_minus_3;
             floor_r$d = zero;
             floor_minus_1_r$d = zero;
             if (n_reachable) begin
@@ -8764,6 +8833,25 @@ module hwprof_board_icebreaker__profiler__counters__candidate_threshold__t_minus
     end
           
 endmodule // top$profiler$counters$candidate_threshold$t_minus_2_r
+
+
+module hwprof_board_icebreaker__profiler__counters__candidate_threshold__t_minus_3_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$candidate_threshold$t_minus_3_r
 
 
 module hwprof_board_icebreaker__profiler__counters__candidate_threshold__t_prev_r(d,q,clock);

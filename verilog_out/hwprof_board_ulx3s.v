@@ -2197,6 +2197,7 @@ module hwprof_board_ulx3s__profiler__acc(clock,reset,lookup_offer,lookup,lookup_
     wire  [15:0] candidate_threshold$t;
     wire  [15:0] candidate_threshold$t_minus_1;
     wire  [15:0] candidate_threshold$t_minus_2;
+    wire  [15:0] candidate_threshold$t_minus_3;
     wire  candidate_threshold$t_at_most_1;
     wire  candidate_threshold$reachable;
     wire  [15:0] candidate_threshold$floor;
@@ -2811,6 +2812,7 @@ module hwprof_board_ulx3s__profiler__acc(clock,reset,lookup_offer,lookup,lookup_
         .t(candidate_threshold$t),
         .t_minus_1(candidate_threshold$t_minus_1),
         .t_minus_2(candidate_threshold$t_minus_2),
+        .t_minus_3(candidate_threshold$t_minus_3),
         .t_at_most_1(candidate_threshold$t_at_most_1),
         .reachable(candidate_threshold$reachable),
         .floor(candidate_threshold$floor),
@@ -3691,7 +3693,7 @@ module hwprof_board_ulx3s__profiler__acc__c_tag(d,q,clock);
 endmodule // top$profiler$acc$c_tag
 
 
-module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_minus_3,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -3700,6 +3702,7 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
     output reg  [15:0] t;
     output reg  [15:0] t_minus_1;
     output reg  [15:0] t_minus_2;
+    output reg  [15:0] t_minus_3;
     output reg  t_at_most_1;
     output reg  reachable;
     output reg  [15:0] floor;
@@ -3715,11 +3718,13 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
     localparam  above_1 = 16'hfffe;
     localparam  one = 16'h1;
     localparam  two = 16'h2;
+    localparam  three = 16'h3;
     localparam  zero = 16'h0;
     localparam  fixed = 1'b1;
     localparam  c_t = 16'ha4;
     localparam  c_t_minus_1 = 16'ha3;
     localparam  c_t_minus_2 = 16'ha2;
+    localparam  c_t_minus_3 = 16'ha1;
     localparam  c_t_at_most_1 = 1'b0;
     localparam  c_reachable = 1'b1;
     localparam  c_floor = 16'ha3;
@@ -3737,6 +3742,9 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
     reg  [15:0] t_minus_2_r$d;
     wire  [15:0] t_minus_2_r$q;
     reg  t_minus_2_r$clock;
+    reg  [15:0] t_minus_3_r$d;
+    wire  [15:0] t_minus_3_r$q;
+    reg  t_minus_3_r$clock;
     reg  t_at_most_1_r$d;
     wire  t_at_most_1_r$q;
     reg  t_at_most_1_r$clock;
@@ -3764,8 +3772,10 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
     reg  n_reachable;
     reg  n_nonzero;
     reg  n_above_1;
+    reg  n_above_2;
     reg  [15:0] n_minus_1;
     reg  [15:0] n_minus_2;
+    reg  [15:0] n_minus_3;
     
     // Sub module instances
     hwprof_board_ulx3s__profiler__acc__candidate_threshold__t_r t_r(
@@ -3782,6 +3792,11 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
         .d(t_minus_2_r$d),
         .q(t_minus_2_r$q),
         .clock(t_minus_2_r$clock)
+    );
+    hwprof_board_ulx3s__profiler__acc__candidate_threshold__t_minus_3_r t_minus_3_r(
+        .d(t_minus_3_r$d),
+        .q(t_minus_3_r$q),
+        .clock(t_minus_3_r$clock)
     );
     hwprof_board_ulx3s__profiler__acc__candidate_threshold__t_at_most_1_r t_at_most_1_r(
         .d(t_at_most_1_r$d),
@@ -3824,6 +3839,7 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
         t_r$clock = clock;
         t_minus_1_r$clock = clock;
         t_minus_2_r$clock = clock;
+        t_minus_3_r$clock = clock;
         t_at_most_1_r$clock = clock;
         reachable_r$clock = clock;
         floor_r$clock = clock;
@@ -3834,6 +3850,7 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
+        t_minus_3_r$d = t_minus_3_r$q;
         t_at_most_1_r$d = t_at_most_1_r$q;
         reachable_r$d = reachable_r$q;
         floor_r$d = floor_r$q;
@@ -3845,6 +3862,7 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
             t = c_t;
             t_minus_1 = c_t_minus_1;
             t_minus_2 = c_t_minus_2;
+            t_minus_3 = c_t_minus_3;
             t_at_most_1 = c_t_at_most_1;
             reachable = c_reachable;
             floor = c_floor;
@@ -3857,6 +3875,7 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
             t = t_r$q;
             t_minus_1 = t_minus_1_r$q;
             t_minus_2 = t_minus_2_r$q;
+            t_minus_3 = t_minus_3_r$q;
             t_at_most_1 = t_at_most_1_r$q;
             reachable = reachable_r$q;
             floor = floor_r$q;
@@ -3869,6 +3888,7 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
         n_reachable = value <= max;
         n_nonzero = |n;
         n_above_1 = |(n & above_1);
+        n_above_2 = n_above_1 & (n != two);
         n_minus_1 = zero;
         if (n_nonzero) begin
             n_minus_1 = n - one;
@@ -3877,6 +3897,10 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
         if (n_above_1) begin
             n_minus_2 = n - two;
         end
+        n_minus_3 = zero;
+        if (n_above_2) begin
+            n_minus_3 = n - three;
+        end
         if (load) begin
             t_prev_r$d = t_r$q;
             t_r$d = n;
@@ -3884,6 +3908,7 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold(clock,load,value,t
             t_at_most_1_r$d = ~n_above_1;
             t_minus_1_r$d = n_minus_1;
             t_minus_2_r$d = n_minus_2;
+            t_minus_3_r$d = n_minus_3;
             floor_r$d = zero;
             floor_minus_1_r$d = zero;
             if (n_reachable) begin
@@ -4048,6 +4073,25 @@ module hwprof_board_ulx3s__profiler__acc__candidate_threshold__t_minus_2_r(d,q,c
     end
           
 endmodule // top$profiler$acc$candidate_threshold$t_minus_2_r
+
+
+module hwprof_board_ulx3s__profiler__acc__candidate_threshold__t_minus_3_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$acc$candidate_threshold$t_minus_3_r
 
 
 module hwprof_board_ulx3s__profiler__acc__candidate_threshold__t_prev_r(d,q,clock);
@@ -6614,6 +6658,7 @@ module hwprof_board_ulx3s__profiler__counters(clock,reset,read_index$0,read_inde
     wire  [15:0] candidate_threshold$t;
     wire  [15:0] candidate_threshold$t_minus_1;
     wire  [15:0] candidate_threshold$t_minus_2;
+    wire  [15:0] candidate_threshold$t_minus_3;
     wire  candidate_threshold$t_at_most_1;
     wire  candidate_threshold$reachable;
     wire  [15:0] candidate_threshold$floor;
@@ -7354,6 +7399,7 @@ module hwprof_board_ulx3s__profiler__counters(clock,reset,read_index$0,read_inde
         .t(candidate_threshold$t),
         .t_minus_1(candidate_threshold$t_minus_1),
         .t_minus_2(candidate_threshold$t_minus_2),
+        .t_minus_3(candidate_threshold$t_minus_3),
         .t_at_most_1(candidate_threshold$t_at_most_1),
         .reachable(candidate_threshold$reachable),
         .floor(candidate_threshold$floor),
@@ -8913,7 +8959,7 @@ module hwprof_board_ulx3s__profiler__counters__bank1__3(read_address,read_clock,
 endmodule // top$profiler$counters$bank1$3
 
 
-module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_minus_3,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -8922,6 +8968,7 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
     output reg  [15:0] t;
     output reg  [15:0] t_minus_1;
     output reg  [15:0] t_minus_2;
+    output reg  [15:0] t_minus_3;
     output reg  t_at_most_1;
     output reg  reachable;
     output reg  [15:0] floor;
@@ -8937,11 +8984,13 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
     localparam  above_1 = 16'hfffe;
     localparam  one = 16'h1;
     localparam  two = 16'h2;
+    localparam  three = 16'h3;
     localparam  zero = 16'h0;
     localparam  fixed = 1'b1;
     localparam  c_t = 16'ha4;
     localparam  c_t_minus_1 = 16'ha3;
     localparam  c_t_minus_2 = 16'ha2;
+    localparam  c_t_minus_3 = 16'ha1;
     localparam  c_t_at_most_1 = 1'b0;
     localparam  c_reachable = 1'b1;
     localparam  c_floor = 16'ha3;
@@ -8959,6 +9008,9 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
     reg  [15:0] t_minus_2_r$d;
     wire  [15:0] t_minus_2_r$q;
     reg  t_minus_2_r$clock;
+    reg  [15:0] t_minus_3_r$d;
+    wire  [15:0] t_minus_3_r$q;
+    reg  t_minus_3_r$clock;
     reg  t_at_most_1_r$d;
     wire  t_at_most_1_r$q;
     reg  t_at_most_1_r$clock;
@@ -8986,8 +9038,10 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
     reg  n_reachable;
     reg  n_nonzero;
     reg  n_above_1;
+    reg  n_above_2;
     reg  [15:0] n_minus_1;
     reg  [15:0] n_minus_2;
+    reg  [15:0] n_minus_3;
     
     // Sub module instances
     hwprof_board_ulx3s__profiler__counters__candidate_threshold__t_r t_r(
@@ -9004,6 +9058,11 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
         .d(t_minus_2_r$d),
         .q(t_minus_2_r$q),
         .clock(t_minus_2_r$clock)
+    );
+    hwprof_board_ulx3s__profiler__counters__candidate_threshold__t_minus_3_r t_minus_3_r(
+        .d(t_minus_3_r$d),
+        .q(t_minus_3_r$q),
+        .clock(t_minus_3_r$clock)
     );
     hwprof_board_ulx3s__profiler__counters__candidate_threshold__t_at_most_1_r t_at_most_1_r(
         .d(t_at_most_1_r$d),
@@ -9046,6 +9105,7 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
         t_r$clock = clock;
         t_minus_1_r$clock = clock;
         t_minus_2_r$clock = clock;
+        t_minus_3_r$clock = clock;
         t_at_most_1_r$clock = clock;
         reachable_r$clock = clock;
         floor_r$clock = clock;
@@ -9056,6 +9116,7 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
+        t_minus_3_r$d = t_minus_3_r$q;
         t_at_most_1_r$d = t_at_most_1_r$q;
         reachable_r$d = reachable_r$q;
         floor_r$d = floor_r$q;
@@ -9067,6 +9128,7 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
             t = c_t;
             t_minus_1 = c_t_minus_1;
             t_minus_2 = c_t_minus_2;
+            t_minus_3 = c_t_minus_3;
             t_at_most_1 = c_t_at_most_1;
             reachable = c_reachable;
             floor = c_floor;
@@ -9079,6 +9141,7 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
             t = t_r$q;
             t_minus_1 = t_minus_1_r$q;
             t_minus_2 = t_minus_2_r$q;
+            t_minus_3 = t_minus_3_r$q;
             t_at_most_1 = t_at_most_1_r$q;
             reachable = reachable_r$q;
             floor = floor_r$q;
@@ -9091,6 +9154,7 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
         n_reachable = value <= max;
         n_nonzero = |n;
         n_above_1 = |(n & above_1);
+        n_above_2 = n_above_1 & (n != two);
         n_minus_1 = zero;
         if (n_nonzero) begin
             n_minus_1 = n - one;
@@ -9099,6 +9163,10 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
         if (n_above_1) begin
             n_minus_2 = n - two;
         end
+        n_minus_3 = zero;
+        if (n_above_2) begin
+            n_minus_3 = n - three;
+        end
         if (load) begin
             t_prev_r$d = t_r$q;
             t_r$d = n;
@@ -9106,6 +9174,7 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold(clock,load,va
             t_at_most_1_r$d = ~n_above_1;
             t_minus_1_r$d = n_minus_1;
             t_minus_2_r$d = n_minus_2;
+            t_minus_3_r$d = n_minus_3;
             floor_r$d = zero;
             floor_minus_1_r$d = zero;
             if (n_reachable) begin
@@ -9270,6 +9339,25 @@ module hwprof_board_ulx3s__profiler__counters__candidate_threshold__t_minus_2_r(
     end
           
 endmodule // top$profiler$counters$candidate_threshold$t_minus_2_r
+
+
+module hwprof_board_ulx3s__profiler__counters__candidate_threshold__t_minus_3_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$profiler$counters$candidate_threshold$t_minus_3_r
 
 
 module hwprof_board_ulx3s__profiler__counters__candidate_threshold__t_prev_r(d,q,clock);

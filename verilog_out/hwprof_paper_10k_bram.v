@@ -1226,6 +1226,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
     wire  [15:0] candidate_threshold$t;
     wire  [15:0] candidate_threshold$t_minus_1;
     wire  [15:0] candidate_threshold$t_minus_2;
+    wire  [15:0] candidate_threshold$t_minus_3;
     wire  candidate_threshold$t_at_most_1;
     wire  candidate_threshold$reachable;
     wire  [15:0] candidate_threshold$floor;
@@ -1840,6 +1841,7 @@ module hwprof_paper_10k_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,loo
         .t(candidate_threshold$t),
         .t_minus_1(candidate_threshold$t_minus_1),
         .t_minus_2(candidate_threshold$t_minus_2),
+        .t_minus_3(candidate_threshold$t_minus_3),
         .t_at_most_1(candidate_threshold$t_at_most_1),
         .reachable(candidate_threshold$reachable),
         .floor(candidate_threshold$floor),
@@ -2720,7 +2722,7 @@ module hwprof_paper_10k_bram__acc__c_tag(d,q,clock);
 endmodule // top$acc$c_tag
 
 
-module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_minus_3,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -2729,6 +2731,7 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
     output reg  [15:0] t;
     output reg  [15:0] t_minus_1;
     output reg  [15:0] t_minus_2;
+    output reg  [15:0] t_minus_3;
     output reg  t_at_most_1;
     output reg  reachable;
     output reg  [15:0] floor;
@@ -2744,11 +2747,13 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
     localparam  above_1 = 16'hfffe;
     localparam  one = 16'h1;
     localparam  two = 16'h2;
+    localparam  three = 16'h3;
     localparam  zero = 16'h0;
     localparam  fixed = 1'b1;
     localparam  c_t = 16'h64;
     localparam  c_t_minus_1 = 16'h63;
     localparam  c_t_minus_2 = 16'h62;
+    localparam  c_t_minus_3 = 16'h61;
     localparam  c_t_at_most_1 = 1'b0;
     localparam  c_reachable = 1'b1;
     localparam  c_floor = 16'h63;
@@ -2766,6 +2771,9 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
     reg  [15:0] t_minus_2_r$d;
     wire  [15:0] t_minus_2_r$q;
     reg  t_minus_2_r$clock;
+    reg  [15:0] t_minus_3_r$d;
+    wire  [15:0] t_minus_3_r$q;
+    reg  t_minus_3_r$clock;
     reg  t_at_most_1_r$d;
     wire  t_at_most_1_r$q;
     reg  t_at_most_1_r$clock;
@@ -2793,8 +2801,10 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
     reg  n_reachable;
     reg  n_nonzero;
     reg  n_above_1;
+    reg  n_above_2;
     reg  [15:0] n_minus_1;
     reg  [15:0] n_minus_2;
+    reg  [15:0] n_minus_3;
     
     // Sub module instances
     hwprof_paper_10k_bram__acc__candidate_threshold__t_r t_r(
@@ -2811,6 +2821,11 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
         .d(t_minus_2_r$d),
         .q(t_minus_2_r$q),
         .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_10k_bram__acc__candidate_threshold__t_minus_3_r t_minus_3_r(
+        .d(t_minus_3_r$d),
+        .q(t_minus_3_r$q),
+        .clock(t_minus_3_r$clock)
     );
     hwprof_paper_10k_bram__acc__candidate_threshold__t_at_most_1_r t_at_most_1_r(
         .d(t_at_most_1_r$d),
@@ -2853,6 +2868,7 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
         t_r$clock = clock;
         t_minus_1_r$clock = clock;
         t_minus_2_r$clock = clock;
+        t_minus_3_r$clock = clock;
         t_at_most_1_r$clock = clock;
         reachable_r$clock = clock;
         floor_r$clock = clock;
@@ -2863,6 +2879,7 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
+        t_minus_3_r$d = t_minus_3_r$q;
         t_at_most_1_r$d = t_at_most_1_r$q;
         reachable_r$d = reachable_r$q;
         floor_r$d = floor_r$q;
@@ -2874,6 +2891,7 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
             t = c_t;
             t_minus_1 = c_t_minus_1;
             t_minus_2 = c_t_minus_2;
+            t_minus_3 = c_t_minus_3;
             t_at_most_1 = c_t_at_most_1;
             reachable = c_reachable;
             floor = c_floor;
@@ -2886,6 +2904,7 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
             t = t_r$q;
             t_minus_1 = t_minus_1_r$q;
             t_minus_2 = t_minus_2_r$q;
+            t_minus_3 = t_minus_3_r$q;
             t_at_most_1 = t_at_most_1_r$q;
             reachable = reachable_r$q;
             floor = floor_r$q;
@@ -2898,6 +2917,7 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
         n_reachable = value <= max;
         n_nonzero = |n;
         n_above_1 = |(n & above_1);
+        n_above_2 = n_above_1 & (n != two);
         n_minus_1 = zero;
         if (n_nonzero) begin
             n_minus_1 = n - one;
@@ -2906,6 +2926,10 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
         if (n_above_1) begin
             n_minus_2 = n - two;
         end
+        n_minus_3 = zero;
+        if (n_above_2) begin
+            n_minus_3 = n - three;
+        end
         if (load) begin
             t_prev_r$d = t_r$q;
             t_r$d = n;
@@ -2913,6 +2937,7 @@ module hwprof_paper_10k_bram__acc__candidate_threshold(clock,load,value,t,t_minu
             t_at_most_1_r$d = ~n_above_1;
             t_minus_1_r$d = n_minus_1;
             t_minus_2_r$d = n_minus_2;
+            t_minus_3_r$d = n_minus_3;
             floor_r$d = zero;
             floor_minus_1_r$d = zero;
             if (n_reachable) begin
@@ -3077,6 +3102,25 @@ module hwprof_paper_10k_bram__acc__candidate_threshold__t_minus_2_r(d,q,clock);
     end
           
 endmodule // top$acc$candidate_threshold$t_minus_2_r
+
+
+module hwprof_paper_10k_bram__acc__candidate_threshold__t_minus_3_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$t_minus_3_r
 
 
 module hwprof_paper_10k_bram__acc__candidate_threshold__t_prev_r(d,q,clock);
@@ -5643,6 +5687,7 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
     wire  [15:0] candidate_threshold$t;
     wire  [15:0] candidate_threshold$t_minus_1;
     wire  [15:0] candidate_threshold$t_minus_2;
+    wire  [15:0] candidate_threshold$t_minus_3;
     wire  candidate_threshold$t_at_most_1;
     wire  candidate_threshold$reachable;
     wire  [15:0] candidate_threshold$floor;
@@ -6383,6 +6428,7 @@ module hwprof_paper_10k_bram__counters(clock,reset,read_index$0,read_index$1,rea
         .t(candidate_threshold$t),
         .t_minus_1(candidate_threshold$t_minus_1),
         .t_minus_2(candidate_threshold$t_minus_2),
+        .t_minus_3(candidate_threshold$t_minus_3),
         .t_at_most_1(candidate_threshold$t_at_most_1),
         .reachable(candidate_threshold$reachable),
         .floor(candidate_threshold$floor),
@@ -7438,7 +7484,7 @@ module hwprof_paper_10k_bram__counters__bank1__3(read_address,read_clock,read_da
 endmodule // top$counters$bank1$3
 
 
-module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_minus_3,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -7447,6 +7493,7 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
     output reg  [15:0] t;
     output reg  [15:0] t_minus_1;
     output reg  [15:0] t_minus_2;
+    output reg  [15:0] t_minus_3;
     output reg  t_at_most_1;
     output reg  reachable;
     output reg  [15:0] floor;
@@ -7462,11 +7509,13 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
     localparam  above_1 = 16'hfffe;
     localparam  one = 16'h1;
     localparam  two = 16'h2;
+    localparam  three = 16'h3;
     localparam  zero = 16'h0;
     localparam  fixed = 1'b1;
     localparam  c_t = 16'h64;
     localparam  c_t_minus_1 = 16'h63;
     localparam  c_t_minus_2 = 16'h62;
+    localparam  c_t_minus_3 = 16'h61;
     localparam  c_t_at_most_1 = 1'b0;
     localparam  c_reachable = 1'b1;
     localparam  c_floor = 16'h63;
@@ -7484,6 +7533,9 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
     reg  [15:0] t_minus_2_r$d;
     wire  [15:0] t_minus_2_r$q;
     reg  t_minus_2_r$clock;
+    reg  [15:0] t_minus_3_r$d;
+    wire  [15:0] t_minus_3_r$q;
+    reg  t_minus_3_r$clock;
     reg  t_at_most_1_r$d;
     wire  t_at_most_1_r$q;
     reg  t_at_most_1_r$clock;
@@ -7511,8 +7563,10 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
     reg  n_reachable;
     reg  n_nonzero;
     reg  n_above_1;
+    reg  n_above_2;
     reg  [15:0] n_minus_1;
     reg  [15:0] n_minus_2;
+    reg  [15:0] n_minus_3;
     
     // Sub module instances
     hwprof_paper_10k_bram__counters__candidate_threshold__t_r t_r(
@@ -7529,6 +7583,11 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
         .d(t_minus_2_r$d),
         .q(t_minus_2_r$q),
         .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_10k_bram__counters__candidate_threshold__t_minus_3_r t_minus_3_r(
+        .d(t_minus_3_r$d),
+        .q(t_minus_3_r$q),
+        .clock(t_minus_3_r$clock)
     );
     hwprof_paper_10k_bram__counters__candidate_threshold__t_at_most_1_r t_at_most_1_r(
         .d(t_at_most_1_r$d),
@@ -7571,6 +7630,7 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
         t_r$clock = clock;
         t_minus_1_r$clock = clock;
         t_minus_2_r$clock = clock;
+        t_minus_3_r$clock = clock;
         t_at_most_1_r$clock = clock;
         reachable_r$clock = clock;
         floor_r$clock = clock;
@@ -7581,6 +7641,7 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
+        t_minus_3_r$d = t_minus_3_r$q;
         t_at_most_1_r$d = t_at_most_1_r$q;
         reachable_r$d = reachable_r$q;
         floor_r$d = floor_r$q;
@@ -7592,6 +7653,7 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
             t = c_t;
             t_minus_1 = c_t_minus_1;
             t_minus_2 = c_t_minus_2;
+            t_minus_3 = c_t_minus_3;
             t_at_most_1 = c_t_at_most_1;
             reachable = c_reachable;
             floor = c_floor;
@@ -7604,6 +7666,7 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
             t = t_r$q;
             t_minus_1 = t_minus_1_r$q;
             t_minus_2 = t_minus_2_r$q;
+            t_minus_3 = t_minus_3_r$q;
             t_at_most_1 = t_at_most_1_r$q;
             reachable = reachable_r$q;
             floor = floor_r$q;
@@ -7616,6 +7679,7 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
         n_reachable = value <= max;
         n_nonzero = |n;
         n_above_1 = |(n & above_1);
+        n_above_2 = n_above_1 & (n != two);
         n_minus_1 = zero;
         if (n_nonzero) begin
             n_minus_1 = n - one;
@@ -7624,6 +7688,10 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
         if (n_above_1) begin
             n_minus_2 = n - two;
         end
+        n_minus_3 = zero;
+        if (n_above_2) begin
+            n_minus_3 = n - three;
+        end
         if (load) begin
             t_prev_r$d = t_r$q;
             t_r$d = n;
@@ -7631,6 +7699,7 @@ module hwprof_paper_10k_bram__counters__candidate_threshold(clock,load,value,t,t
             t_at_most_1_r$d = ~n_above_1;
             t_minus_1_r$d = n_minus_1;
             t_minus_2_r$d = n_minus_2;
+            t_minus_3_r$d = n_minus_3;
             floor_r$d = zero;
             floor_minus_1_r$d = zero;
             if (n_reachable) begin
@@ -7795,6 +7864,25 @@ module hwprof_paper_10k_bram__counters__candidate_threshold__t_minus_2_r(d,q,clo
     end
           
 endmodule // top$counters$candidate_threshold$t_minus_2_r
+
+
+module hwprof_paper_10k_bram__counters__candidate_threshold__t_minus_3_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$t_minus_3_r
 
 
 module hwprof_paper_10k_bram__counters__candidate_threshold__t_prev_r(d,q,clock);

@@ -1895,6 +1895,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
     wire  [23:0] candidate_threshold$t;
     wire  [23:0] candidate_threshold$t_minus_1;
     wire  [23:0] candidate_threshold$t_minus_2;
+    wire  [23:0] candidate_threshold$t_minus_3;
     wire  candidate_threshold$t_at_most_1;
     wire  candidate_threshold$reachable;
     wire  [23:0] candidate_threshold$floor;
@@ -3683,6 +3684,7 @@ module hwprof_paper_1m_bram__acc(clock,reset,lookup_offer,lookup,lookup_set,look
         .t(candidate_threshold$t),
         .t_minus_1(candidate_threshold$t_minus_1),
         .t_minus_2(candidate_threshold$t_minus_2),
+        .t_minus_3(candidate_threshold$t_minus_3),
         .t_at_most_1(candidate_threshold$t_at_most_1),
         .reachable(candidate_threshold$reachable),
         .floor(candidate_threshold$floor),
@@ -5933,7 +5935,7 @@ module hwprof_paper_1m_bram__acc__c_tag(d,q,clock);
 endmodule // top$acc$c_tag
 
 
-module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_minus_3,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -5942,6 +5944,7 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
     output reg  [23:0] t;
     output reg  [23:0] t_minus_1;
     output reg  [23:0] t_minus_2;
+    output reg  [23:0] t_minus_3;
     output reg  t_at_most_1;
     output reg  reachable;
     output reg  [23:0] floor;
@@ -5957,11 +5960,13 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
     localparam  above_1 = 24'hfffffe;
     localparam  one = 24'h1;
     localparam  two = 24'h2;
+    localparam  three = 24'h3;
     localparam  zero = 24'h0;
     localparam  fixed = 1'b1;
     localparam  c_t = 24'h3e8;
     localparam  c_t_minus_1 = 24'h3e7;
     localparam  c_t_minus_2 = 24'h3e6;
+    localparam  c_t_minus_3 = 24'h3e5;
     localparam  c_t_at_most_1 = 1'b0;
     localparam  c_reachable = 1'b1;
     localparam  c_floor = 24'h3e7;
@@ -5979,6 +5984,9 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
     reg  [23:0] t_minus_2_r$d;
     wire  [23:0] t_minus_2_r$q;
     reg  t_minus_2_r$clock;
+    reg  [23:0] t_minus_3_r$d;
+    wire  [23:0] t_minus_3_r$q;
+    reg  t_minus_3_r$clock;
     reg  t_at_most_1_r$d;
     wire  t_at_most_1_r$q;
     reg  t_at_most_1_r$clock;
@@ -6006,8 +6014,10 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
     reg  n_reachable;
     reg  n_nonzero;
     reg  n_above_1;
+    reg  n_above_2;
     reg  [23:0] n_minus_1;
     reg  [23:0] n_minus_2;
+    reg  [23:0] n_minus_3;
     
     // Sub module instances
     hwprof_paper_1m_bram__acc__candidate_threshold__t_r t_r(
@@ -6024,6 +6034,11 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
         .d(t_minus_2_r$d),
         .q(t_minus_2_r$q),
         .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_1m_bram__acc__candidate_threshold__t_minus_3_r t_minus_3_r(
+        .d(t_minus_3_r$d),
+        .q(t_minus_3_r$q),
+        .clock(t_minus_3_r$clock)
     );
     hwprof_paper_1m_bram__acc__candidate_threshold__t_at_most_1_r t_at_most_1_r(
         .d(t_at_most_1_r$d),
@@ -6066,6 +6081,7 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
         t_r$clock = clock;
         t_minus_1_r$clock = clock;
         t_minus_2_r$clock = clock;
+        t_minus_3_r$clock = clock;
         t_at_most_1_r$clock = clock;
         reachable_r$clock = clock;
         floor_r$clock = clock;
@@ -6076,6 +6092,7 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
+        t_minus_3_r$d = t_minus_3_r$q;
         t_at_most_1_r$d = t_at_most_1_r$q;
         reachable_r$d = reachable_r$q;
         floor_r$d = floor_r$q;
@@ -6087,6 +6104,7 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
             t = c_t;
             t_minus_1 = c_t_minus_1;
             t_minus_2 = c_t_minus_2;
+            t_minus_3 = c_t_minus_3;
             t_at_most_1 = c_t_at_most_1;
             reachable = c_reachable;
             floor = c_floor;
@@ -6099,6 +6117,7 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
             t = t_r$q;
             t_minus_1 = t_minus_1_r$q;
             t_minus_2 = t_minus_2_r$q;
+            t_minus_3 = t_minus_3_r$q;
             t_at_most_1 = t_at_most_1_r$q;
             reachable = reachable_r$q;
             floor = floor_r$q;
@@ -6111,6 +6130,7 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
         n_reachable = value <= max;
         n_nonzero = |n;
         n_above_1 = |(n & above_1);
+        n_above_2 = n_above_1 & (n != two);
         n_minus_1 = zero;
         if (n_nonzero) begin
             n_minus_1 = n - one;
@@ -6119,6 +6139,10 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
         if (n_above_1) begin
             n_minus_2 = n - two;
         end
+        n_minus_3 = zero;
+        if (n_above_2) begin
+            n_minus_3 = n - three;
+        end
         if (load) begin
             t_prev_r$d = t_r$q;
             t_r$d = n;
@@ -6126,6 +6150,7 @@ module hwprof_paper_1m_bram__acc__candidate_threshold(clock,load,value,t,t_minus
             t_at_most_1_r$d = ~n_above_1;
             t_minus_1_r$d = n_minus_1;
             t_minus_2_r$d = n_minus_2;
+            t_minus_3_r$d = n_minus_3;
             floor_r$d = zero;
             floor_minus_1_r$d = zero;
             if (n_reachable) begin
@@ -6290,6 +6315,25 @@ module hwprof_paper_1m_bram__acc__candidate_threshold__t_minus_2_r(d,q,clock);
     end
           
 endmodule // top$acc$candidate_threshold$t_minus_2_r
+
+
+module hwprof_paper_1m_bram__acc__candidate_threshold__t_minus_3_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$acc$candidate_threshold$t_minus_3_r
 
 
 module hwprof_paper_1m_bram__acc__candidate_threshold__t_prev_r(d,q,clock);
@@ -12941,6 +12985,7 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
     wire  [23:0] candidate_threshold$t;
     wire  [23:0] candidate_threshold$t_minus_1;
     wire  [23:0] candidate_threshold$t_minus_2;
+    wire  [23:0] candidate_threshold$t_minus_3;
     wire  candidate_threshold$t_at_most_1;
     wire  candidate_threshold$reachable;
     wire  [23:0] candidate_threshold$floor;
@@ -13681,6 +13726,7 @@ module hwprof_paper_1m_bram__counters(clock,reset,read_index$0,read_index$1,read
         .t(candidate_threshold$t),
         .t_minus_1(candidate_threshold$t_minus_1),
         .t_minus_2(candidate_threshold$t_minus_2),
+        .t_minus_3(candidate_threshold$t_minus_3),
         .t_at_most_1(candidate_threshold$t_at_most_1),
         .reachable(candidate_threshold$reachable),
         .floor(candidate_threshold$floor),
@@ -15672,7 +15718,7 @@ module hwprof_paper_1m_bram__counters__bank1__3(read_address,read_clock,read_dat
 endmodule // top$counters$bank1$3
 
 
-module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
+module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_minus_1,t_minus_2,t_minus_3,t_at_most_1,reachable,floor,floor_minus_1,floor_zero,reset_reaches_floor,t_prev);
     
     // Module arguments
     input wire  clock;
@@ -15681,6 +15727,7 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
     output reg  [23:0] t;
     output reg  [23:0] t_minus_1;
     output reg  [23:0] t_minus_2;
+    output reg  [23:0] t_minus_3;
     output reg  t_at_most_1;
     output reg  reachable;
     output reg  [23:0] floor;
@@ -15696,11 +15743,13 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
     localparam  above_1 = 24'hfffffe;
     localparam  one = 24'h1;
     localparam  two = 24'h2;
+    localparam  three = 24'h3;
     localparam  zero = 24'h0;
     localparam  fixed = 1'b1;
     localparam  c_t = 24'h3e8;
     localparam  c_t_minus_1 = 24'h3e7;
     localparam  c_t_minus_2 = 24'h3e6;
+    localparam  c_t_minus_3 = 24'h3e5;
     localparam  c_t_at_most_1 = 1'b0;
     localparam  c_reachable = 1'b1;
     localparam  c_floor = 24'h3e7;
@@ -15718,6 +15767,9 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
     reg  [23:0] t_minus_2_r$d;
     wire  [23:0] t_minus_2_r$q;
     reg  t_minus_2_r$clock;
+    reg  [23:0] t_minus_3_r$d;
+    wire  [23:0] t_minus_3_r$q;
+    reg  t_minus_3_r$clock;
     reg  t_at_most_1_r$d;
     wire  t_at_most_1_r$q;
     reg  t_at_most_1_r$clock;
@@ -15745,8 +15797,10 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
     reg  n_reachable;
     reg  n_nonzero;
     reg  n_above_1;
+    reg  n_above_2;
     reg  [23:0] n_minus_1;
     reg  [23:0] n_minus_2;
+    reg  [23:0] n_minus_3;
     
     // Sub module instances
     hwprof_paper_1m_bram__counters__candidate_threshold__t_r t_r(
@@ -15763,6 +15817,11 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
         .d(t_minus_2_r$d),
         .q(t_minus_2_r$q),
         .clock(t_minus_2_r$clock)
+    );
+    hwprof_paper_1m_bram__counters__candidate_threshold__t_minus_3_r t_minus_3_r(
+        .d(t_minus_3_r$d),
+        .q(t_minus_3_r$q),
+        .clock(t_minus_3_r$clock)
     );
     hwprof_paper_1m_bram__counters__candidate_threshold__t_at_most_1_r t_at_most_1_r(
         .d(t_at_most_1_r$d),
@@ -15805,6 +15864,7 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
         t_r$clock = clock;
         t_minus_1_r$clock = clock;
         t_minus_2_r$clock = clock;
+        t_minus_3_r$clock = clock;
         t_at_most_1_r$clock = clock;
         reachable_r$clock = clock;
         floor_r$clock = clock;
@@ -15815,6 +15875,7 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
         t_r$d = t_r$q;
         t_minus_1_r$d = t_minus_1_r$q;
         t_minus_2_r$d = t_minus_2_r$q;
+        t_minus_3_r$d = t_minus_3_r$q;
         t_at_most_1_r$d = t_at_most_1_r$q;
         reachable_r$d = reachable_r$q;
         floor_r$d = floor_r$q;
@@ -15826,6 +15887,7 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
             t = c_t;
             t_minus_1 = c_t_minus_1;
             t_minus_2 = c_t_minus_2;
+            t_minus_3 = c_t_minus_3;
             t_at_most_1 = c_t_at_most_1;
             reachable = c_reachable;
             floor = c_floor;
@@ -15838,6 +15900,7 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
             t = t_r$q;
             t_minus_1 = t_minus_1_r$q;
             t_minus_2 = t_minus_2_r$q;
+            t_minus_3 = t_minus_3_r$q;
             t_at_most_1 = t_at_most_1_r$q;
             reachable = reachable_r$q;
             floor = floor_r$q;
@@ -15850,6 +15913,7 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
         n_reachable = value <= max;
         n_nonzero = |n;
         n_above_1 = |(n & above_1);
+        n_above_2 = n_above_1 & (n != two);
         n_minus_1 = zero;
         if (n_nonzero) begin
             n_minus_1 = n - one;
@@ -15858,6 +15922,10 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
         if (n_above_1) begin
             n_minus_2 = n - two;
         end
+        n_minus_3 = zero;
+        if (n_above_2) begin
+            n_minus_3 = n - three;
+        end
         if (load) begin
             t_prev_r$d = t_r$q;
             t_r$d = n;
@@ -15865,6 +15933,7 @@ module hwprof_paper_1m_bram__counters__candidate_threshold(clock,load,value,t,t_
             t_at_most_1_r$d = ~n_above_1;
             t_minus_1_r$d = n_minus_1;
             t_minus_2_r$d = n_minus_2;
+            t_minus_3_r$d = n_minus_3;
             floor_r$d = zero;
             floor_minus_1_r$d = zero;
             if (n_reachable) begin
@@ -16029,6 +16098,25 @@ module hwprof_paper_1m_bram__counters__candidate_threshold__t_minus_2_r(d,q,cloc
     end
           
 endmodule // top$counters$candidate_threshold$t_minus_2_r
+
+
+module hwprof_paper_1m_bram__counters__candidate_threshold__t_minus_3_r(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // top$counters$candidate_threshold$t_minus_3_r
 
 
 module hwprof_paper_1m_bram__counters__candidate_threshold__t_prev_r(d,q,clock);
