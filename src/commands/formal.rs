@@ -33,6 +33,10 @@ pub struct FormalArgs {
     /// forwarding selects at 0
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "threshold", conflicts_with = "reach")]
     pub mutate: Option<MutateArg>,
+    /// Check the design with relation forwarding (`--relation` of cosim and synth) against the
+    /// baseline instead of the pipelined design
+    #[arg(long)]
+    pub relation: bool,
     /// Let the pipelined design's input idle at any clock (solver-chosen), so that its
     /// forwarding sees every distance between events; slower to search
     #[arg(long)]
@@ -55,6 +59,10 @@ pub fn run(a: FormalArgs) -> CmdResult {
     // Shapes without both designs, or too wide a tape, are the configuration's fault.
     formal::validate(&cfg, events, a.depth.unwrap_or(formal::REACH_LIMIT))
         .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
+    if a.relation {
+        hwprof_sim::hwprof_hdl::multihash::design::relation_shape(&cfg)
+            .map_err(|e| CliError::input(format!("config {}: {e}", a.config.display())))?;
+    }
     if let Some(d) = &a.out {
         create_out_dir(d)?;
     }
@@ -71,7 +79,8 @@ pub fn run(a: FormalArgs) -> CmdResult {
         (Some(d), _) => (d, false),
         (None, Property::AllReportsSent) => (formal::REACH_LIMIT, false),
         (None, Property::SameReports) => (
-            formal::depth_reaching_every_report(&cfg, events).map_err(CliError::failure)?,
+            formal::depth_reaching_every_report(&cfg, events, a.relation)
+                .map_err(CliError::failure)?,
             true,
         ),
     };
@@ -80,6 +89,7 @@ pub fn run(a: FormalArgs) -> CmdResult {
         depth,
         property,
         idle_input: a.idle,
+        relation: a.relation,
     };
     let mut r =
         formal::check(&cfg, &search, mutation, a.out.as_deref()).map_err(CliError::failure)?;
@@ -102,6 +112,7 @@ pub fn run(a: FormalArgs) -> CmdResult {
 fn print_text(r: &formal::FormalResult, cfg: &ProfilerConfig, reports: u64) {
     println!("configuration      {}", cfg.summary());
     println!("events             {}", r.events);
+    println!("pipelined design   {} (against the baseline)", r.design);
     println!(
         "depth              {}{}",
         r.depth,

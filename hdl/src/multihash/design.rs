@@ -68,21 +68,26 @@ where
     V::Output: Send,
 {
     if design == Design::Relation {
-        let acc = &cfg.accumulator;
-        if acc.organisation != Organisation::SetAssociative {
-            return Err("the relation design is set associative: set accumulator.organisation = \"set_associative\"".into());
-        }
-        if acc.replacement != Replacement::First {
-            return Err("the relation design takes the lowest replaceable way: set accumulator.replacement = \"first\"".into());
-        }
-        if cfg.reset_on_promote {
-            return Err(
-                "the relation design has no reset on promote (R1): set reset_on_promote = false"
-                    .into(),
-            );
-        }
+        relation_shape(cfg)?;
     }
     with_class(cfg, Build { design, v })
+}
+
+/// Whether `cfg` has a [`Design::Relation`], or why not.
+pub fn relation_shape(cfg: &ProfilerConfig) -> Result<(), String> {
+    let acc = &cfg.accumulator;
+    if acc.organisation != Organisation::SetAssociative {
+        return Err("the relation design is set associative: set accumulator.organisation = \"set_associative\"".into());
+    }
+    if acc.replacement != Replacement::First {
+        return Err("the relation design takes the lowest replaceable way: set accumulator.replacement = \"first\"".into());
+    }
+    if cfg.reset_on_promote {
+        return Err(
+            "the relation design has no reset on promote (R1): set reset_on_promote = false".into(),
+        );
+    }
+    Ok(())
 }
 
 struct Build<V> {

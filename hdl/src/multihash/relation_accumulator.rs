@@ -439,11 +439,13 @@ impl<const CB: usize> Logic for RelationSetAccumulator<CB> {
         self.m_ev.d.next = self.lookup.val();
         self.m_set.d.next = self.r_set.val();
         self.m_tag.d.next = self.lookup_tag.val();
-        self.m_same1.d.next = self.m_ev.q.val() & (self.r_set.val() == self.m_set.q.val());
-        self.m_same2.d.next = self.c1_ev.q.val() & (self.r_set.val() == self.c1_set.q.val());
-        self.m_same3.d.next = self.c2_ev.q.val() & (self.r_set.val() == self.c2_set.q.val());
-        self.m_same4.d.next = self.d_ev.q.val() & (self.r_set.val() == self.d_set.q.val());
-        self.m_same5.d.next = self.w_ev.q.val() & (self.r_set.val() == self.w_set.q.val());
+        // Only an event's relations are used (a scan takes the RAM's words), so they compare the
+        // offered set, not R's address after the scanner's mux.
+        self.m_same1.d.next = self.m_ev.q.val() & (self.lookup_set.val() == self.m_set.q.val());
+        self.m_same2.d.next = self.c1_ev.q.val() & (self.lookup_set.val() == self.c1_set.q.val());
+        self.m_same3.d.next = self.c2_ev.q.val() & (self.lookup_set.val() == self.c2_set.q.val());
+        self.m_same4.d.next = self.d_ev.q.val() & (self.lookup_set.val() == self.d_set.q.val());
+        self.m_same5.d.next = self.w_ev.q.val() & (self.lookup_set.val() == self.w_set.q.val());
         self.m_key1.d.next = self.lookup_tag.val() == self.m_tag.q.val();
         self.m_key2.d.next = self.lookup_tag.val() == self.c1_tag.q.val();
         self.m_key3.d.next = self.lookup_tag.val() == self.c2_tag.q.val();

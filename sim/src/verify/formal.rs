@@ -23,36 +23,38 @@ pub enum Mutation {
     /// The baseline side is built with threshold T + 1.
     BaselineThreshold,
     /// The pipelined side's first counter table forgets the words in flight: its forwarding
-    /// selects (`fw_same`, `fw_pick`) are held at 0 in the exported Verilog, so a counter read
-    /// right behind its own update sees the stale word.
+    /// selects (`fw_same`, `fw_pick`; in the relation design the same-counter flags of the events
+    /// one and two ahead, `m_same1`, `m_same2`) are held at 0 in the exported Verilog, so a
+    /// counter read right behind its own update sees the stale word.
     CounterForwarding,
 }
 
 /// The forwarding selects of the first counter table, as the export names their flip-flops' inputs.
 const FORWARDING_SELECTS: [&str; 2] = ["fw_same$0$d = ", "fw_pick$0$d = "];
+const RELATION_FORWARDING_SELECTS: [&str; 2] = ["m_same1$0$d = ", "m_same2$0$d = "];
 
 /// `verilog` with every assignment to the first counter table's forwarding selects made 0.
 /// Errors if there is none, so a renamed signal cannot leave the mutation silently empty.
-fn without_counter_forwarding(verilog: &str) -> Result<String, String> {
+fn without_counter_forwarding(verilog: &str, selects: &[&str]) -> Result<String, String> {
     let mut n = 0;
     let lines: Vec<String> = verilog
         .lines()
         .map(|line| {
             let body = line.trim_start();
-            match FORWARDING_SELECTS.iter().find(|s| body.starts_with(*s)) {
-                Some(select) => {
+            match selects.iter().find(|s| body.starts_with(*s)) {
+                Some(select) if body.ends_with(';') => {
                     n += 1;
                     let indent = &line[..line.len() - body.len()];
                     format!("{indent}{select}1'b0;")
                 }
-                None => line.to_string(),
+                _ => line.to_string(),
             }
         })
         .collect();
     if n == 0 {
         return Err(format!(
-            "no forwarding select ({}) in the pipelined design's Verilog",
-            FORWARDING_SELECTS.join(", ")
+            "no one-line forwarding select ({}) in the pipelined design's Verilog",
+            selects.join(", ")
         ));
     }
     Ok(lines.join("\n") + "\n")
@@ -69,6 +71,8 @@ pub struct FormalResult {
     pub events: u64,
     /// Whether the pipelined design's input could idle at any clock.
     pub idle_input: bool,
+    /// The pipelined side: `"pipelined"` or `"relation"` (relation forwarding).
+    pub design: String,
     /// Whether the depth was found by [`depth_reaching_every_report`] rather than given.
     pub depth_from_reach: bool,
     /// Equivalence: `"pass"` (no mismatch within the depth) or `"fail"`. Reach: `"reached"` or
@@ -114,6 +118,10 @@ pub struct Search {
     /// sees every distance between events, not only back-to-back events. The baseline takes an
     /// event whenever the tape has one.
     pub idle_input: bool,
+    /// The pipelined side is the design with relation forwarding ([`Design::Relation`]), whose
+    /// counter tables decide on order relations forwarded as bits: the check then proves them
+    /// against the baseline's value-based update within the bound.
+    pub relation: bool,
 }
 
 /// The miter's top module `miter` around `pipe` and `base` (the two exports, renamed).
@@ -309,6 +317,7 @@ pub fn check(
         depth,
         property,
         idle_input,
+        relation,
     } = *search;
     validate(cfg, events, depth)?;
     let mut base_cfg = cfg.clone();
@@ -318,9 +327,13 @@ pub fn check(
             .validate()
             .map_err(|e| format!("the mutated configuration is not valid: {e}"))?;
     }
-    let mut pipe = verilog_of(cfg, Design::Pipelined)?;
+    let (design, selects) = match relation {
+        true => (Design::Relation, &RELATION_FORWARDING_SELECTS),
+        false => (Design::Pipelined, &FORWARDING_SELECTS),
+    };
+    let mut pipe = verilog_of(cfg, design)?;
     if mutation == Some(Mutation::CounterForwarding) {
-        pipe = without_counter_forwarding(&pipe)?;
+        pipe = without_counter_forwarding(&pipe, selects)?;
     }
     let base = verilog_of(&base_cfg, Design::Baseline)?;
     let scratch;
@@ -388,6 +401,7 @@ pub fn check(
         depth,
         events,
         idle_input,
+        design: if relation { "relation" } else { "pipelined" }.into(),
         depth_from_reach: false,
         result: result.into(),
         fail_frame: frame.filter(|_| property == Property::SameReports),
@@ -415,12 +429,17 @@ pub const REACH_LIMIT: u64 = 80;
 /// The smallest depth at which the check compares every report of a tape of `events` events on
 /// the fastest pacing: one more than the earliest clock by which both designs can have sent them
 /// all, searched up to [`REACH_LIMIT`] clocks. Errors as [`check`], or when no run gets there.
-pub fn depth_reaching_every_report(cfg: &ProfilerConfig, events: u64) -> Result<u64, String> {
+pub fn depth_reaching_every_report(
+    cfg: &ProfilerConfig,
+    events: u64,
+    relation: bool,
+) -> Result<u64, String> {
     let search = Search {
         events,
         depth: REACH_LIMIT,
         property: Property::AllReportsSent,
         idle_input: false,
+        relation,
     };
     let r = check(cfg, &search, None, None)?;
     r.reached_at.map(|f| f + 1).ok_or_else(|| {
@@ -468,6 +487,7 @@ mod tests {
             depth,
             property,
             idle_input: false,
+            relation: false,
         }
     }
 
@@ -541,7 +561,7 @@ mod tests {
     fn set_associative_designs_send_the_same_reports_within_the_bound() {
         let cfg = tiny_set();
         // The bound must reach both designs' reports, or the check below compares nothing.
-        let depth = depth_reaching_every_report(&cfg, 6).unwrap();
+        let depth = depth_reaching_every_report(&cfg, 6, false).unwrap();
         assert!(depth <= 40, "{depth}");
         let r = check(&cfg, &search(6, depth, Property::SameReports), None, None).unwrap();
         assert_eq!(r.result, "pass", "{r:#?}");
@@ -569,7 +589,28 @@ mod tests {
             .unwrap();
             assert_eq!(r.result, "fail", "{r:#?}");
         }
-        assert!(without_counter_forwarding("module m;\nendmodule\n").is_err());
+        assert!(without_counter_forwarding("module m;\nendmodule\n", &FORWARDING_SELECTS).is_err());
+    }
+
+    /// The relation design's counter tables and accumulator against the baseline's value-based
+    /// conservative update, every tape of the one-set shape, within the depth that reaches both
+    /// reports; and with its first table's distance-1 and -2 relations dropped, the check fails.
+    #[test]
+    fn the_relation_design_sends_the_baseline_reports_within_the_bound() {
+        let cfg = tiny_set();
+        let depth = depth_reaching_every_report(&cfg, 6, true).unwrap();
+        let relation = Search {
+            relation: true,
+            ..search(6, depth, Property::SameReports)
+        };
+        let r = check(&cfg, &relation, None, None).unwrap();
+        assert_eq!(
+            (r.result.as_str(), r.design.as_str()),
+            ("pass", "relation"),
+            "{r:#?}"
+        );
+        let m = check(&cfg, &relation, Some(Mutation::CounterForwarding), None).unwrap();
+        assert_eq!(m.result, "fail", "{m:#?}");
     }
 
     #[test]
