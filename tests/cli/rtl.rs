@@ -181,4 +181,14 @@ fn formal_reach_json_and_bad_input() {
         "10",
     ]);
     assert_input_error(&out, "free bits");
+    // The relation design has no fully-associative form.
+    let out = hwprof(&[
+        "formal",
+        "--config",
+        &preset("formal-tiny.toml"),
+        "--relation",
+        "--depth",
+        "10",
+    ]);
+    assert_input_error(&out, "set associative");
 }
