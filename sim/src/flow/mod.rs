@@ -4,7 +4,8 @@
 //! (icepack / ecppack).
 //!
 //! Every file a run makes stays in its output directory: the design and harness Verilog, the Yosys
-//! script, log, statistics and netlist, and per seed the nextpnr log, report and placed design.
+//! script, log, statistics and netlist, and per seed the nextpnr log, report and placed design;
+//! with a [`Floorplan`], `floorplan.txt` and the netlist nextpnr reads, `netlist-floorplan.json`.
 
 pub mod compare;
 pub mod counter_area;
