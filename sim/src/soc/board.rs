@@ -1518,6 +1518,29 @@ mod tests {
     }
 
     #[test]
+    fn the_ulx3s_profiler_on_its_own_clock_is_floorplanned_from_the_bottom_right() {
+        let mut s = BoardSystem {
+            board: Board::Ulx3s,
+            cpu: Cpu::PicoRv32,
+            mode: Mode::Value,
+            readout: Readout::Uart,
+            report_fifo: 0,
+            profiler_clock_hz: Some(50_000_000),
+        };
+        let plan = profiler_floorplan(&s).unwrap();
+        assert_eq!(plan.sites[..2], ["X120/Y82/EBR3", "X118/Y82/EBR2"]);
+        assert_eq!(plan.sites[7], "X105/Y82/EBR0");
+        assert_eq!(plan.sites.last().unwrap(), "X4/Y22/EBR0");
+        let distinct: std::collections::BTreeSet<_> = plan.sites.iter().collect();
+        assert_eq!(distinct.len(), 208);
+        s.profiler_clock_hz = None;
+        assert!(profiler_floorplan(&s).is_none());
+        s.profiler_clock_hz = Some(18_000_000);
+        s.board = Board::Icebreaker;
+        assert!(profiler_floorplan(&s).is_none());
+    }
+
+    #[test]
     fn decode_reads_crlf_and_lf_drops_partial_ends_and_names_bad_lines() {
         let sent = "0000002a 00000270 00000072 00000062\r\n0000002a end\r\n0000002b end\r\n";
         let want = vec![report(0x2a, &[(0x270, 0x72, 0x62)]), report(0x2b, &[])];
