@@ -169,6 +169,7 @@ fn synth_demo(run_it: bool, out: &Path) -> CmdResult {
         bitstream: false,
         tools: pref,
         clock_targets: Vec::new(),
+        floorplan: None,
     };
     let r = flow::run(&design, &opts, &mut |l| progress(l))
         .map_err(|e| CliError::failure(e.to_string()))?;

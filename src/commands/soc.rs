@@ -551,6 +551,11 @@ fn run_bitstream(a: BitstreamArgs) -> CmdResult {
                 )],
                 _ => Vec::new(),
             },
+            floorplan: if profiler {
+                board::profiler_floorplan(&system)
+            } else {
+                None
+            },
         };
         results.push(flow::run(&design, &opts, &mut |l: &str| {
             super::progress::log_step("soc", l)

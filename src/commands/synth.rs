@@ -349,6 +349,7 @@ fn flow_options(a: &SynthArgs, t: Target, several: bool) -> Result<FlowOptions, 
         bitstream: false,
         tools: pref()?,
         clock_targets: Vec::new(),
+        floorplan: None,
     })
 }
 
@@ -524,6 +525,7 @@ pub fn run_bitstream(a: BitstreamArgs) -> CmdResult {
         bitstream: true,
         tools: pref()?,
         clock_targets: Vec::new(),
+        floorplan: None,
     };
     let r = flow::run(&design, &opts, &mut progress)?;
     print!("{}", flow::table(&[&r]));

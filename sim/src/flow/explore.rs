@@ -431,6 +431,7 @@ pub fn run_task(
         bitstream: false,
         tools: Preference::from_env()?,
         clock_targets: Vec::new(),
+        floorplan: None,
     };
     let result = super::run(&design, &opts, progress).map_err(|e| e.to_string())?;
     let mut row = ExploreRow::new(index, point, &cfg, acc, &result, plan.seeds, &tdir);

@@ -4,7 +4,8 @@
 //! (icepack / ecppack).
 //!
 //! Every file a run makes stays in its output directory: the design and harness Verilog, the Yosys
-//! script, log, statistics and netlist, and per seed the nextpnr log, report and placed design.
+//! script, log, statistics and netlist, and per seed the nextpnr log, report and placed design;
+//! with a [`Floorplan`], `floorplan.txt` and the netlist nextpnr reads, `netlist-floorplan.json`.
 
 pub mod compare;
 pub mod counter_area;
@@ -50,6 +51,71 @@ pub struct FlowOptions {
     /// Clock nets with a frequency of their own (net, MHz; `freq_mhz` holds the others): added
     /// to the pin constraints given to nextpnr, and each must be met for a bitstream.
     pub clock_targets: Vec<(String, f64)>,
+    /// Cells held to sites before place and route (`floorplan.txt` in the output directory).
+    pub floorplan: Option<Floorplan>,
+}
+
+/// Cells held to sites of the device: each cell of `cell_type` whose name starts with one of
+/// `prefixes` takes the next of `sites` (cells in name order), as the `BEL` attribute nextpnr
+/// honours. The YoWASP nextpnr-ecp5 has no Python, so no region constraints: holding a group's
+/// block RAMs to one side of the die is what draws its logic there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Floorplan {
+    /// What is held where and why, the first lines of `floorplan.txt`.
+    pub note: String,
+    pub cell_type: String,
+    pub prefixes: Vec<String>,
+    pub sites: Vec<String>,
+}
+
+impl Floorplan {
+    /// The Yosys netlist `json` (module `top`) with the plan's `BEL` attributes, and the listing
+    /// of `floorplan.txt`. Errors if more cells match than there are sites.
+    pub fn apply(&self, json: &str, top: &str) -> Result<(String, String), String> {
+        let mut netlist: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| format!("netlist.json: {e}"))?;
+        let cells = netlist
+            .get_mut("modules")
+            .and_then(|m| m.get_mut(top))
+            .and_then(|m| m.get_mut("cells"))
+            .and_then(|c| c.as_object_mut())
+            .ok_or_else(|| format!("netlist.json has no cells of module `{top}`"))?;
+        let mut names: Vec<String> = cells
+            .iter()
+            .filter(|(name, c)| {
+                c.get("type").and_then(|t| t.as_str()) == Some(self.cell_type.as_str())
+                    && self.prefixes.iter().any(|p| name.starts_with(p.as_str()))
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        names.sort();
+        if names.len() > self.sites.len() {
+            return Err(format!(
+                "floorplan: {} {} cells match {:?}, {} sites",
+                names.len(),
+                self.cell_type,
+                self.prefixes,
+                self.sites.len()
+            ));
+        }
+        let mut listing = String::new();
+        for line in self.note.lines() {
+            writeln!(listing, "# {line}").unwrap();
+        }
+        for (name, site) in names.iter().zip(&self.sites) {
+            let attrs = cells[name.as_str()]
+                .as_object_mut()
+                .expect("a cell is an object")
+                .entry("attributes")
+                .or_insert_with(|| serde_json::json!({}));
+            attrs
+                .as_object_mut()
+                .ok_or("a cell's attributes are not an object")?
+                .insert("BEL".into(), serde_json::Value::String(site.clone()));
+            writeln!(listing, "{site} {name}").unwrap();
+        }
+        Ok((netlist.to_string(), listing))
+    }
 }
 
 /// Whether nextpnr's clock domain `clock` is the net `net`: nextpnr-ecp5 prefixes the net's name
@@ -291,6 +357,17 @@ pub fn run(
         stat, harness_ffs, ..
     } = synthesize(design, target, &yosys, dir, constraints.is_none(), progress)?;
 
+    let netlist = match &opts.floorplan {
+        None => "netlist.json",
+        Some(plan) => {
+            let json = std::fs::read_to_string(dir.join("netlist.json"))
+                .map_err(|e| FlowError::Tool(format!("netlist.json: {e}")))?;
+            let (held, listing) = plan.apply(&json, &design.top).map_err(FlowError::Input)?;
+            write(&dir.join("floorplan.txt"), &listing)?;
+            write(&dir.join("netlist-floorplan.json"), &held)?;
+            "netlist-floorplan.json"
+        }
+    };
     let cap = target.capacity();
     let pre = resources(target, &stat, stat.luts, &cap);
     let mut not_fit = over_capacity(&pre);
@@ -312,7 +389,7 @@ pub fn run(
                 .collect();
             args.extend([
                 "--json".into(),
-                "netlist.json".into(),
+                netlist.into(),
                 "--freq".into(),
                 format!("{}", opts.freq_mhz),
                 "--seed".into(),
@@ -743,6 +820,7 @@ mod clock_target_tests {
             bitstream: false,
             tools: Preference::Native,
             clock_targets: vec![("prof_clock".into(), 18.0)],
+            floorplan: None,
         };
         assert_eq!(opts.clock_target("prof_clock"), 18.0);
         assert_eq!(opts.clock_target("prof_clock$glb_clk"), 18.0);
@@ -757,5 +835,41 @@ mod clock_target_tests {
             lpf.ends_with("FREQUENCY NET \"prof_clock\" 18 MHZ;\n"),
             "{lpf}"
         );
+    }
+}
+
+#[cfg(test)]
+mod floorplan_tests {
+    use super::*;
+
+    #[test]
+    fn the_plans_cells_take_its_sites_in_name_order_and_others_are_left_free() {
+        let json = r#"{"modules": {"top": {"cells": {
+            "system.p.b": {"type": "DP16KD", "attributes": {}},
+            "system.p.a": {"type": "DP16KD"},
+            "system.p.c": {"type": "LUT4", "attributes": {}},
+            "ram.0": {"type": "DP16KD", "attributes": {}}}}}}"#;
+        let plan = Floorplan {
+            note: "why".into(),
+            cell_type: "DP16KD".into(),
+            prefixes: vec!["system.p.".into()],
+            sites: vec!["X1/Y2/EBR0".into(), "X3/Y2/EBR1".into()],
+        };
+        let (held, listing) = plan.apply(json, "top").unwrap();
+        assert_eq!(
+            listing,
+            "# why\nX1/Y2/EBR0 system.p.a\nX3/Y2/EBR1 system.p.b\n"
+        );
+        let v: serde_json::Value = serde_json::from_str(&held).unwrap();
+        let cells = &v["modules"]["top"]["cells"];
+        assert_eq!(cells["system.p.a"]["attributes"]["BEL"], "X1/Y2/EBR0");
+        assert_eq!(cells["system.p.b"]["attributes"]["BEL"], "X3/Y2/EBR1");
+        assert!(cells["system.p.c"]["attributes"].get("BEL").is_none());
+        assert!(cells["ram.0"]["attributes"].get("BEL").is_none());
+        let short = Floorplan {
+            sites: vec!["X1/Y2/EBR0".into()],
+            ..plan
+        };
+        assert!(short.apply(json, "top").is_err());
     }
 }

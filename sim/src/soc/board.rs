@@ -232,6 +232,38 @@ pub fn default_profiler_clock_hz(board: Board) -> u64 {
     }
 }
 
+/// The ECP5-85F's block RAM sites as nextpnr-ecp5 names them: four rows, each of 13 groups of
+/// four (`X{group + 2k}/Y{row}/EBR{k}`).
+const ECP5_85F_EBR_ROWS: [u32; 4] = [22, 46, 70, 82];
+const ECP5_85F_EBR_GROUPS: [u32; 13] = [4, 13, 22, 31, 40, 49, 58, 69, 78, 87, 96, 105, 114];
+
+/// With the profiler on its own clock on the ULX3S (UART readout): the block RAMs of the profiler
+/// proper held to the right-hand end of the bottom rows, away from the CPU's RAM and the pins the
+/// CPU's logic gathers by (on the die's left side), so that the profiler's logic is placed there
+/// and not among the CPU's. The tap's FIFO is written in the CPU's clock and stays free.
+pub fn profiler_floorplan(s: &BoardSystem) -> Option<crate::flow::Floorplan> {
+    if s.board != Board::Ulx3s || s.profiler_clock_hz.is_none() || s.readout != Readout::Uart {
+        return None;
+    }
+    let mut sites = Vec::new();
+    for row in ECP5_85F_EBR_ROWS.iter().rev() {
+        for group in ECP5_85F_EBR_GROUPS.iter().rev() {
+            for k in (0..4).rev() {
+                sites.push(format!("X{}/Y{row}/EBR{k}", group + 2 * k));
+            }
+        }
+    }
+    Some(crate::flow::Floorplan {
+        note:
+            "The profiler's block RAMs held to the right-hand end of the ECP5-85F's bottom rows,\n\
+               away from the CPU (hwprof soc bitstream --async)."
+                .into(),
+        cell_type: "DP16KD".into(),
+        prefixes: vec!["system.profiler.profiler.".into()],
+        sites,
+    })
+}
+
 /// The bus readout's report FIFO on the ULX3S by default: a full-length bundled program's reports
 /// in one mode (dhrystone's, the largest, are about 6 200 words), so software reads them after
 /// `main` and nothing interrupts it; about 50 of the ECP5-85F's 208 block RAMs.
@@ -1483,6 +1515,29 @@ mod tests {
                 .map(|&(a, b, count)| ReportEntry { a, b, count })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn the_ulx3s_profiler_on_its_own_clock_is_floorplanned_from_the_bottom_right() {
+        let mut s = BoardSystem {
+            board: Board::Ulx3s,
+            cpu: Cpu::PicoRv32,
+            mode: Mode::Value,
+            readout: Readout::Uart,
+            report_fifo: 0,
+            profiler_clock_hz: Some(50_000_000),
+        };
+        let plan = profiler_floorplan(&s).unwrap();
+        assert_eq!(plan.sites[..2], ["X120/Y82/EBR3", "X118/Y82/EBR2"]);
+        assert_eq!(plan.sites[7], "X105/Y82/EBR0");
+        assert_eq!(plan.sites.last().unwrap(), "X4/Y22/EBR0");
+        let distinct: std::collections::BTreeSet<_> = plan.sites.iter().collect();
+        assert_eq!(distinct.len(), 208);
+        s.profiler_clock_hz = None;
+        assert!(profiler_floorplan(&s).is_none());
+        s.profiler_clock_hz = Some(18_000_000);
+        s.board = Board::Icebreaker;
+        assert!(profiler_floorplan(&s).is_none());
     }
 
     #[test]
